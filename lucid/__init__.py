@@ -1,0 +1,24 @@
+"""Lucid: a deep learning framework you can read end to end.
+
+A PyTorch-shaped API over an op registry (each op: schema, forward dispatch, eager and
+graph-mode backward), a reverse-mode autograd engine, and backends that never mix: the CPU
+on NumPy, the GPU on CuPy.
+"""
+
+from . import dtypes, errors
+from ._device import device, get_default_device, set_default_device
+from .dtypes import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16,
+                     float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32,
+                     int64, long, promote_types, result_type, set_default_dtype, short, uint8)
+from ._tensor import Size, Tensor, as_tensor, from_dlpack, from_numpy, is_tensor, tensor
+from .autograd import (enable_grad, inference_mode, is_grad_enabled,
+                       is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import ops, autograd, amp
+from .ops import *  # noqa: F401,F403
+
+__version__ = "0.1.0"
+
+
+def is_floating_point(t) -> bool:
+    """Whether tensor ``t`` has a floating dtype."""
+    return t._dtype.is_floating_point

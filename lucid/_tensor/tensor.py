@@ -1,0 +1,413 @@
+"""The :class:`Tensor`: one backend array plus dtype, device and autograd metadata.
+
+Views share their base's memory and version counter (``_vc``, a one-element list); every
+in-place op bumps it, and a node that saved a tensor compares the counter at backward.
+Ops, operators and most methods are installed on the class by :mod:`lucid.ops`, the layer
+above; what lives here is what needs no op.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import dtypes as _dt
+from .._device import CPU, device as _device_cls
+from ..autograd.grad_mode import STATE
+from ..errors import AutogradError, DTypeError, ShapeError
+from .format import tensor_repr
+
+__all__ = ["Tensor"]
+
+
+class Tensor:
+    """A multi-dimensional array on one device, optionally recording gradients."""
+
+    __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_requires_grad", "grad_fn",
+                 "_output_nr", "_grad", "_accum", "_meta", "__weakref__")
+
+    __array_priority__ = 1000   # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
+
+    def __init__(self, data=None, *, dtype=None, device=None, requires_grad=False):
+        from .factory import _to_array
+        dev = _device_cls(device) if device is not None else CPU
+        arr, dt = _to_array([] if data is None else data, dtype, dev)
+        Tensor._init(self, arr, dt, dev)
+        if requires_grad:
+            self.requires_grad = True
+
+    # -- construction (internal) -------------------------------------------------------
+
+    def _init(self, data, dt, dev):
+        self._data = data
+        self._dtype = dt
+        self._device = dev
+        self._vc = [0]
+        self._base = None
+        self._requires_grad = False
+        self.grad_fn = None
+        self._output_nr = 0
+        self._grad = None
+        self._accum = None
+        self._meta = None
+
+    @classmethod
+    def _wrap(cls, data, dt, dev):
+        """A plain tensor around backend array ``data`` (no copy)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._dtype = dt
+        t._device = dev
+        t._vc = [0]
+        t._base = None
+        t._requires_grad = False
+        t.grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._accum = None
+        t._meta = None
+        return t
+
+    @classmethod
+    def _from_node_output(cls, data, node, output_nr):
+        t = cls._wrap(data, _dt.from_numpy_dtype(data.dtype), _device_of(node))
+        t._requires_grad = True
+        t.grad_fn = node
+        t._output_nr = output_nr
+        return t
+
+    # -- basic properties --------------------------------------------------------------
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or its extent along ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_norm_dim(dim, self._data.ndim, "size")]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._dtype.itemsize
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_contiguous(self, memory_format=None):
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim=None):
+        """Strides in elements, like PyTorch's."""
+        s = tuple(b // self._dtype.itemsize for b in self._data.strides)
+        return s if dim is None else s[_norm_dim(dim, self._data.ndim, "stride")]
+
+    def storage_offset(self):
+        base = self._base
+        if base is None:
+            return 0
+        be = self._device.backend
+        return (be.data_ptr(self._data) - be.data_ptr(base._data)) // self._dtype.itemsize
+
+    def data_ptr(self):
+        return self._device.backend.data_ptr(self._data)
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def _is_view(self):
+        return self._base is not None
+
+    def _bump(self):
+        self._vc[0] += 1
+
+    # -- autograd metadata -------------------------------------------------------------
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if self.grad_fn is not None:
+            if not flag:
+                raise AutogradError(
+                    "requires_grad: you can only change requires_grad flags of leaf tensors; "
+                    "use detach() to get a tensor that does not require grad")
+            return
+        if flag and not self._dtype.is_floating_point:
+            raise DTypeError(f"requires_grad: only floating point tensors can require "
+                             f"gradients, got dtype {self._dtype}")
+        self._requires_grad = flag
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise DTypeError(f"grad: got {type(value).__name__}, expected a Tensor or None")
+            if value._data.shape != self._data.shape:
+                raise ShapeError(f"grad: assigned grad of shape {tuple(value.shape)} to a "
+                                 f"tensor of shape {tuple(self.shape)}")
+        self._grad = value
+
+    @property
+    def data(self):
+        """The same storage without autograd history."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self._dtype = value._dtype
+        self._device = value._device
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and self._meta is not None and \
+            self._meta.get("retain", False)
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise AutogradError("retain_grad: can't retain_grad on a tensor that has "
+                                "requires_grad=False")
+        if self.grad_fn is None or self.retains_grad:
+            return
+        import weakref
+        if self._meta is None:
+            self._meta = {}
+        self._meta["retain"] = True
+        node = self.grad_fn
+        if node._retain is None:
+            node._retain = {}
+        node._retain[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
+        replaces the gradient. Returns a handle with ``remove()``."""
+        if not self._requires_grad:
+            raise AutogradError("register_hook: cannot register a hook on a tensor that "
+                                "doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_pre_hook(self._output_nr, hook)
+        from ..autograd.graph import _RemovableHandle
+        if self._meta is None:
+            self._meta = {}
+        hooks = self._meta.setdefault("hooks", [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after ``.grad`` of this leaf has been accumulated."""
+        if self.grad_fn is not None:
+            raise AutogradError("register_post_accumulate_grad_hook: only leaf tensors")
+        from ..autograd.graph import _RemovableHandle
+        if self._meta is None:
+            self._meta = {}
+        hooks = self._meta.setdefault("post_accumulate", [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``lucid.autograd``)."""
+        from ..autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing storage and version counter, cut from the graph."""
+        t = Tensor._wrap(self._data, self._dtype, self._device)
+        t._vc = self._vc
+        t._base = self._base if self._base is not None else self
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise AutogradError("detach_: can't detach views in place; use detach() instead")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # -- conversion --------------------------------------------------------------------
+
+    def numpy(self, *, force=False):
+        """The values as a NumPy array (zero-copy on the CPU)."""
+        if self._requires_grad and not force:
+            raise AutogradError("numpy: can't call numpy() on a tensor that requires grad; "
+                                "use tensor.detach().numpy()")
+        if self._device.type != "cpu" and not force:
+            raise AutogradError(f"numpy: tensor is on {self._device}; call .cpu() first")
+        return self._device.backend.to_numpy(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._device.backend.to_numpy(self._data)
+        if dtype is not None:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise ShapeError(f"item: a Tensor with {self._data.size} elements cannot be "
+                             "converted to a Python scalar")
+        v = self._device.backend.to_numpy(self._data).reshape(()).item()
+        return float(v) if self._dtype is _dt.bfloat16 else v
+
+    def tolist(self):
+        a = self._device.backend.to_numpy(self._data)
+        if self._dtype is _dt.bfloat16:
+            a = a.astype("float32")
+        return a.tolist()
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self._dtype is _dt.bfloat16:
+            raise DTypeError("__dlpack__: bfloat16 tensors cannot be exported through DLPack "
+                             "by NumPy")
+        return self._data.__dlpack__(**({} if stream is None else {"stream": stream}))
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise ShapeError(f"bool: the truth value of a tensor with {self._data.size} "
+                             "elements is ambiguous")
+        return bool(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(repr(self), spec)
+
+    def __reduce_ex__(self, protocol):
+        from .factory import _rebuild
+        return (_rebuild, (self._device.backend.to_numpy(self._data), self._dtype.name,
+                           str(self._device), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        t = Tensor._wrap(self._device.backend.copy(self._data), self._dtype, self._device)
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = t
+        return t
+
+
+class Size(tuple):
+    """A tensor shape: a tuple of ints with ``numel()``."""
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"lucid.Size([{', '.join(map(str, self))}])"
+
+    def __getitem__(self, item):
+        got = tuple.__getitem__(self, item)
+        return Size(got) if isinstance(item, slice) else got
+
+
+def _device_of(node):
+    be = node.be
+    if be.name == "cpu":
+        return CPU
+    return _device_cls(be.name, getattr(be, "index", 0))
+
+
+def _norm_dim(dim, ndim, op):
+    from ..errors import DimError
+    if not isinstance(dim, numbers.Integral):
+        raise DimError(f"{op}: dim must be an int, got {type(dim).__name__}")
+    lo = -max(ndim, 1)
+    if not lo <= dim < max(ndim, 1):
+        raise DimError(f"{op}: dimension out of range (expected to be in range of "
+                       f"[{lo}, {max(ndim, 1) - 1}], but got {dim})")
+    return dim % max(ndim, 1)

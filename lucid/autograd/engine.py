@@ -1,0 +1,369 @@
+"""The reverse-mode engine: runs the recorded graph backwards, iteratively.
+
+1. Count, for every node reachable from the roots, how many edges lead into it.
+2. With ``inputs`` given, mark the nodes from which an input is reachable; only those run.
+3. Pop ready nodes (all incoming gradients summed) from a stack; run the tensor hooks of each
+   output, keep ``retain_grad`` gradients, call the node's backward — ``grad_formula`` on
+   arrays, or ``grad_formula_impl`` on Tensors when ``create_graph`` — and add each input
+   gradient into the buffer of the node it came from.
+
+No recursion anywhere, so chains of any length backward; saved tensors are freed as each
+node finishes unless ``retain_graph``.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from ..errors import AutogradError, ShapeError
+from .grad_mode import STATE
+from .graph import AccumulateGrad, accumulator_of
+
+__all__ = ["backward", "grad", "run_backward"]
+
+
+def _root_edge(t, what):
+    if t.grad_fn is not None:
+        return t.grad_fn, t._output_nr
+    if t._requires_grad:
+        return accumulator_of(t), 0
+    raise AutogradError(f"{what}: element of tensors does not require grad and does not "
+                        "have a grad_fn")
+
+
+def _root_grad(t, g, create_graph, what):
+    from .._tensor import Tensor
+    if g is None:
+        if t._data.size != 1:
+            raise AutogradError(f"{what}: grad can be implicitly created only for scalar "
+                                f"outputs, got a tensor of shape {tuple(t.shape)}")
+        arr = t._device.backend.full(t._data.shape, 1, t._dtype.np)
+        return Tensor._wrap(arr, t._dtype, t._device) if create_graph else arr
+    if not isinstance(g, Tensor):
+        raise AutogradError(f"{what}: gradient must be a Tensor, got {type(g).__name__}")
+    if g._data.shape != t._data.shape:
+        raise ShapeError(f"{what}: mismatch in shape: grad_output has shape "
+                         f"{tuple(g.shape)} and output has shape {tuple(t.shape)}")
+    if g._device is not t._device:
+        from ..errors import DeviceMismatchError
+        raise DeviceMismatchError(f"{what}: gradient is on {g._device}, output on {t._device}")
+    return g if create_graph else g._data
+
+
+def _to_tensor(a, node_dev_like):
+    from .._tensor import Tensor
+    from .. import dtypes
+    return Tensor._wrap(a, dtypes.from_numpy_dtype(a.dtype), node_dev_like)
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
+                 accumulate=True, allow_unused=False, what="backward"):
+    """Run the graph from ``roots``; return the gradients captured for ``inputs`` (or None)."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = [_root_edge(t, what) for t in roots]
+    grads0 = [_root_grad(t, g, create_graph, what) for t, g in zip(roots, root_grads)]
+
+    # 1. dependency counts over every reachable node
+    deps = {}
+    seen = set()
+    stack = [n for n, _ in edges]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        for e in node.next_edges:
+            if e is not None:
+                child = e[0]
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+
+    # 2. capture targets and the nodes that lead to them
+    targets = needed = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            if t.grad_fn is not None:
+                key = (t.grad_fn, t._output_nr)
+            elif t._requires_grad:
+                key = (accumulator_of(t), 0)
+            else:
+                raise AutogradError(f"{what}: input {i} does not require grad")
+            targets.setdefault(key, []).append(i)
+        needed = _needed_nodes(seen, {k[0] for k in targets})
+
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    buffers = {}
+    for (node, nr), g in zip(edges, grads0):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * _n_outputs(node)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready = [n for n in buffers if deps.get(n, 0) == 0]
+    dev = roots[0]._device
+
+    prev_mode = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node)
+            if any(g is not None for g in grads):
+                if node._pre_hooks is not None or node._retain is not None:
+                    grads = _run_pre_hooks(node, grads, create_graph, dev)
+                if targets is not None:
+                    for nr, g in enumerate(grads):
+                        for i in targets.get((node, nr), ()):
+                            captured[i] = g
+                if node.__class__ is AccumulateGrad:
+                    if accumulate and (targets is None or (node, 0) in targets) and \
+                            grads[0] is not None:
+                        _accumulate(node, grads[0], create_graph, dev)
+                    continue
+                if needed is not None and node not in needed:
+                    in_grads = None
+                else:
+                    in_grads = _call_node(node, grads, create_graph)
+                    if not retain_graph:
+                        node.release()
+            else:
+                in_grads = None
+            for i, e in enumerate(node.next_edges):
+                if e is None:
+                    continue
+                child, nr = e
+                g = in_grads[i] if in_grads is not None else None
+                if g is not None:
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * _n_outputs(child)
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                elif child not in buffers:
+                    buffers[child] = [None] * _n_outputs(child)
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    ready.append(child)
+    finally:
+        STATE.grad_enabled = prev_mode
+
+    if inputs is None:
+        return None
+    for i, g in enumerate(captured):
+        if g is None and not allow_unused:
+            raise AutogradError(f"{what}: one of the differentiated tensors (input {i}) "
+                                "appears to not have been used in the graph; set "
+                                "allow_unused=True if this is the desired behavior")
+    return captured
+
+
+def _n_outputs(node):
+    meta = node._out_meta
+    return 1 if meta is None else len(meta)
+
+
+def _needed_nodes(nodes, target_nodes):
+    """Nodes from which some target is reachable (iterative post-order)."""
+    needed = {}
+    for start in nodes:
+        if start in needed:
+            continue
+        stack = [(start, iter(start.next_edges))]
+        while stack:
+            node, it = stack[-1]
+            advanced = False
+            for e in it:
+                if e is not None and e[0] not in needed:
+                    stack.append((e[0], iter(e[0].next_edges)))
+                    advanced = True
+                    break
+            if not advanced:
+                stack.pop()
+                needed[node] = node in target_nodes or any(
+                    e is not None and needed.get(e[0], False) for e in node.next_edges)
+    return {n for n, v in needed.items() if v}
+
+
+def _call_node(node, grads, create_graph):
+    meta = node._out_meta
+    if meta is not None and any(g is None for g in grads):
+        grads = list(grads)
+        be = node.be
+        for i, g in enumerate(grads):
+            if g is None:
+                shape, dt = meta[i]
+                z = be.full(shape, 0, dt.np)
+                grads[i] = _to_tensor(z, _dev(node)) if create_graph else z
+    try:
+        out = node.apply_graph(grads) if create_graph else node.apply_eager(grads)
+    except AutogradError:
+        raise
+    except Exception as e:
+        if STATE.anomaly and node._anomaly_trace:
+            raise AutogradError(f"{node.name()}: error in backward ({e}); forward call "
+                                "that created it:\n" + "".join(node._anomaly_trace)) from e
+        raise
+    if STATE.anomaly:
+        _check_anomaly(node, out)
+    if node._hooks:
+        out = _run_post_hooks(node, out, grads, create_graph)
+    return out
+
+
+def _dev(node):
+    from .._tensor.tensor import _device_of
+    return _device_of(node)
+
+
+def _check_anomaly(node, grads):
+    if not STATE.anomaly_nan:
+        return
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        a = g._data if hasattr(g, "_data") else g
+        if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+            if bool(node.be.xp.isnan(a.astype("float32")).any()):
+                trace = "".join(node._anomaly_trace or ())
+                raise AutogradError(f"Function '{node.name()}' returned nan values in its "
+                                    f"{i}th output.\nForward call that created it:\n{trace}")
+
+
+def _wrap_for_hook(g, dev, create_graph):
+    return g if create_graph else _to_tensor(g, dev)
+
+
+def _unwrap_from_hook(g, create_graph):
+    return g if create_graph else g._data
+
+
+def _run_pre_hooks(node, grads, create_graph, dev):
+    grads = list(grads)
+    pre = node._pre_hooks or {}
+    for nr, g in enumerate(grads):
+        hooks = pre.get(nr)
+        if hooks and g is not None:
+            t = _wrap_for_hook(g, dev, create_graph)
+            for h in list(hooks):
+                r = h(t)
+                if r is not None:
+                    t = r
+            grads[nr] = _unwrap_from_hook(t, create_graph)
+    whole = pre.get(-1)
+    if whole:
+        ts = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph) for g in grads)
+        for h in list(whole):
+            r = h(ts)
+            if r is not None:
+                ts = tuple(r)
+        grads = [None if t is None else _unwrap_from_hook(t, create_graph) for t in ts]
+    if node._retain:
+        for nr, ref in node._retain.items():
+            t = ref()
+            g = grads[nr]
+            if t is not None and g is not None:
+                gt = _wrap_for_hook(g, dev, create_graph)
+                if not create_graph:
+                    gt = _to_tensor(node.be.copy(g), dev)
+                t._grad = gt if t._grad is None else t._grad + gt
+    return grads
+
+
+def _run_post_hooks(node, in_grads, out_grads, create_graph):
+    dev = _dev(node)
+    ins = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph) for g in in_grads)
+    outs = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph)
+                 for g in out_grads)
+    for h in list(node._hooks):
+        r = h(ins, outs)
+        if r is not None:
+            ins = tuple(r)
+    return [None if t is None else _unwrap_from_hook(t, create_graph) for t in ins]
+
+
+def _accumulate(node, g, create_graph, dev):
+    var = node.variable
+    meta = var._meta
+    if meta is not None and meta.get("hooks"):
+        t = _wrap_for_hook(g, var._device, create_graph)
+        for h in list(meta["hooks"]):
+            r = h(t)
+            if r is not None:
+                t = r
+        g = _unwrap_from_hook(t, create_graph)
+    node.accumulate(g, create_graph)
+    if meta is not None and meta.get("post_accumulate"):
+        for h in list(meta["post_accumulate"]):
+            h(var)
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    from .._tensor import Tensor
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
+
+    ``grad_tensors`` gives d(loss)/d(tensor) for non-scalar tensors; with ``inputs`` only
+    those tensors' ``.grad`` are accumulated.
+    """
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise AutogradError(f"backward: got {len(grads)} gradients for {len(tensors)} tensors")
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise AutogradError("backward: inputs argument must not be empty")
+    captured = run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
+                            accumulate=True, allow_unused=True)
+    if inputs is None:
+        return
+    from .._tensor import Tensor
+    for t, g in zip(inputs, captured):     # non-leaf inputs get .grad like leaves
+        if t.grad_fn is not None and g is not None:
+            if not create_graph:
+                g = Tensor._wrap(t._device.backend.copy(g), t._dtype, t._device)
+            t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Returns a tuple with one entry per input; with ``allow_unused`` an input the outputs do
+    not depend on gets ``None`` (or zeros with ``materialize_grads``).
+    """
+    from .._tensor import Tensor
+    outputs = _as_tuple(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = _as_tuple(inputs)
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise AutogradError(f"grad: got {len(grads)} grad_outputs for {len(outputs)} outputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                       accumulate=False, allow_unused=allow_unused, what="grad")
+    out = []
+    for t, g in zip(inputs, res):
+        if g is None:
+            if materialize_grads:
+                from ..ops import zeros_like
+                g = zeros_like(t)
+            out.append(g)
+        elif create_graph:
+            out.append(g)
+        else:
+            out.append(Tensor._wrap(g, t._dtype, t._device))
+    return tuple(out)
+
+
+def record_anomaly_trace(node):
+    node._anomaly_trace = traceback.format_stack()[:-3]

@@ -1,0 +1,148 @@
+"""Finite-difference checks of gradients: :func:`gradcheck` and :func:`gradgradcheck`.
+
+The analytical Jacobian row for output element :math:`k` comes from a backward with
+``grad_output = e_k``; the numerical column for input element :math:`j` from central
+differences :math:`(f(x + \\epsilon e_j) - f(x - \\epsilon e_j)) / 2\\epsilon`. Use float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GradcheckError
+from .engine import grad as _grad
+from .grad_mode import enable_grad, no_grad
+
+__all__ = ["gradcheck", "gradgradcheck", "numerical_jacobian", "analytical_jacobian"]
+
+
+def _tensors(xs):
+    from .._tensor import Tensor
+    return [x for x in xs if isinstance(x, Tensor)]
+
+
+def _outputs(fn, inputs):
+    from .._tensor import Tensor
+    out = fn(*inputs)
+    if isinstance(out, Tensor):
+        return (out,)
+    return tuple(o for o in out if isinstance(o, Tensor))
+
+
+def _host(t):
+    return np.array(t._device.backend.to_numpy(t._data), dtype=np.float64, copy=True)
+
+
+def numerical_jacobian(fn, inputs, eps=1e-6):
+    """``[[J_out_in]]``: per differentiable output, per input requiring grad, a
+    ``(out.numel(), in.numel())`` matrix by central differences."""
+    wrt = [t for t in _tensors(inputs) if t._requires_grad]
+    with no_grad():
+        outs = _outputs(fn, inputs)
+    jac = [[np.zeros((o._data.size, t._data.size)) for t in wrt] for o in outs]
+    for j, t in enumerate(wrt):
+        a = t._data
+        for flat in range(a.size):
+            idx = np.unravel_index(flat, a.shape)
+            orig = a[idx].copy()
+            with no_grad():
+                a[idx] = orig + eps
+                plus = [_host(o).ravel() for o in _outputs(fn, inputs)]
+                a[idx] = orig - eps
+                minus = [_host(o).ravel() for o in _outputs(fn, inputs)]
+                a[idx] = orig
+            for k in range(len(outs)):
+                jac[k][j][:, flat] = (plus[k] - minus[k]) / (2 * eps)
+    return jac
+
+
+def analytical_jacobian(fn, inputs, create_graph=False):
+    """Same layout as :func:`numerical_jacobian`, by one backward per output element."""
+    from .._tensor import Tensor
+    wrt = [t for t in _tensors(inputs) if t._requires_grad]
+    outs = _outputs(fn, inputs)
+    jac = [[np.zeros((o._data.size, t._data.size)) for t in wrt] for o in outs]
+    for k, o in enumerate(outs):
+        if not o._requires_grad:
+            continue
+        be = o._device.backend
+        for r in range(o._data.size):
+            e = be.full(o._data.shape, 0, o._dtype.np)
+            e.reshape(-1)[r] = 1
+            gs = _grad((o,), wrt, (Tensor._wrap(e, o._dtype, o._device),),
+                       retain_graph=True, allow_unused=True, create_graph=create_graph)
+            for j, g in enumerate(gs):
+                if g is not None:
+                    jac[k][j][r, :] = _host(g).ravel()
+    return jac
+
+
+def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              **_ignored):
+    """Compare analytical and numerical Jacobians of ``fn`` at ``inputs`` (float64).
+
+    Returns True when every entry satisfies ``|a - n| <= atol + rtol * |n|``; otherwise raises
+    :class:`~lucid.errors.GradcheckError` naming the output, input and worst entry (or
+    returns False when ``raise_exception=False``).
+    """
+    from .._tensor import Tensor
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    for t in _tensors(inputs):
+        if t._requires_grad and t._dtype.name != "float64":
+            import warnings
+            warnings.warn(f"gradcheck: input of dtype {t._dtype.name} is not float64; the "
+                          "check may fail from rounding alone", stacklevel=2)
+    num = numerical_jacobian(fn, inputs, eps)
+    ana = analytical_jacobian(fn, inputs)
+    for k, (nrow, arow) in enumerate(zip(num, ana)):
+        for j, (n, a) in enumerate(zip(nrow, arow)):
+            bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
+            if bad.any():
+                r, c = np.argwhere(bad)[0]
+                msg = (f"gradcheck: Jacobian mismatch for output {k} with respect to input "
+                       f"{j}: numerical {n[r, c]:.6g} vs analytical {a[r, c]:.6g} at "
+                       f"entry ({r}, {c}); {int(bad.sum())} of {bad.size} entries differ")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  raise_exception=True, seed=0, **_ignored):
+    """:func:`gradcheck` of the map ``(inputs, v) -> v^T J(inputs)``: checks second
+    derivatives of ``fn`` through the graph-mode backward."""
+    from .._tensor import Tensor
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    with no_grad():
+        outs = _outputs(fn, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        grad_outputs = []
+        for o in outs:
+            v = Tensor._wrap(o._device.backend.asarray(rng.standard_normal(o._data.shape)
+                                                        .astype(o._dtype.np)),
+                             o._dtype, o._device)
+            v.requires_grad = o._dtype.is_floating_point
+            grad_outputs.append(v)
+    grad_outputs = tuple(grad_outputs)
+    n_in = len(inputs)
+    wrt_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t._requires_grad]
+
+    def first_grads(*args):
+        xs, vs = args[:n_in], args[n_in:]
+        with enable_grad():
+            ys = _outputs(fn, xs)
+        pairs = [(y, v) for y, v in zip(ys, vs) if y._requires_grad]
+        if not pairs:
+            return ()
+        gs = _grad(tuple(p[0] for p in pairs), tuple(xs[i] for i in wrt_idx),
+                   tuple(p[1] for p in pairs), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None and g._requires_grad)
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -1,0 +1,222 @@
+"""Graph nodes: the base every op's backward node derives from, and the leaf accumulator.
+
+A node is created by an op call that records a graph. It holds one *edge* per input —
+``(node, output_nr)`` of the input's producer, the leaf's :class:`AccumulateGrad`, or
+``None`` for an input that needs no gradient — plus the shape and dtype of each input, so
+the gradient it returns is summed back over broadcast axes (``sum_to``) and cast back to the
+input's dtype here, once, for every op.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ..errors import AutogradError, VersionMismatchError
+
+__all__ = ["Node", "AccumulateGrad"]
+
+
+class Node:
+    """A recorded op in the autograd graph.
+
+    Attributes: ``next_edges`` (one edge per input), ``in_meta`` (``(shape, dtype)`` per
+    input), ``saved`` (input Tensors kept for the backward, or ``None``), ``out`` (the output
+    array kept for the backward, or ``None``), ``params`` (the op's keyword arguments),
+    ``be`` (the backend that ran the forward).
+    """
+
+    __slots__ = ("next_edges", "in_meta", "saved", "out", "params", "be", "_versions",
+                 "_out_meta", "_pre_hooks", "_retain", "_hooks", "_freed", "_seq",
+                 "_anomaly_trace", "__weakref__")
+
+    saves_input = False
+    saves_output = False
+    _seq_counter = 0
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    @property
+    def next_functions(self):
+        """``((node, output_nr), ...)`` with ``(None, 0)`` for inputs that need no grad."""
+        return tuple(e if e is not None else (None, 0) for e in self.next_edges)
+
+    @property
+    def metadata(self):
+        return {}
+
+    def register_hook(self, fn):
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes its gradients."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """Run ``fn(grad_outputs)`` before this node; a non-None return replaces them."""
+        return self._add_pre_hook(-1, fn)
+
+    def _add_pre_hook(self, output_nr, fn):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        hooks = self._pre_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return _RemovableHandle(hooks, fn)
+
+    # -- saved state -----------------------------------------------------------------
+
+    def _check_saved(self):
+        if self._freed:
+            raise AutogradError(
+                f"{self.name()}: trying to backward through the graph a second time (or to "
+                "use saved tensors after they were freed). Pass retain_graph=True to the first "
+                "backward() or autograd.grad() call if you need to backward twice.")
+        versions = self._versions
+        if versions is not None:
+            for vc, expect, what in versions:
+                if vc[0] != expect:
+                    raise VersionMismatchError(
+                        f"{self.name()}: one of the tensors needed for gradient computation "
+                        f"({what}) has been modified by an in-place operation: it is at "
+                        f"version {vc[0]}, expected version {expect}. Use a copy (clone()) "
+                        "instead of modifying it in place.")
+
+    def release(self):
+        """Free what was saved for the backward (called unless ``retain_graph``)."""
+        if self.saved is not None or self.out is not None:
+            self.saved = self.out = None
+            self._freed = True
+
+    # -- backward --------------------------------------------------------------------
+
+    def apply_eager(self, grads):
+        """Gradients (arrays) for each input from gradients of each output, via ``grad_formula``."""
+        self._check_saved()
+        res = self.grad_formula(grads[0] if len(grads) == 1 else tuple(grads))
+        if res.__class__ is not tuple:
+            res = (res,)
+        out = []
+        for g, meta, edge in zip(res, self.in_meta, self.next_edges):
+            if g is None or edge is None:
+                out.append(None)
+                continue
+            shape, dt = meta
+            if g.shape != shape:
+                g = self.be.sum_to(g, shape) if g.ndim >= len(shape) else \
+                    self.be.broadcast_to(g, shape)
+            if g.dtype != dt.np:
+                g = g.astype(dt.np)
+            out.append(g)
+        return out
+
+    def apply_graph(self, grads):
+        """Like :meth:`apply_eager` on Tensors via ``grad_formula_impl``, recording a graph."""
+        self._check_saved()
+        n = len(self.next_edges)
+        inputs = self.saved if self.saved is not None else (None,) * n
+        g = grads[0] if len(grads) == 1 else tuple(grads)
+        res = self.grad_formula_impl(g, *inputs, self._saved_output())
+        if res.__class__ is not tuple:
+            res = (res,)
+        out = []
+        for g, meta, edge in zip(res, self.in_meta, self.next_edges):
+            if g is None or edge is None:
+                out.append(None)
+                continue
+            shape, dt = meta
+            if g.shape != shape:
+                g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
+            if g._dtype is not dt:
+                g = g.to(dt)
+            out.append(g)
+        return out
+
+    def _saved_output(self):
+        """The saved output as a Tensor whose ``grad_fn`` is this node (for graph mode)."""
+        out = self.out
+        if out is None:
+            return None
+        from .._tensor import Tensor
+        if out.__class__ is tuple:
+            return tuple(Tensor._from_node_output(o, self, i) for i, o in enumerate(out))
+        return Tensor._from_node_output(out, self, 0)
+
+    def grad_formula(self, grad):
+        """The eager backward on backend arrays; ops override it."""
+        raise AutogradError(f"{self.name()} is not differentiable")
+
+    def grad_formula_impl(self, grad, *args):
+        """The graph-mode backward on Tensors; ops override it."""
+        raise AutogradError(f"{self.name()} does not support double backward")
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into ``variable.grad``.
+
+    Runs the leaf's hooks first (a hook may replace the gradient); the first gradient is
+    copied, so ``.grad`` never aliases another tensor's gradient.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_edges = ()
+        self.in_meta = ()
+        self.saved = self.out = self.params = self._versions = self._out_meta = None
+        self._pre_hooks = self._retain = self._hooks = self._anomaly_trace = None
+        self._freed = False
+        self._seq = 0
+        self.be = variable._device.backend
+
+    def name(self):
+        return "AccumulateGrad"
+
+    def accumulate(self, grad, graph_mode):
+        from .._tensor import Tensor
+        var = self.variable
+        if graph_mode:
+            g = grad
+            if var._grad is not None:
+                g = var._grad + g
+            var._grad = g
+            return
+        if var._grad is None:
+            var._grad = Tensor._wrap(self.be.copy(grad), var._dtype, var._device)
+        else:
+            old = var._grad
+            var._grad = Tensor._wrap(old._data + grad, old._dtype, old._device)
+
+
+def accumulator_of(t):
+    """The (cached) AccumulateGrad node of leaf ``t``."""
+    ref = t._accum
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._accum = weakref.ref(node)
+    return node
+
+
+class _RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks, fn):
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self):
+        try:
+            self._hooks.remove(self._fn)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()

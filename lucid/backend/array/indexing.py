@@ -1,0 +1,5 @@
+"""Indexing kernels over an array module (NumPy or CuPy)."""
+
+
+class XpIndexing:
+    """Implements :class:`IndexingKernels` with ``self.xp``."""

@@ -1,0 +1,22 @@
+"""The :class:`Backend` interface: one documented method per primitive kernel.
+
+Ops call only these methods (never NumPy or CuPy directly), so adding a device means
+implementing this interface. It is assembled from one interface class per area.
+"""
+
+from .interface.binary import BinaryKernels
+from .interface.core import CoreKernels
+from .interface.indexing import IndexingKernels
+from .interface.linalg import LinalgKernels
+from .interface.random import RandomKernels
+from .interface.reduction import ReductionKernels
+from .interface.shape import ShapeKernels
+from .interface.sort import SortKernels
+from .interface.unary import UnaryKernels
+
+
+class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
+              IndexingKernels, SortKernels, LinalgKernels, RandomKernels):
+    """Every primitive kernel an op may call, on the arrays of one device."""
+
+    name: str

@@ -1,0 +1,66 @@
+"""Core kernels: making, casting, copying and reshaping arrays of one backend."""
+
+from abc import ABC, abstractmethod
+
+
+class CoreKernels(ABC):
+    """Primitive kernels every op and the Tensor itself build on.
+
+    Attributes: ``name`` (``"cpu"``, ``"cuda"``), ``xp`` (the array module), ``ndarray``
+    (the array type, to recognise results that need wrapping).
+    """
+
+    @abstractmethod
+    def asarray(self, data, dtype=None, copy=None):
+        """An array from nested Python data, a NumPy array or another array (``np.asarray``)."""
+
+    @abstractmethod
+    def to_numpy(self, a):
+        """A NumPy array holding ``a``'s values (zero-copy on the CPU)."""
+
+    @abstractmethod
+    def astype(self, a, npdtype):
+        """``a`` cast to ``npdtype`` (a copy; C-style wrap for out-of-range integers)."""
+
+    @abstractmethod
+    def copy(self, a):
+        """A fresh C-contiguous copy of ``a``."""
+
+    @abstractmethod
+    def empty(self, shape, npdtype):
+        """An uninitialised array."""
+
+    @abstractmethod
+    def full(self, shape, value, npdtype):
+        """An array of ``shape`` filled with ``value``."""
+
+    @abstractmethod
+    def zeros_like(self, a):
+        """Zeros of ``a``'s shape and dtype."""
+
+    @abstractmethod
+    def assign(self, dst, src):
+        """Write ``src`` (broadcast) into ``dst`` in place: ``dst[...] = src``."""
+
+    @abstractmethod
+    def sum_to(self, a, shape):
+        r"""Sum ``a`` over the axes broadcasting added or stretched so it has ``shape``.
+
+        The adjoint of broadcasting: :math:`\mathrm{sum\_to}(g)_i = \sum_{j \mapsto i} g_j`.
+        """
+
+    @abstractmethod
+    def broadcast_to(self, a, shape):
+        """A read-only broadcast view of ``a`` with ``shape``."""
+
+    @abstractmethod
+    def reshape(self, a, shape):
+        """``a`` reshaped: a view when the strides allow, otherwise a copy."""
+
+    @abstractmethod
+    def shares_memory(self, a, b):
+        """Whether two arrays may overlap in memory."""
+
+    @abstractmethod
+    def data_ptr(self, a):
+        """The address of ``a``'s first element."""

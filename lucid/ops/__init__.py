@@ -1,0 +1,22 @@
+"""Ops: one class per op (schema, dispatch, both backwards), the registry and the wrappers.
+
+Every public wrapper is re-exported here (``lucid.ops.exp``) and by ``lucid`` itself; the
+op modules also install the matching Tensor methods and operators.
+"""
+
+from . import registry
+from .base import apply_inplace
+from .schema import AmpPolicy, OpSchema
+from .core import *          # noqa: F401,F403
+from .unary import *         # noqa: F401,F403
+from .binary import *        # noqa: F401,F403
+from .compare import *       # noqa: F401,F403
+from .reduction import *     # noqa: F401,F403
+from .shape import *         # noqa: F401,F403
+from .joins import *         # noqa: F401,F403
+from .indexing import *      # noqa: F401,F403
+from .sort import *          # noqa: F401,F403
+from .linalg import *        # noqa: F401,F403
+from .creation import *      # noqa: F401,F403
+from .random import *        # noqa: F401,F403
+from .device_ops import move  # noqa: F401

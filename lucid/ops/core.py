@@ -1,0 +1,281 @@
+"""Casts, copies and the internal ops the engine and in-place machinery rely on."""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._device import device as _device_cls
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..errors import ShapeError
+from ._bind import tensor_method
+from .base import Op, UnaryOp, apply_inplace, to_tensor
+from .registry import register
+from .schema import AmpPolicy, OpSchema
+
+__all__ = ["to", "clone", "contiguous", "sum_to_size", "type_as", "copy_"]
+
+
+@register
+class CastBackward(UnaryOp):
+    r"""Autograd node of a dtype cast :math:`y = \mathrm{cast}_{T}(x)`.
+
+    Saves nothing: the gradient is the incoming gradient cast back to the input's dtype,
+    which the node does for every op.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathrm{cast}_{T_x}\Big(\frac{\partial \mathcal{L}}{\partial y}\Big)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"cast"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``ndarray.astype``. Float to integer truncates toward zero; out-of-range
+    integers wrap like C casts; float to bfloat16 rounds to nearest even (ml_dtypes).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("cast", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, dtype):
+        return be.astype(x, dtype.np)
+
+    def grad_formula(self, g):
+        return g
+
+    def grad_formula_impl(self, g, x, out):
+        return g
+
+
+@register
+class CloneBackward(UnaryOp):
+    r"""Autograd node of :math:`y = x` copied into fresh contiguous storage.
+
+    Saves nothing; the gradient passes through unchanged.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \frac{\partial \mathcal{L}}{\partial y}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"clone"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: a C-ordered copy (``xp.array(x, copy=True)``).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("clone", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.copy(x)
+
+    def grad_formula(self, g):
+        return g
+
+    def grad_formula_impl(self, g, x, out):
+        return g
+
+
+@register
+class SumToSizeBackward(UnaryOp):
+    r"""Autograd node of :math:`y = \mathrm{sum\_to}(x, s)`: sum over broadcast axes.
+
+    The adjoint of broadcasting, used by every op's graph-mode backward to bring a
+    gradient back to its input's shape. Saves nothing (the input shape is in the node).
+
+    Math
+    ----
+    .. math:: y_i = \sum_{j \mapsto i} x_j, \qquad
+              \frac{\partial \mathcal{L}}{\partial x} = \mathrm{broadcast}\Big(
+              \frac{\partial \mathcal{L}}{\partial y}, \mathrm{shape}(x)\Big)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"sum_to_size"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``sum(axis=..., keepdims=True)`` then a reshape.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("sum_to_size", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, shape):
+        return be.sum_to(x, shape)
+
+    def grad_formula(self, g):
+        return self.be.broadcast_to(g, self.in_meta[0][0])
+
+    def grad_formula_impl(self, g, x, out):
+        return g.expand(self.in_meta[0][0])
+
+
+@register
+class ViewScatterBackward(Op):
+    r"""Autograd node of writing ``src`` into a view of ``base`` in place.
+
+    Recorded when an in-place op changes a view whose base is part of a graph: the base's
+    new history is :math:`b' = b` outside the view region and :math:`src` inside it. The
+    view is given as the chain of view ops that made it from the base.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial b} = g \odot (1 - M), \qquad
+              \frac{\partial \mathcal{L}}{\partial src} = \mathrm{view}(g)
+
+    where :math:`M` is 1 on the view region.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"view_scatter"``, internal.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    The forward writes nothing: the in-place op already wrote the base's storage.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("view_scatter", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
+                         internal=True)
+
+    @staticmethod
+    def dispatch(be, base, src, chain):
+        return base
+
+    def _view_of(self, a):
+        for cls, params in self.params["chain"]:
+            a = cls.dispatch(self.be, a, **params)
+        return a
+
+    def _outside_mask(self):
+        shape, dt = self.in_meta[0]
+        m = self.be.full(shape, 1, dt.np)
+        self.be.assign(self._view_of(m), 0)
+        return m
+
+    def grad_formula(self, g):
+        return g * self._outside_mask(), self._view_of(g)
+
+    def grad_formula_impl(self, g, base, src, out):
+        mask = Tensor._wrap(self._outside_mask(), g._dtype, g._device)
+        v = g
+        for cls, params in self.params["chain"]:
+            v = cls.apply(v, **params)
+        return g * mask, v
+
+
+@tensor_method("to")
+def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    """``self`` cast to a dtype and/or moved to a device: ``to(dtype)``, ``to(device)``,
+    ``to(other_tensor)``, ``to(device, dtype)``; returns ``self`` when nothing changes."""
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a._device, a._dtype
+        elif isinstance(a, (str, _device_cls)) and not (isinstance(a, str) and
+                                                        a.removeprefix("lucid.") in _dt._BY_NAME):
+            device = a
+        else:
+            dtype = a
+    dt = _dt.as_dtype(dtype) if dtype is not None else self._dtype
+    dev = _device_cls(device) if device is not None else self._device
+    if dev is not self._device:
+        from .device_ops import move
+        out = move(self, dev)
+        return out.to(dt) if dt is not self._dtype else out
+    if dt is self._dtype:
+        return clone(self) if copy else self
+    return CastBackward.call(self, dtype=dt)
+
+
+def _dtype_method(dt):
+    def method(self):
+        return to(self, dt)
+    method.__doc__ = f"``self.to({dt!r})``."
+    return method
+
+
+for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
+                      ("bfloat16", _dt.bfloat16), ("int", _dt.int32), ("long", _dt.int64),
+                      ("short", _dt.int16), ("char", _dt.int8), ("byte", _dt.uint8),
+                      ("bool", _dt.bool)):
+    setattr(Tensor, _name, _dtype_method(_dtype))
+
+
+@tensor_method("type")
+def type_(self, dtype=None):
+    """The dtype name (``"lucid.FloatTensor"`` style) or ``self`` cast to ``dtype``."""
+    if dtype is None:
+        return f"lucid.{self._dtype.name}"
+    return to(self, dtype)
+
+
+@tensor_method("type_as")
+def type_as(self, other):
+    return to(self, other._dtype)
+
+
+@tensor_method("clone")
+def clone(x, *, memory_format=None):
+    """A copy of ``x`` in new contiguous storage, differentiable."""
+    return CloneBackward.call(x)
+
+
+@tensor_method("contiguous")
+def contiguous(x, memory_format=None):
+    """``x`` itself if C-contiguous, else a contiguous copy."""
+    return x if x._data.flags.c_contiguous else CloneBackward.call(x)
+
+
+@tensor_method("sum_to_size")
+def sum_to_size(x, *size):
+    """``x`` summed over broadcast axes down to ``size`` (which must broadcast to x)."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    if shape == x._data.shape:
+        return x
+    be = x._device._backend
+    try:
+        if be.xp.broadcast_shapes(shape, x._data.shape) != x._data.shape:
+            raise ValueError
+    except ValueError:
+        raise ShapeError(f"sum_to_size: size {tuple(shape)} is not expandable to "
+                         f"{tuple(x._data.shape)}") from None
+    return SumToSizeBackward.call(x, shape=tuple(shape))
+
+
+def _copy_value(x, src):
+    src = to_tensor(src, x)
+    if src._device is not x._device:
+        src = src.to(x._device)
+    if src._dtype is not x._dtype:
+        src = src.to(x._dtype)
+    return CloneBackward.call(src) if STATE.grad_enabled and src._requires_grad else src
+
+
+_copy_value.__name__ = "copy"
+
+
+@tensor_method("copy_")
+def copy_(x, src, non_blocking=False):
+    """Copy ``src`` (broadcast, cast) into ``x`` in place; gradients flow to ``src``."""
+    return apply_inplace(_copy_value, x, src)

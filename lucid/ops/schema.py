@@ -1,0 +1,46 @@
+"""What an op declares about itself: :class:`OpSchema` and :class:`AmpPolicy`."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["OpSchema", "AmpPolicy"]
+
+
+class AmpPolicy(enum.Enum):
+    """How an op treats floating inputs under ``lucid.amp.autocast``.
+
+    ``PROMOTE``: cast to the autocast dtype (GEMM-bound ops: matmul, linear, conv).
+    ``KEEP_INPUT``: run in the inputs' own dtype (memory-bound element-wise ops, copies).
+    ``FORCE_FP32``: compute in float32 so half inputs do not overflow early (exp, log,
+    softmax, norms, reductions, losses).
+    """
+
+    PROMOTE = "promote"
+    KEEP_INPUT = "keep_input"
+    FORCE_FP32 = "force_fp32"
+
+
+@dataclass(frozen=True)
+class OpSchema:
+    """The registered identity of an op.
+
+    ``name`` is the registry key (``"exp"``); ``version`` bumps when semantics change;
+    ``deterministic`` is False for ops whose result may vary between runs, explained by
+    ``determinism_note``; ``real_valued`` ops turn integer/bool inputs into the default
+    float dtype (``exp(1)`` is 2.718); ``input_arity``/``output_arity`` count tensor inputs
+    and outputs (-1: variable); ``internal`` ops serve other ops' backward and are not part
+    of the public surface; ``differentiable`` is False for ops with integer/bool results.
+    """
+
+    name: str
+    version: int = 1
+    amp_policy: AmpPolicy = AmpPolicy.KEEP_INPUT
+    deterministic: bool = True
+    determinism_note: str = ""
+    real_valued: bool = False
+    input_arity: int = 1
+    output_arity: int = 1
+    internal: bool = False
+    differentiable: bool = True

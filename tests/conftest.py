@@ -1,0 +1,24 @@
+"""Shared pytest setup: the ``cuda`` marker skips where no GPU backend is available."""
+
+import pytest
+
+
+def _cuda_available():
+    try:
+        import lucid
+        return bool(getattr(getattr(lucid, "cuda", None), "is_available", lambda: False)())
+    except Exception:
+        return False
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cuda: needs a CUDA GPU (skipped elsewhere)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if _cuda_available():
+        return
+    skip = pytest.mark.skip(reason="no CUDA device")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
