@@ -265,8 +265,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``lucid.autograd``)."""
-        from ..autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor sharing storage and version counter, cut from the graph."""
@@ -393,6 +392,18 @@ class Size(tuple):
     def __getitem__(self, item):
         got = tuple.__getitem__(self, item)
         return Size(got) if isinstance(item, slice) else got
+
+
+def _engine():
+    """The autograd engine module (a layer above; imported on first backward)."""
+    global _ENGINE
+    if _ENGINE is None:
+        from ..autograd import engine
+        _ENGINE = engine
+    return _ENGINE
+
+
+_ENGINE = None
 
 
 def _device_of(node):

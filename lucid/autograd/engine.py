@@ -32,14 +32,13 @@ def _root_edge(t, what):
 
 
 def _root_grad(t, g, create_graph, what):
-    from .._tensor import Tensor
     if g is None:
         if t._data.size != 1:
             raise AutogradError(f"{what}: grad can be implicitly created only for scalar "
                                 f"outputs, got a tensor of shape {tuple(t.shape)}")
-        arr = t._device.backend.full(t._data.shape, 1, t._dtype.np)
-        return Tensor._wrap(arr, t._dtype, t._device) if create_graph else arr
-    if not isinstance(g, Tensor):
+        arr = t._device.backend.ones(t._data.shape, t._dtype.np)
+        return type(t)._wrap(arr, t._dtype, t._device) if create_graph else arr
+    if not isinstance(g, type(t)):
         raise AutogradError(f"{what}: gradient must be a Tensor, got {type(g).__name__}")
     if g._data.shape != t._data.shape:
         raise ShapeError(f"{what}: mismatch in shape: grad_output has shape "
@@ -110,7 +109,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         while ready:
             node = ready.pop()
             grads = buffers.pop(node)
-            if any(g is not None for g in grads):
+            for g in grads:
+                if g is not None:
+                    break
+            else:
+                grads = None
+            in_grads = None
+            if grads is not None:
                 if node._pre_hooks is not None or node._retain is not None:
                     grads = _run_pre_hooks(node, grads, create_graph, dev)
                 if targets is not None:
@@ -122,27 +127,28 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                             grads[0] is not None:
                         _accumulate(node, grads[0], create_graph, dev)
                     continue
-                if needed is not None and node not in needed:
-                    in_grads = None
-                else:
-                    in_grads = _call_node(node, grads, create_graph)
+                if needed is None or node in needed:
+                    if node._out_meta is None and node._hooks is None and not STATE.anomaly:
+                        in_grads = node.apply_graph(grads) if create_graph else \
+                            node.apply_eager(grads)
+                    else:
+                        in_grads = _call_node(node, grads, create_graph)
                     if not retain_graph:
                         node.release()
-            else:
-                in_grads = None
-            for i, e in enumerate(node.next_edges):
+            i = -1
+            for e in node.next_edges:
+                i += 1
                 if e is None:
                     continue
                 child, nr = e
-                g = in_grads[i] if in_grads is not None else None
-                if g is not None:
-                    buf = buffers.get(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * _n_outputs(child)
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
-                elif child not in buffers:
-                    buffers[child] = [None] * _n_outputs(child)
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * _n_outputs(child)
+                if in_grads is not None:
+                    g = in_grads[i]
+                    if g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
@@ -303,8 +309,7 @@ def _accumulate(node, g, create_graph, dev):
 def _as_tuple(x):
     if x is None:
         return None
-    from .._tensor import Tensor
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,

@@ -94,22 +94,26 @@ class Node:
 
     def apply_eager(self, grads):
         """Gradients (arrays) for each input from gradients of each output, via ``grad_formula``."""
-        self._check_saved()
+        if self._versions is not None or self._freed:
+            self._check_saved()
         res = self.grad_formula(grads[0] if len(grads) == 1 else tuple(grads))
-        if res.__class__ is not tuple:
-            res = (res,)
-        out = []
-        for g, meta, edge in zip(res, self.in_meta, self.next_edges):
-            if g is None or edge is None:
-                out.append(None)
+        out = list(res) if res.__class__ is tuple else [res]
+        edges = self.next_edges
+        i = -1
+        for shape, dt in self.in_meta:
+            i += 1
+            g = out[i]
+            if g is None:
                 continue
-            shape, dt = meta
+            if edges[i] is None:
+                out[i] = None
+                continue
             if g.shape != shape:
                 g = self.be.sum_to(g, shape) if g.ndim >= len(shape) else \
                     self.be.broadcast_to(g, shape)
             if g.dtype != dt.np:
                 g = g.astype(dt.np)
-            out.append(g)
+            out[i] = g
         return out
 
     def apply_graph(self, grads):
@@ -176,7 +180,6 @@ class AccumulateGrad(Node):
         return "AccumulateGrad"
 
     def accumulate(self, grad, graph_mode):
-        from .._tensor import Tensor
         var = self.variable
         if graph_mode:
             g = grad
@@ -185,10 +188,10 @@ class AccumulateGrad(Node):
             var._grad = g
             return
         if var._grad is None:
-            var._grad = Tensor._wrap(self.be.copy(grad), var._dtype, var._device)
+            var._grad = type(var)._wrap(self.be.copy(grad), var._dtype, var._device)
         else:
             old = var._grad
-            var._grad = Tensor._wrap(old._data + grad, old._dtype, old._device)
+            var._grad = type(var)._wrap(old._data + grad, old._dtype, old._device)
 
 
 def accumulator_of(t):

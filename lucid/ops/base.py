@@ -81,7 +81,12 @@ class Op(Node):
         if not cls.schema_v1.deterministic and STATE.deterministic:
             _nondeterministic(cls)
         be = dev._backend
-        out = cls.dispatch(be, *[t._data for t in inputs], **params)
+        try:
+            out = cls.dispatch(be, *[t._data for t in inputs], **params)
+        except ValueError:
+            if len(inputs) > 1:
+                _check_broadcast(cls, be, *[t._data.shape for t in inputs])
+            raise
         record = STATE.grad_enabled and cls._diff and any(t._requires_grad for t in inputs)
         return _finish(cls, be, dev, out, inputs, params, record)
 
@@ -319,7 +324,11 @@ class BinaryOp(Op):
                 b._device._backend.astype(b._data, cdt.np), cdt, b._device)
         dev = a._device
         be = dev._backend
-        out = cls.dispatch(be, a._data, b._data, **params)
+        try:
+            out = cls.dispatch(be, a._data, b._data, **params)
+        except ValueError:
+            _check_broadcast(cls, be, a._data.shape, b._data.shape)
+            raise
         if out.__class__ is not be.ndarray:
             out = be.asarray(out)
         t = _wrap(out, _BY_NP[out.dtype], dev)
@@ -333,6 +342,17 @@ class BinaryOp(Op):
     def compute_dtype(cls, rd):
         """The dtype both inputs are cast to before dispatch (the promoted dtype)."""
         return rd
+
+
+def _check_broadcast(cls, be, *shapes):
+    """Raise a ShapeError naming the op and shapes when ``shapes`` cannot broadcast."""
+    try:
+        be.xp.broadcast_shapes(*shapes)
+    except ValueError:
+        from ..errors import ShapeError
+        raise ShapeError(f"{cls.schema_v1.name}: shapes "
+                         f"{', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast "
+                         "together") from None
 
 
 def _check_scalar(cls, s):

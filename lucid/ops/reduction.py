@@ -46,7 +46,7 @@ class SumBackward(ReductionOp):
         return be.sum(x, dim, keepdim, dtype.np if dtype is not None else None)
 
     def grad_formula(self, g):
-        return self.be.broadcast_to(self.unreduce(g), self.in_meta[0][0])
+        return self.be.broadcast_copy(self.unreduce(g), self.in_meta[0][0])
 
     def grad_formula_impl(self, g, x, out):
         return self.unreduce_t(g).expand(self.in_meta[0][0])

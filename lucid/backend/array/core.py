@@ -20,6 +20,16 @@ class XpCore:
     def full(self, shape, value, npdtype):
         return self.xp.full(shape, value, dtype=npdtype)
 
+    def ones(self, shape, npdtype):
+        if shape == ():
+            return self.xp.asarray(1, dtype=npdtype)
+        return self.xp.ones(shape, dtype=npdtype)
+
+    def broadcast_copy(self, a, shape):
+        out = self.xp.empty(shape, dtype=a.dtype)
+        out[...] = a
+        return out
+
     def zeros_like(self, a):
         return self.xp.zeros_like(a)
 

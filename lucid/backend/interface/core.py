@@ -35,6 +35,14 @@ class CoreKernels(ABC):
         """An array of ``shape`` filled with ``value``."""
 
     @abstractmethod
+    def ones(self, shape, npdtype):
+        """An array of ones (the seed of a backward)."""
+
+    @abstractmethod
+    def broadcast_copy(self, a, shape):
+        """A new writable array of ``shape`` holding ``a`` broadcast (a materialised expand)."""
+
+    @abstractmethod
     def zeros_like(self, a):
         """Zeros of ``a``'s shape and dtype."""
 
