@@ -195,7 +195,7 @@ def _needed_nodes(nodes, target_nodes):
 
 def _call_node(node, grads, create_graph):
     meta = node._out_meta
-    if meta is not None and any(g is None for g in grads):
+    if meta is not None and node.materialize_grads and any(g is None for g in grads):
         grads = list(grads)
         be = node.be
         for i, g in enumerate(grads):

@@ -31,7 +31,7 @@ class Node:
 
     saves_input = False
     saves_output = False
-    _seq_counter = 0
+    materialize_grads = True   # fill outputs that got no gradient with zeros
 
     def name(self) -> str:
         return type(self).__name__
