@@ -12,20 +12,27 @@ _IMPLICIT = (_dt.float32, _dt.int64, _dt.bool)
 
 
 def _float_formatter(a):
+    """PyTorch's rules: integral values as ``3.``, scientific when the finite non-zero
+    magnitudes span more than 1e3 or exceed 1e8 (or, for non-integral values, go below
+    1e-4), else 4 decimals."""
     finite = a[np.isfinite(a)]
-    if finite.size == 0:
-        return lambda v: _special(v) or f"{v:.4f}"
-    mags = np.abs(finite)
-    nz = mags[mags > 0]
-    hi = float(mags.max())
+    nz = np.abs(finite[finite != 0])
+    hi = float(nz.max()) if nz.size else 0.0
     lo = float(nz.min()) if nz.size else 0.0
-    if np.all(finite == np.round(finite)) and hi < 1e8:
-        body = lambda v: f"{v:.0f}."
-    elif hi >= 1e8 or (lo and (lo < 1e-4 or hi / lo > 1e3)):
+    wide = nz.size and (hi / lo > 1e3 or hi > 1e8)
+    if np.all(finite == np.round(finite)):
+        body = (lambda v: f"{v:.4e}") if wide else (lambda v: f"{v:.0f}.")
+    elif wide or (nz.size and lo < 1e-4):
         body = lambda v: f"{v:.4e}"
     else:
         body = lambda v: f"{v:.4f}"
     return lambda v: _special(v) or body(v)
+
+
+def _padded(fmt, a):
+    """``fmt`` right-aligned to the widest formatted element, as PyTorch pads."""
+    width = max((len(fmt(v)) for v in a.ravel()), default=0)
+    return lambda v: fmt(v).rjust(width)
 
 
 def _special(v):
@@ -36,18 +43,26 @@ def _special(v):
     return None
 
 
+def _shown(a):
+    """The elements a summarised print shows (edges only for large tensors)."""
+    if a.size <= _THRESHOLD or a.ndim == 0:
+        return a
+    idx = tuple(np.r_[0:min(_EDGE, n), max(n - _EDGE, _EDGE):n] for n in a.shape)
+    return a[np.ix_(*idx)]
+
+
 def tensor_repr(t) -> str:
     a = t._device.backend.to_numpy(t._data)
     dt = t._dtype
     if dt in (_dt.float16, _dt.bfloat16):
         a = a.astype(np.float32)
     if dt.is_floating_point:
-        fmt = _float_formatter(a.astype(np.float64))
-        formatter = {"float_kind": fmt}
+        shown = _shown(a).astype(np.float64)
+        formatter = {"float_kind": _padded(_float_formatter(shown), shown)}
     elif dt is _dt.bool:
-        formatter = {"bool": lambda v: "True" if v else "False"}
+        formatter = {"bool": _padded(lambda v: "True" if v else "False", _shown(a))}
     else:
-        formatter = {"int": str}
+        formatter = {"int": _padded(str, _shown(a))}
     suffix = []
     if t._device.type != "cpu":
         suffix.append(f"device='{t._device}'")

@@ -76,8 +76,11 @@ class Node:
                 "backward() or autograd.grad() call if you need to backward twice.")
         versions = self._versions
         if versions is not None:
-            for vc, expect, what in versions:
+            n_in = len(self.saved) if self.saved is not None else 0
+            for k, (vc, expect) in enumerate(versions):
                 if vc[0] != expect:
+                    what = (f"input {k} of shape {tuple(self.in_meta[k][0])}" if k < n_in
+                            else f"output {k - n_in}")
                     raise VersionMismatchError(
                         f"{self.name()}: one of the tensors needed for gradient computation "
                         f"({what}) has been modified by an in-place operation: it is at "

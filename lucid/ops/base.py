@@ -142,13 +142,12 @@ def _make_node(cls, be, inputs, params, out, out_tensors):
     versions = None
     if cls.saves_input:
         node.saved = inputs
-        versions = [(t._vc, t._vc[0], f"input {i} of shape {tuple(t._data.shape)}")
-                    for i, t in enumerate(inputs)]
+        versions = [(t._vc, t._vc[0]) for t in inputs]
     else:
         node.saved = None
     if cls.saves_output:
         node.out = out
-        vs = [(t._vc, t._vc[0], f"output {i}") for i, t in enumerate(out_tensors)]
+        vs = [(t._vc, t._vc[0]) for t in out_tensors]
         versions = vs if versions is None else versions + vs
     else:
         node.out = None
@@ -218,11 +217,10 @@ def to_tensor(x, like=None, dtype=None):
 def scalar_like(value, dt, like):
     """A 0-d tensor of ``value`` in dtype ``dt`` on ``like``'s device (wraps like a C cast)."""
     be = like._device._backend
-    if dt.is_floating_point or isinstance(value, bool) or dt is _dt.bool:
-        arr = be.full((), value, dt.np)
-    else:
-        arr = be.astype(be.full((), value, _dt.int64.np if isinstance(value, numbers.Integral)
-                                else _dt.float64.np), dt.np)
+    try:
+        arr = be.asarray(value, dt.np)
+    except (OverflowError, ValueError):     # out of the dtype's range: wrap like a C cast
+        arr = be.astype(be.asarray(value), dt.np)
     return _wrap(arr, dt, like._device)
 
 
@@ -300,10 +298,10 @@ class BinaryOp(Op):
                 _device_mismatch(cls, (a, b))
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
         elif ta:
-            rd = _dt.result_type(a, _check_scalar(cls, b))
+            rd = _scalar_result(cls, a._dtype, b)
             b = scalar_like(b, rd, a)
         elif tb:
-            rd = _dt.result_type(_check_scalar(cls, a), b)
+            rd = _scalar_result(cls, b._dtype, a)
             a = scalar_like(a, rd, b)
         else:
             a = to_tensor(a)
@@ -353,6 +351,18 @@ def _check_broadcast(cls, be, *shapes):
         raise ShapeError(f"{cls.schema_v1.name}: shapes "
                          f"{', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast "
                          "together") from None
+
+
+def _scalar_result(cls, dt, s):
+    """Promotion of a tensor of dtype ``dt`` with a weak Python scalar ``s``."""
+    k = s.__class__
+    if k is float:
+        return dt if dt._cat == 2 else _dt.get_default_dtype()
+    if k is int:
+        return _dt.int64 if dt is _dt.bool else dt
+    if k is bool:
+        return dt
+    return _dt._combine(dt, _dt.scalar_dtype(_check_scalar(cls, s)))
 
 
 def _check_scalar(cls, s):
