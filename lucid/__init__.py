@@ -5,6 +5,8 @@ graph-mode backward), a reverse-mode autograd engine, and backends that never mi
 on NumPy, the GPU on CuPy.
 """
 
+import builtins as _builtins
+
 from . import dtypes, errors
 from ._device import device, get_default_device, set_default_device
 from .dtypes import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16,
@@ -19,6 +21,24 @@ from .ops import *  # noqa: F401,F403
 __version__ = "0.1.0"
 
 
-def is_floating_point(t) -> bool:
+def is_floating_point(t):
     """Whether tensor ``t`` has a floating dtype."""
     return t._dtype.is_floating_point
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
+    """Require deterministic ops: an op whose schema says ``deterministic=False`` raises a
+    :class:`~lucid.errors.DeterminismError` (or warns, with ``warn_only``)."""
+    from .autograd.grad_mode import STATE
+    STATE.deterministic = _builtins.bool(mode)
+    STATE.deterministic_warn_only = _builtins.bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    from .autograd.grad_mode import STATE
+    return STATE.deterministic
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    from .autograd.grad_mode import STATE
+    return STATE.deterministic_warn_only

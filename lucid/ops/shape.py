@@ -1,30 +1,49 @@
-"""Shape ops and views: reshape, expand, permute, transpose, ..."""
+"""Shape ops and views: reshape, view, squeeze, permute, narrow, diagonal, unfold, flip,
+roll, repeat, pad, ...
+
+View ops (:class:`~lucid.ops.base.ViewOp`) share storage and version counter with their
+input; their params are exactly the dispatch params, so ``cls.apply(base, **params)``
+replays the view (in-place writes through a view rebase the base with that chain).
+Ops made of other views (``squeeze``, ``movedim``, ``t``, ``broadcast_to``, ...) call the
+view classes here rather than registering twins.
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 
-from ..errors import ShapeError
+from .._tensor import Tensor
+from ..errors import DimError, DTypeError, ShapeError
 from ._bind import tensor_method
-from .base import UnaryOp, ViewOp, norm_dim
+from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["reshape", "view", "expand", "permute", "transpose"]
+__all__ = ["reshape", "view", "expand", "permute", "transpose", "swapaxes", "swapdims",
+           "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "movedim", "moveaxis",
+           "t", "adjoint", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes",
+           "narrow", "diagonal", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
+           "repeat_interleave", "pad"]
 
 
-def _shape_arg(size):
+def _shape_arg(size, op="shape"):
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
-    if len(size) == 1 and not isinstance(size[0], int):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        size = size[0]
+    try:
+        return tuple(operator.index(s) for s in size)
+    except TypeError:
+        raise DTypeError(f"{op}: expected a sequence of ints, got {size!r}") from None
 
 
 def infer_shape(shape, numel, op):
     """``shape`` with one ``-1`` resolved so it holds ``numel`` elements."""
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1 or any(s < -1 for s in shape):
-        raise ShapeError(f"{op}: invalid shape {tuple(shape)}: only one dimension can be -1")
+        raise ShapeError(f"{op}: invalid shape {tuple(shape)}: only one dimension can be -1 "
+                         "and no size can be negative")
     known = math.prod(s for s in shape if s != -1)
     if neg:
         if known == 0 or numel % known:
@@ -35,9 +54,20 @@ def infer_shape(shape, numel, op):
     return shape
 
 
+def _view_as(x, shape):
+    """``x`` reshaped to ``shape`` (already resolved): a view when the strides allow it."""
+    a = x._data
+    if shape == a.shape or a.flags.c_contiguous or \
+            x._device._backend.reshape_view(a, shape) is not None:
+        return ViewBackward.call(x, shape=shape)
+    return ReshapeBackward.call(x, shape=shape)
+
+
+# -- reshape and view -------------------------------------------------------------------
+
 @register
 class ReshapeBackward(UnaryOp):
-    r"""Autograd node for :math:`y = \mathrm{reshape}(x, s)` (a view when strides allow).
+    r"""Autograd node for :math:`y = \mathrm{reshape}(x, s)` when it needs a copy.
 
     Saves nothing: the gradient is reshaped back to the input's shape.
 
@@ -54,8 +84,9 @@ class ReshapeBackward(UnaryOp):
 
     Notes
     -----
-    Backends: ``ndarray.reshape``; a copy only when the input's strides cannot express the
-    new shape. ``reshape`` of a contiguous tensor is routed to :class:`ViewBackward`.
+    Backends: ``ndarray.reshape`` (a copy). Only reached when the input's strides cannot
+    express the new shape; otherwise ``reshape``, ``flatten``, ``ravel`` route to the view
+    :class:`ViewBackward`.
     """
 
     __slots__ = ()
@@ -76,7 +107,8 @@ class ReshapeBackward(UnaryOp):
 class ViewBackward(ViewOp):
     r"""Autograd node for :math:`y = \mathrm{view}(x, s)`: a reshape sharing storage.
 
-    Saves nothing: the gradient is reshaped back to the input's shape.
+    Saves nothing: the gradient is reshaped back to the input's shape. Also the node of
+    ``squeeze``, ``unsqueeze``, ``flatten``, ``unflatten`` and ``ravel`` (reshapes all).
 
     Math
     ----
@@ -91,8 +123,9 @@ class ViewBackward(ViewOp):
 
     Notes
     -----
-    Backends: ``ndarray.reshape`` on a tensor whose strides allow it (checked by the
-    wrapper: ``view`` of a non-contiguous tensor raises, as in PyTorch).
+    Backends: ``ndarray.reshape`` on an input whose strides allow it (checked by the
+    wrappers; ``view`` of an incompatible tensor raises, as in PyTorch). Inserting or
+    removing size-1 dims is always a view.
     """
 
     __slots__ = ()
@@ -110,28 +143,97 @@ class ViewBackward(ViewOp):
 
 
 @tensor_method("reshape")
-def reshape(input, *shape):
-    """``input`` with a new shape (one dim may be -1); a view when possible."""
-    shape = infer_shape(_shape_arg(shape), input._data.size, "reshape")
-    if shape == input._data.shape:
-        return ViewBackward.call(input, shape=shape)
-    if input._data.flags.c_contiguous:
-        return ViewBackward.call(input, shape=shape)
-    return ReshapeBackward.call(input, shape=shape)
+def reshape(input, *args, shape=None):
+    """``input`` with a new shape (one dim may be -1); a view when the strides allow."""
+    shape = args if shape is None else (shape,)
+    return _view_as(input, infer_shape(_shape_arg(shape, "reshape"), input._data.size,
+                                       "reshape"))
 
 
 @tensor_method("view")
 def view(input, *shape):
-    """A view of ``input`` with a new shape; the input must be contiguous."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+    """A view of ``input`` with a new shape; raises when the strides cannot express it."""
+    if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
         return input.to(shape[0])     # view(dtype) on same-size dtypes is a cast here
-    shape = infer_shape(_shape_arg(shape), input._data.size, "view")
-    if not input._data.flags.c_contiguous and shape != input._data.shape:
+    shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
+    a = input._data
+    if shape != a.shape and not a.flags.c_contiguous and \
+            input._device._backend.reshape_view(a, shape) is None:
         raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
-                         f"tensor's size {tuple(input._data.shape)} and stride; use "
-                         ".reshape(...) instead")
+                         f"tensor's size {tuple(a.shape)} and stride; use .reshape(...) "
+                         "instead")
     return ViewBackward.call(input, shape=shape)
 
+
+@tensor_method("view_as")
+def view_as(input, other):
+    """``input.view(other.shape)``."""
+    return view(input, other._data.shape)
+
+
+@tensor_method("reshape_as")
+def reshape_as(input, other):
+    """``input.reshape(other.shape)``."""
+    return reshape(input, other._data.shape)
+
+
+@tensor_method("flatten")
+def flatten(input, start_dim=0, end_dim=-1):
+    """Dims ``start_dim..end_dim`` merged into one (a view when the strides allow)."""
+    shape = input._data.shape
+    nd = len(shape)
+    s, e = norm_dim(start_dim, nd, "flatten"), norm_dim(end_dim, nd, "flatten")
+    if s > e:
+        raise DimError(f"flatten: start_dim ({start_dim}) cannot come after end_dim "
+                       f"({end_dim})")
+    if nd == 0:
+        return ViewBackward.call(input, shape=(1,))
+    if s == e:
+        return input
+    return _view_as(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+
+
+@tensor_method("unflatten")
+def unflatten(input, dim, sizes):
+    """Dim ``dim`` split into ``sizes`` (one may be -1); a view."""
+    shape = input._data.shape
+    d = norm_dim(dim, len(shape), "unflatten")
+    sizes = _shape_arg((sizes,), "unflatten")
+    if not sizes:
+        raise ShapeError("unflatten: sizes must be non-empty")
+    n = shape[d] if shape else 1
+    try:
+        sizes = infer_shape(sizes, n, "unflatten")
+    except ShapeError:
+        raise ShapeError(f"unflatten: provided sizes {list(sizes)} don't multiply up to the "
+                         f"size of dim {dim} ({n}) in the input tensor") from None
+    return _view_as(input, shape[:d] + sizes + shape[d + 1:])
+
+
+@tensor_method("ravel")
+def ravel(input):
+    """``input`` flattened to 1-d (a view when the strides allow, else a copy)."""
+    return _view_as(input, (input._data.size,))
+
+
+@tensor_method("squeeze")
+def squeeze(input, dim=None):
+    """A view of ``input`` without its size-1 dims (only those in ``dim`` when given)."""
+    shape = input._data.shape
+    dims = norm_dims(dim, len(shape), "squeeze")
+    new = tuple(n for i, n in enumerate(shape) if n != 1 or i not in dims)
+    return ViewBackward.call(input, shape=new)
+
+
+@tensor_method("unsqueeze")
+def unsqueeze(input, dim):
+    """A view of ``input`` with a size-1 dim inserted at ``dim``."""
+    shape = input._data.shape
+    d = norm_dim(dim, len(shape) + 1, "unsqueeze")
+    return ViewBackward.call(input, shape=shape[:d] + (1,) + shape[d:])
+
+
+# -- expand -----------------------------------------------------------------------------
 
 @register
 class ExpandBackward(ViewOp):
@@ -153,6 +255,7 @@ class ExpandBackward(ViewOp):
     Notes
     -----
     Backends: ``xp.broadcast_to`` (stride-0 view, read-only; writing through it raises).
+    Also the node of ``expand_as``, ``broadcast_to`` and ``broadcast_tensors``.
     """
 
     __slots__ = ()
@@ -170,9 +273,9 @@ class ExpandBackward(ViewOp):
 
 
 @tensor_method("expand")
-def expand(input, *size):
+def expand(input, *args, size=None):
     """A view of ``input`` broadcast to ``size`` (-1 keeps a dim)."""
-    size = _shape_arg(size)
+    size = _shape_arg(args if size is None else (size,), "expand")
     nd = input._data.ndim
     if len(size) < nd:
         raise ShapeError(f"expand: the number of sizes provided ({len(size)}) must be greater "
@@ -186,6 +289,8 @@ def expand(input, *size):
                 raise ShapeError(f"expand: -1 is not allowed in a leading, non-existing "
                                  f"dimension {i}")
             s = cur
+        elif s < 0:
+            raise ShapeError(f"expand: the expanded size {s} at dimension {i} is negative")
         elif cur is not None and cur != 1 and cur != s:
             raise ShapeError(f"expand: the expanded size of the tensor ({s}) must match the "
                              f"existing size ({cur}) at non-singleton dimension {i}. Target "
@@ -197,11 +302,53 @@ def expand(input, *size):
     return ExpandBackward.call(input, shape=shape)
 
 
+@tensor_method("expand_as")
+def expand_as(input, other):
+    """``input`` expanded to ``other``'s shape (a view)."""
+    return expand(input, other._data.shape)
+
+
+@tensor_method("broadcast_to")
+def broadcast_to(input, size):
+    """``input`` broadcast to ``size`` (a view; -1 keeps a dim)."""
+    return expand(input, size)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that all ``shapes`` (ints or sequences) broadcast to, as a ``Size``."""
+    shapes = [(s,) if isinstance(s, numbers.Integral) else tuple(s) for s in shapes]
+    out = [1] * max((len(s) for s in shapes), default=0)
+    for s in shapes:
+        for i, n in enumerate(s, len(out) - len(s)):
+            if n < 0:
+                raise ShapeError(f"broadcast_shapes: shape {s} has a negative size")
+            if n != 1:
+                if out[i] != 1 and out[i] != n:
+                    raise ShapeError("broadcast_shapes: shapes "
+                                     f"{', '.join(str(x) for x in shapes)} cannot be "
+                                     f"broadcast to a single shape (size {out[i]} vs {n} at "
+                                     f"dim {i})")
+                out[i] = n
+    from .._tensor.tensor import Size
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded to their common broadcast shape (views)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+# -- permutations -------------------------------------------------------------------------
+
 @register
 class PermuteBackward(ViewOp):
     r"""Autograd node for :math:`y = x^{\sigma}`: a view with axes reordered by :math:`\sigma`.
 
-    Saves nothing: the gradient is permuted back by :math:`\sigma^{-1}`.
+    Saves nothing: the gradient is permuted back by :math:`\sigma^{-1}`. Also the node of
+    ``transpose``, ``movedim``, ``t``, ``T``, ``mT``, ``mH``.
 
     Math
     ----
@@ -241,24 +388,825 @@ class PermuteBackward(ViewOp):
 
 
 @tensor_method("permute")
-def permute(input, *dims):
+def permute(input, *args, dims=None):
     """A view of ``input`` with dims reordered."""
-    dims = _shape_arg(dims)
+    dims = _shape_arg(args if dims is None else (dims,), "permute")
     nd = input._data.ndim
     if len(dims) != nd:
         raise ShapeError(f"permute: number of dims {len(dims)} doesn't match the tensor's "
                          f"number of dims {nd}")
     dims = tuple(norm_dim(d, nd, "permute") for d in dims)
     if len(set(dims)) != nd:
-        raise ShapeError(f"permute: repeated dim in {dims}")
+        raise DimError(f"permute: repeated dim in {dims}")
     return PermuteBackward.call(input, dims=dims)
+
+
+def _swap(input, d0, d1):
+    dims = list(range(input._data.ndim))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return PermuteBackward.call(input, dims=tuple(dims))
 
 
 @tensor_method("transpose", "swapaxes", "swapdims")
 def transpose(input, dim0, dim1):
     """A view of ``input`` with ``dim0`` and ``dim1`` swapped."""
     nd = input._data.ndim
-    d0, d1 = norm_dim(dim0, nd, "transpose"), norm_dim(dim1, nd, "transpose")
-    dims = list(range(nd))
-    dims[d0], dims[d1] = dims[d1], dims[d0]
-    return PermuteBackward.call(input, dims=tuple(dims))
+    return _swap(input, norm_dim(dim0, nd, "transpose"), norm_dim(dim1, nd, "transpose"))
+
+
+swapaxes = swapdims = transpose
+
+
+@tensor_method("movedim", "moveaxis")
+def movedim(input, source, destination):
+    """A view of ``input`` with dims ``source`` moved to positions ``destination``."""
+    nd = input._data.ndim
+    src = (source,) if isinstance(source, numbers.Integral) else tuple(source)
+    dst = (destination,) if isinstance(destination, numbers.Integral) else tuple(destination)
+    if len(src) != len(dst):
+        raise ShapeError(f"movedim: source {list(src)} and destination {list(dst)} must "
+                         "hold the same number of dims")
+    src = tuple(norm_dim(d, nd, "movedim") for d in src)
+    dst = tuple(norm_dim(d, nd, "movedim") for d in dst)
+    for name, ds in (("source", src), ("destination", dst)):
+        if len(set(ds)) != len(ds):
+            raise DimError(f"movedim: repeated dim in `{name}` ({list(ds)})")
+    perm = [-1] * nd
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    perm = tuple(p if p >= 0 else next(rest) for p in perm)
+    return PermuteBackward.call(input, dims=perm)
+
+
+moveaxis = movedim
+
+
+@tensor_method("t")
+def t(input):
+    """The transpose of a tensor of at most 2 dims (0-d and 1-d: a view of itself)."""
+    nd = input._data.ndim
+    if nd > 2:
+        raise ShapeError(f"t: expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return PermuteBackward.call(input, dims=tuple(range(nd))[::-1])
+
+
+def _mT(input):
+    """The view with the last two dims swapped (batches of matrices)."""
+    nd = input._data.ndim
+    if nd < 2:
+        raise ShapeError(f"mT: only supported on matrices or batches of matrices; got a "
+                         f"{nd}-D tensor")
+    return _swap(input, nd - 2, nd - 1)
+
+
+def _T(input):
+    """The view with all dims reversed."""
+    return PermuteBackward.call(input, dims=tuple(range(input._data.ndim))[::-1])
+
+
+def _H(input):
+    """The conjugate transpose of a matrix (the transpose: tensors are real)."""
+    if input._data.ndim not in (0, 2):
+        raise ShapeError(f"H: only supported on matrices (2-D tensors); got a "
+                         f"{input._data.ndim}-D tensor")
+    return _T(input)
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.mH = property(_mT)
+Tensor.H = property(_H)
+adjoint = tensor_method("adjoint")(_mT)
+
+
+# -- views selecting elements ------------------------------------------------------------
+
+class _SelectViewBackward(ViewOp):
+    """A view picking distinct input elements: its gradient is zeros of the input's shape
+    with the incoming gradient written through the same view (graph mode: the internal
+    ``view_scatter`` op, whose backward reads the view again)."""
+
+    __slots__ = ()
+
+    def grad_formula(self, g):
+        be = self.be
+        z = be.full(self.in_meta[0][0], 0, g.dtype)
+        be.assign(self.dispatch(be, z, **self.params), g)
+        return z
+
+    def grad_formula_impl(self, g, x, out):
+        from .core import ViewScatterBackward
+        z = Tensor._wrap(self.grad_formula(g._data), g._dtype, g._device)
+        return ViewScatterBackward.apply(z, g, chain=((type(self), self.params),))
+
+
+@register
+class NarrowBackward(_SelectViewBackward):
+    r"""Autograd node for :math:`y = x_{\ldots, s:s+l, \ldots}` along one dim (a view).
+
+    Saves nothing: the gradient is the incoming one placed in zeros at the same slice.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_{\ldots, i, \ldots}} =
+              \begin{cases} g_{\ldots, i - s, \ldots} & s \le i < s + l \\
+              0 & \text{otherwise} \end{cases}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"narrow"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: basic slicing (a strided view). Also the view each output of ``split``,
+    ``chunk`` and ``tensor_split`` records for in-place replay.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("narrow", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, dim, start, length):
+        return be.narrow(x, dim, start, length)
+
+
+@tensor_method("narrow")
+def narrow(input, dim, start, length):
+    """The view of ``length`` elements of ``input`` from ``start`` along ``dim``."""
+    shape = input._data.shape
+    if not shape:
+        raise DimError("narrow: cannot be applied to a 0-dim tensor")
+    d = norm_dim(dim, len(shape), "narrow")
+    n = shape[d]
+    start, length = operator.index(start), operator.index(length)
+    if not -n <= start <= n:
+        raise DimError(f"narrow: start out of range (expected to be in range of [{-n}, {n}], "
+                       f"but got {start})")
+    if start < 0:
+        start += n
+    if length < 0:
+        raise ShapeError(f"narrow: length must be non-negative, got {length}")
+    if start + length > n:
+        raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds dimension "
+                         f"size ({n})")
+    return NarrowBackward.call(input, dim=d, start=start, length=length)
+
+
+@register
+class DiagonalBackward(_SelectViewBackward):
+    r"""Autograd node for :math:`y_{\ldots, i} = x_{\ldots, i, i + k}` over two dims (a view).
+
+    Saves nothing: the gradient is the incoming one written onto the same diagonal of
+    zeros.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_{\ldots, i, j}} =
+              \begin{cases} g_{\ldots, \min(i, j)} & j - i = k \\ 0 & \text{otherwise}
+              \end{cases}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"diagonal"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``as_strided`` with stride ``stride(dim1) + stride(dim2)`` (a writable view,
+    unlike ``numpy.diagonal``). An offset beyond the matrix gives an empty diagonal.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("diagonal", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, offset, dim1, dim2):
+        return be.diagonal(x, offset, dim1, dim2)
+
+
+@tensor_method("diagonal")
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The view of the ``offset`` diagonal over ``dim1``, ``dim2`` (appended as last dim)."""
+    nd = input._data.ndim
+    d1, d2 = norm_dim(dim1, nd, "diagonal"), norm_dim(dim2, nd, "diagonal")
+    if d1 == d2:
+        raise DimError(f"diagonal: dimensions cannot be identical ({dim1}, {dim2})")
+    return DiagonalBackward.call(input, offset=operator.index(offset), dim1=d1, dim2=d2)
+
+
+# -- unfold ------------------------------------------------------------------------------
+
+@register
+class UnfoldBackward(ViewOp):
+    r"""Autograd node for :math:`y_{\ldots, w, \ldots, k} = x_{\ldots, w\,s + k, \ldots}`:
+    sliding windows of length :math:`n` and step :math:`s` along one dim (a view).
+
+    Saves nothing: the gradient sums each window's gradient back where it was read
+    (overlapping windows add up).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_{\ldots, j, \ldots}} =
+              \sum_{w, k:\; w s + k = j} g_{\ldots, w, \ldots, k}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"unfold"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``as_strided`` (window stride ``s * stride(dim)``, in-window stride
+    ``stride(dim)``). With overlapping windows several output elements alias one input
+    element. The backward is the internal op ``unfold_backward``.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("unfold", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, dim, size, step):
+        return be.unfold(x, dim, size, step)
+
+    def grad_formula(self, g):
+        return self.be.unfold_backward(g, self.in_meta[0][0], **self.params)
+
+    def grad_formula_impl(self, g, x, out):
+        return UnfoldGradBackward.call(g, shape=self.in_meta[0][0], **self.params)
+
+
+@register
+class UnfoldGradBackward(UnaryOp):
+    r"""Autograd node of ``unfold``'s backward: window gradients summed into the input.
+
+    Internal (the graph-mode backward of ``unfold``). Saves nothing: it is linear, and its
+    own gradient is ``unfold`` of the incoming gradient.
+
+    Math
+    ----
+    .. math:: y_j = \sum_{w, k:\; w s + k = j} x_{w, k}, \qquad
+              \frac{\partial \mathcal{L}}{\partial x_{w, k}} = g_{w s + k}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"unfold_backward"``, ``AmpPolicy.KEEP_INPUT``, internal.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: one strided write when windows are disjoint (``step >= size``), otherwise
+    one strided add per in-window offset.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("unfold_backward", 1, AmpPolicy.KEEP_INPUT, internal=True)
+
+    @staticmethod
+    def dispatch(be, g, shape, dim, size, step):
+        return be.unfold_backward(g, shape, dim, size, step)
+
+    def _unfold_params(self):
+        p = self.params
+        return {"dim": p["dim"], "size": p["size"], "step": p["step"]}
+
+    def grad_formula(self, g):
+        return self.be.unfold(g, **self._unfold_params())
+
+    def grad_formula_impl(self, g, x, out):
+        return UnfoldBackward.call(g, **self._unfold_params())
+
+
+def _unfold(input, dimension, size, step):
+    """The view of all windows of ``size`` elements, ``step`` apart, along ``dimension``
+    (a new last dim runs inside each window)."""
+    shape = input._data.shape
+    d = norm_dim(dimension, len(shape), "unfold")
+    size, step = operator.index(size), operator.index(step)
+    n = shape[d] if shape else 1
+    if step <= 0:
+        raise ShapeError(f"unfold: step is {step} but must be > 0")
+    if not 0 <= size <= n:
+        raise ShapeError(f"unfold: maximum size for tensor at dimension {d} is {n} but size "
+                         f"is {size}")
+    if not shape:
+        y = UnfoldBackward.call(ViewBackward.call(input, shape=(1,)), dim=0, size=size,
+                                step=step)
+        return ViewBackward.call(y, shape=(size,))
+    return UnfoldBackward.call(input, dim=d, size=size, step=step)
+
+
+Tensor.unfold = _unfold
+
+
+# -- flips and rolls -------------------------------------------------------------------
+
+@register
+class FlipBackward(UnaryOp):
+    r"""Autograd node for :math:`y_i = x_{n - 1 - i}` along each dim in ``dims``.
+
+    Saves nothing: flipping is its own inverse and adjoint.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathrm{flip}(g)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"flip"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.flip`` materialised contiguous (a copy, as in PyTorch: the result never
+    aliases the input).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("flip", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, dims):
+        return be.flip(x, dims)
+
+    def grad_formula(self, g):
+        return self.be.flip(g, self.params["dims"])
+
+    def grad_formula_impl(self, g, x, out):
+        return FlipBackward.call(g, dims=self.params["dims"])
+
+
+@tensor_method("flip")
+def flip(input, *args, dims=None):
+    """A copy of ``input`` reversed along ``dims``."""
+    nd = input._data.ndim
+    dims = _shape_arg(args if dims is None else (dims,), "flip")
+    return FlipBackward.call(input, dims=norm_dims(dims, nd, "flip") if dims else ())
+
+
+@tensor_method("fliplr")
+def fliplr(input):
+    """``input`` reversed along dim 1 (needs at least 2 dims)."""
+    if input._data.ndim < 2:
+        raise ShapeError(f"fliplr: input must be >= 2-d, got {input._data.ndim}-d")
+    return FlipBackward.call(input, dims=(1,))
+
+
+@tensor_method("flipud")
+def flipud(input):
+    """``input`` reversed along dim 0 (needs at least 1 dim)."""
+    if input._data.ndim < 1:
+        raise ShapeError("flipud: input must be >= 1-d, got 0-d")
+    return FlipBackward.call(input, dims=(0,))
+
+
+@register
+class RollBackward(UnaryOp):
+    r"""Autograd node for :math:`y_{(i + s) \bmod n} = x_i` along each of ``dims``.
+
+    Saves nothing: the gradient is rolled back by :math:`-s`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_i} = g_{(i + s) \bmod n}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"roll"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.roll`` (a copy); ``dims=None`` rolls the flattened tensor and restores
+    its shape. Shifts wrap modulo the dim size; empty dims are left as they are.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("roll", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, shifts, dims):
+        return be.roll(x, shifts, dims)
+
+    def _back(self):
+        p = self.params
+        return tuple(-s for s in p["shifts"]), p["dims"]
+
+    def grad_formula(self, g):
+        return self.be.roll(g, *self._back())
+
+    def grad_formula_impl(self, g, x, out):
+        shifts, dims = self._back()
+        return RollBackward.call(g, shifts=shifts, dims=dims)
+
+
+@tensor_method("roll")
+def roll(input, shifts, dims=None):
+    """``input`` rolled by ``shifts`` along ``dims`` (the flattened tensor when None)."""
+    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else _shape_arg((shifts,),
+                                                                              "roll")
+    nd = input._data.ndim
+    if dims is None:
+        if len(shifts) != 1:
+            raise ShapeError(f"roll: with dims=None, shifts must be a single int, got "
+                             f"{shifts}")
+        return RollBackward.call(input, shifts=shifts, dims=None)
+    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ShapeError(f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
+                         f"dims: {len(dims)}")
+    dims = tuple(norm_dim(d, nd, "roll") for d in dims)
+    return RollBackward.call(input, shifts=shifts, dims=dims)
+
+
+@tensor_method("rot90")
+def rot90(input, k=1, dims=(0, 1)):
+    """``input`` rotated by ``k`` quarter turns from ``dims[0]`` towards ``dims[1]``."""
+    nd = input._data.ndim
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise ShapeError(f"rot90: expected total rotation dims == 2, but got dims = "
+                         f"{len(dims)}")
+    if nd < 2:
+        raise ShapeError(f"rot90: expected total dims >= 2, but got total dims = {nd}")
+    d0, d1 = norm_dim(dims[0], nd, "rot90"), norm_dim(dims[1], nd, "rot90")
+    if d0 == d1:
+        raise DimError(f"rot90: expected rotation dims to be different, but got dim0 = "
+                       f"{dims[0]} and dim1 = {dims[1]}")
+    k = operator.index(k) % 4
+    if k == 1:
+        return _swap(FlipBackward.call(input, dims=(d1,)), d0, d1)
+    if k == 2:
+        return FlipBackward.call(input, dims=tuple(sorted((d0, d1))))
+    if k == 3:
+        return _swap(FlipBackward.call(input, dims=(d0,)), d0, d1)
+    from .core import clone
+    return clone(input)
+
+
+# -- repeats -----------------------------------------------------------------------------
+
+@register
+class RepeatBackward(UnaryOp):
+    r"""Autograd node for ``x.repeat(*reps)``: :math:`y` tiles :math:`x` ``reps[i]`` times
+    along dim :math:`i`.
+
+    Saves nothing: the gradient sums the tiles, a reshape of :math:`g` to interleaved
+    ``(reps[i], size[i])`` pairs reduced over the ``reps`` axes.
+
+    Math
+    ----
+    .. math:: y_{t_0 n_0 + i_0, \ldots} = x_{i_0, \ldots}, \qquad
+              \frac{\partial \mathcal{L}}{\partial x_{i}} = \sum_{t} g_{t n + i}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"repeat"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.tile`` (a copy); extra leading ``reps`` add leading dims. Also the node
+    of ``tile``. A zero repeat gives an empty result and a zero gradient.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("repeat", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, reps):
+        return be.tile(x, reps)
+
+    def _tiles(self):
+        reps = self.params["reps"]
+        shape = self.in_meta[0][0]
+        shape = (1,) * (len(reps) - len(shape)) + tuple(shape)
+        inter = tuple(v for r, n in zip(reps, shape) for v in (r, n))
+        return inter, tuple(range(0, 2 * len(reps), 2))
+
+    def grad_formula(self, g):
+        inter, axes = self._tiles()
+        return g.reshape(inter).sum(axis=axes)
+
+    def grad_formula_impl(self, g, x, out):
+        inter, axes = self._tiles()
+        return g.reshape(inter).sum(axes)
+
+
+def _repeat(input, *sizes):
+    """``input`` tiled ``sizes[i]`` times along dim ``i`` (extra sizes add leading dims)."""
+    reps = _shape_arg(sizes, "repeat")
+    nd = input._data.ndim
+    if len(reps) < nd:
+        raise ShapeError(f"repeat: number of dimensions of repeat dims ({len(reps)}) can not "
+                         f"be smaller than number of dimensions of tensor ({nd})")
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"repeat: repeats must be non-negative, got {list(reps)}")
+    return RepeatBackward.call(input, reps=reps)
+
+
+Tensor.repeat = _repeat
+
+
+@tensor_method("tile")
+def tile(input, dims):
+    """``input`` tiled ``dims[i]`` times along dim ``i`` (1s prepended to the shorter)."""
+    reps = _shape_arg((dims,), "tile")
+    nd = input._data.ndim
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"tile: repeats must be non-negative, got {list(reps)}")
+    return RepeatBackward.call(input, reps=(1,) * (nd - len(reps)) + reps)
+
+
+@register
+class RepeatInterleaveBackward(UnaryOp):
+    r"""Autograd node for :math:`y` = each element of :math:`x` along ``dim`` repeated
+    :math:`r_i` times (an int, or one count per element).
+
+    Saves nothing: the gradient sums each run of repeats (a reshape and sum for an int
+    :math:`r`, the internal ``segment_sum`` for per-element counts).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_i} = \sum_{j \in S_i} g_j,\qquad
+              S_i = \Big[\sum_{l<i} r_l,\ \sum_{l \le i} r_l\Big)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"repeat_interleave"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.repeat`` (a copy). A zero count drops the element; its gradient is 0.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("repeat_interleave", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, repeats, dim):
+        return be.repeat_interleave(x, repeats, dim)
+
+    def _runs(self):
+        shape = self.in_meta[0][0]
+        d = self.params["dim"]
+        return shape[:d + 1] + (self.params["repeats"],) + shape[d + 1:], d + 1
+
+    def grad_formula(self, g):
+        r = self.params["repeats"]
+        if isinstance(r, int):
+            shape, axis = self._runs()
+            return g.reshape(shape).sum(axis=axis)
+        return self.be.segment_sum(g, r, self.params["dim"])
+
+    def grad_formula_impl(self, g, x, out):
+        r = self.params["repeats"]
+        if isinstance(r, int):
+            shape, axis = self._runs()
+            return g.reshape(shape).sum(axis)
+        return SegmentSumBackward.call(g, counts=r, dim=self.params["dim"])
+
+
+@register
+class SegmentSumBackward(UnaryOp):
+    r"""Autograd node for sums of consecutive segments of lengths :math:`c_i` along a dim.
+
+    Internal (the backward of ``repeat_interleave`` with per-element counts). Saves
+    nothing: it is linear, and its gradient repeats each element :math:`c_i` times.
+
+    Math
+    ----
+    .. math:: y_i = \sum_{j \in S_i} x_j, \qquad
+              \frac{\partial \mathcal{L}}{\partial x_j} = g_i \ \text{for}\ j \in S_i
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"segment_sum"``, ``AmpPolicy.KEEP_INPUT``, internal.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.add.reduceat`` over the non-empty segments; empty segments give 0.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("segment_sum", 1, AmpPolicy.KEEP_INPUT, internal=True)
+
+    @staticmethod
+    def dispatch(be, x, counts, dim):
+        return be.segment_sum(x, counts, dim)
+
+    def grad_formula(self, g):
+        return self.be.repeat_interleave(g, self.params["counts"], self.params["dim"])
+
+    def grad_formula_impl(self, g, x, out):
+        return RepeatInterleaveBackward.call(g, repeats=self.params["counts"],
+                                             dim=self.params["dim"])
+
+
+@tensor_method("repeat_interleave")
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element of ``input`` along ``dim`` repeated ``repeats`` times (an int or a
+    tensor of counts); ``dim=None`` works on the flattened input. With only a tensor of
+    counts ``c``, returns ``[0]*c[0] + [1]*c[1] + ...``."""
+    if repeats is None:
+        counts = _counts(input, None, "repeat_interleave")
+        return Tensor._wrap(input._device._backend.repeat_indices(counts), _int64(),
+                            input._device)
+    if dim is None:
+        input = _view_as(input, (input._data.size,))
+        dim = 0
+    shape = input._data.shape
+    d = norm_dim(dim, len(shape), "repeat_interleave")
+    n = shape[d] if shape else 1
+    if not shape:
+        input = ViewBackward.call(input, shape=(1,))
+    if isinstance(repeats, Tensor) and repeats._data.size == 1 and repeats._data.ndim <= 1:
+        repeats = int(repeats.item())
+    if isinstance(repeats, numbers.Integral):
+        if repeats < 0:
+            raise ShapeError(f"repeat_interleave: repeats must be non-negative, got {repeats}")
+        r = int(repeats)
+    else:
+        r = _counts(to_tensor(repeats, input), n, "repeat_interleave")
+    if output_size is not None:
+        total = n * r if isinstance(r, int) else int(r.sum())
+        if total != output_size:
+            raise ShapeError(f"repeat_interleave: output_size {output_size} does not match "
+                             f"the repeated size {total}")
+    return RepeatInterleaveBackward.call(input, repeats=r, dim=d)
+
+
+def _int64():
+    from .. import dtypes
+    return dtypes.int64
+
+
+def _counts(t, n, op):
+    """The backend int64 array of a 1-d tensor of non-negative counts (``n`` of them)."""
+    if t._dtype.is_floating_point or t._dtype.name == "bool":
+        raise DTypeError(f"{op}: repeats must be an integer tensor, got {t._dtype}")
+    if t._data.ndim != 1:
+        raise ShapeError(f"{op}: repeats must be 0-d or 1-d, got shape {tuple(t.shape)}")
+    if n is not None and t._data.shape[0] != n:
+        raise ShapeError(f"{op}: repeats must have the same size as input along dim, but got "
+                         f"repeats.size(0) = {t._data.shape[0]} and input.size = {n}")
+    a = t._device._backend.astype(t._data, _int64().np)
+    if a.size and bool((a < 0).any()):
+        raise ShapeError(f"{op}: repeats must be non-negative")
+    return a
+
+
+# -- padding -----------------------------------------------------------------------------
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+@register
+class PadBackward(UnaryOp):
+    r"""Autograd node for ``pad(x, pads, mode, value)``: :math:`x` padded (or cropped, for
+    negative pads) along each dim.
+
+    Saves nothing: constant padding's gradient is the crop of :math:`g` (padding by the
+    negated pads, so the op is its own adjoint); the other modes fold the padded cells'
+    gradients back onto the cells they copy (internal ``pad_backward``).
+
+    Math
+    ----
+    .. math:: y_j = x_{\pi(j)} \ (\text{or } v \text{ outside, for constant}), \qquad
+              \frac{\partial \mathcal{L}}{\partial x_i} = \sum_{j:\, \pi(j) = i} g_j
+
+    with :math:`\pi` the reflect / replicate / circular index map.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"pad"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: a filled array with the input written inside (constant) or ``xp.pad`` with
+    ``reflect`` / ``edge`` / ``wrap``. Negative pads crop before padding (PyTorch's rule).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("pad", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, pads, mode, value):
+        return be.pad(x, pads, mode, value)
+
+    def grad_formula(self, g):
+        return self.be.pad_backward(g, self.params["pads"], self.params["mode"])
+
+    def grad_formula_impl(self, g, x, out):
+        pads, mode = self.params["pads"], self.params["mode"]
+        if mode == "constant":
+            return PadBackward.call(g, pads=tuple((-a, -b) for a, b in pads), mode=mode,
+                                    value=0)
+        return PadGradBackward.call(g, pads=pads, mode=mode)
+
+
+@register
+class PadGradBackward(UnaryOp):
+    r"""Autograd node of the backward of reflect / replicate / circular ``pad``.
+
+    Internal. Saves nothing: it is linear, and its own gradient is ``pad`` of the incoming
+    gradient with the same pads and mode.
+
+    Math
+    ----
+    .. math:: y_i = \sum_{j:\, \pi(j) = i} x_j, \qquad
+              \frac{\partial \mathcal{L}}{\partial x_j} = g_{\pi(j)}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"pad_backward"``, ``AmpPolicy.KEEP_INPUT``, internal.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: per padded dim, the inner slice plus the pad slices added to their sources
+    (flipped for reflect, summed onto the edge for replicate); cropped cells get 0.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("pad_backward", 1, AmpPolicy.KEEP_INPUT, internal=True)
+
+    @staticmethod
+    def dispatch(be, g, pads, mode):
+        return be.pad_backward(g, pads, mode)
+
+    def grad_formula(self, g):
+        return self.be.pad(g, self.params["pads"], self.params["mode"], 0)
+
+    def grad_formula_impl(self, g, x, out):
+        return PadBackward.call(g, value=0, **self.params)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """``input`` padded by ``pad = (last_lo, last_hi, prev_lo, prev_hi, ...)`` from the last
+    dim backward; negative pads crop. ``mode``: constant (``value``, default 0), reflect,
+    replicate, circular."""
+    pad = _shape_arg((pad,), "pad")
+    shape = input._data.shape
+    nd = len(shape)
+    if len(pad) % 2:
+        raise ShapeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
+    if len(pad) > 2 * nd:
+        raise ShapeError(f"pad: padding length should be less than or equal to two times the "
+                         f"input dimension but got padding length {len(pad)} and input of "
+                         f"dimension {nd}")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: unsupported padding mode {mode!r}; expected one of "
+                         f"{', '.join(_PAD_MODES)}")
+    if mode != "constant" and value is not None and value != 0:
+        raise ValueError(f"pad: padding mode {mode!r} doesn't take in a value argument")
+    pads = [(0, 0)] * nd
+    for i in range(len(pad) // 2):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        pads[d] = (lo, hi)
+        n = shape[d] - max(-lo, 0) - max(-hi, 0)
+        if n + max(lo, 0) + max(hi, 0) < 0 or n < 0:
+            raise ShapeError(f"pad: the input size {shape[d]}, plus negative padding {lo} and "
+                             f"{hi} resulted in a negative output size, which is invalid. "
+                             f"Check dimension {d} of your input.")
+        if mode == "constant" or (lo <= 0 and hi <= 0):
+            continue
+        if mode == "reflect" and max(lo, hi) >= n:
+            raise ShapeError(f"pad: padding size should be less than the corresponding input "
+                             f"dimension, but got padding ({lo}, {hi}) at dimension {d} of "
+                             f"input {list(shape)}")
+        if mode == "circular" and max(lo, hi) > n:
+            raise ShapeError(f"pad: padding value ({lo}, {hi}) must be at most the size "
+                             f"{n} of dimension {d} of input {list(shape)} (circular)")
+        if mode == "replicate" and n == 0:
+            raise ShapeError(f"pad: cannot replicate-pad the empty dimension {d} of input "
+                             f"{list(shape)}")
+    return PadBackward.call(input, pads=tuple(pads), mode=mode,
+                            value=0 if value is None else value)

@@ -73,7 +73,7 @@ class XpShape:
         return tuple(a[_along(a.ndim, dim, i)] for i in range(a.shape[dim]))
 
     def flip(self, a, axes):
-        return self.xp.ascontiguousarray(self.xp.flip(a, axes))
+        return self.copy(self.xp.flip(a, axes))
 
     def roll(self, a, shifts, axes):
         return self.xp.roll(a, shifts, axes)
