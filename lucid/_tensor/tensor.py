@@ -271,7 +271,13 @@ class Tensor:
         """A tensor sharing storage and version counter, cut from the graph."""
         t = Tensor._wrap(self._data, self._dtype, self._device)
         t._vc = self._vc
-        t._base = self._base if self._base is not None else self
+        if self._base is None:
+            t._base = self
+            t._meta = {"view": ()}      # an alias of the base: the empty view chain
+        else:
+            t._base = self._base
+            if self._meta is not None and "view" in self._meta:
+                t._meta = {"view": self._meta["view"]}
         return t
 
     def detach_(self):

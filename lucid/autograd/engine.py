@@ -13,39 +13,49 @@ node finishes unless ``retain_graph``.
 
 from __future__ import annotations
 
+import os
 import traceback
 
-from ..errors import AutogradError, ShapeError
+from ..errors import AutogradError, DeviceMismatchError, ShapeError
 from .grad_mode import STATE
 from .graph import AccumulateGrad, accumulator_of
 
 __all__ = ["backward", "grad", "run_backward"]
 
 
-def _root_edge(t, what):
+def _root_edge(i, t, what):
     if t.grad_fn is not None:
         return t.grad_fn, t._output_nr
     if t._requires_grad:
         return accumulator_of(t), 0
-    raise AutogradError(f"{what}: element of tensors does not require grad and does not "
+    raise AutogradError(f"{what}: element {i} of tensors does not require grad and does not "
                         "have a grad_fn")
 
 
-def _root_grad(t, g, create_graph, what):
+def _root_grad(i, t, g, create_graph, what):
+    """The starting gradient of root ``t``: ones for a one-element ``t`` when ``g`` is None,
+    else ``g`` checked against ``t`` and cast to its dtype (an array unless ``create_graph``)."""
+    from .._tensor import Tensor
     if g is None:
         if t._data.size != 1:
             raise AutogradError(f"{what}: grad can be implicitly created only for scalar "
-                                f"outputs, got a tensor of shape {tuple(t.shape)}")
+                                f"outputs, got output {i} of shape {tuple(t.shape)}")
         arr = t._device.backend.ones(t._data.shape, t._dtype.np)
-        return type(t)._wrap(arr, t._dtype, t._device) if create_graph else arr
-    if not isinstance(g, type(t)):
-        raise AutogradError(f"{what}: gradient must be a Tensor, got {type(g).__name__}")
+        return Tensor._wrap(arr, t._dtype, t._device) if create_graph else arr
+    if not isinstance(g, Tensor):
+        raise AutogradError(f"{what}: grad_output {i} must be a Tensor or None, got "
+                            f"{type(g).__name__}")
     if g._data.shape != t._data.shape:
-        raise ShapeError(f"{what}: mismatch in shape: grad_output has shape "
-                         f"{tuple(g.shape)} and output has shape {tuple(t.shape)}")
+        raise ShapeError(f"{what}: mismatch in shape: grad_output {i} has shape "
+                         f"{tuple(g.shape)} and output {i} has shape {tuple(t.shape)}")
     if g._device is not t._device:
-        from ..errors import DeviceMismatchError
-        raise DeviceMismatchError(f"{what}: gradient is on {g._device}, output on {t._device}")
+        raise DeviceMismatchError(f"{what}: grad_output {i} is on {g._device} but output {i} "
+                                  f"is on {t._device}")
+    if g._dtype is not t._dtype:
+        if not g._dtype.is_floating_point:
+            raise AutogradError(f"{what}: grad_output {i} has dtype {g._dtype.name}, expected "
+                                f"a floating dtype like output {i} ({t._dtype.name})")
+        g = g.to(t._dtype)
     return g if create_graph else g._data
 
 
@@ -60,15 +70,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     """Run the graph from ``roots``; return the gradients captured for ``inputs`` (or None)."""
     if retain_graph is None:
         retain_graph = create_graph
-    edges = [_root_edge(t, what) for t in roots]
-    grads0 = [_root_grad(t, g, create_graph, what) for t, g in zip(roots, root_grads)]
+    edges = [_root_edge(i, t, what) for i, t in enumerate(roots)]
+    grads0 = [_root_grad(i, t, g, create_graph, what)
+              for i, (t, g) in enumerate(zip(roots, root_grads))]
 
     # 1. dependency counts over every reachable node
     deps = {}
     seen = set()
-    stack = [n for n, _ in edges]
-    for n in stack:
-        seen.add(n)
+    stack = list(dict.fromkeys(n for n, _ in edges))
+    seen.update(stack)
     while stack:
         node = stack.pop()
         for e in node.next_edges:
@@ -118,15 +128,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             if grads is not None:
                 if node._pre_hooks is not None or node._retain is not None:
                     grads = _run_pre_hooks(node, grads, create_graph, dev)
+                if node.__class__ is AccumulateGrad:
+                    _leaf(node, grads[0], create_graph, targets, captured, accumulate)
+                    continue
                 if targets is not None:
                     for nr, g in enumerate(grads):
                         for i in targets.get((node, nr), ()):
                             captured[i] = g
-                if node.__class__ is AccumulateGrad:
-                    if accumulate and (targets is None or (node, 0) in targets) and \
-                            grads[0] is not None:
-                        _accumulate(node, grads[0], create_graph, dev)
-                    continue
                 if needed is None or node in needed:
                     if node._out_meta is None and node._hooks is None and not STATE.anomaly:
                         in_grads = node.apply_graph(grads) if create_graph else \
@@ -172,7 +180,10 @@ def _n_outputs(node):
 
 
 def _needed_nodes(nodes, target_nodes):
-    """Nodes from which some target is reachable (iterative post-order)."""
+    """Nodes that must run: those with a target strictly below them (iterative post-order).
+
+    A target node itself only has its incoming gradient captured; it runs only when another
+    target lies below it."""
     needed = {}
     for start in nodes:
         if start in needed:
@@ -188,8 +199,8 @@ def _needed_nodes(nodes, target_nodes):
                     break
             if not advanced:
                 stack.pop()
-                needed[node] = node in target_nodes or any(
-                    e is not None and needed.get(e[0], False) for e in node.next_edges)
+                needed[node] = any(e is not None and (e[0] in target_nodes or needed[e[0]])
+                                   for e in node.next_edges)
     return {n for n, v in needed.items() if v}
 
 
@@ -205,12 +216,10 @@ def _call_node(node, grads, create_graph):
                 grads[i] = _to_tensor(z, _dev(node)) if create_graph else z
     try:
         out = node.apply_graph(grads) if create_graph else node.apply_eager(grads)
-    except AutogradError:
-        raise
     except Exception as e:
         if STATE.anomaly and node._anomaly_trace:
-            raise AutogradError(f"{node.name()}: error in backward ({e}); forward call "
-                                "that created it:\n" + "".join(node._anomaly_trace)) from e
+            e.add_note(f"Error detected in {node.name()}. Forward call that created it:\n"
+                       + "".join(node._anomaly_trace))
         raise
     if STATE.anomaly:
         _check_anomaly(node, out)
@@ -246,18 +255,35 @@ def _unwrap_from_hook(g, create_graph):
     return g if create_graph else g._data
 
 
+def _run_tensor_hooks(hooks, g, dev, create_graph):
+    """Run tensor hooks in order on gradient ``g``; a non-None return replaces it."""
+    from .._tensor import Tensor
+    t = _wrap_for_hook(g, dev, create_graph)
+    for h in list(hooks):
+        r = h(t)
+        if r is None:
+            continue
+        if not isinstance(r, Tensor):
+            raise AutogradError(f"hook {_hook_name(h)} returned {type(r).__name__}, expected "
+                                "a Tensor or None")
+        if r._data.shape != t._data.shape:
+            raise ShapeError(f"hook {_hook_name(h)} changed the shape of the gradient from "
+                             f"{tuple(t.shape)} to {tuple(r.shape)}")
+        t = r
+    return _unwrap_from_hook(t, create_graph)
+
+
+def _hook_name(h):
+    return repr(getattr(h, "__name__", type(h).__name__))
+
+
 def _run_pre_hooks(node, grads, create_graph, dev):
     grads = list(grads)
     pre = node._pre_hooks or {}
     for nr, g in enumerate(grads):
         hooks = pre.get(nr)
         if hooks and g is not None:
-            t = _wrap_for_hook(g, dev, create_graph)
-            for h in list(hooks):
-                r = h(t)
-                if r is not None:
-                    t = r
-            grads[nr] = _unwrap_from_hook(t, create_graph)
+            grads[nr] = _run_tensor_hooks(hooks, g, dev, create_graph)
     whole = pre.get(-1)
     if whole:
         ts = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph) for g in grads)
@@ -290,16 +316,22 @@ def _run_post_hooks(node, in_grads, out_grads, create_graph):
     return [None if t is None else _unwrap_from_hook(t, create_graph) for t in ins]
 
 
-def _accumulate(node, g, create_graph, dev):
+def _leaf(node, g, create_graph, targets, captured, accumulate):
+    """At a leaf's accumulator: run the leaf's tensor hooks, capture the gradient when the
+    leaf is an input of ``grad``/``backward(inputs=...)``, accumulate into ``.grad`` (then
+    the post-accumulate hooks) when this backward accumulates into it."""
     var = node.variable
     meta = var._meta
     if meta is not None and meta.get("hooks"):
-        t = _wrap_for_hook(g, var._device, create_graph)
-        for h in list(meta["hooks"]):
-            r = h(t)
-            if r is not None:
-                t = r
-        g = _unwrap_from_hook(t, create_graph)
+        g = _run_tensor_hooks(meta["hooks"], g, var._device, create_graph)
+    if targets is not None:
+        slots = targets.get((node, 0))
+        if slots is None:
+            return
+        for i in slots:
+            captured[i] = g
+    if not accumulate:
+        return
     node.accumulate(g, create_graph)
     if meta is not None and meta.get("post_accumulate"):
         for h in list(meta["post_accumulate"]):
@@ -360,8 +392,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs, res):
         if g is None:
             if materialize_grads:
-                from ..ops import zeros_like
-                g = zeros_like(t)
+                g = Tensor._wrap(t._device.backend.full(t._data.shape, 0, t._dtype.np),
+                                 t._dtype, t._device)
             out.append(g)
         elif create_graph:
             out.append(g)
@@ -370,5 +402,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(out)
 
 
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def record_anomaly_trace(node):
-    node._anomaly_trace = traceback.format_stack()[:-3]
+    """Keep the stack of the forward call that made ``node``, without Lucid's own frames."""
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PKG)]
+    node._anomaly_trace = traceback.format_list(frames)

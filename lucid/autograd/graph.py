@@ -99,7 +99,7 @@ class Node:
         """Gradients (arrays) for each input from gradients of each output, via ``grad_formula``."""
         if self._versions is not None or self._freed:
             self._check_saved()
-        res = self.grad_formula(grads[0] if len(grads) == 1 else tuple(grads))
+        res = self.grad_formula(grads[0] if self._out_meta is None else tuple(grads))
         out = list(res) if res.__class__ is tuple else [res]
         edges = self.next_edges
         i = -1
@@ -124,7 +124,7 @@ class Node:
         self._check_saved()
         n = len(self.next_edges)
         inputs = self.saved if self.saved is not None else (None,) * n
-        g = grads[0] if len(grads) == 1 else tuple(grads)
+        g = grads[0] if self._out_meta is None else tuple(grads)
         res = self.grad_formula_impl(g, *inputs, self._saved_output())
         if res.__class__ is not tuple:
             res = (res,)
@@ -183,18 +183,21 @@ class AccumulateGrad(Node):
         return "AccumulateGrad"
 
     def accumulate(self, grad, graph_mode):
+        """Add ``grad`` into ``.grad``: in place when it exists (references to ``.grad``
+        stay valid, like PyTorch), out of place with a graph under ``create_graph``."""
         var = self.variable
+        old = var._grad
         if graph_mode:
-            g = grad
-            if var._grad is not None:
-                g = var._grad + g
-            var._grad = g
-            return
-        if var._grad is None:
+            var._grad = grad if old is None else old + grad
+        elif old is None:
             var._grad = type(var)._wrap(self.be.copy(grad), var._dtype, var._device)
         else:
-            old = var._grad
-            var._grad = type(var)._wrap(old._data + grad, old._dtype, old._device)
+            try:
+                old._data += grad
+            except ValueError:        # a read-only (broadcast) array assigned by the user
+                var._grad = type(var)._wrap(old._data + grad, old._dtype, old._device)
+                return
+            old._vc[0] += 1
 
 
 def accumulator_of(t):

@@ -226,6 +226,8 @@ def scalar_like(value, dt, like):
 
 def norm_dim(dim, ndim, op):
     """``dim`` as a non-negative int, or a DimError naming ``op`` and the valid range."""
+    if dim.__class__ is int and 0 <= dim < ndim:
+        return dim
     if not isinstance(dim, numbers.Integral):
         raise DimError(f"{op}: dim must be an int, got {type(dim).__name__}")
     n = max(ndim, 1)
@@ -497,6 +499,10 @@ def write_result(self_t, res, name):
         if shape != self_t._data.shape:
             raise ShapeError(f"{name}_: output with shape {tuple(self_t._data.shape)} doesn't "
                              f"match the broadcast shape {tuple(res._data.shape)}")
+    if not self_t._data.flags.writeable:
+        raise AutogradError(f"{name}_: unsupported operation: the tensor is a broadcast "
+                            "(expanded) view whose elements share memory; clone() it before "
+                            "writing in place")
     self_t._device._backend.assign(self_t._data, res._data)
     self_t._vc[0] += 1
 

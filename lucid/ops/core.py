@@ -147,8 +147,10 @@ class ViewScatterBackward(Op):
     ----------
     schema_v1 : OpSchema
         ``"view_scatter"``, internal.
-    saves_input, saves_output : bool
-        False, False.
+    saves_input : bool
+        True: the base, whose memory layout the mask copies.
+    saves_output : bool
+        False.
 
     Notes
     -----
@@ -158,6 +160,7 @@ class ViewScatterBackward(Op):
     __slots__ = ()
     schema_v1 = OpSchema("view_scatter", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
                          internal=True)
+    saves_input = True     # the base, for its memory layout (its values are never read)
 
     @staticmethod
     def dispatch(be, base, src, chain):
@@ -169,9 +172,8 @@ class ViewScatterBackward(Op):
         return a
 
     def _outside_mask(self):
-        shape, dt = self.in_meta[0]
-        m = self.be.full(shape, 1, dt.np)
-        self.be.assign(self._view_of(m), 0)
+        m = self.be.ones_like(self.saved[0]._data)   # the base's memory layout, so view
+        self.be.assign(self._view_of(m), 0)          # replays stay views of the mask
         return m
 
     def grad_formula(self, g):

@@ -11,16 +11,14 @@ the backward stays one node (outputs without a gradient contribute zeros).
 from __future__ import annotations
 
 import numbers
-import operator
 
-from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import DimError, ShapeError
 from ._bind import tensor_method
 from .base import MultiOutputOp, NaryOp, _link_view, norm_dim
 from .registry import register
 from .schema import AmpPolicy, OpSchema
-from .shape import NarrowBackward, ViewBackward
+from .shape import NarrowBackward, ViewBackward, _int, _shape_arg
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
            "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split",
@@ -55,19 +53,21 @@ class CatBackward(NaryOp):
     Notes
     -----
     Backends: ``xp.concatenate`` (a copy). Inputs are promoted to one dtype first; empty
-    inputs of shape ``(0,)`` are skipped (PyTorch's legacy rule).
+    inputs of shape ``(0,)`` are skipped (PyTorch's legacy rule; param ``skip``).
     """
 
     __slots__ = ()
     schema_v1 = OpSchema("cat", 1, AmpPolicy.KEEP_INPUT, input_arity=-1)
 
     @staticmethod
-    def dispatch(be, *xs, dim):
+    def dispatch(be, *xs, dim, skip=False):
+        if skip:
+            xs = [x for x in xs if x.shape != (0,)]
         return be.concatenate(xs, dim)
 
     def _sizes(self):
         d = self.params["dim"]
-        return [m[0][d] for m in self.in_meta]
+        return [s[d] if len(s) > d else 0 for s, _ in self.in_meta]
 
     def grad_formula(self, g):
         parts = self.be.split(g, self.params["dim"], self._sizes())
@@ -80,23 +80,25 @@ class CatBackward(NaryOp):
 def cat(tensors, dim=0):
     """The tensors joined along existing dim ``dim`` (same shape elsewhere)."""
     tensors = _tensor_list(tensors, "cat")
-    ref = next((t for t in tensors if t._data.shape != (0,)), tensors[0])
-    nd = ref._data.ndim
+    ref = None
+    legacy = False
+    for t in tensors:
+        if t._data.shape == (0,):
+            legacy = True
+        elif ref is None:
+            ref = t
+    nd = 1 if ref is None else ref._data.ndim
     if nd == 0:
-        raise ShapeError("cat: zero-dimensional tensor (at position "
-                         f"{tensors.index(ref)}) cannot be concatenated")
-    if nd != 1 and len(tensors) > 1:
-        kept = [t for t in tensors if t._data.shape != (0,)]
-        if len(kept) != len(tensors):
-            rd = ref._dtype
-            for t in tensors:
-                rd = _dt.promote_types(rd, t._dtype)
-            tensors = [t if t._dtype is rd else t.to(rd) for t in kept]
+        pos = next(i for i, t in enumerate(tensors) if t is ref)
+        raise ShapeError(f"cat: zero-dimensional tensor (at position {pos}) cannot be "
+                         "concatenated")
     d = norm_dim(dim, nd, "cat")
     try:
+        if legacy and nd != 1:
+            return CatBackward.call(tensors, dim=d, skip=True)
         return CatBackward.call(tensors, dim=d)
     except ValueError:
-        _cat_error(tensors, d)
+        _cat_error([t for t in tensors if t._data.shape != (0,)], d)
         raise
 
 
@@ -243,6 +245,11 @@ def column_stack(tensors):
 
 # -- splits ------------------------------------------------------------------------------
 
+def _parts(g):
+    """The per-output gradients (the engine passes a lone output's gradient unwrapped)."""
+    return g if g.__class__ is tuple else (g,)
+
+
 @register
 class SplitBackward(MultiOutputOp):
     r"""Autograd node for :math:`(y_0, y_1, \ldots)`: consecutive pieces of :math:`x` along
@@ -278,10 +285,10 @@ class SplitBackward(MultiOutputOp):
         return be.split(x, dim, sizes)
 
     def grad_formula(self, g):
-        return self.be.concatenate(g, self.params["dim"])
+        return self.be.concatenate(_parts(g), self.params["dim"])
 
     def grad_formula_impl(self, g, x, out):
-        return cat(list(g), self.params["dim"])
+        return cat(list(_parts(g)), self.params["dim"])
 
 
 def _split(x, d, sizes):
@@ -321,7 +328,7 @@ def split(tensor, split_size_or_sections, dim=0):
             return _split(tensor, d, (0,))
         k = max(-(-n // s), 1)
         return _split(tensor, d, (s,) * (k - 1) + (n - s * (k - 1),))
-    sizes = tuple(operator.index(v) for v in s)
+    sizes = _shape_arg((s,), "split")
     if any(v < 0 for v in sizes) or sum(sizes) != n:
         raise ShapeError(f"split: split_with_sizes expects split_sizes to sum exactly to {n} "
                          f"(input tensor's size at dimension {d}), but got split_sizes="
@@ -334,7 +341,7 @@ def chunk(input, chunks, dim=0):
     """``chunks`` views of ``input`` along ``dim`` of equal size (the last may be smaller,
     and there may be fewer when the size does not divide)."""
     d = _dim_of(input, dim, "chunk")
-    chunks = operator.index(chunks)
+    chunks = _int(chunks, "chunks", "chunk")
     if chunks <= 0:
         raise ShapeError(f"chunk: expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[d]
@@ -361,7 +368,8 @@ def tensor_split(input, indices_or_sections, dim=0):
                              f"{ios}")
         q, r = divmod(n, ios)
         return _split(input, d, (q + 1,) * r + (q,) * (ios - r))
-    bounds = [0] + [min(max(i + n if i < 0 else i, 0), n) for i in map(operator.index, ios)]
+    bounds = [0] + [min(max(i + n if i < 0 else i, 0), n)
+                    for i in _shape_arg((ios,), "tensor_split")]
     pieces = []
     for k, start in enumerate(bounds):
         end = bounds[k + 1] if k + 1 < len(bounds) else n
@@ -405,10 +413,10 @@ class UnbindBackward(MultiOutputOp):
         return be.unbind(x, dim)
 
     def grad_formula(self, g):
-        return self.be.stack(g, self.params["dim"])
+        return self.be.stack(_parts(g), self.params["dim"])
 
     def grad_formula_impl(self, g, x, out):
-        return stack(list(g), self.params["dim"])
+        return stack(list(_parts(g)), self.params["dim"])
 
 
 @tensor_method("unbind")

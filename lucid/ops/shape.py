@@ -30,26 +30,39 @@ __all__ = ["reshape", "view", "expand", "permute", "transpose", "swapaxes", "swa
 
 def _shape_arg(size, op="shape"):
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
-    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+    if len(size) == 1 and size[0].__class__ is not int and \
+            not isinstance(size[0], numbers.Integral):
         size = size[0]
     try:
-        return tuple(operator.index(s) for s in size)
+        return tuple(map(operator.index, size))
     except TypeError:
         raise DTypeError(f"{op}: expected a sequence of ints, got {size!r}") from None
 
 
+def _int(v, what, op):
+    """``v`` as an int (ints, integer scalars, one-element integer tensors), else DTypeError."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise DTypeError(f"{op}: {what} must be an int, got {type(v).__name__}") from None
+
+
 def infer_shape(shape, numel, op):
     """``shape`` with one ``-1`` resolved so it holds ``numel`` elements."""
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1 or any(s < -1 for s in shape):
-        raise ShapeError(f"{op}: invalid shape {tuple(shape)}: only one dimension can be -1 "
-                         "and no size can be negative")
-    known = math.prod(s for s in shape if s != -1)
-    if neg:
+    known, neg = 1, -1
+    for i, s in enumerate(shape):
+        if s >= 0:
+            known *= s
+        elif s == -1 and neg < 0:
+            neg = i
+        else:
+            raise ShapeError(f"{op}: invalid shape {tuple(shape)}: only one dimension can be "
+                             "-1 and no size can be negative")
+    if neg >= 0:
         if known == 0 or numel % known:
             raise ShapeError(f"{op}: shape {tuple(shape)} is invalid for input of size {numel}")
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    elif known != numel:
+        return shape[:neg] + (numel // known,) + shape[neg + 1:]
+    if known != numel:
         raise ShapeError(f"{op}: shape {tuple(shape)} is invalid for input of size {numel}")
     return shape
 
@@ -542,7 +555,7 @@ def narrow(input, dim, start, length):
         raise DimError("narrow: cannot be applied to a 0-dim tensor")
     d = norm_dim(dim, len(shape), "narrow")
     n = shape[d]
-    start, length = operator.index(start), operator.index(length)
+    start, length = _int(start, "start", "narrow"), _int(length, "length", "narrow")
     if not -n <= start <= n:
         raise DimError(f"narrow: start out of range (expected to be in range of [{-n}, {n}], "
                        f"but got {start})")
@@ -597,7 +610,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = norm_dim(dim1, nd, "diagonal"), norm_dim(dim2, nd, "diagonal")
     if d1 == d2:
         raise DimError(f"diagonal: dimensions cannot be identical ({dim1}, {dim2})")
-    return DiagonalBackward.call(input, offset=operator.index(offset), dim1=d1, dim2=d2)
+    return DiagonalBackward.call(input, offset=_int(offset, "offset", "diagonal"), dim1=d1, dim2=d2)
 
 
 # -- unfold ------------------------------------------------------------------------------
@@ -691,7 +704,7 @@ def _unfold(input, dimension, size, step):
     (a new last dim runs inside each window)."""
     shape = input._data.shape
     d = norm_dim(dimension, len(shape), "unfold")
-    size, step = operator.index(size), operator.index(step)
+    size, step = _int(size, "size", "unfold"), _int(step, "step", "unfold")
     n = shape[d] if shape else 1
     if step <= 0:
         raise ShapeError(f"unfold: step is {step} but must be > 0")
@@ -846,7 +859,7 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise DimError(f"rot90: expected rotation dims to be different, but got dim0 = "
                        f"{dims[0]} and dim1 = {dims[1]}")
-    k = operator.index(k) % 4
+    k = _int(k, "k", "rot90") % 4
     if k == 1:
         return _swap(FlipBackward.call(input, dims=(d1,)), d0, d1)
     if k == 2:

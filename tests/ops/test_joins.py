@@ -172,6 +172,8 @@ ERRORS = [
     (lambda: lucid.cat([_a, lucid.tensor(np.zeros((2, 3, 1)))]), ShapeError,
      "cat: tensors must have same number of dimensions: got 2 and 3"),
     (lambda: lucid.cat([_s, _s]), ShapeError, r"cat: zero-dimensional tensor \(at position 0\)"),
+    (lambda: lucid.cat([lucid.tensor([]), _s]), ShapeError, r"cat: zero-dimensional tensor \(at "
+     r"position 1\)"),
     (lambda: lucid.cat([_a, _a], 2), DimError, r"cat: dimension out of range.*2"),
     (lambda: lucid.cat([]), ShapeError, "cat: expected a non-empty list"),
     (lambda: lucid.cat(_a), ShapeError, "cat: expected a sequence of tensors"),
@@ -189,6 +191,8 @@ ERRORS = [
     (lambda: _a.split([3, -1], 1), ShapeError, "split_with_sizes"),
     (lambda: _a.split(1, 2), DimError, "split"),
     (lambda: _s.split(1), DimError, "split: expects at least a 1-dimensional tensor"),
+    (lambda: _a.chunk(2.0), DTypeError, "chunk: chunks must be an int, got float"),
+    (lambda: _a.split([1.0, 1.0]), DTypeError, "split: expected a sequence of ints"),
     (lambda: _a.chunk(0), ShapeError, "chunk: expects `chunks` to be greater than 0, got: 0"),
     (lambda: _s.chunk(2), DimError, "chunk"),
     (lambda: _a.tensor_split(0), ShapeError, "tensor_split: number of sections must be larger"),

@@ -1,11 +1,204 @@
-"""Binary kernels over an array module (NumPy or CuPy)."""
+"""Binary, comparison and logic kernels over an array module (NumPy or CuPy).
+
+Floating kernels that can produce inf/nan run under ``errstate(all="ignore")`` (NumPy would
+otherwise warn where PyTorch is silent). Integer division by zero raises the built-in
+``ZeroDivisionError``; the op turns it into a Lucid error naming the op.
+"""
+
+import contextlib
+
+
+def _quiet(xp):
+    es = getattr(xp, "errstate", None)
+    return es(all="ignore") if es is not None else contextlib.nullcontext()
+
+
+def _is_int(a):
+    return a.dtype.kind in "iub"
+
+
+def _check_divisor(b):
+    if bool((b == 0).any()):
+        raise ZeroDivisionError("integer division by zero")
 
 
 class XpBinary:
     """Implements :class:`BinaryKernels` with ``self.xp``."""
+
+    # -- arithmetic ------------------------------------------------------------------
 
     def add(self, a, b):
         return self.xp.add(a, b)
 
     def mul(self, a, b):
         return self.xp.multiply(a, b)
+
+    def sub(self, a, b):
+        return self.xp.subtract(a, b)
+
+    def div(self, a, b):
+        with _quiet(self.xp):
+            return self.xp.true_divide(a, b)
+
+    def div_floor(self, a, b):
+        if _is_int(a):
+            _check_divisor(b)
+            return self.xp.floor_divide(a, b)
+        with _quiet(self.xp):
+            return self.xp.floor_divide(a, b)
+
+    def div_trunc(self, a, b):
+        xp = self.xp
+        if _is_int(a):
+            _check_divisor(b)
+            q = xp.floor_divide(a, b)
+            inexact = (q < 0) & (q * b != a)      # floor is one below trunc there
+            return q + inexact.astype(q.dtype)
+        with _quiet(xp):
+            return xp.trunc(xp.true_divide(a, b))
+
+    def pow(self, a, b):
+        xp = self.xp
+        if _is_int(a) and _is_int(b):
+            if b.dtype.kind == "i" and bool((b < 0).any()):
+                ok = b >= 0
+                r = xp.power(a, xp.where(ok, b, 0))
+                neg = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b % 2), 0))
+                return xp.where(ok, r, neg.astype(r.dtype))
+            return xp.power(a, b)
+        with _quiet(xp):
+            return xp.power(a, b)
+
+    def remainder(self, a, b):
+        xp = self.xp
+        if _is_int(a):
+            _check_divisor(b)
+            return xp.remainder(a, b)
+        with _quiet(xp):
+            m = xp.fmod(a, b)
+            fix = (m != 0) & ((b < 0) != (m < 0))
+            return xp.where(fix, m + b, m)
+
+    def fmod(self, a, b):
+        if _is_int(a):
+            _check_divisor(b)
+            return self.xp.fmod(a, b)
+        with _quiet(self.xp):
+            return self.xp.fmod(a, b)
+
+    def atan2(self, a, b):
+        return self.xp.arctan2(a, b)
+
+    def hypot(self, a, b):
+        return self.xp.hypot(a, b)
+
+    def maximum(self, a, b):
+        return self.xp.maximum(a, b)
+
+    def minimum(self, a, b):
+        return self.xp.minimum(a, b)
+
+    def fmax(self, a, b):
+        return self.xp.fmax(a, b)
+
+    def fmin(self, a, b):
+        return self.xp.fmin(a, b)
+
+    def logaddexp(self, a, b):
+        with _quiet(self.xp):
+            return self.xp.logaddexp(a, b)
+
+    def logaddexp2(self, a, b):
+        with _quiet(self.xp):
+            return self.xp.logaddexp2(a, b)
+
+    def xlogy(self, a, b):
+        xp = self.xp
+        with _quiet(xp):
+            out = a * xp.log(b)
+        return xp.where((a == 0) & (b == b), 0, out)
+
+    def copysign(self, a, b):
+        return self.xp.copysign(a, b)
+
+    def lerp(self, a, b, w):
+        xp = self.xp
+        dt = a.dtype
+        if dt.itemsize == 2:                      # half types compute in float32
+            a, b, w = a.astype(xp.float32), b.astype(xp.float32), w.astype(xp.float32)
+        d = b - a
+        out = xp.where(xp.abs(w) < 0.5, a + w * d, b - d * (1 - w))
+        return out.astype(dt, copy=False)
+
+    def addcmul(self, x, t1, t2, value):
+        return x + (t1 * t2 if value == 1 else value * t1 * t2)
+
+    def addcdiv(self, x, t1, t2, value):
+        with _quiet(self.xp):
+            return x + (t1 / t2 if value == 1 else value * t1 / t2)
+
+    def where(self, cond, a, b):
+        return self.xp.where(cond, a, b)
+
+    # -- comparison and logic --------------------------------------------------------
+
+    def eq(self, a, b):
+        return self.xp.equal(a, b)
+
+    def ne(self, a, b):
+        return self.xp.not_equal(a, b)
+
+    def lt(self, a, b):
+        return self.xp.less(a, b)
+
+    def le(self, a, b):
+        return self.xp.less_equal(a, b)
+
+    def gt(self, a, b):
+        return self.xp.greater(a, b)
+
+    def ge(self, a, b):
+        return self.xp.greater_equal(a, b)
+
+    def logical_and(self, a, b):
+        return self.xp.logical_and(a, b)
+
+    def logical_or(self, a, b):
+        return self.xp.logical_or(a, b)
+
+    def logical_xor(self, a, b):
+        return self.xp.logical_xor(a, b)
+
+    def logical_not(self, a):
+        return self.xp.logical_not(a)
+
+    def bitwise_and(self, a, b):
+        return self.xp.bitwise_and(a, b)
+
+    def bitwise_or(self, a, b):
+        return self.xp.bitwise_or(a, b)
+
+    def bitwise_xor(self, a, b):
+        return self.xp.bitwise_xor(a, b)
+
+    def bitwise_not(self, a):
+        return self.xp.invert(a)
+
+    def isclose(self, a, b, rtol, atol, equal_nan, float_dtype):
+        xp = self.xp
+        close = a == b
+        if equal_nan:
+            close |= (a != a) & (b != b)
+        if rtol == 0 and atol == 0:
+            return close
+        if a.dtype.kind == "b":
+            a, b = a.astype(float_dtype), b.astype(float_dtype)
+        bf = b.astype(float_dtype) if _is_int(b) else b
+        allowed = atol + xp.abs(rtol * bf)
+        with _quiet(xp):
+            actual = xp.abs(a - b)
+            close |= xp.isfinite(actual) & (actual <= allowed)
+        return close
+
+    def isin(self, elements, test_elements, invert):
+        return self.xp.isin(elements, test_elements, invert=invert)

@@ -30,6 +30,9 @@ class XpCore:
         out[...] = a
         return out
 
+    def ones_like(self, a):
+        return self.xp.ones_like(a)
+
     def zeros_like(self, a):
         return self.xp.zeros_like(a)
 

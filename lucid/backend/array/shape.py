@@ -59,7 +59,12 @@ class XpShape:
         return self.xp.concatenate(arrays, axis=axis)
 
     def stack(self, arrays, axis):
-        return self.xp.stack(arrays, axis=axis)
+        s = arrays[0].shape
+        for a in arrays:
+            if a.shape != s:
+                raise ValueError(f"stack: arrays of shapes {s} and {a.shape} differ")
+        ns = s[:axis] + (1,) + s[axis:]
+        return self.xp.concatenate([a.reshape(ns) for a in arrays], axis=axis)
 
     def split(self, a, dim, sizes):
         out = []

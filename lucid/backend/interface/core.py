@@ -43,6 +43,10 @@ class CoreKernels(ABC):
         """A new writable array of ``shape`` holding ``a`` broadcast (a materialised expand)."""
 
     @abstractmethod
+    def ones_like(self, a):
+        """Ones of ``a``'s shape, dtype and memory layout."""
+
+    @abstractmethod
     def zeros_like(self, a):
         """Zeros of ``a``'s shape and dtype."""
 

@@ -9,3 +9,36 @@ class LinalgKernels(ABC):
     @abstractmethod
     def matmul(self, a, b):
         """Matrix product with NumPy's ``matmul`` broadcasting rules."""
+
+    @abstractmethod
+    def einsum(self, equation, *arrays):
+        """Einstein summation of ``arrays`` over an explicit equation of letters only
+        (``"ab,bc->ac"``: no ellipsis, every operand's dims named, sizes equal per letter)."""
+
+    @abstractmethod
+    def cross(self, a, b, axis):
+        """Cross product :math:`c = a \\times b` of equal-shape ``a``, ``b`` along ``axis``
+        (size 3)."""
+
+    @abstractmethod
+    def diag_embed(self, a, offset, dim1, dim2):
+        """Zeros with the last axis of ``a`` written on diagonal ``offset`` of the plane
+        (``dim1``, ``dim2``) of the result, which has one more dim than ``a``."""
+
+    @abstractmethod
+    def cdist(self, x1, x2, p, use_mm):
+        """:math:`d_{\\ldots ij} = \\lVert x1_{\\ldots i} - x2_{\\ldots j} \\rVert_p` between
+        the rows of ``x1`` (..., P, M) and ``x2`` (..., R, M), batch dims broadcast.
+
+        ``p = 0`` counts differing coordinates, ``p = inf`` takes the largest. ``use_mm``
+        (p = 2 only): :math:`\\sqrt{\\max(|x1|^2 - 2\\,x1\\,x2^\\top + |x2|^2, 10^{-30})}`,
+        one GEMM instead of the (..., P, R, M) difference tensor.
+        """
+
+    @abstractmethod
+    def cdist_backward(self, g, x1, x2, d, p):
+        """Gradients ``(g1, g2)`` of :meth:`cdist` (batch shape broadcast): with
+        :math:`\\delta = x1_i - x2_j`, :math:`w = g\\,\\mathrm{sign}(\\delta)|\\delta|^{p-1}
+        / d^{p-1}` (0 where :math:`d = 0`, or :math:`\\delta = 0` for :math:`p < 1`),
+        :math:`g1_i = \\sum_j w`, :math:`g2_j = -\\sum_i w`; ``p = inf`` keeps only the
+        coordinates where :math:`|\\delta| = d`, ``p = 0`` gives zeros."""

@@ -9,7 +9,7 @@ from ._sample import Const, Sample, pos, rnd
 
 def _setitem_through_view(base, value):
     b = base * 1.0
-    v = b[1:]
+    v = b.narrow(0, 1, 2)
     v.mul_(value)          # in-place on a view: the base is rebased (view_scatter)
     return b
 

@@ -1,15 +1,7 @@
 """Registry-suite samples for joins and splits."""
 
-import torch
-
-import lucid
-
 from ._sample import Sample, rnd
-
-
-def _m(x):
-    """The module (torch or lucid) a tensor comes from, to spell a free function once."""
-    return torch if isinstance(x, torch.Tensor) else lucid
+from .shape import torch_or_lucid as _m
 
 
 def _same(op, fn, args, **kw):
