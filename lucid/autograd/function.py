@@ -8,7 +8,9 @@ written with Lucid ops is itself differentiable.
 
 from __future__ import annotations
 
-from ..errors import AutogradError, VersionMismatchError
+from numpy import broadcast_shapes as _np_broadcast_shapes
+
+from ..errors import AutogradError, ShapeError, VersionMismatchError
 from .grad_mode import STATE, no_grad
 from .graph import Node, accumulator_of
 
@@ -33,18 +35,21 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        for t, v in zip(self._saved, self._saved_versions):
-            if t is not None and t._vc[0] != v:
-                raise VersionMismatchError(
-                    "Function.saved_tensors: a tensor saved with save_for_backward was "
-                    f"modified in place (version {t._vc[0]}, expected {v})")
+        """The tensors given to :meth:`save_for_backward`; raises once they were freed or
+        when one was modified in place since."""
         if self._saved is None:
             raise AutogradError("Function.saved_tensors: the saved tensors were freed after "
                                 "a backward; pass retain_graph=True to backward twice")
+        for k, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
+            if t is not None and t._vc[0] != v:
+                raise VersionMismatchError(
+                    f"Function.saved_tensors: saved tensor {k} of shape {tuple(t.shape)} was "
+                    f"modified by an in-place operation: it is at version {t._vc[0]}, "
+                    f"expected version {v}")
         return self._saved
 
     def mark_dirty(self, *tensors):
-        """Declare inputs that ``forward`` modified in place."""
+        """Declare inputs that ``forward`` modified in place (they must be returned)."""
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors):
@@ -74,17 +79,35 @@ class _FunctionNode(Node):
             self._freed = True
 
     def _call_user(self, grads, wrap):
+        """Run the user's backward on wrapped gradients; return one checked gradient
+        Tensor (or None) per tensor input."""
+        from .._tensor import Tensor
         if not isinstance(grads, tuple):
             grads = (grads,)
         gs = tuple(None if g is None else wrap(g) for g in grads)
         res = self.fn_cls.backward(self.ctx, *gs)
         if not isinstance(res, tuple):
             res = (res,)
-        n_args = max(self.arg_slots) + 1
-        if len(res) < n_args:
+        n_args = self.ctx._n_args
+        if len(res) != n_args and not (len(res) > n_args and
+                                       all(r is None for r in res[n_args:])):
             raise AutogradError(f"{self.name()}: backward returned {len(res)} gradients, "
                                 f"expected {n_args} (one per forward argument)")
-        return tuple(res[i] for i in self.arg_slots)
+        out = []
+        for i, (shape, _) in zip(self.arg_slots, self.in_meta):
+            r = res[i]
+            if r is not None:
+                if not isinstance(r, Tensor):
+                    raise AutogradError(f"{self.name()}: backward returned "
+                                        f"{type(r).__name__} for argument {i}, expected a "
+                                        "Tensor or None")
+                if r._data.shape != shape and _broadcast(r._data.shape, shape) != \
+                        tuple(r._data.shape):
+                    raise ShapeError(f"{self.name()}: backward returned a gradient of shape "
+                                     f"{tuple(r.shape)} for argument {i} of shape "
+                                     f"{tuple(shape)}")
+            out.append(r)
+        return tuple(out)
 
     def grad_formula(self, g):
         from .._tensor import Tensor
@@ -100,6 +123,14 @@ class _FunctionNode(Node):
 
     def grad_formula_impl(self, g, *unused):
         return self._call_user(g, lambda t: t)
+
+
+def _broadcast(a, b):
+    """The broadcast shape of ``a`` and ``b``, or None."""
+    try:
+        return tuple(_np_broadcast_shapes(a, b))
+    except ValueError:
+        return None
 
 
 class Function:
@@ -119,19 +150,20 @@ class Function:
         ctx = FunctionCtx()
         slots = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = tuple(args[i] for i in slots)
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        has_setup = "setup_context" in vars(cls) or any(
-            "setup_context" in vars(k) for k in cls.__mro__[1:-2])
+        grad_on = STATE.grad_enabled
+        ctx.needs_input_grad = tuple(grad_on and isinstance(a, Tensor) and a._requires_grad
+                                     for a in args)
+        ctx._n_args = len(args)
         with no_grad():
-            if has_setup:
+            if _has_setup_context(cls):
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
             else:
                 out = cls.forward(ctx, *args, **kwargs)
-        record = STATE.grad_enabled and any(t._requires_grad for t in tensors)
         single = isinstance(out, Tensor)
         outs = (out,) if single else tuple(out)
-        if not record:
+        _check_dirty(cls, ctx, tensors, outs)
+        if not (grad_on and any(t._requires_grad for t in tensors)):
             return out
         node = object.__new__(_FunctionNode)
         node.ctx, node.fn_cls, node.arg_slots = ctx, cls, slots
@@ -146,6 +178,9 @@ class Function:
         dev = tensors[0]._device
         node.be = dev._backend
         ctx._device = dev
+        if STATE.anomaly:
+            from .engine import record_anomaly_trace
+            record_anomaly_trace(node)
         tensor_outs = [o for o in outs if isinstance(o, Tensor)]
         node._out_meta = tuple((o._data.shape, o._dtype) for o in tensor_outs) \
             if len(tensor_outs) > 1 else None
@@ -167,12 +202,57 @@ class Function:
         return result[0] if single else tuple(result)
 
 
+def _has_setup_context(cls):
+    """Whether ``cls`` uses the ``forward(*args)`` + ``setup_context(ctx, ...)`` style."""
+    return getattr(cls, "setup_context", None) is not None
+
+
+def _check_dirty(cls, ctx, inputs, outs):
+    """Tensors marked dirty must be inputs returned as outputs, and not leaves requiring
+    grad (modifying those in place would lose their gradient)."""
+    name = cls.__name__
+    for t in ctx._dirty:
+        if not any(t is o for o in outs):
+            raise AutogradError(f"{name}: a tensor marked dirty in forward was not returned "
+                                "as an output")
+        if not any(t is i for i in inputs):
+            raise AutogradError(f"{name}: mark_dirty got a tensor that is not an input")
+        if STATE.grad_enabled:
+            leaf = t if t._base is None else t._base
+            if leaf._requires_grad and leaf.grad_fn is None:
+                what = "a leaf" if leaf is t else "a view of a leaf"
+                raise AutogradError(f"{name}: {what} Variable that requires grad has been "
+                                    "used in an in-place operation (mark_dirty).")
+
+
 def once_differentiable(fn):
-    """Mark a ``backward`` as not differentiable: it runs without recording a graph."""
+    """Mark a ``backward`` as not differentiable: it runs without recording a graph, and
+    differentiating its results (``create_graph=True``, then a second backward) raises."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *grads):
         with no_grad():
-            return fn(ctx, *grads)
+            res = fn(ctx, *grads)
+        if not STATE.grad_enabled or not any(g is not None and g._requires_grad
+                                             for g in grads):
+            return res
+        single = not isinstance(res, tuple)
+        res = tuple(None if r is None else _DelayedError.apply(r, fn.__qualname__)
+                    for r in ((res,) if single else res))
+        return res[0] if single else res
     return wrapper
+
+
+class _DelayedError(Function):
+    """Passes its input through; differentiating it raises (see once_differentiable)."""
+
+    @staticmethod
+    def forward(ctx, x, name):
+        ctx.name = name
+        return x.detach()
+
+    @staticmethod
+    def backward(ctx, g):
+        raise AutogradError(f"{ctx.name}: trying to differentiate twice a function that was "
+                            "marked with @once_differentiable")

@@ -51,6 +51,7 @@ class Op(Node):
     _policy = AmpPolicy.KEEP_INPUT
     _multi = False
     _view = False
+    _nondet = False         # mirrors not schema_v1.deterministic
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -59,6 +60,7 @@ class Op(Node):
             cls._real = s.real_valued
             cls._diff = s.differentiable
             cls._policy = s.amp_policy
+            cls._nondet = not s.deterministic
             if s.output_arity != 1:
                 cls._multi = True
 
@@ -70,25 +72,30 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs, **params):
         """Run the op on Tensors ``inputs`` with keyword ``params``; record if needed."""
-        dev = inputs[0]._device
-        for t in inputs:
-            if t._device is not dev:
-                _device_mismatch(cls, inputs)
         if STATE.autocast is not None:
             inputs = _autocast(cls, inputs)
         if cls._real:
-            inputs = tuple(_to_float(t) for t in inputs)
-        if not cls.schema_v1.deterministic and STATE.deterministic:
+            inputs = tuple([_to_float(t) for t in inputs])
+        if cls._nondet and STATE.deterministic:
             _nondeterministic(cls)
+        dev = inputs[0]._device
+        arrays = []
+        grad = False
+        for t in inputs:
+            if t._device is not dev:
+                _device_mismatch(cls, inputs)
+            arrays.append(t._data)
+            if t._requires_grad:
+                grad = True
         be = dev._backend
         try:
-            out = cls.dispatch(be, *[t._data for t in inputs], **params)
+            out = cls.dispatch(be, *arrays, **params)
         except ValueError:
             if len(inputs) > 1:
-                _check_broadcast(cls, be, *[t._data.shape for t in inputs])
+                _check_broadcast(cls, be, *[a.shape for a in arrays])
             raise
-        record = STATE.grad_enabled and cls._diff and any(t._requires_grad for t in inputs)
-        return _finish(cls, be, dev, out, inputs, params, record)
+        return _finish(cls, be, dev, out, inputs, params,
+                       grad and cls._diff and STATE.grad_enabled)
 
 
 def _finish(cls, be, dev, out, inputs, params, record):
