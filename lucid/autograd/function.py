@@ -8,8 +8,6 @@ written with Lucid ops is itself differentiable.
 
 from __future__ import annotations
 
-from numpy import broadcast_shapes as _np_broadcast_shapes
-
 from ..errors import AutogradError, ShapeError, VersionMismatchError
 from .grad_mode import STATE, no_grad
 from .graph import Node, accumulator_of
@@ -101,8 +99,7 @@ class _FunctionNode(Node):
                     raise AutogradError(f"{self.name()}: backward returned "
                                         f"{type(r).__name__} for argument {i}, expected a "
                                         "Tensor or None")
-                if r._data.shape != shape and _broadcast(r._data.shape, shape) != \
-                        tuple(r._data.shape):
+                if r._data.shape != shape and not _expandable(shape, r._data.shape):
                     raise ShapeError(f"{self.name()}: backward returned a gradient of shape "
                                      f"{tuple(r.shape)} for argument {i} of shape "
                                      f"{tuple(shape)}")
@@ -125,12 +122,10 @@ class _FunctionNode(Node):
         return self._call_user(g, lambda t: t)
 
 
-def _broadcast(a, b):
-    """The broadcast shape of ``a`` and ``b``, or None."""
-    try:
-        return tuple(_np_broadcast_shapes(a, b))
-    except ValueError:
-        return None
+def _expandable(shape, to):
+    """Whether ``shape`` broadcasts to ``to`` (so a gradient of shape ``to`` sums back)."""
+    return len(shape) <= len(to) and all(
+        s == 1 or s == t for s, t in zip(reversed(shape), reversed(to)))
 
 
 class Function:
@@ -238,7 +233,8 @@ def once_differentiable(fn):
                                              for g in grads):
             return res
         single = not isinstance(res, tuple)
-        res = tuple(None if r is None else _DelayedError.apply(r, fn.__qualname__)
+        res = tuple(r if r is None or not r._dtype.is_floating_point else
+                    _DelayedError.apply(r.detach().requires_grad_(), fn.__qualname__)
                     for r in ((res,) if single else res))
         return res[0] if single else res
     return wrapper

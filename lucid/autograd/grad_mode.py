@@ -8,6 +8,7 @@ mode, and whether deterministic algorithms are required.
 from __future__ import annotations
 
 import functools
+import inspect
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled"]
@@ -30,10 +31,62 @@ class _State:
 STATE = _State()
 
 
-class _GradModeContext:
-    """A context manager that is also a decorator, restoring the previous mode on exit."""
+class _DecoratorContext:
+    """A context manager that is also a decorator (of functions and generators, with or
+    without parentheses: ``@no_grad`` and ``@no_grad()``). ``_clone`` gives a fresh
+    context of the same mode for each call of a decorated function."""
+
+    def _clone(self):
+        return self.__class__()
+
+    def __call__(self, fn):
+        make = self._clone
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(make, fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with make():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def _wrap_generator(make, fn):
+    """``fn``'s generator, with the mode set around each step (not while suspended)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with make():
+                out = gen.send(None)
+            while True:
+                try:
+                    sent = yield out
+                except GeneratorExit:
+                    with make():
+                        gen.close()
+                    raise
+                except BaseException as e:
+                    with make():
+                        out = gen.throw(e)
+                else:
+                    with make():
+                        out = gen.send(sent)
+        except StopIteration as stop:
+            return stop.value
+    return wrapper
+
+
+class _GradModeContext(_DecoratorContext):
+    """Sets grad mode to ``_enabled`` inside, restoring the previous mode on exit."""
 
     _enabled: bool
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)            # used as a bare decorator
 
     def __enter__(self):
         self._prev = STATE.grad_enabled
@@ -42,13 +95,6 @@ class _GradModeContext:
     def __exit__(self, *exc):
         STATE.grad_enabled = self._prev
         return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 class no_grad(_GradModeContext):
@@ -63,26 +109,30 @@ class enable_grad(_GradModeContext):
     _enabled = True
 
 
-class set_grad_enabled(_GradModeContext):
-    """Set grad mode to ``mode``; applies at once, and as a context restores it on exit."""
+class set_grad_enabled(_DecoratorContext):
+    """Set grad mode to ``mode``; applies at once, and as a context restores it on exit.
+
+    As a decorator, the decorated function runs with ``mode`` and the mode in force when
+    the decorator was applied is left unchanged."""
 
     def __init__(self, mode: bool):
         self._prev = STATE.grad_enabled
         self._enabled = bool(mode)
         STATE.grad_enabled = self._enabled
 
+    def _clone(self):
+        return set_grad_enabled(self._enabled)
+
     def __enter__(self):
         pass
 
-    def __call__(self, fn):
-        mode = self._enabled
+    def __exit__(self, *exc):
         STATE.grad_enabled = self._prev
+        return False
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+    def __call__(self, fn):
+        STATE.grad_enabled = self._prev
+        return super().__call__(fn)
 
 
 def is_grad_enabled() -> bool:
@@ -90,14 +140,22 @@ def is_grad_enabled() -> bool:
     return STATE.grad_enabled
 
 
-class inference_mode:
-    """Like ``no_grad``, and tensors made inside are marked as inference tensors.
+class inference_mode(_DecoratorContext):
+    """Like ``no_grad``, and ``is_inference_mode_enabled()`` is True inside.
 
     ``inference_mode(False)`` is a no-op context, as in PyTorch.
     """
 
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)                  # used as a bare decorator
+
     def __init__(self, mode: bool = True):
-        self.mode = bool(mode)
+        self.mode = mode if isinstance(mode, bool) else True
+
+    def _clone(self):
+        return inference_mode(self.mode)
 
     def __enter__(self):
         self._prev = (STATE.grad_enabled, STATE.inference)
@@ -107,15 +165,6 @@ class inference_mode:
     def __exit__(self, *exc):
         STATE.grad_enabled, STATE.inference = self._prev
         return False
-
-    def __call__(self, fn):
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(mode):
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 def is_inference_mode_enabled() -> bool:

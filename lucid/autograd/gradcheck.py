@@ -7,6 +7,8 @@ differences :math:`(f(x + \\epsilon e_j) - f(x - \\epsilon e_j)) / 2\\epsilon`. 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..errors import GradcheckError
@@ -98,9 +100,10 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     ana = analytical_jacobian(fn, inputs)
     for k, (nrow, arow) in enumerate(zip(num, ana)):
         for j, (n, a) in enumerate(zip(nrow, arow)):
-            bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
+            err = np.abs(a - n)
+            bad = ~(err <= atol + rtol * np.abs(n))
             if bad.any():
-                r, c = np.argwhere(bad)[0]
+                r, c = np.unravel_index(np.argmax(np.where(bad, err, -1.0)), bad.shape)
                 msg = (f"gradcheck: Jacobian mismatch for output {k} with respect to input "
                        f"{j}: numerical {n[r, c]:.6g} vs analytical {a[r, c]:.6g} at "
                        f"entry ({r}, {c}); {int(bad.sum())} of {bad.size} entries differ")

@@ -1,15 +1,73 @@
-"""Element-wise binary ops with broadcasting and type promotion: ``y = f(a, b)``."""
+"""Element-wise binary ops with broadcasting and type promotion, ``y = f(a, b)``; the
+element-wise ternary ops (``lerp``, ``addcmul``, ``addcdiv``, ``where``); and the arithmetic
+operators of Tensor (``-``, ``/``, ``//``, ``%``, ``**`` and their reflected and in-place
+forms).
+
+Gradient formulas follow PyTorch's ``derivatives.yaml`` term for term (including its masks
+at 0, ties and nan), so eager, graph-mode and PyTorch gradients agree bit for bit where the
+arithmetic allows.
+"""
 
 from __future__ import annotations
 
+import numbers
+import operator
+
+from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..errors import DTypeError, LucidError
 from ._bind import tensor_method
-from .base import BinaryOp, apply_inplace
+from .base import BinaryOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["add", "mul", "multiply"]
+__all__ = ["add", "mul", "multiply", "sub", "subtract", "rsub", "div", "divide",
+           "true_divide", "floor_divide", "pow", "float_power", "remainder", "fmod", "atan2",
+           "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin", "logaddexp",
+           "logaddexp2", "xlogy", "copysign", "lerp", "addcmul", "addcdiv", "where",
+           "DivisionByZeroError"]
 
+
+class DivisionByZeroError(LucidError, ZeroDivisionError, RuntimeError):
+    """Integer division (``//``, ``%``, ``fmod``, ``div`` with a rounding mode) by zero."""
+
+
+# -- shared checks -----------------------------------------------------------------------
+
+def _no_bool(name, a):
+    if a.dtype.kind == "b":
+        raise DTypeError(f"{name}: not implemented for bool tensors; cast them to an integer "
+                         "or floating dtype first")
+
+
+def _floating_only(name, a):
+    if a.dtype.kind in "biu":
+        raise DTypeError(f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
+                         "expected a floating dtype")
+
+
+def _int_division(kernel, name, a, b):
+    """``kernel(a, b)`` with an integer zero divisor reported as a Lucid error."""
+    _no_bool(name, a)
+    try:
+        return kernel(a, b)
+    except ZeroDivisionError:
+        raise DivisionByZeroError(f"{name}: integer division by zero (a {a.dtype} divisor "
+                                  "holds 0)") from None
+
+
+def _zeros_t(like):
+    """A zero tensor of ``like``'s shape, dtype and device, outside any graph."""
+    be = like._device._backend
+    return Tensor._wrap(be.zeros_like(like._data), like._dtype, like._device)
+
+
+def _log(t):
+    from .unary import log        # the unary area's op (graph-mode formulas only)
+    return log(t)
+
+
+# -- add, mul, sub, div ------------------------------------------------------------------
 
 @register
 class AddBackward(BinaryOp):
@@ -41,7 +99,7 @@ class AddBackward(BinaryOp):
 
     @staticmethod
     def dispatch(be, a, b, alpha=1):
-        return be.add(a, b) if alpha == 1 else be.add(a, be.mul(b, alpha))
+        return be.add(a, b, alpha)
 
     def grad_formula(self, g):
         alpha = self.params.get("alpha", 1)
@@ -95,10 +153,960 @@ class MulBackward(BinaryOp):
         return g * b, g * a
 
 
+@register
+class SubBackward(BinaryOp):
+    r"""Autograd node for :math:`y = a - \alpha b` (broadcasting).
+
+    Saves nothing: both partial derivatives are constants.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = -\alpha g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"sub"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.subtract``. Integer overflow wraps. Bool operands are rejected by the
+    wrapper (PyTorch: use ``~`` or ``logical_xor``); a float ``alpha`` with an integer
+    result is rejected too.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("sub", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+
+    @staticmethod
+    def dispatch(be, a, b, alpha=1):
+        return be.sub(a, b, alpha)
+
+    def grad_formula(self, g):
+        alpha = self.params.get("alpha", 1)
+        return g, (-g if alpha == 1 else g * -alpha)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g, g * -self.params.get("alpha", 1)
+
+
+@register
+class DivBackward(BinaryOp):
+    r"""Autograd node for true division :math:`y = a / b` (broadcasting).
+
+    Saves both inputs: :math:`\partial y/\partial a` needs :math:`b`, and
+    :math:`\partial y/\partial b` needs :math:`a` and :math:`b` (the output is not reused,
+    as PyTorch, so the two gradients round identically to its).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{g}{b}, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = -g \, \frac{a / b}{b}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"div"``, ``AmpPolicy.KEEP_INPUT``, real-valued (integer inputs divide in the
+        default float dtype).
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.true_divide``, IEEE 754: ``x / 0`` is ``±inf``, ``0 / 0`` is nan (no
+    warning). Rounding modes are :class:`DivRoundingBackward`.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("div", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.div(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        be, e = self.be, self.next_edges
+        return (be.div(g, b) if e[0] is not None else None,
+                -g * be.div(be.div(a, b), b) if e[1] is not None else None)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g / b, (g * -1) * ((a / b) / b)
+
+
+@register
+class DivRoundingBackward(BinaryOp):
+    r"""Autograd node for rounded division :math:`y = \mathrm{trunc}(a / b)` or
+    :math:`\lfloor a / b \rfloor` (``rounding_mode`` ``"trunc"`` / ``"floor"``).
+
+    Saves nothing: the result is piecewise constant, so its gradient is zero almost
+    everywhere (PyTorch returns ``g * 0``, so does this node: nan and inf propagate).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{\partial \mathcal{L}}{\partial b}
+              = 0 \cdot g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"div_rounding"``, ``AmpPolicy.KEEP_INPUT``; integer inputs stay integer.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.floor_divide`` (floats: the fmod-corrected quotient, like Python and
+    PyTorch) and ``trunc(a / b)``; integer trunc division fixes the floor quotient where
+    the signs differ. Integer division by zero raises :class:`DivisionByZeroError`; float
+    division by zero gives ``±inf``/nan. Bool inputs are rejected.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("div_rounding", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+
+    @staticmethod
+    def dispatch(be, a, b, rounding_mode):
+        kernel = be.div_floor if rounding_mode == "floor" else be.div_trunc
+        return _int_division(kernel, f"div (rounding_mode={rounding_mode!r})", a, b)
+
+    def grad_formula(self, g):
+        z = g * 0
+        return z, z
+
+    def grad_formula_impl(self, g, a, b, out):
+        z = g * 0
+        return z, z
+
+
+# -- pow ---------------------------------------------------------------------------------
+
+@register
+class PowBackward(BinaryOp):
+    r"""Autograd node for :math:`y = a^b` with a tensor exponent (and for a Python scalar
+    base, ``2 ** t``).
+
+    Saves both inputs and the output: the base gradient needs :math:`a, b`, the exponent
+    gradient reuses :math:`y` (:math:`\partial y / \partial b = y \ln a`).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g\, b\, a^{b-1}\ (0 \text{ where } b = 0),
+              \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = g\, y \ln a\
+              (0 \text{ where } a = 0,\ b \ge 0)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"pow"``, ``AmpPolicy.FORCE_FP32`` (half inputs overflow early).
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----
+    Backends: ``xp.power``. Integer powers wrap on overflow; integer :math:`a^b` with
+    :math:`b < 0` is 1 for :math:`a = 1`, :math:`\pm 1` for :math:`a = -1`, else 0
+    (PyTorch). ``0 ** -1`` is inf, a negative base to a fractional power is nan. Bool
+    ``pow(bool, bool)`` is rejected.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("pow", 1, AmpPolicy.FORCE_FP32, input_arity=2)
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        _no_bool("pow", a)
+        return be.pow(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        be, e = self.be, self.next_edges
+        ga = gb = None
+        if e[0] is not None:
+            ga = be.where(b == 0, 0, g * (b * be.pow(a, b - 1)))
+        if e[1] is not None:
+            gb = g * be.where((a == 0) & (b >= 0), 0, self.out * be.log(a))
+        return ga, gb
+
+    def grad_formula_impl(self, g, a, b, out):
+        ga = where(b == 0, 0.0, g * (b * pow(a, b - 1)))
+        gb = g * where((a == 0) & (b >= 0), 0.0, out * _log(a))
+        return ga, gb
+
+
+@register
+class PowScalarBackward(UnaryOp):
+    r"""Autograd node for :math:`y = x^p` with a Python-number exponent :math:`p`.
+
+    Saves the input only (not the output, so ``y = x ** 2; y += 1`` stays legal, as in
+    PyTorch): the gradient is :math:`p\,x^{p-1}`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = g\, p\, x^{p-1}
+              \quad (0 \text{ when } p = 0)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"pow_scalar"``, ``AmpPolicy.FORCE_FP32``.
+    saves_input : bool
+        True: ``x``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``x ** p`` (``xp.power``; NumPy squares, square-roots or inverts for
+    :math:`p \in \{2, 0.5, -1\}`). The wrapper promotes :math:`x` first (``int ** 2.5`` is
+    float) and rejects integer :math:`x` with a negative integer :math:`p`.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("pow_scalar", 1, AmpPolicy.FORCE_FP32)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, x, exponent):
+        return be.pow_scalar(x, exponent)
+
+    def grad_formula(self, g):
+        p = self.params["exponent"]
+        x = self.saved[0]._data
+        if p == 0:
+            return self.be.zeros_like(g)
+        return g * (p * self.be.pow_scalar(x, p - 1))
+
+    def grad_formula_impl(self, g, x, out):
+        p = self.params["exponent"]
+        if p == 0:
+            return _zeros_t(g)
+        return g * (PowScalarBackward.call(x, exponent=p - 1) * p)
+
+
+# -- remainder, fmod ---------------------------------------------------------------------
+
+@register
+class RemainderBackward(BinaryOp):
+    r"""Autograd node for Python-style :math:`y = a - b \lfloor a / b \rfloor` (the sign of
+    the divisor).
+
+    Saves both inputs: :math:`\partial y / \partial b = -\lfloor a / b \rfloor`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = -g \left\lfloor \frac{a}{b} \right\rfloor
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"remainder"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.remainder`` for integers; floats use PyTorch's ``fmod`` plus divisor
+    fix-up (``remainder(-4., 2.)`` is ``-0.``). Float ``x % 0`` is nan; integer division
+    by zero raises :class:`DivisionByZeroError`.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("remainder", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return _int_division(be.remainder, "remainder", a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        return g, (-g * self.be.div_floor(a, b) if self.next_edges[1] is not None else None)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g, (g * -1) * div(a, b, rounding_mode="floor")
+
+
+@register
+class FmodBackward(BinaryOp):
+    r"""Autograd node for C-style :math:`y = a - b\,\mathrm{trunc}(a / b)` (the sign of the
+    dividend).
+
+    Saves both inputs: :math:`\partial y / \partial b = -\mathrm{trunc}(a / b)`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = -g\,\mathrm{trunc}\!\left(\frac{a}{b}\right)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"fmod"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.fmod`` (exact). Float ``fmod(x, 0)`` is nan; integer division by zero
+    raises :class:`DivisionByZeroError`.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("fmod", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return _int_division(be.fmod, "fmod", a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        return g, (-g * self.be.div_trunc(a, b) if self.next_edges[1] is not None else None)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g, (g * -1) * div(a, b, rounding_mode="trunc")
+
+
+# -- atan2, hypot ------------------------------------------------------------------------
+
+@register
+class Atan2Backward(BinaryOp):
+    r"""Autograd node for :math:`y = \operatorname{atan2}(a, b)`, the angle of
+    :math:`(b, a)`.
+
+    Saves both inputs: both partials share :math:`1 / (a^2 + b^2)`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{g\,b}{a^2 + b^2}, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = \frac{-g\,a}{a^2 + b^2}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"atan2"``, ``AmpPolicy.KEEP_INPUT``, real-valued (integers give the default
+        float).
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.arctan2``, in :math:`[-\pi, \pi]`, signed zeros respected
+    (``atan2(0., -1.)`` is :math:`\pi`). The gradient at the origin is nan.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("atan2", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.atan2(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        recip = self.be.div(1, a * a + b * b)
+        return g * b * recip, g * -a * recip
+
+    def grad_formula_impl(self, g, a, b, out):
+        recip = 1 / (a * a + b * b)
+        return g * b * recip, g * (a * -1) * recip
+
+
+@register
+class HypotBackward(BinaryOp):
+    r"""Autograd node for :math:`y = \sqrt{a^2 + b^2}`.
+
+    Saves both inputs and the output: :math:`\partial y / \partial a = a / y`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{g\,a}{y}, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = \frac{g\,b}{y}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"hypot"``, ``AmpPolicy.KEEP_INPUT``; floating inputs only (as PyTorch).
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----
+    Backends: ``xp.hypot`` (no overflow of :math:`a^2`). ``hypot(inf, nan)`` is inf. The
+    gradient at the origin is nan.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("hypot", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        _floating_only("hypot", a)
+        return be.hypot(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        return self.be.div(g * a, self.out), self.be.div(g * b, self.out)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g * a / out, g * b / out
+
+
+# -- maximum, minimum, fmax, fmin --------------------------------------------------------
+
+def _extremum_grads(where_fn, g, a, b, worse, need):
+    """maximum/minimum: ``g`` to the winner, halved on ties, nothing to the loser (nan
+    propagates to both, like PyTorch). ``worse(a, b)``: ``a`` loses."""
+    shared = where_fn(a == b, g / 2, g)
+    return (where_fn(worse(a, b), 0, shared) if need[0] else None,
+            where_fn(worse(b, a), 0, shared) if need[1] else None)
+
+
+def _fextremum_grads(where_fn, g, a, b, keeps):
+    """fmax/fmin: ``g`` wholly to ``a`` where ``keeps(a, b)`` or ``b`` is nan, else to
+    ``b``."""
+    to_a = keeps(a, b) | (b != b)
+    return where_fn(to_a, g, 0), where_fn(to_a, 0, g)
+
+
+_EXTREMUM_DOC = r"""Autograd node for :math:`y = \{name}(a, b)` element-wise.
+
+    Saves both inputs: the gradient goes to the {winner} input, split in half on ties.
+
+    Math
+    ----
+    .. math:: \frac{{\partial \mathcal{{L}}}}{{\partial a}} =
+              g\,\big(\mathbb{{1}}[a {op} b] + \tfrac12 \mathbb{{1}}[a = b]\big)
+
+    and symmetrically for :math:`b`; where either is nan, both receive :math:`g`.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"{name}"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.{name}``; nan propagates (see ``f{short}`` to ignore it). Integer and
+    bool inputs are allowed (no gradient).
+    """
+
+
+@register
+class MaximumBackward(BinaryOp):
+    __doc__ = _EXTREMUM_DOC.format(name="maximum", winner="larger", op=">", short="max")
+    __slots__ = ()
+    schema_v1 = OpSchema("maximum", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.maximum(a, b)
+
+    def grad_formula(self, g):
+        need = [e is not None for e in self.next_edges]
+        return _extremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
+                               operator.lt, need)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return _extremum_grads(where, g, a, b, operator.lt, (True, True))
+
+
+@register
+class MinimumBackward(BinaryOp):
+    __doc__ = _EXTREMUM_DOC.format(name="minimum", winner="smaller", op="<", short="min")
+    __slots__ = ()
+    schema_v1 = OpSchema("minimum", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.minimum(a, b)
+
+    def grad_formula(self, g):
+        need = [e is not None for e in self.next_edges]
+        return _extremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
+                               operator.gt, need)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return _extremum_grads(where, g, a, b, operator.gt, (True, True))
+
+
+_FEXTREMUM_DOC = r"""Autograd node for :math:`y = \operatorname{{{name}}}(a, b)`: the
+    {word} of the two, ignoring nan.
+
+    Saves both inputs: the gradient goes wholly to the chosen input (``a`` on ties).
+
+    Math
+    ----
+    .. math:: \frac{{\partial \mathcal{{L}}}}{{\partial a}} = g\,\mathbb{{1}}[a {op} b \lor
+              b = \mathrm{{nan}}], \qquad
+              \frac{{\partial \mathcal{{L}}}}{{\partial b}} = g - \frac{{\partial \mathcal{{L}}}}{{\partial a}}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"{name}"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.{name}``: the other value where one is nan, nan only where both are.
+    """
+
+
+@register
+class FmaxBackward(BinaryOp):
+    __doc__ = _FEXTREMUM_DOC.format(name="fmax", word="larger", op=r"\ge")
+    __slots__ = ()
+    schema_v1 = OpSchema("fmax", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.fmax(a, b)
+
+    def grad_formula(self, g):
+        return _fextremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
+                                operator.ge)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return _fextremum_grads(where, g, a, b, operator.ge)
+
+
+@register
+class FminBackward(BinaryOp):
+    __doc__ = _FEXTREMUM_DOC.format(name="fmin", word="smaller", op=r"\le")
+    __slots__ = ()
+    schema_v1 = OpSchema("fmin", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.fmin(a, b)
+
+    def grad_formula(self, g):
+        return _fextremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
+                                operator.le)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return _fextremum_grads(where, g, a, b, operator.le)
+
+
+# -- logaddexp, logaddexp2, xlogy, copysign ----------------------------------------------
+
+@register
+class LogAddExpBackward(BinaryOp):
+    r"""Autograd node for :math:`y = \log(e^a + e^b)`.
+
+    Saves both inputs: each partial is a logistic function of :math:`b - a`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{g}{1 + e^{b - a}}, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = \frac{g}{1 + e^{a - b}}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"logaddexp"``, ``AmpPolicy.FORCE_FP32``; floating inputs only (as PyTorch).
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.logaddexp`` (:math:`\max + \mathrm{log1p}(e^{-|a-b|})`, no overflow);
+    ``logaddexp(-inf, -inf)`` is -inf, ``logaddexp(inf, inf)`` is inf.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("logaddexp", 1, AmpPolicy.FORCE_FP32, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        _floating_only("logaddexp", a)
+        return be.logaddexp(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        be = self.be
+        return be.div(g, 1 + be.exp(b - a)), be.div(g, 1 + be.exp(a - b))
+
+    def grad_formula_impl(self, g, a, b, out):
+        from .unary import exp
+        return g / (1 + exp(b - a)), g / (1 + exp(a - b))
+
+
+@register
+class LogAddExp2Backward(BinaryOp):
+    r"""Autograd node for :math:`y = \log_2(2^a + 2^b)`.
+
+    Saves both inputs: each partial is a logistic function (base 2) of :math:`b - a`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{g}{1 + 2^{b - a}}, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = \frac{g}{1 + 2^{a - b}}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"logaddexp2"``, ``AmpPolicy.FORCE_FP32``; floating inputs only (as PyTorch).
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.logaddexp2`` (no overflow).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("logaddexp2", 1, AmpPolicy.FORCE_FP32, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        _floating_only("logaddexp2", a)
+        return be.logaddexp2(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        be = self.be
+        return be.div(g, 1 + 2.0 ** (b - a)), be.div(g, 1 + 2.0 ** (a - b))
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g / (1 + pow(2, b - a)), g / (1 + pow(2, a - b))
+
+
+@register
+class XlogyBackward(BinaryOp):
+    r"""Autograd node for :math:`y = a \log b`, with :math:`y = 0` where :math:`a = 0`.
+
+    Saves both inputs: :math:`\partial y/\partial a = \log b` and
+    :math:`\partial y/\partial b = a / b`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \operatorname{xlogy}(g, b)
+              \ (0 \text{ where } a = 0,\ b \le 0), \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = \frac{g\,a}{b}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"xlogy"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input : bool
+        True: ``a`` and ``b``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``a * xp.log(b)`` then 0 where :math:`a = 0`; nan :math:`b` gives nan even
+    where :math:`a = 0`, :math:`\log 0 = -\infty`, a negative :math:`b` gives nan.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("xlogy", 1, AmpPolicy.FORCE_FP32, real_valued=True, input_arity=2)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.xlogy(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        be, e = self.be, self.next_edges
+        return (be.where((a == 0) & (b <= 0), 0, be.xlogy(g, b)) if e[0] is not None
+                else None,
+                be.div(g * a, b) if e[1] is not None else None)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return where((a == 0) & (b <= 0), 0.0, xlogy(g, b)), g * a / b
+
+
+@register
+class CopysignBackward(BinaryOp):
+    r"""Autograd node for :math:`y = |a| \operatorname{sign}(b)` (the sign bit of
+    :math:`b`).
+
+    Saves the input :math:`a` and the output: :math:`\partial y / \partial a = y / a`
+    (:math:`\pm 1`); :math:`b` only moves the sign, so its gradient is 0.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g\,\frac{y}{a}\ (0 \text{ where }
+              a = 0), \qquad \frac{\partial \mathcal{L}}{\partial b} = 0
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"copysign"``, ``AmpPolicy.KEEP_INPUT``, real-valued.
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----
+    Backends: ``xp.copysign``; ``-0.`` counts as negative, nan keeps its sign bit.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("copysign", 1, AmpPolicy.KEEP_INPUT, real_valued=True,
+                         input_arity=2)
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a, b):
+        return be.copysign(a, b)
+
+    def grad_formula(self, g):
+        a, b = self.saved[0]._data, self.saved[1]._data
+        be = self.be
+        return g * be.where(a == 0, 0, be.div(self.out, a)), be.zeros_like(b)
+
+    def grad_formula_impl(self, g, a, b, out):
+        return g * where(a == 0, 0.0, out / a), _zeros_t(b)
+
+
+# -- ternary: lerp, addcmul, addcdiv, where ----------------------------------------------
+
+@register
+class LerpBackward(Op):
+    r"""Autograd node for :math:`y = a + w\,(b - a)` (``lerp(input, end, weight)``).
+
+    Saves the three inputs: the weight's gradient needs :math:`b - a`, the others
+    :math:`w`. A Python-number weight arrives as a 0-d tensor that needs no gradient.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g\,(1 - w), \quad
+              \frac{\partial \mathcal{L}}{\partial b} = g\,w, \quad
+              \frac{\partial \mathcal{L}}{\partial w} = g\,(b - a)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"lerp"``, ``AmpPolicy.KEEP_INPUT``; floating inputs of one dtype (as PyTorch).
+    saves_input : bool
+        True: ``a``, ``b``, ``w``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``a + w (b - a)`` for :math:`|w| < 0.5`, else ``b - (b - a)(1 - w)`` so
+    both ends are exact; half types compute in float32.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("lerp", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, a, b, w):
+        return be.lerp(a, b, w)
+
+    def grad_formula(self, g):
+        a, b, w = (t._data for t in self.saved)
+        e = self.next_edges
+        return (g * (1 - w) if e[0] is not None else None,
+                g * w if e[1] is not None else None,
+                g * (b - a) if e[2] is not None else None)
+
+    def grad_formula_impl(self, g, a, b, w, out):
+        return g * (1 - w), g * w, g * (b - a)
+
+
+@register
+class AddcmulBackward(Op):
+    r"""Autograd node for :math:`y = x + v\,t_1 t_2` (``value`` :math:`v` a Python number).
+
+    Saves the inputs: each factor's gradient is the other factor.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = g, \quad
+              \frac{\partial \mathcal{L}}{\partial t_1} = g\,(t_2 v), \quad
+              \frac{\partial \mathcal{L}}{\partial t_2} = g\,(t_1 v)
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"addcmul"``, ``AmpPolicy.KEEP_INPUT``; the three inputs are promoted together.
+    saves_input : bool
+        True: ``x``, ``t1``, ``t2``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``x + v * t1 * t2`` (one fused kernel on CuPy). Integer results truncate a
+    float ``value`` (PyTorch).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("addcmul", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, x, t1, t2, value):
+        return be.addcmul(x, t1, t2, value)
+
+    def grad_formula(self, g):
+        _, t1, t2 = (t._data for t in self.saved)
+        v, e = self.params["value"], self.next_edges
+        return (g, g * (t2 * v) if e[1] is not None else None,
+                g * (t1 * v) if e[2] is not None else None)
+
+    def grad_formula_impl(self, g, x, t1, t2, out):
+        v = self.params["value"]
+        return g, g * (t2 * v), g * (t1 * v)
+
+
+@register
+class AddcdivBackward(Op):
+    r"""Autograd node for :math:`y = x + v\,t_1 / t_2` (``value`` :math:`v` a Python
+    number).
+
+    Saves the inputs: the gradients need :math:`t_1` and :math:`t_2`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = g, \quad
+              \frac{\partial \mathcal{L}}{\partial t_1} = g\,\frac{v}{t_2}, \quad
+              \frac{\partial \mathcal{L}}{\partial t_2} = \frac{-g\,(v\,t_1 / t_2)}{t_2}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"addcdiv"``, ``AmpPolicy.KEEP_INPUT``; inputs promoted together; integer
+        ``t1, t2`` are rejected (PyTorch: no integer division in addcdiv).
+    saves_input : bool
+        True: ``x``, ``t1``, ``t2``.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``x + v * t1 / t2`` (one fused kernel on CuPy); division by zero gives
+    ``±inf``/nan.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, x, t1, t2, value):
+        return be.addcdiv(x, t1, t2, value)
+
+    def grad_formula(self, g):
+        _, t1, t2 = (t._data for t in self.saved)
+        v, e, be = self.params["value"], self.next_edges, self.be
+        return (g, g * be.div(v, t2) if e[1] is not None else None,
+                be.div(-g * be.div(v * t1, t2), t2) if e[2] is not None else None)
+
+    def grad_formula_impl(self, g, x, t1, t2, out):
+        v = self.params["value"]
+        return g, g * (v / t2), (g * -1) * (v * t1 / t2) / t2
+
+
+@register
+class WhereBackward(Op):
+    r"""Autograd node for :math:`y = c \,?\, a : b` (``where(condition, input, other)``).
+
+    Saves the inputs (the backward reads the bool condition; ``a`` and ``b`` ride along
+    in the generic saved tuple).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g\,\mathbb{1}[c], \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = g\,\mathbb{1}[\lnot c]
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"where"``, ``AmpPolicy.KEEP_INPUT``; three inputs, the condition needs no
+        gradient; ``a`` and ``b`` promoted together (Python scalars weak).
+    saves_input : bool
+        True.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``xp.where``. The three operands broadcast together. The unselected
+    operand's values never reach the gradient (no nan leak, unlike ``c * a``).
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("where", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, cond, a, b):
+        return be.where(cond, a, b)
+
+    def grad_formula(self, g):
+        c = self.saved[0]._data
+        be, e = self.be, self.next_edges
+        return (None, be.where(c, g, 0) if e[1] is not None else None,
+                be.where(c, 0, g) if e[2] is not None else None)
+
+    def grad_formula_impl(self, g, cond, a, b, out):
+        return None, where(cond, g, 0.0), where(cond, 0.0, g)
+
+
+# -- wrappers ----------------------------------------------------------------------------
+
+def _is_bool(x):
+    return x.__class__ is bool or getattr(x, "_dtype", None) is _dt.bool
+
+
+def _check_alpha(name, input, other, alpha):
+    if isinstance(alpha, float) and not _dt.result_type(input, other).is_floating_point:
+        raise DTypeError(f"{name}: for integral input tensors, argument alpha must not be a "
+                         f"floating point number (got alpha={alpha})")
+
+
 @tensor_method("add")
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting and promotion."""
     if alpha != 1:
+        _check_alpha("add", input, other, alpha)
         return AddBackward.call(input, other, alpha=alpha)
     return AddBackward.call(input, other)
 
@@ -112,15 +1120,309 @@ def mul(input, other):
 multiply = mul
 
 
-@tensor_method("add_")
-def add_(x, other, *, alpha=1):
-    return apply_inplace(add, x, other, alpha=alpha)
+@tensor_method("sub", "subtract")
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other`` with broadcasting and promotion (bool not allowed)."""
+    if _is_bool(input) or _is_bool(other):
+        raise DTypeError("sub: subtraction, the `-` operator, with a bool tensor is not "
+                         "supported; to invert a mask use `~` or logical_not(), for two "
+                         "masks use `^` or logical_xor()")
+    if alpha != 1:
+        _check_alpha("sub", input, other, alpha)
+        return SubBackward.call(input, other, alpha=alpha)
+    return SubBackward.call(input, other)
 
 
-@tensor_method("mul_", "multiply_")
-def mul_(x, other):
-    return apply_inplace(mul, x, other)
+subtract = sub
 
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    return sub(other, input, alpha=alpha)
+
+
+@tensor_method("div", "divide")
+def div(input, other, *, rounding_mode=None):
+    """``input / other``: true division (integers give the default float) or, with
+    ``rounding_mode`` ``"trunc"`` / ``"floor"``, rounded division keeping integer dtypes."""
+    if rounding_mode is None:
+        return DivBackward.call(input, other)
+    if rounding_mode != "trunc" and rounding_mode != "floor":
+        raise ValueError(f"div: expected rounding_mode to be one of None, 'trunc', or "
+                         f"'floor' but found {rounding_mode!r}")
+    return DivRoundingBackward.call(input, other, rounding_mode=rounding_mode)
+
+
+divide = div
+
+
+@tensor_method("true_divide")
+def true_divide(dividend, divisor):
+    """``dividend / divisor`` (true division)."""
+    return DivBackward.call(dividend, divisor)
+
+
+@tensor_method("floor_divide")
+def floor_divide(input, other):
+    """``input // other`` rounded toward minus infinity (Python's ``//``)."""
+    return DivRoundingBackward.call(input, other, rounding_mode="floor")
+
+
+def _is_number(x):
+    k = x.__class__
+    return k is int or k is float or k is bool or (
+        isinstance(x, numbers.Real) and not isinstance(x, Tensor))
+
+
+@tensor_method("pow")
+def pow(input, exponent):
+    """``input ** exponent``; either side may be a Python number. Integer powers stay
+    integer (a negative scalar exponent of an integer tensor is an error)."""
+    if exponent.__class__ is Tensor or not isinstance(input, Tensor) or \
+            isinstance(exponent, Tensor):
+        return PowBackward.call(input, exponent)
+    rd = _scalar_result(PowBackward, input._dtype, exponent)
+    if not rd.is_floating_point and exponent < 0:
+        raise DTypeError(f"pow: integers to negative integer powers are not allowed (got a "
+                         f"{input._dtype.name} tensor to the power {exponent})")
+    return PowScalarBackward.call(input if input._dtype is rd else _cast(input, rd),
+                                  exponent=exponent)
+
+
+@tensor_method("float_power")
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (both operands cast)."""
+    f64 = _dt.float64
+    if isinstance(input, Tensor) and input._dtype is not f64:
+        input = _cast(input, f64)
+    if isinstance(exponent, Tensor):
+        if exponent._dtype is not f64:
+            exponent = _cast(exponent, f64)
+    elif _is_number(exponent):
+        exponent = float(exponent)
+    return pow(input, exponent)
+
+
+@tensor_method("remainder")
+def remainder(input, other):
+    """``input % other`` with the sign of ``other`` (Python's ``%``)."""
+    return RemainderBackward.call(input, other)
+
+
+@tensor_method("fmod")
+def fmod(input, other):
+    """C-style remainder of ``input / other``, with the sign of ``input``."""
+    return FmodBackward.call(input, other)
+
+
+@tensor_method("atan2", "arctan2")
+def atan2(input, other):
+    """Element-wise angle of the point ``(other, input)``, in ``[-pi, pi]``."""
+    return Atan2Backward.call(input, other)
+
+
+arctan2 = atan2
+
+
+@tensor_method("hypot")
+def hypot(input, other):
+    """Element-wise ``sqrt(input**2 + other**2)`` without overflow."""
+    return HypotBackward.call(input, other)
+
+
+@tensor_method("maximum")
+def maximum(input, other):
+    """Element-wise maximum (nan propagates)."""
+    return MaximumBackward.call(input, other)
+
+
+@tensor_method("minimum")
+def minimum(input, other):
+    """Element-wise minimum (nan propagates)."""
+    return MinimumBackward.call(input, other)
+
+
+@tensor_method("fmax")
+def fmax(input, other):
+    """Element-wise maximum ignoring nan."""
+    return FmaxBackward.call(input, other)
+
+
+@tensor_method("fmin")
+def fmin(input, other):
+    """Element-wise minimum ignoring nan."""
+    return FminBackward.call(input, other)
+
+
+@tensor_method("logaddexp")
+def logaddexp(input, other):
+    """Element-wise ``log(exp(input) + exp(other))`` without overflow."""
+    return LogAddExpBackward.call(input, other)
+
+
+@tensor_method("logaddexp2")
+def logaddexp2(input, other):
+    """Element-wise ``log2(2**input + 2**other)`` without overflow."""
+    return LogAddExp2Backward.call(input, other)
+
+
+@tensor_method("xlogy")
+def xlogy(input, other):
+    """Element-wise ``input * log(other)``, 0 where ``input`` is 0 (unless other is nan)."""
+    return XlogyBackward.call(input, other)
+
+
+@tensor_method("copysign")
+def copysign(input, other):
+    """Element-wise magnitude of ``input`` with the sign of ``other``."""
+    return CopysignBackward.call(input, other)
+
+
+def _as_operand(x, rd, like):
+    """``x`` (a Tensor or a Python number) as a tensor of dtype ``rd`` on ``like``'s
+    device; a cast of a tensor that requires grad is recorded."""
+    if isinstance(x, Tensor):
+        return x if x._dtype is rd else _cast(x, rd)
+    return scalar_like(x, rd, like)
+
+
+def _require_tensor(name, arg, x):
+    if not isinstance(x, Tensor):
+        raise DTypeError(f"{name}: argument '{arg}' must be a Tensor, got "
+                         f"{type(x).__name__}")
+
+
+@tensor_method("lerp")
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``; ``weight`` a Python number or a tensor (a 0-d
+    weight of any dtype is cast; otherwise dtypes must match ``input``'s)."""
+    _require_tensor("lerp", "input", input)
+    _require_tensor("lerp", "end", end)
+    dt = input._dtype
+    if not dt.is_floating_point:
+        raise DTypeError(f"lerp: not implemented for {dt.name} tensors; expected a floating "
+                         "dtype")
+    if end._dtype is not dt:
+        raise DTypeError(f"lerp: expected dtype {dt.name} for `end` but got dtype "
+                         f"{end._dtype.name}")
+    if isinstance(weight, Tensor):
+        if weight._dtype is not dt and weight._data.ndim:
+            raise DTypeError(f"lerp: expected dtype {dt.name} for `weight` but got dtype "
+                             f"{weight._dtype.name}")
+    elif not _is_number(weight):
+        raise DTypeError(f"lerp: weight must be a Tensor or a real number, got "
+                         f"{type(weight).__name__}")
+    return LerpBackward.apply(input, end, _as_operand(weight, dt, input))
+
+
+def _addc(cls, name, input, tensor1, tensor2, value):
+    for arg, x in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
+        _require_tensor(name, arg, x)
+    rd = _dt.result_type(input, tensor1, tensor2)
+    if not rd.is_floating_point:
+        if cls is AddcdivBackward and not (tensor1._dtype.is_floating_point or
+                                           tensor2._dtype.is_floating_point):
+            raise DTypeError("addcdiv: integer division with addcdiv is not supported; "
+                             f"got tensor1 {tensor1._dtype.name} and tensor2 "
+                             f"{tensor2._dtype.name} (use a floating dtype or "
+                             "floor_divide)")
+        if rd is _dt.bool:
+            raise DTypeError(f"{name}: not implemented for bool tensors")
+        value = int(value)
+    return cls.apply(*(_as_operand(x, rd, input) for x in (input, tensor1, tensor2)),
+                     value=value)
+
+
+@tensor_method("addcmul")
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2`` (broadcast, promoted together)."""
+    return _addc(AddcmulBackward, "addcmul", input, tensor1, tensor2, value)
+
+
+@tensor_method("addcdiv")
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2`` (broadcast, promoted together)."""
+    return _addc(AddcdivBackward, "addcdiv", input, tensor1, tensor2, value)
+
+
+def where(condition, input=None, other=None):
+    """Element-wise ``input`` where ``condition`` holds, else ``other`` (either may be a
+    Python number). ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    _require_tensor("where", "condition", condition)
+    cd = condition._dtype
+    if cd is not _dt.bool:
+        if cd is not _dt.uint8:
+            raise DTypeError(f"where: expected condition to be a bool tensor, but got a "
+                             f"tensor with dtype {cd.name}")
+        condition = _cast(condition, _dt.bool)
+    if input is None or other is None:
+        raise DTypeError("where: expected both input and other (or neither)")
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        rd = input._dtype if input._dtype is other._dtype else _dt.result_type(input, other)
+    else:
+        for x in (input, other):
+            if not isinstance(x, Tensor) and not _is_number(x):
+                raise DTypeError(f"where: expected a Tensor or a real number, got "
+                                 f"{type(x).__name__}")
+        rd = _dt.result_type(input, other)
+    return WhereBackward.apply(condition, _as_operand(input, rd, condition),
+                               _as_operand(other, rd, condition))
+
+
+def _tensor_where(self, condition, other):
+    """``where(condition, self, other)``."""
+    return where(condition, self, other)
+
+
+Tensor.where = _tensor_where
+
+
+# -- in place ----------------------------------------------------------------------------
+
+def _inplace(fn, *names):
+    """Install ``Tensor.<name>`` for each name as the in-place form of ``fn``."""
+    def method(self, *args, **kwargs):
+        return apply_inplace(fn, self, *args, **kwargs)
+    method.__name__ = names[0]
+    method.__doc__ = f"In-place :func:`{fn.__name__}`."
+    for n in names:
+        setattr(Tensor, n, method)
+    return method
+
+
+add_ = _inplace(add, "add_")
+mul_ = _inplace(mul, "mul_", "multiply_")
+sub_ = _inplace(sub, "sub_", "subtract_")
+div_ = _inplace(div, "div_", "divide_")
+true_divide_ = _inplace(true_divide, "true_divide_")
+floor_divide_ = _inplace(floor_divide, "floor_divide_")
+pow_ = _inplace(pow, "pow_")
+remainder_ = _inplace(remainder, "remainder_")
+fmod_ = _inplace(fmod, "fmod_")
+atan2_ = _inplace(atan2, "atan2_", "arctan2_")
+hypot_ = _inplace(hypot, "hypot_")
+xlogy_ = _inplace(xlogy, "xlogy_")
+copysign_ = _inplace(copysign, "copysign_")
+lerp_ = _inplace(lerp, "lerp_")
+addcmul_ = _inplace(addcmul, "addcmul_")
+addcdiv_ = _inplace(addcdiv, "addcdiv_")
+
+
+def _float_power_(self, exponent):
+    """In-place :func:`float_power`; ``self`` must be float64 (as PyTorch)."""
+    if self._dtype is not _dt.float64:
+        raise DTypeError(f"float_power_: the base given to float_power_ has dtype "
+                         f"{self._dtype.name} but the operation's result requires dtype "
+                         "float64")
+    return apply_inplace(float_power, self, exponent)
+
+
+Tensor.float_power_ = _float_power_
+
+
+# -- operators ---------------------------------------------------------------------------
 
 Tensor.__add__ = lambda self, other: AddBackward.call(self, other)
 Tensor.__radd__ = lambda self, other: AddBackward.call(other, self)
@@ -128,3 +1430,18 @@ Tensor.__iadd__ = add_
 Tensor.__mul__ = lambda self, other: MulBackward.call(self, other)
 Tensor.__rmul__ = lambda self, other: MulBackward.call(other, self)
 Tensor.__imul__ = mul_
+Tensor.__sub__ = sub
+Tensor.__rsub__ = lambda self, other: sub(other, self)
+Tensor.__isub__ = sub_
+Tensor.__truediv__ = lambda self, other: DivBackward.call(self, other)
+Tensor.__rtruediv__ = lambda self, other: DivBackward.call(other, self)
+Tensor.__itruediv__ = true_divide_
+Tensor.__floordiv__ = floor_divide
+Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
+Tensor.__ifloordiv__ = floor_divide_
+Tensor.__mod__ = lambda self, other: RemainderBackward.call(self, other)
+Tensor.__rmod__ = lambda self, other: RemainderBackward.call(other, self)
+Tensor.__imod__ = remainder_
+Tensor.__pow__ = pow
+Tensor.__rpow__ = lambda self, other: PowBackward.call(other, self)
+Tensor.__ipow__ = pow_

@@ -1,3 +1,1037 @@
-"""(to be filled)"""
+"""Indexing: ``x[index]``, ``x[index] = value``, gather / scatter, ``index_*``, ``masked_*``,
+``take``, ``put``, ``nonzero``.
 
-__all__ = []
+An index is split the way PyTorch splits it: ints, slices, ``None`` and ``...`` make one
+*basic* view (:class:`SliceBackward`, sharing storage and version counter); integer
+tensors, lists and bool masks then make an *advanced* index applied to that view, a copy
+(:class:`IndexBackward`). Ints are applied first, so they never count as advanced indices
+when placing the broadcast dims (``x[:, [0, 1], :, 0]`` keeps its dims in order).
+
+Writes go through :class:`IndexPutBackward` (an out-of-place index-put) inside
+``apply_inplace``, so they are recorded like any in-place op. Every gather-like op is an
+advanced index (``gather`` indexes with ``arange`` grids, ``index_select`` along one dim,
+``take`` the flattened input) and every scatter-like op an index-put, so two mutually
+adjoint classes serve them all; ``masked_fill`` (no host sync on the mask) and
+``scatter_reduce`` (non-additive reductions) have their own nodes.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+from .. import dtypes as _dt
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..errors import DTypeError, IndexingError, ShapeError
+from ._bind import tensor_method
+from .base import Op, UnaryOp, apply_inplace, norm_dim, scalar_like, to_tensor
+from .core import copy_
+from .registry import register
+from .schema import AmpPolicy, OpSchema
+from .shape import _SelectViewBackward, broadcast_shapes
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
+           "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
+           "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere"]
+
+_FULL = slice(None)
+_wrap = Tensor._wrap
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+class IndexArgumentError(IndexingError, ValueError):
+    """A bad index argument value: a slice step that is not positive, an unknown
+    reduction (also a ``ValueError``, which PyTorch raises there)."""
+
+
+# -- the nodes --------------------------------------------------------------------------
+
+@register
+class SliceBackward(_SelectViewBackward):
+    r"""Autograd node for basic indexing :math:`y = x[i, a{:}b{:}s, \mathrm{None}, \ldots]`
+    (a view).
+
+    Saves nothing: the view reads distinct elements, so the gradient is zeros of the
+    input's shape with the incoming gradient written through the same index. The
+    ``index`` param is the normalised index (non-negative ints, slices with explicit
+    start, stop and step, None), so ``SliceBackward.apply(base, index=...)`` replays the
+    view for in-place writes through it.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_k} =
+              \begin{cases} g_j & \text{if view slot } j \text{ reads } x_k \\
+              0 & \text{otherwise} \end{cases}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"slice"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``a[index]`` basic indexing, a strided view (no copy). Negative steps are
+    rejected by the wrapper, as in PyTorch; out-of-range slice bounds clamp, so a slice
+    may be empty.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("slice", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, index):
+        return be.basic_index(x, index)
+
+
+@register
+class IndexBackward(UnaryOp):
+    r"""Autograd node for advanced indexing :math:`y_j = x_{\iota(j)}` by integer arrays.
+
+    Saves nothing: the gradient scatter-adds the incoming one back through the same index
+    (an :class:`IndexPutBackward` with ``accumulate``), so repeated indices accumulate.
+    Also the node of ``gather``, ``index_select``, ``take``, ``take_along_dim`` and
+    ``masked_select``.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_k} = \sum_{j:\ \iota(j) = k} g_j
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"index"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``a[index]`` with an index of full slices and integer arrays (a copy); the
+    backward is ``xp.add.at`` (NumPy) or an atomic scatter-add (CuPy). The wrappers check
+    bounds and raise :class:`~lucid.errors.IndexingError`.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("index", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, index):
+        return be.index(x, index)
+
+    def grad_formula(self, g):
+        z = self.be.full(self.in_meta[0][0], 0, g.dtype)
+        self.be.index_put_(z, self.params["index"], g, True)
+        return z
+
+    def grad_formula_impl(self, g, x, out):
+        return IndexPutBackward.apply(_zeros(self.in_meta[0][0], g), g,
+                                      index=self.params["index"], accumulate=True)
+
+
+@register
+class IndexPutBackward(Op):
+    r"""Autograd node for :math:`y = x` with :math:`y[\iota] = v` (:math:`\mathrel{+}= v`
+    with ``accumulate``): the out-of-place index-put behind ``x[i] = v``.
+
+    Saves nothing: the gradient to :math:`x` is the incoming one (zeroed where
+    overwritten, unless accumulating), to :math:`v` the incoming one read back through
+    the index (the node sums it over :math:`v`'s broadcast dims). Also the node of
+    ``scatter``, ``scatter_add``, ``index_add``, ``index_copy``, ``index_fill``,
+    ``masked_scatter``, ``put`` and ``index_put``.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = g \odot (1 - M_\iota)
+              \ \ (g \text{ with accumulate}), \qquad
+              \frac{\partial \mathcal{L}}{\partial v} = g[\iota]
+
+    where :math:`M_\iota` is 1 on the indexed elements.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"index_put"``, ``AmpPolicy.KEEP_INPUT``, two tensor inputs.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: a copy of ``x``, then ``out[index] = v`` or ``xp.add.at`` (every repeated
+    index adds). Without accumulate, which of several writes to one element wins is
+    unspecified (the last on NumPy), as in PyTorch.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("index_put", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+
+    @staticmethod
+    def dispatch(be, x, v, index, accumulate):
+        out = be.copy(x)
+        be.index_put_(out, index, v, accumulate)
+        return out
+
+    def grad_formula(self, g):
+        be, index = self.be, self.params["index"]
+        gx = None
+        if self.next_edges[0] is not None:
+            gx = g
+            if not self.params["accumulate"]:
+                gx = be.copy(g)
+                be.index_put_(gx, index, 0, False)
+        return gx, (be.index(g, index) if self.next_edges[1] is not None else None)
+
+    def grad_formula_impl(self, g, x, v, out):
+        index = self.params["index"]
+        gx = g if self.params["accumulate"] else _put(g, index, _zeros((), g))
+        return gx, IndexBackward.call(g, index=index)
+
+
+@register
+class MaskedFillBackward(Op):
+    r"""Autograd node for :math:`y = \mathrm{mask} \,?\, v : x` (``masked_fill``; the mask
+    broadcasts against :math:`x`, :math:`v` is a 0-d tensor).
+
+    Saves nothing: both gradients are the incoming one masked (the mask is a param).
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = g \odot (1 - \mathrm{mask}), \qquad
+              \frac{\partial \mathcal{L}}{\partial v} = \sum g \odot \mathrm{mask}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"masked_fill"``, ``AmpPolicy.KEEP_INPUT``, two tensor inputs.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.where(mask, v, x)``: no host sync on the mask, unlike indexing by it.
+    NaN under the mask is replaced like any value.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("masked_fill", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+
+    @staticmethod
+    def dispatch(be, x, v, mask):
+        return be.masked_fill(x, mask, v)
+
+    def grad_formula(self, g):
+        be, mask = self.be, self.params["mask"]
+        return be.masked_fill(g, mask, 0), be.masked_fill(g, ~mask, 0)
+
+    def grad_formula_impl(self, g, x, v, out):
+        mask, z = self.params["mask"], _zeros((), g)
+        return (MaskedFillBackward.apply(g, z, mask=mask),
+                MaskedFillBackward.apply(g, z, mask=~mask))
+
+
+@register
+class ScatterReduceBackward(Op):
+    r"""Autograd node for ``scatter_reduce``: each :math:`y_i` reduces the :math:`s_j`
+    scattered onto it (:math:`\iota(j) = i`), and :math:`x_i` when ``include_self``.
+
+    Saves the inputs and the output: ``prod`` divides the output by each factor (zero
+    factors handled exactly), ``amax``/``amin`` compare the inputs with the output to find
+    the winners; ``sum`` and ``mean`` use only the index.
+
+    Math
+    ----
+    With :math:`S_i = \{j : \iota(j) = i\}` and :math:`c_i = |S_i| + [\text{include\_self}]`:
+
+    .. math:: \text{sum: } \bar x_i = g_i,\ \ \bar s_j = g_{\iota(j)}; \qquad
+              \text{mean: } \bar x_i = \frac{g_i}{c_i},\ \
+              \bar s_j = \frac{g_{\iota(j)}}{c_{\iota(j)}}
+
+    .. math:: \text{prod: } \bar x_i = g_i \prod_{j \in S_i} s_j,\ \
+              \bar s_j = g_{\iota(j)} \frac{y_{\iota(j)}}{s_j}
+              \ \ (\text{the exclusive product when } s_j = 0)
+
+    .. math:: \text{amax, amin: } \bar x_i = \frac{g_i [x_i = y_i]}{n_i},\ \
+              \bar s_j = \frac{g_{\iota(j)} [s_j = y_{\iota(j)}]}{n_{\iota(j)}}
+
+    where :math:`n_i` counts the tied winners (the gradient is split evenly). Without
+    ``include_self``, :math:`\bar x_i = 0` wherever something was scattered.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"scatter_reduce"``, ``AmpPolicy.KEEP_INPUT``, two tensor inputs.
+    saves_input : bool
+        True: :math:`x` and :math:`s`.
+    saves_output : bool
+        True: :math:`y`.
+
+    Notes
+    -----
+    Backends: ``ufunc.at`` (``add``, ``multiply``, ``maximum``, ``minimum``) on a copy of
+    :math:`x` whose scattered elements start from the reduction's identity when
+    ``include_self`` is False; ``mean`` divides by the counts (floor division for
+    integers, like PyTorch). NaN propagates through ``amax``/``amin``. Unlike PyTorch, an
+    excluded self never takes a share of a tied ``amax``/``amin`` gradient.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("scatter_reduce", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, x, src, index, reduce, include_self):
+        return be.scatter_reduce(x, index, src, reduce, include_self)
+
+    def _excluded(self, gx):
+        """Array ``gx`` zeroed on the scattered-onto elements when self is excluded."""
+        if self.params["include_self"]:
+            return gx
+        gx = self.be.copy(gx)
+        self.be.index_put_(gx, self.params["index"], 0, False)
+        return gx
+
+    def _inv_count(self, shape, dt):
+        """``1 / c`` of the mean (counts of at least 1)."""
+        be = self.be
+        n = be.scatter_count(shape, self.params["index"], self.params["include_self"], dt)
+        return 1 / be.masked_fill(n, n == 0, 1)
+
+    def _winners(self, x, src, out):
+        """(self-wins mask, src-wins mask, 1 / number of tied winners) of amax/amin."""
+        be, index = self.be, self.params["index"]
+        own = self._excluded(x == out)
+        won = src == be.index(out, index)
+        n = be.scatter_reduce(be.astype(own, out.dtype), index, be.astype(won, out.dtype),
+                              "sum", True)
+        return own, won, 1 / be.masked_fill(n, n == 0, 1)
+
+    def _zero_factors(self, x, src):
+        """(src == 0, src is the only zero scattered onto its element) of prod."""
+        be, index = self.be, self.params["index"]
+        zero = src == 0
+        count = be.scatter_reduce(be.full(x.shape, 0, x.dtype), index,
+                                  be.astype(zero, x.dtype), "sum", True)
+        return zero, zero & (be.index(count, index) == 1)
+
+    def grad_formula(self, g):
+        be, p = self.be, self.params
+        index, red = p["index"], p["reduce"]
+        x, src, out = self.saved[0]._data, self.saved[1]._data, self.out
+        if red == "sum":
+            return self._excluded(g), be.index(g, index)
+        if red == "mean":
+            w = g * self._inv_count(x.shape, g.dtype)
+            return self._excluded(w), be.index(w, index)
+        if red == "prod":
+            others = be.scatter_reduce(be.full(x.shape, 1, x.dtype), index, src, "prod", True)
+            zero, single = self._zero_factors(x, src)
+            excl = be.scatter_reduce(x, index, be.masked_fill(src, single, 1), "prod",
+                                     p["include_self"])
+            gs = be.index(g * out, index) / be.masked_fill(src, zero, 1)
+            gs = gs + be.masked_fill(be.index(g * excl, index), ~single, 0)
+            return self._excluded(g * others), gs
+        own, won, w = self._winners(x, src, out)
+        return g * own * w, be.index(g * w, index) * won
+
+    def grad_formula_impl(self, g, x, src, out):
+        p = self.params
+        index, red, inc = p["index"], p["reduce"], p["include_self"]
+
+        def excluded(t):
+            return t if inc else _put(t, index, _zeros((), t))
+
+        if red == "sum":
+            return excluded(g), IndexBackward.call(g, index=index)
+        if red == "mean":
+            w = g * _const(self._inv_count(x._data.shape, g._data.dtype), g)
+            return excluded(w), IndexBackward.call(w, index=index)
+        if red == "prod":
+            ones = _const(self.be.full(x._data.shape, 1, x._data.dtype), x)
+            others = ScatterReduceBackward.apply(ones, src, index=index, reduce="prod",
+                                                 include_self=True)
+            zero, single = self._zero_factors(x._data, src._data)
+            excl = ScatterReduceBackward.apply(
+                x, masked_fill(src, _const(single, src), 1), index=index, reduce="prod",
+                include_self=inc)
+            gs = IndexBackward.call(g * out, index=index) / \
+                masked_fill(src, _const(zero, src), 1)
+            gs = masked_fill(gs, _const(single, src), 0) + masked_fill(
+                IndexBackward.call(g * excl, index=index), _const(~single, src), 0)
+            return excluded(g * others), gs
+        own, won, w = self._winners(x._data, src._data, out._data)
+        return (g * _const(own * w, g),
+                IndexBackward.call(g * _const(w, g), index=index) * _const(won, g))
+
+
+@register
+class NonzeroBackward(UnaryOp):
+    r"""Op for the coordinates of the non-zero elements of :math:`x`, one row each
+    (``nonzero``, ``argwhere``).
+
+    Saves nothing and records no node: the result is integer, not differentiable.
+
+    Math
+    ----
+    .. math:: y = \big[\, i \;\big|\; x_i \neq 0 \,\big]_{\text{C order}}
+              \in \mathbb{Z}^{n \times \mathrm{ndim}(x)}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"nonzero"``, ``AmpPolicy.KEEP_INPUT``, not differentiable.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.argwhere`` as int64 (a host sync for the count on CUDA). NaN counts as
+    non-zero; a 0-d input gives shape ``(1, 0)`` or ``(0, 0)``.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.nonzero(x)
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+def _zeros(shape, like):
+    """A constant zero tensor of ``shape`` with ``like``'s dtype and device."""
+    return _wrap(like._device._backend.full(shape, 0, like._dtype.np), like._dtype,
+                 like._device)
+
+
+def _const(arr, like):
+    """Backend array ``arr`` as a constant tensor on ``like``'s device."""
+    return _wrap(arr, _dt.from_numpy_dtype(arr.dtype), like._device)
+
+
+def _put(x, index, v, accumulate=False):
+    """Out-of-place ``x[index] = v`` (recorded); the function ``x[index] = v`` runs in place."""
+    return IndexPutBackward.apply(x, v, index=index, accumulate=accumulate)
+
+
+_put.__name__ = "index_put"
+
+
+def _array(t, x):
+    """The backend array of tensor ``t`` on ``x``'s device."""
+    if t._device is x._device:
+        return t._data
+    return x._device._backend.asarray(t._device._backend.to_numpy(t._data))
+
+
+def _index_arg(op, index, x):
+    """The int32/int64 backend array of ``index`` (a tensor or a sequence)."""
+    if not isinstance(index, Tensor):
+        empty = isinstance(index, (list, tuple)) and len(index) == 0
+        index = to_tensor(index, x, dtype=_dt.int64 if empty else None)
+    if index._dtype is not _dt.int64 and index._dtype is not _dt.int32:
+        raise DTypeError(f"{op}: expected an int64 or int32 index tensor, got "
+                         f"{index._dtype}")
+    return _array(index, x)
+
+
+def _check_range(op, be, a, n, dim, negative):
+    """IndexingError unless every index of array ``a`` is in ``[-n, n)`` (``[0, n)``)."""
+    if a.size == 0:
+        return
+    lo, hi = be.index_range(a)
+    if lo < (-n if negative else 0) or hi >= n:
+        raise IndexingError(f"{op}: index {hi if hi >= n else lo} is out of bounds for "
+                            f"dimension {dim} with size {n}")
+
+
+def _same_dtype(op, x, src, what="src"):
+    if src._dtype is not x._dtype:
+        raise DTypeError(f"{op}: expected self and {what} to have the same dtype, but got "
+                         f"{x._dtype} and {src._dtype}")
+
+
+def _broadcast(op, a, b, what="mask"):
+    """The broadcast of shapes ``a`` (input) and ``b``, or a ShapeError naming ``op``."""
+    try:
+        return tuple(broadcast_shapes(a, b))
+    except ShapeError:
+        raise ShapeError(f"{op}: {what} of shape {list(b)} cannot be broadcast with the "
+                         f"input of shape {list(a)}") from None
+
+
+def _fits(vs, shape):
+    """Whether shape ``vs`` broadcasts to ``shape``."""
+    if len(vs) > len(shape):
+        return False
+    return all(a == 1 or a == b for a, b in zip(reversed(vs), reversed(shape)))
+
+
+def _fill_value(op, value, x):
+    """``value`` (a number or 0-d tensor) as a 0-d tensor of ``x``'s dtype and device."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise ShapeError(f"{op}: only supports a 0-dimensional value tensor, but got "
+                             f"tensor with {value._data.ndim} dimension(s)")
+        if value._device is not x._device:
+            value = value.to(x._device)
+        return value if value._dtype is x._dtype else value.to(x._dtype)
+    if not isinstance(value, numbers.Number):
+        raise DTypeError(f"{op}: value must be a number or a 0-d tensor, got "
+                         f"{type(value).__name__}")
+    return scalar_like(value, x._dtype, x)
+
+
+def _mask_arg(op, mask, x):
+    """The bool backend array of ``mask``."""
+    mask = to_tensor(mask, x)
+    if mask._dtype is not _dt.bool:
+        raise DTypeError(f"{op}: expected a bool mask, got a mask of dtype {mask._dtype}")
+    return _array(mask, x)
+
+
+def _vec(t):
+    """A 0-d tensor as shape ``(1,)`` (ops along a dim treat a scalar as a vector)."""
+    return t.reshape(1) if t._data.ndim == 0 else t
+
+
+def _unvec(out, like):
+    return out.reshape(()) if like._data.ndim == 0 else out
+
+
+# -- parsing an index -------------------------------------------------------------------
+
+_INT, _SLICE, _NONE, _ELLIPSIS, _ARRAY, _MASK, _BOOL = range(7)
+
+
+def _classify(op, x, it, select_0d):
+    """``(kind, payload)`` of one entry of an index."""
+    k = it.__class__
+    if k is int:
+        return _INT, it
+    if k is slice:
+        return _SLICE, it
+    if it is None:
+        return _NONE, None
+    if it is Ellipsis:
+        return _ELLIPSIS, None
+    if k is bool:
+        return _BOOL, it
+    if not isinstance(it, Tensor):
+        if isinstance(it, numbers.Integral):
+            return _INT, operator.index(it)
+        if isinstance(it, (float, complex, str, slice)) or it is Ellipsis:
+            raise IndexingError(f"{op}: only integers, slices (`:`), ellipsis (`...`), None "
+                                f"and integer or bool tensors are valid indices (got "
+                                f"{type(it).__name__})")
+        try:
+            it = to_tensor(it, x, dtype=_dt.int64 if isinstance(it, (list, tuple)) and
+                           not it else None)
+        except (TypeError, ValueError):
+            raise IndexingError(f"{op}: could not convert the index entry {it!r} to an "
+                                "integer or bool tensor") from None
+    dt = it._dtype
+    if dt is _dt.bool or dt is _dt.uint8:
+        a = _array(it, x)
+        return (_BOOL, bool(a)) if a.ndim == 0 else (_MASK, a)
+    if dt is _dt.int64 or dt is _dt.int32:
+        if it._data.ndim == 0 and select_0d:
+            return _INT, int(it.item())
+        return _ARRAY, _array(it, x)
+    raise IndexingError(f"{op}: tensors used as indices must be int64, int32, uint8 or bool "
+                        f"tensors, got {dt}")
+
+
+def _parse(x, index, op, select_0d=True):
+    """Split ``index`` into the basic view and the advanced index applied to it.
+
+    Returns ``(basic, adv, shape)``: ``basic`` is a tuple of non-negative ints,
+    normalised slices and None (None when the view would be ``x`` itself and there is an
+    advanced part), ``adv`` a tuple of full slices and integer arrays indexing the view
+    (None if there are no arrays), ``shape`` the advanced result's shape.
+    """
+    if index.__class__ is not tuple:
+        index = (index,)
+    shape = x._data.shape
+    nd = len(shape)
+    items = []
+    used = 0
+    ellipsis = False
+    for it in index:
+        kind, v = _classify(op, x, it, select_0d)
+        if kind is _ELLIPSIS:
+            if ellipsis:
+                raise IndexingError(f"{op}: an index can only have a single ellipsis ('...')")
+            ellipsis = True
+        elif kind is _MASK:
+            used += v.ndim
+        elif kind is _INT or kind is _SLICE or kind is _ARRAY:
+            used += 1
+        items.append((kind, v))
+    if used > nd:
+        raise IndexingError(f"{op}: invalid index of a 0-dim tensor; use tensor.item()" if
+                            nd == 0 else f"{op}: too many indices for tensor of dimension {nd}")
+    be = x._device._backend
+    basic = []
+    adv = []
+    plain = True        # the basic part keeps every dim whole
+    d = o = 0           # dim of x, dim of the view
+    for kind, v in items:
+        if kind is _SLICE:
+            n = shape[d]
+            if v.step is not None and operator.index(v.step) <= 0:
+                raise IndexArgumentError(f"{op}: step must be greater than zero, got "
+                                         f"{operator.index(v.step)}")
+            s = slice(*v.indices(n))
+            if plain and (s.start or s.stop != n or s.step != 1):
+                plain = False
+            basic.append(s)
+            d += 1
+            o += 1
+        elif kind is _INT:
+            n = shape[d]
+            if not -n <= v < n:
+                raise IndexingError(f"{op}: index {v} is out of bounds for dimension {d} "
+                                    f"with size {n}")
+            basic.append(v + n if v < 0 else v)
+            plain = False
+            d += 1
+        elif kind is _NONE:
+            basic.append(None)
+            plain = False
+            o += 1
+        elif kind is _ELLIPSIS:
+            k = nd - used
+            basic.extend((_FULL,) * k)
+            d += k
+            o += k
+        elif kind is _ARRAY:
+            _check_range(op, be, v, shape[d], d, True)
+            adv.append((o, v))
+            basic.append(_FULL)
+            d += 1
+            o += 1
+        elif kind is _MASK:
+            for j, m in enumerate(v.shape):
+                if m != shape[d + j]:
+                    raise IndexingError(f"{op}: the shape of the mask {list(v.shape)} at "
+                                        f"index {j} does not match the shape of the indexed "
+                                        f"tensor {list(shape)} at index {d + j}")
+            for j, a in enumerate(be.nonzero_index(v)):
+                adv.append((o + j, a))
+            basic.extend((_FULL,) * v.ndim)
+            d += v.ndim
+            o += v.ndim
+        else:                                   # a bool scalar: a new dim of size 1 or 0
+            adv.append((o, be.asarray([0] if v else [], _dt.int64.np)))
+            basic.append(None)
+            plain = False
+            o += 1
+    if not adv:
+        return tuple(basic), None, None
+    basic = None if plain else tuple(basic)
+    vshape = shape if basic is None else be.basic_index(x._data, basic).shape
+    arrays = [a for _, a in adv]
+    try:
+        bshape = tuple(broadcast_shapes(*(a.shape for a in arrays)))
+    except ShapeError:
+        raise IndexingError(f"{op}: shape mismatch: indexing tensors could not be broadcast "
+                            f"together with shapes "
+                            f"{', '.join(str(list(a.shape)) for a in arrays)}") from None
+    pos = [p for p, _ in adv]
+    idx = [_FULL] * (pos[-1] + 1)
+    for p, a in adv:
+        idx[p] = a
+    if pos[-1] - pos[0] + 1 == len(pos):
+        out = vshape[:pos[0]] + bshape + vshape[pos[-1] + 1:]
+    else:
+        out = bshape + tuple(n for i, n in enumerate(vshape) if i not in pos)
+    return basic, tuple(idx), out
+
+
+def _getitem(self, index):
+    """``self[index]``: a view for ints, slices, None and ``...``; a copy with integer
+    tensors, lists or bool masks (PyTorch's rules)."""
+    basic, adv, _ = _parse(self, index, "__getitem__")
+    out = self if basic is None else SliceBackward.call(self, index=basic)
+    return out if adv is None else IndexBackward.call(out, index=adv)
+
+
+def _value(op, value, x, shape):
+    """``value`` as a tensor of ``x``'s dtype and device that broadcasts to ``shape``
+    (leading size-1 dims dropped, as PyTorch does)."""
+    if isinstance(value, Tensor):
+        if value._device is not x._device:
+            value = value.to(x._device)
+        if value._dtype is not x._dtype:
+            value = value.to(x._dtype)
+    elif isinstance(value, numbers.Number):
+        return scalar_like(value, x._dtype, x)
+    else:
+        value = to_tensor(value, x, dtype=x._dtype)
+    vs = value._data.shape
+    k = 0
+    while len(vs) - k > len(shape) and vs[k] == 1:
+        k += 1
+    if not _fits(vs[k:], shape):
+        raise ShapeError(f"{op}: shape mismatch: value tensor of shape {list(vs)} cannot be "
+                         f"broadcast to indexing result of shape {list(shape)}")
+    return value.reshape(vs[k:]) if k else value
+
+
+def _setitem(self, index, value):
+    """``self[index] = value`` in place: the value is cast to ``self``'s dtype and
+    broadcast; recorded for autograd (the overwritten elements get zero gradient)."""
+    basic, adv, shape = _parse(self, index, "__setitem__")
+    if not (STATE.grad_enabled and (self._requires_grad or (
+            isinstance(value, Tensor) and value._requires_grad))):
+        be = self._device._backend
+        dst = self._data if basic is None else be.basic_index(self._data, basic)
+        v = _value("__setitem__", value, self, dst.shape if adv is None else shape)._data
+        if adv is None:
+            be.assign(dst, v)
+        else:
+            be.index_put_(dst, adv, v, False)
+        self._vc[0] += 1
+        return
+    target = self if basic is None else SliceBackward.call(self, index=basic)
+    v = _value("__setitem__", value, self, target._data.shape if adv is None else shape)
+    if adv is None:
+        copy_(target, v)
+    else:
+        apply_inplace(_put, target, adv, v)
+
+
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+
+
+# -- gather and scatter -----------------------------------------------------------------
+
+def _grid(op, input, dim, idx, src=None):
+    """Validate the gather/scatter index array ``idx`` along ``dim`` (0-d counts as 1-d).
+
+    Returns ``(x, grid, src, shape)``: ``input`` as at least 1-d, the advanced index of
+    ``grid_index``, ``src`` (a tensor, optional) as at least 1-d and cut to the index's
+    shape, and that shape.
+    """
+    be = input._device._backend
+    x = _vec(input)
+    if idx.ndim == 0:
+        idx = be.reshape(idx, (1,))
+    shape = x._data.shape
+    nd = len(shape)
+    d = norm_dim(dim, nd, op)
+    if idx.ndim != nd:
+        raise ShapeError(f"{op}: index tensor must have the same number of dimensions as "
+                         f"the input tensor ({idx.ndim} vs {nd})")
+    sshape = None
+    if src is not None:
+        src = _vec(src)
+        sshape = src._data.shape
+        if len(sshape) != nd:
+            raise ShapeError(f"{op}: src tensor must have the same number of dimensions as "
+                             f"the input tensor ({len(sshape)} vs {nd})")
+    for i, n in enumerate(idx.shape):
+        if (i != d and n > shape[i]) or (sshape is not None and n > sshape[i]):
+            raise ShapeError(f"{op}: expected index {list(idx.shape)} to be no larger than "
+                             f"self {list(shape)} apart from dimension {d}" +
+                             ("" if sshape is None else
+                              f" and to be no larger than src {list(sshape)}"))
+    _check_range(op, be, idx, shape[d], d, False)
+    if src is not None and sshape != idx.shape:
+        src = SliceBackward.call(src, index=tuple(slice(0, n, 1) for n in idx.shape))
+    return x, be.grid_index(idx, d), src, idx.shape
+
+
+def _gather(op, input, dim, index):
+    idx = _index_arg(op, index, input)
+    x, grid, _, _ = _grid(op, input, dim, idx)
+    out = IndexBackward.call(x, index=grid)
+    return out.reshape(()) if idx.ndim == 0 else out
+
+
+@tensor_method("gather")
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[index[i][j]][j]`` (``dim=0``) or ``input[i][index[i][j]]``
+    (``dim=1``): ``index`` has ``input``'s number of dims and is no larger apart from
+    ``dim``; the result has its shape."""
+    return _gather("gather", input, dim, index)
+
+
+def _scatter_src(op, input, dim, index, src):
+    """``(x, grid, src)`` of a scatter; ``src`` a tensor of ``input``'s dtype."""
+    src = to_tensor(src, input)
+    _same_dtype(op, input, src)
+    x, grid, src, _ = _grid(op, input, dim, _index_arg(op, index, input), src)
+    return x, grid, src
+
+
+@tensor_method("scatter")
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """A copy of ``input`` with ``out[index[i][j]][j] = src[i][j]`` (``dim=0``), or the
+    number ``value`` written there; ``reduce='add'``/``'multiply'`` combine instead."""
+    s = src if src is not None else value
+    if s is None:
+        raise DTypeError("scatter: expected a src tensor or a value")
+    if isinstance(s, Tensor):
+        x, grid, v = _scatter_src("scatter", input, dim, index, s)
+    else:
+        x, grid, _, ishape = _grid("scatter", input, dim, _index_arg("scatter", index, input))
+        v = _fill_value("scatter", s, input)
+        if reduce == "multiply":
+            v = v.expand(ishape)
+    if reduce is None or reduce == "add":
+        out = _put(x, grid, v, reduce == "add")
+    elif reduce == "multiply":
+        out = ScatterReduceBackward.apply(x, v, index=grid, reduce="prod", include_self=True)
+    else:
+        raise IndexArgumentError(f"scatter: reduce argument must be either 'add' or "
+                                 f"'multiply', got {reduce!r}")
+    return _unvec(out, input)
+
+
+@tensor_method("scatter_add")
+def scatter_add(input, dim, index, src):
+    """A copy of ``input`` with ``out[index[i][j]][j] += src[i][j]`` (``dim=0``); repeated
+    indices accumulate."""
+    x, grid, v = _scatter_src("scatter_add", input, dim, index, src)
+    return _unvec(_put(x, grid, v, True), input)
+
+
+@tensor_method("scatter_reduce")
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """A copy of ``input`` where each element reduces (``"sum"``, ``"prod"``, ``"mean"``,
+    ``"amax"``, ``"amin"``) the ``src`` values scattered onto it, and itself when
+    ``include_self``."""
+    if reduce not in _REDUCTIONS:
+        raise IndexArgumentError(f"scatter_reduce: reduce argument must be one of "
+                                 f"{', '.join(_REDUCTIONS)}, got {reduce!r}")
+    x, grid, v = _scatter_src("scatter_reduce", input, dim, index, src)
+    out = ScatterReduceBackward.apply(x, v, index=grid, reduce=reduce,
+                                      include_self=bool(include_self))
+    return _unvec(out, input)
+
+
+# -- along one dim ----------------------------------------------------------------------
+
+def _along(op, x, dim, index, negative):
+    """Validate a vector ``index`` along ``dim`` of the (at least 1-d) ``x``.
+
+    Returns ``(dim, advanced index, number of indices)``.
+    """
+    be = x._device._backend
+    d = norm_dim(dim, x._data.ndim, op)
+    idx = _index_arg(op, index, x)
+    if idx.ndim > 1:
+        raise IndexingError(f"{op}: index is supposed to be a vector, got shape "
+                            f"{list(idx.shape)}")
+    if idx.ndim == 0:
+        idx = be.reshape(idx, (1,))
+    _check_range(op, be, idx, x._data.shape[d], d, negative)
+    return d, (_FULL,) * d + (idx,), idx.shape[0]
+
+
+def _source(op, input, x, d, k, source):
+    """``source`` checked against ``x``'s shape with ``k`` entries along ``d``."""
+    src = to_tensor(source, input)
+    _same_dtype(op, input, src, "source")
+    if input._data.ndim == 0:
+        src = _vec(src)
+    shape = x._data.shape
+    if src._data.shape != shape[:d] + (k,) + shape[d + 1:]:
+        raise ShapeError(f"{op}: source tensor shape must match self tensor shape, excluding "
+                         f"the specified dimension, with {k} indices along it. Got "
+                         f"self.shape = {list(input.shape)} source.shape = "
+                         f"{list(src.shape)}")
+    return src
+
+
+@tensor_method("index_select")
+def index_select(input, dim, index):
+    """The entries of ``input`` at positions ``index`` (a vector) along ``dim``."""
+    x = _vec(input)
+    _, ix, k = _along("index_select", x, dim, index, False)
+    if input._data.ndim == 0 and k != 1:
+        raise IndexingError(f"index_select: index to a 0-dim tensor can have only 1 value, "
+                            f"got {k}")
+    return _unvec(IndexBackward.call(x, index=ix), input)
+
+
+def _index_write(op, input, dim, index, source, accumulate, alpha=1):
+    x = _vec(input)
+    d, ix, k = _along(op, x, dim, index, False)
+    src = _source(op, input, x, d, k, source)
+    if alpha != 1:
+        src = src * alpha
+    return _unvec(_put(x, ix, src, accumulate), input)
+
+
+@tensor_method("index_add")
+def index_add(input, dim, index, source, *, alpha=1):
+    """A copy of ``input`` with ``alpha * source[..., i, ...]`` added at position
+    ``index[i]`` along ``dim``; repeated indices accumulate."""
+    return _index_write("index_add", input, dim, index, source, True, alpha)
+
+
+@tensor_method("index_copy")
+def index_copy(input, dim, index, source):
+    """A copy of ``input`` with ``source[..., i, ...]`` written at position ``index[i]``
+    along ``dim``."""
+    return _index_write("index_copy", input, dim, index, source, False)
+
+
+@tensor_method("index_fill")
+def index_fill(input, dim, index, value):
+    """A copy of ``input`` with ``value`` (a number or 0-d tensor) at positions ``index``
+    along ``dim`` (negative positions count from the end)."""
+    x = _vec(input)
+    _, ix, _ = _along("index_fill", x, dim, index, True)
+    return _unvec(_put(x, ix, _fill_value("index_fill", value, input)), input)
+
+
+@tensor_method("index_put")
+def index_put(input, indices, values, accumulate=False):
+    """A copy of ``input`` with ``out[indices] = values`` (``+=`` with ``accumulate``),
+    ``indices`` a tuple of integer or bool tensors indexing the leading dims."""
+    if not isinstance(indices, (tuple, list)) or not indices or \
+            not all(isinstance(t, (Tensor, list, tuple)) for t in indices):
+        raise IndexingError("index_put: indices must be a non-empty tuple of tensors")
+    basic, adv, shape = _parse(input, tuple(indices), "index_put", select_0d=False)
+    if basic is not None:
+        raise IndexingError("index_put: 0-d bool index tensors are not supported")
+    return _put(input, adv, _value("index_put", values, input, shape), bool(accumulate))
+
+
+# -- masks ------------------------------------------------------------------------------
+
+def _masked(op, input, mask):
+    """``(input expanded, mask array expanded, shape)`` to the broadcast shape, 0-d as 1-d."""
+    m = _mask_arg(op, mask, input)
+    shape = _broadcast(op, input._data.shape, m.shape)
+    be = input._device._backend
+    x = input.expand(shape)
+    if m.shape != shape:
+        m = be.broadcast_to(m, shape)
+    if not shape:
+        return x.reshape(1), be.reshape(m, (1,)), shape
+    return x, m, shape
+
+
+@tensor_method("masked_fill")
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast)
+    is true."""
+    m = _mask_arg("masked_fill", mask, input)
+    _broadcast("masked_fill", input._data.shape, m.shape)
+    return MaskedFillBackward.apply(input, _fill_value("masked_fill", value, input), mask=m)
+
+
+@tensor_method("masked_select")
+def masked_select(input, mask):
+    """The 1-d tensor of the elements of ``input`` where ``mask`` is true (both broadcast)."""
+    x, m, _ = _masked("masked_select", input, mask)
+    return IndexBackward.call(x, index=x._device._backend.nonzero_index(m))
+
+
+@tensor_method("masked_scatter")
+def masked_scatter(input, mask, source):
+    """A copy of ``input`` (broadcast with ``mask``) whose masked elements take the
+    leading elements of ``source`` in order."""
+    src = to_tensor(source, input)
+    _same_dtype("masked_scatter", input, src, "source")
+    x, m, shape = _masked("masked_scatter", input, mask)
+    ix = x._device._backend.nonzero_index(m)
+    k = ix[0].shape[0]
+    if src._data.size < k:
+        raise ShapeError(f"masked_scatter: number of elements of source ({src._data.size}) "
+                         f"< number of ones in mask ({k})")
+    v = SliceBackward.call(src.reshape(-1), index=(slice(0, k, 1),))
+    out = _put(x, ix, v)
+    return out if shape else out.reshape(())
+
+
+# -- flat -------------------------------------------------------------------------------
+
+@tensor_method("take")
+def take(input, index):
+    """The elements of the flattened ``input`` at ``index`` (any shape; negative indices
+    count from the end); the result has ``index``'s shape."""
+    idx = _index_arg("take", index, input)
+    flat = input.reshape(-1)
+    _check_range("take", input._device._backend, idx, flat._data.shape[0], 0, True)
+    return IndexBackward.call(flat, index=(idx,))
+
+
+@tensor_method("take_along_dim")
+def take_along_dim(input, indices, dim=None):
+    """``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` over the other
+    dims; with ``dim=None``, over the flattened input."""
+    indices = indices if isinstance(indices, Tensor) else to_tensor(indices, input)
+    if dim is None or input._data.ndim == 0:
+        return _gather("take_along_dim", input.reshape(-1), 0, indices.reshape(-1))
+    nd = input._data.ndim
+    if indices._data.ndim != nd:
+        raise ShapeError(f"take_along_dim: input and indices should have the same number of "
+                         f"dimensions, but got {nd} dimensions for input, and "
+                         f"{indices._data.ndim} dimensions for indices")
+    d = norm_dim(dim, nd, "take_along_dim")
+    xs, js = input._data.shape, indices._data.shape
+    b = _broadcast("take_along_dim", xs[:d] + (1,) + xs[d + 1:],
+                   js[:d] + (1,) + js[d + 1:], "indices")
+    return _gather("take_along_dim", input.expand(b[:d] + xs[d:d + 1] + b[d + 1:]), d,
+                   indices.expand(b[:d] + js[d:d + 1] + b[d + 1:]))
+
+
+@tensor_method("put")
+def put(input, index, source, accumulate=False):
+    """A copy of ``input`` with the flattened positions ``index`` set to (or, with
+    ``accumulate``, increased by) the elements of ``source``."""
+    be = input._device._backend
+    idx = _index_arg("put", index, input)
+    src = to_tensor(source, input)
+    _same_dtype("put", input, src, "source")
+    if idx.size != src._data.size:
+        raise ShapeError(f"put: expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {src._data.size}, "
+                         f"index.numel() = {idx.size}")
+    flat = input.reshape(-1)
+    _check_range("put", be, idx, flat._data.shape[0], 0, True)
+    out = _put(flat, (be.reshape(idx, (-1,)),), src.reshape(-1), bool(accumulate))
+    return out.reshape(input._data.shape)
+
+
+# -- nonzero ----------------------------------------------------------------------------
+
+@tensor_method("nonzero")
+def nonzero(input, *, as_tuple=False):
+    """The ``(n, ndim)`` int64 coordinates of the non-zero elements, or with ``as_tuple``
+    one 1-d tensor per dim (a 0-d input counts as 1-d)."""
+    if not as_tuple:
+        return NonzeroBackward.call(input)
+    m = NonzeroBackward.call(_vec(input))
+    n, k = m._data.shape
+    return tuple(SliceBackward.call(m, index=(slice(0, n, 1), i)) for i in range(k))
+
+
+@tensor_method("argwhere")
+def argwhere(input):
+    """The ``(n, ndim)`` int64 coordinates of the non-zero elements."""
+    return NonzeroBackward.call(input)
+
+
+# -- in place ---------------------------------------------------------------------------
+
+def _inplace(fn):
+    def method(self, *args, **kwargs):
+        return apply_inplace(fn, self, *args, **kwargs)
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place :func:`{fn.__name__}`."
+    setattr(Tensor, method.__name__, method)
+
+
+for _fn in (scatter, scatter_add, scatter_reduce, index_add, index_copy, index_fill,
+            index_put, masked_fill, masked_scatter, put):
+    _inplace(_fn)

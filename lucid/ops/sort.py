@@ -23,7 +23,7 @@ from .registry import register
 from .schema import AmpPolicy, OpSchema
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
-           "searchsorted", "bucketize", "histc", "bincount", "return_type"]
+           "searchsorted", "bucketize", "histc", "bincount"]
 
 _TYPES = {}
 
@@ -547,9 +547,12 @@ def bincount(input, weights=None, minlength=0):
     ``weights`` at its positions)."""
     input = to_tensor(input)
     a = input._data
-    if input._dtype._cat != 1 or a.ndim != 1 or (a.size and bool((a < 0).any())):
-        raise ValueError(f"bincount: only supports 1-d non-negative integral inputs, got a "
-                         f"{a.ndim}-d {input._dtype.name} tensor")
+    if input._dtype._cat != 1:
+        raise DTypeError(f"bincount: only supports integral inputs, got {input._dtype.name}")
+    if a.ndim != 1:
+        raise ShapeError(f"bincount: only supports 1-d inputs, got shape {tuple(a.shape)}")
+    if a.size and bool((a < 0).any()):
+        raise ValueError("bincount: only supports non-negative inputs, got a negative value")
     if not isinstance(minlength, numbers.Integral) or minlength < 0:
         raise ValueError(f"bincount: minlength should be >= 0, got {minlength}")
     if weights is None:

@@ -17,6 +17,12 @@ def _is_int(a):
     return a.dtype.kind in "iub"
 
 
+def _is_half(a):
+    """float16 or bfloat16: PyTorch computes these in float32 and rounds once (and NumPy
+    would round a Python-float scalar to the half type, or promote bfloat16 to float32)."""
+    return a.dtype.itemsize == 2 and a.dtype.kind not in "iu"
+
+
 def _check_divisor(b):
     if bool((b == 0).any()):
         raise ZeroDivisionError("integer division by zero")
@@ -27,14 +33,25 @@ class XpBinary:
 
     # -- arithmetic ------------------------------------------------------------------
 
-    def add(self, a, b):
-        return self.xp.add(a, b)
+    def add(self, a, b, alpha=1):
+        if alpha == 1:
+            return self.xp.add(a, b)
+        return self._scaled(a, b, alpha, self.xp.add)
 
     def mul(self, a, b):
         return self.xp.multiply(a, b)
 
-    def sub(self, a, b):
-        return self.xp.subtract(a, b)
+    def sub(self, a, b, alpha=1):
+        if alpha == 1:
+            return self.xp.subtract(a, b)
+        return self._scaled(a, b, alpha, self.xp.subtract)
+
+    def _scaled(self, a, b, alpha, combine):
+        """``combine(a, alpha * b)`` for a Python scalar ``alpha``, half types in float32."""
+        if _is_half(a):
+            f32 = self.xp.float32
+            return combine(a.astype(f32), alpha * b.astype(f32)).astype(a.dtype)
+        return combine(a, alpha * b)
 
     def div(self, a, b):
         with _quiet(self.xp):
@@ -68,6 +85,14 @@ class XpBinary:
             return xp.power(a, b)
         with _quiet(xp):
             return xp.power(a, b)
+
+    def pow_scalar(self, a, p):
+        if a.dtype.kind == "b":
+            return self.xp.logical_or(a, not p)
+        with _quiet(self.xp):
+            if _is_half(a) and p.__class__ is not int:
+                return (a.astype(self.xp.float32) ** p).astype(a.dtype)
+            return a ** p
 
     def remainder(self, a, b):
         xp = self.xp
@@ -124,18 +149,26 @@ class XpBinary:
     def lerp(self, a, b, w):
         xp = self.xp
         dt = a.dtype
-        if dt.itemsize == 2:                      # half types compute in float32
+        if _is_half(a):
             a, b, w = a.astype(xp.float32), b.astype(xp.float32), w.astype(xp.float32)
         d = b - a
         out = xp.where(xp.abs(w) < 0.5, a + w * d, b - d * (1 - w))
         return out.astype(dt, copy=False)
 
     def addcmul(self, x, t1, t2, value):
-        return x + (t1 * t2 if value == 1 else value * t1 * t2)
+        dt = x.dtype
+        if _is_half(x):
+            f32 = self.xp.float32
+            x, t1, t2 = x.astype(f32), t1.astype(f32), t2.astype(f32)
+        return (x + (t1 * t2 if value == 1 else value * t1 * t2)).astype(dt, copy=False)
 
     def addcdiv(self, x, t1, t2, value):
+        dt = x.dtype
+        if _is_half(x):
+            f32 = self.xp.float32
+            x, t1, t2 = x.astype(f32), t1.astype(f32), t2.astype(f32)
         with _quiet(self.xp):
-            return x + (t1 / t2 if value == 1 else value * t1 / t2)
+            return (x + (t1 / t2 if value == 1 else value * t1 / t2)).astype(dt, copy=False)
 
     def where(self, cond, a, b):
         return self.xp.where(cond, a, b)

@@ -1,5 +1,71 @@
 """Indexing kernels over an array module (NumPy or CuPy)."""
 
+_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
+          "amin": "minimum"}
+
 
 class XpIndexing:
     """Implements :class:`IndexingKernels` with ``self.xp``."""
+
+    def basic_index(self, a, index):
+        return a[index]
+
+    def index(self, a, index):
+        return a[index]
+
+    def index_put_(self, a, index, v, accumulate):
+        if accumulate:
+            self.xp.add.at(a, index, v)
+        else:
+            a[index] = v
+
+    def index_range(self, a):
+        return int(a.min()), int(a.max())
+
+    def grid_index(self, index, dim):
+        xp = self.xp
+        nd = index.ndim
+        return tuple(index if d == dim else
+                     xp.arange(n, dtype=xp.int64).reshape((n,) + (1,) * (nd - d - 1))
+                     for d, n in enumerate(index.shape))
+
+    def nonzero(self, a):
+        return self.xp.argwhere(a).astype(self.xp.int64, copy=False)
+
+    def nonzero_index(self, mask):
+        return tuple(i.astype(self.xp.int64, copy=False) for i in self.xp.nonzero(mask))
+
+    def masked_fill(self, a, mask, v):
+        return self.xp.where(mask, v, a)
+
+    def _identity(self, reduce, dt):
+        """The value an element starts from when it does not take part in its reduction."""
+        xp = self.xp
+        if reduce in ("sum", "mean"):
+            return 0
+        if reduce == "prod":
+            return 1
+        low = reduce == "amax"
+        if dt.kind == "b":
+            return not low
+        if dt.kind in "iu":
+            info = xp.iinfo(dt)
+            return info.min if low else info.max
+        return -float("inf") if low else float("inf")
+
+    def scatter_reduce(self, a, index, src, reduce, include_self):
+        xp = self.xp
+        out = xp.array(a, copy=True)
+        if not include_self:
+            out[index] = self._identity(reduce, a.dtype)
+        getattr(xp, _UFUNC[reduce]).at(out, index, src)
+        if reduce == "mean":
+            n = self.scatter_count(a.shape, index, include_self, xp.int64)
+            n[n == 0] = 1
+            out = out // n if a.dtype.kind in "biu" else (out / n).astype(a.dtype)
+        return out
+
+    def scatter_count(self, shape, index, include_self, npdtype):
+        n = self.xp.full(shape, 1 if include_self else 0, dtype=npdtype)
+        self.xp.add.at(n, index, 1)
+        return n

@@ -14,16 +14,18 @@ class BinaryKernels(ABC):
     # -- arithmetic ------------------------------------------------------------------
 
     @abstractmethod
-    def add(self, a, b):
-        """Element-wise ``a + b`` with broadcasting."""
+    def add(self, a, b, alpha=1):
+        r"""Element-wise :math:`a + \alpha b` with broadcasting (``alpha`` a Python number;
+        half types compute in float32)."""
 
     @abstractmethod
     def mul(self, a, b):
         """Element-wise ``a * b`` with broadcasting."""
 
     @abstractmethod
-    def sub(self, a, b):
-        """Element-wise ``a - b``."""
+    def sub(self, a, b, alpha=1):
+        r"""Element-wise :math:`a - \alpha b` (``alpha`` a Python number; half types compute
+        in float32)."""
 
     @abstractmethod
     def div(self, a, b):
@@ -42,6 +44,11 @@ class BinaryKernels(ABC):
     def pow(self, a, b):
         r"""Element-wise :math:`a^b`. Integer :math:`a^b` with :math:`b < 0` is 1 for
         :math:`a = 1`, :math:`\pm 1` for :math:`a = -1` and 0 otherwise (PyTorch)."""
+
+    @abstractmethod
+    def pow_scalar(self, a, p):
+        r"""Element-wise :math:`a^p` for a Python number :math:`p` (result in ``a``'s dtype;
+        half types compute in float32 with :math:`p` unrounded; bool: ``a or not p``)."""
 
     @abstractmethod
     def remainder(self, a, b):
@@ -99,11 +106,13 @@ class BinaryKernels(ABC):
 
     @abstractmethod
     def addcmul(self, x, t1, t2, value):
-        r"""Element-wise :math:`x + v \, t_1 t_2` for a Python scalar :math:`v`."""
+        r"""Element-wise :math:`x + v \, t_1 t_2` for a Python scalar :math:`v` (half types
+        compute in float32)."""
 
     @abstractmethod
     def addcdiv(self, x, t1, t2, value):
-        r"""Element-wise :math:`x + v \, t_1 / t_2` for a Python scalar :math:`v`."""
+        r"""Element-wise :math:`x + v \, t_1 / t_2` for a Python scalar :math:`v` (half types
+        compute in float32)."""
 
     @abstractmethod
     def where(self, cond, a, b):

@@ -1,7 +1,4 @@
-"""Registry-suite samples for this op area."""
-
-import lucid
-
-from ._sample import Const, Sample, pos, rnd
+"""Registry-suite samples for random ops: none registers an op of its own (samplers with
+history record ``FillBackward``, whose samples are in ``creation.py``)."""
 
 SAMPLES = []
