@@ -489,12 +489,14 @@ class Atan2Backward(BinaryOp):
     r"""Autograd node for :math:`y = \operatorname{atan2}(a, b)`, the angle of
     :math:`(b, a)`.
 
-    Saves both inputs: both partials share :math:`1 / (a^2 + b^2)`.
+    Saves both inputs: both partials share :math:`r = 1 / (a^2 + b^2)` (0 where
+    :math:`a^2 + b^2 = 0`, as PyTorch).
 
     Math
     ----
-    .. math:: \frac{\partial \mathcal{L}}{\partial a} = \frac{g\,b}{a^2 + b^2}, \qquad
-              \frac{\partial \mathcal{L}}{\partial b} = \frac{-g\,a}{a^2 + b^2}
+    .. math:: \frac{\partial \mathcal{L}}{\partial a} = g\,b\,r, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = -g\,a\,r, \qquad
+              r = \frac{1}{a^2 + b^2}
 
     Attributes
     ----------
@@ -509,7 +511,8 @@ class Atan2Backward(BinaryOp):
     Notes
     -----
     Backends: ``xp.arctan2``, in :math:`[-\pi, \pi]`, signed zeros respected
-    (``atan2(0., -1.)`` is :math:`\pi`). The gradient at the origin is nan.
+    (``atan2(0., -1.)`` is :math:`\pi`). The gradient at the origin (or where
+    :math:`a^2 + b^2` underflows to 0) is 0.
     """
 
     __slots__ = ()
@@ -522,11 +525,14 @@ class Atan2Backward(BinaryOp):
 
     def grad_formula(self, g):
         a, b = self.saved[0]._data, self.saved[1]._data
-        recip = self.be.div(1, a * a + b * b)
+        be = self.be
+        d = a * a + b * b
+        recip = be.where(d == 0, 0, be.div(1, d))
         return g * b * recip, g * -a * recip
 
     def grad_formula_impl(self, g, a, b, out):
-        recip = 1 / (a * a + b * b)
+        d = a * a + b * b
+        recip = where(d == 0, 0.0, 1 / d)
         return g * b * recip, g * (a * -1) * recip
 
 

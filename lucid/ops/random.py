@@ -12,7 +12,6 @@ samplers with tensor parameters, and in-place samplers on tensors with history, 
 from __future__ import annotations
 
 import math
-import operator
 
 from .. import dtypes as _dt
 from .._device import device as _device_cls
@@ -20,7 +19,8 @@ from .._tensor import Tensor
 from ..errors import DeviceMismatchError, DTypeError, ShapeError
 from ..random import generator_for
 from ._bind import tensor_method
-from .creation import FillBackward, device_arg, leaf, number_arg, overwrite_, size_arg
+from .creation import (FillBackward, device_arg, int_arg, leaf, number_arg, overwrite_,
+                       size_arg)
 from .shape import broadcast_shapes
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
@@ -97,11 +97,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high = 0, low
     if size is None:
         raise DTypeError("randint: missing the size argument (a tuple of ints)")
-    try:
-        low, high = operator.index(low), operator.index(high)
-    except TypeError:
-        raise DTypeError(f"randint: low and high must be ints, got {type(low).__name__} and "
-                         f"{type(high).__name__}") from None
+    low, high = int_arg(low, "randint", "low"), int_arg(high, "randint", "high")
     shape = size_arg((size,), "randint")
     dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
     _int_range(low, high, dt, "randint")
@@ -112,7 +108,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` is given)."""
-    n = operator.index(n)
+    n = int_arg(n, "randperm", "n")
     if n < 0:
         raise ShapeError(f"randperm: n must be non-negative, got {n}")
     dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
@@ -205,7 +201,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     nd = input._data.ndim
     if nd not in (1, 2):
         raise ShapeError(f"{op}: prob_dist must be 1 or 2 dim, got {nd} dims")
-    k = operator.index(num_samples)
+    k = int_arg(num_samples, op, "num_samples")
     if k <= 0:
         raise ShapeError(f"{op}: cannot sample n_sample <= 0 samples (got {k})")
     n = input._data.shape[-1]
@@ -214,7 +210,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
                          f"without replacement ({k} > {n})")
     probs = input._data.reshape((input._data.shape[0] if nd == 2 else 1, n))
     if probs.shape[0]:
-        if not bool(((probs >= 0) & (probs * 0 == 0)).all()):
+        if not bool(((probs >= 0) & (probs < math.inf)).all()):
             raise ShapeError(f"{op}: probability tensor contains either inf, nan or "
                              "element < 0")
         if not bool((probs.sum(axis=1) > 0).all()):
@@ -313,10 +309,7 @@ def random_(self, from_=None, to=None, *, generator=None):
         high = (1 << _digits(dt)) + 1 if dt.is_floating_point else _dt.iinfo(dt).max + 1
     else:
         low, high = (0, from_) if to is None else (from_, to)
-        try:
-            low, high = operator.index(low), operator.index(high)
-        except TypeError:
-            raise DTypeError("random_: from and to must be ints") from None
+        low, high = int_arg(low, "random_", "from"), int_arg(high, "random_", "to")
     _int_range(low, high, dt, "random_")
     return _sample_into(self, "random", "randint", low, high, generator=generator)
 

@@ -19,29 +19,32 @@ from .._tensor import Tensor
 from ..errors import DimError, DTypeError, IndexingError, ShapeError
 from ._bind import tensor_method
 from .base import MultiOutputOp, Op, UnaryOp, norm_dim, to_tensor
+from .indexing import scatter
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
            "searchsorted", "bucketize", "histc", "bincount"]
 
-_TYPES = {}
+class return_types:
+    """Namespace of the named tuples that ``sort``, ``topk``, ``kthvalue`` (and other
+    ``(values, indices)`` ops) return, like ``torch.return_types``."""
 
 
 def return_type(name, fields=("values", "indices")):
-    """The named-tuple type ``name`` (``lucid.return_types.<name>``) holding ``fields``:
-    what ``sort``, ``topk``, ``kthvalue`` (and ``max(dim)``-like ops) return."""
-    cls = _TYPES.get(name)
+    """The named-tuple type ``return_types.<name>`` holding ``fields`` (made once; picklable)."""
+    cls = getattr(return_types, name, None)
     if cls is None:
         cls = collections.namedtuple(name, fields)
-        cls.__module__ = "lucid.return_types"
-        _TYPES[name] = cls
+        cls.__module__ = __name__
+        cls.__qualname__ = f"return_types.{name}"
+        setattr(return_types, name, cls)
     return cls
 
 
 # -- ops whose values are read from the input at computed indices -------------------------
 
-class _IndexedValuesOp(MultiOutputOp):
+class _IndexedValuesBackward(MultiOutputOp):
     """Outputs ``(values, indices)`` with ``values = x`` read at ``indices`` along
     ``params['dim']``; the gradient writes the values' gradient back at those indices.
 
@@ -71,20 +74,13 @@ class _IndexedValuesOp(MultiOutputOp):
         gv, idx = g[0], out[1]
         if not shape:
             return gv
-        from .. import ops   # the indexing area's differentiable scatter
         ks = self._index_shape(tuple(idx._data.shape))
         zeros = Tensor._wrap(self.be.full(shape, 0, gv._data.dtype), gv._dtype, gv._device)
-        return ops.scatter(zeros, self.params["dim"], idx.reshape(ks), gv.reshape(ks))
-
-
-_INDEXED_MATH = r"""
-    .. math:: \frac{\partial \mathcal{L}}{\partial x_{\ldots, i_k, \ldots}} =
-              g_{\ldots, k, \ldots}, \qquad 0 \text{ at positions not selected}
-"""
+        return scatter(zeros, self.params["dim"], idx.reshape(ks), gv.reshape(ks))
 
 
 @register
-class SortBackward(_IndexedValuesOp):
+class SortBackward(_IndexedValuesBackward):
     r"""Autograd node for :math:`(y, i) = \mathrm{sort}(x)` along one dim.
 
     Saves its outputs: the indices say where each value came from, so the gradient is the
@@ -121,7 +117,7 @@ class SortBackward(_IndexedValuesOp):
 
 
 @register
-class TopkBackward(_IndexedValuesOp):
+class TopkBackward(_IndexedValuesBackward):
     r"""Autograd node for the ``k`` largest (or smallest) entries along one dim.
 
     Saves its outputs: the gradient of each selected value goes back to its index; the
@@ -159,7 +155,7 @@ class TopkBackward(_IndexedValuesOp):
 
 
 @register
-class KthvalueBackward(_IndexedValuesOp):
+class KthvalueBackward(_IndexedValuesBackward):
     r"""Autograd node for the ``k``-th smallest entry along one dim (1-based).
 
     Saves its outputs: the gradient goes to the index the value was read from.
@@ -254,13 +250,6 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 # -- unique ------------------------------------------------------------------------------
-
-_UNIQUE_NOTES = """
-    Not differentiable. Inverse indices have the input's shape (dim None) or one entry per
-    slice along ``dim``; counts are int64. NaNs are never equal, so each NaN is its own
-    value, as in PyTorch.
-"""
-
 
 @register
 class UniqueBackward(MultiOutputOp):

@@ -1,5 +1,7 @@
 """Kernels written once over an array module; NumPy and CuPy backends subclass them."""
 
+import warnings
+
 from ..base import Backend
 from .binary import XpBinary
 from .core import XpCore
@@ -10,6 +12,13 @@ from .reduction import XpReduction
 from .shape import XpShape
 from .sort import XpSort
 from .unary import XpUnary
+
+
+# Floating-point exceptions (overflow in exp, 0/0, log of a negative) give inf/nan like
+# PyTorch, silently. NumPy attributes its RuntimeWarnings to the module that called the
+# ufunc, so this filter quiets only the backends' kernels, at no cost per call (an
+# ``errstate`` block would cost microseconds on every op).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.backend\.")
 
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
