@@ -23,14 +23,14 @@ _U64 = 0xFFFF_FFFF_FFFF_FFFF
 
 
 def _check_seed(seed, op):
-    """``seed`` as an int in [0, 2**64): negative seeds map to ``2**64 - 1 + seed``."""
+    """``seed`` as an int in [0, 2**64): negative seeds wrap (two's complement)."""
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise DTypeError(f"{op}: expected an int seed, got {type(seed).__name__}")
     seed = int(seed)
     if not -(1 << 63) <= seed <= _U64:
         raise ShapeError(f"{op}: seed {seed} is out of range; expected a value in "
                          f"[-2**63, 2**64 - 1]")
-    return _U64 + seed if seed < 0 else seed
+    return seed & _U64
 
 
 class Generator:
@@ -77,7 +77,7 @@ class Generator:
         """Restore a state given by :meth:`get_state`; returns ``self``."""
         from ._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state.dtype is not _dt.uint8:
-            got = new_state.dtype if isinstance(new_state, Tensor) else \
+            got = new_state.dtype.name if isinstance(new_state, Tensor) else \
                 type(new_state).__name__
             raise DTypeError(f"set_state: RNG state must be a uint8 tensor, got {got}")
         raw = bytes(new_state.reshape(-1).tolist())
@@ -109,7 +109,7 @@ def _default_for(dev):
 def generator_for(generator, dev, op):
     """The generator an op drawing on device ``dev`` uses: ``generator`` or the default."""
     if generator is None:
-        return _defaults.get(dev) or _default_for(dev)
+        return _default_for(dev)
     if not isinstance(generator, Generator):
         raise DTypeError(f"{op}: generator must be a lucid.Generator, got "
                          f"{type(generator).__name__}")

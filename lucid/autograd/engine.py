@@ -35,13 +35,13 @@ def _root_edge(i, t, what):
 def _root_grad(i, t, g, create_graph, what):
     """The starting gradient of root ``t``: ones for a one-element ``t`` when ``g`` is None,
     else ``g`` checked against ``t`` and cast to its dtype (an array unless ``create_graph``)."""
-    from .._tensor import Tensor
     if g is None:
         if t._data.size != 1:
             raise AutogradError(f"{what}: grad can be implicitly created only for scalar "
                                 f"outputs, got output {i} of shape {tuple(t.shape)}")
         arr = t._device.backend.ones(t._data.shape, t._dtype.np)
-        return Tensor._wrap(arr, t._dtype, t._device) if create_graph else arr
+        return _to_tensor(arr, t._device) if create_graph else arr
+    from .._tensor import Tensor
     if not isinstance(g, Tensor):
         raise AutogradError(f"{what}: grad_output {i} must be a Tensor or None, got "
                             f"{type(g).__name__}")
@@ -297,9 +297,7 @@ def _run_pre_hooks(node, grads, create_graph, dev):
             t = ref()
             g = grads[nr]
             if t is not None and g is not None:
-                gt = _wrap_for_hook(g, dev, create_graph)
-                if not create_graph:
-                    gt = _to_tensor(node.be.copy(g), dev)
+                gt = g.clone() if create_graph else _to_tensor(node.be.copy(g), dev)
                 t._grad = gt if t._grad is None else t._grad + gt
     return grads
 
@@ -365,8 +363,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     from .._tensor import Tensor
     for t, g in zip(inputs, captured):     # non-leaf inputs get .grad like leaves
         if t.grad_fn is not None and g is not None:
-            if not create_graph:
-                g = Tensor._wrap(t._device.backend.copy(g), t._dtype, t._device)
+            g = g.clone() if create_graph else \
+                Tensor._wrap(t._device.backend.copy(g), t._dtype, t._device)
             t._grad = g if t._grad is None else t._grad + g
 
 

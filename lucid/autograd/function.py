@@ -8,6 +8,9 @@ written with Lucid ops is itself differentiable.
 
 from __future__ import annotations
 
+import functools
+import weakref
+
 from ..errors import AutogradError, ShapeError, VersionMismatchError
 from .grad_mode import STATE, no_grad
 from .graph import Node, accumulator_of
@@ -24,6 +27,7 @@ class FunctionCtx:
         self.needs_input_grad = ()
         self._dirty = ()
         self._non_diff = ()
+        self._n_args = 0
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
@@ -44,7 +48,15 @@ class FunctionCtx:
                     f"Function.saved_tensors: saved tensor {k} of shape {tuple(t.shape)} was "
                     f"modified by an in-place operation: it is at version {t._vc[0]}, "
                     f"expected version {v}")
-        return self._saved
+        return tuple(t.unpack() if t.__class__ is _SavedOutput else t for t in self._saved)
+
+    def _weaken_saved_outputs(self, node):
+        """Replace saved outputs of ``node`` by :class:`_SavedOutput` (no reference cycle
+        output -> node -> ctx -> output, so an unused graph is freed at once)."""
+        if self._saved and any(t is not None and t.grad_fn is node for t in self._saved):
+            ref = weakref.ref(node)
+            self._saved = tuple(_SavedOutput(t, ref) if t is not None and t.grad_fn is node
+                                else t for t in self._saved)
 
     def mark_dirty(self, *tensors):
         """Declare inputs that ``forward`` modified in place (they must be returned)."""
@@ -57,6 +69,34 @@ class FunctionCtx:
     def set_materialize_grads(self, value: bool):
         """With False, outputs that got no gradient reach ``backward`` as None, not zeros."""
         self.materialize_grads = bool(value)
+
+
+class _SavedOutput:
+    """An output of a Function saved for its backward: the data and version counter are kept,
+    the link to the node weakly; :meth:`unpack` rebuilds the output tensor (with its
+    ``grad_fn``, so a backward using it is differentiable)."""
+
+    __slots__ = ("t", "output_nr", "node")
+
+    def __init__(self, t, node_ref):
+        a = type(t)._wrap(t._data, t._dtype, t._device)   # t's storage, without its history
+        a._vc, a._base = t._vc, t._base
+        self.t, self.output_nr, self.node = a, t._output_nr, node_ref
+
+    @property
+    def _vc(self):
+        return self.t._vc
+
+    @property
+    def shape(self):
+        return self.t.shape
+
+    def unpack(self):
+        a = self.t
+        t = type(a)._wrap(a._data, a._dtype, a._device)
+        t._vc, t._base = a._vc, a._base
+        t.grad_fn, t._output_nr, t._requires_grad = self.node(), self.output_nr, True
+        return t
 
 
 class _FunctionNode(Node):
@@ -194,6 +234,7 @@ class Function:
                 o._requires_grad = True
             k += 1
             result.append(o)
+        ctx._weaken_saved_outputs(node)
         return result[0] if single else tuple(result)
 
 
@@ -223,7 +264,6 @@ def _check_dirty(cls, ctx, inputs, outs):
 def once_differentiable(fn):
     """Mark a ``backward`` as not differentiable: it runs without recording a graph, and
     differentiating its results (``create_graph=True``, then a second backward) raises."""
-    import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *grads):

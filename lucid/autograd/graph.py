@@ -27,7 +27,7 @@ class Node:
 
     __slots__ = ("next_edges", "in_meta", "saved", "out", "params", "be", "_versions",
                  "_out_meta", "_pre_hooks", "_retain", "_hooks", "_freed", "_seq",
-                 "_anomaly_trace", "__weakref__")
+                 "_anomaly_trace", "_metadata", "__weakref__")
 
     saves_input = False
     saves_output = False
@@ -46,7 +46,12 @@ class Node:
 
     @property
     def metadata(self):
-        return {}
+        """A dict kept on this node for the user's own annotations."""
+        try:
+            return self._metadata
+        except AttributeError:
+            self._metadata = {}
+            return self._metadata
 
     def register_hook(self, fn):
         """Run ``fn(grad_inputs, grad_outputs)`` after this node computes its gradients."""
@@ -96,7 +101,7 @@ class Node:
     # -- backward --------------------------------------------------------------------
 
     def apply_eager(self, grads):
-        """Gradients (arrays) for each input from gradients of each output, via ``grad_formula``."""
+        """Gradients (arrays) for each input from those of each output, via ``grad_formula``."""
         if self._versions is not None or self._freed:
             self._check_saved()
         res = self.grad_formula(grads[0] if self._out_meta is None else tuple(grads))
@@ -163,8 +168,8 @@ class Node:
 class AccumulateGrad(Node):
     """The sink of a leaf: adds the incoming gradient into ``variable.grad``.
 
-    Runs the leaf's hooks first (a hook may replace the gradient); the first gradient is
-    copied, so ``.grad`` never aliases another tensor's gradient.
+    The first gradient is copied (a differentiable ``clone`` under ``create_graph``), so
+    ``.grad`` never aliases another tensor.
     """
 
     __slots__ = ("variable",)
@@ -188,7 +193,7 @@ class AccumulateGrad(Node):
         var = self.variable
         old = var._grad
         if graph_mode:
-            var._grad = grad if old is None else old + grad
+            var._grad = grad.clone() if old is None else old + grad
         elif old is None:
             var._grad = type(var)._wrap(self.be.copy(grad), var._dtype, var._device)
         else:

@@ -24,8 +24,7 @@ from .schema import AmpPolicy, OpSchema
 __all__ = ["add", "mul", "multiply", "sub", "subtract", "rsub", "div", "divide",
            "true_divide", "floor_divide", "pow", "float_power", "remainder", "fmod", "atan2",
            "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin", "logaddexp",
-           "logaddexp2", "xlogy", "copysign", "lerp", "addcmul", "addcdiv", "where",
-           "DivisionByZeroError"]
+           "logaddexp2", "xlogy", "copysign", "lerp", "addcmul", "addcdiv", "where"]
 
 
 class DivisionByZeroError(LucidError, ZeroDivisionError, RuntimeError):
@@ -449,7 +448,8 @@ class FmodBackward(BinaryOp):
     Math
     ----
     .. math:: \frac{\partial \mathcal{L}}{\partial a} = g, \qquad
-              \frac{\partial \mathcal{L}}{\partial b} = -g\,\mathrm{trunc}\!\left(\frac{a}{b}\right)
+              \frac{\partial \mathcal{L}}{\partial b} =
+              -g\,\mathrm{trunc}\!\left(\frac{a}{b}\right)
 
     Attributes
     ----------
@@ -595,7 +595,7 @@ def _fextremum_grads(where_fn, g, a, b, keeps):
     return where_fn(to_a, g, 0), where_fn(to_a, 0, g)
 
 
-_EXTREMUM_DOC = r"""Autograd node for :math:`y = \{name}(a, b)` element-wise.
+_EXTREMUM_DOC = r"""Autograd node for :math:`y = \{tex}(a, b)` element-wise ({name}).
 
     Saves both inputs: the gradient goes to the {winner} input, split in half on ties.
 
@@ -624,7 +624,8 @@ _EXTREMUM_DOC = r"""Autograd node for :math:`y = \{name}(a, b)` element-wise.
 
 @register
 class MaximumBackward(BinaryOp):
-    __doc__ = _EXTREMUM_DOC.format(name="maximum", winner="larger", op=">", short="max")
+    __doc__ = _EXTREMUM_DOC.format(name="maximum", tex="max", winner="larger", op=">",
+                                   short="max")
     __slots__ = ()
     schema_v1 = OpSchema("maximum", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
     saves_input = True
@@ -644,7 +645,8 @@ class MaximumBackward(BinaryOp):
 
 @register
 class MinimumBackward(BinaryOp):
-    __doc__ = _EXTREMUM_DOC.format(name="minimum", winner="smaller", op="<", short="min")
+    __doc__ = _EXTREMUM_DOC.format(name="minimum", tex="min", winner="smaller", op="<",
+                                   short="min")
     __slots__ = ()
     schema_v1 = OpSchema("minimum", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
     saves_input = True
@@ -671,7 +673,8 @@ _FEXTREMUM_DOC = r"""Autograd node for :math:`y = \operatorname{{{name}}}(a, b)`
     ----
     .. math:: \frac{{\partial \mathcal{{L}}}}{{\partial a}} = g\,\mathbb{{1}}[a {op} b \lor
               b = \mathrm{{nan}}], \qquad
-              \frac{{\partial \mathcal{{L}}}}{{\partial b}} = g - \frac{{\partial \mathcal{{L}}}}{{\partial a}}
+              \frac{{\partial \mathcal{{L}}}}{{\partial b}} =
+              g - \frac{{\partial \mathcal{{L}}}}{{\partial a}}
 
     Attributes
     ----------
@@ -1176,16 +1179,14 @@ def floor_divide(input, other):
 
 def _is_number(x):
     k = x.__class__
-    return k is int or k is float or k is bool or (
-        isinstance(x, numbers.Real) and not isinstance(x, Tensor))
+    return k is int or k is float or k is bool or isinstance(x, numbers.Real)
 
 
 @tensor_method("pow")
 def pow(input, exponent):
     """``input ** exponent``; either side may be a Python number. Integer powers stay
     integer (a negative scalar exponent of an integer tensor is an error)."""
-    if exponent.__class__ is Tensor or not isinstance(input, Tensor) or \
-            isinstance(exponent, Tensor):
+    if not isinstance(input, Tensor) or isinstance(exponent, Tensor):
         return PowBackward.call(input, exponent)
     rd = _scalar_result(PowBackward, input._dtype, exponent)
     if not rd.is_floating_point and exponent < 0:
@@ -1324,14 +1325,13 @@ def lerp(input, end, weight):
 def _addc(cls, name, input, tensor1, tensor2, value):
     for arg, x in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
         _require_tensor(name, arg, x)
+    if cls is AddcdivBackward and not (tensor1._dtype.is_floating_point or
+                                       tensor2._dtype.is_floating_point):
+        raise DTypeError("addcdiv: integer division with addcdiv is not supported; got "
+                         f"tensor1 {tensor1._dtype.name} and tensor2 {tensor2._dtype.name} "
+                         "(use a floating dtype, or floor_divide)")
     rd = _dt.result_type(input, tensor1, tensor2)
     if not rd.is_floating_point:
-        if cls is AddcdivBackward and not (tensor1._dtype.is_floating_point or
-                                           tensor2._dtype.is_floating_point):
-            raise DTypeError("addcdiv: integer division with addcdiv is not supported; "
-                             f"got tensor1 {tensor1._dtype.name} and tensor2 "
-                             f"{tensor2._dtype.name} (use a floating dtype or "
-                             "floor_divide)")
         if rd is _dt.bool:
             raise DTypeError(f"{name}: not implemented for bool tensors")
         value = int(value)
@@ -1365,11 +1365,15 @@ def where(condition, input=None, other=None):
         condition = _cast(condition, _dt.bool)
     if input is None or other is None:
         raise DTypeError("where: expected both input and other (or neither)")
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    if ti and to:
         rd = input._dtype if input._dtype is other._dtype else _dt.result_type(input, other)
+    elif ti or to:
+        rd = _scalar_result(WhereBackward, input._dtype, other) if ti else \
+            _scalar_result(WhereBackward, other._dtype, input)
     else:
         for x in (input, other):
-            if not isinstance(x, Tensor) and not _is_number(x):
+            if not _is_number(x):
                 raise DTypeError(f"where: expected a Tensor or a real number, got "
                                  f"{type(x).__name__}")
         rd = _dt.result_type(input, other)

@@ -40,16 +40,16 @@ _CMP_NOTES = """
 
     Notes
     -----
-    Backends: ``xp.{kernel}`` on the promoted operands (``int == 2.5`` compares in the
-    default float). {nan}
+    Backends: ``xp.{kernel}``. {note}
     """
 
-_NAN_FALSE = "Any comparison with nan is False."
+_PROMOTED = "Operands are promoted first (``int == 2.5`` compares in the default float); "
 
 
-def _cmp_doc(summary, math, name, kernel, nan=_NAN_FALSE):
+def _cmp_doc(summary, math, name, kernel, note=_PROMOTED + "any comparison with nan is "
+             "False."):
     return (f"{summary}\n\n    Saves nothing: there is no gradient.\n\n    Math\n    ----\n"
-            f"    .. math:: {math}\n" + _CMP_NOTES.format(name=name, kernel=kernel, nan=nan))
+            f"    .. math:: {math}\n" + _CMP_NOTES.format(name=name, kernel=kernel, note=note))
 
 
 # -- element-wise comparisons ------------------------------------------------------------
@@ -57,7 +57,7 @@ def _cmp_doc(summary, math, name, kernel, nan=_NAN_FALSE):
 @register
 class EqBackward(BinaryOp):
     __doc__ = _cmp_doc("Node of element-wise equality :math:`y = [a = b]`.", "y_i = [a_i = b_i]",
-                       "eq", "equal", "nan equals nothing, not even nan.")
+                       "eq", "equal", _PROMOTED + "nan equals nothing, not even nan.")
     __slots__ = ()
     schema_v1 = _schema("eq")
 
@@ -70,7 +70,7 @@ class EqBackward(BinaryOp):
 class NeBackward(BinaryOp):
     __doc__ = _cmp_doc("Node of element-wise inequality :math:`y = [a \\ne b]`.",
                        "y_i = [a_i \\ne b_i]", "ne", "not_equal",
-                       "nan differs from everything, itself included.")
+                       _PROMOTED + "nan differs from everything, itself included.")
     __slots__ = ()
     schema_v1 = _schema("ne")
 
@@ -279,7 +279,8 @@ class IscloseBackward(BinaryOp):
     -----
     Backends: the formula above with ``xp`` primitives (PyTorch's, not NumPy's
     ``isclose``): equal infinities are close, different ones are not. Both operands must
-    have one dtype; integer tolerances compute in the default float dtype.
+    have one dtype; integers compare exactly, then within tolerance in the default float
+    dtype (as PyTorch: ``2**62 + 1`` is close to ``2**62`` at ``atol=0.5``).
     """
 
     __slots__ = ()

@@ -78,6 +78,23 @@ def int_arg(value, op, name):
         raise DTypeError(f"{op}: {name} must be an int, got {type(value).__name__}") from None
 
 
+_LIMITS: dict = {}
+
+
+def _limits(dt):
+    """``(lowest, max, bits)`` of dtype ``dt`` (cached: the factories' hot path)."""
+    got = _LIMITS.get(dt)
+    if got is None:
+        if dt.is_floating_point:
+            m = _dt.finfo(dt).max
+            got = (-m, m, dt.itemsize * 8)
+        else:
+            info = _dt.iinfo(dt)
+            got = (info.min, info.max, info.bits)
+        _LIMITS[dt] = got
+    return got
+
+
 def fit_scalar(value, dt, op):
     """``value`` converted for dtype ``dt``, raising where PyTorch reports an overflow.
 
@@ -86,18 +103,17 @@ def fit_scalar(value, dt, op):
     """
     if dt is _dt.bool:
         return bool(value)
+    lo, hi, bits = _limits(dt)
     if dt.is_floating_point:
-        ok = not math.isfinite(value) or abs(value) <= _dt.finfo(dt).max
+        ok = lo <= value <= hi or not math.isfinite(value)
+    elif isinstance(value, numbers.Integral):
+        value = int(value)
+        ok = (-hi if lo == 0 else lo) <= value <= hi
+        if ok and value < lo:
+            value += 1 << bits
     else:
-        info = _dt.iinfo(dt)
-        if isinstance(value, numbers.Integral):
-            value = int(value)
-            ok = (-info.max if info.min == 0 else info.min) <= value <= info.max
-            if ok and value < info.min:
-                value += 1 << info.bits
-        else:
-            ok = math.isfinite(value) and info.min <= value <= info.max
-            value = math.trunc(value) if ok else value
+        ok = lo <= value <= hi          # False for nan
+        value = math.trunc(value) if ok else value
     if not ok:
         raise DTypeError(f"{op}: value {value} cannot be converted to type {dt.name} without "
                          "overflow")

@@ -23,7 +23,7 @@ import operator
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DTypeError, IndexingError, ShapeError
+from ..errors import DTypeError, IndexingError, LucidError, ShapeError
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, norm_dim, scalar_like, to_tensor
 from .core import copy_
@@ -108,9 +108,10 @@ class IndexBackward(UnaryOp):
 
     Notes
     -----
-    Backends: ``a[index]`` with an index of full slices and integer arrays (a copy); the
-    backward is ``xp.add.at`` (NumPy) or an atomic scatter-add (CuPy). The wrappers check
-    bounds and raise :class:`~lucid.errors.IndexingError`.
+    Backends: ``a[index]`` with an index of full slices and integer arrays, or one bool
+    mask (a copy); the backward is ``xp.add.at`` (NumPy) or an atomic scatter-add (CuPy),
+    a plain masked add for a mask. Out-of-range indices raise
+    :class:`~lucid.errors.IndexingError` naming the dim and its size.
     """
 
     __slots__ = ()
@@ -412,7 +413,8 @@ def _const(arr, like):
 
 
 def _put(x, index, v, accumulate=False):
-    """Out-of-place ``x[index] = v`` (recorded); the function ``x[index] = v`` runs in place."""
+    """``x`` with ``x[index] = v`` (``+= v`` with ``accumulate``), out of place and
+    recorded; named ``index_put`` for ``apply_inplace``'s messages."""
     return IndexPutBackward.apply(x, v, index=index, accumulate=accumulate)
 
 
@@ -507,14 +509,8 @@ _INT, _SLICE, _NONE, _ELLIPSIS, _ARRAY, _MASK, _BOOL = range(7)
 
 
 def _classify(op, x, it, select_0d):
-    """``(kind, payload)`` of one entry of an index."""
+    """``(kind, payload)`` of an index entry that is not an int, a slice or None."""
     k = it.__class__
-    if k is int:
-        return _INT, it
-    if k is slice:
-        return _SLICE, it
-    if it is None:
-        return _NONE, None
     if it is Ellipsis:
         return _ELLIPSIS, None
     if k is bool:
@@ -522,19 +518,22 @@ def _classify(op, x, it, select_0d):
     if not isinstance(it, Tensor):
         if isinstance(it, numbers.Integral):
             return _INT, operator.index(it)
-        if isinstance(it, (float, complex, str, slice)) or it is Ellipsis:
+        if isinstance(it, (float, complex, str)):
             raise IndexingError(f"{op}: only integers, slices (`:`), ellipsis (`...`), None "
                                 f"and integer or bool tensors are valid indices (got "
                                 f"{type(it).__name__})")
+        if (k is list or k is tuple) and all(e.__class__ is int for e in it):
+            return _ARRAY, x._device._backend.asarray(it, _dt.int64.np)   # the common case
         try:
-            it = to_tensor(it, x, dtype=_dt.int64 if isinstance(it, (list, tuple)) and
-                           not it else None)
+            it = to_tensor(it, x)
         except (TypeError, ValueError):
             raise IndexingError(f"{op}: could not convert the index entry {it!r} to an "
                                 "integer or bool tensor") from None
     dt = it._dtype
     if dt is _dt.bool or dt is _dt.uint8:
         a = _array(it, x)
+        if dt is _dt.uint8:
+            a = x._device._backend.astype(a, _dt.bool.np)
         return (_BOOL, bool(a)) if a.ndim == 0 else (_MASK, a)
     if dt is _dt.int64 or dt is _dt.int32:
         if it._data.ndim == 0 and select_0d:
@@ -544,54 +543,63 @@ def _classify(op, x, it, select_0d):
                         f"tensors, got {dt}")
 
 
-def _parse(x, index, op, select_0d=True):
+def _parse(x, index, op, select_0d=True, shape=False, check=False):
     """Split ``index`` into the basic view and the advanced index applied to it.
 
-    Returns ``(basic, adv, shape)``: ``basic`` is a tuple of non-negative ints,
+    Returns ``(basic, adv, out_shape)``: ``basic`` is a tuple of non-negative ints,
     normalised slices and None (None when the view would be ``x`` itself and there is an
-    advanced part), ``adv`` a tuple of full slices and integer arrays indexing the view
-    (None if there are no arrays), ``shape`` the advanced result's shape.
+    advanced part); ``adv`` a tuple of full slices and int arrays indexing the view (None
+    without arrays), where a bool mask that is the only advanced entry stays a mask
+    (cheaper than its ``nonzero`` arrays); ``out_shape`` the advanced result's shape,
+    computed with ``shape`` or ``check``. Index arrays are range-checked only with
+    ``check``: the backend raises ``IndexError`` for them, and :func:`_out_of_range`
+    then parses again with the check, for the message.
     """
     if index.__class__ is not tuple:
         index = (index,)
-    shape = x._data.shape
-    nd = len(shape)
+    xshape = x._data.shape
+    nd = len(xshape)
     items = []
-    used = 0
+    used = n_adv = 0
     ellipsis = False
-    for it in index:
-        kind, v = _classify(op, x, it, select_0d)
+    for v in index:
+        k = v.__class__
+        kind = _SLICE if k is slice else _INT if k is int else _NONE if v is None else \
+            _classify(op, x, v, select_0d)
+        if kind.__class__ is tuple:
+            kind, v = kind
         if kind is _ELLIPSIS:
             if ellipsis:
                 raise IndexingError(f"{op}: an index can only have a single ellipsis ('...')")
             ellipsis = True
-        elif kind is _MASK:
-            used += v.ndim
-        elif kind is _INT or kind is _SLICE or kind is _ARRAY:
+        elif kind is _INT or kind is _SLICE:
             used += 1
+        elif kind is not _NONE:
+            n_adv += 1
+            used += v.ndim if kind is _MASK else kind is _ARRAY
         items.append((kind, v))
     if used > nd:
         raise IndexingError(f"{op}: invalid index of a 0-dim tensor; use tensor.item()" if
                             nd == 0 else f"{op}: too many indices for tensor of dimension {nd}")
     be = x._device._backend
     basic = []
-    adv = []
+    adv = []            # (view dim, number of view dims, array)
     plain = True        # the basic part keeps every dim whole
     d = o = 0           # dim of x, dim of the view
     for kind, v in items:
         if kind is _SLICE:
-            n = shape[d]
+            n = xshape[d]
             if v.step is not None and operator.index(v.step) <= 0:
                 raise IndexArgumentError(f"{op}: step must be greater than zero, got "
                                          f"{operator.index(v.step)}")
-            s = slice(*v.indices(n))
-            if plain and (s.start or s.stop != n or s.step != 1):
+            v = slice(*v.indices(n))
+            if plain and (v.start or v.stop != n or v.step != 1):
                 plain = False
-            basic.append(s)
+            basic.append(v)
             d += 1
             o += 1
         elif kind is _INT:
-            n = shape[d]
+            n = xshape[d]
             if not -n <= v < n:
                 raise IndexingError(f"{op}: index {v} is out of bounds for dimension {d} "
                                     f"with size {n}")
@@ -608,55 +616,91 @@ def _parse(x, index, op, select_0d=True):
             d += k
             o += k
         elif kind is _ARRAY:
-            _check_range(op, be, v, shape[d], d, True)
-            adv.append((o, v))
+            if check:
+                _check_range(op, be, v, xshape[d], d, True)
+            adv.append((o, 1, v))
             basic.append(_FULL)
             d += 1
             o += 1
         elif kind is _MASK:
-            for j, m in enumerate(v.shape):
-                if m != shape[d + j]:
+            k = v.ndim
+            for j in range(k):
+                if v.shape[j] != xshape[d + j]:
                     raise IndexingError(f"{op}: the shape of the mask {list(v.shape)} at "
                                         f"index {j} does not match the shape of the indexed "
-                                        f"tensor {list(shape)} at index {d + j}")
-            for j, a in enumerate(be.nonzero_index(v)):
-                adv.append((o + j, a))
-            basic.extend((_FULL,) * v.ndim)
-            d += v.ndim
-            o += v.ndim
+                                        f"tensor {list(xshape)} at index {d + j}")
+            if n_adv == 1:
+                adv.append((o, k, v))
+            else:
+                adv.extend((o + j, 1, a) for j, a in enumerate(be.nonzero_index(v)))
+            basic.extend((_FULL,) * k)
+            d += k
+            o += k
         else:                                   # a bool scalar: a new dim of size 1 or 0
-            adv.append((o, be.asarray([0] if v else [], _dt.int64.np)))
+            adv.append((o, 1, be.asarray([0] if v else [], _dt.int64.np)))
             basic.append(None)
             plain = False
             o += 1
     if not adv:
         return tuple(basic), None, None
     basic = None if plain else tuple(basic)
-    vshape = shape if basic is None else be.basic_index(x._data, basic).shape
-    arrays = [a for _, a in adv]
+    if len(adv) == 1:                           # one array, or one mask of k dims
+        idx = (_FULL,) * adv[0][0] + (adv[0][2],)
+    else:
+        idx = [_FULL] * (adv[-1][0] + 1)
+        for p, _, a in adv:
+            idx[p] = a
+        idx = tuple(idx)
+    return basic, idx, _adv_shape(op, be, x, basic, adv) if shape or check else None
+
+
+def _adv_shape(op, be, x, basic, adv):
+    """The shape of the view ``x[basic]`` indexed by the advanced entries ``adv``."""
+    vshape = x._data.shape if basic is None else be.basic_index(x._data, basic).shape
+    p, k, a = adv[0]
+    if a.dtype == bool:                         # the only entry: a k-dim mask
+        return vshape[:p] + (be.count_true(a),) + vshape[p + k:]
+    arrays = [a for _, _, a in adv]
     try:
-        bshape = tuple(broadcast_shapes(*(a.shape for a in arrays)))
+        bshape = arrays[0].shape if len(arrays) == 1 else \
+            tuple(broadcast_shapes(*(a.shape for a in arrays)))
     except ShapeError:
         raise IndexingError(f"{op}: shape mismatch: indexing tensors could not be broadcast "
                             f"together with shapes "
                             f"{', '.join(str(list(a.shape)) for a in arrays)}") from None
-    pos = [p for p, _ in adv]
-    idx = [_FULL] * (pos[-1] + 1)
-    for p, a in adv:
-        idx[p] = a
+    pos = [p for p, _, _ in adv]
     if pos[-1] - pos[0] + 1 == len(pos):
-        out = vshape[:pos[0]] + bshape + vshape[pos[-1] + 1:]
-    else:
-        out = bshape + tuple(n for i, n in enumerate(vshape) if i not in pos)
-    return basic, tuple(idx), out
+        return vshape[:pos[0]] + bshape + vshape[pos[-1] + 1:]
+    return bshape + tuple(n for i, n in enumerate(vshape) if i not in pos)
+
+
+def _out_of_range(x, index, op):
+    """Raise the IndexingError naming the dim and size of the index the backend rejected."""
+    _parse(x, index, op, check=True)
+    raise IndexingError(f"{op}: index out of range")
 
 
 def _getitem(self, index):
     """``self[index]``: a view for ints, slices, None and ``...``; a copy with integer
     tensors, lists or bool masks (PyTorch's rules)."""
+    if index.__class__ is int:                  # the common case, x[i]
+        shape = self._data.shape
+        if shape and -shape[0] <= index < shape[0]:
+            return SliceBackward.call(self, index=(index % shape[0],))
     basic, adv, _ = _parse(self, index, "__getitem__")
     out = self if basic is None else SliceBackward.call(self, index=basic)
-    return out if adv is None else IndexBackward.call(out, index=adv)
+    if adv is None:
+        return out
+    try:
+        return IndexBackward.call(out, index=adv)
+    except IndexError:
+        _out_of_range(self, index, "__getitem__")
+
+
+def _has_dims(value):
+    """Whether ``value`` may need a shape check (not a number or a 0-d tensor)."""
+    return not (isinstance(value, numbers.Number) or
+                (isinstance(value, Tensor) and value._data.ndim == 0))
 
 
 def _value(op, value, x, shape):
@@ -672,6 +716,8 @@ def _value(op, value, x, shape):
     else:
         value = to_tensor(value, x, dtype=x._dtype)
     vs = value._data.shape
+    if not vs:
+        return value
     k = 0
     while len(vs) - k > len(shape) and vs[k] == 1:
         k += 1
@@ -684,10 +730,19 @@ def _value(op, value, x, shape):
 def _setitem(self, index, value):
     """``self[index] = value`` in place: the value is cast to ``self``'s dtype and
     broadcast; recorded for autograd (the overwritten elements get zero gradient)."""
-    basic, adv, shape = _parse(self, index, "__setitem__")
-    if not (STATE.grad_enabled and (self._requires_grad or (
-            isinstance(value, Tensor) and value._requires_grad))):
-        be = self._device._backend
+    basic, adv, shape = _parse(self, index, "__setitem__", shape=_has_dims(value))
+    try:
+        if STATE.grad_enabled and (self._requires_grad or (
+                isinstance(value, Tensor) and value._requires_grad)):
+            target = self if basic is None else SliceBackward.call(self, index=basic)
+            v = _value("__setitem__", value, self,
+                       target._data.shape if adv is None else shape)
+            if adv is None:
+                copy_(target, v)
+            else:
+                apply_inplace(_put, target, adv, v)
+            return
+        be = self._device._backend                  # nothing to record: write directly
         dst = self._data if basic is None else be.basic_index(self._data, basic)
         v = _value("__setitem__", value, self, dst.shape if adv is None else shape)._data
         if adv is None:
@@ -695,13 +750,16 @@ def _setitem(self, index, value):
         else:
             be.index_put_(dst, adv, v, False)
         self._vc[0] += 1
-        return
-    target = self if basic is None else SliceBackward.call(self, index=basic)
-    v = _value("__setitem__", value, self, target._data.shape if adv is None else shape)
-    if adv is None:
-        copy_(target, v)
-    else:
-        apply_inplace(_put, target, adv, v)
+    except LucidError:
+        raise
+    except IndexError:                              # the backend's: explain it
+        if adv is None:
+            raise
+        _out_of_range(self, index, "__setitem__")
+    except ValueError:                              # a read-only (expanded) destination
+        raise ShapeError("__setitem__: unsupported operation: more than one element of the "
+                         "written-to tensor refers to a single memory location (an expanded "
+                         "view); clone() it before writing") from None
 
 
 Tensor.__getitem__ = _getitem
@@ -888,8 +946,11 @@ def index_fill(input, dim, index, value):
     """A copy of ``input`` with ``value`` (a number or 0-d tensor) at positions ``index``
     along ``dim`` (negative positions count from the end)."""
     x = _vec(input)
-    _, ix, _ = _along("index_fill", x, dim, index, True)
-    return _unvec(_put(x, ix, _fill_value("index_fill", value, input)), input)
+    d, ix, _ = _along("index_fill", x, dim, index, True)
+    be = x._device._backend
+    mask = be.full(x._data.shape[d:d + 1], False, _dt.bool.np)
+    be.index_put_(mask, ix[d:], True, False)    # a mask: each position filled once
+    return _unvec(_put(x, ix[:d] + (mask,), _fill_value("index_fill", value, input)), input)
 
 
 @tensor_method("index_put")
@@ -899,7 +960,8 @@ def index_put(input, indices, values, accumulate=False):
     if not isinstance(indices, (tuple, list)) or not indices or \
             not all(isinstance(t, (Tensor, list, tuple)) for t in indices):
         raise IndexingError("index_put: indices must be a non-empty tuple of tensors")
-    basic, adv, shape = _parse(input, tuple(indices), "index_put", select_0d=False)
+    basic, adv, shape = _parse(input, tuple(indices), "index_put", select_0d=False,
+                               check=True)
     if basic is not None:
         raise IndexingError("index_put: 0-d bool index tensors are not supported")
     return _put(input, adv, _value("index_put", values, input, shape), bool(accumulate))

@@ -16,6 +16,7 @@ import string
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
 from ..errors import DeviceMismatchError, DimError, DTypeError, ShapeError
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, norm_dim, to_tensor
@@ -115,21 +116,33 @@ def _shape(t):
     return tuple(t._data.shape)
 
 
-def _operands(op, *xs):
-    """``xs`` as Tensors on one device with one (non-bool) dtype, or a Lucid error."""
-    first = to_tensor(xs[0])
-    ts = (first,) + tuple(to_tensor(x, first) for x in xs[1:])
-    dev, dt = first._device, first._dtype
-    for t in ts[1:]:
-        if t._device is not dev:
-            raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, "
-                                      f"but found tensors on {dev} and {t._device}")
-        if t._dtype is not dt:
-            raise DTypeError(f"{op}: expected all operands to have the same dtype, got "
-                             f"{', '.join(u._dtype.name for u in ts)}")
-    if dt is _dt.bool:
+def _pair(op, a, b):
+    """``a``, ``b`` as Tensors on one device with one (non-bool) dtype, or a Lucid error."""
+    if a.__class__ is not Tensor:
+        a = to_tensor(a)
+    if b.__class__ is not Tensor:
+        b = to_tensor(b, a)
+    if a._device is not b._device:
+        raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, "
+                                  f"but found tensors on {a._device} and {b._device}")
+    if a._dtype is not b._dtype and not _autocast_mix(a._dtype, b._dtype):
+        raise DTypeError(f"{op}: expected all operands to have the same dtype, got "
+                         f"{a._dtype.name} and {b._dtype.name}")
+    if a._dtype is _dt.bool:
         raise DTypeError(f"{op}: not implemented for bool tensors")
-    return ts
+    return a, b
+
+
+def _operands(op, *xs):
+    """Every operand of an n-ary op checked against the first, as by :func:`_pair`."""
+    first = to_tensor(xs[0])
+    return (first,) + tuple(_pair(op, first, x)[1] for x in xs[1:]) if len(xs) > 1 else \
+        _pair(op, first, first)[:1]
+
+
+def _autocast_mix(a, b):
+    """Under autocast, floating operands of different dtypes are fine: the op casts them."""
+    return STATE.autocast is not None and a.is_floating_point and b.is_floating_point
 
 
 def _need_ndim(op, t, ndims, what):
@@ -152,7 +165,7 @@ def _check_inner(op, a, b):
 @tensor_method("matmul")
 def matmul(input, other):
     """Matrix product with broadcasting over batch dims (1-d operands as vectors)."""
-    input, other = _operands("matmul", input, other)
+    input, other = _pair("matmul", input, other)
     a, b = input._data, other._data
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError(f"matmul: both arguments need at least 1 dimension, got shapes "
@@ -174,7 +187,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul(to_tensor(other, self), self)
 @tensor_method("mm")
 def mm(input, mat2):
     """Matrix product of two 2-D tensors (no broadcasting)."""
-    input, mat2 = _operands("mm", input, mat2)
+    input, mat2 = _pair("mm", input, mat2)
     _need_ndim("mm", input, (2,), "input")
     _need_ndim("mm", mat2, (2,), "mat2")
     _check_inner("mm", input, mat2)
@@ -184,7 +197,7 @@ def mm(input, mat2):
 @tensor_method("bmm")
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with equal batch size (no broadcasting)."""
-    input, mat2 = _operands("bmm", input, mat2)
+    input, mat2 = _pair("bmm", input, mat2)
     _check_bmm("bmm", input, mat2)
     return MatmulBackward.apply(input, mat2)
 
@@ -201,7 +214,7 @@ def _check_bmm(op, b1, b2):
 @tensor_method("mv")
 def mv(input, vec):
     """Product of a 2-D matrix and a 1-D vector."""
-    input, vec = _operands("mv", input, vec)
+    input, vec = _pair("mv", input, vec)
     _need_ndim("mv", input, (2,), "input")
     _need_ndim("mv", vec, (1,), "vec")
     _check_inner("mv", input, vec)
@@ -209,7 +222,7 @@ def mv(input, vec):
 
 
 def _dot(op, input, other):
-    input, other = _operands(op, input, other)
+    input, other = _pair(op, input, other)
     _need_ndim(op, input, (1,), "input")
     _need_ndim(op, other, (1,), "other")
     if input._data.shape != other._data.shape:
@@ -273,7 +286,7 @@ def _norm_list(dims, nd, op):
 def tensordot(a, b, dims=2):
     """Sum of products over ``dims`` of ``a`` and ``b``: the last ``dims`` dims of ``a`` with
     the first of ``b``, or the dims listed in ``dims = (dims_a, dims_b)``."""
-    a, b = _operands("tensordot", a, b)
+    a, b = _pair("tensordot", a, b)
     sa, sb = _shape(a), _shape(b)
     da, db = _pair_dims(dims, len(sa), len(sb))
     da, db = _norm_list(da, len(sa), "tensordot"), _norm_list(db, len(sb), "tensordot")
@@ -376,7 +389,10 @@ class EinsumBackward(Op):
         xs, eq = xs_out[:-1], self.params["equation"]
         be, dev, dt = self.be, g._device, g._dtype
         grads = []
-        for i in range(len(xs)):
+        for i, edge in enumerate(self.next_edges):
+            if edge is None:
+                grads.append(None)
+                continue
             geq, extra = _einsum_grad_plan(eq, i, _shape(xs[i]))
             consts = [Tensor._wrap(_ones_or_eye(be, n, eye, dt.np), dt, dev) for n, eye in extra]
             grads.append(EinsumBackward.apply(g, *xs[:i], *xs[i + 1:], *consts, equation=geq))
@@ -418,20 +434,20 @@ def _einsum_grad_plan(equation, i, shape):
     return geq, tuple(extra)
 
 
-def _einsum_term(term, k, op="einsum"):
+def _einsum_term(term, k):
     """Labels of one subscript term; ``...`` becomes ``None``."""
     labels, j = [], 0
     while j < len(term):
         c = term[j]
         if c == ".":
             if term[j:j + 3] != "..." or None in labels:
-                raise ValueError(f"{op}: invalid ellipsis in the subscripts {term!r} of "
+                raise ValueError(f"einsum: invalid ellipsis in the subscripts {term!r} of "
                                  f"{'the output' if k is None else f'operand {k}'}")
             labels.append(None)
             j += 3
             continue
         if c not in _CANON:
-            raise ValueError(f"{op}: invalid subscript {c!r} in the equation, subscripts "
+            raise ValueError(f"einsum: invalid subscript {c!r} in the equation, subscripts "
                              "must be in [a-zA-Z]")
         labels.append(c)
         j += 1
@@ -562,6 +578,8 @@ def einsum(*args):
 def _scaled_add(input, prod, beta, alpha, op):
     """``beta * input + alpha * prod``; ``beta == 0`` ignores ``input`` (its NaNs too)."""
     input = to_tensor(input, prod)
+    if input._dtype is not prod._dtype and _autocast_mix(input._dtype, prod._dtype):
+        input = input.to(prod._dtype)
     if input._dtype is not prod._dtype:
         raise DTypeError(f"{op}: expected input and the matrices to have the same dtype, "
                          f"got {input._dtype.name} and {prod._dtype.name}")
@@ -605,7 +623,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 @tensor_method("addbmm")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (one contraction)."""
-    b1, b2 = _operands("addbmm", batch1, batch2)
+    b1, b2 = _pair("addbmm", batch1, batch2)
     _check_bmm("addbmm", b1, b2)
     prod = EinsumBackward.apply(b1, b2, equation="abc,acd->bd")
     return _scaled_add(input, prod, beta, alpha, "addbmm")
@@ -681,7 +699,7 @@ class CrossBackward(Op):
 def cross(input, other, dim=None):
     """Cross product of ``input`` and ``other`` (same ndim, broadcast) along ``dim`` (default:
     the first dim of size 3)."""
-    input, other = _operands("cross", input, other)
+    input, other = _pair("cross", input, other)
     sa, sb = _shape(input), _shape(other)
     if len(sa) != len(sb):
         raise ShapeError(f"cross: inputs must have the same number of dimensions, got shapes "
@@ -850,7 +868,7 @@ class CdistBackward(Op):
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of ``x1`` (..., P, M) and ``x2``
     (..., R, M): a (..., P, R) tensor (batch dims broadcast)."""
-    x1, x2 = _operands("cdist", x1, x2)
+    x1, x2 = _pair("cdist", x1, x2)
     s1, s2 = _shape(x1), _shape(x2)
     for s, what in ((s1, "x1"), (s2, "x2")):
         if len(s) < 2:

@@ -10,7 +10,6 @@ counts) and record no graph.
 
 from __future__ import annotations
 
-import collections
 import math
 import numbers
 
@@ -20,63 +19,31 @@ from ..errors import DimError, DTypeError, IndexingError, ShapeError
 from ._bind import tensor_method
 from .base import MultiOutputOp, Op, UnaryOp, norm_dim, to_tensor
 from .indexing import scatter
+from .reduction import _PickBackward, return_type, return_types
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
            "searchsorted", "bucketize", "histc", "bincount"]
 
-class return_types:
-    """Namespace of the named tuples that ``sort``, ``topk``, ``kthvalue`` (and other
-    ``(values, indices)`` ops) return, like ``torch.return_types``."""
-
-
-def return_type(name, fields=("values", "indices")):
-    """The named-tuple type ``return_types.<name>`` holding ``fields`` (made once; picklable)."""
-    cls = getattr(return_types, name, None)
-    if cls is None:
-        cls = collections.namedtuple(name, fields)
-        cls.__module__ = __name__
-        cls.__qualname__ = f"return_types.{name}"
-        setattr(return_types, name, cls)
-    return cls
-
 
 # -- ops whose values are read from the input at computed indices -------------------------
 
-class _IndexedValuesBackward(MultiOutputOp):
-    """Outputs ``(values, indices)`` with ``values = x`` read at ``indices`` along
-    ``params['dim']``; the gradient writes the values' gradient back at those indices.
-
-    Saves its outputs (the backward needs the indices, not the input)."""
+class _IndexedValuesBackward(_PickBackward):
+    """``(values, indices)`` with values read from the input at several indices per slice
+    (``sort``, ``topk``): the eager backward of :class:`_PickBackward` adds each value's
+    gradient at its index; the graph-mode one scatters it into zeros (differentiable in
+    the gradient, for double backward)."""
 
     __slots__ = ()
-    saves_output = True
-
-    def _index_shape(self, idx_shape):
-        """The indices' shape with the reduced dim restored (``keepdim=False`` drops it)."""
-        if self.params.get("keepdim", True):
-            return idx_shape
-        d = self.params["dim"]
-        return idx_shape[:d] + (1,) + idx_shape[d:]
-
-    def grad_formula(self, g):
-        shape = self.in_meta[0][0]
-        gv, idx = g[0], self.out[1]
-        if not shape:
-            return gv
-        ks = self._index_shape(idx.shape)
-        return self.be.scatter_along(gv.reshape(ks), idx.reshape(ks), self.params["dim"],
-                                     shape)
 
     def grad_formula_impl(self, g, x, out):
         shape = self.in_meta[0][0]
-        gv, idx = g[0], out[1]
         if not shape:
-            return gv
-        ks = self._index_shape(tuple(idx._data.shape))
-        zeros = Tensor._wrap(self.be.full(shape, 0, gv._data.dtype), gv._dtype, gv._device)
-        return scatter(zeros, self.params["dim"], idx.reshape(ks), gv.reshape(ks))
+            return g[0]
+        zeros = Tensor._wrap(self.be.full(shape, 0, g[0]._data.dtype), g[0]._dtype,
+                             g[0]._device)
+        return scatter(zeros, self.params["dim"], self._kept_t(out[1]), self._kept_t(g[0]))
 
 
 @register
@@ -105,7 +72,7 @@ class SortBackward(_IndexedValuesBackward):
     Backends: ``xp.argsort(kind="stable")`` then ``take_along_axis``; descending sorts the
     reversed array and reads it backwards, so ties keep input order both ways. NaN is the
     largest value (last ascending, first descending). ``stable=False`` gives the same
-    (stable) result.
+    (stable) result. Backward: ``index_add_along`` (eager), ``scatter`` into zeros (graph).
     """
 
     __slots__ = ()
@@ -140,7 +107,8 @@ class TopkBackward(_IndexedValuesBackward):
     -----
     Backends: the stable sort of :class:`SortBackward`, first ``k`` copied out. Results
     are always sorted; among equal values the lower index comes first (PyTorch leaves the
-    order of ties unspecified). NaN counts as the largest value.
+    order of ties unspecified). NaN counts as the largest value. Backward as for
+    :class:`SortBackward`; unselected entries get zero.
     """
 
     __slots__ = ()
@@ -155,7 +123,7 @@ class TopkBackward(_IndexedValuesBackward):
 
 
 @register
-class KthvalueBackward(_IndexedValuesBackward):
+class KthvalueBackward(_PickBackward):
     r"""Autograd node for the ``k``-th smallest entry along one dim (1-based).
 
     Saves its outputs: the gradient goes to the index the value was read from.
@@ -176,7 +144,8 @@ class KthvalueBackward(_IndexedValuesBackward):
     Notes
     -----
     Backends: the stable ascending sort, position ``k - 1`` copied out. Among equal values
-    the one at the lowest index of the stable order is returned.
+    the one at the lowest index of the stable order is returned. Backward: the shared
+    one of the reductions' picks (``index_add_along``; a one-hot mask in graph mode).
     """
 
     __slots__ = ()
@@ -194,9 +163,8 @@ class KthvalueBackward(_IndexedValuesBackward):
         return be.copy(v), be.copy(i)
 
 
-_sort_result = return_type("sort")
-_topk_result = return_type("topk")
-_kthvalue_result = return_type("kthvalue")
+for _name in ("sort", "topk", "kthvalue"):     # lucid.return_types.sort, ...
+    setattr(return_types, _name, return_type(_name))
 
 
 @tensor_method("sort")
@@ -204,7 +172,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     """``(values, indices)`` of ``input`` sorted along ``dim`` (stable)."""
     input = to_tensor(input)
     d = norm_dim(dim, input._data.ndim, "sort")
-    return _sort_result(*SortBackward.apply(input, dim=d, descending=bool(descending)))
+    return return_types.sort(*SortBackward.apply(input, dim=d, descending=bool(descending)))
 
 
 @tensor_method("argsort")
@@ -234,7 +202,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise IndexingError(f"topk: selected index k out of range (got k={k} for a dim of "
                             f"size {n}; expected 0 <= k <= {n})")
-    return _topk_result(*TopkBackward.apply(input, k=int(k), dim=d, largest=bool(largest)))
+    return return_types.topk(*TopkBackward.apply(input, k=int(k), dim=d, largest=bool(largest)))
 
 
 @tensor_method("kthvalue")
@@ -245,8 +213,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not isinstance(k, numbers.Integral) or not 1 <= k <= n:
         raise IndexingError(f"kthvalue: selected number k out of range (got k={k} for a dim "
                             f"of size {n}; expected 1 <= k <= {n})")
-    return _kthvalue_result(*KthvalueBackward.apply(input, k=int(k), dim=d,
-                                                    keepdim=bool(keepdim)))
+    return return_types.kthvalue(*KthvalueBackward.apply(input, k=int(k), dim=d,
+                                                         keepdim=bool(keepdim)))
 
 
 # -- unique ------------------------------------------------------------------------------
@@ -271,8 +239,8 @@ class UniqueBackward(MultiOutputOp):
     Notes
     -----
     Backends: ``xp.unique(return_inverse=True, return_counts=True, equal_nan=False)``
-    (lexicographic sort of the slices when ``dim`` is given). The result is always sorted,
-    as PyTorch's CPU ``unique`` is whatever ``sorted`` says.
+    (lexicographic sort of the slices when ``dim`` is given). The result is sorted whatever
+    ``sorted`` says, as with PyTorch's CPU ``unique``.
     """
 
     __slots__ = ()
@@ -400,12 +368,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise ValueError(f"{op}: side can only be 'left' or 'right', but got {side!r}")
         if right and side == "left":
             raise ValueError(f"{op}: side and right can't be set to opposites, got side of "
-                             f"left while right was True")
+                             "left while right was True")
         right = side == "right"
     sshape, vshape = tuple(seq._data.shape), tuple(values._data.shape)
     if not sshape:
         raise ShapeError(f"{op}: boundaries tensor should be 1 dimension or more, but got a "
-                         f"0-d tensor")
+                         "0-d tensor")
     if len(sshape) > 1 and (scalar or sshape[:-1] != vshape[:-1]):
         raise ShapeError(f"{op}: boundaries tensor should be 1 dimension or the first N-1 "
                          f"dimensions of boundaries tensor and input value tensor must "

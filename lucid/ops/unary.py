@@ -64,8 +64,21 @@ def _zeros(like):
 
 def _where(cond_arr, like, a, b):
     """``where(cond, a, b)`` with ``cond`` a backend bool array (graph mode only)."""
-    from .binary import where     # the binary area's op; imported late (it imports us)
+    from .binary import where     # the binary area's op, loaded after this module
     return where(_wrap(cond_arr, _dt.bool, like._device), a, b)
+
+
+class _StepBackward(UnaryOp):
+    """A piecewise-constant op: its gradient is 0 wherever it exists (PyTorch's choice at
+    the jumps too)."""
+
+    __slots__ = ()
+
+    def grad_formula(self, g):
+        return self.be.zeros_like(g)
+
+    def grad_formula_impl(self, g, x, out):
+        return _zeros(g)
 
 
 # == sign and magnitude ======================================================================
@@ -117,7 +130,8 @@ class AbsBackward(UnaryOp):
     ----
     .. math:: \frac{\partial \mathcal{L}}{\partial x} = \operatorname{sgn}(x)\, g
 
-    with :math:`\operatorname{sgn}(0) = 0` (the subgradient PyTorch picks).
+    with :math:`\operatorname{sgn}(0) = \operatorname{sgn}(\mathrm{nan}) = 0` (PyTorch's
+    choice).
 
     Attributes
     ----------
@@ -150,7 +164,7 @@ class AbsBackward(UnaryOp):
 
 
 @register
-class SignBackward(UnaryOp):
+class SignBackward(_StepBackward):
     r"""Autograd node for :math:`y = \operatorname{sgn}(x) \in \{-1, 0, 1\}`.
 
     Saves nothing: the derivative is 0 wherever it exists.
@@ -169,7 +183,7 @@ class SignBackward(UnaryOp):
     Notes
     -----
     Backends: ``xp.sign``; integer dtypes are kept, bool input is returned as is (PyTorch).
-    ``sign(nan)`` is nan and ``sign(-0.)`` is 0.
+    ``sign(nan)`` is 0 and ``sign(-0.)`` is 0, like PyTorch.
     """
 
     __slots__ = ()
@@ -178,12 +192,6 @@ class SignBackward(UnaryOp):
     @staticmethod
     def dispatch(be, x):
         return be.sign(x)
-
-    def grad_formula(self, g):
-        return self.be.zeros_like(g)
-
-    def grad_formula_impl(self, g, x, out):
-        return _zeros(g)
 
 
 @register
@@ -235,9 +243,9 @@ class ReluBackward(UnaryOp):
 
     Math
     ----
-    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathbb{1}[y > 0]\, g
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathbb{1}[\lnot(y \le 0)]\, g
 
-    (0 at :math:`x = 0`, like PyTorch's ``threshold_backward``).
+    (0 at :math:`x = 0`, passed through at nan, like PyTorch's ``threshold_backward``).
 
     Attributes
     ----------
@@ -263,10 +271,10 @@ class ReluBackward(UnaryOp):
         return be.relu(x)
 
     def grad_formula(self, g):
-        return g * (self.out > 0)
+        return g * ~(self.out <= 0)
 
     def grad_formula_impl(self, g, x, out):
-        return g * _mask(g, out._data > 0)
+        return g * _mask(g, ~(out._data <= 0))
 
 
 @register
@@ -1339,7 +1347,8 @@ class SincBackward(UnaryOp):
     .. math:: \frac{\partial \mathcal{L}}{\partial x} =
               \frac{\pi x \cos(\pi x) - \sin(\pi x)}{\pi x^2}\, g
 
-    and 0 at :math:`x = 0` (PyTorch's ``masked_fill``; the true limit is 0 as well).
+    and 0 where :math:`\pi x^2` is 0 (at :math:`x = 0`, the true limit, and where it
+    underflows), like PyTorch's ``sinc_backward``.
 
     Attributes
     ----------
@@ -1353,8 +1362,8 @@ class SincBackward(UnaryOp):
     Notes
     -----
     Backends: ``xp.sin(pi * x) / (pi * x)`` with 1 selected at 0 (half inputs in float32);
-    ``sinc(±inf)`` is nan. Graph mode keeps the second derivative at 0 equal to 0, like
-    PyTorch.
+    ``sinc(±inf)`` is nan. Graph mode substitutes 1 for the masked inputs before the
+    formula, so the second derivative there is 0 (PyTorch's ``where`` lets nan through).
     """
 
     __slots__ = ()
@@ -1369,10 +1378,11 @@ class SincBackward(UnaryOp):
         return g * self.be.sinc_derivative(self.saved[0]._data)
 
     def grad_formula_impl(self, g, x, out):
-        zero = x._data == 0
+        xd = x._data
+        zero = xd * xd * math.pi == 0
         xs = _where(zero, x, 1.0, x)
         y = xs * math.pi
-        d = (y * cos(y) - sin(y)) / (y * xs)
+        d = (y * cos(y) - sin(y)) / (xs * xs * math.pi)
         return g * _where(zero, x, 0.0, d)
 
 
@@ -1506,19 +1516,6 @@ class ErfinvBackward(UnaryOp):
 
 
 # == rounding ================================================================================
-
-class _StepBackward(UnaryOp):
-    """A piecewise-constant op: its gradient is 0 wherever it exists (PyTorch's choice at
-    the jumps too)."""
-
-    __slots__ = ()
-
-    def grad_formula(self, g):
-        return self.be.zeros_like(g)
-
-    def grad_formula_impl(self, g, x, out):
-        return _zeros(g)
-
 
 @register
 class FloorBackward(_StepBackward):
@@ -1941,13 +1938,13 @@ def round(input, *, decimals=0):
     """Element-wise rounding half to even, at ``decimals`` decimal places."""
     if input.__class__ is not Tensor:
         input = to_tensor(input)
+    if not isinstance(decimals, numbers.Integral):
+        raise DTypeError(f"round: decimals must be an int, got {type(decimals).__name__}")
     if input._dtype._cat < 2:
         if input._dtype is _dt.bool:
             _reject("round", input._dtype, _NUMERIC)
         if decimals:
             _reject("round (with decimals)", input._dtype, 2)
-    if not isinstance(decimals, numbers.Integral):
-        raise DTypeError(f"round: decimals must be an int, got {type(decimals).__name__}")
     if decimals:
         return RoundBackward.call(input, decimals=int(decimals))
     return RoundBackward.call(input)
@@ -1956,6 +1953,8 @@ def round(input, *, decimals=0):
 @tensor_method("positive")
 def positive(input):
     """``input`` itself (``+x``); bool tensors are rejected, like PyTorch."""
+    if input.__class__ is not Tensor:
+        input = to_tensor(input)
     if input._dtype is _dt.bool:
         raise DTypeError("positive: the + operator is not supported on bool tensors")
     return input
@@ -1993,23 +1992,26 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
                                  posinf=posinf, neginf=neginf)
 
 
-def _bound(name, which, v):
-    if v is None or isinstance(v, Tensor):
+_PLAIN_BOUND = (float, int, type(None))     # bounds that never change a float dtype
+
+
+def _bound(which, v):
+    if v is None or isinstance(v, (Tensor, numbers.Real)):
         return v
-    if isinstance(v, numbers.Real) and not isinstance(v, complex):
-        return v
-    raise DTypeError(f"{name}: {which} must be a number, a Tensor or None, got "
+    raise DTypeError(f"clamp: {which} must be a number, a Tensor or None, got "
                      f"{type(v).__name__}")
 
 
 @tensor_method("clamp", "clip")
 def clamp(input, min=None, max=None):
-    """Element-wise :math:`\\min(\\max(x, \\text{min}), \\text{max})`; ``min`` and ``max``
+    r"""Element-wise :math:`\min(\max(x, \text{min}), \text{max})`; ``min`` and ``max``
     are numbers, tensors (broadcast) or None (not both)."""
     if input.__class__ is not Tensor:
         input = to_tensor(input)
-    lo = _bound("clamp", "min", min)
-    hi = _bound("clamp", "max", max)
+    if input._dtype._cat == 2 and min.__class__ in _PLAIN_BOUND and \
+            max.__class__ in _PLAIN_BOUND and (min is not None or max is not None):
+        return ClampBackward.call(input, min=min, max=max)       # the common case
+    lo, hi = _bound("min", min), _bound("max", max)
     if lo is None and hi is None:
         raise DTypeError("clamp: at least one of 'min' or 'max' must not be None")
     ops = [v for v in (lo, hi) if v is not None]

@@ -443,3 +443,42 @@ def test_integer_result_of_float_inputs_records_no_graph():
     x = lucid.tensor(A, requires_grad=True)
     y = x.to(lucid.int64)
     assert not y.requires_grad and y.grad_fn is None
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_create_graph_grads_do_not_alias_the_incoming_gradient():
+    x = lucid.tensor(A, requires_grad=True)
+    v = lucid.tensor(np.ones(4))
+    y = x + 0                       # the add passes v through unchanged
+    y.retain_grad()
+    y.backward(v, create_graph=True)
+    assert x.grad is not v and y.grad is not v
+    (x * 1).sum().backward()        # accumulates into x.grad in place
+    y.grad.mul_(0)
+    np.testing.assert_array_equal(v.numpy(), np.ones(4))
+    np.testing.assert_array_equal(x.grad.detach().numpy(), 2 * np.ones(4))
+
+
+def test_node_metadata_persists():
+    y = lucid.tensor(A, requires_grad=True) * 2
+    y.grad_fn.metadata["tag"] = 1
+    assert y.grad_fn.metadata == {"tag": 1}
+
+
+def test_accumulating_into_a_read_only_grad_assigned_by_the_user():
+    x = lucid.tensor(A, requires_grad=True)
+    x.grad = lucid.tensor(1.0, dtype=lucid.float64).expand(4)    # a read-only broadcast view
+    (x * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 3 * np.ones(4))
+
+
+def test_grad_output_checks():
+    x = lucid.tensor(A, requires_grad=True)
+    with pytest.raises(AutogradError, match="grad_output 0 has dtype int64, expected a "
+                                            "floating dtype"):
+        (x * 2).backward(lucid.tensor([1, 2, 3, 4]))
+    with pytest.raises(AutogradError, match="grad_output 0 must be a Tensor or None, got "
+                                            "float"):
+        (x * 2).sum().backward(1.0)
+    with pytest.raises(AutogradError, match="backward: got 4 gradients for 1 tensors"):
+        (x * 2).backward([1.0] * 4)

@@ -454,3 +454,26 @@ def test_gradcheck_of_a_custom_function():
     x = lucid.tensor(X, requires_grad=True)
     assert lucid.autograd.gradcheck(lambda t: _scaled_exp(lucid).apply(t, 0.7), (x,))
     assert lucid.autograd.gradgradcheck(lambda t: _scaled_exp(lucid).apply(t, 0.7), (x,))
+
+
+def test_saved_output_makes_no_reference_cycle():
+    import gc
+    import weakref
+    x = lucid.tensor(X, requires_grad=True)
+    gc.disable()
+    try:
+        y = _scaled_exp(lucid).apply(x, 2.0)
+        node = weakref.ref(y.grad_fn)
+        del y
+        assert node() is None                  # freed by reference counting alone
+    finally:
+        gc.enable()
+
+
+def test_saved_output_modified_in_place_raises():
+    x = lucid.tensor(X, requires_grad=True)
+    y = _scaled_exp(lucid).apply(x, 2.0)
+    z = y + 1                                  # saves nothing itself
+    y.mul_(2)
+    with pytest.raises(VersionMismatchError, match="saved tensor 0 of shape"):
+        z.sum().backward()

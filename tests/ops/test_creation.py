@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import lucid
-from lucid.errors import AutogradError, DeviceError, DimError, DTypeError, LucidError, ShapeError
+from lucid.errors import AutogradError, DeviceError, DTypeError, LucidError, ShapeError
 
 
 def _m(x):
@@ -275,7 +275,8 @@ def test_meshgrid_list_argument_and_views():
 
 @pytest.mark.parametrize("dtype,value", [
     ("float32", 2.5), ("float64", -1), ("int64", 2.7), ("int32", -3.9), ("uint8", -1),
-    ("uint8", -255), ("int8", -128), ("int16", 7.9), ("bool", 5), ("bool", 0.0), ("float16", float("inf")),
+    ("uint8", -255), ("int8", -128), ("int16", 7.9), ("bool", 5), ("bool", 0.0),
+    ("float16", float("inf")),
     ("bfloat16", 1 / 3), ("float32", True),
 ])
 def test_fill_matches_torch(dtype, value):

@@ -179,7 +179,8 @@ PRODUCT_ERRORS = [
      r"mm: shapes \(2, 3\) and \(4, 2\) cannot be multiplied \(3 != 4\)"),
     (lambda a, b: lucid.mm(a, b), [(2, 3, 1), (1, 2)], ShapeError,
      r"mm: expected input to be a 2-D tensor, got a 3-D"),
-    (lambda a, b: lucid.bmm(a, b), [(2, 2), (2, 2)], ShapeError, r"bmm: expected batch1 to be a 3-D"),
+    (lambda a, b: lucid.bmm(a, b), [(2, 2), (2, 2)], ShapeError,
+     r"bmm: expected batch1 to be a 3-D"),
     (lambda a, b: lucid.bmm(a, b), [(2, 2, 3), (3, 3, 2)], ShapeError,
      r"bmm: batch sizes of shapes \(2, 2, 3\) and \(3, 3, 2\) differ"),
     (lambda a, b: lucid.mv(a, b), [(2, 3), (4,)], ShapeError, r"mv: shapes \(2, 3\) and \(4,\)"),
@@ -215,11 +216,11 @@ def test_product_errors(fn, shapes, err, msg):
 def test_dtype_errors_name_both_dtypes():
     a32, a64 = lucid.tensor(np.ones((2, 2), np.float32)), lucid.tensor(np.ones((2, 2)))
     for fn in (lucid.matmul, lucid.mm, lucid.bmm, lucid.tensordot, lucid.cdist):
-        with pytest.raises(DTypeError, match=r"float32, float64"):
+        with pytest.raises(DTypeError, match=r"float32 and float64"):
             fn(a32, a64)
-    with pytest.raises(DTypeError, match=r"dot: .*float32, float64"):
+    with pytest.raises(DTypeError, match=r"dot: .*float32 and float64"):
         lucid.dot(lucid.tensor(np.ones(2, np.float32)), lucid.tensor(np.ones(2)))
-    with pytest.raises(DTypeError, match=r"einsum: .*float32, float64"):
+    with pytest.raises(DTypeError, match=r"einsum: .*float32 and float64"):
         lucid.einsum("ij,jk", a32, a64)
     with pytest.raises(DTypeError, match=r"addmm: .*float64 and float32"):
         lucid.addmm(a64, a32, a32)
@@ -372,7 +373,7 @@ def test_shaped_errors(fn, shapes, err, msg):
 def test_cross_bool_and_dtype():
     with pytest.raises(DTypeError, match="cross: not implemented for bool"):
         lucid.cross(lucid.tensor([True, False, True]), lucid.tensor([True, True, True]))
-    with pytest.raises(DTypeError, match="cross: .*float32, float64"):
+    with pytest.raises(DTypeError, match="cross: .*float32 and float64"):
         lucid.cross(lucid.tensor(np.ones(3, np.float32)), lucid.tensor(np.ones(3)))
 
 
@@ -427,3 +428,19 @@ def test_cdist_errors(shapes, kw, err, msg):
     with pytest.raises(DTypeError, match="cdist: only supports floating-point dtypes"):
         lucid.cdist(lucid.tensor(np.ones((2, 2), np.int64)), lucid.tensor(np.ones((2, 2),
                                                                                    np.int64)))
+
+
+def test_autocast_casts_mixed_operands():
+    a = lucid.tensor(_data((2, 3), np.float32), requires_grad=True)
+    b = lucid.tensor(_data((3, 2), np.float16, 1))
+    c = lucid.tensor(_data((2,), np.float32, 2))
+    with lucid.amp.autocast("cpu", dtype=lucid.bfloat16):
+        for y in (lucid.mm(a, b), lucid.einsum("ij,jk", a, b), lucid.addmm(c, a, b),
+                  lucid.tensordot(a, b, 1)):
+            assert y.dtype is lucid.bfloat16 and y.shape == (2, 2)
+        d = lucid.cdist(a, b.t())
+    assert d.dtype is lucid.float32
+    (y.float().sum() + d.sum()).backward()
+    assert a.grad.dtype is lucid.float32
+    with pytest.raises(DTypeError, match="mm: .*float32 and float16"):
+        lucid.mm(a, b)

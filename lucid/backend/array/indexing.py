@@ -8,16 +8,21 @@ class XpIndexing:
     """Implements :class:`IndexingKernels` with ``self.xp``."""
 
     def basic_index(self, a, index):
-        return a[index]
+        return a[index + (Ellipsis,)]           # a 0-d view, not a scalar, when all ints
 
     def index(self, a, index):
         return a[index]
 
     def index_put_(self, a, index, v, accumulate):
-        if accumulate:
-            self.xp.add.at(a, index, v)
-        else:
+        if not accumulate:
             a[index] = v
+        elif any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b" for i in index):
+            self.xp.add.at(a, index, v)         # integer arrays may repeat an element
+        else:
+            a[index] += v                       # slices and a mask never repeat one
+
+    def count_true(self, mask):
+        return int(self.xp.count_nonzero(mask))
 
     def index_range(self, a):
         return int(a.min()), int(a.max())

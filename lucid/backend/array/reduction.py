@@ -113,9 +113,11 @@ class XpReduction:
                                               a.dtype.type(self._dof(a, axis, correction)))
 
     def std_backward(self, a, out, g, axis, correction):
-        with _quiet(self.xp):
-            return self._centered(a, axis) * (
-                g / (out * a.dtype.type(self._dof(a, axis, correction))))
+        xp = self.xp
+        with _quiet(xp):
+            scale = xp.where(out == 0, a.dtype.type(0), g / out)
+            return self._centered(a, axis) * (scale / a.dtype.type(self._dof(a, axis,
+                                                                             correction)))
 
     def logsumexp(self, a, axis, keepdims):
         xp = self.xp

@@ -18,14 +18,6 @@ class XpSort:
         idx = idx.astype(xp.int64, copy=False)
         return xp.take_along_axis(a, idx, axis), idx
 
-    def scatter_along(self, g, indices, axis, shape):
-        z = self.xp.zeros(shape, dtype=g.dtype)
-        if z.ndim == 0:
-            z[...] = g
-        else:
-            self.xp.put_along_axis(z, indices, g, axis)
-        return z
-
     def unique(self, a, axis):
         xp = self.xp
         if axis is None:

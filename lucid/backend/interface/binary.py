@@ -180,7 +180,7 @@ class BinaryKernels(ABC):
     def isclose(self, a, b, rtol, atol, equal_nan, float_dtype):
         r"""Element-wise :math:`a = b \lor |a - b| \le \mathrm{atol} + |\mathrm{rtol}\,b|`
         (finite differences only); nan pairs count as close when ``equal_nan``. Integer
-        tolerances compute in ``float_dtype`` (a NumPy dtype)."""
+        and bool operands compute the tolerance test in ``float_dtype`` (a NumPy dtype)."""
 
     @abstractmethod
     def isin(self, elements, test_elements, invert):

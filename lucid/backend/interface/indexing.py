@@ -1,10 +1,12 @@
 """Indexing kernels of the Backend interface: views by basic indices, advanced (integer
 array) indexing, index-put, masked fill, scatter reductions and ``nonzero``.
 
-An *advanced index* is a tuple whose entries are full slices ``slice(None)`` or integer
-arrays; the arrays broadcast together, and the broadcast dims replace the indexed dims in
-place when the arrays are adjacent, else they come first (NumPy's and PyTorch's rule).
-The ops check indices against the sizes before calling these kernels.
+An *advanced index* is a tuple whose entries are full slices ``slice(None)`` and integer
+arrays, or full slices and one bool mask (standing for its ``nonzero`` arrays); the
+arrays broadcast together, and the broadcast dims replace the indexed dims in place when
+the arrays are adjacent, else they come first (NumPy's and PyTorch's rule). Kernels that
+take one raise ``IndexError`` for an index outside ``[-n, n)``; the ops check tighter
+bounds themselves where PyTorch has them.
 """
 
 from abc import ABC, abstractmethod
@@ -29,12 +31,17 @@ class IndexingKernels(ABC):
 
         With ``accumulate``, :math:`a[\mathrm{index}] \mathrel{+}= v` where repeated
         indices add every contribution (unbuffered, like ``ufunc.at``); without it, which
-        of several writes to one element wins is unspecified (the last, on NumPy).
+        of several writes to one element wins is unspecified (the last, on NumPy). ``v``
+        may also be a Python number.
         """
 
     @abstractmethod
     def index_range(self, a):
         """``(min, max)`` of the non-empty integer array ``a``, as Python ints."""
+
+    @abstractmethod
+    def count_true(self, mask):
+        """The number of true elements of bool array ``mask``, as a Python int."""
 
     @abstractmethod
     def grid_index(self, index, dim):

@@ -56,7 +56,7 @@ class ReductionKernels(ABC):
     @abstractmethod
     def std_backward(self, a, out, g, axis, correction):
         r""":math:`g \cdot \frac{a - \bar a}{\max(0, N - c)\,\sigma}` with ``out`` =
-        :math:`\sigma`."""
+        :math:`\sigma` (0 where :math:`\sigma = 0`)."""
 
     @abstractmethod
     def logsumexp(self, a, axis, keepdims):

@@ -15,11 +15,6 @@ class SortKernels(ABC):
         """
 
     @abstractmethod
-    def scatter_along(self, g, indices, axis, shape):
-        """Zeros of ``shape`` (``g``'s dtype) with :math:`z[\\ldots, i_k, \\ldots] = g_k`
-        along ``axis``: the adjoint of gathering at distinct ``indices``."""
-
-    @abstractmethod
     def unique(self, a, axis):
         """``(values, inverse, counts)`` of the sorted distinct elements of ``a`` (flattened
         when ``axis`` is None) or distinct slices along ``axis``; NaNs stay distinct."""

@@ -25,8 +25,8 @@ class UnaryKernels(ABC):
 
     @abstractmethod
     def sign(self, a):
-        r"""Element-wise :math:`\mathrm{sgn}(a) \in \{-1, 0, 1\}` (nan stays nan; bool is
-        returned as is)."""
+        r"""Element-wise :math:`\mathrm{sgn}(a) \in \{-1, 0, 1\}` (0 for nan, like PyTorch;
+        bool is returned as is)."""
 
     @abstractmethod
     def signbit(self, a):
@@ -161,7 +161,8 @@ class UnaryKernels(ABC):
     @abstractmethod
     def sinc_derivative(self, a):
         r"""Element-wise :math:`\frac{d}{da}\mathrm{sinc}(a) =
-        \frac{\pi a \cos(\pi a) - \sin(\pi a)}{\pi a^2}`, 0 at :math:`a = 0`."""
+        \frac{\pi a \cos(\pi a) - \sin(\pi a)}{\pi a^2}`, 0 where the denominator is 0
+        (at :math:`a = 0`, or where :math:`\pi a^2` underflows)."""
 
     # -- error function ----------------------------------------------------------------
 
