@@ -35,6 +35,18 @@ class IndexingError(LucidError, IndexError):
     """An index out of range or of an unsupported kind."""
 
 
+class IndexArgumentError(IndexingError, ValueError):
+    """A bad index argument value: a slice step that is not positive, an unknown reduction."""
+
+
+class ArgumentError(LucidError, ValueError):
+    """An argument value outside what the op accepts (an unknown mode, a negative tolerance)."""
+
+
+class DivisionByZeroError(LucidError, ZeroDivisionError, RuntimeError):
+    """Integer division (``//``, ``%``, ``fmod``, ``div`` with a rounding mode) by zero."""
+
+
 class AutogradError(LucidError, RuntimeError):
     """Misuse of the autograd engine: freed graphs, non-scalar roots, leaves modified in place."""
 

@@ -20,3 +20,13 @@ from .linalg import *        # noqa: F401,F403
 from .creation import *      # noqa: F401,F403
 from .random import *        # noqa: F401,F403
 from .device_ops import move  # noqa: F401
+
+import sys as _sys
+
+# What ``from lucid.ops import *`` (and so ``lucid``) re-exports: the wrappers, not the
+# submodules (``lucid.random`` is the RNG module, not ``lucid.ops.random``). Looked up in
+# sys.modules because wrappers such as ``sort`` shadow their module's name here.
+__all__ = ["registry", "apply_inplace", "AmpPolicy", "OpSchema", "move"] + [
+    name for mod in ("core", "unary", "binary", "compare", "reduction", "shape", "joins",
+                     "indexing", "sort", "linalg", "creation", "random")
+    for name in _sys.modules[f"{__name__}.{mod}"].__all__]

@@ -308,9 +308,13 @@ class BinaryOp(Op):
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
         elif ta:
             rd = _scalar_result(cls, a._dtype, b)
+            if cls._real and not rd.is_floating_point:
+                rd = _dt.get_default_dtype()
             b = scalar_like(b, rd, a)
         elif tb:
             rd = _scalar_result(cls, b._dtype, a)
+            if cls._real and not rd.is_floating_point:
+                rd = _dt.get_default_dtype()
             a = scalar_like(a, rd, b)
         else:
             a = to_tensor(a)

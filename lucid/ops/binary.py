@@ -15,7 +15,7 @@ import operator
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import DTypeError, LucidError
+from ..errors import ArgumentError, DivisionByZeroError, DTypeError, LucidError
 from ._bind import tensor_method
 from .base import BinaryOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
 from .registry import register
@@ -25,10 +25,6 @@ __all__ = ["add", "mul", "multiply", "sub", "subtract", "rsub", "div", "divide",
            "true_divide", "floor_divide", "pow", "float_power", "remainder", "fmod", "atan2",
            "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin", "logaddexp",
            "logaddexp2", "xlogy", "copysign", "lerp", "addcmul", "addcdiv", "where"]
-
-
-class DivisionByZeroError(LucidError, ZeroDivisionError, RuntimeError):
-    """Integer division (``//``, ``%``, ``fmod``, ``div`` with a rounding mode) by zero."""
 
 
 # -- shared checks -----------------------------------------------------------------------
@@ -1157,7 +1153,7 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return DivBackward.call(input, other)
     if rounding_mode != "trunc" and rounding_mode != "floor":
-        raise ValueError(f"div: expected rounding_mode to be one of None, 'trunc', or "
+        raise ArgumentError(f"div: expected rounding_mode to be one of None, 'trunc', or "
                          f"'floor' but found {rounding_mode!r}")
     return DivRoundingBackward.call(input, other, rounding_mode=rounding_mode)
 

@@ -13,7 +13,7 @@ import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import DTypeError
+from ..errors import ArgumentError, DTypeError
 from ._bind import tensor_method
 from .base import BinaryOp, Op, UnaryOp, to_tensor
 from .binary import _inplace
@@ -393,7 +393,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise DTypeError(f"isclose: expected both inputs to have the same dtype, got "
                          f"{input._dtype.name} and {other._dtype.name}")
     if rtol < 0 or atol < 0:
-        raise ValueError(f"isclose: rtol and atol must be greater than or equal to zero, "
+        raise ArgumentError(f"isclose: rtol and atol must be greater than or equal to zero, "
                          f"got rtol={rtol}, atol={atol}")
     dt = input._dtype
     fdt = dt if dt.is_floating_point else _dt.get_default_dtype()

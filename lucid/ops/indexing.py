@@ -23,7 +23,7 @@ import operator
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DTypeError, IndexingError, LucidError, ShapeError
+from ..errors import DTypeError, IndexArgumentError, IndexingError, LucidError, ShapeError
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, norm_dim, scalar_like, to_tensor
 from .core import copy_
@@ -38,11 +38,6 @@ __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
 _FULL = slice(None)
 _wrap = Tensor._wrap
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
-
-
-class IndexArgumentError(IndexingError, ValueError):
-    """A bad index argument value: a slice step that is not positive, an unknown
-    reduction (also a ``ValueError``, which PyTorch raises there)."""
 
 
 # -- the nodes --------------------------------------------------------------------------

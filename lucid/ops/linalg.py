@@ -17,7 +17,7 @@ import string
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DeviceMismatchError, DimError, DTypeError, ShapeError
+from ..errors import ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, norm_dim, to_tensor
 from .binary import AddBackward, MulBackward
@@ -441,13 +441,13 @@ def _einsum_term(term, k):
         c = term[j]
         if c == ".":
             if term[j:j + 3] != "..." or None in labels:
-                raise ValueError(f"einsum: invalid ellipsis in the subscripts {term!r} of "
+                raise ArgumentError(f"einsum: invalid ellipsis in the subscripts {term!r} of "
                                  f"{'the output' if k is None else f'operand {k}'}")
             labels.append(None)
             j += 3
             continue
         if c not in _CANON:
-            raise ValueError(f"einsum: invalid subscript {c!r} in the equation, subscripts "
+            raise ArgumentError(f"einsum: invalid subscript {c!r} in the equation, subscripts "
                              "must be in [a-zA-Z]")
         labels.append(c)
         j += 1
@@ -459,11 +459,11 @@ def _einsum_plan(equation, shapes):
     """``equation`` over operands of ``shapes`` as a canonical explicit equation."""
     eq = equation.replace(" ", "")
     if eq.count("->") > 1:
-        raise ValueError(f"einsum: more than one '->' in the equation {equation!r}")
+        raise ArgumentError(f"einsum: more than one '->' in the equation {equation!r}")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(f"einsum: the equation {equation!r} has {len(terms)} operand(s) but "
+        raise ArgumentError(f"einsum: the equation {equation!r} has {len(terms)} operand(s) but "
                          f"{len(shapes)} were given")
     parsed = [_einsum_term(t, k) for k, t in enumerate(terms)]
     n_ell = 0
@@ -494,10 +494,10 @@ def _einsum_plan(equation, shapes):
             if lab is None:
                 out.extend(range(n_ell))
             elif lab not in seen:
-                raise ValueError(f"einsum: output subscript {lab!r} does not appear in the "
+                raise ArgumentError(f"einsum: output subscript {lab!r} does not appear in the "
                                  f"equation for any input operand")
             elif lab in out:
-                raise ValueError(f"einsum: output subscript {lab!r} appears more than once "
+                raise ArgumentError(f"einsum: output subscript {lab!r} appears more than once "
                                  "in the output")
             else:
                 out.append(lab)
@@ -547,7 +547,7 @@ def _sublist_equation(args):
         try:
             return "".join("..." if s is Ellipsis else _SUBLIST[s] for s in sub)
         except (IndexError, TypeError):
-            raise ValueError(f"einsum: subscripts in a sublist must be ints in [0, 52) or "
+            raise ArgumentError(f"einsum: subscripts in a sublist must be ints in [0, 52) or "
                              f"Ellipsis, got {sub!r}") from None
 
     eq = ",".join(term(s) for s in subs)
@@ -559,7 +559,7 @@ def einsum(*args):
     size-1 broadcasting as in PyTorch), ``einsum(eq, [a, b])`` or the sublist form
     ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
     if not args:
-        raise ValueError("einsum: expected an equation and at least one operand")
+        raise ArgumentError("einsum: expected an equation and at least one operand")
     if isinstance(args[0], str):
         equation, ops = args[0], args[1:]
         if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
@@ -567,7 +567,7 @@ def einsum(*args):
     else:
         equation, ops = _sublist_equation(args)
     if not ops:
-        raise ValueError("einsum: expected at least one operand")
+        raise ArgumentError("einsum: expected at least one operand")
     ops = _operands("einsum", *ops)
     eq = _einsum_plan(equation, tuple(_shape(t) for t in ops))
     return EinsumBackward.apply(*ops, equation=eq)
@@ -885,9 +885,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             from None
     p = float(p)
     if not p >= 0:
-        raise ValueError(f"cdist: only supports non-negative p values, got {p}")
+        raise ArgumentError(f"cdist: only supports non-negative p values, got {p}")
     if compute_mode not in _CDIST_MODES:
-        raise ValueError(f"cdist: {compute_mode!r} is not a valid value for compute_mode "
+        raise ArgumentError(f"cdist: {compute_mode!r} is not a valid value for compute_mode "
                          f"(expected one of {', '.join(_CDIST_MODES)})")
     use_mm = p == 2 and (compute_mode == _CDIST_MODES[1] or (
         compute_mode == _CDIST_MODES[0] and (s1[-2] > 25 or s2[-2] > 25)))

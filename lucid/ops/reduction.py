@@ -29,7 +29,7 @@ import types
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import DimError, DTypeError, ShapeError
+from ..errors import ArgumentError, DimError, DTypeError, ShapeError
 from ._bind import tensor_method
 from .base import (MultiOutputOp, Op, ReductionOp, UnaryOp, apply_inplace, norm_dim,
                    norm_dims, to_tensor)
@@ -1359,7 +1359,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         dim = (dim,)
     if isinstance(p, str):
         if p not in ("fro", "nuc"):
-            raise ValueError(f"norm: order {p!r} not supported; expected a number, 'fro' or "
+            raise ArgumentError(f"norm: order {p!r} not supported; expected a number, 'fro' or "
                              "'nuc'")
         if dim is not None and len(dim) > 2:
             raise ShapeError(f"norm: p={p!r} needs at most two dims, got {tuple(dim)}")

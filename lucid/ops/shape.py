@@ -15,7 +15,7 @@ import numbers
 import operator
 
 from .._tensor import Tensor
-from ..errors import DimError, DTypeError, ShapeError
+from ..errors import ArgumentError, DimError, DTypeError, ShapeError
 from ._bind import tensor_method
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
 from .registry import register
@@ -1195,10 +1195,10 @@ def pad(input, pad, mode="constant", value=None):
                          f"input dimension but got padding length {len(pad)} and input of "
                          f"dimension {nd}")
     if mode not in _PAD_MODES:
-        raise ValueError(f"pad: unsupported padding mode {mode!r}; expected one of "
+        raise ArgumentError(f"pad: unsupported padding mode {mode!r}; expected one of "
                          f"{', '.join(_PAD_MODES)}")
     if mode != "constant" and value is not None and value != 0:
-        raise ValueError(f"pad: padding mode {mode!r} doesn't take in a value argument")
+        raise ArgumentError(f"pad: padding mode {mode!r} doesn't take in a value argument")
     pads = [(0, 0)] * nd
     for i in range(len(pad) // 2):
         d = nd - 1 - i

@@ -15,7 +15,7 @@ import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import DimError, DTypeError, IndexingError, ShapeError
+from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError
 from ._bind import tensor_method
 from .base import MultiOutputOp, Op, UnaryOp, norm_dim, to_tensor
 from .indexing import scatter
@@ -365,9 +365,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     values = to_tensor(input, seq)
     if side is not None:
         if side not in ("left", "right"):
-            raise ValueError(f"{op}: side can only be 'left' or 'right', but got {side!r}")
+            raise ArgumentError(f"{op}: side can only be 'left' or 'right', but got {side!r}")
         if right and side == "left":
-            raise ValueError(f"{op}: side and right can't be set to opposites, got side of "
+            raise ArgumentError(f"{op}: side and right can't be set to opposites, got side of "
                              "left while right was True")
         right = side == "right"
     sshape, vshape = tuple(seq._data.shape), tuple(values._data.shape)
@@ -453,14 +453,14 @@ def histc(input, bins=100, min=0, max=0):
     if not input._dtype.is_floating_point:
         raise DTypeError(f"histc: expected a floating point input, got {input._dtype.name}")
     if not isinstance(bins, numbers.Integral) or bins <= 0:
-        raise ValueError(f"histc: bins must be > 0, but got {bins}")
+        raise ArgumentError(f"histc: bins must be > 0, but got {bins}")
     lo, hi = float(min), float(max)
     if lo > hi:
-        raise ValueError(f"histc: max must be larger than min, got min={lo}, max={hi}")
+        raise ArgumentError(f"histc: max must be larger than min, got min={lo}, max={hi}")
     if lo == hi == 0 and input._data.size:
         lo, hi = float(input._data.min()), float(input._data.max())
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ValueError(f"histc: range of [{lo}, {hi}] is not finite")
+        raise ArgumentError(f"histc: range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return HistcBackward.apply(input, bins=int(bins), lo=lo, hi=hi)
@@ -509,9 +509,9 @@ def bincount(input, weights=None, minlength=0):
     if a.ndim != 1:
         raise ShapeError(f"bincount: only supports 1-d inputs, got shape {tuple(a.shape)}")
     if a.size and bool((a < 0).any()):
-        raise ValueError("bincount: only supports non-negative inputs, got a negative value")
+        raise ArgumentError("bincount: only supports non-negative inputs, got a negative value")
     if not isinstance(minlength, numbers.Integral) or minlength < 0:
-        raise ValueError(f"bincount: minlength should be >= 0, got {minlength}")
+        raise ArgumentError(f"bincount: minlength should be >= 0, got {minlength}")
     if weights is None:
         return BincountBackward.apply(input, minlength=int(minlength), dtype=_dt.int64)
     weights = to_tensor(weights, input)

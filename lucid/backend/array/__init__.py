@@ -16,9 +16,9 @@ from .unary import XpUnary
 
 # Floating-point exceptions (overflow in exp, 0/0, log of a negative) give inf/nan like
 # PyTorch, silently. NumPy attributes its RuntimeWarnings to the module that called the
-# ufunc, so this filter quiets only the backends' kernels, at no cost per call (an
+# ufunc, so this filter quiets only the kernels and eager backward formulas, at no cost per call (an
 # ``errstate`` block would cost microseconds on every op).
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.backend\.")
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(backend|ops)\.")
 
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
