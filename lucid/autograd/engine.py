@@ -74,23 +74,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     grads0 = [_root_grad(i, t, g, create_graph, what)
               for i, (t, g) in enumerate(zip(roots, root_grads))]
 
-    # 1. dependency counts over every reachable node
-    deps = {}
-    seen = set()
-    stack = list(dict.fromkeys(n for n, _ in edges))
-    seen.update(stack)
-    while stack:
-        node = stack.pop()
-        for e in node.next_edges:
-            if e is not None:
-                child = e[0]
-                deps[child] = deps.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-
-    # 2. capture targets and the nodes that lead to them
-    targets = needed = None
+    # 1. capture targets (inputs of grad / backward(inputs=...))
+    targets = needed = parents = None
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
@@ -101,7 +86,34 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             else:
                 raise AutogradError(f"{what}: input {i} does not require grad")
             targets.setdefault(key, []).append(i)
-        needed = _needed_nodes(seen, {k[0] for k in targets})
+        parents = {}
+
+    # 2. dependency counts over every reachable node (and, with targets, each node's parents)
+    deps = {}
+    seen = set()
+    stack = list(dict.fromkeys(n for n, _ in edges))
+    seen.update(stack)
+    while stack:
+        node = stack.pop()
+        for e in node.next_edges:
+            if e is not None:
+                child = e[0]
+                deps[child] = deps.get(child, 0) + 1
+                if parents is not None:
+                    parents.setdefault(child, []).append(node)
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+
+    # 3. with targets, only the nodes with a target strictly below them must run
+    if targets is not None:
+        needed = set()
+        stack = list({k[0] for k in targets})
+        while stack:
+            for p in parents.get(stack.pop(), ()):
+                if p not in needed:
+                    needed.add(p)
+                    stack.append(p)
 
     captured = [None] * (len(inputs) if inputs is not None else 0)
     buffers = {}
@@ -177,31 +189,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 def _n_outputs(node):
     meta = node._out_meta
     return 1 if meta is None else len(meta)
-
-
-def _needed_nodes(nodes, target_nodes):
-    """Nodes that must run: those with a target strictly below them (iterative post-order).
-
-    A target node itself only has its incoming gradient captured; it runs only when another
-    target lies below it."""
-    needed = {}
-    for start in nodes:
-        if start in needed:
-            continue
-        stack = [(start, iter(start.next_edges))]
-        while stack:
-            node, it = stack[-1]
-            advanced = False
-            for e in it:
-                if e is not None and e[0] not in needed:
-                    stack.append((e[0], iter(e[0].next_edges)))
-                    advanced = True
-                    break
-            if not advanced:
-                stack.pop()
-                needed[node] = any(e is not None and (e[0] in target_nodes or needed[e[0]])
-                                   for e in node.next_edges)
-    return {n for n, v in needed.items() if v}
 
 
 def _call_node(node, grads, create_graph):

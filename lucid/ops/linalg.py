@@ -105,9 +105,21 @@ class MatmulBackward(Op):
             g2 = g2.unsqueeze(-2)
         if b.ndim == 1:
             g2 = g2.unsqueeze(-1)
-        ga = matmul(g2, b2.transpose(-1, -2)).sum_to_size(a2.shape).reshape(a.shape)
-        gb = matmul(a2.transpose(-1, -2), g2).sum_to_size(b2.shape).reshape(b.shape)
+        e = self.next_edges
+        ga = gb = None
+        if e[0] is not None:
+            ga = _fit(matmul(g2, b2.transpose(-1, -2)), a2.shape, a.shape)
+        if e[1] is not None:
+            gb = _fit(matmul(a2.transpose(-1, -2), g2), b2.shape, b.shape)
         return ga, gb
+
+
+def _fit(g, shape2, shape):
+    """Gradient Tensor ``g`` summed over broadcast batch dims to ``shape2``, then viewed as
+    the operand's own ``shape`` (undoing the 1-d promotion)."""
+    if g.shape != shape2:
+        g = g.sum_to_size(shape2)
+    return g if shape2 == shape else g.reshape(shape)
 
 
 # -- argument checks shared by the wrappers ---------------------------------------------
