@@ -17,7 +17,7 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import ops, autograd, amp
 from .ops import *  # noqa: F401,F403
-from . import random
+from . import random, return_types
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
 

@@ -38,17 +38,10 @@ class Tensor:
     # -- construction (internal) -------------------------------------------------------
 
     def _init(self, data, dt, dev):
-        self._data = data
-        self._dtype = dt
-        self._device = dev
-        self._vc = [0]
-        self._base = None
-        self._requires_grad = False
-        self.grad_fn = None
-        self._output_nr = 0
-        self._grad = None
-        self._accum = None
-        self._meta = None
+        """Fill the slots of ``self`` as :meth:`_wrap` fills a new tensor's."""
+        plain = Tensor._wrap(data, dt, dev)
+        for name in Tensor.__slots__[:-1]:
+            object.__setattr__(self, name, getattr(plain, name))
 
     @classmethod
     def _wrap(cls, data, dt, dev):

@@ -389,7 +389,7 @@ class ReductionOp(Op):
     """``y = f(x)`` reduced over ``dim`` (None: all dims), optionally keeping them.
 
     ``params['dim']`` reaches ``dispatch`` as a tuple of non-negative ints;
-    :meth:`unreduce` / :meth:`unreduce_t` reshape a gradient back so it broadcasts
+    :meth:`unreduce` reshapes a gradient back so it broadcasts
     against the input.
     """
 
@@ -402,7 +402,8 @@ class ReductionOp(Op):
         return cls.apply(x, dim=dims, keepdim=bool(keepdim), **params)
 
     def unreduce(self, g):
-        """Backend array ``g`` reshaped to keep the reduced dims as size 1."""
+        """``g`` (a backend array, or a Tensor in graph mode: both have ``reshape``)
+        reshaped to keep the reduced dims as size 1, so it broadcasts against the input."""
         if self.params["keepdim"]:
             return g
         shape = list(self.in_meta[0][0])
@@ -410,14 +411,7 @@ class ReductionOp(Op):
             shape[d] = 1
         return g.reshape(shape)
 
-    def unreduce_t(self, g):
-        """Tensor ``g`` reshaped to keep the reduced dims as size 1 (graph mode)."""
-        if self.params["keepdim"]:
-            return g
-        shape = list(self.in_meta[0][0])
-        for d in self.params["dim"]:
-            shape[d] = 1
-        return g.reshape(shape)
+    unreduce_t = unreduce
 
 
 class ViewOp(UnaryOp):
