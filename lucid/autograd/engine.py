@@ -305,7 +305,9 @@ def _leaf(node, g, create_graph, targets, captured, accumulate):
     """At a leaf's accumulator: run the leaf's tensor hooks, capture the gradient when the
     leaf is an input of ``grad``/``backward(inputs=...)``, accumulate into ``.grad`` (then
     the post-accumulate hooks) when this backward accumulates into it."""
-    var = node.variable
+    var = node._var()
+    if var is None:
+        return
     meta = var._meta
     if meta is not None and meta.get("hooks"):
         g = _run_tensor_hooks(meta["hooks"], g, var._device, create_graph)

@@ -172,10 +172,10 @@ class AccumulateGrad(Node):
     ``.grad`` never aliases another tensor.
     """
 
-    __slots__ = ("variable",)
+    __slots__ = ("_var",)
 
     def __init__(self, variable):
-        self.variable = variable
+        self._var = weakref.ref(variable)
         self.next_edges = ()
         self.in_meta = ()
         self.saved = self.out = self.params = self._versions = self._out_meta = None
@@ -187,10 +187,17 @@ class AccumulateGrad(Node):
     def name(self):
         return "AccumulateGrad"
 
+    @property
+    def variable(self):
+        """The leaf (held weakly: the leaf owns its accumulator, not the other way round)."""
+        return self._var()
+
     def accumulate(self, grad, graph_mode):
         """Add ``grad`` into ``.grad``: in place when it exists (references to ``.grad``
         stay valid, like PyTorch), out of place with a graph under ``create_graph``."""
-        var = self.variable
+        var = self._var()
+        if var is None:          # the leaf is gone: nothing to accumulate into
+            return
         old = var._grad
         if graph_mode:
             var._grad = grad.clone() if old is None else old + grad
@@ -206,12 +213,10 @@ class AccumulateGrad(Node):
 
 
 def accumulator_of(t):
-    """The (cached) AccumulateGrad node of leaf ``t``."""
-    ref = t._accum
-    node = ref() if ref is not None else None
+    """The AccumulateGrad node of leaf ``t``, made once and kept by the leaf."""
+    node = t._accum
     if node is None:
-        node = AccumulateGrad(t)
-        t._accum = weakref.ref(node)
+        node = t._accum = AccumulateGrad(t)
     return node
 
 
