@@ -165,7 +165,7 @@ def as_dtype(d) -> dtype:
         if got is not None:
             return got
     elif d is _py_float:
-        return _default_float
+        return float64            # as in PyTorch: dtype=float means double
     elif d is _py_int:
         return int64
     elif d is _py_bool:

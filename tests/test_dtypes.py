@@ -88,7 +88,7 @@ def test_aliases(alias, name):
 @pytest.mark.parametrize("spec, name", [
     ("float32", "float32"), ("lucid.float64", "float64"), ("torch.int8", "int8"),
     (np.float16, "float16"), (np.dtype("int32"), "int32"), (np.bool_, "bool"),
-    (ml_dtypes.bfloat16, "bfloat16"), (float, "float32"), (int, "int64"), (bool, "bool"),
+    (ml_dtypes.bfloat16, "bfloat16"), (float, "float64"), (int, "int64"), (bool, "bool"),
     (torch.bfloat16, "bfloat16"), (torch.uint8, "uint8"),
 ])
 def test_as_dtype(spec, name):
