@@ -1377,8 +1377,8 @@ def _nuclear(x, dim, keepdim):
     try:
         svdvals = importlib.import_module("lucid.linalg").svdvals
     except (ImportError, AttributeError):
-        raise NotImplementedError("norm: p='nuc' needs lucid.linalg.svdvals, which is not "
-                                  "available yet") from None
+        raise ArgumentError("norm: p='nuc' needs singular values (lucid.linalg.svdvals), "
+                            "which arrive with lucid.linalg; use p='fro' or a number") from None
     nd = x._data.ndim
     d0, d1 = (0, 1) if dim is None else tuple(norm_dim(d, nd, "norm") for d in dim)
     from .shape import movedim
