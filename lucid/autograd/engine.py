@@ -70,9 +70,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     """Run the graph from ``roots``; return the gradients captured for ``inputs`` (or None)."""
     if retain_graph is None:
         retain_graph = create_graph
-    edges = [_root_edge(i, t, what) for i, t in enumerate(roots)]
-    grads0 = [_root_grad(i, t, g, create_graph, what)
-              for i, (t, g) in enumerate(zip(roots, root_grads))]
+    if len(roots) == 1:                     # the common case, without the generators
+        edges = [_root_edge(0, roots[0], what)]
+        grads0 = [_root_grad(0, roots[0], root_grads[0], create_graph, what)]
+    else:
+        edges = [_root_edge(i, t, what) for i, t in enumerate(roots)]
+        grads0 = [_root_grad(i, t, g, create_graph, what)
+                  for i, (t, g) in enumerate(zip(roots, root_grads))]
 
     # 1. capture targets (inputs of grad / backward(inputs=...))
     targets = needed = parents = None
@@ -90,9 +94,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 
     # 2. dependency counts over every reachable node (and, with targets, each node's parents)
     deps = {}
-    seen = set()
-    stack = list(dict.fromkeys(n for n, _ in edges))
-    seen.update(stack)
+    stack = [edges[0][0]] if len(edges) == 1 else list(dict.fromkeys(n for n, _ in edges))
+    seen = set(stack)
     while stack:
         node = stack.pop()
         for e in node.next_edges:
