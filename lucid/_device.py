@@ -24,6 +24,8 @@ class device:
             if index is None:
                 return spec
             spec = spec.type
+        if not isinstance(spec, (str, int)):
+            raise DeviceError(f"device: got {type(spec).__name__}, expected a string or int")
         key = (spec, index)
         got = cls._interned.get(key)
         if got is not None:
@@ -32,7 +34,7 @@ class device:
             kind, idx = "cuda", spec
         elif isinstance(spec, str):
             kind, _, rest = spec.strip().lower().partition(":")
-            if kind not in _TYPES or (rest and not rest.isdigit()):
+            if kind not in _TYPES or (":" in spec and not rest.isdigit()):
                 raise DeviceError(f"device: got {spec!r}, expected 'cpu', 'cuda', 'cuda:N' "
                                   "or 'gpu'")
             kind = _TYPES[kind]

@@ -209,7 +209,7 @@ class finfo:
         self.max = _py_float(info.max)
         self.min = _py_float(info.min)
         self.tiny = self.smallest_normal = _py_float(info.tiny)
-        self.resolution = _py_float(info.resolution)
+        self.resolution = 10.0 ** -_py_int(info.precision)
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "

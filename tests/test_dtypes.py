@@ -32,9 +32,6 @@ def test_finfo_matches_torch(name, field):
     assert got == want and type(got) is type(want)
 
 
-@pytest.mark.xfail(strict=True, reason="lucid.finfo.resolution is NumPy's value cast to float "
-                   "(0.0010004 for float16); torch gives 10**-precision exactly (0.001). Fix in "
-                   "lucid/dtypes.py: resolution = 10.0 ** -info.precision")
 @pytest.mark.parametrize("name", ["float16", "bfloat16", "float32"])
 def test_finfo_resolution_matches_torch(name):
     assert lucid.finfo(getattr(lucid, name)).resolution == \
