@@ -171,7 +171,7 @@ class XpUnary:
         xp = self.xp
         x = self._opmath(a)
         lo, hi, fill = (0, 1, math.nan) if eps is None else (eps, 1 - eps, 0)
-        d = 1 / (x * (1 - x))
+        d = 1 / xp.abs(x * (1 - x))     # +inf at -0 too: see LogitBackward's Notes
         return xp.where((x < lo) | (x > hi), x.dtype.type(fill), d).astype(a.dtype, copy=False)
 
     # -- trigonometric and hyperbolic --------------------------------------------------
