@@ -831,6 +831,13 @@ class LogitBackward(UnaryOp):
     -----
     Backends: ``xp.log(z / (1 - z))`` (half inputs in float32). ``logit(0)`` is ``-inf``,
     ``logit(1)`` is ``inf``; outside :math:`[0, 1]` nan.
+
+    The gradient at the ends of the domain is ``+inf`` at :math:`x = \pm 0` and at
+    :math:`x = 1`, whatever the sign of the zero: :math:`-0` equals :math:`0`, which lies in
+    the domain, and the derivative is positive throughout it, so the one-sided derivative
+    from inside the domain is the value (the kernel divides by :math:`|x (1 - x)|`, which
+    differs from :math:`x (1 - x)` only in the sign of a zero there). PyTorch's value at
+    :math:`-0` depends on the CPU's SIMD path (``-inf`` or ``+inf``); Lucid's does not.
     """
 
     __slots__ = ()
