@@ -12,11 +12,13 @@ from .interface.random import RandomKernels
 from .interface.reduction import ReductionKernels
 from .interface.shape import ShapeKernels
 from .interface.sort import SortKernels
+from .interface.special import NumericKernels, SpecialKernels
 from .interface.unary import UnaryKernels
 
 
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
-              IndexingKernels, SortKernels, LinalgKernels, RandomKernels):
+              IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
+              NumericKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

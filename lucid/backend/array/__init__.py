@@ -11,6 +11,7 @@ from .random import XpRandom
 from .reduction import XpReduction
 from .shape import XpShape
 from .sort import XpSort
+from .special import XpNumeric, XpSpecial
 from .unary import XpUnary
 
 
@@ -22,5 +23,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
-                   XpLinalg, XpRandom, Backend):
+                   XpLinalg, XpRandom, XpSpecial, XpNumeric, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""
