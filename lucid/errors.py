@@ -4,6 +4,21 @@ Every error Lucid raises on bad input derives from :class:`LucidError` and from 
 exception a Python user would expect (``ShapeError`` is a ``ValueError``, ``DTypeError`` a
 ``TypeError``, ...), so ``except ValueError`` keeps working. A message names the op, what it
 got and what it expected.
+
+PyTorch raises ``RuntimeError`` (its ``c10::Error``) for most failed checks inside an op:
+shapes that do not broadcast or multiply, ``requires_grad`` on an integer tensor, a gather
+index out of range, an unknown mode. So that code written for PyTorch keeps catching them,
+the errors raised in those situations also derive from ``RuntimeError``: :class:`ShapeError`,
+:class:`DimError`, :class:`DTypeError`, :class:`IndexingError`, :class:`ArgumentError` and
+:class:`ValueOverflowError` are both their Python-natural built-in and ``RuntimeError``
+(PyTorch's "Dimension out of range" is an ``IndexError``, its "dim appears multiple times"
+and "Expected reduction dim to be specified" checks ``RuntimeError`` s). A dtype an op has
+no kernel for is a ``NotImplementedError`` in PyTorch ("not implemented for 'Float'"), which
+is a ``RuntimeError`` too, so :class:`DTypeError` derives from it. Only
+:class:`ArgumentTypeError` (an argument of the wrong Python type: ``x.sum(1.0)``,
+``dtype="float32"``) is a ``TypeError`` and nothing else, as PyTorch's argument parser raises.
+``tests/test_error_table.py`` runs each situation in both libraries and checks that
+``except <what PyTorch raised>`` catches Lucid's error.
 """
 
 
@@ -11,16 +26,23 @@ class LucidError(Exception):
     """Base of every error raised by Lucid."""
 
 
-class ShapeError(LucidError, ValueError):
-    """Shapes that cannot broadcast, multiply or be reshaped into each other."""
+class ShapeError(LucidError, ValueError, RuntimeError):
+    """Shapes that cannot broadcast, multiply or be reshaped into each other (PyTorch: a
+    ``RuntimeError``; ``ValueError`` for ragged nested sequences)."""
 
 
-class DimError(LucidError, IndexError):
+class DimError(LucidError, IndexError, RuntimeError):
     """A dimension index outside ``[-ndim, ndim)``."""
 
 
-class DTypeError(LucidError, TypeError):
-    """A dtype an op does not accept, or a cast that would lose the result's kind."""
+class DTypeError(LucidError, TypeError, NotImplementedError):
+    """A dtype an op does not accept, or a cast that would lose the result's kind (PyTorch:
+    ``RuntimeError``, e.g. "not implemented for 'Bool'", or ``TypeError``)."""
+
+
+class ArgumentTypeError(LucidError, TypeError):
+    """An argument of the wrong Python type (``x.sum(1.0)``, ``dtype="float32"``,
+    ``dtype=np.float32``); PyTorch's argument parser raises ``TypeError``."""
 
 
 class DeviceError(LucidError, RuntimeError):
@@ -31,16 +53,24 @@ class DeviceMismatchError(DeviceError):
     """Tensors on different devices given to one op."""
 
 
-class IndexingError(LucidError, IndexError):
-    """An index out of range or of an unsupported kind."""
+class IndexingError(LucidError, IndexError, RuntimeError):
+    """An index out of range or of an unsupported kind (PyTorch: ``IndexError`` for
+    subscripts, ``RuntimeError`` for gather/scatter/take indices)."""
 
 
 class IndexArgumentError(IndexingError, ValueError):
     """A bad index argument value: a slice step that is not positive, an unknown reduction."""
 
 
-class ArgumentError(LucidError, ValueError):
-    """An argument value outside what the op accepts (an unknown mode, a negative tolerance)."""
+class ArgumentError(LucidError, ValueError, RuntimeError):
+    """An argument value outside what the op accepts (an unknown mode, a negative tolerance;
+    PyTorch: mostly ``RuntimeError``)."""
+
+
+class ValueOverflowError(LucidError, OverflowError, ValueError, RuntimeError):
+    """A value that does not fit the dtype it is converted to: ``tensor(2**63)`` (PyTorch:
+    ``ValueError``), ``tensor([300], dtype=uint8)`` or ``full((2,), 300, dtype=uint8)``
+    (PyTorch: ``RuntimeError``)."""
 
 
 class DivisionByZeroError(LucidError, ZeroDivisionError, RuntimeError):
@@ -61,3 +91,7 @@ class DeterminismError(LucidError, RuntimeError):
 
 class GradcheckError(LucidError, RuntimeError):
     """Analytical and numerical gradients disagree in ``gradcheck``."""
+
+
+class MemoryOverlapError(LucidError, RuntimeError):
+    """An in-place write whose source partly overlaps its destination in memory."""

@@ -9,10 +9,12 @@ above; what lives here is what needs no op.
 from __future__ import annotations
 
 import numbers
+import weakref
 
 from .. import dtypes as _dt
 from .._device import CPU, device as _device_cls
-from ..autograd.grad_mode import STATE
+from .._hooks import RemovableHandle
+from .._state import STATE
 from ..errors import AutogradError, DTypeError, ShapeError
 from .format import tensor_repr
 
@@ -22,8 +24,12 @@ __all__ = ["Tensor"]
 class Tensor:
     """A multi-dimensional array on one device, optionally recording gradients."""
 
-    __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_requires_grad", "grad_fn",
-                 "_output_nr", "_grad", "_accum", "_meta", "__weakref__")
+    # _vc: the version counter, shared by views; _base: the tensor a differentiable view
+    # was made from; _view_v: the version at which a view's history was last taken from its
+    # base (a view whose base changed in place since then takes the base's new history);
+    # _inf: made under inference mode (cannot be saved for backward).
+    __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_requires_grad", "_grad_fn",
+                 "_output_nr", "_grad", "_accum", "_meta", "_view_v", "_inf", "__weakref__")
 
     __array_priority__ = 1000   # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
@@ -53,18 +59,20 @@ class Tensor:
         t._vc = [0]
         t._base = None
         t._requires_grad = False
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._grad = None
         t._accum = None
         t._meta = None
+        t._view_v = 0
+        t._inf = STATE.inference
         return t
 
     @classmethod
     def _from_node_output(cls, data, node, output_nr):
         t = cls._wrap(data, _dt.from_numpy_dtype(data.dtype), _device_of(node))
         t._requires_grad = True
-        t.grad_fn = node
+        t._grad_fn = node
         t._output_nr = output_nr
         return t
 
@@ -136,11 +144,7 @@ class Tensor:
         return s if dim is None else s[_norm_dim(dim, self._data.ndim, "stride")]
 
     def storage_offset(self):
-        base = self._base
-        if base is None:
-            return 0
-        be = self._device.backend
-        return (be.data_ptr(self._data) - be.data_ptr(base._data)) // self._dtype.itemsize
+        return self._device.backend.storage_offset(self._data)
 
     def data_ptr(self):
         return self._device.backend.data_ptr(self._data)
@@ -156,10 +160,28 @@ class Tensor:
     def _bump(self):
         self._vc[0] += 1
 
+    def is_inference(self):
+        """Whether this tensor was made under ``inference_mode``."""
+        return self._inf
+
     # -- autograd metadata -------------------------------------------------------------
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves). A view whose base changed in
+        place since takes the base's new history first, as in PyTorch."""
+        if self._base is not None and self._view_v != self._vc[0]:
+            refresh_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    @property
     def requires_grad(self):
+        if self._base is not None and self._view_v != self._vc[0]:
+            refresh_view(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -184,6 +206,7 @@ class Tensor:
     def is_leaf(self):
         return self.grad_fn is None
 
+
     @property
     def grad(self):
         return self._grad
@@ -200,8 +223,9 @@ class Tensor:
 
     @property
     def data(self):
-        """The same storage without autograd history."""
-        return self.detach()
+        """The same storage without autograd history and with a version counter of its own
+        (as PyTorch: in-place writes through ``.data`` are invisible to autograd)."""
+        return Tensor._wrap(self._data, self._dtype, self._device)
 
     @data.setter
     def data(self, value):
@@ -221,7 +245,6 @@ class Tensor:
                                 "requires_grad=False")
         if self.grad_fn is None or self.retains_grad:
             return
-        import weakref
         if self._meta is None:
             self._meta = {}
         self._meta["retain"] = True
@@ -238,45 +261,33 @@ class Tensor:
                                 "doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_pre_hook(self._output_nr, hook)
-        from ..autograd.graph import _RemovableHandle
         if self._meta is None:
             self._meta = {}
         hooks = self._meta.setdefault("hooks", [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        return RemovableHandle(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after ``.grad`` of this leaf has been accumulated."""
         if self.grad_fn is not None:
             raise AutogradError("register_post_accumulate_grad_hook: only leaf tensors")
-        from ..autograd.graph import _RemovableHandle
         if self._meta is None:
             self._meta = {}
         hooks = self._meta.setdefault("post_accumulate", [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``lucid.autograd``)."""
-        _engine().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        return RemovableHandle(hooks, hook)
 
     def detach(self):
-        """A tensor sharing storage and version counter, cut from the graph."""
+        """A tensor sharing storage and version counter, cut from the graph: a
+        non-differentiable view (in-place writes through it do not enter any history)."""
         t = Tensor._wrap(self._data, self._dtype, self._device)
         t._vc = self._vc
-        if self._base is None:
-            t._base = self
-            t._meta = {"view": ()}      # an alias of the base: the empty view chain
-        else:
-            t._base = self._base
-            if self._meta is not None and "view" in self._meta:
-                t._meta = {"view": self._meta["view"]}
         return t
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
             raise AutogradError("detach_: can't detach views in place; use detach() instead")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -393,16 +404,13 @@ class Size(tuple):
         return Size(got) if isinstance(item, slice) else got
 
 
-def _engine():
-    """The autograd engine module (a layer above; imported on first backward)."""
-    global _ENGINE
-    if _ENGINE is None:
-        from ..autograd import engine
-        _ENGINE = engine
-    return _ENGINE
+def refresh_view(view):
+    """Give ``view`` its base's current history; installed by the ops layer, which replays
+    the view chain (the tensor layer cannot call ops)."""
+    _VIEW_REFRESH[0](view)
 
 
-_ENGINE = None
+_VIEW_REFRESH = [lambda view: None]
 
 
 def _device_of(node):

@@ -13,11 +13,11 @@ node finishes unless ``retain_graph``.
 
 from __future__ import annotations
 
-import os
-import traceback
-
+from .. import dtypes
+from .._state import STATE
+from .._tensor import Tensor
+from .._tensor.tensor import _device_of
 from ..errors import AutogradError, DeviceMismatchError, ShapeError
-from .grad_mode import STATE
 from .graph import AccumulateGrad, accumulator_of
 
 __all__ = ["backward", "grad", "run_backward"]
@@ -41,7 +41,6 @@ def _root_grad(i, t, g, create_graph, what):
                                 f"outputs, got output {i} of shape {tuple(t.shape)}")
         arr = t._device.backend.ones(t._data.shape, t._dtype.np)
         return _to_tensor(arr, t._device) if create_graph else arr
-    from .._tensor import Tensor
     if not isinstance(g, Tensor):
         raise AutogradError(f"{what}: grad_output {i} must be a Tensor or None, got "
                             f"{type(g).__name__}")
@@ -60,8 +59,6 @@ def _root_grad(i, t, g, create_graph, what):
 
 
 def _to_tensor(a, node_dev_like):
-    from .._tensor import Tensor
-    from .. import dtypes
     return Tensor._wrap(a, dtypes.from_numpy_dtype(a.dtype), node_dev_like)
 
 
@@ -219,7 +216,6 @@ def _call_node(node, grads, create_graph):
 
 
 def _dev(node):
-    from .._tensor.tensor import _device_of
     return _device_of(node)
 
 
@@ -247,7 +243,6 @@ def _unwrap_from_hook(g, create_graph):
 
 def _run_tensor_hooks(hooks, g, dev, create_graph):
     """Run tensor hooks in order on gradient ``g``; a non-None return replaces it."""
-    from .._tensor import Tensor
     t = _wrap_for_hook(g, dev, create_graph)
     for h in list(hooks):
         r = h(t)
@@ -352,7 +347,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                             accumulate=True, allow_unused=True)
     if inputs is None:
         return
-    from .._tensor import Tensor
     for t, g in zip(inputs, captured):     # non-leaf inputs get .grad like leaves
         if t.grad_fn is not None and g is not None:
             g = g.clone() if create_graph else \
@@ -367,7 +361,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Returns a tuple with one entry per input; with ``allow_unused`` an input the outputs do
     not depend on gets ``None`` (or zeros with ``materialize_grads``).
     """
-    from .._tensor import Tensor
     outputs = _as_tuple(outputs)
     single = isinstance(inputs, Tensor)
     inputs = _as_tuple(inputs)
@@ -392,10 +385,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(out)
 
 
-_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
+                     inputs=None):
+    """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``lucid.autograd``)."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-def record_anomaly_trace(node):
-    """Keep the stack of the forward call that made ``node``, without Lucid's own frames."""
-    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PKG)]
-    node._anomaly_trace = traceback.format_list(frames)
+Tensor.backward = _tensor_backward

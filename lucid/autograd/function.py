@@ -13,7 +13,7 @@ import weakref
 
 from ..errors import AutogradError, ShapeError, VersionMismatchError
 from .grad_mode import STATE, no_grad
-from .graph import Node, accumulator_of
+from .graph import Node, new_node
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -186,7 +186,7 @@ class Function:
         slots = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = tuple(args[i] for i in slots)
         grad_on = STATE.grad_enabled
-        ctx.needs_input_grad = tuple(grad_on and isinstance(a, Tensor) and a._requires_grad
+        ctx.needs_input_grad = tuple(grad_on and isinstance(a, Tensor) and a.requires_grad
                                      for a in args)
         ctx._n_args = len(args)
         with no_grad():
@@ -198,24 +198,12 @@ class Function:
         single = isinstance(out, Tensor)
         outs = (out,) if single else tuple(out)
         _check_dirty(cls, ctx, tensors, outs)
-        if not (grad_on and any(t._requires_grad for t in tensors)):
+        if not (grad_on and any(t.requires_grad for t in tensors)):
             return out
-        node = object.__new__(_FunctionNode)
-        node.ctx, node.fn_cls, node.arg_slots = ctx, cls, slots
-        node.next_edges = tuple(
-            (t.grad_fn, t._output_nr) if t.grad_fn is not None else
-            ((accumulator_of(t), 0) if t._requires_grad else None) for t in tensors)
-        node.in_meta = tuple((t._data.shape, t._dtype) for t in tensors)
-        node.saved = node.out = node.params = node._versions = None
-        node._pre_hooks = node._retain = node._hooks = node._anomaly_trace = None
-        node._freed = False
-        node._seq = 0
         dev = tensors[0]._device
-        node.be = dev._backend
+        node = new_node(_FunctionNode, dev._backend, tensors)
+        node.ctx, node.fn_cls, node.arg_slots = ctx, cls, slots
         ctx._device = dev
-        if STATE.anomaly:
-            from .engine import record_anomaly_trace
-            record_anomaly_trace(node)
         tensor_outs = [o for o in outs if isinstance(o, Tensor)]
         node._out_meta = tuple((o._data.shape, o._dtype) for o in tensor_outs) \
             if len(tensor_outs) > 1 else None

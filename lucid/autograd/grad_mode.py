@@ -14,21 +14,7 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled"]
 
 
-class _State:
-    __slots__ = ("grad_enabled", "inference", "autocast", "anomaly", "anomaly_nan",
-                 "deterministic", "deterministic_warn_only")
-
-    def __init__(self):
-        self.grad_enabled = True
-        self.inference = False
-        self.autocast = None        # the autocast dtype while autocast is on
-        self.anomaly = False
-        self.anomaly_nan = True
-        self.deterministic = False
-        self.deterministic_warn_only = False
-
-
-STATE = _State()
+from .._state import STATE  # noqa: F401  (re-exported: the flags live in the bottom layer)
 
 
 class _DecoratorContext:

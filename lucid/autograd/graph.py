@@ -9,24 +9,31 @@ input's dtype here, once, for every op.
 
 from __future__ import annotations
 
+import os
+import traceback
 import weakref
 
+from .._hooks import RemovableHandle as _RemovableHandle
+from .._state import STATE
 from ..errors import AutogradError, VersionMismatchError
 
-__all__ = ["Node", "AccumulateGrad"]
+__all__ = ["Node", "AccumulateGrad", "new_node", "accumulator_of"]
 
 
 class Node:
     """A recorded op in the autograd graph.
 
     Attributes: ``next_edges`` (one edge per input), ``in_meta`` (``(shape, dtype)`` per
-    input), ``saved`` (input Tensors kept for the backward, or ``None``), ``out`` (the output
-    array kept for the backward, or ``None``), ``params`` (the op's keyword arguments),
-    ``be`` (the backend that ran the forward).
+    input), ``saved`` (input Tensors kept for the backward, ``None`` in the place of an
+    input that is not needed, or ``None``), ``out`` (the output array kept for the
+    backward, or ``None``), ``extra`` (backend intermediates the forward kept for the
+    backward by name, such as a norm's mean and rstd, or ``None``), ``params`` (the op's
+    keyword arguments), ``be`` (the backend that ran the forward). Every node is made by
+    :func:`new_node`, the one place its slots are set and its edges built.
     """
 
-    __slots__ = ("next_edges", "in_meta", "saved", "out", "params", "be", "_versions",
-                 "_out_meta", "_pre_hooks", "_retain", "_hooks", "_freed", "_seq",
+    __slots__ = ("next_edges", "in_meta", "saved", "out", "extra", "params", "be",
+                 "_versions", "_out_meta", "_pre_hooks", "_retain", "_hooks", "_freed",
                  "_anomaly_trace", "_metadata", "__weakref__")
 
     saves_input = False
@@ -38,6 +45,11 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+    @property
+    def needs_input_grad(self):
+        """One bool per input: whether a gradient is wanted for it."""
+        return tuple(e is not None for e in self.next_edges)
 
     @property
     def next_functions(self):
@@ -81,8 +93,8 @@ class Node:
                 "backward() or autograd.grad() call if you need to backward twice.")
         versions = self._versions
         if versions is not None:
-            n_in = len(self.saved) if self.saved is not None else 0
-            for k, (vc, expect) in enumerate(versions):
+            n_in = len(self.in_meta)
+            for k, vc, expect in versions:
                 if vc[0] != expect:
                     what = (f"input {k} of shape {tuple(self.in_meta[k][0])}" if k < n_in
                             else f"output {k - n_in}")
@@ -94,8 +106,8 @@ class Node:
 
     def release(self):
         """Free what was saved for the backward (called unless ``retain_graph``)."""
-        if self.saved is not None or self.out is not None:
-            self.saved = self.out = None
+        if self.saved is not None or self.out is not None or self.extra is not None:
+            self.saved = self.out = self.extra = None
             self._freed = True
 
     # -- backward --------------------------------------------------------------------
@@ -174,16 +186,6 @@ class AccumulateGrad(Node):
 
     __slots__ = ("_var",)
 
-    def __init__(self, variable):
-        self._var = weakref.ref(variable)
-        self.next_edges = ()
-        self.in_meta = ()
-        self.saved = self.out = self.params = self._versions = self._out_meta = None
-        self._pre_hooks = self._retain = self._hooks = self._anomaly_trace = None
-        self._freed = False
-        self._seq = 0
-        self.be = variable._device.backend
-
     def name(self):
         return "AccumulateGrad"
 
@@ -216,26 +218,46 @@ def accumulator_of(t):
     """The AccumulateGrad node of leaf ``t``, made once and kept by the leaf."""
     node = t._accum
     if node is None:
-        node = t._accum = AccumulateGrad(t)
+        node = t._accum = new_node(AccumulateGrad, t._device._backend, ())
+        node._var = weakref.ref(t)
     return node
 
 
-class _RemovableHandle:
-    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+def new_node(cls, be, inputs):
+    """A node of class ``cls`` for a forward on backend ``be`` over Tensors ``inputs``.
 
-    __slots__ = ("_hooks", "_fn")
+    Builds one edge per input — ``(grad_fn, output_nr)`` of its producer, the leaf's
+    accumulator, or ``None`` when it needs no gradient — and the ``(shape, dtype)`` of each
+    input; everything else starts empty. The one constructor of every node.
+    """
+    node = object.__new__(cls)
+    edges = []
+    meta = []
+    for t in inputs:
+        fn = t._grad_fn
+        if fn is not None:
+            edges.append((fn, t._output_nr))
+        elif t._requires_grad:
+            edges.append((accumulator_of(t), 0))
+        else:
+            edges.append(None)
+        meta.append((t._data.shape, t._dtype))
+    node.next_edges = tuple(edges)
+    node.in_meta = tuple(meta)
+    node.be = be
+    node.saved = node.out = node.extra = node.params = node._versions = None
+    node._out_meta = node._pre_hooks = node._retain = node._hooks = None
+    node._anomaly_trace = None
+    node._freed = False
+    if STATE.anomaly:
+        record_anomaly_trace(node)
+    return node
 
-    def __init__(self, hooks, fn):
-        self._hooks, self._fn = hooks, fn
 
-    def remove(self):
-        try:
-            self._hooks.remove(self._fn)
-        except ValueError:
-            pass
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.remove()
+def record_anomaly_trace(node):
+    """Keep the stack of the forward call that made ``node``, without Lucid's own frames."""
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PKG)]
+    node._anomaly_trace = traceback.format_list(frames)

@@ -27,12 +27,13 @@ import numbers
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE, no_grad
-from ..autograd.graph import Node, accumulator_of
+from .._tensor.tensor import _VIEW_REFRESH
+from ..autograd.graph import Node, new_node
 from ..errors import (AutogradError, DeterminismError, DeviceMismatchError, DimError,
-                      DTypeError)
+                      DTypeError, MemoryOverlapError, ShapeError)
 from .schema import AmpPolicy
 
-__all__ = ["Op", "UnaryOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp", "MultiOutputOp",
+__all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp", "MultiOutputOp",
            "to_tensor", "norm_dim", "norm_dims", "apply_inplace", "scalar_like"]
 
 _BY_NP = _dt._BY_NP
@@ -40,17 +41,21 @@ _wrap = Tensor._wrap
 
 
 class Op(Node):
-    """An op: schema, forward dispatch and both backward formulas (see module doc)."""
+    """An op: schema, forward dispatch and its gradient (see module doc)."""
 
     __slots__ = ()
     schema_v1 = None
-    saves_input = False
+    saves_input = False     # True: every input; or, per input, the inputs its gradient needs
     saves_output = False
+    saves_extra = ()        # names of intermediates ``dispatch`` returns after the outputs
+    graph_ns = None         # F in graph mode: Lucid ops with the backend's signatures
     _real = False           # mirrors schema_v1.real_valued, read on the hot path
     _diff = True            # mirrors schema_v1.differentiable
+    _diff_outputs = None    # mirrors schema_v1.differentiable_outputs
     _policy = AmpPolicy.KEEP_INPUT
     _multi = False
     _view = False
+    _broadcast = False      # inputs broadcast against each other
     _nondet = False         # mirrors not schema_v1.deterministic
 
     def __init_subclass__(cls, **kw):
@@ -61,6 +66,7 @@ class Op(Node):
             cls._diff = s.differentiable
             cls._policy = s.amp_policy
             cls._nondet = not s.deterministic
+            cls._diff_outputs = s.differentiable_outputs
             if s.output_arity != 1:
                 cls._multi = True
 
@@ -69,37 +75,74 @@ class Op(Node):
         """The forward: backend arrays in, array (or tuple of arrays) out."""
         raise NotImplementedError  # abstract: every op defines it
 
+    # -- the gradient, written once -------------------------------------------------------
+
+    def grad(self, F, g, *args):
+        """The op's one gradient formula: ``args`` are the saved inputs (``None`` where not
+        saved) and the saved output, ``F`` the namespace the formula calls — the backend
+        on arrays for the eager backward, :attr:`graph_ns` on Tensors for graph mode."""
+        raise AutogradError(f"{self.name()} is not differentiable")
+
+    def grad_formula(self, grad):
+        """The eager backward: :meth:`grad` on backend arrays with ``F`` the backend."""
+        saved = self.saved
+        if saved is None:
+            xs = (None,) * len(self.in_meta)
+        else:
+            xs = [None if t is None else t._data for t in saved]
+        return self.grad(self.be, grad, *xs, self.out)
+
+    def grad_formula_impl(self, grad, *args):
+        """The graph-mode backward: :meth:`grad` on Tensors with ``F`` the Lucid ops, so
+        the gradient is itself recorded (double backward)."""
+        return self.grad(self.graph_ns, grad, *args)
+
+    # -- the call pipeline ----------------------------------------------------------------
+
     @classmethod
     def apply(cls, *inputs, **params):
-        """Run the op on Tensors ``inputs`` with keyword ``params``; record if needed."""
+        """Run the op on Tensors ``inputs`` with keyword ``params``; record if needed.
+
+        The one call pipeline of every op: the real-valued cast (integers to the default
+        float), the AmpPolicy under autocast, the determinism switch, the device check, a
+        stale view's history, the broadcast check, ``dispatch``, then the outputs and, when
+        some input requires grad and grad mode is on, the node.
+        """
+        if cls._real:
+            for t in inputs:
+                if t._dtype._cat != 2:
+                    inputs = tuple([_to_float(t) for t in inputs])
+                    break
         if STATE.autocast is not None:
             inputs = _autocast(cls, inputs)
-        if cls._real:
-            inputs = tuple([_to_float(t) for t in inputs])
         if cls._nondet and STATE.deterministic:
-            _nondeterministic(cls)
+            _nondeterministic(cls, inputs)
         dev = inputs[0]._device
         arrays = []
         grad = False
         for t in inputs:
             if t._device is not dev:
                 _device_mismatch(cls, inputs)
+            if t._base is not None and t._view_v != t._vc[0]:
+                _refresh_view(t)
             arrays.append(t._data)
             if t._requires_grad:
                 grad = True
         be = dev._backend
-        try:
-            out = cls.dispatch(be, *arrays, **params)
-        except ValueError:
-            if len(inputs) > 1:
-                _check_broadcast(cls, be, *[a.shape for a in arrays])
-            raise
+        if cls._broadcast:
+            _check_broadcast(cls, arrays)
+        out = cls.dispatch(be, *arrays, **params)
         return _finish(cls, be, dev, out, inputs, params,
                        grad and cls._diff and STATE.grad_enabled)
 
 
 def _finish(cls, be, dev, out, inputs, params, record):
     """Wrap dispatch results into Tensors and, if ``record``, make the node."""
+    extra = None
+    if cls.saves_extra:
+        k = len(cls.saves_extra)
+        extra = dict(zip(cls.saves_extra, out[-k:]))
+        out = out[:-k] if cls._multi else out[0]
     nd = be.ndarray
     if cls._multi:
         outs = tuple(_wrap(o if o.__class__ is nd else be.asarray(o), None, dev)
@@ -110,12 +153,14 @@ def _finish(cls, be, dev, out, inputs, params, record):
             for t in outs:
                 _link_view(t, inputs[0], cls, params)
         if record:
-            node = _make_node(cls, be, inputs, params, tuple(t._data for t in outs), outs)
+            node = _make_node(cls, be, inputs, params, tuple(t._data for t in outs), outs,
+                              extra)
             node._out_meta = tuple((t._data.shape, t._dtype) for t in outs)
+            which = cls._diff_outputs
             for i, t in enumerate(outs):
-                if t._dtype.is_floating_point:
+                if t._dtype.is_floating_point and (which is None or i in which):
                     t._requires_grad = True
-                    t.grad_fn = node
+                    t._grad_fn = node
                     t._output_nr = i
         return outs
     if out.__class__ is not nd:
@@ -124,49 +169,49 @@ def _finish(cls, be, dev, out, inputs, params, record):
     if cls._view:
         _link_view(t, inputs[0], cls, params)
     if record and t._dtype.is_floating_point:
-        t.grad_fn = _make_node(cls, be, inputs, params, out, (t,))
+        t._grad_fn = _make_node(cls, be, inputs, params, out, (t,), extra)
         t._requires_grad = True
     return t
 
 
-def _make_node(cls, be, inputs, params, out, out_tensors):
-    node = object.__new__(cls)
-    edges = []
-    meta = []
-    for t in inputs:
-        fn = t.grad_fn
-        if fn is not None:
-            edges.append((fn, t._output_nr))
-        elif t._requires_grad:
-            edges.append((accumulator_of(t), 0))
-        else:
-            edges.append(None)
-        meta.append((t._data.shape, t._dtype))
-    node.next_edges = tuple(edges)
-    node.in_meta = tuple(meta)
+def _make_node(cls, be, inputs, params, out, out_tensors, extra=None):
+    """The node of a recorded call: edges (:func:`new_node`) plus what the backward needs —
+    the inputs ``saves_input`` names (each with its version, for the in-place check), the
+    output if ``saves_output``, and the intermediates of ``saves_extra``."""
+    node = new_node(cls, be, inputs)
     node.params = params
-    node.be = be
+    node.extra = extra
     versions = None
-    if cls.saves_input:
+    want = cls.saves_input
+    if want:
+        if want is not True:
+            edges = node.next_edges
+            keep = set()
+            for i, needs in enumerate(want):
+                if edges[i] is not None:
+                    keep.update(needs)
+            inputs = tuple([t if i in keep else None for i, t in enumerate(inputs)])
         node.saved = inputs
-        versions = [(t._vc, t._vc[0]) for t in inputs]
-    else:
-        node.saved = None
+        versions = []
+        for k, t in enumerate(inputs):
+            if t is not None:
+                if t._inf:
+                    _inference_saved(cls)
+                versions.append((k, t._vc, t._vc[0]))
     if cls.saves_output:
         node.out = out
-        vs = [(t._vc, t._vc[0]) for t in out_tensors]
+        k = len(inputs)
+        vs = [(k + i, t._vc, t._vc[0]) for i, t in enumerate(out_tensors)]
         versions = vs if versions is None else versions + vs
-    else:
-        node.out = None
-    node._versions = versions
-    node._out_meta = node._pre_hooks = node._retain = node._hooks = None
-    node._freed = False
-    node._seq = 0
-    node._anomaly_trace = None
-    if STATE.anomaly:
-        from ..autograd.engine import record_anomaly_trace
-        record_anomaly_trace(node)
+    node._versions = versions or None
     return node
+
+
+def _inference_saved(cls):
+    raise AutogradError(f"{cls.schema_v1.name}: inference tensors cannot be saved for "
+                        "backward. Tensors made under inference_mode cannot be used in "
+                        "computation that autograd records; clone() one outside "
+                        "inference_mode, or use no_grad() instead of inference_mode().")
 
 
 def _device_mismatch(cls, inputs):
@@ -175,8 +220,10 @@ def _device_mismatch(cls, inputs):
                               f"device, but found tensors on {' and '.join(devs)}")
 
 
-def _nondeterministic(cls):
+def _nondeterministic(cls, inputs):
     s = cls.schema_v1
+    if inputs[0]._device.type not in s.nondeterministic_on:
+        return
     msg = (f"{s.name}: does not have a deterministic implementation, but "
            f"use_deterministic_algorithms(True) is set. {s.determinism_note}")
     if STATE.deterministic_warn_only:
@@ -267,44 +314,34 @@ class UnaryOp(Op):
     def call(cls, x, **params):
         if x.__class__ is not Tensor:
             x = to_tensor(x)
-        if cls._real and not x._dtype.is_floating_point:
-            x = _to_float(x)
-        if STATE.autocast is not None:
-            x = _autocast(cls, (x,))[0]
-        dev = x._device
-        be = dev._backend
-        out = cls.dispatch(be, x._data, **params)
-        if out.__class__ is not be.ndarray:
-            out = be.asarray(out)
-        t = _wrap(out, _BY_NP[out.dtype], dev)
-        if x._requires_grad and STATE.grad_enabled and cls._diff:
-            if cls._view:
-                _link_view(t, x, cls, params)
-            if t._dtype.is_floating_point:
-                t.grad_fn = _make_node(cls, be, (x,), params, out, (t,))
-                t._requires_grad = True
-        elif cls._view:
-            _link_view(t, x, cls, params)
-        return t
+        return cls.apply(x, **params)
 
 
-class BinaryOp(Op):
+class BroadcastOp(Op):
+    """An element-wise op over several tensors that broadcast against each other (``where``,
+    ``lerp``, ``addcmul``): the pipeline checks their shapes before dispatch."""
+
+    __slots__ = ()
+    _broadcast = True
+
+
+class BinaryOp(BroadcastOp):
     """``y = f(a, b)`` with broadcasting and PyTorch type promotion.
 
     Python scalars are weak (``float32 * 2.0`` is float32); real-valued ops (true division)
     compute integer inputs in the default float dtype. The node reduces each gradient to
-    its input's shape, so ``grad_formula`` may return broadcast-shaped gradients.
+    its input's shape, so a gradient formula may return broadcast-shaped gradients.
     """
 
     __slots__ = ()
 
     @classmethod
     def call(cls, a, b, **params):
+        """Promote ``a`` and ``b`` (Tensors or Python scalars) to the compute dtype, then
+        run the pipeline."""
         ta = a.__class__ is Tensor or isinstance(a, Tensor)
         tb = b.__class__ is Tensor or isinstance(b, Tensor)
         if ta and tb:
-            if a._device is not b._device:
-                _device_mismatch(cls, (a, b))
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
         elif ta:
             rd = _scalar_result(cls, a._dtype, b)
@@ -317,37 +354,15 @@ class BinaryOp(Op):
                 rd = _dt.get_default_dtype()
             a = scalar_like(a, rd, b)
         else:
-            a = to_tensor(a)
-            return cls.call(a, b, **params)
+            return cls.call(to_tensor(a), b, **params)
         if cls._real and not rd.is_floating_point:
             rd = _dt.get_default_dtype()
         cdt = cls.compute_dtype(rd)
-        if STATE.autocast is not None and cdt.is_floating_point:
-            if cls._policy is AmpPolicy.FORCE_FP32 and cdt in (_dt.float16, _dt.bfloat16):
-                cdt = _dt.float32
-            elif cls._policy is AmpPolicy.PROMOTE:
-                cdt = STATE.autocast
         if a._dtype is not cdt:
-            a = _cast(a, cdt) if a._requires_grad else _wrap(
-                a._device._backend.astype(a._data, cdt.np), cdt, a._device)
+            a = _promote(a, cdt)
         if b._dtype is not cdt:
-            b = _cast(b, cdt) if b._requires_grad else _wrap(
-                b._device._backend.astype(b._data, cdt.np), cdt, b._device)
-        dev = a._device
-        be = dev._backend
-        try:
-            out = cls.dispatch(be, a._data, b._data, **params)
-        except ValueError:
-            _check_broadcast(cls, be, a._data.shape, b._data.shape)
-            raise
-        if out.__class__ is not be.ndarray:
-            out = be.asarray(out)
-        t = _wrap(out, _BY_NP[out.dtype], dev)
-        if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and cls._diff and \
-                t._dtype.is_floating_point:
-            t.grad_fn = _make_node(cls, be, (a, b), params, out, (t,))
-            t._requires_grad = True
-        return t
+            b = _promote(b, cdt)
+        return cls.apply(a, b, **params)
 
     @classmethod
     def compute_dtype(cls, rd):
@@ -355,15 +370,36 @@ class BinaryOp(Op):
         return rd
 
 
-def _check_broadcast(cls, be, *shapes):
-    """Raise a ShapeError naming the op and shapes when ``shapes`` cannot broadcast."""
-    try:
-        be.xp.broadcast_shapes(*shapes)
-    except ValueError:
-        from ..errors import ShapeError
-        raise ShapeError(f"{cls.schema_v1.name}: shapes "
-                         f"{', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast "
-                         "together") from None
+def _promote(t, dt):
+    """``t`` in dtype ``dt``: a recorded cast if it requires grad, else a plain copy."""
+    if t._requires_grad:
+        return _cast(t, dt)
+    return _wrap(t._device._backend.astype(t._data, dt.np), dt, t._device)
+
+
+def _check_broadcast(cls, arrays):
+    """Raise a ShapeError naming the op when the arrays' shapes cannot broadcast."""
+    s0 = arrays[0].shape
+    for a in arrays:
+        if a.shape != s0:
+            broadcast_shapes(*[a.shape for a in arrays], op=cls.schema_v1.name)
+            return
+
+
+def broadcast_shapes(*shapes, op="broadcast_shapes"):
+    """The shape that ``shapes`` broadcast to (NumPy/PyTorch rules), or a ShapeError."""
+    n = max(len(s) for s in shapes)
+    out = [1] * n
+    for s in shapes:
+        for i, d in enumerate(s, n - len(s)):
+            if d != out[i]:
+                if out[i] == 1:
+                    out[i] = d
+                elif d != 1:
+                    raise ShapeError(
+                        f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be "
+                        "broadcast together")
+    return tuple(out)
 
 
 def _scalar_result(cls, dt, s):
@@ -411,8 +447,6 @@ class ReductionOp(Op):
             shape[d] = 1
         return g.reshape(shape)
 
-    unreduce_t = unreduce
-
 
 class ViewOp(UnaryOp):
     """An op whose output is a view: it shares the input's storage and version counter."""
@@ -422,11 +456,53 @@ class ViewOp(UnaryOp):
 
 
 def _link_view(out, src, cls, params):
-    base = src._base if src._base is not None else src
+    """Make ``out`` a view of ``src``'s base: shared version counter, and the chain of view
+    ops that makes it from the base (replayed when the base changes in place)."""
+    base = src._base
+    if base is None:
+        base = src
+        chain = ()
+    else:
+        chain = src._meta["view"]
     out._base = base
     out._vc = src._vc
-    chain = src._meta.get("view") if src._meta is not None and src._base is not None else ()
-    out._meta = {"view": (chain or ()) + ((cls, params),)}
+    out._view_v = src._vc[0]
+    out._meta = {"view": chain + ((cls, params),)}
+    if not STATE.grad_enabled:
+        out._meta["no_grad"] = True
+
+
+def _refresh_view(view):
+    """Give ``view`` the history of its base's current value, replaying its view chain.
+
+    Called, as PyTorch regenerates a view's ``grad_fn``, when the shared version counter
+    moved since the view's history was set (its base, or another view of it, changed in
+    place). A view made under ``no_grad`` keeps having no history. Outside grad mode
+    nothing can be recorded, so the refresh waits for the next use.
+    """
+    if not STATE.grad_enabled:
+        return
+    view._view_v = view._vc[0]
+    meta = view._meta
+    if meta.get("no_grad"):
+        return
+    base = view._base
+    if not base._requires_grad:
+        view._grad_fn = None
+        view._requires_grad = False
+        return
+    v = base
+    for cls, params in meta["view"]:
+        v = cls.apply(v, **params)
+        if v.__class__ is tuple:
+            raise AutogradError(f"{cls.schema_v1.name}: a multi-output view cannot be "
+                                "replayed")
+    view._grad_fn = v._grad_fn
+    view._output_nr = v._output_nr
+    view._requires_grad = v._requires_grad
+
+
+_VIEW_REFRESH[0] = _refresh_view
 
 
 class NaryOp(Op):
@@ -460,17 +536,28 @@ def apply_inplace(fn, self_t, *args, **kwargs):
     """Run out-of-place ``fn(self_t, *args)`` and write the result into ``self_t``.
 
     The graph is rebased: ``self_t`` takes the new node as its ``grad_fn``; when it is a
-    view of a base that requires grad, the base is rebased too (its view region replaced by
-    the new value), so gradients reach the base's history correctly.
+    view, its base is rebased (its view region replaced by the new value) and every other
+    view of the base takes the base's new history when next used, so gradients reach the
+    right history whichever alias is used afterwards.
     """
     name = getattr(fn, "__name__", "op")
+    if self_t._base is not None and self_t._view_v != self_t._vc[0]:
+        _refresh_view(self_t)
+    if self_t._inf and not STATE.inference:
+        raise AutogradError(f"{name}_: in-place update to an inference tensor outside "
+                            "inference_mode is not allowed; clone() it first")
     grad = STATE.grad_enabled
-    others_grad = any(isinstance(a, Tensor) and a._requires_grad for a in args)
-    if grad and self_t._requires_grad and self_t.grad_fn is None:
+    others_grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.requires_grad:
+                others_grad = True
+            _check_overlap(name, self_t, a)
+    if grad and self_t._requires_grad and self_t._grad_fn is None:
         raise AutogradError(f"{name}_: a leaf Variable that requires grad is being used in an "
                             "in-place operation.")
     base = self_t._base
-    if grad and base is not None and base._requires_grad and base.grad_fn is None:
+    if grad and base is not None and base._requires_grad and base._grad_fn is None:
         raise AutogradError(f"{name}_: a view of a leaf Variable that requires grad is being "
                             "used in an in-place operation.")
     record = grad and (self_t._requires_grad or others_grad)
@@ -484,6 +571,16 @@ def apply_inplace(fn, self_t, *args, **kwargs):
     return self_t
 
 
+def _check_overlap(name, dst, src):
+    """Refuse a write whose source partly overlaps the destination (PyTorch's rule: the
+    same elements in the same layout are fine, a transposed alias is not)."""
+    if dst._data is not src._data and dst._device is src._device and \
+            dst._device._backend.partial_overlap(dst._data, src._data):
+        raise MemoryOverlapError(
+            f"{name}_: unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location; clone() the input first")
+
+
 def _no_grad_call(fn, x, args, kwargs):
     with no_grad():
         return fn(x, *args, **kwargs)
@@ -494,28 +591,31 @@ def write_result(self_t, res, name):
     if res._dtype is not self_t._dtype and not _dt.can_cast(res._dtype, self_t._dtype):
         raise DTypeError(f"{name}_: result type {res._dtype.name} can't be cast to the "
                          f"desired output type {self_t._dtype.name}")
-    if res._data.shape != self_t._data.shape:
-        from ..errors import ShapeError
+    shape = self_t._data.shape
+    if res._data.shape != shape:
         try:
-            shape = self_t._device._backend.xp.broadcast_shapes(res._data.shape,
-                                                                self_t._data.shape)
-        except ValueError:
-            shape = None
-        if shape != self_t._data.shape:
-            raise ShapeError(f"{name}_: output with shape {tuple(self_t._data.shape)} doesn't "
-                             f"match the broadcast shape {tuple(res._data.shape)}")
-    if not self_t._data.flags.writeable:
-        raise AutogradError(f"{name}_: unsupported operation: the tensor is a broadcast "
-                            "(expanded) view whose elements share memory; clone() it before "
-                            "writing in place")
-    self_t._device._backend.assign(self_t._data, res._data)
+            ok = broadcast_shapes(res._data.shape, shape) == shape
+        except ShapeError:
+            ok = False
+        if not ok:
+            raise ShapeError(f"{name}_: output with shape {tuple(shape)} doesn't match the "
+                             f"broadcast shape {tuple(res._data.shape)}")
+    be = self_t._device._backend
+    if be.is_read_only(self_t._data):
+        raise MemoryOverlapError(f"{name}_: unsupported operation: the tensor is read-only "
+                                 "(from a read-only NumPy array); copy it before writing")
+    if be.has_internal_overlap(self_t._data):
+        raise MemoryOverlapError(f"{name}_: unsupported operation: more than one element of "
+                                 "the written-to tensor refers to a single memory location "
+                                 "(an expanded view); clone() it before writing in place")
+    be.assign(self_t._data, res._data)
     self_t._vc[0] += 1
 
 
 def _snapshot(t):
     s = _wrap(t._device._backend.copy(t._data), t._dtype, t._device)
     s._requires_grad = t._requires_grad
-    s.grad_fn = t.grad_fn
+    s._grad_fn = t._grad_fn
     s._output_nr = t._output_nr
     s._accum = t._accum
     return s
@@ -528,21 +628,19 @@ def _rebase(self_t, res):
     if res._dtype is not self_t._dtype:
         res = res.to(self_t._dtype)
     base = self_t._base
-    chain = self_t._meta.get("view") if self_t._meta is not None else None
-    if base is not None and chain and (base._requires_grad or res._requires_grad):
-        from .core import ViewScatterBackward
-        scattered = ViewScatterBackward.apply(_snapshot_meta(base), res, chain=chain)
-        base.grad_fn = scattered.grad_fn
-        base._output_nr = 0
-        base._requires_grad = True
-        v = base                      # the view now reads from the rebased base
-        for cls, params in chain:
-            v = cls.apply(v, **params)
-        self_t.grad_fn = v.grad_fn
-        self_t._output_nr = v._output_nr
-        self_t._requires_grad = True
+    if base is not None:
+        if base._requires_grad or res._requires_grad:
+            from .core import ViewScatterBackward
+            scattered = ViewScatterBackward.apply(_snapshot_meta(base), res,
+                                                  chain=self_t._meta["view"])
+            base._grad_fn = scattered._grad_fn
+            base._output_nr = 0
+            base._requires_grad = True
+        self_t._meta.pop("no_grad", None)
+        self_t._view_v = -1              # the view now reads from the rebased base
+        _refresh_view(self_t)
         return
-    self_t.grad_fn = res.grad_fn
+    self_t._grad_fn = res._grad_fn
     self_t._output_nr = res._output_nr
     self_t._requires_grad = res._requires_grad
 
@@ -551,7 +649,7 @@ def _snapshot_meta(t):
     """A tensor with ``t``'s history and metadata (its data is never read by the scatter)."""
     s = _wrap(t._data, t._dtype, t._device)
     s._requires_grad = t._requires_grad
-    s.grad_fn = t.grad_fn
+    s._grad_fn = t._grad_fn
     s._output_nr = t._output_nr
     s._accum = t._accum
     return s

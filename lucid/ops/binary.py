@@ -17,7 +17,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import ArgumentError, DivisionByZeroError, DTypeError, LucidError
 from ._bind import tensor_method
-from .base import BinaryOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
+from .base import BinaryOp, BroadcastOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -909,7 +909,7 @@ class CopysignBackward(BinaryOp):
 # -- ternary: lerp, addcmul, addcdiv, where ----------------------------------------------
 
 @register
-class LerpBackward(Op):
+class LerpBackward(BroadcastOp):
     r"""Autograd node for :math:`y = a + w\,(b - a)` (``lerp(input, end, weight)``).
 
     Saves the three inputs: the weight's gradient needs :math:`b - a`, the others
@@ -956,7 +956,7 @@ class LerpBackward(Op):
 
 
 @register
-class AddcmulBackward(Op):
+class AddcmulBackward(BroadcastOp):
     r"""Autograd node for :math:`y = x + v\,t_1 t_2` (``value`` :math:`v` a Python number).
 
     Saves the inputs: each factor's gradient is the other factor.
@@ -1002,7 +1002,7 @@ class AddcmulBackward(Op):
 
 
 @register
-class AddcdivBackward(Op):
+class AddcdivBackward(BroadcastOp):
     r"""Autograd node for :math:`y = x + v\,t_1 / t_2` (``value`` :math:`v` a Python
     number).
 
@@ -1050,7 +1050,7 @@ class AddcdivBackward(Op):
 
 
 @register
-class WhereBackward(Op):
+class WhereBackward(BroadcastOp):
     r"""Autograd node for :math:`y = c \,?\, a : b` (``where(condition, input, other)``).
 
     Saves the inputs (the backward reads the bool condition; ``a`` and ``b`` ride along

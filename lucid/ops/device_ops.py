@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from .base import Op
+from .base import Op, _make_node
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -31,35 +31,34 @@ class ToDeviceBackward(Op):
 
     Notes
     -----
-    Goes through host memory (``to_numpy`` then ``asarray`` on the target backend).
+    ``Backend.from_backend`` of the target: device to device where the backends allow,
+    else through host memory. The gradient is copied back the same way.
     """
 
     __slots__ = ()
     schema_v1 = OpSchema("to_device", 1, AmpPolicy.KEEP_INPUT)
 
     @staticmethod
-    def dispatch(be, x, src_be):
-        return be.asarray(src_be.to_numpy(x))
+    def dispatch(be, x, dst):
+        """Runs on the source backend ``be``; the copy lands on device ``dst``."""
+        return dst.backend.from_backend(x, be)
 
+    # Two forms by necessity, not speed: the eager gradient is an array of the other
+    # device, which only that device's backend can hand over.
     def grad_formula(self, g):
-        return self.params["src_be"].asarray(self.params["dst_be"].to_numpy(g))
+        return self.be.from_backend(g, self.params["dst"].backend)
 
     def grad_formula_impl(self, g, x, out):
-        from .._device import device
-        return move(g, device(self.params["src_dev"]))
+        return move(g, self.params["src"])
 
 
 def move(x, dev):
     """``x`` copied to device ``dev`` (recorded, so gradients flow back)."""
-    be = dev.backend
-    out = be.asarray(x._device._backend.to_numpy(x._data))
+    src_be = x._device._backend
+    out = ToDeviceBackward.dispatch(src_be, x._data, dev)
     t = Tensor._wrap(out, x._dtype, dev)
-    if x._requires_grad and STATE.grad_enabled:
-        from .base import _make_node
-        node = _make_node(ToDeviceBackward, be, (x,),
-                          {"src_be": x._device._backend, "dst_be": be,
-                           "src_dev": str(x._device)}, out, (t,))
-        node.be = x._device._backend
-        t.grad_fn = node
+    if x.requires_grad and STATE.grad_enabled:
+        t._grad_fn = _make_node(ToDeviceBackward, src_be, (x,),
+                                {"dst": dev, "src": x._device}, out, (t,))
         t._requires_grad = True
     return t

@@ -176,7 +176,7 @@ class SumBackward(ReductionOp):
         return self.be.broadcast_copy(self.unreduce(g), self.in_meta[0][0])
 
     def grad_formula_impl(self, g, x, out):
-        return self.unreduce_t(g).expand(self.in_meta[0][0])
+        return self.unreduce(g).expand(self.in_meta[0][0])
 
 
 @register
@@ -218,7 +218,7 @@ class MeanBackward(ReductionOp):
         return self.be.broadcast_copy(self.unreduce(g) * self._scale(), self.in_meta[0][0])
 
     def grad_formula_impl(self, g, x, out):
-        return (self.unreduce_t(g) * self._scale()).expand(self.in_meta[0][0])
+        return (self.unreduce(g) * self._scale()).expand(self.in_meta[0][0])
 
 
 @register
@@ -272,7 +272,7 @@ class ProdBackward(ReductionOp):
 
     def grad_formula_impl(self, g, x, out):
         dims = self.params["dim"]
-        g = self.unreduce_t(g)
+        g = self.unreduce(g)
         if not dims or x._data.size == 0:
             return g.expand(self.in_meta[0][0])
         if len(dims) == 1:
@@ -303,7 +303,7 @@ class _NanBackward(ReductionOp):
         return self.unreduce(g) * self._weights()
 
     def grad_formula_impl(self, g, x, out):
-        return self.unreduce_t(g) * _const(self._weights(), g)
+        return self.unreduce(g) * _const(self._weights(), g)
 
 
 @register
@@ -399,7 +399,7 @@ class _EvenBackward(ReductionOp):
         return self.unreduce(g) * self._weights()
 
     def grad_formula_impl(self, g, x, out):
-        return self.unreduce_t(g) * _const(self._weights(), g)
+        return self.unreduce(g) * _const(self._weights(), g)
 
 
 _EVEN_DOC = r"""Autograd node for :math:`y = \{op}_{{i \in D}} x_i` (also ``{name}()`` without
@@ -703,7 +703,7 @@ class VarBackward(ReductionOp):
     def grad_formula_impl(self, g, x, out):
         p = self.params
         dev = x - mean(x, p["dim"], True)
-        return dev * (self.unreduce_t(g) * (2.0 * _inv(_dof(x.shape, p["dim"],
+        return dev * (self.unreduce(g) * (2.0 * _inv(_dof(x.shape, p["dim"],
                                                             p["correction"]))))
 
 
@@ -747,7 +747,7 @@ class StdBackward(ReductionOp):
     def grad_formula_impl(self, g, x, out):
         p = self.params
         dev = x - mean(x, p["dim"], True)
-        scale = _masked_div_t(self.be, self.unreduce_t(g), self.unreduce_t(out),
+        scale = _masked_div_t(self.be, self.unreduce(g), self.unreduce(out),
                               self.unreduce(self.out))
         return dev * (scale * _inv(_dof(x.shape, p["dim"], p["correction"])))
 
@@ -791,7 +791,7 @@ class LogsumexpBackward(ReductionOp):
                                           self.unreduce(g))
 
     def grad_formula_impl(self, g, x, out):
-        return self.unreduce_t(g) * (x - self.unreduce_t(out)).exp()
+        return self.unreduce(g) * (x - self.unreduce(out)).exp()
 
 
 @register
@@ -841,11 +841,11 @@ class NormBackward(ReductionOp):
     def grad_formula_impl(self, g, x, out):
         p, dims = self.params["p"], self.params["dim"]
         a, y = x._data, self.unreduce(self.out)
-        g = self.unreduce_t(g)
+        g = self.unreduce(g)
         if p in (0, 1, _INF, -_INF):        # piecewise constant in x: a constant factor
             one = self.be.ones((), a.dtype)
             return g * _const(self.be.vector_norm_backward(a, y, one, p, dims), g)
-        scale = _masked_div_t(self.be, g, self.unreduce_t(out), y, p - 1)
+        scale = _masked_div_t(self.be, g, self.unreduce(out), y, p - 1)
         if p >= 2:
             return x * scale if p == 2 else x * x.abs() ** (p - 2) * scale
         nz = self.be.astype(a != 0, a.dtype)

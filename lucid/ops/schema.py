@@ -31,7 +31,12 @@ class OpSchema:
     ``determinism_note``; ``real_valued`` ops turn integer/bool inputs into the default
     float dtype (``exp(1)`` is 2.718); ``input_arity``/``output_arity`` count tensor inputs
     and outputs (-1: variable); ``internal`` ops serve other ops' backward and are not part
-    of the public surface; ``differentiable`` is False for ops with integer/bool results.
+    of the public surface; ``differentiable`` is False for ops with integer/bool results;
+    ``differentiable_outputs`` lists the outputs that carry gradients when not all do (a
+    norm's ``out`` but not its saved ``mean``/``rstd``; None: every floating output);
+    ``nondeterministic_on`` names the device types where a ``deterministic=False`` op
+    varies (scatter-add's atomics on CUDA), so ``use_deterministic_algorithms`` refuses it
+    there only.
     """
 
     name: str
@@ -44,3 +49,5 @@ class OpSchema:
     output_arity: int = 1
     internal: bool = False
     differentiable: bool = True
+    differentiable_outputs: tuple | None = None
+    nondeterministic_on: tuple = ("cpu", "cuda")

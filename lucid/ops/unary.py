@@ -316,6 +316,7 @@ class ClampBackward(UnaryOp):
     __slots__ = ()
     schema_v1 = OpSchema("clamp", 1, _KEEP, input_arity=-1)
     saves_input = True
+    _broadcast = True       # tensor bounds broadcast against the input
 
     @staticmethod
     def dispatch(be, x, *bounds, min=None, max=None, tensors=()):

@@ -8,6 +8,9 @@ class XpCore:
         return self.xp.asarray(data, dtype=dtype) if copy is None else \
             self.xp.array(data, dtype=dtype, copy=copy)
 
+    def from_backend(self, a, other):
+        return a if other is self else self.asarray(other.to_numpy(a))
+
     def astype(self, a, npdtype):
         return a.astype(npdtype)
 
@@ -56,3 +59,43 @@ class XpCore:
 
     def shares_memory(self, a, b):
         return self.xp.shares_memory(a, b)
+
+    # -- memory layout ----------------------------------------------------------------
+
+    def _root(self, a):
+        while a.base is not None and isinstance(a.base, self.ndarray):
+            a = a.base
+        return a
+
+    def storage_offset(self, a):
+        return (self.data_ptr(a) - self.data_ptr(self._root(a))) // a.itemsize
+
+    def is_read_only(self, a):
+        flags = getattr(a, "flags", None)
+        return flags is not None and not getattr(flags, "writeable", True)
+
+    def has_internal_overlap(self, a):
+        return a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+    def partial_overlap(self, a, b):
+        if a.size == 0 or b.size == 0 or self._root(a) is not self._root(b):
+            return False
+        if not (_dense(a) and _dense(b)):
+            return False                       # PyTorch: too hard to tell, allowed
+        a0, b0 = self.data_ptr(a), self.data_ptr(b)
+        a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+        if a0 == b0 and a1 == b1:
+            return a.strides != b.strides or a.shape != b.shape
+        return a0 < b1 and b0 < a1
+
+
+def _dense(a):
+    """Whether ``a``'s elements fill a contiguous block exactly once (any axis order)."""
+    dims = sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1)
+    expect = a.itemsize
+    for st, n in dims:
+        if st != expect:
+            return False
+        expect *= n
+    return True
+

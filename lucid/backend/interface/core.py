@@ -19,6 +19,11 @@ class CoreKernels(ABC):
         """A NumPy array holding ``a``'s values (zero-copy on the CPU)."""
 
     @abstractmethod
+    def from_backend(self, a, other):
+        """An array of this backend with the values of ``a``, an array of backend
+        ``other`` (device to device where both allow, else through host memory)."""
+
+    @abstractmethod
     def astype(self, a, npdtype):
         """``a`` cast to ``npdtype`` (a copy; C-style wrap for out-of-range integers)."""
 
@@ -76,3 +81,25 @@ class CoreKernels(ABC):
     @abstractmethod
     def data_ptr(self, a):
         """The address of ``a``'s first element."""
+
+    # -- memory layout (in-place safety checks) ------------------------------------------
+
+    @abstractmethod
+    def storage_offset(self, a):
+        """Offset of ``a``'s first element from the start of its storage, in elements."""
+
+    @abstractmethod
+    def is_read_only(self, a):
+        """Whether ``a``'s memory may not be written (a read-only buffer)."""
+
+    @abstractmethod
+    def has_internal_overlap(self, a):
+        """Whether two elements of ``a`` share one memory location (a zero stride on an
+        axis of size > 1, as an expanded view has): writing to ``a`` is then ill-defined."""
+
+    @abstractmethod
+    def partial_overlap(self, a, b):
+        """PyTorch's partial-overlap rule: True when ``a`` and ``b`` are both dense (no
+        gaps, no repeats), in one storage, and their memory ranges overlap without being the
+        same elements in the same layout."""
+

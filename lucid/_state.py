@@ -1,0 +1,28 @@
+"""The global switches the op path reads, in the bottom layer so every layer can read them.
+
+``STATE`` holds every flag the hot path checks, so a feature that is off costs one
+attribute read: whether ops record a graph, inference mode, the autocast dtype (``None``
+when off), anomaly mode, and whether deterministic algorithms are required. The context
+managers that set them live in :mod:`lucid.autograd.grad_mode` and :mod:`lucid.amp`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["STATE"]
+
+
+class _State:
+    __slots__ = ("grad_enabled", "inference", "autocast", "anomaly", "anomaly_nan",
+                 "deterministic", "deterministic_warn_only")
+
+    def __init__(self):
+        self.grad_enabled = True
+        self.inference = False
+        self.autocast = None        # the autocast dtype while autocast is on
+        self.anomaly = False
+        self.anomaly_nan = True
+        self.deterministic = False
+        self.deterministic_warn_only = False
+
+
+STATE = _State()
