@@ -21,6 +21,7 @@ from .creation import *      # noqa: F401,F403
 from .random import *        # noqa: F401,F403
 from .special import *       # noqa: F401,F403
 from .numeric import *       # noqa: F401,F403
+from .stats import *         # noqa: F401,F403
 from .device_ops import move  # noqa: F401
 
 import sys as _sys
@@ -30,5 +31,6 @@ import sys as _sys
 # sys.modules because wrappers such as ``sort`` shadow their module's name here.
 __all__ = ["registry", "apply_inplace", "AmpPolicy", "OpSchema", "move"] + [
     name for mod in ("core", "unary", "binary", "compare", "reduction", "shape", "joins",
-                     "indexing", "sort", "linalg", "creation", "random", "special", "numeric")
+                     "indexing", "sort", "linalg", "creation", "random", "special", "numeric",
+                     "stats")
     for name in _sys.modules[f"{__name__}.{mod}"].__all__]
