@@ -67,7 +67,7 @@ class ArgumentError(LucidError, ValueError, RuntimeError):
     PyTorch: mostly ``RuntimeError``)."""
 
 
-class ValueOverflowError(LucidError, OverflowError, ValueError, RuntimeError):
+class ValueOverflowError(DTypeError, OverflowError, ValueError):
     """A value that does not fit the dtype it is converted to: ``tensor(2**63)`` (PyTorch:
     ``ValueError``), ``tensor([300], dtype=uint8)`` or ``full((2,), 300, dtype=uint8)``
     (PyTorch: ``RuntimeError``)."""

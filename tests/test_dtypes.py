@@ -147,7 +147,7 @@ def _operands(M, spec):
             kind, name = s
             shape = (2,) if kind == "t" else ()
             out.append(M.zeros(shape, dtype=getattr(M, name)) if M is torch else
-                       lucid.tensor(np.zeros(shape), dtype=name))
+                       lucid.tensor(np.zeros(shape), dtype=getattr(lucid, name)))
         else:
             out.append(s)
     return out

@@ -58,7 +58,8 @@ REPR_CASES = [
 
 def _repr_pair(data, dtype):
     t = torch.tensor(data, dtype=getattr(torch, dtype) if dtype else None)
-    return repr(lucid.tensor(data, dtype=dtype)), repr(t).replace("torch.", "lucid.")
+    return (repr(lucid.tensor(data, dtype=getattr(lucid, dtype) if dtype else None)),
+            repr(t).replace("torch.", "lucid."))
 
 
 @pytest.mark.parametrize("data, dtype", REPR_CASES)
@@ -109,8 +110,8 @@ def test_item_types():
     assert lucid.tensor(3).item() == 3 and type(lucid.tensor(3).item()) is int
     assert type(lucid.tensor(True).item()) is bool
     assert type(lucid.tensor(2.5).item()) is float
-    assert lucid.tensor(2.5, dtype="bfloat16").item() == 2.5
-    assert type(lucid.tensor(2.5, dtype="bfloat16").item()) is float
+    assert lucid.tensor(2.5, dtype=lucid.bfloat16).item() == 2.5
+    assert type(lucid.tensor(2.5, dtype=lucid.bfloat16).item()) is float
     assert lucid.tensor([[7.0]]).item() == 7.0
     with pytest.raises(ShapeError, match="item: a Tensor with 2 elements cannot be converted"):
         lucid.tensor([1.0, 2.0]).item()
@@ -121,7 +122,7 @@ def test_item_types():
                                          ([1.0, 0.5], "bfloat16"), ([1.0, 0.5], "float16"),
                                          ([], None)])
 def test_tolist_matches_torch(data, dtype):
-    got = lucid.tensor(data, dtype=dtype).tolist()
+    got = lucid.tensor(data, dtype=getattr(lucid, dtype) if dtype else None).tolist()
     want = torch.tensor(data, dtype=getattr(torch, dtype) if dtype else None).tolist()
     assert got == want
     assert type(got) is type(want)
@@ -246,7 +247,7 @@ def test_strides_contiguity_offset_match_torch(make):
 def test_element_size_and_data_ptr():
     for name in ["bool", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
                  "float64"]:
-        assert lucid.tensor([1], dtype=name).element_size() == \
+        assert lucid.tensor([1], dtype=getattr(lucid, name)).element_size() == \
             torch.tensor([1], dtype=getattr(torch, name)).element_size()
     t = lucid.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert t.data_ptr() == t.numpy().ctypes.data
@@ -266,7 +267,7 @@ def test_to_dtype_values_match_torch(src, dst):
         data = [True, False, True]
     if dst == "uint8":
         data = [abs(v) for v in data]
-    lt = lucid.tensor(data, dtype=src).to(getattr(lucid, dst))
+    lt = lucid.tensor(data, dtype=getattr(lucid, src)).to(getattr(lucid, dst))
     tt = torch.tensor(data, dtype=getattr(torch, src)).to(getattr(torch, dst))
     assert lt.dtype is getattr(lucid, dst)
     np.testing.assert_array_equal(np.asarray(lt.tolist()), np.asarray(tt.tolist()))
@@ -294,7 +295,7 @@ def test_to_dtype_keeps_gradient_flow():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "bfloat16", "float16"])
 def test_pickle_round_trip(dtype):
-    t = lucid.tensor([[1, 0], [1, 1]], dtype=dtype)
+    t = lucid.tensor([[1, 0], [1, 1]], dtype=getattr(lucid, dtype))
     back = pickle.loads(pickle.dumps(t))
     assert back.dtype is t.dtype and back.device is t.device and back.shape == t.shape
     assert back.tolist() == t.tolist()

@@ -3,15 +3,71 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
-from ..errors import DTypeError, ShapeError
+from ..errors import ArgumentTypeError, DTypeError, ShapeError, ValueOverflowError
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor"]
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def dtype_arg(d, op):
+    """``d`` as a Lucid dtype for an op's ``dtype=`` argument (None stays None).
+
+    As PyTorch's argument parser, a string (``"float32"``) or a NumPy dtype or scalar type
+    (``np.float32``) is refused with a ``TypeError``; a Lucid dtype, ``float``/``int``/
+    ``bool`` and a ``torch.dtype`` are accepted."""
+    if d is None or d.__class__ is _dt.dtype:
+        return d
+    if isinstance(d, str) or isinstance(d, np.dtype) or \
+            (isinstance(d, type) and issubclass(d, np.generic)):
+        raise ArgumentTypeError(f"{op}(): argument 'dtype' must be lucid.dtype, not "
+                                f"{type(d).__name__} ({d!r})")
+    return _dt.as_dtype(d)
+
+
+def _int_range(dt):
+    info = np.iinfo(dt.np)
+    return int(info.min), int(info.max)
+
+
+def _check_fits(host, dt):
+    """Raise if the values parsed from Python data do not fit integer dtype ``dt``, with
+    PyTorch's rule for Python scalars: floats must lie in ``[min, max]`` (nan and inf never
+    fit); integers too, except that an unsigned dtype also takes ``-max..-1`` (wrapping, as
+    ``tensor([-1], dtype=uint8)`` is 255 in PyTorch)."""
+    if not host.size or host.dtype.kind == "b" or dt is _dt.bool:
+        return
+    dmin, hi = _int_range(dt)
+    if host.dtype.kind == "f":
+        bad = ~np.isfinite(host) | (host < dmin) | (host > hi)
+    else:
+        lo = -hi if dmin == 0 else dmin
+        vmin, vmax = int(host.min()), int(host.max())
+        bad = None if lo <= vmin and vmax <= hi else (host < lo) | (host > hi)
+    if bad is not None and bad.any():
+        v = host[bad].flat[0]
+        raise ValueOverflowError(f"tensor: value {v.item()!r} cannot be converted to type "
+                                 f"{dt.name} without overflow (range [{dmin}, {hi}])")
+
+
+def _overflowing_int(data):
+    """The first Python int in nested ``data`` outside int64, or None."""
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, int) and not isinstance(x, bool) and \
+                not _INT64_MIN <= x <= _INT64_MAX:
+            return x
+    return None
 
 
 def _infer_dtype(data):
@@ -44,7 +100,7 @@ def _flatten_tensors(data):
 def _to_array(data, dtype, dev):
     """``(backend array, lucid dtype)`` from any data, converted to ``dtype`` on ``dev``."""
     be = dev.backend
-    want = _dt.as_dtype(dtype) if dtype is not None else None
+    want = dtype_arg(dtype, "tensor")
     if isinstance(data, Tensor):
         src = data._data if data._device is dev else \
             be.asarray(data._device.backend.to_numpy(data._data))
@@ -64,14 +120,27 @@ def _to_array(data, dtype, dev):
         raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
                          "expected a number, nested sequence, ndarray or Tensor")
     dt = want or _infer_dtype(data)
+    if not dt.is_floating_point:
+        # Python ints beyond int64 never fit (PyTorch: "Overflow when unpacking long long");
+        # into a float dtype they convert like any Python number
+        big = _overflowing_int(data)
+        if big is not None:
+            raise ValueOverflowError(f"tensor: overflow: the Python int {big} does not fit "
+                                     f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])")
+    flat = _flatten_tensors(data)
     try:
-        host = np.array(_flatten_tensors(data), dtype=np.float64 if dt.is_floating_point
-                        else None)
+        host = np.array(flat, dtype=np.float64 if dt.is_floating_point else None)
+    except OverflowError as e:      # an int too large for a float64
+        raise ValueOverflowError(f"tensor: overflow converting to {dt.name} ({e})") from None
     except ValueError as e:
         raise ShapeError(f"tensor: nested sequences have inconsistent lengths ({e})") from None
     if host.dtype == object:
         raise ShapeError("tensor: nested sequences have inconsistent lengths")
-    return be.asarray(host.astype(dt.np)), dt
+    if dt.is_floating_point or dt is _dt.bool:
+        return be.asarray(host.astype(dt.np)), dt
+    _check_fits(host, dt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return be.asarray(host.astype(dt.np)), dt
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
@@ -87,7 +156,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 def as_tensor(data, dtype=None, device=None):
     """``data`` as a tensor, sharing memory when it already is one of the right dtype/device."""
     dev = _device_cls(device) if device is not None else None
-    want = _dt.as_dtype(dtype) if dtype is not None else None
+    want = dtype_arg(dtype, "as_tensor")
     if isinstance(data, Tensor):
         if (want is None or want is data._dtype) and (dev is None or dev is data._device):
             return data
@@ -100,9 +169,17 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def from_numpy(a):
-    """A CPU tensor sharing memory with NumPy array ``a``."""
+    """A CPU tensor sharing memory with NumPy array ``a``.
+
+    A read-only array gives a tensor that shares it too; as in PyTorch a ``UserWarning``
+    says so, and an in-place write to the tensor later raises, naming it read-only."""
     if not isinstance(a, np.ndarray):
         raise DTypeError(f"from_numpy: expected np.ndarray, got {type(a).__name__}")
+    if not a.flags.writeable:
+        warnings.warn("from_numpy: the given NumPy array is not writable, and Lucid does not "
+                      "support non-writable tensors: the tensor shares its memory, so writing "
+                      "to it in place raises; copy the array (a.copy()) to write to it",
+                      UserWarning, stacklevel=2)
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), _device_cls("cpu"))
 
 
@@ -122,4 +199,5 @@ def is_tensor(obj) -> bool:
 
 
 def _rebuild(array, dtype_name, device, requires_grad):
-    return tensor(array, dtype=dtype_name, device=device, requires_grad=requires_grad)
+    return tensor(array, dtype=_dt.as_dtype(dtype_name), device=device,
+                  requires_grad=requires_grad)

@@ -19,9 +19,11 @@ from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DeviceMismatchError, DTypeError, ShapeError
+from .._tensor.factory import dtype_arg
+from ..errors import DeviceMismatchError, DTypeError, ShapeError, ValueOverflowError
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, to_tensor
+from .core import _copy_value
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -115,8 +117,8 @@ def fit_scalar(value, dt, op):
         ok = lo <= value <= hi          # False for nan
         value = math.trunc(value) if ok else value
     if not ok:
-        raise DTypeError(f"{op}: value {value} cannot be converted to type {dt.name} without "
-                         "overflow")
+        raise ValueOverflowError(f"{op}: value {value} cannot be converted to type {dt.name} "
+                                 "without overflow")
     return value
 
 
@@ -128,35 +130,38 @@ def _new(op, shape, value, dt, dev, requires_grad):
     return leaf(arr, dt, dev, requires_grad)
 
 
-def _dtype_or(dtype, default):
-    return default if dtype is None else _dt.as_dtype(dtype)
+def _dtype_or(dtype, default, op):
+    return default if dtype is None else dtype_arg(dtype, op)
 
 
 # -- factories ----------------------------------------------------------------------------
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size (default dtype: the default float dtype)."""
-    return _new("zeros", size_arg(size, "zeros"), 0, _dtype_or(dtype, _dt.get_default_dtype()),
-                device_arg(device), requires_grad)
+    return _new("zeros", size_arg(size, "zeros"), 0,
+                _dtype_or(dtype, _dt.get_default_dtype(), "zeros"), device_arg(device),
+                requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of the given size."""
-    return _new("ones", size_arg(size, "ones"), 1, _dtype_or(dtype, _dt.get_default_dtype()),
-                device_arg(device), requires_grad)
+    return _new("ones", size_arg(size, "ones"), 1,
+                _dtype_or(dtype, _dt.get_default_dtype(), "ones"), device_arg(device),
+                requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor of the given size."""
     return _new("empty", size_arg(size, "empty"), None,
-                _dtype_or(dtype, _dt.get_default_dtype()), device_arg(device), requires_grad)
+                _dtype_or(dtype, _dt.get_default_dtype(), "empty"), device_arg(device),
+                requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of ``size`` filled with ``fill_value``; the dtype is inferred from the value
     when not given (bool -> bool, int -> int64, float -> the default float dtype)."""
     value = number_arg(fill_value, "full", "fill_value")
-    dt = _dt.scalar_dtype(value) if dtype is None else _dt.as_dtype(dtype)
+    dt = _dt.scalar_dtype(value) if dtype is None else dtype_arg(dtype, "full")
     return _new("full", size_arg((size,), "full"), value, dt, device_arg(device),
                 requires_grad)
 
@@ -168,7 +173,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     for name, v in (("n", n), ("m", m)):
         if v < 0:
             raise ShapeError(f"eye: {name} must be greater or equal to 0, got {v}")
-    dt = _dtype_or(dtype, _dt.get_default_dtype())
+    dt = _dtype_or(dtype, _dt.get_default_dtype(), "eye")
     dev = device_arg(device)
     return leaf(dev.backend.eye(n, m, dt.np), dt, dev, requires_grad)
 
@@ -178,8 +183,11 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     ``arange(start, end)``, ``arange(start, end, step)``.
 
     The length is :math:`\\lceil (end - start) / step \\rceil`. The dtype is int64 when all
-    three are ints, else the default float dtype. An integer ``dtype`` truncates the
-    arguments first, as PyTorch does.
+    three are ints, else the default float dtype. Float arguments with an integer ``dtype``
+    follow PyTorch's two paths: for int64 the three arguments are truncated first
+    (``arange(0, 2.5, dtype=int64)`` is ``[0, 1]``); for the other integer dtypes the length
+    comes from the arguments as given and the values are :math:`\\mathrm{trunc}(start) +
+    i\\,\\mathrm{trunc}(step)` (``arange(0, 2.5, dtype=int32)`` is ``[0, 1, 2]``, as in NumPy).
     """
     if end is None:
         start, end = 0, start
@@ -189,19 +197,26 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
         dt = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else \
             _dt.get_default_dtype()
     else:
-        dt = _dt.as_dtype(dtype)
+        dt = dtype_arg(dtype, "arange")
     if dt is _dt.bool:
         raise DTypeError("arange: not implemented for dtype bool")
     if not all(math.isfinite(v) for v in vals):
         raise ShapeError(f"arange: unsupported range: {vals[0]} -> {vals[1]} "
                          f"(step {vals[2]})")
-    start, end, step = map(math.trunc, vals) if not dt.is_floating_point else vals
+    if dt is _dt.int64:
+        vals = [math.trunc(v) for v in vals]
+    start, end, step = vals
     if step == 0:
         raise ShapeError("arange: step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise ShapeError(f"arange: upper bound and lower bound inconsistent with step sign "
                          f"(start={start}, end={end}, step={step})")
-    n = -((start - end) // step) if isinstance(step, int) else math.ceil((end - start) / step)
+    if all(isinstance(v, numbers.Integral) for v in vals):
+        n = -((start - end) // step)                # exact for big ints
+    else:
+        n = math.ceil((end - start) / step)
+    if not dt.is_floating_point:
+        start, step = math.trunc(start), math.trunc(step)
     dev = device_arg(device)
     return leaf(dev.backend.arange(start, step, n, dt.np), dt, dev, requires_grad)
 
@@ -212,7 +227,7 @@ def _spaced(op, start, end, steps, dtype):
     steps = int_arg(steps, op, "steps")
     if steps < 0:
         raise ShapeError(f"{op}: number of steps must be non-negative, got {steps}")
-    dt = _dtype_or(dtype, _dt.get_default_dtype())
+    dt = _dtype_or(dtype, _dt.get_default_dtype(), op)
     if not dt.is_floating_point:
         start, end = math.trunc(start), math.trunc(end)
     return start, end, steps, dt
@@ -238,7 +253,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 def _like(op, input, value, dtype, device, requires_grad):
     if not isinstance(input, Tensor):
         raise DTypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
-    return _new(op, input._data.shape, value, _dtype_or(dtype, input._dtype),
+    return _new(op, input._data.shape, value, _dtype_or(dtype, input._dtype, op),
                 input._device if device is None else _device_cls(device), requires_grad)
 
 
@@ -264,14 +279,14 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
                  dtype, device, requires_grad)
 
 
-def _new_args(self, dtype, device):
-    return (self._dtype if dtype is None else _dt.as_dtype(dtype),
+def _new_args(self, dtype, device, op):
+    return (self._dtype if dtype is None else dtype_arg(dtype, op),
             self._device if device is None else _device_cls(device))
 
 
 def _new_filled(op, value, doc):
     def method(self, *size, dtype=None, device=None, requires_grad=False):
-        dt, dev = _new_args(self, dtype, device)
+        dt, dev = _new_args(self, dtype, device, op)
         return _new(op, size_arg(size, op), value, dt, dev, requires_grad)
     method.__name__, method.__doc__ = op, doc
     return tensor_method(op)(method)
@@ -289,7 +304,7 @@ _new_filled("new_empty", None, "An uninitialised tensor of the given size, with 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of ``size`` filled with ``fill_value``, with ``self``'s dtype and device
     unless given."""
-    dt, dev = _new_args(self, dtype, device)
+    dt, dev = _new_args(self, dtype, device, "new_full")
     return _new("new_full", size_arg((size,), "new_full"),
                 number_arg(fill_value, "new_full", "fill_value"), dt, dev, requires_grad)
 
@@ -298,7 +313,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A copy of ``data`` as a tensor, with ``self``'s dtype and device unless given."""
     from .._tensor import tensor
-    dt, dev = _new_args(self, dtype, device)
+    dt, dev = _new_args(self, dtype, device, "new_tensor")
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
@@ -513,7 +528,7 @@ def overwrite_(x, value, name):
 
 
 def _fill_from_tensor(x, value):
-    return value.to(x._device, x._dtype)
+    return _copy_value(x, value)
 
 
 _fill_from_tensor.__name__ = "fill"
