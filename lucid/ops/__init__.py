@@ -22,6 +22,8 @@ from .random import *        # noqa: F401,F403
 from .special import *       # noqa: F401,F403
 from .numeric import *       # noqa: F401,F403
 from .stats import *         # noqa: F401,F403
+from .combinatorics import *  # noqa: F401,F403
+from .surface import *       # noqa: F401,F403
 from .device_ops import move  # noqa: F401
 
 import sys as _sys
@@ -32,5 +34,5 @@ import sys as _sys
 __all__ = ["registry", "apply_inplace", "AmpPolicy", "OpSchema", "move"] + [
     name for mod in ("core", "unary", "binary", "compare", "reduction", "shape", "joins",
                      "indexing", "sort", "linalg", "creation", "random", "special", "numeric",
-                     "stats")
+                     "stats", "combinatorics", "surface")
     for name in _sys.modules[f"{__name__}.{mod}"].__all__]

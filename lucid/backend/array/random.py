@@ -106,6 +106,23 @@ class XpRandom(XpCreation):
         e = rng.standard_exponential(shape, dtype=self._compute_dtype(xp, npdtype))
         return xp.asarray(e / lambd).astype(npdtype, copy=False)
 
+    def geometric(self, rng, shape, p, npdtype):
+        return self.xp.asarray(rng.geometric(p, size=shape)).astype(npdtype, copy=False)
+
+    def cauchy(self, rng, shape, median, sigma, npdtype):
+        xp = self.xp
+        c = rng.standard_cauchy(shape)
+        return xp.asarray(c * sigma + median).astype(npdtype, copy=False)
+
+    def log_normal(self, rng, shape, mean, std, npdtype):
+        xp = self.xp
+        return xp.asarray(rng.lognormal(mean, std, size=shape)).astype(npdtype, copy=False)
+
+    def poisson(self, rng, rates, npdtype):
+        xp = self.xp
+        lam = rates.astype(xp.float64)
+        return xp.asarray(rng.poisson(lam)).astype(npdtype, copy=False)
+
     def multinomial(self, rng, probs, num_samples, replacement):
         xp = self.xp
         p = probs.astype(xp.float64)

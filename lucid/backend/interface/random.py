@@ -93,6 +93,25 @@ class RandomKernels(CreationKernels):
         r""":math:`y \sim \mathrm{Exp}(\lambda)`, density :math:`\lambda e^{-\lambda y}`."""
 
     @abstractmethod
+    def geometric(self, rng, shape, p, npdtype):
+        r""":math:`y \in \{1, 2, \ldots\}` with :math:`P(y = k) = (1 - p)^{k-1} p`, the
+        number of Bernoulli(:math:`p`) trials up to the first success."""
+
+    @abstractmethod
+    def cauchy(self, rng, shape, median, sigma, npdtype):
+        r""":math:`y = median + \sigma \tan(\pi (u - \tfrac12))`, :math:`u \sim U(0, 1)`:
+        density :math:`\frac{1}{\pi\sigma (1 + ((y - median)/\sigma)^2)}`."""
+
+    @abstractmethod
+    def log_normal(self, rng, shape, mean, std, npdtype):
+        r""":math:`y = e^{z}`, :math:`z \sim \mathcal{N}(mean, std^2)`."""
+
+    @abstractmethod
+    def poisson(self, rng, rates, npdtype):
+        r"""One sample of :math:`\mathrm{Poisson}(\lambda)` per element of the array
+        ``rates`` (non-negative), as ``npdtype``."""
+
+    @abstractmethod
     def multinomial(self, rng, probs, num_samples, replacement):
         r"""int64 ``(rows, num_samples)`` category indices drawn from each row of 2-D
         ``probs`` (non-negative finite weights with positive sums; checked by the caller).
