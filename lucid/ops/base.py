@@ -562,13 +562,23 @@ def apply_inplace(fn, self_t, *args, **kwargs):
                             "used in an in-place operation.")
     record = grad and (self_t._requires_grad or others_grad)
     src = self_t
-    if record and self_t._requires_grad:
-        src = _snapshot(self_t)   # the old value, with the old history
+    if record:
+        src = _snapshot(self_t)   # the old value with the old history, safe to save
     res = fn(src, *args, **kwargs) if record else _no_grad_call(fn, self_t, args, kwargs)
     write_result(self_t, res, name)
     if record:
+        _saved_output_is_self(res, self_t)
         _rebase(self_t, res)
     return self_t
+
+
+def _saved_output_is_self(res, self_t):
+    """The in-place result *is* ``self_t``: where the node saved it as its output, check
+    ``self_t``'s version at backward, so a later write to ``self_t`` is caught (PyTorch)."""
+    node = res._grad_fn
+    if node is not None and node._versions is not None and node.out is not None:
+        node._versions = [(k, self_t._vc, self_t._vc[0]) if vc is res._vc else (k, vc, v)
+                          for k, vc, v in node._versions]
 
 
 def _check_overlap(name, dst, src):

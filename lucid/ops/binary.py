@@ -109,7 +109,9 @@ class AddBackward(BinaryOp):
 class MulBackward(BinaryOp):
     r"""Autograd node for :math:`y = a \cdot b` (broadcasting).
 
-    Saves both inputs: each one's gradient is the other times the incoming gradient.
+    Saves each input only if the other needs a gradient: each one's gradient is the other
+    times the incoming gradient (so ``x * 3.0`` saves only the scalar, and a later in-place
+    change of ``x`` is no error, as in PyTorch).
 
     Math
     ----
@@ -120,8 +122,8 @@ class MulBackward(BinaryOp):
     ----------
     schema_v1 : OpSchema
         ``"mul"``, ``AmpPolicy.KEEP_INPUT``.
-    saves_input : bool
-        True: ``a`` and ``b``.
+    saves_input : tuple
+        ``b`` if ``a`` needs a gradient, ``a`` if ``b`` does.
     saves_output : bool
         False.
 
@@ -132,20 +134,14 @@ class MulBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("mul", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = True
+    saves_input = ((1,), (0,))   # the gradient of a needs b, that of b needs a
 
     @staticmethod
     def dispatch(be, a, b):
         return be.mul(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved
-        e = self.next_edges
-        return (g * b._data if e[0] is not None else None,
-                g * a._data if e[1] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g * b, g * a
+    def grad(self, F, g, a, b, out):
+        return (None if b is None else g * b, None if a is None else g * a)
 
 
 @register
@@ -206,8 +202,8 @@ class DivBackward(BinaryOp):
     schema_v1 : OpSchema
         ``"div"``, ``AmpPolicy.KEEP_INPUT``, real-valued (integer inputs divide in the
         default float dtype).
-    saves_input : bool
-        True: ``a`` and ``b``.
+    saves_input : tuple
+        ``b`` if ``a`` needs a gradient; ``a`` and ``b`` if ``b`` does.
     saves_output : bool
         False.
 
@@ -219,20 +215,15 @@ class DivBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("div", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2)
-    saves_input = True
+    saves_input = ((1,), (0, 1))   # grad a needs b; grad b needs a and b
 
     @staticmethod
     def dispatch(be, a, b):
         return be.div(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be, e = self.be, self.next_edges
-        return (be.div(g, b) if e[0] is not None else None,
-                -g * be.div(be.div(a, b), b) if e[1] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g / b, (g * -1) * ((a / b) / b)
+    def grad(self, F, g, a, b, out):
+        return (F.div(g, b) if self.next_edges[0] is not None else None,
+                None if a is None else F.neg(g) * F.div(F.div(a, b), b))
 
 
 @register

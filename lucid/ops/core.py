@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..errors import ShapeError
 from ._bind import tensor_method
-from .base import Op, UnaryOp, apply_inplace, to_tensor
+from .base import BroadcastOp, Op, UnaryOp, apply_inplace, broadcast_shapes, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -265,13 +265,56 @@ def sum_to_size(x, *size):
     return SumToSizeBackward.call(x, shape=tuple(shape))
 
 
+@register
+class CopyBackward(BroadcastOp):
+    r"""Autograd node of overwriting :math:`x` with :math:`src` (``copy_``, ``fill_`` with
+    a tensor): :math:`y = \mathrm{broadcast}(src)`, with an edge to the old :math:`x` too,
+    so the written tensor keeps requiring grad, as in PyTorch.
+
+    Saves nothing.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = 0, \qquad
+              \frac{\partial \mathcal{L}}{\partial src} = \mathrm{sum\_to}(g,
+              \mathrm{shape}(src))
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"copy"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``broadcast_copy`` of ``src`` (already in ``x``'s dtype and device) to
+    ``x``'s shape.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("copy", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+
+    @staticmethod
+    def dispatch(be, x, src):
+        return be.broadcast_copy(src, x.shape)
+
+    def grad(self, F, g, x, src, out):
+        return F.zeros_like(g), g
+
+
 def _copy_value(x, src):
     src = to_tensor(src, x)
     if src._device is not x._device:
         src = src.to(x._device)
     if src._dtype is not x._dtype:
         src = src.to(x._dtype)
-    return CloneBackward.call(src) if STATE.grad_enabled and src._requires_grad else src
+    shape = x._data.shape
+    if src._data.shape != shape and broadcast_shapes(src._data.shape, shape,
+                                                     op="copy_") != shape:
+        raise ShapeError(f"copy_: the source of shape {tuple(src._data.shape)} cannot be "
+                         f"broadcast to the destination's shape {tuple(shape)}")
+    return CopyBackward.apply(x, src)
 
 
 _copy_value.__name__ = "copy"

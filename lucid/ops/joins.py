@@ -18,7 +18,7 @@ from ._bind import tensor_method
 from .base import MultiOutputOp, NaryOp, _link_view, norm_dim
 from .registry import register
 from .schema import AmpPolicy, OpSchema
-from .shape import NarrowBackward, ViewBackward, _int, _shape_arg
+from .shape import NarrowBackward, SelectBackward, ViewBackward, _int, _shape_arg
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
            "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split",
@@ -427,6 +427,5 @@ def unbind(input, dim=0):
     d = norm_dim(dim, input._data.ndim, "unbind")
     outs = UnbindBackward.apply(input, dim=d)
     for i, t in enumerate(outs):
-        _link_view(t, input, NarrowBackward, {"dim": d, "start": i, "length": 1})
-        t._meta["view"] += ((ViewBackward, {"shape": t._data.shape}),)
+        _link_view(t, input, SelectBackward, {"dim": d, "index": i})
     return outs

@@ -14,14 +14,15 @@ import math
 import numbers
 import operator
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, DimError, DTypeError, ShapeError
+from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError
 from ._bind import tensor_method
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["reshape", "view", "expand", "permute", "transpose", "swapaxes", "swapdims",
+__all__ = ["select", "reshape", "view", "expand", "permute", "transpose", "swapaxes", "swapdims",
            "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "movedim", "moveaxis",
            "t", "adjoint", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes",
            "narrow", "diagonal", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
@@ -167,15 +168,68 @@ def reshape(input, *args, shape=None):
 def view(input, *shape):
     """A view of ``input`` with a new shape; raises when the strides cannot express it."""
     if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
-        return input.to(shape[0])     # view(dtype) on same-size dtypes is a cast here
+        return _view_dtype(input, _dt.as_dtype(shape[0]))
     shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
     a = input._data
-    if shape != a.shape and not a.flags.c_contiguous and \
-            input._device._backend.reshape_view(a, shape) is None:
+    if shape != a.shape and input._device._backend.reshape_view(a, shape) is None:
         raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
                          f"tensor's size {tuple(a.shape)} and stride; use .reshape(...) "
                          "instead")
     return ViewBackward.call(input, shape=shape)
+
+
+@register
+class ViewDtypeBackward(ViewOp):
+    r"""Node of :math:`y = x` reinterpreted as another dtype: the same bytes, read as
+    elements of ``dtype`` (a view; not differentiable, as in PyTorch).
+
+    Math
+    ----
+    No gradient: the map between the two dtypes' values is not a smooth function.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"view_dtype"``, ``AmpPolicy.KEEP_INPUT``, not differentiable.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``ndarray.view(dtype)``. With a different element size the last dim must
+    have stride 1; it grows by the size ratio (to a smaller dtype) or must be divisible by
+    it (to a larger one), and the other strides and the storage offset must be divisible
+    too, PyTorch's rules. Writes through the view reach the input's storage.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("view_dtype", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+
+    @staticmethod
+    def dispatch(be, x, dtype):
+        return be.view_dtype(x, dtype.np)
+
+
+def _view_dtype(input, dt):
+    """``input.view(dtype)``: check PyTorch's layout rules, then reinterpret."""
+    old, new = input._dtype.itemsize, dt.itemsize
+    if old != new:
+        shape, strides = input._data.shape, input.stride()
+        where = f"view: to view {input._dtype} as {dt} (element size {old} to {new})"
+        if not shape:
+            raise ShapeError(f"{where}, a 0-d tensor cannot be viewed with a different "
+                             "element size")
+        if strides[-1] != 1:
+            raise ShapeError(f"{where}, the last dimension must have stride 1, got "
+                             f"{strides[-1]}")
+        if new > old:
+            ratio = new // old
+            if shape[-1] % ratio or input.storage_offset() % ratio or \
+                    any(st % ratio for st in strides[:-1]):
+                raise ShapeError(f"{where}, the size of the last dimension ({shape[-1]}), "
+                                 "the storage offset and every other stride must be "
+                                 f"divisible by {ratio}")
+    return ViewDtypeBackward.call(input, dtype=dt)
 
 
 @tensor_method("view_as")
@@ -309,10 +363,7 @@ def expand(input, *args, size=None):
                              f"existing size ({cur}) at non-singleton dimension {i}. Target "
                              f"sizes: {list(size)}. Tensor sizes: {list(input._data.shape)}")
         shape.append(s)
-    shape = tuple(shape)
-    if shape == input._data.shape:
-        return input
-    return ExpandBackward.call(input, shape=shape)
+    return ExpandBackward.call(input, shape=tuple(shape))
 
 
 @tensor_method("expand_as")
@@ -567,6 +618,55 @@ def narrow(input, dim, start, length):
         raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds dimension "
                          f"size ({n})")
     return NarrowBackward.call(input, dim=d, start=start, length=length)
+
+
+@register
+class SelectBackward(_SelectViewBackward):
+    r"""Autograd node for :math:`y = x_{\ldots, i, \ldots}` along one dim (a view, the dim
+    removed).
+
+    Saves nothing: the gradient is the incoming one written into zeros at index :math:`i`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_{\ldots, j, \ldots}} =
+              \begin{cases} g & j = i \\ 0 & \text{otherwise} \end{cases}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"select"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: basic indexing with an int (a strided view; 0-d for a 1-d input, never a
+    copied scalar). Also the view each output of ``unbind`` (and iteration) records, so
+    writes through it reach the input.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("select", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, dim, index):
+        return be.select(x, dim, index)
+
+
+@tensor_method("select")
+def select(input, dim, index):
+    """The view ``input[..., index, ...]`` with ``dim`` removed."""
+    shape = input._data.shape
+    if not shape:
+        raise DimError("select: cannot be applied to a 0-dim tensor")
+    d = norm_dim(dim, len(shape), "select")
+    index = _int(index, "index", "select")
+    n = shape[d]
+    if not -n <= index < n:
+        raise IndexingError(f"select: index {index} out of range for tensor of size "
+                            f"{tuple(shape)} at dimension {d}")
+    return SelectBackward.call(input, dim=d, index=index % n)
 
 
 @register

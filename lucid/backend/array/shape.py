@@ -74,8 +74,14 @@ class XpShape:
             start += n
         return tuple(out)
 
+    def view_dtype(self, a, npdtype):
+        return a.view(npdtype)
+
+    def select(self, a, dim, index):
+        return a[_along(a.ndim, dim, index) + (Ellipsis,)]   # a 0-d view, not a scalar
+
     def unbind(self, a, dim):
-        return tuple(a[_along(a.ndim, dim, i)] for i in range(a.shape[dim]))
+        return tuple(self.select(a, dim, i) for i in range(a.shape[dim]))
 
     def flip(self, a, axes):
         return self.copy(self.xp.flip(a, axes))

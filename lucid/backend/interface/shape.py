@@ -62,6 +62,16 @@ class ShapeKernels(ABC):
         """Views of consecutive pieces of ``a`` along ``dim`` with lengths ``sizes``."""
 
     @abstractmethod
+    def view_dtype(self, a, npdtype):
+        """The same memory as ``a`` read as elements of ``npdtype`` (the last dim scaled
+        by the ratio of element sizes)."""
+
+    @abstractmethod
+    def select(self, a, dim, index):
+        """The view ``a[..., index, ...]`` along ``dim`` (the axis removed; 0-d for 1-d
+        ``a``)."""
+
+    @abstractmethod
     def unbind(self, a, dim):
         """Views ``a[..., i, ...]`` for every ``i`` along ``dim`` (the axis removed)."""
 

@@ -35,6 +35,8 @@ SAMPLES = [
     _same("permute", lambda x: x.movedim((0, -1), (-1, 1)), (rnd(2, 3, 4),), name="movedim"),
     _same("permute", lambda x: x.mT, (rnd(2, 3, 4),), name="mT"),
     _same("narrow", lambda x: x.narrow(1, 1, 2), (rnd(3, 4),)),
+    _same("select", lambda x: x.select(1, -1), (rnd(3, 4),)),
+    _same("select", lambda x: x.select(0, 2), (rnd(3),), name="select-1d"),
     _same("narrow", lambda x: x.narrow(-1, -3, 2).narrow(0, 0, 1), (rnd(3, 4),),
           name="narrow2"),
     _same("diagonal", lambda x: x.diagonal(), (rnd(3, 4),)),

@@ -1,0 +1,79 @@
+"""``F`` in graph mode: Lucid ops under the backend's kernel names and signatures.
+
+An op writes its gradient once, as :meth:`Op.grad` ``(self, F, g, *saved)``. The eager
+backward runs it with ``F`` the backend, on arrays; the graph-mode backward runs it with
+``F`` this module, on Tensors, so every step is a recorded op and the gradient is itself
+differentiable. A formula may use operators (``g * x``, ``x > 0``) and the functions below;
+each takes the arguments the backend kernel of the same name takes.
+
+Loaded after every op module, and installed as ``Op.graph_ns`` by :mod:`lucid.ops`.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._tensor import Tensor
+from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
+                     pow as _pow, where as _where)
+from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, log, log1p, neg, reciprocal,
+                    relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
+
+__all__ = ["abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg",
+           "reciprocal", "relu", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+           "tan", "tanh", "maximum", "minimum", "add", "mul", "div", "pow", "pow_scalar",
+           "where", "zeros_like", "ones_like", "astype", "sum_to", "broadcast_to", "reshape"]
+
+_wrap = Tensor._wrap
+
+
+def add(a, b):
+    return a + b
+
+
+def mul(a, b):
+    return _mul(a, b)
+
+
+def div(a, b):
+    return _div(a, b)
+
+
+def pow(a, b):
+    return _pow(a, b)
+
+
+def pow_scalar(x, p):
+    """``x ** p`` for a Python number ``p``."""
+    return PowScalarBackward.call(x, exponent=p)
+
+
+def where(cond, a, b):
+    return _where(cond, a, b)
+
+
+def zeros_like(x):
+    """Zeros shaped like ``x``, without history (the gradient of a step)."""
+    return _wrap(x._device._backend.zeros_like(x._data), x._dtype, x._device)
+
+
+def ones_like(x):
+    """Ones shaped like ``x``, without history."""
+    return _wrap(x._device._backend.ones_like(x._data), x._dtype, x._device)
+
+
+def astype(x, npdtype):
+    """``x`` cast (recorded) to the dtype whose storage type is ``npdtype``."""
+    return x.to(_dt.from_numpy_dtype(npdtype))
+
+
+def sum_to(x, shape):
+    """``x`` summed over broadcast axes down to ``shape``."""
+    return x.sum_to_size(shape)
+
+
+def broadcast_to(x, shape):
+    return x.expand(shape)
+
+
+def reshape(x, shape):
+    return x.reshape(shape)
