@@ -16,6 +16,8 @@ from ._tensor import Size, Tensor, as_tensor, from_dlpack, from_numpy, is_tensor
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import ops, autograd, amp
+from .amp import autocast
+from ._tensor.format import get_printoptions, printoptions, set_printoptions
 from .ops import *  # noqa: F401,F403
 from . import random, return_types
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,

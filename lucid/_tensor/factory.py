@@ -116,6 +116,8 @@ def _to_array(data, dtype, dev):
     if isinstance(data, np.generic):
         dt = want or _dt.from_numpy_dtype(data.dtype)
         return be.asarray(np.asarray(data).astype(dt.np)), dt
+    if isinstance(data, range):         # tensor(range(3)), as PyTorch
+        data = list(data)
     if not isinstance(data, (list, tuple, numbers.Number, bool)):
         raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
                          "expected a number, nested sequence, ndarray or Tensor")

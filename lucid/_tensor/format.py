@@ -1,84 +1,254 @@
-"""``repr`` of a tensor in PyTorch's style: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+"""``repr`` of a tensor in PyTorch's style, and the print options that control it.
+
+``tensor([1.0000, 2.5000], requires_grad=True)``. The rules are PyTorch's:
+
+- one formatter per tensor, chosen from its finite non-zero values (of the summarised data
+  when the tensor is summarised): integral values print as ``3.``; scientific notation when
+  those magnitudes span more than 1e3 or exceed 1e8 (or, for non-integral values, go below
+  1e-4); otherwise ``precision`` decimals. Every element is right-aligned to the widest of
+  those values, so nan, inf and ``-0.`` do not widen the others;
+- more than ``threshold`` elements are summarised: ``edgeitems`` at each end of every dim,
+  `` ...`` between (``...`` rows between rows);
+- a row holds ``floor((linewidth - indent) / (width + 2))`` elements;
+- ``dtype=`` is shown unless the dtype is the default float, int64 or bool (and always for
+  an empty tensor whose dtype is not the default float), ``size=`` for an empty tensor that
+  is not 1-D; suffixes move to a new line when they would pass ``linewidth``.
+
+:func:`set_printoptions` changes the options (``profile``: ``"default"``, ``"short"``,
+``"full"``), :func:`get_printoptions` reads them and :func:`printoptions` sets them for a
+``with`` block.
+"""
 
 from __future__ import annotations
 
-import numpy as np
+import contextlib
+import math
 
 from .. import dtypes as _dt
+from ..errors import ArgumentError
 
-_THRESHOLD = 1000
-_EDGE = 3
-_IMPLICIT = (_dt.float32, _dt.int64, _dt.bool)
+__all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
 
-def _float_formatter(a):
-    """PyTorch's rules: integral values as ``3.``, scientific when the finite non-zero
-    magnitudes span more than 1e3 or exceed 1e8 (or, for non-integral values, go below
-    1e-4), else 4 decimals."""
-    finite = a[np.isfinite(a)]
-    nz = np.abs(finite[finite != 0])
-    hi = float(nz.max()) if nz.size else 0.0
-    lo = float(nz.min()) if nz.size else 0.0
-    wide = nz.size and (hi / lo > 1e3 or hi > 1e8)
-    if np.all(finite == np.round(finite)):
-        body = (lambda v: f"{v:.4e}") if wide else (lambda v: f"{v:.0f}.")
-    elif wide or (nz.size and lo < 1e-4):
-        body = lambda v: f"{v:.4e}"
+class _PrintOptions:
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self):
+        self.precision = 4
+        self.threshold = 1000
+        self.edgeitems = 3
+        self.linewidth = 80
+        self.sci_mode = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """Set the options of tensor printing, as ``torch.set_printoptions``.
+
+    ``precision``: decimals (default 4); ``threshold``: the element count above which a
+    tensor is summarised (1000); ``edgeitems``: elements kept at each end of a summarised
+    dim (3); ``linewidth``: characters per line (80); ``profile``: ``"default"``,
+    ``"short"`` or ``"full"`` (applied first, then the other arguments); ``sci_mode``: True
+    or False forces scientific notation on or off, None (the default) chooses it per tensor.
+    """
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ArgumentError(f"set_printoptions: profile must be one of "
+                                f"{', '.join(_PROFILES)}, got {profile!r}")
+        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems,
+         PRINT_OPTS.linewidth) = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ArgumentError(f"set_printoptions: {name} must be a non-negative number, "
+                                f"got {value!r}")
+        setattr(PRINT_OPTS, name, value)
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise ArgumentError(f"set_printoptions: sci_mode must be True, False or None, got "
+                            f"{sci_mode!r}")
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict:
+    """The current print options as a dict (the arguments of :func:`set_printoptions`)."""
+    return {n: getattr(PRINT_OPTS, n) for n in _PrintOptions.__slots__}
+
+
+@contextlib.contextmanager
+def printoptions(**kwargs):
+    """Within a ``with`` block, print with the given options; restored afterwards."""
+    old = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        set_printoptions(**old)
+
+
+# -- the formatter -----------------------------------------------------------------------
+
+class _Formatter:
+    """How every element of one tensor is written (PyTorch's ``_Formatter``)."""
+
+    __slots__ = ("floating", "int_mode", "sci_mode", "width")
+
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        p = PRINT_OPTS.precision
+        if not floating:
+            for v in values:
+                self.width = max(self.width, len(str(v)))
+            return
+        finite = [v for v in values if v != 0 and math.isfinite(v)]
+        if not finite:
+            return
+        mags = [abs(v) for v in finite]
+        lo, hi = min(mags), max(mags)
+        self.int_mode = all(v == math.ceil(v) for v in finite)
+        if self.int_mode:
+            if hi / lo > 1000.0 or hi > 1.0e8:
+                self.sci_mode = True
+                self.width = max(len(f"{v:.{p}e}") for v in finite)
+            else:
+                self.width = max(len(f"{v:.0f}") + 1 for v in finite)
+        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+            self.sci_mode = True
+            self.width = max(len(f"{v:.{p}e}") for v in finite)
+        else:
+            self.width = max(len(f"{v:.{p}f}") for v in finite)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
+
+    def format(self, v):
+        p = PRINT_OPTS.precision
+        if not self.floating:
+            s = str(v)
+        elif self.sci_mode:
+            s = f"{v:{self.width}.{p}e}"
+        elif self.int_mode:
+            s = f"{v:.0f}"
+            if math.isfinite(v):
+                s += "."
+        else:
+            s = f"{v:.{p}f}"
+        return s.rjust(self.width)
+
+
+_ELLIPSIS = object()      # the place of the elided elements of a summarised dim
+
+
+def _collect(a, summarize, edge):
+    """Nested Python lists of the elements of array ``a`` that are printed: a summarised
+    dim keeps ``edge`` items at each end with :data:`_ELLIPSIS` between."""
+    n = a.shape[0]
+    cut = summarize and n > 2 * edge
+    if a.ndim == 1:
+        if summarize and not edge:
+            return [_ELLIPSIS]
+        if cut:
+            return a[:edge].tolist() + [_ELLIPSIS] + a[n - edge:].tolist()
+        return a.tolist()
+    if cut:
+        return ([_collect(a[i], summarize, edge) for i in range(edge)] + [_ELLIPSIS] +
+                [_collect(a[i], summarize, edge) for i in range(n - edge, n)])
+    return [_collect(a[i], summarize, edge) for i in range(n)]
+
+
+def _flat(nested, out):
+    for x in nested:
+        if x is _ELLIPSIS:
+            continue
+        if isinstance(x, list):
+            _flat(x, out)
+        else:
+            out.append(x)
+    return out
+
+
+def _vector_str(row, indent, fmt):
+    per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / (fmt.width + 2))))
+    if len(row) == 1 and row[0] is _ELLIPSIS:
+        data = ["..."]
     else:
-        body = lambda v: f"{v:.4f}"
-    return lambda v: _special(v) or body(v)
+        data = [" ..." if v is _ELLIPSIS else fmt.format(v) for v in row]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _padded(fmt, a):
-    """``fmt`` right-aligned to the widest formatted element, as PyTorch pads."""
-    width = max((len(fmt(v)) for v in a.ravel()), default=0)
-    return lambda v: fmt(v).rjust(width)
+def _nested_str(nested, ndim, indent, fmt):
+    if ndim == 1:
+        return _vector_str(nested, indent, fmt)
+    parts = ["..." if x is _ELLIPSIS else _nested_str(x, ndim - 1, indent + 1, fmt)
+             for x in nested]
+    return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def _special(v):
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return None
+def _body(t, indent):
+    """The element part of the repr: ``[...]`` (or the scalar)."""
+    a = t._data
+    dt = t._dtype
+    if dt in (_dt.float16, _dt.bfloat16):
+        a = t._device.backend.astype(a, _dt.float32.np)
+    if a.ndim == 0:
+        v = a.item()
+        return _Formatter([v], dt.is_floating_point).format(v)
+    size = math.prod(a.shape)
+    summarize = size > PRINT_OPTS.threshold
+    nested = _collect(a, summarize, int(PRINT_OPTS.edgeitems))
+    fmt = _Formatter(_flat(nested, []), dt.is_floating_point)
+    return _nested_str(nested, a.ndim, indent, fmt)
 
 
-def _shown(a):
-    """The elements a summarised print shows (edges only for large tensors)."""
-    if a.size <= _THRESHOLD or a.ndim == 0:
-        return a
-    idx = tuple(np.r_[0:min(_EDGE, n), max(n - _EDGE, _EDGE):n] for n in a.shape)
-    return a[np.ix_(*idx)]
+def _add_suffixes(text, suffixes, indent):
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if last + len(s) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + s)
+            last = indent + len(s)
+        else:
+            parts.append(", " + s)
+            last += len(s) + 2
+    parts.append(")")
+    return "".join(parts)
 
 
 def tensor_repr(t) -> str:
-    a = t._device.backend.to_numpy(t._data)
+    from .._device import get_default_device
+    prefix = "tensor("
+    indent = len(prefix)
     dt = t._dtype
-    if dt in (_dt.float16, _dt.bfloat16):
-        a = a.astype(np.float32)
-    if dt.is_floating_point:
-        shown = _shown(a).astype(np.float64)
-        formatter = {"float_kind": _padded(_float_formatter(shown), shown)}
-    elif dt is _dt.bool:
-        formatter = {"bool": _padded(lambda v: "True" if v else "False", _shown(a))}
-    else:
-        formatter = {"int": _padded(str, _shown(a))}
-    suffix = []
-    if t._device.type != "cpu":
-        suffix.append(f"device='{t._device}'")
-    if a.size == 0 or dt not in _IMPLICIT:
-        if a.size == 0 and a.ndim != 1:
-            suffix.append(f"size={tuple(a.shape)}")
-        if dt not in _IMPLICIT:
-            suffix.append(f"dtype={dt!r}")
-    if t.grad_fn is not None:
-        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t._requires_grad:
-        suffix.append("requires_grad=True")
-    if a.size == 0:
+    default = _dt.get_default_dtype()
+    suffixes = []
+    home = get_default_device()
+    if t._device.type != home.type or (t._device.type != "cpu" and t._device is not home):
+        suffixes.append(f"device='{t._device}'")
+    size = math.prod(t._data.shape)
+    if size == 0:
+        if t._data.ndim != 1:
+            suffixes.append(f"size={tuple(t._data.shape)}")
+        if dt is not default:
+            suffixes.append(f"dtype={dt!r}")
         body = "[]"
     else:
-        body = np.array2string(a, separator=", ", prefix="tensor(", formatter=formatter,
-                               threshold=_THRESHOLD, edgeitems=_EDGE, max_line_width=80)
-    inner = body + "".join(", " + s for s in suffix)
-    return f"tensor({inner})"
+        if not PRINT_OPTS.edgeitems:
+            suffixes.append(f"size={tuple(t._data.shape)}")
+        if dt not in (default, _dt.int64, _dt.bool):
+            suffixes.append(f"dtype={dt!r}")
+        body = _body(t, indent)
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)
