@@ -26,6 +26,9 @@ from .combinatorics import *  # noqa: F401,F403
 from .surface import *       # noqa: F401,F403
 from . import interop as _interop  # noqa: F401  (operators accept arrays; import last)
 from .device_ops import move  # noqa: F401
+from . import base as _base, graph_ns
+
+_base.Op.graph_ns = graph_ns     # F of every gradient formula in graph mode
 
 import sys as _sys
 
