@@ -355,12 +355,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     Returns a tuple with one entry per input; with ``allow_unused`` an input the outputs do
-    not depend on gets ``None`` (or zeros with ``materialize_grads``).
+    not depend on gets ``None`` (or zeros with ``materialize_grads``). With
+    ``is_grads_batched`` each grad_output has a leading batch dim and so has each result
+    (see :mod:`lucid.autograd.batched`).
     """
+    if is_grads_batched:
+        from .batched import batched_grad
+        if allow_unused is None:
+            allow_unused = materialize_grads
+        return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
+                            allow_unused, materialize_grads)
     outputs = _as_tuple(outputs)
     single = isinstance(inputs, Tensor)
     inputs = _as_tuple(inputs)
