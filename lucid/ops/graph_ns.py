@@ -11,16 +11,18 @@ Loaded after every op module, and installed as ``Op.graph_ns`` by :mod:`lucid.op
 
 from __future__ import annotations
 
+import math
+
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
                      pow as _pow, where as _where)
-from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, log, log1p, neg, reciprocal,
-                    relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
+from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p, neg,
+                    reciprocal, relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
 
 __all__ = ["abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg",
            "reciprocal", "relu", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
-           "tan", "tanh", "maximum", "minimum", "add", "mul", "div", "pow", "pow_scalar",
+           "tan", "tanh", "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul", "div", "pow", "pow_scalar",
            "where", "zeros_like", "ones_like", "astype", "sum_to", "broadcast_to", "reshape"]
 
 _wrap = Tensor._wrap
@@ -49,6 +51,25 @@ def pow_scalar(x, p):
 
 def where(cond, a, b):
     return _where(cond, a, b)
+
+
+# -- derivative kernels of the unary ops --------------------------------------------------
+
+def logit_derivative(x, eps):
+    """``1 / |x (1 - x)|`` inside ``[eps, 1 - eps]``; outside 0 (``eps`` given) or nan
+    outside ``[0, 1]`` (``eps`` None). The mask is a constant."""
+    lo, hi, fill = (0.0, 1.0, math.nan) if eps is None else (eps, 1.0 - eps, 0.0)
+    return _where((x < lo) | (x > hi), fill, reciprocal(abs(x * (1 - x))))
+
+
+def sinc_derivative(x):
+    """``(pi x cos(pi x) - sin(pi x)) / (pi x^2)``, 0 where ``pi x^2`` is 0. The masked
+    inputs are replaced by 1 before the formula, so its own derivative there is 0, not
+    nan."""
+    zero = x * x * math.pi == 0
+    xs = _where(zero, 1.0, x)
+    y = xs * math.pi
+    return _where(zero, 0.0, (y * cos(y) - sin(y)) / (xs * xs * math.pi))
 
 
 def zeros_like(x):
