@@ -46,8 +46,9 @@ class Tensor:
     def _init(self, data, dt, dev):
         """Fill the slots of ``self`` as :meth:`_wrap` fills a new tensor's."""
         plain = Tensor._wrap(data, dt, dev)
-        for name in Tensor.__slots__[:-1]:
-            object.__setattr__(self, name, getattr(plain, name))
+        for name in Tensor.__slots__:
+            if name not in ("_view_v", "__weakref__"):      # the slots _wrap fills
+                object.__setattr__(self, name, getattr(plain, name))
 
     @classmethod
     def _wrap(cls, data, dt, dev):
@@ -64,8 +65,7 @@ class Tensor:
         t._grad = None
         t._accum = None
         t._meta = None
-        t._view_v = 0
-        t._inf = STATE.inference
+        t._inf = STATE.inference     # (_view_v is set with _base, by the view machinery)
         return t
 
     @classmethod

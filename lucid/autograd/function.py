@@ -80,7 +80,7 @@ class _SavedOutput:
 
     def __init__(self, t, node_ref):
         a = type(t)._wrap(t._data, t._dtype, t._device)   # t's storage, without its history
-        a._vc, a._base = t._vc, t._base
+        a._vc = t._vc
         self.t, self.output_nr, self.node = a, t._output_nr, node_ref
 
     @property
@@ -94,8 +94,8 @@ class _SavedOutput:
     def unpack(self):
         a = self.t
         t = type(a)._wrap(a._data, a._dtype, a._device)
-        t._vc, t._base = a._vc, a._base
-        t.grad_fn, t._output_nr, t._requires_grad = self.node(), self.output_nr, True
+        t._vc = a._vc
+        t._grad_fn, t._output_nr, t._requires_grad = self.node(), self.output_nr, True
         return t
 
 

@@ -223,12 +223,16 @@ def accumulator_of(t):
     return node
 
 
-def new_node(cls, be, inputs):
+def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None):
     """A node of class ``cls`` for a forward on backend ``be`` over Tensors ``inputs``.
 
-    Builds one edge per input — ``(grad_fn, output_nr)`` of its producer, the leaf's
-    accumulator, or ``None`` when it needs no gradient — and the ``(shape, dtype)`` of each
-    input; everything else starts empty. The one constructor of every node.
+    The one constructor of every node. Builds one edge per input — ``(grad_fn,
+    output_nr)`` of its producer, the leaf's accumulator, or ``None`` when it needs no
+    gradient — and the ``(shape, dtype)`` of each input; keeps the op's ``params``, what
+    the backward needs — the inputs ``cls.saves_input`` names (True: all; or per input,
+    the inputs its gradient needs, so only those of inputs that need a gradient are kept),
+    the output array ``out`` if ``cls.saves_output``, the intermediates ``extra`` — and the
+    version of each saved tensor, checked at backward.
     """
     node = object.__new__(cls)
     edges = []
@@ -242,16 +246,48 @@ def new_node(cls, be, inputs):
         else:
             edges.append(None)
         meta.append((t._data.shape, t._dtype))
-    node.next_edges = tuple(edges)
+    node.next_edges = edges = tuple(edges)
     node.in_meta = tuple(meta)
     node.be = be
-    node.saved = node.out = node.extra = node.params = node._versions = None
+    node.params = params
+    node.extra = extra
+    node.saved = node.out = node._versions = None
     node._out_meta = node._pre_hooks = node._retain = node._hooks = None
     node._anomaly_trace = None
     node._freed = False
+    versions = None
+    want = cls.saves_input
+    if want:
+        if want is not True:
+            keep = set()
+            for i, needs in enumerate(want):
+                if edges[i] is not None:
+                    keep.update(needs)
+            inputs = tuple([t if i in keep else None for i, t in enumerate(inputs)])
+        node.saved = inputs
+        versions = []
+        for k, t in enumerate(inputs):
+            if t is not None:
+                if t._inf:
+                    _inference_saved(cls)
+                versions.append((k, t._vc, t._vc[0]))
+    if cls.saves_output:
+        node.out = out
+        k = len(inputs)
+        vs = [(k + i, t._vc, t._vc[0]) for i, t in enumerate(out_tensors)]
+        versions = vs if versions is None else versions + vs
+    if versions:
+        node._versions = versions
     if STATE.anomaly:
         record_anomaly_trace(node)
     return node
+
+
+def _inference_saved(cls):
+    raise AutogradError(f"{cls.schema_v1.name}: inference tensors cannot be saved for "
+                        "backward. Tensors made under inference_mode cannot be used in "
+                        "computation that autograd records; clone() one outside "
+                        "inference_mode, or use no_grad() instead of inference_mode().")
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

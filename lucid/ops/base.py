@@ -57,6 +57,7 @@ class Op(Node):
     _view = False
     _broadcast = False      # inputs broadcast against each other
     _nondet = False         # mirrors not schema_v1.deterministic
+    _tuple_out = False      # dispatch returns a tuple (several outputs or saves_extra)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -69,6 +70,7 @@ class Op(Node):
             cls._diff_outputs = s.differentiable_outputs
             if s.output_arity != 1:
                 cls._multi = True
+        cls._tuple_out = cls._multi or bool(cls.saves_extra)
 
     @staticmethod
     def dispatch(be, *arrays, **params):
@@ -103,115 +105,104 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Run the op on Tensors ``inputs`` with keyword ``params``; record if needed.
 
-        The one call pipeline of every op: the real-valued cast (integers to the default
-        float), the AmpPolicy under autocast, the determinism switch, the device check, a
-        stale view's history, the broadcast check, ``dispatch``, then the outputs and, when
-        some input requires grad and grad mode is on, the node.
+        The one call pipeline of every op: the AmpPolicy under autocast and the
+        determinism switch (one flag read each when off), then per input the device check,
+        a stale view's history and the real-valued cast (integers to the default float,
+        before autocast: the call restarts with float inputs), the broadcast check,
+        ``dispatch``, the outputs and, when some input requires grad and grad mode is on,
+        the node.
         """
-        if cls._real:
+        try:
+            if STATE.autocast is not None or cls._nondet:
+                inputs = _prepare(cls, inputs)
+            dev = inputs[0]._device
+            grad = False
             for t in inputs:
-                if t._dtype._cat != 2:
-                    inputs = tuple([_to_float(t) for t in inputs])
-                    break
-        if STATE.autocast is not None:
-            inputs = _autocast(cls, inputs)
-        if cls._nondet and STATE.deterministic:
-            _nondeterministic(cls, inputs)
-        dev = inputs[0]._device
-        arrays = []
-        grad = False
-        for t in inputs:
-            if t._device is not dev:
-                _device_mismatch(cls, inputs)
-            if t._base is not None and t._view_v != t._vc[0]:
-                _refresh_view(t)
-            arrays.append(t._data)
-            if t._requires_grad:
-                grad = True
+                if t._device is not dev:
+                    _device_mismatch(cls, inputs)
+                if t._base is not None and t._view_v != t._vc[0]:
+                    _refresh_view(t)
+                if t._requires_grad:
+                    grad = True
+                if cls._real and t._dtype._cat != 2:
+                    return cls.apply(*[_to_float(t) for t in inputs], **params)
+        except AttributeError:       # a number or array among the inputs: make it a Tensor
+            if all(isinstance(t, Tensor) for t in inputs):
+                raise
+            return cls.apply(*[to_tensor(t, _first_tensor(inputs)) for t in inputs],
+                             **params)
         be = dev._backend
-        if cls._broadcast:
-            _check_broadcast(cls, arrays)
-        out = cls.dispatch(be, *arrays, **params)
-        return _finish(cls, be, dev, out, inputs, params,
-                       grad and cls._diff and STATE.grad_enabled)
+        n = len(inputs)             # fixed arities without building a list (hot path)
+        if n == 1:
+            out = cls.dispatch(be, inputs[0]._data, **params)
+        else:
+            if cls._broadcast:
+                _check_broadcast(cls, inputs)
+            if n == 2:
+                out = cls.dispatch(be, inputs[0]._data, inputs[1]._data, **params)
+            else:
+                out = cls.dispatch(be, *[t._data for t in inputs], **params)
+        record = grad and cls._diff and STATE.grad_enabled
+        if cls._tuple_out:
+            return _finish_tuple(cls, be, dev, out, inputs, params, record)
+        if out.__class__ is not be.ndarray:
+            out = be.asarray(out)
+        t = _wrap(out, _BY_NP[out.dtype], dev)
+        if cls._view:
+            _link_view(t, inputs[0], cls, params)
+        if record and t._dtype.is_floating_point:
+            t._grad_fn = new_node(cls, be, inputs, params, out, (t,))
+            t._requires_grad = True
+        return t
 
 
-def _finish(cls, be, dev, out, inputs, params, record):
-    """Wrap dispatch results into Tensors and, if ``record``, make the node."""
+def _first_tensor(inputs):
+    for t in inputs:
+        if isinstance(t, Tensor):
+            return t
+    return None
+
+
+def _prepare(cls, inputs):
+    """Autocast (the op's AmpPolicy) and the determinism switch, when either is on."""
+    if cls._nondet and STATE.deterministic:
+        _nondeterministic(cls, inputs)
+    if STATE.autocast is not None:
+        inputs = _autocast(cls, inputs)
+    return inputs
+
+
+def _finish_tuple(cls, be, dev, out, inputs, params, record):
+    """The outputs of an op whose ``dispatch`` returns a tuple: several outputs, and/or the
+    intermediates of ``saves_extra`` after them (kept on the node, never returned)."""
     extra = None
     if cls.saves_extra:
         k = len(cls.saves_extra)
         extra = dict(zip(cls.saves_extra, out[-k:]))
-        out = out[:-k] if cls._multi else out[0]
+        out = out[:-k]
+        if not cls._multi:
+            t = _wrap(out[0], _BY_NP[out[0].dtype], dev)
+            if record and t._dtype.is_floating_point:
+                t._grad_fn = new_node(cls, be, inputs, params, out[0], (t,), extra)
+                t._requires_grad = True
+            return t
     nd = be.ndarray
-    if cls._multi:
-        outs = tuple(_wrap(o if o.__class__ is nd else be.asarray(o), None, dev)
-                     for o in out)
-        for t in outs:
-            t._dtype = _BY_NP[t._data.dtype]
-        if cls._view:
-            for t in outs:
-                _link_view(t, inputs[0], cls, params)
-        if record:
-            node = _make_node(cls, be, inputs, params, tuple(t._data for t in outs), outs,
-                              extra)
-            node._out_meta = tuple((t._data.shape, t._dtype) for t in outs)
-            which = cls._diff_outputs
-            for i, t in enumerate(outs):
-                if t._dtype.is_floating_point and (which is None or i in which):
-                    t._requires_grad = True
-                    t._grad_fn = node
-                    t._output_nr = i
-        return outs
-    if out.__class__ is not nd:
-        out = be.asarray(out)
-    t = _wrap(out, _BY_NP[out.dtype], dev)
+    outs = tuple(_wrap(o if o.__class__ is nd else be.asarray(o), None, dev) for o in out)
+    for t in outs:
+        t._dtype = _BY_NP[t._data.dtype]
     if cls._view:
-        _link_view(t, inputs[0], cls, params)
-    if record and t._dtype.is_floating_point:
-        t._grad_fn = _make_node(cls, be, inputs, params, out, (t,), extra)
-        t._requires_grad = True
-    return t
-
-
-def _make_node(cls, be, inputs, params, out, out_tensors, extra=None):
-    """The node of a recorded call: edges (:func:`new_node`) plus what the backward needs —
-    the inputs ``saves_input`` names (each with its version, for the in-place check), the
-    output if ``saves_output``, and the intermediates of ``saves_extra``."""
-    node = new_node(cls, be, inputs)
-    node.params = params
-    node.extra = extra
-    versions = None
-    want = cls.saves_input
-    if want:
-        if want is not True:
-            edges = node.next_edges
-            keep = set()
-            for i, needs in enumerate(want):
-                if edges[i] is not None:
-                    keep.update(needs)
-            inputs = tuple([t if i in keep else None for i, t in enumerate(inputs)])
-        node.saved = inputs
-        versions = []
-        for k, t in enumerate(inputs):
-            if t is not None:
-                if t._inf:
-                    _inference_saved(cls)
-                versions.append((k, t._vc, t._vc[0]))
-    if cls.saves_output:
-        node.out = out
-        k = len(inputs)
-        vs = [(k + i, t._vc, t._vc[0]) for i, t in enumerate(out_tensors)]
-        versions = vs if versions is None else versions + vs
-    node._versions = versions or None
-    return node
-
-
-def _inference_saved(cls):
-    raise AutogradError(f"{cls.schema_v1.name}: inference tensors cannot be saved for "
-                        "backward. Tensors made under inference_mode cannot be used in "
-                        "computation that autograd records; clone() one outside "
-                        "inference_mode, or use no_grad() instead of inference_mode().")
+        for t in outs:
+            _link_view(t, inputs[0], cls, params)
+    if record:
+        node = new_node(cls, be, inputs, params, tuple(t._data for t in outs), outs, extra)
+        node._out_meta = tuple((t._data.shape, t._dtype) for t in outs)
+        which = cls._diff_outputs
+        for i, t in enumerate(outs):
+            if t._dtype.is_floating_point and (which is None or i in which):
+                t._requires_grad = True
+                t._grad_fn = node
+                t._output_nr = i
+    return outs
 
 
 def _device_mismatch(cls, inputs):
@@ -310,11 +301,7 @@ class UnaryOp(Op):
 
     __slots__ = ()
 
-    @classmethod
-    def call(cls, x, **params):
-        if x.__class__ is not Tensor:
-            x = to_tensor(x)
-        return cls.apply(x, **params)
+    call = Op.__dict__["apply"]     # the pipeline itself makes a Tensor of a number
 
 
 class BroadcastOp(Op):
@@ -377,13 +364,16 @@ def _promote(t, dt):
     return _wrap(t._device._backend.astype(t._data, dt.np), dt, t._device)
 
 
-def _check_broadcast(cls, arrays):
-    """Raise a ShapeError naming the op when the arrays' shapes cannot broadcast."""
-    s0 = arrays[0].shape
-    for a in arrays:
-        if a.shape != s0:
-            broadcast_shapes(*[a.shape for a in arrays], op=cls.schema_v1.name)
-            return
+def _check_broadcast(cls, inputs):
+    """Raise a ShapeError naming the op when the inputs' shapes cannot broadcast."""
+    s0 = None
+    for t in inputs:
+        s = t._data.shape
+        if s and s != s0:           # 0-d inputs broadcast against anything
+            if s0 is not None:
+                broadcast_shapes(*[t._data.shape for t in inputs], op=cls.schema_v1.name)
+                return
+            s0 = s
 
 
 def broadcast_shapes(*shapes, op="broadcast_shapes"):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from .base import Op, _make_node
+from ..autograd.graph import new_node
+from .base import Op
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -58,7 +59,7 @@ def move(x, dev):
     out = ToDeviceBackward.dispatch(src_be, x._data, dev)
     t = Tensor._wrap(out, x._dtype, dev)
     if x.requires_grad and STATE.grad_enabled:
-        t._grad_fn = _make_node(ToDeviceBackward, src_be, (x,),
-                                {"dst": dev, "src": x._device}, out, (t,))
+        t._grad_fn = new_node(ToDeviceBackward, src_be, (x,),
+                              {"dst": dev, "src": x._device}, out, (t,))
         t._requires_grad = True
     return t
