@@ -19,7 +19,13 @@ is a ``RuntimeError`` too, so :class:`DTypeError` derives from it. Only
 ``dtype="float32"``) is a ``TypeError`` and nothing else, as PyTorch's argument parser raises.
 ``tests/test_error_table.py`` runs each situation in both libraries and checks that
 ``except <what PyTorch raised>`` catches Lucid's error.
+
+A public function built on other ops wears :func:`reports_as`, so that its errors name it
+(``dstack: ...``, not ``cat: ...``).
 """
+
+import functools
+import re
 
 
 class LucidError(Exception):
@@ -95,3 +101,37 @@ class GradcheckError(LucidError, RuntimeError):
 
 class MemoryOverlapError(LucidError, RuntimeError):
     """An in-place write whose source partly overlaps its destination in memory."""
+
+
+# -- naming the op the user called ---------------------------------------------------------
+
+_OP_PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?(?: \([^)]*\))?: ")
+
+
+def reports_as(op):
+    """Decorator for a public function built on other ops (``dstack`` on ``cat``, ``addmv``
+    on ``mv``, ``floor_divide`` on ``div``): a :class:`LucidError` raised inside it names
+    ``op``, the function the user called, instead of the internal op that found the problem.
+
+    The error keeps its type and traceback; only the leading ``"<internal op>: "`` of its
+    message becomes ``"<op>: "`` (or ``"<op>: "`` is prepended when the message names no
+    op). Messages that already start with ``op`` are left alone. No cost unless an error is
+    raised."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except LucidError as e:
+                _rename(e, op)
+                raise
+        return wrapper
+    return deco
+
+
+def _rename(err, op):
+    msg = str(err.args[0]) if err.args else ""
+    if msg.startswith((op + ":", op + "()", op + " (")):
+        return
+    m = _OP_PREFIX.match(msg)
+    err.args = (f"{op}: {msg[m.end():] if m else msg}",) + tuple(err.args[1:])

@@ -15,7 +15,7 @@ import operator
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, DivisionByZeroError, DTypeError, LucidError
+from ..errors import ArgumentError, DivisionByZeroError, DTypeError, LucidError, reports_as
 from ._bind import tensor_method
 from .base import BinaryOp, BroadcastOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
 from .registry import register
@@ -1159,6 +1159,7 @@ def true_divide(dividend, divisor):
 
 
 @tensor_method("floor_divide")
+@reports_as("floor_divide")
 def floor_divide(input, other):
     """``input // other`` rounded toward minus infinity (Python's ``//``)."""
     return DivRoundingBackward.call(input, other, rounding_mode="floor")

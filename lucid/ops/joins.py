@@ -13,7 +13,7 @@ from __future__ import annotations
 import numbers
 
 from .._tensor import Tensor
-from ..errors import DimError, ShapeError
+from ..errors import DimError, ShapeError, reports_as
 from ._bind import tensor_method
 from .base import MultiOutputOp, NaryOp, _link_view, norm_dim
 from .registry import register
@@ -217,12 +217,14 @@ def atleast_3d(*tensors):
     return _atleast(tensors, 3)
 
 
+@reports_as("hstack")
 def hstack(tensors):
     """The tensors joined column-wise: along dim 0 for 1-d tensors, else dim 1."""
     ts = [_atleast((t,), 1) for t in _tensor_list(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
 
 
+@reports_as("vstack")
 def vstack(tensors):
     """The tensors joined row-wise (1-d tensors become rows)."""
     return cat([_atleast((t,), 2) for t in _tensor_list(tensors, "vstack")], 0)
@@ -231,11 +233,13 @@ def vstack(tensors):
 row_stack = vstack
 
 
+@reports_as("dstack")
 def dstack(tensors):
     """The tensors joined depth-wise, along dim 2 (after viewing them as at least 3-d)."""
     return cat([_atleast((t,), 3) for t in _tensor_list(tensors, "dstack")], 2)
 
 
+@reports_as("column_stack")
 def column_stack(tensors):
     """The tensors joined as columns: 0-d and 1-d tensors become ``(n, 1)`` columns."""
     ts = [ViewBackward.call(t, shape=(t._data.size, 1)) if t._data.ndim <= 1 else t

@@ -17,7 +17,8 @@ import string
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError
+from ..errors import (ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError,
+                      reports_as)
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, norm_dim, to_tensor
 from .binary import AddBackward, MulBackward
@@ -520,6 +521,12 @@ def _einsum_plan(equation, shapes):
                 counts[lab] = counts.get(lab, 0) + 1
         out = list(range(n_ell)) + sorted(lab for lab, c in counts.items()
                                           if c == 1 and isinstance(lab, str))
+    for k, (row, shape) in enumerate(zip(full, shapes)):
+        own = {}                # a label repeated in one operand (a diagonal): equal sizes
+        for lab, n in zip(row, shape):
+            if own.setdefault(lab, n) != n:
+                raise ShapeError(f"einsum: subscript {lab!r} is repeated for operand {k} but "
+                                 f"the sizes don't match, {n} != {own[lab]}")
     size = {}
     for k, (row, shape) in enumerate(zip(full, shapes)):
         for lab, n in zip(row, shape):
@@ -615,24 +622,28 @@ def _scaled_add(input, prod, beta, alpha, op):
 
 
 @tensor_method("addmm")
+@reports_as("addmm")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1``, ``mat2``."""
     return _scaled_add(input, mm(mat1, mat2), beta, alpha, "addmm")
 
 
 @tensor_method("addmv")
+@reports_as("addmv")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)`` for 2-D ``mat`` and 1-D ``vec``."""
     return _scaled_add(input, mv(mat, vec), beta, alpha, "addmv")
 
 
 @tensor_method("baddbmm")
+@reports_as("baddbmm")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     return _scaled_add(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
 
 
 @tensor_method("addbmm")
+@reports_as("addbmm")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (one contraction)."""
     b1, b2 = _pair("addbmm", batch1, batch2)

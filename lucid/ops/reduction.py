@@ -29,7 +29,10 @@ import types
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, DimError, DTypeError, ShapeError
+from .._tensor.factory import dtype_arg
+from .._tensor.tensor import Size
+from ..errors import (ArgumentError, ArgumentTypeError, DimError, DTypeError, ShapeError,
+                      reports_as)
 from ._bind import tensor_method
 from .base import (MultiOutputOp, Op, ReductionOp, UnaryOp, apply_inplace, norm_dim,
                    norm_dims, to_tensor)
@@ -87,6 +90,30 @@ def _all_if_empty(dim):
     return dim
 
 
+def _dim_arg(input, dim, op, empty_means_all=True):
+    """A reduction's ``dim`` checked: None, an int or a sequence of ints (else an
+    :class:`ArgumentTypeError` naming the argument, as PyTorch's ``TypeError``); an empty
+    sequence means every dim. On a 0-d tensor only ``0`` and ``-1`` are valid dims, as in
+    PyTorch (``tensor(2.).sum(7)`` is a :class:`DimError`). ``all``/``any`` read an empty
+    sequence as no dim (``empty_means_all=False``), as PyTorch does."""
+    if dim is None or dim.__class__ is int:
+        if dim is not None and dim not in (0, -1) and input.__class__ is Tensor and \
+                not input._data.ndim:
+            norm_dim(dim, 0, op)
+        return dim
+    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+        return _dim_arg(input, int(dim), op)
+    if isinstance(dim, (tuple, list, Size)) and _b.all(
+            isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dim):
+        if not dim:
+            return None if empty_means_all else ()
+        if input.__class__ is Tensor and not input._data.ndim:
+            norm_dims(dim, 0, op)
+        return dim
+    raise ArgumentTypeError(f"{op}(): argument 'dim' must be an int, a tuple of ints or None, "
+                            f"not {type(dim).__name__} ({dim!r})")
+
+
 def _acc(x, dtype):
     """The NumPy dtype to accumulate in: ``dtype`` if given, int64 for integers/bool."""
     if dtype is not None:
@@ -98,7 +125,7 @@ def _floating(x, op, dtype=None):
     """``x`` (cast to ``dtype`` when given); a DTypeError unless it is floating."""
     x = to_tensor(x)
     if dtype is not None:
-        dtype = _dt.as_dtype(dtype)
+        dtype = dtype_arg(dtype, op)
         if x._dtype is not dtype:
             x = x.to(dtype)
     if not x._dtype.is_floating_point:
@@ -726,8 +753,10 @@ class StdBackward(ReductionOp):
 
     Notes
     -----
-    Backends: ``sqrt`` of the variance kernel. Where :math:`\sigma = 0` (a constant
-    slice) the gradient is 0, not 0/0, like PyTorch.
+    Backends: ``be.std``, the variance kernel's sum of squared deviations rooted before the
+    cast back: half types accumulate and root in float32 and keep their dtype, as PyTorch
+    (float16 ``std([300, -300])`` is 424.25 although its variance overflows float16).
+    Where :math:`\sigma = 0` (a constant slice) the gradient is 0, not 0/0, like PyTorch.
     """
 
     __slots__ = ()
@@ -737,7 +766,7 @@ class StdBackward(ReductionOp):
 
     @staticmethod
     def dispatch(be, x, dim, keepdim, correction):
-        return be.var(x, dim, keepdim, correction) ** 0.5
+        return be.std(x, dim, keepdim, correction)
 
     def grad_formula(self, g):
         p = self.params
@@ -1148,18 +1177,18 @@ class DiffBackward(UnaryOp):
 @tensor_method("sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of elements over ``dim`` (all dims when None or empty); integers sum in int64."""
-    dim = _all_if_empty(dim)
+    dim = _dim_arg(input, dim, "sum")
     if dtype is not None:
-        return SumBackward.call(input, dim, keepdim, dtype=_dt.as_dtype(dtype))
+        return SumBackward.call(input, dim, keepdim, dtype=dtype_arg(dtype, "sum"))
     return SumBackward.call(input, dim, keepdim)
 
 
 @tensor_method("nansum")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` treating nan as 0."""
-    dim = _all_if_empty(dim)
+    dim = _dim_arg(input, dim, "nansum")
     if dtype is not None:
-        return NansumBackward.call(input, dim, keepdim, dtype=_dt.as_dtype(dtype))
+        return NansumBackward.call(input, dim, keepdim, dtype=dtype_arg(dtype, "nansum"))
     return NansumBackward.call(input, dim, keepdim)
 
 
@@ -1167,9 +1196,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over ``dim`` (all dims when None or empty); integer input needs ``dtype``."""
     x = to_tensor(input)
-    dim = _all_if_empty(dim)
+    dim = _dim_arg(x, dim, "mean")
     if dtype is not None:
-        return MeanBackward.call(x, dim, keepdim, dtype=_dt.as_dtype(dtype))
+        return MeanBackward.call(x, dim, keepdim, dtype=dtype_arg(dtype, "mean"))
     if not x._dtype.is_floating_point:
         raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either "
                          f"a floating point or complex dtype. Got: {x._dtype.name}")
@@ -1180,7 +1209,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-nan elements over ``dim``."""
     x = _floating(input, "nanmean", dtype)
-    return NanmeanBackward.call(x, _all_if_empty(dim), keepdim)
+    return NanmeanBackward.call(x, _dim_arg(x, dim, "nanmean"), keepdim)
 
 
 @tensor_method("prod")
@@ -1188,9 +1217,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of elements over one ``dim`` (all when None); integers multiply in int64."""
     x = to_tensor(input)
     if dim is not None and not isinstance(dim, numbers.Integral):
-        raise DimError(f"prod(): dim must be an int or None, got {type(dim).__name__}")
+        raise ArgumentTypeError(f"prod(): argument 'dim' must be an int or None, not "
+                                f"{type(dim).__name__} ({dim!r})")
+    dim = _dim_arg(x, dim, "prod")
     if dtype is not None:
-        return ProdBackward.call(x, dim, keepdim, dtype=_dt.as_dtype(dtype))
+        return ProdBackward.call(x, dim, keepdim, dtype=dtype_arg(dtype, "prod"))
     return ProdBackward.call(x, dim, keepdim)
 
 
@@ -1215,13 +1246,13 @@ def _even(cls, input, dim, keepdim, op):
 @tensor_method("amax")
 def amax(input, dim=(), keepdim=False):
     """Maximum over ``dim`` (all dims when empty); ties share the gradient evenly."""
-    return _even(AmaxBackward, input, _all_if_empty(dim), keepdim, "amax")
+    return _even(AmaxBackward, input, _dim_arg(input, dim, "amax"), keepdim, "amax")
 
 
 @tensor_method("amin")
 def amin(input, dim=(), keepdim=False):
     """Minimum over ``dim`` (all dims when empty); ties share the gradient evenly."""
-    return _even(AminBackward, input, _all_if_empty(dim), keepdim, "amin")
+    return _even(AminBackward, input, _dim_arg(input, dim, "amin"), keepdim, "amin")
 
 
 def _picked(cls, input, dim, keepdim, op):
@@ -1245,6 +1276,7 @@ def _extreme(input, dim, keepdim, other, even_cls, pick_cls, op, binary):
 
 
 @tensor_method("max")
+@reports_as("max")
 def max(input, dim=None, keepdim=False, *, other=None):
     """``max(x)``: the maximum; ``max(x, dim)``: ``(values, indices)`` along ``dim``;
     ``max(x, other)``: the element-wise :func:`maximum`."""
@@ -1252,6 +1284,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
 
 
 @tensor_method("min")
+@reports_as("min")
 def min(input, dim=None, keepdim=False, *, other=None):
     """``min(x)``: the minimum; ``min(x, dim)``: ``(values, indices)`` along ``dim``;
     ``min(x, other)``: the element-wise :func:`minimum`."""
@@ -1311,7 +1344,7 @@ def _moment(cls, input, dim, unbiased, keepdim, correction, op):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     x = _floating(input, op)
-    return cls.call(x, _all_if_empty(dim), keepdim, correction=correction)
+    return cls.call(x, _dim_arg(x, dim, op), keepdim, correction=correction)
 
 
 @tensor_method("var")
@@ -1327,6 +1360,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moment(StdBackward, input, dim, unbiased, keepdim, correction, "std")
 
 
+@reports_as("var_mean")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var, mean)`` over ``dim``."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
@@ -1335,6 +1369,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return v, mean(input, dim, keepdim)
 
 
+@reports_as("std_mean")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim``."""
     s = std(input, dim, unbiased, keepdim, correction=correction)
@@ -1346,15 +1381,21 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 @tensor_method("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     r""":math:`\log \sum e^{x}` over ``dim``, computed stably (integers give floats)."""
-    return LogsumexpBackward.call(input, _all_if_empty(dim), keepdim)
+    return LogsumexpBackward.call(input, _dim_arg(input, dim, "logsumexp"), keepdim)
 
 
 @tensor_method("norm")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector ``p``-norm over ``dim`` (all dims when None): ``p`` a number, inf, -inf,
-    or ``'fro'`` (the 2-norm over at most two dims); ``'nuc'`` needs ``lucid.linalg``."""
+    None (the 2-norm, as PyTorch) or ``'fro'`` (the 2-norm over at most two dims); ``'nuc'``
+    needs ``lucid.linalg``."""
     x = _floating(input, "norm", dtype)
-    dim = _all_if_empty(dim)
+    if p is None:
+        p = 2
+    elif not isinstance(p, (str, numbers.Real)) or isinstance(p, bool):
+        raise ArgumentTypeError(f"norm(): argument 'p' must be a number, 'fro', 'nuc' or "
+                                f"None, not {type(p).__name__}")
+    dim = _dim_arg(x, dim, "norm")
     if isinstance(dim, numbers.Integral):
         dim = (dim,)
     if isinstance(p, str):
@@ -1394,19 +1435,19 @@ def _nuclear(x, dim, keepdim):
 @tensor_method("all")
 def all(input, dim=None, keepdim=False):
     """Whether every element over ``dim`` is non-zero (bool; uint8 for uint8 input)."""
-    return AllBackward.call(input, dim, keepdim)
+    return AllBackward.call(input, _dim_arg(input, dim, "all", False), keepdim)
 
 
 @tensor_method("any")
 def any(input, dim=None, keepdim=False):
     """Whether any element over ``dim`` is non-zero (bool; uint8 for uint8 input)."""
-    return AnyBackward.call(input, dim, keepdim)
+    return AnyBackward.call(input, _dim_arg(input, dim, "any", False), keepdim)
 
 
 @tensor_method("count_nonzero")
 def count_nonzero(input, dim=None):
     """The number of non-zero elements over ``dim`` (int64)."""
-    return CountNonzeroBackward.call(input, _all_if_empty(dim), False)
+    return CountNonzeroBackward.call(input, _dim_arg(input, dim, "count_nonzero"), False)
 
 
 # -- wrappers: scans ---------------------------------------------------------------------
@@ -1415,7 +1456,7 @@ def _scan(cls, input, dim, dtype, op):
     x = to_tensor(input)
     d = norm_dim(dim, x._data.ndim, op)
     if dtype is not None:
-        return cls.call(x, dim=d, dtype=_dt.as_dtype(dtype))
+        return cls.call(x, dim=d, dtype=dtype_arg(dtype, op))
     return cls.call(x, dim=d)
 
 
@@ -1464,7 +1505,8 @@ def cummin(input, dim):
 @tensor_method("diff")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim``, after concatenating ``prepend`` and
-    ``append`` (tensors or numbers) on either side."""
+    ``append`` (tensors or numbers) on either side; ``n=0`` returns the input unchanged
+    (``prepend``/``append`` unused), as PyTorch does."""
     x = to_tensor(input)
     nd = x._data.ndim
     if nd == 0:
@@ -1472,10 +1514,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if not isinstance(n, numbers.Integral) or n < 0:
         raise ShapeError(f"diff: order must be a non-negative int but got {n!r}")
     d = norm_dim(dim, nd, "diff")
+    if n == 0:                  # PyTorch: the input itself, prepend/append unused
+        return x
     if prepend is not None or append is not None:
         x = _diff_join(x, d, prepend, append)
-    if n == 0:
-        return x
     return DiffBackward.call(x, n=int(n), dim=d)
 
 

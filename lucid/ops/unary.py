@@ -21,7 +21,7 @@ import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import DTypeError
+from ..errors import DTypeError, ValueOverflowError
 from ._bind import tensor_method
 from .base import UnaryOp, _cast, apply_inplace, to_tensor
 from .registry import register
@@ -1874,7 +1874,7 @@ def clamp(input, min=None, max=None):
         input = _cast(input, rd)
     if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
         if not rd.is_floating_point:
-            _check_int_bounds(rd, ops)
+            lo, hi = (None if v is None else _int_bound(rd, v) for v in (lo, hi))
         return ClampBackward.call(input, min=lo, max=hi)
     tensors, inputs, params = [], [input], {}
     for which, v in (("min", lo), ("max", hi)):
@@ -1886,12 +1886,16 @@ def clamp(input, min=None, max=None):
     return ClampBackward.apply(*inputs, tensors=tuple(tensors), **params)
 
 
-def _check_int_bounds(rd, bounds):
+def _int_bound(rd, v):
+    """Bound ``v`` as a value of integer dtype ``rd`` by PyTorch's rule for scalars: in range,
+    or for an unsigned dtype down to ``-max``, wrapping (uint8 ``max=-3`` is 253)."""
     info = _dt.iinfo(rd)
-    for v in bounds:
-        if not info.min <= v <= info.max:
-            raise DTypeError(f"clamp: bound {v} cannot be converted to {rd.name} without "
-                             "overflow")
+    v = int(v)
+    lo = -info.max if info.min == 0 else info.min
+    if not lo <= v <= info.max:
+        raise ValueOverflowError(f"clamp: bound {v} cannot be converted to {rd.name} "
+                                 "without overflow")
+    return v + (1 << info.bits) if v < info.min else v
 
 
 clip = clamp

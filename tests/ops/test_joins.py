@@ -183,7 +183,7 @@ ERRORS = [
      "at entry 1"),
     (lambda: lucid.stack([_a, _a], 3), DimError, "stack"),
     (lambda: lucid.stack([]), ShapeError, "stack: expected a non-empty list"),
-    (lambda: lucid.hstack([_a, _b.t()]), ShapeError, "cat: sizes of tensors must match"),
+    (lambda: lucid.hstack([_a, _b.t()]), ShapeError, "^hstack: sizes of tensors must match"),
     (lambda: _a.split(-1), ShapeError, "split: split_size must be non-negative"),
     (lambda: _a.split(0), ShapeError, "split: split_size can only be 0 if dimension size is 0"),
     (lambda: _a.split([1, 2]), ShapeError,

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import lucid
-from lucid.errors import DimError, DTypeError, ShapeError
+from lucid.errors import ArgumentTypeError, DimError, DTypeError, ShapeError
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom:UserWarning")
 
@@ -579,12 +579,51 @@ def test_dim_errors():
         (lambda: x.logsumexp(3), "logsumexp.*got 3"),
         (lambda: x.norm(dim=3), "norm.*got 3"),
         (lambda: x.diff(dim=2), "diff.*got 2"),
-        (lambda: x.prod((0, 1)), "prod.*int or None, got tuple"),
-        (lambda: x.sum("a"), "sum.*dim must be an int, got str"),
     ]
     for fn, msg in cases:
         with pytest.raises(DimError, match=msg):
             fn()
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.prod((0, 1)), lambda m, x: x.sum("a"), lambda m, x: x.sum(1.0),
+    lambda m, x: x.mean(0.5), lambda m, x: x.amax([0.0]), lambda m, x: x.std(dim=1.0),
+    lambda m, x: m.count_nonzero(x, 1.0), lambda m, x: x.logsumexp("a"),
+], ids=["prod-tuple", "sum-str", "sum-float", "mean-float", "amax-float-list", "std-float",
+        "count_nonzero-float", "logsumexp-str"])
+def test_dim_of_the_wrong_type_is_a_type_error_naming_dim(call):
+    with pytest.raises(TypeError):
+        call(torch, torch.zeros(2, 3))
+    with pytest.raises(ArgumentTypeError, match=r"argument 'dim' must be"):
+        call(lucid, lucid.zeros(2, 3))
+
+
+ZERO_D = [
+    ("sum", lambda x, d: x.sum(d)), ("nansum", lambda x, d: x.nansum(d)),
+    ("mean", lambda x, d: x.mean(d)), ("nanmean", lambda x, d: x.nanmean(d)),
+    ("prod", lambda x, d: x.prod(d)), ("amax", lambda x, d: x.amax(d)),
+    ("amin", lambda x, d: x.amin(d)), ("max", lambda x, d: x.max(d)),
+    ("min", lambda x, d: x.min(d)), ("argmax", lambda x, d: x.argmax(d)),
+    ("median", lambda x, d: x.median(d)), ("mode", lambda x, d: x.mode(d)),
+    ("std", lambda x, d: x.std(d)), ("var", lambda x, d: x.var(d)),
+    ("std-tuple", lambda x, d: x.std((d,))), ("sum-tuple", lambda x, d: x.sum((d,))),
+    ("logsumexp", lambda x, d: x.logsumexp(d)), ("norm", lambda x, d: x.norm(dim=d)),
+    ("any", lambda x, d: x.any(d)), ("all", lambda x, d: x.all(d)),
+    ("count_nonzero", lambda x, d: x.count_nonzero(d)), ("cumsum", lambda x, d: x.cumsum(d)),
+    ("cummax", lambda x, d: x.cummax(d)),
+]
+
+
+@pytest.mark.parametrize("name,fn", ZERO_D, ids=[n for n, _ in ZERO_D])
+def test_zero_d_input_accepts_only_dims_0_and_minus_1(name, fn):
+    """As PyTorch: a 0-d tensor reduces over dim 0 or -1 and rejects any other dim."""
+    for d in (0, -1):
+        parity(lambda x: fn(x, d), np.array(0.7))
+    for d in (7, 1, -2):
+        with pytest.raises(IndexError):
+            fn(torch.tensor(0.7), d)
+        with pytest.raises(DimError, match=rf"{name.split('-')[0]}.*range of \[-1, 0\]"):
+            fn(lucid.tensor(0.7), d)
 
 
 def test_shape_and_argument_errors():

@@ -16,6 +16,19 @@ except (ImportError, TypeError):         # a NumPy without them: the public errs
     _extobj_contextvar = None
 
 
+def _int_scalar(value, dtype):
+    """Python int ``value`` as a scalar of integer ``dtype``, wrapped modulo
+    :math:`2^{bits}` as PyTorch's integer kernels wrap (uint8 ``x + (-2) * y`` is
+    ``x + 254 * y`` mod 256); any other value or dtype unchanged."""
+    if dtype.kind not in "iu" or value.__class__ is not int:
+        return value
+    bits = dtype.itemsize * 8
+    v = value & ((1 << bits) - 1)
+    if dtype.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return dtype.type(v)
+
+
 class _NumpyQuiet:
     """``np.errstate(all="ignore")`` at the cost of one context-variable set and reset."""
 
@@ -73,7 +86,7 @@ class XpBinary:
         if _is_half(a):
             f32 = self.xp.float32
             return combine(a.astype(f32), alpha * b.astype(f32)).astype(a.dtype)
-        return combine(a, alpha * b)
+        return combine(a, _int_scalar(alpha, b.dtype) * b)
 
     def div(self, a, b):
         with _quiet(self.xp):
@@ -182,7 +195,9 @@ class XpBinary:
         if _is_half(x):
             f32 = self.xp.float32
             x, t1, t2 = x.astype(f32), t1.astype(f32), t2.astype(f32)
-        return (x + (t1 * t2 if value == 1 else value * t1 * t2)).astype(dt, copy=False)
+        prod = t1 * t2
+        return (x + (prod if value == 1 else _int_scalar(value, prod.dtype) * prod)).astype(
+            dt, copy=False)
 
     def addcdiv(self, x, t1, t2, value):
         dt = x.dtype

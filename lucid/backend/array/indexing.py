@@ -67,7 +67,8 @@ class XpIndexing:
         if reduce == "mean":
             n = self.scatter_count(a.shape, index, include_self, xp.int64)
             n[n == 0] = 1
-            out = out // n if a.dtype.kind in "biu" else (out / n).astype(a.dtype)
+            # integer means floor-divide and keep the input's dtype (uint8 stays uint8)
+            out = (out // n if a.dtype.kind in "biu" else out / n).astype(a.dtype, copy=False)
         return out
 
     def scatter_count(self, shape, index, include_self, npdtype):

@@ -7,6 +7,8 @@ PyTorch does on the CPU. Kernels that can divide by zero or meet inf/nan run und
 
 import contextlib
 
+from .sort import sort_key
+
 
 def _quiet(xp):
     es = getattr(xp, "errstate", None)
@@ -106,6 +108,15 @@ class XpReduction:
             v = xp.sum(d * d, axis=axis, keepdims=keepdims) / d.dtype.type(
                 self._dof(a, axis, correction))
         return v.astype(a.dtype) if work is not a else v
+
+    def std(self, a, axis, keepdims, correction):
+        xp = self.xp
+        work = a.astype(xp.float32) if _is_half(a) else a
+        d = self._centered(work, axis)
+        with _quiet(xp):
+            v = xp.sum(d * d, axis=axis, keepdims=keepdims) / d.dtype.type(
+                self._dof(a, axis, correction))
+            return xp.sqrt(v).astype(a.dtype, copy=False)
 
     def var_backward(self, a, g, axis, correction):
         with _quiet(self.xp):
@@ -215,7 +226,7 @@ class XpReduction:
     def median_dim(self, a, axis, keepdims):
         xp = self.xp
         n = a.shape[axis]
-        order = xp.argsort(a, axis=axis, kind="stable")        # nan sorts last, in order
+        order = xp.argsort(sort_key(xp, a), axis=axis, kind="stable")   # nan last, in order
         shape = list(a.shape)
         shape[axis] = 1
         pos = xp.full(shape, (n - 1) // 2, dtype=xp.int64)
@@ -228,7 +239,7 @@ class XpReduction:
     def mode(self, a, axis, keepdims):
         xp = self.xp
         n = a.shape[axis]
-        s = xp.sort(a, axis=axis)
+        s = xp.sort(sort_key(xp, a), axis=axis).astype(a.dtype, copy=False)
         new_run = xp.ones(s.shape, dtype=bool)
         new_run[_along(axis, slice(1, None))] = \
             s[_along(axis, slice(1, None))] != s[_along(axis, slice(None, -1))]

@@ -1,11 +1,27 @@
 """Shape kernels over an array module (NumPy or CuPy)."""
 
+import math
+
+from ...errors import ValueOverflowError
+
 _PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
 def _along(ndim, axis, index):
     """An index tuple selecting ``index`` along ``axis`` and everything elsewhere."""
     return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _pad_value(xp, value, dtype):
+    """The constant fill of ``pad`` for an array of ``dtype``: as PyTorch's kernel, a value
+    outside an integer dtype's range is an error (no wrapping); floats truncate."""
+    if dtype.kind not in "iu" or value is None:
+        return value
+    info = xp.iinfo(dtype)
+    if not (math.isfinite(value) and int(info.min) <= value <= int(info.max)):
+        raise ValueOverflowError(f"pad: value {value} cannot be converted to type "
+                                 f"{dtype.name} without overflow")
+    return math.trunc(value)
 
 
 class XpShape:
@@ -116,6 +132,7 @@ class XpShape:
         pos = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
         if mode == "constant":
             shape = tuple(n + lo + hi for n, (lo, hi) in zip(a.shape, pos))
+            value = _pad_value(self.xp, value, a.dtype)
             out = self.xp.full(shape, value, dtype=a.dtype)
             out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(a.shape, pos))] = a
             return out

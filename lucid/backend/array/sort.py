@@ -1,6 +1,13 @@
 """Sort kernels over an array module (NumPy or CuPy)."""
 
 
+def sort_key(xp, a):
+    """``a`` as an array that sorts correctly: bfloat16 (ml_dtypes, NumPy kind ``"V"``)
+    as float32, whose order is the same and exact, because NumPy's sorts of bfloat16 leave
+    data with NaN unsorted (NaN compares false with everything); other dtypes unchanged."""
+    return a.astype(xp.float32) if a.dtype.kind == "V" else a
+
+
 class XpSort:
     """Implements :class:`SortKernels` with ``self.xp``."""
 
@@ -8,30 +15,37 @@ class XpSort:
         xp = self.xp
         if a.ndim == 0:
             return a.copy(), xp.zeros((), dtype=xp.int64)
+        key = sort_key(xp, a)
         if not descending:
-            idx = xp.argsort(a, axis=axis, kind="stable")
+            idx = xp.argsort(key, axis=axis, kind="stable")
         else:
             # a stable ascending sort of the reversed array, read backwards, is a stable
             # descending sort (ties keep input order) that puts NaN first
-            idx = xp.flip(xp.argsort(xp.flip(a, axis), axis=axis, kind="stable"), axis)
+            idx = xp.flip(xp.argsort(xp.flip(key, axis), axis=axis, kind="stable"), axis)
             idx = (a.shape[axis] - 1) - idx
         idx = idx.astype(xp.int64, copy=False)
         return xp.take_along_axis(a, idx, axis), idx
 
     def unique(self, a, axis):
         xp = self.xp
+        key = sort_key(xp, a)
         if axis is None:
-            v, inv, cnt = xp.unique(a.reshape(-1), return_inverse=True, return_counts=True,
+            v, inv, cnt = xp.unique(key.reshape(-1), return_inverse=True, return_counts=True,
                                     equal_nan=False)
-            return v, inv.reshape(a.shape).astype(xp.int64, copy=False), \
+            return v.astype(a.dtype, copy=False), \
+                inv.reshape(a.shape).astype(xp.int64, copy=False), \
                 cnt.astype(xp.int64, copy=False)
-        v, inv, cnt = xp.unique(a, return_inverse=True, return_counts=True, axis=axis)
-        return v, inv.reshape(-1).astype(xp.int64, copy=False), cnt.astype(xp.int64, copy=False)
+        v, inv, cnt = xp.unique(key, return_inverse=True, return_counts=True, axis=axis)
+        return v.astype(a.dtype, copy=False), inv.reshape(-1).astype(xp.int64, copy=False), \
+            cnt.astype(xp.int64, copy=False)
 
     def unique_consecutive(self, a, axis):
         xp = self.xp
-        rows = a.reshape(-1, 1) if axis is None else \
-            xp.moveaxis(a, axis, 0).reshape(a.shape[axis], -1)
+        if axis is None:
+            rows = a.reshape(-1, 1)
+        else:           # explicit row length: a reshape cannot infer it when there are no rows
+            n = a.shape[axis]
+            rows = xp.moveaxis(a, axis, 0).reshape(n, a.size // n if n else 0)
         n = rows.shape[0]
         start = xp.ones(n, dtype=bool)
         start[1:] = (rows[1:] != rows[:-1]).any(axis=1)

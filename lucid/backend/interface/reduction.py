@@ -50,6 +50,12 @@ class ReductionKernels(ABC):
         (inf or nan when :math:`N - c \le 0`)."""
 
     @abstractmethod
+    def std(self, a, axis, keepdims, correction):
+        r"""Standard deviation :math:`\sqrt{\mathrm{var}}` in ``a``'s dtype, with half types
+        accumulated and rooted in float32 (so float16 ``std([300, -300])`` is 424.25, though
+        its variance overflows float16)."""
+
+    @abstractmethod
     def var_backward(self, a, g, axis, correction):
         r""":math:`g \cdot \frac{2 (a - \bar a)}{\max(0, N - c)}`."""
 
