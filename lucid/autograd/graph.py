@@ -237,16 +237,21 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     node = object.__new__(cls)
     edges = []
     meta = []
+    mask = 0                   # bit i: input i needs a gradient
+    bit = 1
     for t in inputs:
         fn = t._grad_fn
         if fn is not None:
             edges.append((fn, t._output_nr))
+            mask |= bit
         elif t._requires_grad:
             edges.append((accumulator_of(t), 0))
+            mask |= bit
         else:
             edges.append(None)
         meta.append((t._data.shape, t._dtype))
-    node.next_edges = edges = tuple(edges)
+        bit <<= 1
+    node.next_edges = tuple(edges)
     node.in_meta = tuple(meta)
     node.be = be
     node.params = params
@@ -258,19 +263,21 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     versions = None
     want = cls.saves_input
     if want:
-        if want is not True:
-            keep = set()
-            for i, needs in enumerate(want):
-                if edges[i] is not None:
-                    keep.update(needs)
-            inputs = tuple([t if i in keep else None for i, t in enumerate(inputs)])
-        node.saved = inputs
+        keep = None if want is True else (_PLANS.get((cls, mask)) or
+                                          _save_plan(cls, want, mask))
+        saved = []
         versions = []
-        for k, t in enumerate(inputs):
-            if t is not None:
+        k = 0
+        for t in inputs:
+            if keep is None or keep[k]:
                 if t._inf:
                     _inference_saved(cls)
+                saved.append(t)
                 versions.append((k, t._vc, t._vc[0]))
+            else:
+                saved.append(None)
+            k += 1
+        node.saved = tuple(saved)
     if cls.saves_output:
         node.out = out
         k = len(inputs)
@@ -281,6 +288,23 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     if STATE.anomaly:
         record_anomaly_trace(node)
     return node
+
+
+_PLANS = {}
+
+
+def _save_plan(cls, want, mask):
+    """Which inputs to keep (a bool per input) when the inputs in ``mask`` need a gradient
+    and input ``i``'s gradient needs the inputs ``want[i]``; memoised per op and mask."""
+    key = (cls, mask)
+    plan = _PLANS.get(key)
+    if plan is None:
+        need = set()
+        for i, needs in enumerate(want):
+            if mask >> i & 1:
+                need.update(needs)
+        plan = _PLANS[key] = tuple(i in need for i in range(len(want)))
+    return plan
 
 
 def _inference_saved(cls):

@@ -24,7 +24,6 @@ from .numeric import *       # noqa: F401,F403
 from .stats import *         # noqa: F401,F403
 from .combinatorics import *  # noqa: F401,F403
 from .surface import *       # noqa: F401,F403
-from . import interop as _interop  # noqa: F401  (operators accept arrays; import last)
 from .device_ops import move  # noqa: F401
 from . import base as _base, graph_ns
 

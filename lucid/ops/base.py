@@ -89,10 +89,12 @@ class Op(Node):
         """The eager backward: :meth:`grad` on backend arrays with ``F`` the backend."""
         saved = self.saved
         if saved is None:
-            xs = (None,) * len(self.in_meta)
-        else:
-            xs = [None if t is None else t._data for t in saved]
-        return self.grad(self.be, grad, *xs, self.out)
+            return self.grad(self.be, grad, *(None,) * len(self.in_meta), self.out)
+        if len(saved) == 1:             # fixed arities without building a list (hot path)
+            x = saved[0]
+            return self.grad(self.be, grad, None if x is None else x._data, self.out)
+        return self.grad(self.be, grad, *[None if t is None else t._data for t in saved],
+                         self.out)
 
     def grad_formula_impl(self, grad, *args):
         """The graph-mode backward: :meth:`grad` on Tensors with ``F`` the Lucid ops, so
@@ -135,13 +137,15 @@ class Op(Node):
         n = len(inputs)             # fixed arities without building a list (hot path)
         if n == 1:
             out = cls.dispatch(be, inputs[0]._data, **params)
+        elif n == 2:
+            a, b = inputs[0]._data, inputs[1]._data
+            if cls._broadcast and a.shape != b.shape and a.shape and b.shape:
+                _check_broadcast(cls, inputs)
+            out = cls.dispatch(be, a, b, **params)
         else:
             if cls._broadcast:
                 _check_broadcast(cls, inputs)
-            if n == 2:
-                out = cls.dispatch(be, inputs[0]._data, inputs[1]._data, **params)
-            else:
-                out = cls.dispatch(be, *[t._data for t in inputs], **params)
+            out = cls.dispatch(be, *[t._data for t in inputs], **params)
         record = grad and cls._diff and STATE.grad_enabled
         if cls._tuple_out:
             return _finish_tuple(cls, be, dev, out, inputs, params, record)
@@ -331,12 +335,18 @@ class BinaryOp(BroadcastOp):
         if ta and tb:
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
         elif ta:
-            rd = _scalar_result(cls, a._dtype, b)
+            try:
+                rd = _scalar_result(cls, a._dtype, b)
+            except DTypeError as e:     # an array operand becomes a tensor, as in PyTorch
+                return cls.call(a, _array_operand(b, a, e))
             if cls._real and not rd.is_floating_point:
                 rd = _dt.get_default_dtype()
             b = scalar_like(b, rd, a)
         elif tb:
-            rd = _scalar_result(cls, b._dtype, a)
+            try:
+                rd = _scalar_result(cls, b._dtype, a)
+            except DTypeError as e:
+                return cls.call(_array_operand(a, b, e), b)
             if cls._real and not rd.is_floating_point:
                 rd = _dt.get_default_dtype()
             a = scalar_like(a, rd, b)
@@ -355,6 +365,15 @@ class BinaryOp(BroadcastOp):
     def compute_dtype(cls, rd):
         """The dtype both inputs are cast to before dispatch (the promoted dtype)."""
         return rd
+
+
+def _array_operand(x, like, err):
+    """An operand exposing the array protocol (NumPy, CuPy) as a tensor on ``like``'s
+    device, in its own dtype; raises ``err`` for anything else."""
+    if not (hasattr(x, "__array__") and hasattr(x, "dtype") and hasattr(x, "shape")):
+        raise err
+    from .._tensor.factory import tensor
+    return tensor(x, device=like._device)
 
 
 def _promote(t, dt):
