@@ -20,6 +20,7 @@ from .amp import autocast
 from ._tensor.format import get_printoptions, printoptions, set_printoptions
 from .ops import *  # noqa: F401,F403
 from . import random, return_types
+from . import utils
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
 
