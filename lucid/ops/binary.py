@@ -51,17 +51,6 @@ def _int_division(kernel, name, a, b):
                                   "holds 0)") from None
 
 
-def _zeros_t(like):
-    """A zero tensor of ``like``'s shape, dtype and device, outside any graph."""
-    be = like._device._backend
-    return Tensor._wrap(be.zeros_like(like._data), like._dtype, like._device)
-
-
-def _log(t):
-    from .unary import log        # the unary area's op (graph-mode formulas only)
-    return log(t)
-
-
 # -- add, mul, sub, div ------------------------------------------------------------------
 
 @register
@@ -96,11 +85,7 @@ class AddBackward(BinaryOp):
     def dispatch(be, a, b, alpha=1):
         return be.add(a, b, alpha)
 
-    def grad_formula(self, g):
-        alpha = self.params.get("alpha", 1)
-        return g, (g if alpha == 1 else g * alpha)
-
-    def grad_formula_impl(self, g, a, b, out):
+    def grad(self, F, g, a, b, out):
         alpha = self.params.get("alpha", 1)
         return g, (g if alpha == 1 else g * alpha)
 
@@ -176,12 +161,9 @@ class SubBackward(BinaryOp):
     def dispatch(be, a, b, alpha=1):
         return be.sub(a, b, alpha)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, a, b, out):
         alpha = self.params.get("alpha", 1)
         return g, (-g if alpha == 1 else g * -alpha)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g, g * -self.params.get("alpha", 1)
 
 
 @register
@@ -262,11 +244,7 @@ class DivRoundingBackward(BinaryOp):
         kernel = be.div_floor if rounding_mode == "floor" else be.div_trunc
         return _int_division(kernel, f"div (rounding_mode={rounding_mode!r})", a, b)
 
-    def grad_formula(self, g):
-        z = g * 0
-        return z, z
-
-    def grad_formula_impl(self, g, a, b, out):
+    def grad(self, F, g, a, b, out):
         z = g * 0
         return z, z
 
@@ -313,20 +291,11 @@ class PowBackward(BinaryOp):
         _no_bool("pow", a)
         return be.pow(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be, e = self.be, self.next_edges
-        ga = gb = None
-        if e[0] is not None:
-            ga = be.where(b == 0, 0, g * (b * be.pow(a, b - 1)))
-        if e[1] is not None:
-            gb = g * be.where((a == 0) & (b >= 0), 0, self.out * be.log(a))
-        return ga, gb
-
-    def grad_formula_impl(self, g, a, b, out):
-        ga = where(b == 0, 0.0, g * (b * pow(a, b - 1)))
-        gb = g * where((a == 0) & (b >= 0), 0.0, out * _log(a))
-        return ga, gb
+    def grad(self, F, g, a, b, out):
+        e = self.next_edges
+        return (F.where(b == 0, 0, g * (b * F.pow(a, b - 1))) if e[0] is not None else None,
+                g * F.where((a == 0) & (b >= 0), 0, out * F.log(a)) if e[1] is not None
+                else None)
 
 
 @register
@@ -365,18 +334,11 @@ class PowScalarBackward(UnaryOp):
     def dispatch(be, x, exponent):
         return be.pow_scalar(x, exponent)
 
-    def grad_formula(self, g):
-        p = self.params["exponent"]
-        x = self.saved[0]._data
-        if p == 0:
-            return self.be.zeros_like(g)
-        return g * (p * self.be.pow_scalar(x, p - 1))
-
-    def grad_formula_impl(self, g, x, out):
+    def grad(self, F, g, x, out):
         p = self.params["exponent"]
         if p == 0:
-            return _zeros_t(g)
-        return g * (PowScalarBackward.call(x, exponent=p - 1) * p)
+            return F.zeros_like(g)
+        return g * (p * F.pow_scalar(x, p - 1))
 
 
 # -- remainder, fmod ---------------------------------------------------------------------
@@ -386,7 +348,9 @@ class RemainderBackward(BinaryOp):
     r"""Autograd node for Python-style :math:`y = a - b \lfloor a / b \rfloor` (the sign of
     the divisor).
 
-    Saves both inputs: :math:`\partial y / \partial b = -\lfloor a / b \rfloor`.
+    Saves both inputs, and only when :math:`b` needs a gradient:
+    :math:`\partial y / \partial b = -\lfloor a / b \rfloor` (that of :math:`a` is 1, so
+    ``x % 3.0`` saves nothing, as in PyTorch).
 
     Math
     ----
@@ -397,8 +361,8 @@ class RemainderBackward(BinaryOp):
     ----------
     schema_v1 : OpSchema
         ``"remainder"``, ``AmpPolicy.KEEP_INPUT``.
-    saves_input : bool
-        True: ``a`` and ``b``.
+    saves_input : tuple
+        ``a`` and ``b`` if ``b`` needs a gradient, else nothing.
     saves_output : bool
         False.
 
@@ -411,18 +375,14 @@ class RemainderBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("remainder", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = True
+    saves_input = ((), (0, 1))   # only the gradient of b needs them
 
     @staticmethod
     def dispatch(be, a, b):
         return _int_division(be.remainder, "remainder", a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        return g, (-g * self.be.div_floor(a, b) if self.next_edges[1] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g, (g * -1) * div(a, b, rounding_mode="floor")
+    def grad(self, F, g, a, b, out):
+        return g, (None if b is None else -g * F.div_floor(a, b))
 
 
 @register
@@ -430,7 +390,9 @@ class FmodBackward(BinaryOp):
     r"""Autograd node for C-style :math:`y = a - b\,\mathrm{trunc}(a / b)` (the sign of the
     dividend).
 
-    Saves both inputs: :math:`\partial y / \partial b = -\mathrm{trunc}(a / b)`.
+    Saves both inputs, and only when :math:`b` needs a gradient:
+    :math:`\partial y / \partial b = -\mathrm{trunc}(a / b)` (that of :math:`a` is 1, so
+    ``x % 3.0`` saves nothing, as in PyTorch).
 
     Math
     ----
@@ -442,8 +404,8 @@ class FmodBackward(BinaryOp):
     ----------
     schema_v1 : OpSchema
         ``"fmod"``, ``AmpPolicy.KEEP_INPUT``.
-    saves_input : bool
-        True: ``a`` and ``b``.
+    saves_input : tuple
+        ``a`` and ``b`` if ``b`` needs a gradient, else nothing.
     saves_output : bool
         False.
 
@@ -455,18 +417,14 @@ class FmodBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("fmod", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = True
+    saves_input = ((), (0, 1))   # only the gradient of b needs them
 
     @staticmethod
     def dispatch(be, a, b):
         return _int_division(be.fmod, "fmod", a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        return g, (-g * self.be.div_trunc(a, b) if self.next_edges[1] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g, (g * -1) * div(a, b, rounding_mode="trunc")
+    def grad(self, F, g, a, b, out):
+        return g, (None if b is None else -g * F.div_trunc(a, b))
 
 
 # -- atan2, hypot ------------------------------------------------------------------------
@@ -510,24 +468,18 @@ class Atan2Backward(BinaryOp):
     def dispatch(be, a, b):
         return be.atan2(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be = self.be
+    def grad(self, F, g, a, b, out):
         d = a * a + b * b
-        recip = be.where(d == 0, 0, be.div(1, d))
+        recip = F.where(d == 0, 0, 1 / d)
         return g * b * recip, g * -a * recip
-
-    def grad_formula_impl(self, g, a, b, out):
-        d = a * a + b * b
-        recip = where(d == 0, 0.0, 1 / d)
-        return g * b * recip, g * (a * -1) * recip
 
 
 @register
 class HypotBackward(BinaryOp):
     r"""Autograd node for :math:`y = \sqrt{a^2 + b^2}`.
 
-    Saves both inputs and the output: :math:`\partial y / \partial a = a / y`.
+    Saves the output and each input whose gradient is wanted:
+    :math:`\partial y / \partial a = a / y`.
 
     Math
     ----
@@ -538,8 +490,10 @@ class HypotBackward(BinaryOp):
     ----------
     schema_v1 : OpSchema
         ``"hypot"``, ``AmpPolicy.KEEP_INPUT``; floating inputs only (as PyTorch).
-    saves_input, saves_output : bool
-        True, True.
+    saves_input : tuple
+        ``a`` if ``a`` needs a gradient, ``b`` if ``b`` does.
+    saves_output : bool
+        True.
 
     Notes
     -----
@@ -549,7 +503,7 @@ class HypotBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("hypot", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = True
+    saves_input = ((0,), (1,))   # the gradient of each input needs that input
     saves_output = True
 
     @staticmethod
@@ -557,12 +511,8 @@ class HypotBackward(BinaryOp):
         _floating_only("hypot", a)
         return be.hypot(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        return self.be.div(g * a, self.out), self.be.div(g * b, self.out)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g * a / out, g * b / out
+    def grad(self, F, g, a, b, out):
+        return (None if a is None else g * a / out, None if b is None else g * b / out)
 
 
 # -- maximum, minimum, fmax, fmin --------------------------------------------------------
@@ -621,13 +571,8 @@ class MaximumBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.maximum(a, b)
 
-    def grad_formula(self, g):
-        need = [e is not None for e in self.next_edges]
-        return _extremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
-                               operator.lt, need)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return _extremum_grads(where, g, a, b, operator.lt, (True, True))
+    def grad(self, F, g, a, b, out):
+        return _extremum_grads(F.where, g, a, b, operator.lt, self.needs_input_grad)
 
 
 @register
@@ -642,13 +587,8 @@ class MinimumBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.minimum(a, b)
 
-    def grad_formula(self, g):
-        need = [e is not None for e in self.next_edges]
-        return _extremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
-                               operator.gt, need)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return _extremum_grads(where, g, a, b, operator.gt, (True, True))
+    def grad(self, F, g, a, b, out):
+        return _extremum_grads(F.where, g, a, b, operator.gt, self.needs_input_grad)
 
 
 _FEXTREMUM_DOC = r"""Autograd node for :math:`y = \operatorname{{{name}}}(a, b)`: the
@@ -689,12 +629,8 @@ class FmaxBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.fmax(a, b)
 
-    def grad_formula(self, g):
-        return _fextremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
-                                operator.ge)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return _fextremum_grads(where, g, a, b, operator.ge)
+    def grad(self, F, g, a, b, out):
+        return _fextremum_grads(F.where, g, a, b, operator.ge)
 
 
 @register
@@ -708,12 +644,8 @@ class FminBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.fmin(a, b)
 
-    def grad_formula(self, g):
-        return _fextremum_grads(self.be.where, g, self.saved[0]._data, self.saved[1]._data,
-                                operator.le)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return _fextremum_grads(where, g, a, b, operator.le)
+    def grad(self, F, g, a, b, out):
+        return _fextremum_grads(F.where, g, a, b, operator.le)
 
 
 # -- logaddexp, logaddexp2, xlogy, copysign ----------------------------------------------
@@ -753,14 +685,8 @@ class LogAddExpBackward(BinaryOp):
         _floating_only("logaddexp", a)
         return be.logaddexp(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be = self.be
-        return be.div(g, 1 + be.exp(b - a)), be.div(g, 1 + be.exp(a - b))
-
-    def grad_formula_impl(self, g, a, b, out):
-        from .unary import exp
-        return g / (1 + exp(b - a)), g / (1 + exp(a - b))
+    def grad(self, F, g, a, b, out):
+        return g / (1 + F.exp(b - a)), g / (1 + F.exp(a - b))
 
 
 @register
@@ -797,13 +723,8 @@ class LogAddExp2Backward(BinaryOp):
         _floating_only("logaddexp2", a)
         return be.logaddexp2(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be = self.be
-        return be.div(g, 1 + 2.0 ** (b - a)), be.div(g, 1 + 2.0 ** (a - b))
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g / (1 + pow(2, b - a)), g / (1 + pow(2, a - b))
+    def grad(self, F, g, a, b, out):
+        return g / (1 + 2.0 ** (b - a)), g / (1 + 2.0 ** (a - b))
 
 
 @register
@@ -842,15 +763,10 @@ class XlogyBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.xlogy(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be, e = self.be, self.next_edges
-        return (be.where((a == 0) & (b <= 0), 0, be.xlogy(g, b)) if e[0] is not None
-                else None,
-                be.div(g * a, b) if e[1] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return where((a == 0) & (b <= 0), 0.0, xlogy(g, b)), g * a / b
+    def grad(self, F, g, a, b, out):
+        e = self.next_edges
+        return (F.where((a == 0) & (b <= 0), 0, F.xlogy(g, b)) if e[0] is not None else None,
+                g * a / b if e[1] is not None else None)
 
 
 @register
@@ -858,8 +774,9 @@ class CopysignBackward(BinaryOp):
     r"""Autograd node for :math:`y = |a| \operatorname{sign}(b)` (the sign bit of
     :math:`b`).
 
-    Saves the input :math:`a` and the output: :math:`\partial y / \partial a = y / a`
-    (:math:`\pm 1`); :math:`b` only moves the sign, so its gradient is 0.
+    Saves the output and, if it needs a gradient, :math:`a`: :math:`\partial y / \partial
+    a = y / a` (:math:`\pm 1`); :math:`b` only moves the sign, so its gradient is 0 (``b``
+    is kept, if it needs a gradient, for the shape of that zero).
 
     Math
     ----
@@ -870,8 +787,10 @@ class CopysignBackward(BinaryOp):
     ----------
     schema_v1 : OpSchema
         ``"copysign"``, ``AmpPolicy.KEEP_INPUT``, real-valued.
-    saves_input, saves_output : bool
-        True, True.
+    saves_input : tuple
+        ``a`` if ``a`` needs a gradient, ``b`` if ``b`` does.
+    saves_output : bool
+        True.
 
     Notes
     -----
@@ -881,20 +800,16 @@ class CopysignBackward(BinaryOp):
     __slots__ = ()
     schema_v1 = OpSchema("copysign", 1, AmpPolicy.KEEP_INPUT, real_valued=True,
                          input_arity=2)
-    saves_input = True
+    saves_input = ((0,), (1,))   # a for its gradient y / a; b only for its zero's shape
     saves_output = True
 
     @staticmethod
     def dispatch(be, a, b):
         return be.copysign(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        be = self.be
-        return g * be.where(a == 0, 0, be.div(self.out, a)), be.zeros_like(b)
-
-    def grad_formula_impl(self, g, a, b, out):
-        return g * where(a == 0, 0.0, out / a), _zeros_t(b)
+    def grad(self, F, g, a, b, out):
+        return (None if a is None else g * F.where(a == 0, 0, out / a),
+                None if b is None else F.zeros_like(b))
 
 
 # -- ternary: lerp, addcmul, addcdiv, where ----------------------------------------------
@@ -903,8 +818,9 @@ class CopysignBackward(BinaryOp):
 class LerpBackward(BroadcastOp):
     r"""Autograd node for :math:`y = a + w\,(b - a)` (``lerp(input, end, weight)``).
 
-    Saves the three inputs: the weight's gradient needs :math:`b - a`, the others
-    :math:`w`. A Python-number weight arrives as a 0-d tensor that needs no gradient.
+    Saves what the wanted gradients need: the weight's gradient needs :math:`a` and
+    :math:`b`, the others :math:`w`. A Python-number weight arrives as a 0-d tensor that
+    needs no gradient.
 
     Math
     ----
@@ -916,8 +832,9 @@ class LerpBackward(BroadcastOp):
     ----------
     schema_v1 : OpSchema
         ``"lerp"``, ``AmpPolicy.KEEP_INPUT``; floating inputs of one dtype (as PyTorch).
-    saves_input : bool
-        True: ``a``, ``b``, ``w``.
+    saves_input : tuple
+        ``w`` if ``a`` or ``b`` needs a gradient; all three if ``w`` does (PyTorch keeps
+        ``w`` then too, so an in-place change of it raises in both).
     saves_output : bool
         False.
 
@@ -929,28 +846,25 @@ class LerpBackward(BroadcastOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("lerp", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
-    saves_input = True
+    saves_input = ((2,), (2,), (0, 1, 2))   # what PyTorch keeps
 
     @staticmethod
     def dispatch(be, a, b, w):
         return be.lerp(a, b, w)
 
-    def grad_formula(self, g):
-        a, b, w = (t._data for t in self.saved)
+    def grad(self, F, g, a, b, w, out):
         e = self.next_edges
         return (g * (1 - w) if e[0] is not None else None,
                 g * w if e[1] is not None else None,
                 g * (b - a) if e[2] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, w, out):
-        return g * (1 - w), g * w, g * (b - a)
 
 
 @register
 class AddcmulBackward(BroadcastOp):
     r"""Autograd node for :math:`y = x + v\,t_1 t_2` (``value`` :math:`v` a Python number).
 
-    Saves the inputs: each factor's gradient is the other factor.
+    Saves each factor only if the other needs a gradient: each factor's gradient is the
+    other factor (``x``'s is ``g``).
 
     Math
     ----
@@ -962,8 +876,8 @@ class AddcmulBackward(BroadcastOp):
     ----------
     schema_v1 : OpSchema
         ``"addcmul"``, ``AmpPolicy.KEEP_INPUT``; the three inputs are promoted together.
-    saves_input : bool
-        True: ``x``, ``t1``, ``t2``.
+    saves_input : tuple
+        ``t2`` if ``t1`` needs a gradient, ``t1`` if ``t2`` does; never ``x``.
     saves_output : bool
         False.
 
@@ -975,21 +889,16 @@ class AddcmulBackward(BroadcastOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("addcmul", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
-    saves_input = True
+    saves_input = ((), (2,), (1,))
 
     @staticmethod
     def dispatch(be, x, t1, t2, value):
         return be.addcmul(x, t1, t2, value)
 
-    def grad_formula(self, g):
-        _, t1, t2 = (t._data for t in self.saved)
-        v, e = self.params["value"], self.next_edges
-        return (g, g * (t2 * v) if e[1] is not None else None,
-                g * (t1 * v) if e[2] is not None else None)
-
-    def grad_formula_impl(self, g, x, t1, t2, out):
+    def grad(self, F, g, x, t1, t2, out):
         v = self.params["value"]
-        return g, g * (t2 * v), g * (t1 * v)
+        return (g, None if t2 is None else g * (t2 * v),
+                None if t1 is None else g * (t1 * v))
 
 
 @register
@@ -997,7 +906,8 @@ class AddcdivBackward(BroadcastOp):
     r"""Autograd node for :math:`y = x + v\,t_1 / t_2` (``value`` :math:`v` a Python
     number).
 
-    Saves the inputs: the gradients need :math:`t_1` and :math:`t_2`.
+    Saves what the wanted gradients need: :math:`t_2` for that of :math:`t_1`,
+    :math:`t_1` and :math:`t_2` for that of :math:`t_2`; never :math:`x`.
 
     Math
     ----
@@ -1010,8 +920,8 @@ class AddcdivBackward(BroadcastOp):
     schema_v1 : OpSchema
         ``"addcdiv"``, ``AmpPolicy.KEEP_INPUT``; inputs promoted together; integer
         ``t1, t2`` are rejected (PyTorch: no integer division in addcdiv).
-    saves_input : bool
-        True: ``x``, ``t1``, ``t2``.
+    saves_input : tuple
+        ``t2`` if ``t1`` needs a gradient, ``t1`` and ``t2`` if ``t2`` does.
     saves_output : bool
         False.
 
@@ -1023,29 +933,24 @@ class AddcdivBackward(BroadcastOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
-    saves_input = True
+    saves_input = ((), (2,), (1, 2))
 
     @staticmethod
     def dispatch(be, x, t1, t2, value):
         return be.addcdiv(x, t1, t2, value)
 
-    def grad_formula(self, g):
-        _, t1, t2 = (t._data for t in self.saved)
-        v, e, be = self.params["value"], self.next_edges, self.be
-        return (g, g * be.div(v, t2) if e[1] is not None else None,
-                be.div(-g * be.div(v * t1, t2), t2) if e[2] is not None else None)
-
-    def grad_formula_impl(self, g, x, t1, t2, out):
-        v = self.params["value"]
-        return g, g * (v / t2), (g * -1) * (v * t1 / t2) / t2
+    def grad(self, F, g, x, t1, t2, out):
+        v, e = self.params["value"], self.next_edges
+        return (g, g * (v / t2) if e[1] is not None else None,
+                -g * (v * t1 / t2) / t2 if e[2] is not None else None)
 
 
 @register
 class WhereBackward(BroadcastOp):
     r"""Autograd node for :math:`y = c \,?\, a : b` (``where(condition, input, other)``).
 
-    Saves the inputs (the backward reads the bool condition; ``a`` and ``b`` ride along
-    in the generic saved tuple).
+    Saves the condition only (when ``a`` or ``b`` needs a gradient): the gradient is
+    routed by it, and the values of ``a`` and ``b`` are not needed.
 
     Math
     ----
@@ -1057,8 +962,8 @@ class WhereBackward(BroadcastOp):
     schema_v1 : OpSchema
         ``"where"``, ``AmpPolicy.KEEP_INPUT``; three inputs, the condition needs no
         gradient; ``a`` and ``b`` promoted together (Python scalars weak).
-    saves_input : bool
-        True.
+    saves_input : tuple
+        The condition, if ``a`` or ``b`` needs a gradient.
     saves_output : bool
         False.
 
@@ -1070,20 +975,16 @@ class WhereBackward(BroadcastOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("where", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
-    saves_input = True
+    saves_input = ((), (0,), (0,))
 
     @staticmethod
     def dispatch(be, cond, a, b):
         return be.where(cond, a, b)
 
-    def grad_formula(self, g):
-        c = self.saved[0]._data
-        be, e = self.be, self.next_edges
-        return (None, be.where(c, g, 0) if e[1] is not None else None,
-                be.where(c, 0, g) if e[2] is not None else None)
-
-    def grad_formula_impl(self, g, cond, a, b, out):
-        return None, where(cond, g, 0.0), where(cond, 0.0, g)
+    def grad(self, F, g, cond, a, b, out):
+        e = self.next_edges
+        return (None, F.where(cond, g, 0) if e[1] is not None else None,
+                F.where(cond, 0, g) if e[2] is not None else None)
 
 
 # -- wrappers ----------------------------------------------------------------------------

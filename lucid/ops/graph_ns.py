@@ -16,7 +16,7 @@ import math
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
-                     pow as _pow, where as _where)
+                     pow as _pow, where as _where, xlogy)
 from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p, neg,
                     reciprocal, relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
 
@@ -38,6 +38,14 @@ def mul(a, b):
 
 def div(a, b):
     return _div(a, b)
+
+
+def div_floor(a, b):
+    return _div(a, b, rounding_mode="floor")
+
+
+def div_trunc(a, b):
+    return _div(a, b, rounding_mode="trunc")
 
 
 def pow(a, b):

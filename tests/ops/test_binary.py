@@ -311,6 +311,49 @@ def test_where_gradients_are_masked():
     parity(lambda t, u: _m(t).where(t > u, t, u), x, x[::-1].copy())
 
 
+# (name, fn over inputs (t0, t1, t2), which inputs require grad): after the op, each input
+# in turn is written in place; backward must raise exactly where torch's does (the value was
+# saved) and otherwise give torch's gradients (what the backward does not need is not saved).
+SAVES = [
+    ("mul_scalar", lambda t: t[0] * 3.0, (0,)),
+    ("div_scalar", lambda t: t[0] / 4.0, (0,)),
+    ("remainder_scalar", lambda t: t[0] % 3.0, (0,)),
+    ("remainder", lambda t: t[0] % t[1], (0,)),
+    ("fmod", lambda t: _m(t[0]).fmod(t[0], t[1]), (0,)),
+    ("hypot", lambda t: _m(t[0]).hypot(t[0], t[1]), (0,)),
+    ("copysign", lambda t: _m(t[0]).copysign(t[0], t[1]), (0,)),
+    ("where", lambda t: _m(t[0]).where(t[2] > 1, t[0], t[1]), (0, 1)),
+    ("lerp_a", lambda t: _m(t[0]).lerp(t[0], t[1], t[2]), (0,)),
+    ("lerp_w", lambda t: _m(t[0]).lerp(t[0], t[1], t[2]), (2,)),
+    ("addcmul", lambda t: _m(t[0]).addcmul(t[0], t[1], t[2], value=0.5), (1,)),
+    ("addcdiv", lambda t: _m(t[0]).addcdiv(t[0], t[1], t[2], value=2.0), (1,)),
+]
+
+
+@pytest.mark.parametrize("name,fn,wrt", SAVES, ids=[s[0] for s in SAVES])
+def test_inputs_the_backward_does_not_need_are_not_saved(name, fn, wrt):
+    vals = [np.array([0.5, 1.5, 2.5]), np.array([1.25, -0.75, 2.0]),
+            np.array([0.5, 2.0, 1.5])]
+    for written in range(3):
+        results = []
+        for mod in (torch, lucid):
+            leaves = [mod.tensor(v, requires_grad=i in wrt) for i, v in enumerate(vals)]
+            ts = [x * 1 for x in leaves]        # non-leaves, so they can be written in place
+            y = fn(ts)
+            ts[written].add_(1.0)
+            try:
+                y.sum().backward()
+            except RuntimeError:
+                results.append(None)
+                continue
+            results.append([leaves[i].grad.numpy().copy() for i in wrt])
+        tr, lr = results
+        assert (tr is None) == (lr is None), (name, written, tr, lr)
+        if tr is not None:
+            for t, l in zip(tr, lr):
+                np.testing.assert_allclose(l, t, rtol=1e-12)
+
+
 def test_where_promotes_and_accepts_scalars():
     cond = [True, False, True]
     for x, y in ((1, 0), (1.5, 0), (True, False), ("i32", 0.5), ("i32", "f64"),
