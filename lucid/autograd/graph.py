@@ -131,8 +131,9 @@ class Node:
             if g.shape != shape:
                 g = self.be.sum_to(g, shape) if g.ndim >= len(shape) else \
                     self.be.broadcast_to(g, shape)
-            if g.dtype != dt.np:
-                g = g.astype(dt.np)
+            npd = dt.np
+            if g.dtype is not npd and g.dtype != npd:
+                g = g.astype(npd)
             out[i] = g
         return out
 
