@@ -46,10 +46,7 @@ class CastBackward(UnaryOp):
     def dispatch(be, x, dtype):
         return be.astype(x, dtype.np)
 
-    def grad_formula(self, g):
-        return g
-
-    def grad_formula_impl(self, g, x, out):
+    def grad(self, F, g, x, out):
         return g
 
 
@@ -82,10 +79,7 @@ class CloneBackward(UnaryOp):
     def dispatch(be, x):
         return be.copy(x)
 
-    def grad_formula(self, g):
-        return g
-
-    def grad_formula_impl(self, g, x, out):
+    def grad(self, F, g, x, out):
         return g
 
 
@@ -121,11 +115,8 @@ class SumToSizeBackward(UnaryOp):
     def dispatch(be, x, shape):
         return be.sum_to(x, shape)
 
-    def grad_formula(self, g):
-        return self.be.broadcast_to(g, self.in_meta[0][0])
-
-    def grad_formula_impl(self, g, x, out):
-        return g.expand(self.in_meta[0][0])
+    def grad(self, F, g, x, out):
+        return F.broadcast_to(g, self.in_meta[0][0])
 
 
 @register
@@ -155,6 +146,11 @@ class ViewScatterBackward(Op):
     Notes
     -----
     The forward writes nothing: the in-place op already wrote the base's storage.
+
+    Two backward forms: the formula replays the chain of view ops that made the view, and
+    a view op runs on arrays through its ``dispatch`` (eager) but on Tensors through its
+    ``apply`` (graph mode, so the replay is recorded); no backend kernel, and so no
+    ``graph_ns`` function, replays an op chain. Both forms build the same constant mask.
     """
 
     __slots__ = ()

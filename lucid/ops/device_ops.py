@@ -34,6 +34,11 @@ class ToDeviceBackward(Op):
     -----
     ``Backend.from_backend`` of the target: device to device where the backends allow,
     else through host memory. The gradient is copied back the same way.
+
+    Two backward forms, by necessity rather than speed: the eager gradient is an array of
+    the other device, which only the source device's backend can take over
+    (``from_backend``); the graph-mode gradient is a recorded :func:`move` back to the
+    source device, which a backend does not know.
     """
 
     __slots__ = ()
@@ -44,8 +49,6 @@ class ToDeviceBackward(Op):
         """Runs on the source backend ``be``; the copy lands on device ``dst``."""
         return dst.backend.from_backend(x, be)
 
-    # Two forms by necessity, not speed: the eager gradient is an array of the other
-    # device, which only that device's backend can hand over.
     def grad_formula(self, g):
         return self.be.from_backend(g, self.params["dst"].backend)
 
