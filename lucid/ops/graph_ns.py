@@ -17,6 +17,9 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
                      pow as _pow, where as _where, xlogy)
+from .reduction import sum as _sum
+from .shape import (FlipBackward, PadBackward, PadGradBackward, RepeatInterleaveBackward,
+                    RollBackward, SegmentSumBackward, UnfoldBackward, UnfoldGradBackward)
 from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p, neg,
                     reciprocal, relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
 
@@ -106,3 +109,54 @@ def broadcast_to(x, shape):
 
 def reshape(x, shape):
     return x.reshape(shape)
+
+
+def sum(a, axis, keepdims, npdtype=None):
+    """Sum over ``axis`` (an int, a tuple, or None for all); ``()`` sums nothing, as the
+    backend kernel."""
+    if axis == ():
+        return a if npdtype is None else astype(a, npdtype)
+    dt = None if npdtype is None else _dt.from_numpy_dtype(npdtype)
+    return _sum(a, axis, keepdims, dtype=dt)
+
+
+# -- shape kernels ------------------------------------------------------------------------
+
+def permute(a, axes):
+    return a.permute(axes)
+
+
+def flip(a, axes):
+    return FlipBackward.call(a, dims=axes)
+
+
+def roll(a, shifts, axes):
+    return RollBackward.call(a, shifts=shifts, dims=axes)
+
+
+def unfold(a, dim, size, step):
+    return UnfoldBackward.call(a, dim=dim, size=size, step=step)
+
+
+def unfold_backward(g, shape, dim, size, step):
+    return UnfoldGradBackward.call(g, shape=shape, dim=dim, size=size, step=step)
+
+
+def repeat_interleave(a, repeats, axis):
+    return RepeatInterleaveBackward.call(a, repeats=repeats, dim=axis)
+
+
+def segment_sum(a, counts, axis):
+    return SegmentSumBackward.call(a, counts=counts, dim=axis)
+
+
+def pad(a, pads, mode, value):
+    return PadBackward.call(a, pads=pads, mode=mode, value=value)
+
+
+def pad_backward(g, pads, mode):
+    """The adjoint of :func:`pad`: for constant padding, a crop (padding by minus the
+    widths); for the other modes the op whose own gradient is padding again."""
+    if mode == "constant":
+        return PadBackward.call(g, pads=tuple((-a, -b) for a, b in pads), mode=mode, value=0)
+    return PadGradBackward.call(g, pads=pads, mode=mode)

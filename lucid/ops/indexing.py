@@ -71,6 +71,11 @@ class SliceBackward(_SelectViewBackward):
     Backends: ``a[index]`` basic indexing, a strided view (no copy). Negative steps are
     rejected by the wrapper, as in PyTorch; out-of-range slice bounds clamp, so a slice
     may be empty.
+
+    Two backward forms, shared by the views that select elements
+    (:class:`~lucid.ops.shape.NarrowBackward` says why): the eager gradient writes ``g``
+    into fresh zeros of the input's shape through the same view; the graph-mode gradient
+    records that write as the internal ``view_scatter`` op.
     """
 
     __slots__ = ()

@@ -110,11 +110,8 @@ class ReshapeBackward(UnaryOp):
     def dispatch(be, x, shape):
         return be.reshape(x, shape)
 
-    def grad_formula(self, g):
-        return g.reshape(self.in_meta[0][0])
-
-    def grad_formula_impl(self, g, x, out):
-        return g.reshape(self.in_meta[0][0])
+    def grad(self, F, g, x, out):
+        return F.reshape(g, self.in_meta[0][0])
 
 
 @register
@@ -149,11 +146,8 @@ class ViewBackward(ViewOp):
     def dispatch(be, x, shape):
         return be.reshape(x, shape)
 
-    def grad_formula(self, g):
-        return g.reshape(self.in_meta[0][0])
-
-    def grad_formula_impl(self, g, x, out):
-        return g.reshape(self.in_meta[0][0])
+    def grad(self, F, g, x, out):
+        return F.reshape(g, self.in_meta[0][0])
 
 
 @tensor_method("reshape")
@@ -332,11 +326,8 @@ class ExpandBackward(ViewOp):
     def dispatch(be, x, shape):
         return be.broadcast_to(x, shape)
 
-    def grad_formula(self, g):
-        return self.be.sum_to(g, self.in_meta[0][0])
-
-    def grad_formula_impl(self, g, x, out):
-        return g.sum_to_size(self.in_meta[0][0])
+    def grad(self, F, g, x, out):
+        return F.sum_to(g, self.in_meta[0][0])
 
 
 @tensor_method("expand")
@@ -444,11 +435,8 @@ class PermuteBackward(ViewOp):
             inv[d] = i
         return tuple(inv)
 
-    def grad_formula(self, g):
-        return self.be.permute(g, self._inverse())
-
-    def grad_formula_impl(self, g, x, out):
-        return g.permute(self._inverse())
+    def grad(self, F, g, x, out):
+        return F.permute(g, self._inverse())
 
 
 @tensor_method("permute")
@@ -549,7 +537,8 @@ adjoint = tensor_method("adjoint")(_mT)
 class _SelectViewBackward(ViewOp):
     """A view picking distinct input elements: its gradient is zeros of the input's shape
     with the incoming gradient written through the same view (graph mode: the internal
-    ``view_scatter`` op, whose backward reads the view again)."""
+    ``view_scatter`` op, whose backward reads the view again). Two backward forms: see
+    the Notes of :class:`NarrowBackward`."""
 
     __slots__ = ()
 
@@ -588,6 +577,14 @@ class NarrowBackward(_SelectViewBackward):
     -----
     Backends: basic slicing (a strided view). Also the view each output of ``split``,
     ``chunk`` and ``tensor_split`` records for in-place replay.
+
+    Two backward forms, shared by the views that select elements
+    (``_SelectViewBackward``): the eager gradient writes ``g`` into fresh zeros of the
+    input's shape through the same view; the graph-mode gradient takes that result and
+    records the write as the internal ``view_scatter`` op, whose backward reads the view
+    again. The zeros are a new array on the input's device, which only its backend makes:
+    a ``graph_ns`` function has no device to make them on, and the node saves nothing
+    that has one but ``g``, whose shape is the view's.
     """
 
     __slots__ = ()
@@ -644,6 +641,14 @@ class SelectBackward(_SelectViewBackward):
     Backends: basic indexing with an int (a strided view; 0-d for a 1-d input, never a
     copied scalar). Also the view each output of ``unbind`` (and iteration) records, so
     writes through it reach the input.
+
+    Two backward forms, shared by the views that select elements
+    (``_SelectViewBackward``): the eager gradient writes ``g`` into fresh zeros of the
+    input's shape through the same view; the graph-mode gradient takes that result and
+    records the write as the internal ``view_scatter`` op, whose backward reads the view
+    again. The zeros are a new array on the input's device, which only its backend makes:
+    a ``graph_ns`` function has no device to make them on, and the node saves nothing
+    that has one but ``g``, whose shape is the view's.
     """
 
     __slots__ = ()
@@ -693,6 +698,14 @@ class DiagonalBackward(_SelectViewBackward):
     -----
     Backends: ``as_strided`` with stride ``stride(dim1) + stride(dim2)`` (a writable view,
     unlike ``numpy.diagonal``). An offset beyond the matrix gives an empty diagonal.
+
+    Two backward forms, shared by the views that select elements
+    (``_SelectViewBackward``): the eager gradient writes ``g`` into fresh zeros of the
+    input's shape through the same view; the graph-mode gradient takes that result and
+    records the write as the internal ``view_scatter`` op, whose backward reads the view
+    again. The zeros are a new array on the input's device, which only its backend makes:
+    a ``graph_ns`` function has no device to make them on, and the node saves nothing
+    that has one but ``g``, whose shape is the view's.
     """
 
     __slots__ = ()
@@ -749,11 +762,8 @@ class UnfoldBackward(ViewOp):
     def dispatch(be, x, dim, size, step):
         return be.unfold(x, dim, size, step)
 
-    def grad_formula(self, g):
-        return self.be.unfold_backward(g, self.in_meta[0][0], **self.params)
-
-    def grad_formula_impl(self, g, x, out):
-        return UnfoldGradBackward.call(g, shape=self.in_meta[0][0], **self.params)
+    def grad(self, F, g, x, out):
+        return F.unfold_backward(g, self.in_meta[0][0], **self.params)
 
 
 @register
@@ -792,11 +802,8 @@ class UnfoldGradBackward(UnaryOp):
         p = self.params
         return {"dim": p["dim"], "size": p["size"], "step": p["step"]}
 
-    def grad_formula(self, g):
-        return self.be.unfold(g, **self._unfold_params())
-
-    def grad_formula_impl(self, g, x, out):
-        return UnfoldBackward.call(g, **self._unfold_params())
+    def grad(self, F, g, x, out):
+        return F.unfold(g, **self._unfold_params())
 
 
 def _unfold(input, dimension, size, step):
@@ -853,11 +860,8 @@ class FlipBackward(UnaryOp):
     def dispatch(be, x, dims):
         return be.flip(x, dims)
 
-    def grad_formula(self, g):
-        return self.be.flip(g, self.params["dims"])
-
-    def grad_formula_impl(self, g, x, out):
-        return FlipBackward.call(g, dims=self.params["dims"])
+    def grad(self, F, g, x, out):
+        return F.flip(g, self.params["dims"])
 
 
 @tensor_method("flip")
@@ -918,12 +922,8 @@ class RollBackward(UnaryOp):
         p = self.params
         return tuple(-s for s in p["shifts"]), p["dims"]
 
-    def grad_formula(self, g):
-        return self.be.roll(g, *self._back())
-
-    def grad_formula_impl(self, g, x, out):
-        shifts, dims = self._back()
-        return RollBackward.call(g, shifts=shifts, dims=dims)
+    def grad(self, F, g, x, out):
+        return F.roll(g, *self._back())
 
 
 @tensor_method("roll")
@@ -1012,13 +1012,9 @@ class RepeatBackward(UnaryOp):
         inter = tuple(v for r, n in zip(reps, shape) for v in (r, n))
         return inter, tuple(range(0, 2 * len(reps), 2))
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         inter, axes = self._tiles()
-        return g.reshape(inter).sum(axis=axes)
-
-    def grad_formula_impl(self, g, x, out):
-        inter, axes = self._tiles()
-        return g.reshape(inter).sum(axes)
+        return F.sum(F.reshape(g, inter), axes, False)
 
 
 def _repeat(input, *sizes):
@@ -1083,19 +1079,12 @@ class RepeatInterleaveBackward(UnaryOp):
         d = self.params["dim"]
         return shape[:d + 1] + (self.params["repeats"],) + shape[d + 1:], d + 1
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         r = self.params["repeats"]
         if isinstance(r, int):
             shape, axis = self._runs()
-            return g.reshape(shape).sum(axis=axis)
-        return self.be.segment_sum(g, r, self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        r = self.params["repeats"]
-        if isinstance(r, int):
-            shape, axis = self._runs()
-            return g.reshape(shape).sum(axis)
-        return SegmentSumBackward.call(g, counts=r, dim=self.params["dim"])
+            return F.sum(F.reshape(g, shape), axis, False)
+        return F.segment_sum(g, r, self.params["dim"])
 
 
 @register
@@ -1129,12 +1118,8 @@ class SegmentSumBackward(UnaryOp):
     def dispatch(be, x, counts, dim):
         return be.segment_sum(x, counts, dim)
 
-    def grad_formula(self, g):
-        return self.be.repeat_interleave(g, self.params["counts"], self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        return RepeatInterleaveBackward.call(g, repeats=self.params["counts"],
-                                             dim=self.params["dim"])
+    def grad(self, F, g, x, out):
+        return F.repeat_interleave(g, self.params["counts"], self.params["dim"])
 
 
 @tensor_method("repeat_interleave")
@@ -1231,15 +1216,8 @@ class PadBackward(UnaryOp):
     def dispatch(be, x, pads, mode, value):
         return be.pad(x, pads, mode, value)
 
-    def grad_formula(self, g):
-        return self.be.pad_backward(g, self.params["pads"], self.params["mode"])
-
-    def grad_formula_impl(self, g, x, out):
-        pads, mode = self.params["pads"], self.params["mode"]
-        if mode == "constant":
-            return PadBackward.call(g, pads=tuple((-a, -b) for a, b in pads), mode=mode,
-                                    value=0)
-        return PadGradBackward.call(g, pads=pads, mode=mode)
+    def grad(self, F, g, x, out):
+        return F.pad_backward(g, self.params["pads"], self.params["mode"])
 
 
 @register
@@ -1274,11 +1252,8 @@ class PadGradBackward(UnaryOp):
     def dispatch(be, g, pads, mode):
         return be.pad_backward(g, pads, mode)
 
-    def grad_formula(self, g):
-        return self.be.pad(g, self.params["pads"], self.params["mode"], 0)
-
-    def grad_formula_impl(self, g, x, out):
-        return PadBackward.call(g, value=0, **self.params)
+    def grad(self, F, g, x, out):
+        return F.pad(g, self.params["pads"], self.params["mode"], 0)
 
 
 def pad(input, pad, mode="constant", value=None):
