@@ -196,7 +196,7 @@ class HeavisideBackward(BinaryOp):
 
     Notes
     -----
-    Backends: ``xp.where`` on the sign; nan input gives nan. Both operands must have one
+    Backends: ``xp.where`` on the sign; nan input gives 0 (PyTorch's rule). Both operands must have one
     dtype (PyTorch's rule); integer and bool operands are allowed (no gradient). PyTorch
     does not implement the derivative; Lucid gives the almost-everywhere derivative of the
     step (0) and the exact one in ``values``.
@@ -246,6 +246,8 @@ def _int_doc(summary, math_, name, kernel, note=""):
 
 def _int_operands(name, bool_ok, *vals):
     """A DTypeError naming ``name`` unless every operand is an integer tensor or int."""
+    if all(isinstance(v, Tensor) and v._dtype is _dt.bool for v in vals):
+        raise DTypeError(f"{name}: not implemented for bool tensors")
     for v in vals:
         if isinstance(v, Tensor):
             dt = v._dtype

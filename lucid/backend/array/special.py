@@ -305,8 +305,6 @@ class XpNumeric:
         one = a.dtype.type(1) if a.dtype.kind != "b" else True
         zero = a.dtype.type(0) if a.dtype.kind != "b" else False
         out = xp.where(a > 0, one, xp.where(a == 0, values, zero))
-        if a.dtype.kind in "fV":
-            out = xp.where(a != a, a, out)
         return xp.asarray(out).astype(a.dtype, copy=False)
 
     def gcd(self, a, b):

@@ -92,7 +92,7 @@ class NumericKernels(ABC):
     @abstractmethod
     def heaviside(self, a, values):
         r""":math:`0` where :math:`a < 0`, ``values`` where :math:`a = 0`, 1 where
-        :math:`a > 0`; nan where ``a`` is nan."""
+        :math:`a > 0`; 0 where ``a`` is nan (PyTorch's rule)."""
 
     @abstractmethod
     def gcd(self, a, b):
