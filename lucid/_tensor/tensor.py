@@ -136,7 +136,7 @@ class Tensor:
         return False
 
     def is_contiguous(self, memory_format=None):
-        return bool(self._data.flags.c_contiguous)
+        return self._device._backend.is_contiguous(self._data)
 
     def stride(self, dim=None):
         """Strides in elements, like PyTorch's."""

@@ -226,11 +226,10 @@ def _check_anomaly(node, grads):
         if g is None:
             continue
         a = g._data if hasattr(g, "_data") else g
-        if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
-            if bool(node.be.xp.isnan(a.astype("float32")).any()):
-                trace = "".join(node._anomaly_trace or ())
-                raise AutogradError(f"Function '{node.name()}' returned nan values in its "
-                                    f"{i}th output.\nForward call that created it:\n{trace}")
+        if dtypes._BY_NP[a.dtype].is_floating_point and node.be.any_nan(a):
+            trace = "".join(node._anomaly_trace or ())
+            raise AutogradError(f"Function '{node.name()}' returned nan values in its "
+                                f"{i}th output.\nForward call that created it:\n{trace}")
 
 
 def _wrap_for_hook(g, dev, create_graph):

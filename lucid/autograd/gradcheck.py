@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
+from .. import dtypes as _dt
+from .._tensor import Tensor
 from ..errors import GradcheckError
 from .engine import grad as _grad
 from .grad_mode import enable_grad, no_grad
@@ -19,20 +19,36 @@ __all__ = ["gradcheck", "gradgradcheck", "numerical_jacobian", "analytical_jacob
 
 
 def _tensors(xs):
-    from .._tensor import Tensor
     return [x for x in xs if isinstance(x, Tensor)]
 
 
 def _outputs(fn, inputs):
-    from .._tensor import Tensor
     out = fn(*inputs)
     if isinstance(out, Tensor):
         return (out,)
     return tuple(o for o in out if isinstance(o, Tensor))
 
 
-def _host(t):
-    return np.array(t._device.backend.to_numpy(t._data), dtype=np.float64, copy=True)
+_F64 = _dt.float64.np
+
+
+def _flat64(t):
+    """``t``'s values as a new flat float64 array of its backend."""
+    be = t._device.backend
+    return be.astype(be.copy(t._data), _F64).reshape(-1)
+
+
+def _zeros(be, m, n):
+    return be.full((m, n), 0, _F64)
+
+
+def _unravel(flat, shape):
+    """The index tuple of element ``flat`` (row-major) of an array of ``shape``."""
+    idx = []
+    for n in reversed(shape):
+        flat, r = divmod(flat, n)
+        idx.append(r)
+    return tuple(reversed(idx))
 
 
 def numerical_jacobian(fn, inputs, eps=1e-6):
@@ -41,17 +57,18 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
     wrt = [t for t in _tensors(inputs) if t._requires_grad]
     with no_grad():
         outs = _outputs(fn, inputs)
-    jac = [[np.zeros((o._data.size, t._data.size)) for t in wrt] for o in outs]
+    jac = [[_zeros(o._device.backend, o._data.size, t._data.size) for t in wrt]
+           for o in outs]
     for j, t in enumerate(wrt):
         a = t._data
         for flat in range(a.size):
-            idx = np.unravel_index(flat, a.shape)
+            idx = _unravel(flat, a.shape)
             orig = a[idx].copy()
             with no_grad():
                 a[idx] = orig + eps
-                plus = [_host(o).ravel() for o in _outputs(fn, inputs)]
+                plus = [_flat64(o) for o in _outputs(fn, inputs)]
                 a[idx] = orig - eps
-                minus = [_host(o).ravel() for o in _outputs(fn, inputs)]
+                minus = [_flat64(o) for o in _outputs(fn, inputs)]
                 a[idx] = orig
             for k in range(len(outs)):
                 jac[k][j][:, flat] = (plus[k] - minus[k]) / (2 * eps)
@@ -60,10 +77,10 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
 
 def analytical_jacobian(fn, inputs, create_graph=False):
     """Same layout as :func:`numerical_jacobian`, by one backward per output element."""
-    from .._tensor import Tensor
     wrt = [t for t in _tensors(inputs) if t._requires_grad]
     outs = _outputs(fn, inputs)
-    jac = [[np.zeros((o._data.size, t._data.size)) for t in wrt] for o in outs]
+    jac = [[_zeros(o._device.backend, o._data.size, t._data.size) for t in wrt]
+           for o in outs]
     for k, o in enumerate(outs):
         if not o._requires_grad:
             continue
@@ -75,8 +92,16 @@ def analytical_jacobian(fn, inputs, create_graph=False):
                        retain_graph=True, allow_unused=True, create_graph=create_graph)
             for j, g in enumerate(gs):
                 if g is not None:
-                    jac[k][j][r, :] = _host(g).ravel()
+                    jac[k][j][r, :] = _flat64(g)
     return jac
+
+
+def _backend_of(arr, inputs):
+    for t in _tensors(inputs):
+        be = t._device.backend
+        if isinstance(arr, be.ndarray):
+            return be
+    raise GradcheckError("gradcheck: no input tensor shares the Jacobian's backend")
 
 
 def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -87,23 +112,22 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     :class:`~lucid.errors.GradcheckError` naming the output, input and worst entry (or
     returns False when ``raise_exception=False``).
     """
-    from .._tensor import Tensor
     if isinstance(inputs, Tensor):
         inputs = (inputs,)
     inputs = tuple(inputs)
     for t in _tensors(inputs):
         if t._requires_grad and t._dtype.name != "float64":
-            import warnings
             warnings.warn(f"gradcheck: input of dtype {t._dtype.name} is not float64; the "
                           "check may fail from rounding alone", stacklevel=2)
     num = numerical_jacobian(fn, inputs, eps)
     ana = analytical_jacobian(fn, inputs)
     for k, (nrow, arow) in enumerate(zip(num, ana)):
         for j, (n, a) in enumerate(zip(nrow, arow)):
-            err = np.abs(a - n)
-            bad = ~(err <= atol + rtol * np.abs(n))
-            if bad.any():
-                r, c = np.unravel_index(np.argmax(np.where(bad, err, -1.0)), bad.shape)
+            be = _backend_of(n, inputs)
+            err = be.abs(a - n)
+            bad = be.logical_not(err <= atol + rtol * be.abs(n))
+            if bool(bad.any()):
+                r, c = _unravel(int(be.where(bad, err, -1.0).argmax()), bad.shape)
                 msg = (f"gradcheck: Jacobian mismatch for output {k} with respect to input "
                        f"{j}: numerical {n[r, c]:.6g} vs analytical {a[r, c]:.6g} at "
                        f"entry ({r}, {c}); {int(bad.sum())} of {bad.size} entries differ")
@@ -117,18 +141,17 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
                   raise_exception=True, seed=0, **_ignored):
     """:func:`gradcheck` of the map ``(inputs, v) -> v^T J(inputs)``: checks second
     derivatives of ``fn`` through the graph-mode backward."""
-    from .._tensor import Tensor
     if isinstance(inputs, Tensor):
         inputs = (inputs,)
     inputs = tuple(inputs)
     with no_grad():
         outs = _outputs(fn, inputs)
     if grad_outputs is None:
-        rng = np.random.default_rng(seed)
         grad_outputs = []
         for o in outs:
-            v = Tensor._wrap(o._device.backend.asarray(rng.standard_normal(o._data.shape)
-                                                        .astype(o._dtype.np)),
+            be = o._device.backend
+            rng = be.rng_create(seed)
+            v = Tensor._wrap(be.normal(rng, o._data.shape, 0.0, 1.0, o._dtype.np),
                              o._dtype, o._device)
             v.requires_grad = o._dtype.is_floating_point
             grad_outputs.append(v)

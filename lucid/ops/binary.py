@@ -30,13 +30,13 @@ __all__ = ["add", "mul", "multiply", "sub", "subtract", "rsub", "div", "divide",
 # -- shared checks -----------------------------------------------------------------------
 
 def _no_bool(name, a):
-    if a.dtype.kind == "b":
+    if _dt._BY_NP[a.dtype] is _dt.bool:
         raise DTypeError(f"{name}: not implemented for bool tensors; cast them to an integer "
                          "or floating dtype first")
 
 
 def _floating_only(name, a):
-    if a.dtype.kind in "biu":
+    if not _dt._BY_NP[a.dtype].is_floating_point:
         raise DTypeError(f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
                          "expected a floating dtype")
 

@@ -186,7 +186,7 @@ class LogicalNotBackward(UnaryOp):
 # -- bitwise ------------------------------------------------------------------------------
 
 def _integral(name, a):
-    if not (a.dtype.kind in "biu"):
+    if _dt._BY_NP[a.dtype].is_floating_point:
         raise DTypeError(f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
                          "expected an integer or bool dtype")
 

@@ -242,7 +242,7 @@ def clone(x, *, memory_format=None):
 @tensor_method("contiguous")
 def contiguous(x, memory_format=None):
     """``x`` itself if C-contiguous, else a contiguous copy."""
-    return x if x._data.flags.c_contiguous else CloneBackward.call(x)
+    return x if x._device._backend.is_contiguous(x._data) else CloneBackward.call(x)
 
 
 @tensor_method("sum_to_size")
@@ -251,13 +251,13 @@ def sum_to_size(x, *size):
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     if shape == x._data.shape:
         return x
-    be = x._device._backend
     try:
-        if be.xp.broadcast_shapes(shape, x._data.shape) != x._data.shape:
-            raise ValueError
-    except ValueError:
+        ok = broadcast_shapes(shape, x._data.shape) == x._data.shape
+    except ShapeError:
+        ok = False
+    if not ok:
         raise ShapeError(f"sum_to_size: size {tuple(shape)} is not expandable to "
-                         f"{tuple(x._data.shape)}") from None
+                         f"{tuple(x._data.shape)}")
     return SumToSizeBackward.call(x, shape=tuple(shape))
 
 

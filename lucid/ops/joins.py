@@ -69,12 +69,8 @@ class CatBackward(NaryOp):
         d = self.params["dim"]
         return [s[d] if len(s) > d else 0 for s, _ in self.in_meta]
 
-    def grad_formula(self, g):
-        parts = self.be.split(g, self.params["dim"], self._sizes())
-        return tuple(p if e is not None else None for p, e in zip(parts, self.next_edges))
-
-    def grad_formula_impl(self, g, *args):
-        return _split(g, self.params["dim"], self._sizes())
+    def grad(self, F, g, *xs_and_out):
+        return F.split(g, self.params["dim"], self._sizes())
 
 
 def cat(tensors, dim=0):
@@ -168,12 +164,8 @@ class StackBackward(NaryOp):
     def dispatch(be, *xs, dim):
         return be.stack(xs, dim)
 
-    def grad_formula(self, g):
-        parts = self.be.unbind(g, self.params["dim"])
-        return tuple(p if e is not None else None for p, e in zip(parts, self.next_edges))
-
-    def grad_formula_impl(self, g, *args):
-        return unbind(g, self.params["dim"])
+    def grad(self, F, g, *xs_and_out):
+        return F.unbind(g, self.params["dim"])
 
 
 def stack(tensors, dim=0):
@@ -288,11 +280,8 @@ class SplitBackward(MultiOutputOp):
     def dispatch(be, x, dim, sizes):
         return be.split(x, dim, sizes)
 
-    def grad_formula(self, g):
-        return self.be.concatenate(_parts(g), self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        return cat(list(_parts(g)), self.params["dim"])
+    def grad(self, F, g, x, out):
+        return F.concatenate(_parts(g), self.params["dim"])
 
 
 def _split(x, d, sizes):
@@ -416,11 +405,8 @@ class UnbindBackward(MultiOutputOp):
     def dispatch(be, x, dim):
         return be.unbind(x, dim)
 
-    def grad_formula(self, g):
-        return self.be.stack(_parts(g), self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        return stack(list(_parts(g)), self.params["dim"])
+    def grad(self, F, g, x, out):
+        return F.stack(_parts(g), self.params["dim"])
 
 
 @tensor_method("unbind")

@@ -20,7 +20,7 @@ from ..autograd.grad_mode import STATE
 from ..errors import (ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError,
                       reports_as)
 from ._bind import tensor_method
-from .base import Op, UnaryOp, apply_inplace, norm_dim, to_tensor
+from .base import Op, UnaryOp, apply_inplace, broadcast_shapes, norm_dim, to_tensor
 from .binary import AddBackward, MulBackward
 from .core import clone as _clone
 from .registry import register
@@ -186,7 +186,7 @@ def matmul(input, other):
     _check_inner("matmul", input, other)
     if a.ndim > 2 and b.ndim > 2:
         try:
-            input._device._backend.xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            broadcast_shapes(a.shape[:-2], b.shape[:-2])
         except ValueError:
             raise ShapeError(f"matmul: batch dims of shapes {_shape(input)} and "
                              f"{_shape(other)} cannot broadcast") from None
@@ -608,7 +608,7 @@ def _scaled_add(input, prod, beta, alpha, op):
                          f"point numbers, got beta={beta}, alpha={alpha}")
     si, sp = _shape(input), _shape(prod)
     try:
-        ok = prod._device._backend.xp.broadcast_shapes(si, sp) == sp
+        ok = broadcast_shapes(si, sp) == sp
     except ValueError:
         ok = False
     if not ok:
@@ -728,7 +728,7 @@ def cross(input, other, dim=None):
         raise ShapeError(f"cross: inputs must have the same number of dimensions, got shapes "
                          f"{sa} and {sb}")
     try:
-        shape = tuple(input._device._backend.xp.broadcast_shapes(sa, sb))
+        shape = broadcast_shapes(sa, sb)
     except ValueError:
         raise ShapeError(f"cross: shapes {sa} and {sb} cannot be broadcast together") from None
     if dim is None:
@@ -902,7 +902,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise ShapeError(f"cdist: x1 and x2 must have the same number of columns, got shapes "
                          f"{s1} and {s2} ({s1[-1]} != {s2[-1]})")
     try:
-        x1._device._backend.xp.broadcast_shapes(s1[:-2], s2[:-2])
+        broadcast_shapes(s1[:-2], s2[:-2])
     except ValueError:
         raise ShapeError(f"cdist: batch dims of shapes {s1} and {s2} cannot broadcast") \
             from None

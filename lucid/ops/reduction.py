@@ -118,7 +118,7 @@ def _acc(x, dtype):
     """The NumPy dtype to accumulate in: ``dtype`` if given, int64 for integers/bool."""
     if dtype is not None:
         return dtype.np
-    return _dt.int64.np if x.dtype.kind in "biu" else None
+    return None if _dt._BY_NP[x.dtype].is_floating_point else _dt.int64.np
 
 
 def _floating(x, op, dtype=None):
@@ -918,7 +918,7 @@ class AllBackward(ReductionOp):
     @staticmethod
     def dispatch(be, x, dim, keepdim):
         r = be.all(x, dim, keepdim)
-        return be.astype(r, x.dtype) if x.dtype.kind == "u" else r
+        return be.astype(r, x.dtype) if _dt._BY_NP[x.dtype] is _dt.uint8 else r
 
 
 @register
@@ -934,7 +934,7 @@ class AnyBackward(ReductionOp):
     @staticmethod
     def dispatch(be, x, dim, keepdim):
         r = be.any(x, dim, keepdim)
-        return be.astype(r, x.dtype) if x.dtype.kind == "u" else r
+        return be.astype(r, x.dtype) if _dt._BY_NP[x.dtype] is _dt.uint8 else r
 
 
 @register
@@ -1381,6 +1381,9 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 @tensor_method("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     r""":math:`\log \sum e^{x}` over ``dim``, computed stably (integers give floats)."""
+    if dim is None:                 # PyTorch's signature: dim is required
+        raise ArgumentTypeError("logsumexp(): argument 'dim' must be an int or a tuple of "
+                                "ints, not None")
     return LogsumexpBackward.call(input, _dim_arg(input, dim, "logsumexp"), keepdim)
 
 

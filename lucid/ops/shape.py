@@ -71,8 +71,7 @@ def infer_shape(shape, numel, op):
 def _view_as(x, shape):
     """``x`` reshaped to ``shape`` (already resolved): a view when the strides allow it."""
     a = x._data
-    if shape == a.shape or a.flags.c_contiguous or \
-            x._device._backend.reshape_view(a, shape) is not None:
+    if shape == a.shape or x._device._backend.reshape_view(a, shape) is not None:
         return ViewBackward.call(x, shape=shape)
     return ReshapeBackward.call(x, shape=shape)
 

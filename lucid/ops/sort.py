@@ -15,7 +15,7 @@ import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError
+from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError, reports_as
 from ._bind import tensor_method
 from .base import MultiOutputOp, Op, UnaryOp, norm_dim, to_tensor
 from .indexing import scatter
@@ -176,12 +176,14 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 
 
 @tensor_method("argsort")
+@reports_as("argsort")
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort ``input`` along ``dim`` (stable)."""
     return sort(input, dim, descending).indices
 
 
 @tensor_method("msort")
+@reports_as("msort")
 def msort(input):
     """``input`` sorted along its first dim."""
     return sort(input, 0).values

@@ -70,6 +70,12 @@ class XpCore:
     def storage_offset(self, a):
         return (self.data_ptr(a) - self.data_ptr(self._root(a))) // a.itemsize
 
+    def any_nan(self, a):
+        return bool(self.xp.isnan(a).any())
+
+    def is_contiguous(self, a):
+        return bool(a.flags.c_contiguous)
+
     def is_read_only(self, a):
         flags = getattr(a, "flags", None)
         return flags is not None and not getattr(flags, "writeable", True)

@@ -89,6 +89,15 @@ class CoreKernels(ABC):
         """Offset of ``a``'s first element from the start of its storage, in elements."""
 
     @abstractmethod
+    def any_nan(self, a):
+        """Whether floating ``a`` holds a NaN, as a Python bool (a device sync on a GPU:
+        for anomaly mode only, never the hot path)."""
+
+    @abstractmethod
+    def is_contiguous(self, a):
+        """Whether ``a`` is C-contiguous (row-major, no gaps)."""
+
+    @abstractmethod
     def is_read_only(self, a):
         """Whether ``a``'s memory may not be written (a read-only buffer)."""
 
