@@ -31,6 +31,9 @@ from .registry import register
 from .schema import AmpPolicy, OpSchema
 from .shape import _SelectViewBackward, broadcast_shapes
 
+_ATOMICS_NOTE = ("On CUDA, repeated indices combine through atomic operations whose order "
+                 "varies between runs (floating-point sums may differ in the last bits).")
+
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "index_put", "masked_fill", "masked_select",
            "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere"]
@@ -161,11 +164,15 @@ class IndexPutBackward(Op):
     -----
     Backends: a copy of ``x``, then ``out[index] = v`` or ``xp.add.at`` (every repeated
     index adds). Without accumulate, which of several writes to one element wins is
-    unspecified (the last on NumPy), as in PyTorch.
+    unspecified (the last on NumPy), as in PyTorch. Deterministic on the CPU; on CUDA the
+    schema says ``deterministic=False`` (atomics), so ``use_deterministic_algorithms``
+    refuses it there.
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("index_put", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("index_put", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
+                         deterministic=False, nondeterministic_on=("cuda",),
+                         determinism_note=_ATOMICS_NOTE)
 
     @staticmethod
     def dispatch(be, x, v, index, accumulate):
@@ -273,11 +280,14 @@ class ScatterReduceBackward(Op):
     :math:`x` whose scattered elements start from the reduction's identity when
     ``include_self`` is False; ``mean`` divides by the counts (floor division for
     integers, like PyTorch). NaN propagates through ``amax``/``amin``. Unlike PyTorch, an
-    excluded self never takes a share of a tied ``amax``/``amin`` gradient.
+    excluded self never takes a share of a tied ``amax``/``amin`` gradient. Deterministic
+    on the CPU; on CUDA the schema says ``deterministic=False`` (atomics).
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("scatter_reduce", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("scatter_reduce", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
+                         deterministic=False, nondeterministic_on=("cuda",),
+                         determinism_note=_ATOMICS_NOTE)
     saves_input = True
     saves_output = True
 
