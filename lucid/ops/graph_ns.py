@@ -18,7 +18,6 @@ from .._tensor import Tensor
 from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
                      pow as _pow, where as _where, xlogy)
 from .joins import _split, cat as _cat, stack as _stack, unbind
-from .joins import _split, cat as _cat, stack as _stack, unbind
 from .reduction import sum as _sum
 from .shape import (FlipBackward, PadBackward, PadGradBackward, RepeatInterleaveBackward,
                     RollBackward, SegmentSumBackward, UnfoldBackward, UnfoldGradBackward)
@@ -150,19 +149,6 @@ def repeat_interleave(a, repeats, axis):
 
 def segment_sum(a, counts, axis):
     return SegmentSumBackward.call(a, counts=counts, dim=axis)
-
-
-def concatenate(arrays, axis):
-    return _cat(list(arrays), axis)
-
-
-def stack(arrays, axis):
-    return _stack(list(arrays), axis)
-
-
-def split(a, dim, sizes):
-    """Views of ``a`` along ``dim`` of lengths ``sizes``, linked to ``a`` as views."""
-    return _split(a, dim, sizes)
 
 
 def concatenate(arrays, axis):
