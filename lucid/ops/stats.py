@@ -295,7 +295,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     xw = xm if w is None else xm * w
     c = ops.matmul(xw, xm.t())
     c = c / norm_f if isinstance(norm_f, Tensor) else ops.div(c, float(norm_f))
-    return c.reshape(()) if one else c
+    return c.reshape(()) if one or c.shape == (1, 1) else c
 
 
 def _check_weights(w, n_obs, name):
@@ -373,7 +373,6 @@ def _trapezoid_terms(y, x, dx, dim, op):
     return mid * _spacing_along(x, y, d, op), y, d
 
 
-@tensor_method("trapezoid")
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along ``dim``: sample points ``x`` (1-D, or broadcasting with
     ``y``) or uniform spacing ``dx`` (default 1)."""
@@ -386,7 +385,6 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 trapz = trapezoid
 
 
-@tensor_method("cumulative_trapezoid")
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral along ``dim`` (one value fewer than ``y``)."""
     ops = _ops()
