@@ -36,8 +36,8 @@ def _tensors(tensors, op):
 
 
 def cartesian_prod(*tensors):
-    """The Cartesian product of 1-D tensors: ``(N, k)`` rows of every combination, the
-    last tensor varying fastest (one tensor: returned as is)."""
+    """The Cartesian product of 1-D tensors of one dtype: ``(N, k)`` rows of every
+    combination, the last tensor varying fastest (one tensor: returned as is)."""
     ops = _ops()
     ts = _tensors(tensors, "cartesian_prod")
     if not ts:
@@ -48,14 +48,14 @@ def cartesian_prod(*tensors):
                              f"{tuple(t.shape)}")
     if len(ts) == 1:
         return ts[0]
-    dt = ts[0]._dtype
     for t in ts[1:]:
-        dt = _dt.promote_types(dt, t._dtype)
-    grids = ops.meshgrid(*[t if t._dtype is dt else t.to(dt) for t in ts], indexing="ij")
+        if t._dtype is not ts[0]._dtype:
+            raise DTypeError(f"cartesian_prod(): expects all tensors to have the same dtype, "
+                             f"got {ts[0]._dtype.name} and {t._dtype.name}")
+    grids = ops.meshgrid(*ts, indexing="ij")
     return ops.stack([g.reshape(-1) for g in grids], 1)
 
 
-@tensor_method("combinations")
 def combinations(input, r=2, with_replacement=False):
     """The length-``r`` combinations of the elements of 1-D ``input`` (like
     ``itertools.combinations`` / ``combinations_with_replacement``), as rows."""
@@ -66,14 +66,15 @@ def combinations(input, r=2, with_replacement=False):
                          f"{tuple(x.shape)}")
     if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 0:
         raise ArgumentError(f"combinations(): expect a non-negative number, but got {r}")
+    none = ops.narrow(x, 0, 0, 0)          # empty results keep the input's history
     if r == 0:
-        return ops.empty(0, dtype=x._dtype, device=x._device)
+        return none.clone()
     n = x.shape[0]
     gen = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
     rows = list(gen(range(n), r))
     if not rows:
-        return ops.empty(0, r, dtype=x._dtype, device=x._device)
+        return none.reshape(0, 1).expand(0, r).clone()
     idx = _tensor_of(rows, device=x._device)
     return ops.stack([ops.index_select(x, 0, idx[:, j]) for j in range(r)], 1)
 
