@@ -17,10 +17,14 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
                      pow as _pow, where as _where, xlogy)
+from .base import apply_inplace, scalar_like
+from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
+                       SliceBackward, _put)
 from .joins import _split, cat as _cat, stack as _stack, unbind
 from .reduction import sum as _sum
-from .shape import (FlipBackward, PadBackward, PadGradBackward, RepeatInterleaveBackward,
-                    RollBackward, SegmentSumBackward, UnfoldBackward, UnfoldGradBackward)
+from .shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
+                    PadGradBackward, RepeatInterleaveBackward, RollBackward, SegmentSumBackward,
+                    SelectBackward, UnfoldBackward, UnfoldGradBackward)
 from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p, neg,
                     reciprocal, relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
 
@@ -162,6 +166,60 @@ def stack(arrays, axis):
 def split(a, dim, sizes):
     """Views of ``a`` along ``dim`` of lengths ``sizes``, linked to ``a`` as views."""
     return _split(a, dim, sizes)
+
+
+# -- views and writes ---------------------------------------------------------------------
+
+def narrow(a, dim, start, length):
+    return NarrowBackward.apply(a, dim=dim, start=start, length=length)
+
+
+def select(a, dim, index):
+    return SelectBackward.apply(a, dim=dim, index=index)
+
+
+def diagonal(a, offset, dim1, dim2):
+    return DiagonalBackward.apply(a, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def basic_index(a, index):
+    return SliceBackward.apply(a, index=index)
+
+
+def assign(dst, src):
+    """In place ``dst[...] = src`` (``src`` broadcast), recorded: through a view, the
+    write reaches the view's base."""
+    dst.copy_(src)
+
+
+# -- indexing kernels ---------------------------------------------------------------------
+
+def copy(a):
+    return a.clone()
+
+
+def index(a, index):
+    return IndexBackward.call(a, index=index)
+
+
+def index_put_(a, index, v, accumulate):
+    """In place ``a[index] = v`` (``+=`` with ``accumulate``), recorded like any in-place
+    op; ``v`` a Tensor or a number."""
+    if not isinstance(v, Tensor):
+        v = scalar_like(v, a._dtype, a)
+    apply_inplace(_put, a, index, v, accumulate)
+
+
+def masked_fill(a, mask, v):
+    """``a`` with the number ``v`` where ``mask`` (a constant: an array or a tensor without
+    history) is true."""
+    m = mask._data if isinstance(mask, Tensor) else mask
+    return MaskedFillBackward.apply(a, scalar_like(v, a._dtype, a), mask=m)
+
+
+def scatter_reduce(a, index, src, reduce, include_self):
+    return ScatterReduceBackward.apply(a, src, index=index, reduce=reduce,
+                                       include_self=include_self)
 
 
 def pad(a, pads, mode, value):

@@ -26,6 +26,7 @@ from ..autograd.grad_mode import STATE
 from ..errors import DTypeError, IndexArgumentError, IndexingError, LucidError, ShapeError
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, norm_dim, scalar_like, to_tensor
+from ._formula import array_of, const
 from .core import copy_
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -74,11 +75,6 @@ class SliceBackward(_SelectViewBackward):
     Backends: ``a[index]`` basic indexing, a strided view (no copy). Negative steps are
     rejected by the wrapper, as in PyTorch; out-of-range slice bounds clamp, so a slice
     may be empty.
-
-    Two backward forms, shared by the views that select elements
-    (:class:`~lucid.ops.shape.NarrowBackward` says why): the eager gradient writes ``g``
-    into fresh zeros of the input's shape through the same view; the graph-mode gradient
-    records that write as the internal ``view_scatter`` op.
     """
 
     __slots__ = ()
@@ -124,14 +120,11 @@ class IndexBackward(UnaryOp):
     def dispatch(be, x, index):
         return be.index(x, index)
 
-    def grad_formula(self, g):
-        z = self.be.full(self.in_meta[0][0], 0, g.dtype)
-        self.be.index_put_(z, self.params["index"], g, True)
+    def grad(self, F, g, x, out):
+        shape, dt = self.in_meta[0]
+        z = const(self.be.full(shape, 0, dt.np), g)
+        F.index_put_(z, self.params["index"], g, True)
         return z
-
-    def grad_formula_impl(self, g, x, out):
-        return IndexPutBackward.apply(_zeros(self.in_meta[0][0], g), g,
-                                      index=self.params["index"], accumulate=True)
 
 
 @register
@@ -180,20 +173,15 @@ class IndexPutBackward(Op):
         be.index_put_(out, index, v, accumulate)
         return out
 
-    def grad_formula(self, g):
-        be, index = self.be, self.params["index"]
+    def grad(self, F, g, x, v, out):
+        index, e = self.params["index"], self.next_edges
         gx = None
-        if self.next_edges[0] is not None:
+        if e[0] is not None:
             gx = g
             if not self.params["accumulate"]:
-                gx = be.copy(g)
-                be.index_put_(gx, index, 0, False)
-        return gx, (be.index(g, index) if self.next_edges[1] is not None else None)
-
-    def grad_formula_impl(self, g, x, v, out):
-        index = self.params["index"]
-        gx = g if self.params["accumulate"] else _put(g, index, _zeros((), g))
-        return gx, IndexBackward.call(g, index=index)
+                gx = F.copy(g)
+                F.index_put_(gx, index, 0, False)
+        return gx, (F.index(g, index) if e[1] is not None else None)
 
 
 @register
@@ -228,14 +216,9 @@ class MaskedFillBackward(Op):
     def dispatch(be, x, v, mask):
         return be.masked_fill(x, mask, v)
 
-    def grad_formula(self, g):
-        be, mask = self.be, self.params["mask"]
-        return be.masked_fill(g, mask, 0), be.masked_fill(g, ~mask, 0)
-
-    def grad_formula_impl(self, g, x, v, out):
-        mask, z = self.params["mask"], _zeros((), g)
-        return (MaskedFillBackward.apply(g, z, mask=mask),
-                MaskedFillBackward.apply(g, z, mask=~mask))
+    def grad(self, F, g, x, v, out):
+        mask = self.params["mask"]
+        return F.masked_fill(g, mask, 0), F.masked_fill(g, ~mask, 0)
 
 
 @register
@@ -295,12 +278,12 @@ class ScatterReduceBackward(Op):
     def dispatch(be, x, src, index, reduce, include_self):
         return be.scatter_reduce(x, index, src, reduce, include_self)
 
-    def _excluded(self, gx):
-        """Array ``gx`` zeroed on the scattered-onto elements when self is excluded."""
+    def _excluded(self, F, gx):
+        """``gx`` zeroed on the scattered-onto elements when self is excluded."""
         if self.params["include_self"]:
             return gx
-        gx = self.be.copy(gx)
-        self.be.index_put_(gx, self.params["index"], 0, False)
+        gx = F.copy(gx)
+        F.index_put_(gx, self.params["index"], 0, False)
         return gx
 
     def _inv_count(self, shape, dt):
@@ -312,7 +295,7 @@ class ScatterReduceBackward(Op):
     def _winners(self, x, src, out):
         """(self-wins mask, src-wins mask, 1 / number of tied winners) of amax/amin."""
         be, index = self.be, self.params["index"]
-        own = self._excluded(x == out)
+        own = self._excluded(be, x == out)
         won = src == be.index(out, index)
         n = be.scatter_reduce(be.astype(own, out.dtype), index, be.astype(won, out.dtype),
                               "sum", True)
@@ -326,54 +309,26 @@ class ScatterReduceBackward(Op):
                                   be.astype(zero, x.dtype), "sum", True)
         return zero, zero & (be.index(count, index) == 1)
 
-    def grad_formula(self, g):
-        be, p = self.be, self.params
-        index, red = p["index"], p["reduce"]
-        x, src, out = self.saved[0]._data, self.saved[1]._data, self.out
-        if red == "sum":
-            return self._excluded(g), be.index(g, index)
-        if red == "mean":
-            w = g * self._inv_count(x.shape, g.dtype)
-            return self._excluded(w), be.index(w, index)
-        if red == "prod":
-            others = be.scatter_reduce(be.full(x.shape, 1, x.dtype), index, src, "prod", True)
-            zero, single = self._zero_factors(x, src)
-            excl = be.scatter_reduce(x, index, be.masked_fill(src, single, 1), "prod",
-                                     p["include_self"])
-            gs = be.index(g * out, index) / be.masked_fill(src, zero, 1)
-            gs = gs + be.masked_fill(be.index(g * excl, index), ~single, 0)
-            return self._excluded(g * others), gs
-        own, won, w = self._winners(x, src, out)
-        return g * own * w, be.index(g * w, index) * won
-
-    def grad_formula_impl(self, g, x, src, out):
+    def grad(self, F, g, x, src, out):
         p = self.params
-        index, red, inc = p["index"], p["reduce"], p["include_self"]
-
-        def excluded(t):
-            return t if inc else _put(t, index, _zeros((), t))
-
+        index, red = p["index"], p["reduce"]
+        xa = array_of(x)
         if red == "sum":
-            return excluded(g), IndexBackward.call(g, index=index)
+            return self._excluded(F, g), F.index(g, index)
         if red == "mean":
-            w = g * _const(self._inv_count(x._data.shape, g._data.dtype), g)
-            return excluded(w), IndexBackward.call(w, index=index)
+            w = g * const(self._inv_count(xa.shape, self.in_meta[0][1].np), g)
+            return self._excluded(F, w), F.index(w, index)
         if red == "prod":
-            ones = _const(self.be.full(x._data.shape, 1, x._data.dtype), x)
-            others = ScatterReduceBackward.apply(ones, src, index=index, reduce="prod",
-                                                 include_self=True)
-            zero, single = self._zero_factors(x._data, src._data)
-            excl = ScatterReduceBackward.apply(
-                x, masked_fill(src, _const(single, src), 1), index=index, reduce="prod",
-                include_self=inc)
-            gs = IndexBackward.call(g * out, index=index) / \
-                masked_fill(src, _const(zero, src), 1)
-            gs = masked_fill(gs, _const(single, src), 0) + masked_fill(
-                IndexBackward.call(g * excl, index=index), _const(~single, src), 0)
-            return excluded(g * others), gs
-        own, won, w = self._winners(x._data, src._data, out._data)
-        return (g * _const(own * w, g),
-                IndexBackward.call(g * _const(w, g), index=index) * _const(won, g))
+            others = F.scatter_reduce(const(self.be.full(xa.shape, 1, xa.dtype), x), index,
+                                      src, "prod", True)
+            zero, single = self._zero_factors(xa, array_of(src))
+            excl = F.scatter_reduce(x, index, F.masked_fill(src, single, 1), "prod",
+                                    p["include_self"])
+            gs = F.masked_fill(F.index(g * out, index) / F.masked_fill(src, zero, 1), single, 0)
+            gs = gs + F.masked_fill(F.index(g * excl, index), ~single, 0)
+            return self._excluded(F, g * others), gs
+        own, won, w = self._winners(xa, array_of(src), array_of(out))
+        return g * const(own * w, g), F.index(g * const(w, g), index) * const(won, g)
 
 
 @register
@@ -410,17 +365,6 @@ class NonzeroBackward(UnaryOp):
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-def _zeros(shape, like):
-    """A constant zero tensor of ``shape`` with ``like``'s dtype and device."""
-    return _wrap(like._device._backend.full(shape, 0, like._dtype.np), like._dtype,
-                 like._device)
-
-
-def _const(arr, like):
-    """Backend array ``arr`` as a constant tensor on ``like``'s device."""
-    return _wrap(arr, _dt.from_numpy_dtype(arr.dtype), like._device)
-
 
 def _put(x, index, v, accumulate=False):
     """``x`` with ``x[index] = v`` (``+= v`` with ``accumulate``), out of place and

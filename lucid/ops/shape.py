@@ -18,6 +18,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError
 from ._bind import tensor_method
+from ._formula import const
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -535,22 +536,17 @@ adjoint = tensor_method("adjoint")(_mT)
 
 class _SelectViewBackward(ViewOp):
     """A view picking distinct input elements: its gradient is zeros of the input's shape
-    with the incoming gradient written through the same view (graph mode: the internal
-    ``view_scatter`` op, whose backward reads the view again). Two backward forms: see
-    the Notes of :class:`NarrowBackward`."""
+    (a constant) with the incoming gradient written through the same view; in graph mode
+    that write is a recorded in-place copy into a view of the zeros, so the second
+    derivative reads the view again."""
 
     __slots__ = ()
 
-    def grad_formula(self, g):
-        be = self.be
-        z = be.full(self.in_meta[0][0], 0, g.dtype)
-        be.assign(self.dispatch(be, z, **self.params), g)
+    def grad(self, F, g, x, out):
+        shape, dt = self.in_meta[0]
+        z = const(self.be.full(shape, 0, dt.np), g)
+        F.assign(self.dispatch(F, z, **self.params), g)
         return z
-
-    def grad_formula_impl(self, g, x, out):
-        from .core import ViewScatterBackward
-        z = Tensor._wrap(self.grad_formula(g._data), g._dtype, g._device)
-        return ViewScatterBackward.apply(z, g, chain=((type(self), self.params),))
 
 
 @register
@@ -576,14 +572,6 @@ class NarrowBackward(_SelectViewBackward):
     -----
     Backends: basic slicing (a strided view). Also the view each output of ``split``,
     ``chunk`` and ``tensor_split`` records for in-place replay.
-
-    Two backward forms, shared by the views that select elements
-    (``_SelectViewBackward``): the eager gradient writes ``g`` into fresh zeros of the
-    input's shape through the same view; the graph-mode gradient takes that result and
-    records the write as the internal ``view_scatter`` op, whose backward reads the view
-    again. The zeros are a new array on the input's device, which only its backend makes:
-    a ``graph_ns`` function has no device to make them on, and the node saves nothing
-    that has one but ``g``, whose shape is the view's.
     """
 
     __slots__ = ()
@@ -640,14 +628,6 @@ class SelectBackward(_SelectViewBackward):
     Backends: basic indexing with an int (a strided view; 0-d for a 1-d input, never a
     copied scalar). Also the view each output of ``unbind`` (and iteration) records, so
     writes through it reach the input.
-
-    Two backward forms, shared by the views that select elements
-    (``_SelectViewBackward``): the eager gradient writes ``g`` into fresh zeros of the
-    input's shape through the same view; the graph-mode gradient takes that result and
-    records the write as the internal ``view_scatter`` op, whose backward reads the view
-    again. The zeros are a new array on the input's device, which only its backend makes:
-    a ``graph_ns`` function has no device to make them on, and the node saves nothing
-    that has one but ``g``, whose shape is the view's.
     """
 
     __slots__ = ()
@@ -697,14 +677,6 @@ class DiagonalBackward(_SelectViewBackward):
     -----
     Backends: ``as_strided`` with stride ``stride(dim1) + stride(dim2)`` (a writable view,
     unlike ``numpy.diagonal``). An offset beyond the matrix gives an empty diagonal.
-
-    Two backward forms, shared by the views that select elements
-    (``_SelectViewBackward``): the eager gradient writes ``g`` into fresh zeros of the
-    input's shape through the same view; the graph-mode gradient takes that result and
-    records the write as the internal ``view_scatter`` op, whose backward reads the view
-    again. The zeros are a new array on the input's device, which only its backend makes:
-    a ``graph_ns`` function has no device to make them on, and the node saves nothing
-    that has one but ``g``, whose shape is the view's.
     """
 
     __slots__ = ()
