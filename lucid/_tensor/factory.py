@@ -118,6 +118,8 @@ def _to_array(data, dtype, dev):
         return be.asarray(np.asarray(data).astype(dt.np)), dt
     if isinstance(data, range):         # tensor(range(3)), as PyTorch
         data = list(data)
+    elif isinstance(data, (list, tuple)) and any(isinstance(x, range) for x in data):
+        data = [list(x) if isinstance(x, range) else x for x in data]
     if not isinstance(data, (list, tuple, numbers.Number, bool)):
         raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
                          "expected a number, nested sequence, ndarray or Tensor")

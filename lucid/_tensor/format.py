@@ -5,8 +5,10 @@
 - one formatter per tensor, chosen from its finite non-zero values (of the summarised data
   when the tensor is summarised): integral values print as ``3.``; scientific notation when
   those magnitudes span more than 1e3 or exceed 1e8 (or, for non-integral values, go below
-  1e-4); otherwise ``precision`` decimals. Every element is right-aligned to the widest of
-  those values, so nan, inf and ``-0.`` do not widen the others;
+  1e-4), or when ``sci_mode`` forces it; otherwise ``precision`` decimals. Every element is
+  right-aligned to the widest of those values written in the chosen notation, so nan, inf
+  and ``-0.`` do not widen the others; a tensor without finite non-zero values keeps the
+  automatic notation;
 - more than ``threshold`` elements are summarised: ``edgeitems`` at each end of every dim,
   `` ...`` between (``...`` rows between rows);
 - a row holds ``floor((linewidth - indent) / (width + 2))`` elements;
@@ -116,19 +118,16 @@ class _Formatter:
         mags = [abs(v) for v in finite]
         lo, hi = min(mags), max(mags)
         self.int_mode = all(v == math.ceil(v) for v in finite)
-        if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                self.width = max(len(f"{v:.{p}e}") for v in finite)
-            else:
-                self.width = max(len(f"{v:.0f}") + 1 for v in finite)
-        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-            self.sci_mode = True
-            self.width = max(len(f"{v:.{p}e}") for v in finite)
-        else:
-            self.width = max(len(f"{v:.{p}f}") for v in finite)
+        wide = hi / lo > 1000.0 or hi > 1.0e8
+        self.sci_mode = wide if self.int_mode else (wide or lo < 1.0e-4)
         if PRINT_OPTS.sci_mode is not None:
             self.sci_mode = PRINT_OPTS.sci_mode
+        if self.sci_mode:
+            self.width = max(len(f"{v:.{p}e}") for v in finite)
+        elif self.int_mode:
+            self.width = max(len(f"{v:.0f}") + 1 for v in finite)
+        else:
+            self.width = max(len(f"{v:.{p}f}") for v in finite)
 
     def format(self, v):
         p = PRINT_OPTS.precision

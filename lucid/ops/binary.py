@@ -1075,7 +1075,8 @@ def _is_number(x):
 def pow(input, exponent):
     """``input ** exponent``; either side may be a Python number. Integer powers stay
     integer (a negative scalar exponent of an integer tensor is an error)."""
-    if not isinstance(input, Tensor) or isinstance(exponent, Tensor):
+    if not isinstance(input, Tensor) or isinstance(exponent, Tensor) or \
+            not isinstance(exponent, numbers.Number):     # arrays: PowBackward converts
         return PowBackward.call(input, exponent)
     rd = _scalar_result(PowBackward, input._dtype, exponent)
     if not rd.is_floating_point and exponent < 0:

@@ -440,12 +440,14 @@ _OPERANDS = (Tensor, numbers.Real)
 
 
 def _eq_operator(cls):
-    """``==``/``!=``: element-wise for tensors and numbers; any other operand falls back to
-    Python's identity comparison (``t == None`` is False, as PyTorch)."""
+    """``==``/``!=``: element-wise for tensors, numbers and arrays (NumPy's array
+    interface); any other operand falls back to Python's identity comparison (``t == None``
+    is False, as PyTorch)."""
     call = cls.call
 
     def op(self, other):
-        if other.__class__ is Tensor or isinstance(other, _OPERANDS):
+        if other.__class__ is Tensor or isinstance(other, _OPERANDS) or \
+                hasattr(other, "__array_interface__"):       # arrays compare element-wise
             return call(self, other)
         return NotImplemented
     return op
