@@ -18,10 +18,12 @@ from .._tensor import Tensor
 from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
                      pow as _pow, where as _where, xlogy)
 from .base import apply_inplace, scalar_like
+from ._formula import const
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
-                       SliceBackward, _put)
+                       SliceBackward, _put, scatter_add as _scatter_add)
 from .joins import _split, cat as _cat, stack as _stack, unbind
-from .reduction import sum as _sum
+from .reduction import (DiffBackward, _cumprod_grad_t, _dof, _inv, _masked_div_t,
+                        _prod_others_t, cumsum as _cumsum, mean as _mean, sum as _sum)
 from .shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
                     PadGradBackward, RepeatInterleaveBackward, RollBackward, SegmentSumBackward,
                     SelectBackward, UnfoldBackward, UnfoldGradBackward)
@@ -123,6 +125,66 @@ def sum(a, axis, keepdims, npdtype=None):
         return a if npdtype is None else astype(a, npdtype)
     dt = None if npdtype is None else _dt.from_numpy_dtype(npdtype)
     return _sum(a, axis, keepdims, dtype=dt)
+
+
+def broadcast_copy(a, shape):
+    return a.expand(shape)
+
+
+# -- reduction kernels --------------------------------------------------------------------
+
+def prod_others(a, axis):
+    """The product of the other elements along ``axis``: exclusive prefix times suffix
+    products, differentiable with zeros too."""
+    return _prod_others_t(a, axis)
+
+
+def var_backward(a, g, axis, correction):
+    return (a - _mean(a, axis, True)) * (g * (2.0 * _inv(_dof(a.shape, axis, correction))))
+
+
+def std_backward(a, out, g, axis, correction):
+    """``(a - mean) * g / (dof * out)``, 0 where ``out`` is 0 (a constant mask)."""
+    scale = _masked_div_t(a._device._backend, g, out, out._data)
+    return (a - _mean(a, axis, True)) * (scale * _inv(_dof(a.shape, axis, correction)))
+
+
+def logsumexp_backward(a, out, g):
+    return g * exp(a - out)
+
+
+def vector_norm_backward(a, out, g, p, axis):
+    """The gradient of the ``p``-norm: piecewise-constant factors (``p`` 0, 1, ±inf) and
+    the masks where ``out`` (or, for ``p < 1``, ``a``) is 0 are constants."""
+    be, arr, y = a._device._backend, a._data, out._data
+    if p in (0, 1, math.inf, -math.inf):
+        return g * const(be.vector_norm_backward(arr, y, be.ones((), arr.dtype), p, axis), g)
+    scale = _masked_div_t(be, g, out, y, p - 1)
+    if p >= 2:
+        return a * scale if p == 2 else a * abs(a) ** (p - 2) * scale
+    nz = be.astype(arr != 0, arr.dtype)
+    safe = a * const(nz, g) + const(1 - nz, g)
+    return sign(a) * abs(safe) ** (p - 1) * scale
+
+
+def index_add_along(g, idx, axis, size):
+    """Zeros with ``g`` added at ``idx`` along ``axis`` (of length ``size``)."""
+    shape = list(g.shape)
+    shape[axis] = size
+    z = const(g._device._backend.full(tuple(shape), 0, g._dtype.np), g)
+    return _scatter_add(z, axis, idx, g)
+
+
+def reverse_cumsum(a, axis):
+    return _cumsum(a.flip(axis), axis).flip(axis)
+
+
+def cumprod_backward(a, out, g, axis):
+    return _cumprod_grad_t(a._device._backend, a, out, g, axis)
+
+
+def diff(a, n, axis):
+    return DiffBackward.call(a, n=n, dim=axis)
 
 
 # -- shape kernels ------------------------------------------------------------------------

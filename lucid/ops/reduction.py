@@ -34,6 +34,7 @@ from .._tensor.tensor import Size
 from ..errors import (ArgumentError, ArgumentTypeError, DimError, DTypeError, ShapeError,
                       reports_as)
 from ._bind import tensor_method
+from ._formula import const
 from .base import (MultiOutputOp, Op, ReductionOp, UnaryOp, apply_inplace, norm_dim,
                    norm_dims, to_tensor)
 from .registry import register
@@ -199,11 +200,8 @@ class SumBackward(ReductionOp):
     def dispatch(be, x, dim, keepdim, dtype=None):
         return be.sum(x, dim, keepdim, _acc(x, dtype))
 
-    def grad_formula(self, g):
-        return self.be.broadcast_copy(self.unreduce(g), self.in_meta[0][0])
-
-    def grad_formula_impl(self, g, x, out):
-        return self.unreduce(g).expand(self.in_meta[0][0])
+    def grad(self, F, g, x, out):
+        return F.broadcast_copy(self.unreduce(g), self.in_meta[0][0])
 
 
 @register
@@ -241,11 +239,8 @@ class MeanBackward(ReductionOp):
         n = math.prod(shape[d] for d in self.params["dim"])
         return 1.0 / n if n else 0.0
 
-    def grad_formula(self, g):
-        return self.be.broadcast_copy(self.unreduce(g) * self._scale(), self.in_meta[0][0])
-
-    def grad_formula_impl(self, g, x, out):
-        return (self.unreduce(g) * self._scale()).expand(self.in_meta[0][0])
+    def grad(self, F, g, x, out):
+        return F.broadcast_copy(self.unreduce(g) * self._scale(), self.in_meta[0][0])
 
 
 @register
@@ -287,24 +282,14 @@ class ProdBackward(ReductionOp):
     def dispatch(be, x, dim, keepdim, dtype=None):
         return be.prod(x, dim, keepdim, _acc(x, dtype))
 
-    def grad_formula(self, g):
-        x = self.saved[0]._data
-        dims = self.params["dim"]
+    def grad(self, F, g, x, out):
+        dims, shape = self.params["dim"], self.in_meta[0][0]
         g = self.unreduce(g)
+        if not dims or 0 in shape:
+            return F.broadcast_copy(g, shape)
         if len(dims) == 1:
-            return g * self.be.prod_others(x, dims[0])
-        if not dims:
-            return self.be.broadcast_copy(g, x.shape)
-        return g * self.be.prod_others(x.reshape(-1), 0).reshape(x.shape)
-
-    def grad_formula_impl(self, g, x, out):
-        dims = self.params["dim"]
-        g = self.unreduce(g)
-        if not dims or x._data.size == 0:
-            return g.expand(self.in_meta[0][0])
-        if len(dims) == 1:
-            return g * _prod_others_t(x, dims[0])
-        return g * _prod_others_t(x.reshape(-1), 0).reshape(x.shape)
+            return g * F.prod_others(x, dims[0])
+        return g * F.reshape(F.prod_others(F.reshape(x, (-1,)), 0), shape)
 
 
 def _prod_others_t(x, d):
@@ -326,11 +311,8 @@ class _NanBackward(ReductionOp):
         """Per-element factor: 1 (nansum) or 1/count (nanmean) where not nan, else 0."""
         raise NotImplementedError  # abstract: each op defines it
 
-    def grad_formula(self, g):
-        return self.unreduce(g) * self._weights()
-
-    def grad_formula_impl(self, g, x, out):
-        return self.unreduce(g) * _const(self._weights(), g)
+    def grad(self, F, g, x, out):
+        return self.unreduce(g) * const(self._weights(), g)
 
 
 @register
@@ -422,11 +404,8 @@ class _EvenBackward(ReductionOp):
         tie = (x == out) | ((x != x) & (out != out))
         return self.be.even_weights(tie, self.params["dim"], x.dtype)
 
-    def grad_formula(self, g):
-        return self.unreduce(g) * self._weights()
-
-    def grad_formula_impl(self, g, x, out):
-        return self.unreduce(g) * _const(self._weights(), g)
+    def grad(self, F, g, x, out):
+        return self.unreduce(g) * const(self._weights(), g)
 
 
 _EVEN_DOC = r"""Autograd node for :math:`y = \{op}_{{i \in D}} x_i` (also ``{name}()`` without
@@ -524,22 +503,12 @@ class _PickBackward(MultiOutputOp):
         p = self.params
         return _kept(t, self.in_meta[0][0], (p["dim"],), p.get("keepdim", True))
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         shape = self.in_meta[0][0]
         if not shape:
             return g[0]
         d = self.params["dim"]
-        return self.be.index_add_along(self._kept_t(g[0]), self._kept_t(self.out[1]), d,
-                                       shape[d])
-
-    def grad_formula_impl(self, g, x, out):
-        shape, dt = self.in_meta[0]
-        if not shape:
-            return g[0]
-        d = self.params["dim"]
-        idx = self._kept_t(self.out[1])
-        onehot = self.be.index_add_along(self.be.ones(idx.shape, dt.np), idx, d, shape[d])
-        return self._kept_t(g[0]) * _const(onehot, g[0])
+        return F.index_add_along(self._kept_t(g[0]), self._kept_t(out[1]), d, shape[d])
 
 
 _PICK_DOC = r"""Autograd node for ``{name}(x, dim)``: ``(values, indices)`` of the
@@ -563,8 +532,8 @@ _PICK_DOC = r"""Autograd node for ``{name}(x, dim)``: ``(values, indices)`` of t
 
     Notes
     -----
-    Backends: {how}. The eager backward adds the gradient at the indices
-    (``index_add_along``); graph mode multiplies by a constant one-hot mask.
+    Backends: {how}. The backward adds the gradient at the indices
+    (``index_add_along``; in graph mode a ``scatter_add`` into zeros).
     {edge}
     """
 
@@ -722,16 +691,9 @@ class VarBackward(ReductionOp):
     def dispatch(be, x, dim, keepdim, correction):
         return be.var(x, dim, keepdim, correction)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         p = self.params
-        return self.be.var_backward(self.saved[0]._data, self.unreduce(g), p["dim"],
-                                    p["correction"])
-
-    def grad_formula_impl(self, g, x, out):
-        p = self.params
-        dev = x - mean(x, p["dim"], True)
-        return dev * (self.unreduce(g) * (2.0 * _inv(_dof(x.shape, p["dim"],
-                                                            p["correction"]))))
+        return F.var_backward(x, self.unreduce(g), p["dim"], p["correction"])
 
 
 @register
@@ -768,17 +730,10 @@ class StdBackward(ReductionOp):
     def dispatch(be, x, dim, keepdim, correction):
         return be.std(x, dim, keepdim, correction)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         p = self.params
-        return self.be.std_backward(self.saved[0]._data, self.unreduce(self.out),
-                                    self.unreduce(g), p["dim"], p["correction"])
-
-    def grad_formula_impl(self, g, x, out):
-        p = self.params
-        dev = x - mean(x, p["dim"], True)
-        scale = _masked_div_t(self.be, self.unreduce(g), self.unreduce(out),
-                              self.unreduce(self.out))
-        return dev * (scale * _inv(_dof(x.shape, p["dim"], p["correction"])))
+        return F.std_backward(x, self.unreduce(out), self.unreduce(g), p["dim"],
+                              p["correction"])
 
 
 @register
@@ -815,12 +770,8 @@ class LogsumexpBackward(ReductionOp):
     def dispatch(be, x, dim, keepdim):
         return be.logsumexp(x, dim, keepdim)
 
-    def grad_formula(self, g):
-        return self.be.logsumexp_backward(self.saved[0]._data, self.unreduce(self.out),
-                                          self.unreduce(g))
-
-    def grad_formula_impl(self, g, x, out):
-        return self.unreduce(g) * (x - self.unreduce(out)).exp()
+    def grad(self, F, g, x, out):
+        return F.logsumexp_backward(x, self.unreduce(out), self.unreduce(g))
 
 
 @register
@@ -862,24 +813,10 @@ class NormBackward(ReductionOp):
     def dispatch(be, x, dim, keepdim, p):
         return be.vector_norm(x, p, dim, keepdim)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         p = self.params
-        return self.be.vector_norm_backward(self.saved[0]._data, self.unreduce(self.out),
-                                            self.unreduce(g), p["p"], p["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        p, dims = self.params["p"], self.params["dim"]
-        a, y = x._data, self.unreduce(self.out)
-        g = self.unreduce(g)
-        if p in (0, 1, _INF, -_INF):        # piecewise constant in x: a constant factor
-            one = self.be.ones((), a.dtype)
-            return g * _const(self.be.vector_norm_backward(a, y, one, p, dims), g)
-        scale = _masked_div_t(self.be, g, self.unreduce(out), y, p - 1)
-        if p >= 2:
-            return x * scale if p == 2 else x * x.abs() ** (p - 2) * scale
-        nz = self.be.astype(a != 0, a.dtype)
-        safe = x * _const(nz, g) + _const(1 - nz, g)
-        return x.sign() * safe.abs() ** (p - 1) * scale
+        return F.vector_norm_backward(x, self.unreduce(out), self.unreduce(g), p["p"],
+                                      p["dim"])
 
 
 # -- non-differentiable reductions -------------------------------------------------------
@@ -1014,14 +951,8 @@ class CumsumBackward(UnaryOp):
     def dispatch(be, x, dim, dtype=None):
         return _on_scalar(be.cumsum, x, dim, _acc(x, dtype))
 
-    def grad_formula(self, g):
-        return _on_scalar(self.be.reverse_cumsum, g, self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        if not g.ndim:
-            return g
-        d = self.params["dim"]
-        return cumsum(g.flip(d), d).flip(d)
+    def grad(self, F, g, x, out):
+        return _on_scalar(F.reverse_cumsum, g, self.params["dim"])
 
 
 @register
@@ -1064,16 +995,10 @@ class CumprodBackward(UnaryOp):
     def dispatch(be, x, dim, dtype=None):
         return _on_scalar(be.cumprod, x, dim, _acc(x, dtype))
 
-    def grad_formula(self, g):
-        x = self.saved[0]._data
+    def grad(self, F, g, x, out):
         if not x.ndim:
             return g
-        return self.be.cumprod_backward(x, self.out, g, self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        if not g.ndim:
-            return g
-        return _cumprod_grad_t(self.be, x, out, g, self.params["dim"])
+        return F.cumprod_backward(x, out, g, self.params["dim"])
 
 
 def _masked_div_t(be, g, y, y_arr, power=1):
@@ -1153,22 +1078,12 @@ class DiffBackward(UnaryOp):
         pads[d] = (n, n)
         return tuple(pads)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         n, d = self.params["n"], self.params["dim"]
         shape, dt = self.in_meta[0]
         if n > shape[d]:                    # empty output: nothing flows back
-            return self.be.full(shape, 0, dt.np)
-        r = self.be.diff(self.be.pad(g, self._pads(), "constant", 0), n, d)
-        return -r if n % 2 else r
-
-    def grad_formula_impl(self, g, x, out):
-        from .shape import PadBackward
-        n, d = self.params["n"], self.params["dim"]
-        shape, dt = self.in_meta[0]
-        if n > shape[d]:
-            return _const(self.be.full(shape, 0, dt.np), g)
-        r = DiffBackward.call(PadBackward.call(g, pads=self._pads(), mode="constant", value=0),
-                              n=n, dim=d)
+            return const(self.be.full(shape, 0, dt.np), g)
+        r = F.diff(F.pad(g, self._pads(), "constant", 0), n, d)
         return -r if n % 2 else r
 
 

@@ -18,7 +18,6 @@ from .._tensor import Tensor
 from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError, reports_as
 from ._bind import tensor_method
 from .base import MultiOutputOp, Op, UnaryOp, norm_dim, to_tensor
-from .indexing import scatter
 from .reduction import _PickBackward, return_type, return_types
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -31,19 +30,11 @@ __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_con
 
 class _IndexedValuesBackward(_PickBackward):
     """``(values, indices)`` with values read from the input at several indices per slice
-    (``sort``, ``topk``): the eager backward of :class:`_PickBackward` adds each value's
-    gradient at its index; the graph-mode one scatters it into zeros (differentiable in
-    the gradient, for double backward)."""
+    (``sort``, ``topk``): the gradient of :class:`_PickBackward`, each value's gradient
+    added at its index (a ``scatter_add`` into zeros in graph mode, differentiable in the
+    gradient, for double backward)."""
 
     __slots__ = ()
-
-    def grad_formula_impl(self, g, x, out):
-        shape = self.in_meta[0][0]
-        if not shape:
-            return g[0]
-        zeros = Tensor._wrap(self.be.full(shape, 0, g[0]._data.dtype), g[0]._dtype,
-                             g[0]._device)
-        return scatter(zeros, self.params["dim"], self._kept_t(out[1]), self._kept_t(g[0]))
 
 
 @register
@@ -72,7 +63,8 @@ class SortBackward(_IndexedValuesBackward):
     Backends: ``xp.argsort(kind="stable")`` then ``take_along_axis``; descending sorts the
     reversed array and reads it backwards, so ties keep input order both ways. NaN is the
     largest value (last ascending, first descending). ``stable=False`` gives the same
-    (stable) result. Backward: ``index_add_along`` (eager), ``scatter`` into zeros (graph).
+    (stable) result. Backward: ``index_add_along`` (eager), ``scatter_add`` into zeros
+    (graph).
     """
 
     __slots__ = ()
@@ -145,7 +137,8 @@ class KthvalueBackward(_PickBackward):
     -----
     Backends: the stable ascending sort, position ``k - 1`` copied out. Among equal values
     the one at the lowest index of the stable order is returned. Backward: the shared
-    one of the reductions' picks (``index_add_along``; a one-hot mask in graph mode).
+    one of the reductions' picks (``index_add_along``; ``scatter_add`` into zeros in graph
+    mode).
     """
 
     __slots__ = ()
