@@ -8,7 +8,9 @@ on NumPy, the GPU on CuPy.
 import builtins as _builtins
 
 from . import dtypes, errors
+from ._state import STATE as _STATE
 from ._device import device, get_default_device, set_default_device
+from . import backend  # noqa: F401  (registers the backends of each device type)
 from .dtypes import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16,
                      float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32,
                      int64, long, promote_types, result_type, set_default_dtype, short, uint8)
@@ -26,6 +28,8 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
 
 __version__ = "0.1.0"
 
+del backend     # the backends are internals: reach them through a device (lucid.ops.move)
+
 
 def is_floating_point(t):
     """Whether tensor ``t`` has a floating dtype."""
@@ -35,16 +39,13 @@ def is_floating_point(t):
 def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
     """Require deterministic ops: an op whose schema says ``deterministic=False`` raises a
     :class:`~lucid.errors.DeterminismError` (or warns, with ``warn_only``)."""
-    from .autograd.grad_mode import STATE
-    STATE.deterministic = _builtins.bool(mode)
-    STATE.deterministic_warn_only = _builtins.bool(warn_only)
+    _STATE.deterministic = _builtins.bool(mode)
+    _STATE.deterministic_warn_only = _builtins.bool(warn_only)
 
 
 def are_deterministic_algorithms_enabled():
-    from .autograd.grad_mode import STATE
-    return STATE.deterministic
+    return _STATE.deterministic
 
 
 def is_deterministic_algorithms_warn_only_enabled():
-    from .autograd.grad_mode import STATE
-    return STATE.deterministic_warn_only
+    return _STATE.deterministic_warn_only

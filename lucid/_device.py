@@ -64,8 +64,7 @@ class device:
         """The backend computing on this device (CpuBackend, CudaBackend)."""
         be = self._backend
         if be is None:
-            from .backend import backend_for
-            be = self._backend = backend_for(self)
+            be = self._backend = BACKEND_FOR[0](self)
         return be
 
     def __repr__(self):
@@ -89,6 +88,9 @@ class device:
     def __reduce__(self):
         return (device, (str(self),))
 
+
+# Installed by lucid.backend (a layer above): device -> its backend instance.
+BACKEND_FOR = [None]
 
 CPU = device("cpu")
 _default = CPU

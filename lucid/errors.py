@@ -103,6 +103,11 @@ class MemoryOverlapError(LucidError, RuntimeError):
     """An in-place write whose source partly overlaps its destination in memory."""
 
 
+class ExportError(LucidError, BufferError):
+    """A tensor that cannot be handed to another library as is (DLPack of a tensor that
+    requires grad)."""
+
+
 # -- naming the op the user called ---------------------------------------------------------
 
 _OP_PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?(?: \([^)]*\))?: ")

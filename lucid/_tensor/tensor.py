@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from .._device import CPU, device as _device_cls
 from .._hooks import RemovableHandle
 from .._state import STATE
-from ..errors import AutogradError, DTypeError, ShapeError
+from ..errors import AutogradError, DTypeError, ExportError, ShapeError
 from .format import tensor_repr
 
 __all__ = ["Tensor"]
@@ -33,10 +33,23 @@ class Tensor:
 
     __array_priority__ = 1000   # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
-    def __init__(self, data=None, *, dtype=None, device=None, requires_grad=False):
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        """``Tensor(*sizes)`` (uninitialised) or ``Tensor(data)``, as PyTorch's legacy
+        constructor: in the default float dtype unless ``dtype`` is given."""
         from .factory import _to_array
         dev = _device_cls(device) if device is not None else CPU
-        arr, dt = _to_array([] if data is None else data, dtype, dev)
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+        if len(args) == 1 and isinstance(args[0], Size):
+            args = tuple(args[0])
+        if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+            if any(a < 0 for a in args):
+                raise ShapeError(f"Tensor: negative dimension in size {list(args)}")
+            arr = dev.backend.empty(args if args else (0,), dt.np)
+        elif len(args) == 1 and not isinstance(args[0], numbers.Number):
+            arr, dt = _to_array(args[0], dt, dev)
+        else:
+            raise DTypeError(f"Tensor: expected sizes (ints) or one sequence of data, got "
+                             f"{', '.join(type(a).__name__ for a in args)}")
         Tensor._init(self, arr, dt, dev)
         if requires_grad:
             self.requires_grad = True
@@ -148,6 +161,22 @@ class Tensor:
 
     def data_ptr(self):
         return self._device.backend.data_ptr(self._data)
+
+    def untyped_storage(self):
+        """The bytes this tensor's elements live in, shared with its views."""
+        return UntypedStorage(self._data, self._device)
+
+    def share_memory_(self):
+        """Move the storage to shared memory (inherited by worker processes that fork);
+        a no-op when it is there already."""
+        be = self._device.backend
+        if not be.is_shared(self._data):
+            self._data = be.to_shared(self._data)
+        return self
+
+    def is_shared(self):
+        """Whether the storage is in shared memory."""
+        return self._device.backend.is_shared(self._data)
 
     @property
     def _version(self):
@@ -323,6 +352,9 @@ class Tensor:
         return a.tolist()
 
     def __dlpack__(self, stream=None, **kwargs):
+        if self._requires_grad:
+            raise ExportError("__dlpack__: can't export a tensor that requires grad; use "
+                              "tensor.detach()")
         if self._dtype is _dt.bfloat16:
             raise DTypeError("__dlpack__: bfloat16 tensors cannot be exported through DLPack "
                              "by NumPy")
@@ -385,6 +417,33 @@ class Tensor:
             t._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = t
         return t
+
+
+class UntypedStorage:
+    """The storage of a tensor: its bytes, whatever the dtype and layout of the views over
+    it (``Tensor.untyped_storage()``)."""
+
+    __slots__ = ("_array", "device")
+
+    def __init__(self, array, dev):
+        self._array, self.device = array, dev
+
+    def nbytes(self):
+        return self.device.backend.storage_nbytes(self._array)
+
+    size = __len__ = nbytes
+
+    def data_ptr(self):
+        return self.device.backend.storage_data_ptr(self._array)
+
+    def element_size(self):
+        return 1
+
+    def is_shared(self):
+        return self.device.backend.is_shared(self._array)
+
+    def __repr__(self):
+        return f"<UntypedStorage of {self.nbytes()} bytes on {self.device}>"
 
 
 class Size(tuple):

@@ -1,5 +1,7 @@
 """The CPU backend: NumPy, with ``ml_dtypes`` for bfloat16."""
 
+import mmap
+
 import ml_dtypes
 import numpy as np
 
@@ -17,6 +19,18 @@ class CpuBackend(ArrayBackend):
 
     def to_numpy(self, a):
         return a
+
+    def is_shared(self, a):
+        base = self._root(a).base
+        return isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+
+    def to_shared(self, a):
+        """Anonymous shared memory (``mmap``): forked worker processes see the same
+        pages."""
+        buf = mmap.mmap(-1, max(a.nbytes, 1))
+        out = np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape)
+        out[...] = a
+        return out
 
     def data_ptr(self, a):
         return a.__array_interface__["data"][0]

@@ -34,7 +34,8 @@ import sys as _sys
 # What ``from lucid.ops import *`` (and so ``lucid``) re-exports: the wrappers, not the
 # submodules (``lucid.random`` is the RNG module, not ``lucid.ops.random``). Looked up in
 # sys.modules because wrappers such as ``sort`` shadow their module's name here.
-__all__ = ["registry", "apply_inplace", "AmpPolicy", "OpSchema", "move"] + [
+# Internals (registry, apply_inplace, OpSchema, AmpPolicy, move) stay under lucid.ops only.
+__all__ = [
     name for mod in ("core", "unary", "binary", "compare", "reduction", "shape", "joins",
                      "indexing", "sort", "linalg", "creation", "random", "special", "numeric",
                      "stats", "combinatorics", "surface")

@@ -186,6 +186,8 @@ def _finish_tuple(cls, be, dev, out, inputs, params, record):
         out = out[:-k]
         if not cls._multi:
             t = _wrap(out[0], _BY_NP[out[0].dtype], dev)
+            if cls._view:
+                _link_view(t, inputs[0], cls, params)
             if record and t._dtype.is_floating_point:
                 t._grad_fn = new_node(cls, be, inputs, params, out[0], (t,), extra)
                 t._requires_grad = True

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from .._device import CPU, device as _device_cls
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import new_node
+from ..errors import DeviceError
+from ._bind import tensor_method
 from .base import Op
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["move"]
+__all__ = ["move"]     # the other functions here are Tensor methods only
 
 
 @register
@@ -66,3 +69,43 @@ def move(x, dev):
                               {"dst": dev, "src": x._device}, out, (t,))
         t._requires_grad = True
     return t
+
+
+@tensor_method("cpu")
+def cpu(self, memory_format=None):
+    """``self`` on the CPU (``self`` itself when already there)."""
+    return self if self._device is CPU else move(self, CPU)
+
+
+@tensor_method("cuda")
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """``self`` on a CUDA device (``device``: an index, "cuda:N" or a device; default 0);
+    a clear DeviceError where no CUDA backend is available."""
+    dev = _device_cls("cuda", device) if isinstance(device, int) else \
+        _device_cls("cuda" if device is None else device)
+    if dev.type != "cuda":
+        raise DeviceError(f"cuda: expected a CUDA device, got {dev}")
+    dev.backend                      # raises, naming how to install CuPy, where absent
+    return self if self._device is dev else move(self, dev)
+
+
+@tensor_method("get_device")
+def get_device(self):
+    """The CUDA device index, or -1 on the CPU (PyTorch's convention)."""
+    return -1 if self._device.type == "cpu" else self._device.index
+
+
+@tensor_method("pin_memory")
+def pin_memory(self, device=None):
+    """``self`` in page-locked host memory for fast copies to a GPU; without a CUDA
+    backend there is nothing to pin for, and ``self`` is returned."""
+    if self._device.type != "cpu":
+        raise DeviceError(f"pin_memory: cannot pin a tensor on {self._device}; only CPU "
+                          "tensors can be pinned")
+    return self
+
+
+@tensor_method("is_pinned")
+def is_pinned(self, device=None):
+    """Whether ``self`` lives in page-locked host memory (never, without a CUDA backend)."""
+    return False

@@ -10,20 +10,24 @@ view classes here rather than registering twins.
 
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
 import operator
 
 from .. import dtypes as _dt
+from .._device import device as _device_cls, get_default_device
+from .._state import STATE
 from .._tensor import Tensor
-from ..errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError
+from ..errors import (ArgumentError, AutogradError, DimError, DTypeError, IndexingError,
+                      ShapeError)
 from ._bind import tensor_method
 from ._formula import const
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["select", "reshape", "view", "expand", "permute", "transpose", "swapaxes", "swapdims",
+__all__ = ["select", "as_strided", "empty_strided", "reshape", "view", "expand", "permute", "transpose", "swapaxes", "swapdims",
            "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "movedim", "moveaxis",
            "t", "adjoint", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes",
            "narrow", "diagonal", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
@@ -294,6 +298,41 @@ def unsqueeze(input, dim):
     return ViewBackward.call(input, shape=shape[:d] + (1,) + shape[d:])
 
 
+# -- in-place view ops: the tensor itself takes the view's shape and strides --------------
+
+def _restride_(name, x, view):
+    """Make ``x`` itself the view ``view`` of it, as PyTorch's ``squeeze_``, ``t_``, ...:
+    the same storage with new shape and strides, and ``view``'s history.
+
+    The values do not change, so the version counter is not bumped (PyTorch bumps it):
+    nodes that saved ``x`` stay valid, and views taken from ``x`` before keep replaying
+    against an unchanged base.
+    """
+    if STATE.grad_enabled and x._requires_grad and x._grad_fn is None:
+        raise AutogradError(f"{name}: a leaf Variable that requires grad is being used in an "
+                            "in-place operation.")
+    x._data = view._data
+    if x._base is not None:          # a view stays a view, one step further down its chain
+        x._meta = view._meta
+        x._view_v = view._view_v
+    x._grad_fn = view._grad_fn
+    x._output_nr = view._output_nr
+    x._requires_grad = view._requires_grad
+    return x
+
+
+@tensor_method("squeeze_")
+def squeeze_(input, dim=None):
+    """``squeeze`` in place: ``input`` loses its size-1 dims."""
+    return _restride_("squeeze_", input, squeeze(input, dim))
+
+
+@tensor_method("unsqueeze_")
+def unsqueeze_(input, dim):
+    """``unsqueeze`` in place: ``input`` gains a size-1 dim at ``dim``."""
+    return _restride_("unsqueeze_", input, unsqueeze(input, dim))
+
+
 # -- expand -----------------------------------------------------------------------------
 
 @register
@@ -469,6 +508,12 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
+@tensor_method("transpose_", "swapaxes_", "swapdims_")
+def transpose_(input, dim0, dim1):
+    """``transpose`` in place: ``input``'s dims ``dim0`` and ``dim1`` swap."""
+    return _restride_("transpose_", input, transpose(input, dim0, dim1))
+
+
 @tensor_method("movedim", "moveaxis")
 def movedim(input, source, destination):
     """A view of ``input`` with dims ``source`` moved to positions ``destination``."""
@@ -501,6 +546,12 @@ def t(input):
     if nd > 2:
         raise ShapeError(f"t: expects a tensor with <= 2 dimensions, but self is {nd}D")
     return PermuteBackward.call(input, dims=tuple(range(nd))[::-1])
+
+
+@tensor_method("t_")
+def t_(input):
+    """``t`` in place."""
+    return _restride_("t_", input, t(input))
 
 
 def _mT(input):
@@ -651,6 +702,95 @@ def select(input, dim, index):
         raise IndexingError(f"select: index {index} out of range for tensor of size "
                             f"{tuple(shape)} at dimension {d}")
     return SelectBackward.call(input, dim=d, index=index % n)
+
+
+@register
+class AsStridedBackward(ViewOp):
+    r"""Autograd node for :math:`y = \mathrm{as\_strided}(x, \text{size}, \text{stride},
+    \text{offset})`: a view of :math:`x`'s storage with any layout, elements repeated or
+    skipped.
+
+    Keeps, from the forward, the storage position of every output and input element
+    (``saves_extra``): the gradient adds each output gradient at its storage position,
+    then reads the input's positions back.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x_i} =
+              \sum_{j : \pi_y(j) = \pi_x(i)} g_j
+
+    with :math:`\pi` the storage position of an element.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"as_strided"``, ``AmpPolicy.KEEP_INPUT``.
+    saves_input, saves_output : bool
+        False, False; ``saves_extra``: ``out_pos``, ``in_pos``.
+
+    Notes
+    -----
+    Backends: ``as_strided`` on the storage (NumPy/CuPy ``stride_tricks``). The wrapper
+    checks that every element lies inside the storage. Writing in place to a result whose
+    elements overlap is refused, as for an expanded view.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("as_strided", 1, AmpPolicy.KEEP_INPUT)
+    saves_extra = ("out_pos", "in_pos")
+
+    @staticmethod
+    def dispatch(be, x, size, stride, offset, in_stride, in_offset, storage):
+        pos = be.arange(0, 1, storage, _dt.int64.np)
+        return (be.as_strided(x, size, stride, offset),
+                be.as_strided(pos, size, stride, offset).reshape(-1),
+                be.as_strided(pos, x.shape, in_stride, in_offset))
+
+    def grad(self, F, g, x, out):
+        e = self.extra
+        s = F.index_add_along(g.reshape(-1), e["out_pos"], 0, self.params["storage"])
+        return F.index(s, (e["in_pos"],))
+
+
+@tensor_method("as_strided")
+def as_strided(input, size, stride, storage_offset=None):
+    """The view of ``input``'s storage with ``size``, ``stride`` and ``storage_offset``
+    (default: ``input``'s own offset)."""
+    size = _shape_arg((size,), "as_strided")
+    stride = tuple(_int(s, "stride", "as_strided") for s in stride)
+    if len(stride) != len(size):
+        raise ShapeError(f"as_strided: mismatch in length of strides and shape ({len(stride)} "
+                         f"strides, {len(size)} sizes)")
+    if any(s < 0 for s in stride):
+        raise ShapeError(f"as_strided: negative strides are not supported, got {stride}")
+    be = input._device._backend
+    offset = input.storage_offset() if storage_offset is None else \
+        _int(storage_offset, "storage_offset", "as_strided")
+    n = be.storage_size(input._data)
+    last = offset + builtins.sum((k - 1) * s for k, s in zip(size, stride)) \
+        if all(size) else offset - 1
+    if offset < 0 or last >= n:
+        raise ShapeError(f"as_strided: size {list(size)}, stride {list(stride)} and storage "
+                         f"offset {offset} are out of bounds for a storage of {n} elements")
+    return AsStridedBackward.call(input, size=size, stride=stride, offset=offset,
+                                  in_stride=input.stride(), in_offset=input.storage_offset(),
+                                  storage=n)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with ``size`` and ``stride`` over storage just large enough
+    to hold it."""
+    size = _shape_arg((size,), "empty_strided")
+    stride = tuple(_int(s, "stride", "empty_strided") for s in stride)
+    if len(stride) != len(size):
+        raise ShapeError(f"empty_strided: mismatch in length of strides and shape "
+                         f"({len(stride)} strides, {len(size)} sizes)")
+    n = 1 + builtins.sum((k - 1) * s for k, s in zip(size, stride)) if all(size) else 0
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dev = _device_cls(device) if device is not None else get_default_device()
+    be = dev.backend
+    out = Tensor._wrap(be.as_strided(be.empty((n,), dt.np), size, stride, 0), dt, dev)
+    return out.requires_grad_() if requires_grad else out
 
 
 @register

@@ -58,8 +58,10 @@ def _is_half(a):
     return a.dtype.itemsize == 2 and a.dtype.kind not in "iu"
 
 
-def _check_divisor(b):
-    if bool((b == 0).any()):
+def _check_divisor(a, b):
+    """ZeroDivisionError if the integer divisor ``b`` holds a 0 that divides something: an
+    empty result (``a`` or ``b`` of size 0) divides nothing, as in PyTorch."""
+    if a.size and bool((b == 0).any()):
         raise ZeroDivisionError("integer division by zero")
 
 
@@ -94,7 +96,7 @@ class XpBinary:
 
     def div_floor(self, a, b):
         if _is_int(a):
-            _check_divisor(b)
+            _check_divisor(a, b)
             return self.xp.floor_divide(a, b)
         with _quiet(self.xp):
             return self.xp.floor_divide(a, b)
@@ -102,7 +104,7 @@ class XpBinary:
     def div_trunc(self, a, b):
         xp = self.xp
         if _is_int(a):
-            _check_divisor(b)
+            _check_divisor(a, b)
             q = xp.floor_divide(a, b)
             inexact = (q < 0) & (q * b != a)      # floor is one below trunc there
             return q + inexact.astype(q.dtype)
@@ -132,7 +134,7 @@ class XpBinary:
     def remainder(self, a, b):
         xp = self.xp
         if _is_int(a):
-            _check_divisor(b)
+            _check_divisor(a, b)
             return xp.remainder(a, b)
         with _quiet(xp):
             m = xp.fmod(a, b)
@@ -141,7 +143,7 @@ class XpBinary:
 
     def fmod(self, a, b):
         if _is_int(a):
-            _check_divisor(b)
+            _check_divisor(a, b)
             return self.xp.fmod(a, b)
         with _quiet(self.xp):
             return self.xp.fmod(a, b)

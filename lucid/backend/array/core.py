@@ -67,6 +67,20 @@ class XpCore:
             a = a.base
         return a
 
+    def storage_size(self, a):
+        return self._root(a).size
+
+    def storage_nbytes(self, a):
+        return self._root(a).nbytes
+
+    def storage_data_ptr(self, a):
+        return self.data_ptr(self._root(a))
+
+    def as_strided(self, a, shape, strides, offset):
+        flat = self._root(a).reshape(-1)          # an owning array: contiguous, a view
+        return self.xp.lib.stride_tricks.as_strided(
+            flat[offset:], shape, tuple(s * a.itemsize for s in strides))
+
     def storage_offset(self, a):
         return (self.data_ptr(a) - self.data_ptr(self._root(a))) // a.itemsize
 

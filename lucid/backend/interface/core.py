@@ -85,6 +85,31 @@ class CoreKernels(ABC):
     # -- memory layout (in-place safety checks) ------------------------------------------
 
     @abstractmethod
+    def storage_size(self, a):
+        """The number of elements of the storage ``a`` is a view of."""
+
+    @abstractmethod
+    def storage_nbytes(self, a):
+        """The size in bytes of the storage ``a`` is a view of."""
+
+    @abstractmethod
+    def storage_data_ptr(self, a):
+        """The address of the start of ``a``'s storage."""
+
+    @abstractmethod
+    def is_shared(self, a):
+        """Whether ``a``'s storage is in memory shared between processes."""
+
+    @abstractmethod
+    def to_shared(self, a):
+        """A copy of ``a`` (same shape and dtype) in memory shared between processes."""
+
+    @abstractmethod
+    def as_strided(self, a, shape, strides, offset):
+        """The view of ``a``'s storage with ``shape``, ``strides`` (in elements) and
+        ``offset`` (elements from the storage's start); the caller checks the bounds."""
+
+    @abstractmethod
     def storage_offset(self, a):
         """Offset of ``a``'s first element from the start of its storage, in elements."""
 
