@@ -164,7 +164,9 @@ class _Checkpoint(Function):
         info = ctx.info
         args = ctx.saved_tensors
         create_graph = STATE.grad_enabled
-        copies = [_copy_arg(a) for a in args]
+        # eager: recompute on fresh leaves (the inner backward stops there); under
+        # create_graph, on the arguments themselves so the gradient's graph reaches them
+        copies = list(args) if create_graph else [_copy_arg(a) for a in args]
         call_args = list(info["args"])
         for pos, c in zip(info["tensor_pos"], copies):
             call_args[pos] = c
