@@ -15,11 +15,12 @@ from .._tensor import Tensor
 from ..errors import DTypeError
 from ._bind import tensor_method
 from .base import BinaryOp, MultiOutputOp, apply_inplace, to_tensor
+from .reduction import return_types as _rt
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
 __all__ = ["frexp", "ldexp", "nextafter", "heaviside", "gcd", "lcm", "bitwise_left_shift",
-           "bitwise_right_shift"]
+           "bitwise_right_shift", "ldexp_", "gcd_", "lcm_"]
 
 _KEEP = AmpPolicy.KEEP_INPUT
 _LN2 = math.log(2.0)
@@ -34,6 +35,7 @@ def _frexp_repr(self):
 frexp_result = collections.namedtuple("frexp", ("mantissa", "exponent"),
                                       module="lucid.return_types")
 frexp_result.__repr__ = _frexp_repr
+setattr(_rt, "frexp", frexp_result)     # lucid.return_types.frexp (pickles by name)
 
 
 def _const(arr, like):
@@ -395,14 +397,17 @@ def bitwise_right_shift(input, other):
 def _inplace(fn, name):
     def method(self, *args):
         return apply_inplace(fn, self, *args)
-    method.__name__ = name
+    method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place :func:`{fn.__name__}`."
     setattr(Tensor, name, method)
     return method
 
 
-for _fn in (ldexp, nextafter, heaviside, gcd, lcm, bitwise_left_shift, bitwise_right_shift):
+for _fn in (nextafter, heaviside, bitwise_left_shift, bitwise_right_shift):
     _inplace(_fn, _fn.__name__ + "_")
+ldexp_ = _inplace(ldexp, "ldexp_")          # also lucid.ldexp_, as torch.ldexp_
+gcd_ = _inplace(gcd, "gcd_")
+lcm_ = _inplace(lcm, "lcm_")
 
 Tensor.__lshift__ = bitwise_left_shift
 Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(other, self)

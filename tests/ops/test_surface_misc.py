@@ -177,6 +177,14 @@ def test_log_normal_moments():
     assert abs(np.log(d.numpy().astype(np.float64)).mean() - 1.0) < 5 * 2 / math.sqrt(N)
 
 
+def test_exponential_moments():
+    x = lucid.empty(N, dtype=lucid.float64).exponential_(2.5, generator=_gen(7))
+    v = x.numpy()
+    assert v.min() >= 0
+    assert abs(v.mean() - 0.4) < 5 * 0.4 / math.sqrt(N)
+    assert abs(v.std() / 0.4 - 1) < 0.03
+
+
 def test_random_fills_reproduce_with_a_seed_and_keep_shape():
     for name, args in (("geometric_", (0.4,)), ("cauchy_", ()), ("log_normal_", ()),
                        ("exponential_", ())):

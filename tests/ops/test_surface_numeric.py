@@ -1,6 +1,8 @@
 """frexp, ldexp, nextafter, heaviside, gcd, lcm and the bit shifts (functions, methods and
 the <<, >> operators with their reflected and in-place forms) against PyTorch."""
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -248,3 +250,16 @@ def test_shift_errors():
         lucid.tensor([True]) >> lucid.tensor([True])
     with pytest.raises(ShapeError, match="bitwise_left_shift"):
         lucid.tensor([1, 2]) << lucid.tensor([1, 2, 3])
+
+
+def test_return_types_and_top_level_in_place_functions():
+    r = lucid.frexp(lucid.tensor([3.0, -0.25]))
+    back = pickle.loads(pickle.dumps(r))
+    assert type(back) is lucid.return_types.frexp
+    assert_same(back, r)
+    for name, a, b in (("ldexp_", [1.0, 3.0], [2.0, -1.0]), ("gcd_", [4, 6], [6, 9]),
+                       ("lcm_", [4, 6], [6, 9])):
+        lx, tx = lucid.tensor(a), torch.tensor(a)
+        assert getattr(lucid, name)(lx, lucid.tensor(b)) is lx
+        getattr(torch, name)(tx, torch.tensor(b))
+        assert_same(lx, tx)

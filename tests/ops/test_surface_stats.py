@@ -1,6 +1,8 @@
 """quantile, nanquantile, nanmedian, aminmax, dist, cov, corrcoef, trapezoid,
 cumulative_trapezoid, gradient, renorm, histogram and histogramdd against PyTorch."""
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -381,3 +383,13 @@ def test_histogramdd_errors():
         lucid.histogramdd(lucid.zeros(5, 2), [3, 4, 5])
     with pytest.raises(ShapeError, match="histogramdd"):
         lucid.histogramdd(lucid.zeros(5, 2), 3, range=[0.0, 1.0])
+
+
+def test_result_types_pickle_by_name():
+    x = lucid.tensor([[3.0, 1.0], [2.0, 5.0]])
+    for r, name in ((lucid.aminmax(x), "aminmax"), (lucid.nanmedian(x, 1), "nanmedian"),
+                    (lucid.histogram(x, 2), "histogram"),
+                    (lucid.histogramdd(x, 2), "histogramdd")):
+        back = pickle.loads(pickle.dumps(r))
+        assert type(back) is getattr(lucid.return_types, name)
+        assert repr(back).startswith(f"lucid.return_types.{name}(")
