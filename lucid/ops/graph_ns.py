@@ -22,6 +22,7 @@ from ._formula import const
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
 from .joins import _split, cat as _cat, stack as _stack, unbind
+from .linalg import CrossBackward, EinsumBackward, matmul as _matmul
 from .reduction import (DiffBackward, _cumprod_grad_t, _dof, _inv, _masked_div_t,
                         _prod_others_t, cumsum as _cumsum, mean as _mean, sum as _sum)
 from .shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
@@ -185,6 +186,41 @@ def cumprod_backward(a, out, g, axis):
 
 def diff(a, n, axis):
     return DiffBackward.call(a, n=n, dim=axis)
+
+
+# -- linear algebra kernels ---------------------------------------------------------------
+
+def matmul(a, b):
+    return _matmul(a, b)
+
+
+def swapaxes(a, d0, d1):
+    return a.transpose(d0, d1)
+
+
+def einsum(equation, *operands):
+    return EinsumBackward.apply(*operands, equation=equation)
+
+
+def cross(a, b, dim):
+    return CrossBackward.apply(a, b, dim=dim)
+
+
+def cdist_backward(g, x1, x2, out, p):
+    """The gradients of the pairwise ``p``-norm distances ``out`` to ``x1`` and ``x2``,
+    through the difference tensor; where a distance or a difference is 0 the factor is
+    taken as 0 (its masks are comparisons, without history)."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 0:
+        w = diff * 0
+    else:
+        w = g.unsqueeze(-1) * sign(diff)
+        if p == math.inf:
+            w = w * (abs(diff) == out.unsqueeze(-1))
+        elif p != 1:
+            a, d = abs(diff), out.unsqueeze(-1)
+            w = w * ((a + (a == 0)) / (d + (d == 0))) ** (p - 1)
+    return w.sum(-2), -w.sum(-3)
 
 
 # -- shape kernels ------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from ..errors import (ArgumentError, DeviceMismatchError, DimError, DTypeError, 
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, broadcast_shapes, norm_dim, to_tensor
 from .binary import AddBackward, MulBackward
+from ._formula import array_of, const
 from .core import clone as _clone
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -36,7 +37,9 @@ __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "tensordo
 class MatmulBackward(Op):
     r"""Autograd node for :math:`Y = A B` with NumPy's batching and 1-d promotion rules.
 
-    Saves both inputs: each gradient is the incoming gradient times the other's transpose.
+    Saves each input only if the other needs a gradient: each gradient is the incoming
+    gradient times the other's transpose (so ``x @ w`` with a constant ``x`` keeps only
+    ``x``, as in PyTorch).
 
     Math
     ----
@@ -50,8 +53,8 @@ class MatmulBackward(Op):
     ----------
     schema_v1 : OpSchema
         ``"matmul"``, ``AmpPolicy.PROMOTE`` (runs in the autocast dtype).
-    saves_input : bool
-        True: ``A`` and ``B``.
+    saves_input : tuple
+        ``B`` if ``A`` needs a gradient, ``A`` if ``B`` does.
     saves_output : bool
         False.
 
@@ -65,62 +68,40 @@ class MatmulBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("matmul", 1, AmpPolicy.PROMOTE, input_arity=2)
-    saves_input = True
+    saves_input = ((1,), (0,))   # the gradient of A needs B, that of B needs A
 
     @staticmethod
     def dispatch(be, a, b):
         return be.matmul(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved
-        a, b = a._data, b._data
-        be = self.be
-        e = self.next_edges
-        if a.ndim == 1 and b.ndim == 1:
-            return (g * b if e[0] else None), (g * a if e[1] else None)
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
-        g2 = g
-        if a.ndim == 1:
-            g2 = g2[..., None, :]
-        if b.ndim == 1:
-            g2 = g2[..., None]
+    def grad(self, F, g, a, b, out):
+        (sa, _), (sb, _) = self.in_meta
+        if len(sa) == 1 and len(sb) == 1:
+            return (None if b is None else g * b), (None if a is None else g * a)
+        sa2 = (1,) + sa if len(sa) == 1 else sa          # 1-d operands as a row / a column
+        sb2 = sb + (1,) if len(sb) == 1 else sb
+        gs = tuple(g.shape)
+        if len(sa) == 1:
+            gs = gs[:-1] + (1,) + gs[-1:]
+        if len(sb) == 1:
+            gs = gs + (1,)
+        g2 = F.reshape(g, gs) if gs != tuple(g.shape) else g
         ga = gb = None
-        if e[0] is not None:
-            ga = be.matmul(g2, be.swapaxes(b2, -1, -2))
-            ga = be.sum_to(ga, a2.shape).reshape(a.shape) if ga.shape != a2.shape else \
-                ga.reshape(a.shape)
-        if e[1] is not None:
-            gb = be.matmul(be.swapaxes(a2, -1, -2), g2)
-            gb = be.sum_to(gb, b2.shape).reshape(b.shape) if gb.shape != b2.shape else \
-                gb.reshape(b.shape)
-        return ga, gb
-
-    def grad_formula_impl(self, g, a, b, out):
-        if a.ndim == 1 and b.ndim == 1:
-            return g * b, g * a
-        a2 = a.unsqueeze(0) if a.ndim == 1 else a
-        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-        g2 = g
-        if a.ndim == 1:
-            g2 = g2.unsqueeze(-2)
-        if b.ndim == 1:
-            g2 = g2.unsqueeze(-1)
-        e = self.next_edges
-        ga = gb = None
-        if e[0] is not None:
-            ga = _fit(matmul(g2, b2.transpose(-1, -2)), a2.shape, a.shape)
-        if e[1] is not None:
-            gb = _fit(matmul(a2.transpose(-1, -2), g2), b2.shape, b.shape)
+        if b is not None:                                # saved only if A needs a gradient
+            b2 = F.reshape(b, sb2) if sb2 != sb else b
+            ga = _fit(F, F.matmul(g2, F.swapaxes(b2, -1, -2)), sa2, sa)
+        if a is not None:
+            a2 = F.reshape(a, sa2) if sa2 != sa else a
+            gb = _fit(F, F.matmul(F.swapaxes(a2, -1, -2), g2), sb2, sb)
         return ga, gb
 
 
-def _fit(g, shape2, shape):
-    """Gradient Tensor ``g`` summed over broadcast batch dims to ``shape2``, then viewed as
-    the operand's own ``shape`` (undoing the 1-d promotion)."""
-    if g.shape != shape2:
-        g = g.sum_to_size(shape2)
-    return g if shape2 == shape else g.reshape(shape)
+def _fit(F, g, shape2, shape):
+    """Gradient ``g`` summed over broadcast batch dims to ``shape2``, then viewed as the
+    operand's own ``shape`` (undoing the 1-d promotion)."""
+    if tuple(g.shape) != shape2:
+        g = F.sum_to(g, shape2)
+    return g if shape2 == shape else F.reshape(g, shape)
 
 
 # -- argument checks shared by the wrappers ---------------------------------------------
@@ -385,30 +366,17 @@ class EinsumBackward(Op):
     def dispatch(be, *xs, equation):
         return be.einsum(equation, *xs)
 
-    def grad_formula(self, g):
-        be, eq = self.be, self.params["equation"]
-        xs = [t._data for t in self.saved]
+    def grad(self, F, g, *xs_and_out):
+        xs, eq = xs_and_out[:-1], self.params["equation"]
+        npdtype = array_of(g).dtype
         grads = []
         for i, edge in enumerate(self.next_edges):
             if edge is None:
                 grads.append(None)
                 continue
-            geq, extra = _einsum_grad_plan(eq, i, xs[i].shape)
-            consts = [_ones_or_eye(be, n, eye, g.dtype) for n, eye in extra]
-            grads.append(be.einsum(geq, g, *xs[:i], *xs[i + 1:], *consts))
-        return tuple(grads)
-
-    def grad_formula_impl(self, g, *xs_out):
-        xs, eq = xs_out[:-1], self.params["equation"]
-        be, dev, dt = self.be, g._device, g._dtype
-        grads = []
-        for i, edge in enumerate(self.next_edges):
-            if edge is None:
-                grads.append(None)
-                continue
-            geq, extra = _einsum_grad_plan(eq, i, _shape(xs[i]))
-            consts = [Tensor._wrap(_ones_or_eye(be, n, eye, dt.np), dt, dev) for n, eye in extra]
-            grads.append(EinsumBackward.apply(g, *xs[:i], *xs[i + 1:], *consts, equation=geq))
+            geq, extra = _einsum_grad_plan(eq, i, self.in_meta[i][0])
+            consts = [const(_ones_or_eye(self.be, n, eye, npdtype), g) for n, eye in extra]
+            grads.append(F.einsum(geq, g, *xs[:i], *xs[i + 1:], *consts))
         return tuple(grads)
 
 
@@ -673,8 +641,8 @@ for _fn in (addmm, addmv, baddbmm, addbmm):
 class CrossBackward(Op):
     r"""Autograd node for the cross product :math:`c = a \times b` along one dim of size 3.
 
-    Saves both inputs: each gradient is a cross product of the incoming gradient with the
-    other input.
+    Saves each input only if the other needs a gradient: each gradient is a cross product
+    of the incoming gradient with the other input.
 
     Math
     ----
@@ -687,8 +655,8 @@ class CrossBackward(Op):
     ----------
     schema_v1 : OpSchema
         ``"cross"``, ``AmpPolicy.KEEP_INPUT``.
-    saves_input : bool
-        True: ``a`` and ``b``.
+    saves_input : tuple
+        ``b`` if ``a`` needs a gradient, ``a`` if ``b`` does.
     saves_output : bool
         False.
 
@@ -701,21 +669,16 @@ class CrossBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("cross", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = True
+    saves_input = ((1,), (0,))
 
     @staticmethod
     def dispatch(be, a, b, dim):
         return be.cross(a, b, dim)
 
-    def grad_formula(self, g):
-        a, b = self.saved
-        dim, be, e = self.params["dim"], self.be, self.next_edges
-        return (be.cross(b._data, g, dim) if e[0] is not None else None,
-                be.cross(g, a._data, dim) if e[1] is not None else None)
-
-    def grad_formula_impl(self, g, a, b, out):
+    def grad(self, F, g, a, b, out):
         dim = self.params["dim"]
-        return CrossBackward.apply(b, g, dim=dim), CrossBackward.apply(g, a, dim=dim)
+        return (None if b is None else F.cross(b, g, dim),
+                None if a is None else F.cross(g, a, dim))
 
 
 @tensor_method("cross")
@@ -781,13 +744,9 @@ class DiagEmbedBackward(UnaryOp):
     def dispatch(be, x, offset, dim1, dim2):
         return be.diag_embed(x, offset, dim1, dim2)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         p = self.params
-        return self.be.diagonal(g, p["offset"], p["dim1"], p["dim2"])
-
-    def grad_formula_impl(self, g, x, out):
-        p = self.params
-        return _diagonal(g, p["offset"], p["dim1"], p["dim2"])
+        return F.diagonal(g, p["offset"], p["dim1"], p["dim2"])
 
 
 @tensor_method("diag_embed")
@@ -869,23 +828,8 @@ class CdistBackward(Op):
     def dispatch(be, x1, x2, p, use_mm):
         return be.cdist(x1, x2, p, use_mm)
 
-    def grad_formula(self, g):
-        x1, x2 = self.saved
-        return self.be.cdist_backward(g, x1._data, x2._data, self.out, self.params["p"])
-
-    def grad_formula_impl(self, g, x1, x2, out):
-        p = self.params["p"]
-        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-        if p == 0:
-            w = diff * 0
-        else:
-            w = g.unsqueeze(-1) * diff.sign()
-            if p == math.inf:
-                w = w * (diff.abs() == out.unsqueeze(-1))
-            elif p != 1:
-                a, d = diff.abs(), out.unsqueeze(-1)
-                w = w * ((a + (a == 0)) / (d + (d == 0))) ** (p - 1)
-        return w.sum(-2), -w.sum(-3)
+    def grad(self, F, g, x1, x2, out):
+        return F.cdist_backward(g, x1, x2, out, self.params["p"])
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
