@@ -324,11 +324,8 @@ class _TriangleBackward(UnaryOp):
 
     __slots__ = ()
 
-    def grad_formula(self, g):
-        return self.dispatch(self.be, g, **self.params)
-
-    def grad_formula_impl(self, g, x, out):
-        return type(self).call(g, **self.params)
+    def grad(self, F, g, x, out):
+        return self.dispatch(F, g, **self.params)
 
 
 @register
@@ -503,11 +500,8 @@ class FillBackward(Op):
     def dispatch(be, *inputs, value):
         return value
 
-    def grad_formula(self, g):
-        return (self.be.zeros_like(g),) * len(self.in_meta)
-
-    def grad_formula_impl(self, g, *inputs_and_out):
-        return (zeros_like(g),) * len(self.in_meta)
+    def grad(self, F, g, *inputs_and_out):
+        return (F.zeros_like(g),) * len(self.in_meta)
 
 
 def _overwriter(name):

@@ -19,6 +19,7 @@ from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _m
                      pow as _pow, where as _where, xlogy)
 from .base import apply_inplace, scalar_like
 from ._formula import const
+from .creation import TrilBackward, TriuBackward
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
 from .joins import _split, cat as _cat, stack as _stack, unbind
@@ -221,6 +222,14 @@ def cdist_backward(g, x1, x2, out, p):
             a, d = abs(diff), out.unsqueeze(-1)
             w = w * ((a + (a == 0)) / (d + (d == 0))) ** (p - 1)
     return w.sum(-2), -w.sum(-3)
+
+
+def tril(a, k):
+    return TrilBackward.call(a, diagonal=k)
+
+
+def triu(a, k):
+    return TriuBackward.call(a, diagonal=k)
 
 
 # -- shape kernels ------------------------------------------------------------------------
