@@ -107,6 +107,32 @@ def test_eager_and_graph_backward_agree(sample):
                                        rtol=1e-10, atol=1e-12)
 
 
+def _nodes(outs):
+    seen, stack = set(), [o.grad_fn for o in outs if o.grad_fn is not None]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(e[0] for e in n.next_edges if e is not None)
+    return seen
+
+
+@pytest.mark.parametrize("sample", DIFF, ids=_ids(DIFF))
+def test_nodes_match_their_schema_arity(sample):
+    args = _lucid_args(sample)
+    outs = _outs(sample.fn(*args, **sample.kwargs))
+    for node in _nodes(outs):
+        s = getattr(node, "schema_v1", None)
+        if s is None:
+            continue
+        if s.input_arity >= 0:
+            assert len(node.next_edges) == s.input_arity, (s.name, len(node.next_edges))
+        if s.output_arity >= 0:
+            n_out = 1 if node._out_meta is None else len(node._out_meta)
+            assert n_out == s.output_arity, (s.name, n_out)
+
+
 GG = [s for s in DIFF if s.gradgrad]
 
 

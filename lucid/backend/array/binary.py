@@ -126,9 +126,24 @@ class XpBinary:
     def pow_scalar(self, a, p):
         if a.dtype.kind == "b":
             return self.xp.logical_or(a, not p)
+        if _is_int(a):
+            return a ** p
+        if _is_half(a):                # computed in float32, rounded once (PyTorch)
+            return self.pow_scalar(a.astype(self.xp.float32), p).astype(a.dtype)
         with _quiet(self.xp):
-            if _is_half(a) and p.__class__ is not int:
-                return (a.astype(self.xp.float32) ** p).astype(a.dtype)
+            # PyTorch's special exponents: products and roots, not the general pow
+            if p == 2:
+                return a * a
+            if p == 3:
+                return a * a * a
+            if p == 0.5:
+                return self.xp.sqrt(a)
+            if p == -1:
+                return 1 / a
+            if p == -2:
+                return 1 / (a * a)
+            if p == -0.5:
+                return 1 / self.xp.sqrt(a)
             return a ** p
 
     def remainder(self, a, b):
