@@ -134,3 +134,11 @@ def test_internals_stay_under_ops():
     for name in ("apply_inplace", "registry", "OpSchema", "AmpPolicy", "move", "backend"):
         assert not hasattr(lucid, name), name
     assert lucid.ops.registry.get_op("exp") is not None and callable(lucid.ops.move)
+
+
+def test_from_dlpack_of_a_raw_capsule_shares_memory():
+    src = torch.arange(3.0)
+    t = lucid.from_dlpack(torch.utils.dlpack.to_dlpack(src))
+    assert t.tolist() == [0.0, 1.0, 2.0] and t.dtype is lucid.float32
+    src[0] = 9.0
+    assert t.tolist()[0] == 9.0

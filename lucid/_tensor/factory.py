@@ -187,8 +187,25 @@ def from_numpy(a):
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), _device_cls("cpu"))
 
 
+class _RawCapsule:
+    """A bare DLPack capsule (``torch.utils.dlpack.to_dlpack``) presented as an exporter
+    of host memory, which is what a capsule without its array can only be read as."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
 def from_dlpack(ext):
-    """A tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch)."""
+    """A tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch), or
+    with the host tensor a raw DLPack capsule describes."""
+    if not hasattr(ext, "__dlpack_device__") and type(ext).__name__ == "PyCapsule":
+        ext = _RawCapsule(ext)
     kind, _ = ext.__dlpack_device__()
     if int(kind) == 1:
         a = np.from_dlpack(ext)
