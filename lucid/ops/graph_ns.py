@@ -339,3 +339,34 @@ def pad_backward(g, pads, mode):
     if mode == "constant":
         return PadBackward.call(g, pads=tuple((-a, -b) for a, b in pads), mode=mode, value=0)
     return PadGradBackward.call(g, pads=pads, mode=mode)
+
+
+# -- the special-function area (lucid.ops.special, lucid.ops.numeric) --------------------
+
+from .special import digamma, polygamma  # noqa: E402  (loaded before this module)
+from .unary import exp2  # noqa: E402
+
+__all__ += ["digamma", "polygamma", "exp2", "softmax_backward", "log_softmax_backward",
+            "logcumsumexp_backward"]
+
+
+def softmax_backward(out, g, axis):
+    """:math:`y \\odot (g - \\sum_j g_j y_j)` along ``axis``, ``out`` = :math:`y`."""
+    return out * (g - (g * out).sum(axis, keepdim=True))
+
+
+def log_softmax_backward(out, g, axis):
+    """:math:`g - e^{y} \\sum_j g_j` along ``axis``, ``out`` = :math:`y`."""
+    return g - out.exp() * g.sum(axis, keepdim=True)
+
+
+def logcumsumexp_backward(a, out, g, axis):
+    """:math:`\\sum_{j \\ge k} g_j e^{a_k - y_j}` as :math:`e^{a - s}\\,
+    \\mathrm{revcumsum}(g\\,e^{s - y})` with :math:`s` the last :math:`y` of each slice (a
+    constant): exact, but it overflows when a slice of ``y`` spans more than about 700."""
+    if not out.ndim or not out.numel():
+        return g * (a - out).exp()
+    n = out.shape[axis]
+    s = out.detach().narrow(axis, n - 1, 1)
+    w = _cumsum((g * (s - out).exp()).flip(axis), axis).flip(axis)
+    return (a - s).exp() * w

@@ -14,6 +14,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import DTypeError
 from ._bind import tensor_method
+from ._formula import array_of, const
 from .base import BinaryOp, MultiOutputOp, apply_inplace, to_tensor
 from .reduction import return_types as _rt
 from .registry import register
@@ -24,7 +25,6 @@ __all__ = ["frexp", "ldexp", "nextafter", "heaviside", "gcd", "lcm", "bitwise_le
 
 _KEEP = AmpPolicy.KEEP_INPUT
 _LN2 = math.log(2.0)
-_wrap = Tensor._wrap
 
 
 def _frexp_repr(self):
@@ -36,10 +36,6 @@ frexp_result = collections.namedtuple("frexp", ("mantissa", "exponent"),
                                       module="lucid.return_types")
 frexp_result.__repr__ = _frexp_repr
 setattr(_rt, "frexp", frexp_result)     # lucid.return_types.frexp (pickles by name)
-
-
-def _const(arr, like):
-    return _wrap(arr, _dt.from_numpy_dtype(arr.dtype), like._device)
 
 
 # == floating representation ===============================================================
@@ -80,15 +76,9 @@ class FrexpBackward(MultiOutputOp):
     def dispatch(be, x):
         return be.frexp(x)
 
-    def grad_formula(self, g):
+    def grad(self, F, g, x, out):
         gm = g[0]
-        e = self.out[1]
-        return gm * self.be.exp2(-e.astype(gm.dtype))
-
-    def grad_formula_impl(self, g, x, out):
-        gm = g[0]
-        e = out[1].detach().to(gm.dtype)
-        return gm * (-e).exp2()
+        return gm * F.exp2(const(array_of(out[1]), gm) * -1.0)
 
 
 @register
@@ -124,15 +114,9 @@ class LdexpBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.ldexp(a, b)
 
-    def grad_formula(self, g):
-        a, b = self.saved[0]._data, self.saved[1]._data
-        p = self.be.exp2(b)
-        gb = g * a * p * _LN2 if self.next_edges[1] is not None else None
-        return g * p, gb
-
-    def grad_formula_impl(self, g, a, b, out):
-        p = b.exp2()
-        return g * p, g * a * p * _LN2
+    def grad(self, F, g, a, b, out):
+        p = F.exp2(b)
+        return g * p, (g * a * p * _LN2 if self.next_edges[1] is not None else None)
 
 
 @register
@@ -170,10 +154,7 @@ class NextafterBackward(BinaryOp):
     def dispatch(be, a, b):
         return be.nextafter(a, b)
 
-    def grad_formula(self, g):
-        return g, None
-
-    def grad_formula_impl(self, g, a, b, out):
+    def grad(self, F, g, a, b, out):
         return g, None
 
 
@@ -212,13 +193,8 @@ class HeavisideBackward(BinaryOp):
     def dispatch(be, x, v):
         return be.heaviside(x, v)
 
-    def grad_formula(self, g):
-        x = self.saved[0]._data
-        return self.be.zeros_like(g), g * (x == 0)
-
-    def grad_formula_impl(self, g, x, v, out):
-        mask = _const(self.be.astype(x._data == 0, g._dtype.np), g)
-        return g * 0.0, g * mask
+    def grad(self, F, g, x, v, out):
+        return F.zeros_like(g), g * const(array_of(x) == 0, g)
 
 
 # == integers ==============================================================================

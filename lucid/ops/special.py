@@ -60,11 +60,8 @@ class LgammaBackward(UnaryOp):
     def dispatch(be, x):
         return be.lgamma(x)
 
-    def grad_formula(self, g):
-        return g * self.be.digamma(self.saved[0]._data)
-
-    def grad_formula_impl(self, g, x, out):
-        return g * digamma(x)
+    def grad(self, F, g, x, out):
+        return g * F.digamma(x)
 
 
 @register
@@ -102,11 +99,8 @@ class DigammaBackward(UnaryOp):
     def dispatch(be, x):
         return be.digamma(x)
 
-    def grad_formula(self, g):
-        return g * self.be.polygamma(1, self.saved[0]._data)
-
-    def grad_formula_impl(self, g, x, out):
-        return g * polygamma(1, x)
+    def grad(self, F, g, x, out):
+        return g * F.polygamma(1, x)
 
 
 @register
@@ -146,11 +140,8 @@ class PolygammaBackward(UnaryOp):
     def dispatch(be, x, n):
         return be.polygamma(n, x)
 
-    def grad_formula(self, g):
-        return g * self.be.polygamma(self.params["n"] + 1, self.saved[0]._data)
-
-    def grad_formula_impl(self, g, x, out):
-        return g * polygamma(self.params["n"] + 1, x)
+    def grad(self, F, g, x, out):
+        return g * F.polygamma(self.params["n"] + 1, x)
 
 
 @tensor_method("lgamma")
@@ -222,12 +213,8 @@ class SoftmaxBackward(UnaryOp):
     def dispatch(be, x, dim):
         return be.softmax(x, dim)
 
-    def grad_formula(self, g):
-        return self.be.softmax_backward(self.out, g, self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        d = self.params["dim"]
-        return out * (g - (g * out).sum(d, keepdim=True))
+    def grad(self, F, g, x, out):
+        return F.softmax_backward(out, g, self.params["dim"])
 
 
 @register
@@ -265,11 +252,8 @@ class LogSoftmaxBackward(UnaryOp):
     def dispatch(be, x, dim):
         return be.log_softmax(x, dim)
 
-    def grad_formula(self, g):
-        return self.be.log_softmax_backward(self.out, g, self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        return g - out.exp() * g.sum(self.params["dim"], keepdim=True)
+    def grad(self, F, g, x, out):
+        return F.log_softmax_backward(out, g, self.params["dim"])
 
 
 @register
@@ -293,11 +277,12 @@ class LogcumsumexpBackward(UnaryOp):
     -----
     Backends: ``be.logcumsumexp``, a running ``logaddexp`` (``logaddexp.accumulate`` on
     NumPy), stable for large and widely spread inputs (``[-1000, 0]`` gives ``[-1000, 0]``).
-    The eager backward (``be.logcumsumexp_backward``) works in log space on the positive
-    and negative parts of ``g`` separately, as PyTorch does. The graph-mode backward is
+    The gradient is one formula, ``F.logcumsumexp_backward``: the backend kernel (eager)
+    works in log space on the positive and negative parts of ``g`` separately, as PyTorch
+    does; its graph-mode counterpart (``graph_ns``) is
     :math:`e^{x - s} \cdot \mathrm{revcumsum}(g\,e^{s - y})` with :math:`s` the last
-    :math:`y` of each slice (a constant): exact, but it overflows when a slice of ``y``
-    spans more than about 700 (float64).
+    :math:`y` of each slice (a constant): exact and twice differentiable, but it overflows
+    when a slice of ``y`` spans more than about 700 (float64).
     """
 
     __slots__ = ()
@@ -309,19 +294,8 @@ class LogcumsumexpBackward(UnaryOp):
     def dispatch(be, x, dim):
         return be.logcumsumexp(x, dim)
 
-    def grad_formula(self, g):
-        return self.be.logcumsumexp_backward(self.saved[0]._data, self.out, g,
-                                             self.params["dim"])
-
-    def grad_formula_impl(self, g, x, out):
-        if not out.ndim or not out.numel():
-            return g * (x - out).exp()
-        d = self.params["dim"]
-        n = out.shape[d]
-        s = out.detach().narrow(d, n - 1, 1)
-        from .reduction import cumsum
-        w = cumsum((g * (s - out).exp()).flip(d), d).flip(d)
-        return (x - s).exp() * w
+    def grad(self, F, g, x, out):
+        return F.logcumsumexp_backward(x, out, g, self.params["dim"])
 
 
 def _softmax_input(input, dim, dtype, op):
