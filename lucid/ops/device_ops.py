@@ -38,10 +38,10 @@ class ToDeviceBackward(Op):
     ``Backend.from_backend`` of the target: device to device where the backends allow,
     else through host memory. The gradient is copied back the same way.
 
-    Two backward forms, by necessity rather than speed: the eager gradient is an array of
-    the other device, which only the source device's backend can take over
+    Two backward forms: by necessity, not for speed. The eager gradient is an array of the
+    other device, which only the source device's backend can take over
     (``from_backend``); the graph-mode gradient is a recorded :func:`move` back to the
-    source device, which a backend does not know.
+    source device, which no backend kernel (and so no ``graph_ns`` function) does.
     """
 
     __slots__ = ()

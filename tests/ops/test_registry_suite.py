@@ -71,9 +71,18 @@ def test_every_op_is_documented_and_complete():
             own = _defined(cls)
             assert "grad" in own or {"grad_formula", "grad_formula_impl"} <= own, \
                 f"{name}: no gradient formula (grad, or both backward forms)"
+            hand = own & {"grad_formula", "grad_formula_impl"}
+            if hand:       # a hand-written backward next to (or instead of) the one formula
+                notes = doc.split("Notes", 1)[1]
+                assert "Two backward forms:" in notes, (
+                    f"{name} defines {sorted(hand)} itself instead of only grad(); its Notes "
+                    "must say 'Two backward forms:' and why (a measured speed-up or a "
+                    "necessity)")
 
 
 def _defined(cls):
+    """The attributes ``cls`` and its op base classes (``...Backward``) define themselves;
+    ``Op``'s derived ``grad_formula``/``grad_formula_impl`` are not among them."""
     names = set()
     for k in cls.__mro__:
         if k.__module__.startswith("lucid.ops") and k.__name__.endswith("Backward"):
