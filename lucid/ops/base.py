@@ -136,12 +136,13 @@ class Op(Node):
         be = dev._backend
         n = len(inputs)             # fixed arities without building a list (hot path)
         if n == 1:
-            out = cls.dispatch(be, inputs[0]._data, **params)
+            out = cls.dispatch(be, inputs[0]._data, **params) if params else \
+                cls.dispatch(be, inputs[0]._data)
         elif n == 2:
             a, b = inputs[0]._data, inputs[1]._data
             if cls._broadcast and a.shape != b.shape and a.shape and b.shape:
                 _check_broadcast(cls, inputs)
-            out = cls.dispatch(be, a, b, **params)
+            out = cls.dispatch(be, a, b, **params) if params else cls.dispatch(be, a, b)
         else:
             if cls._broadcast:
                 _check_broadcast(cls, inputs)
