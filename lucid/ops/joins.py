@@ -88,7 +88,8 @@ def cat(tensors, dim=0):
         pos = next(i for i, t in enumerate(tensors) if t is ref)
         raise ShapeError(f"cat: zero-dimensional tensor (at position {pos}) cannot be "
                          "concatenated")
-    d = norm_dim(dim, nd, "cat")
+    # only legacy (0,) tensors: PyTorch checks no dim (any dim gives the empty result)
+    d = 0 if ref is None and dim.__class__ is int else norm_dim(dim, nd, "cat")
     try:
         if legacy and nd != 1:
             return CatBackward.call(tensors, dim=d, skip=True)

@@ -680,7 +680,9 @@ class VarBackward(ReductionOp):
     Notes
     -----
     Backends: two passes (mean, then the sum of squared deviations). :math:`N - c \le 0`
-    gives inf (nan for constant input), like PyTorch, silently.
+    gives inf (nan for constant input), like PyTorch, silently; the gradient there is the
+    formula's limit, :math:`\pm\infty` with the sign of :math:`g (x_i - \bar x)` (PyTorch
+    gives :math:`+\infty` everywhere, whatever the sign).
     """
 
     __slots__ = ()
@@ -1277,7 +1279,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @reports_as("var_mean")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var, mean)`` over ``dim``."""
+    """``(var, mean)`` over ``dim``. The mean is :func:`mean`'s (``inf`` for ``[inf, 0]``,
+    where PyTorch's one-pass kernel gives nan)."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
     if isinstance(dim, bool):
         dim = None
@@ -1286,7 +1289,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @reports_as("std_mean")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(std, mean)`` over ``dim``."""
+    """``(std, mean)`` over ``dim``. The mean is :func:`mean`'s (``inf`` for ``[inf, 0]``,
+    where PyTorch's one-pass kernel gives nan)."""
     s = std(input, dim, unbiased, keepdim, correction=correction)
     if isinstance(dim, bool):
         dim = None

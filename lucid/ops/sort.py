@@ -182,6 +182,13 @@ def msort(input):
     return sort(input, 0).values
 
 
+def _not_bool(input, op):
+    """PyTorch's CPU topk and kthvalue have no bool kernel ("not implemented for 'Bool'");
+    its kthvalue of a 0-d input needs none (it is its own result)."""
+    if input._dtype is _dt.bool and (input._data.ndim or op == "topk"):
+        raise DTypeError(f"{op}: not implemented for bool tensors")
+
+
 def _dim_size(input, dim, op):
     shape = input._data.shape
     d = norm_dim(dim, len(shape), op)
@@ -193,6 +200,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) entries of
     ``input`` along ``dim``, in sorted order."""
     input = to_tensor(input)
+    _not_bool(input, "topk")
     d, n = _dim_size(input, dim, "topk")
     if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise IndexingError(f"topk: selected index k out of range (got k={k} for a dim of "
@@ -204,6 +212,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """``(values, indices)`` of the ``k``-th smallest entry (1-based) along ``dim``."""
     input = to_tensor(input)
+    _not_bool(input, "kthvalue")
     d, n = _dim_size(input, dim, "kthvalue")
     if not isinstance(k, numbers.Integral) or not 1 <= k <= n:
         raise IndexingError(f"kthvalue: selected number k out of range (got k={k} for a dim "

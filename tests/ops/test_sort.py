@@ -102,7 +102,7 @@ SORT_ERRORS = [
     (lambda x: lucid.topk(x, -1), IndexingError, r"topk: selected index k out of range"),
     (lambda x: lucid.kthvalue(x, 0), IndexingError, r"kthvalue: selected number k out of range"),
     (lambda x: lucid.kthvalue(x, 4, 0), IndexingError, r"expected 1 <= k <= 3"),
-    (lambda x: lucid.argsort(x, -3), DimError, r"sort: dimension out of range"),
+    (lambda x: lucid.argsort(x, -3), DimError, r"^argsort: dimension out of range"),
 ]
 
 
