@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import math
+import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
@@ -223,7 +224,9 @@ def _int_doc(summary, math_, name, kernel, note=""):
 
 
 def _int_operands(name, bool_ok, *vals):
-    """A DTypeError naming ``name`` unless every operand is an integer tensor or int."""
+    """A DTypeError naming ``name`` unless every operand is an integer (or, with
+    ``bool_ok``, bool) tensor or int, and they do not all are bool (bool op bool has no
+    integer kernel, as in PyTorch)."""
     if all(isinstance(v, Tensor) and v._dtype is _dt.bool for v in vals):
         raise DTypeError(f"{name}: not implemented for bool tensors")
     for v in vals:
@@ -232,7 +235,7 @@ def _int_operands(name, bool_ok, *vals):
             if dt.is_floating_point or (dt is _dt.bool and not bool_ok):
                 raise DTypeError(f"{name}: not implemented for {dt.name} tensors; expected "
                                  "an integer dtype")
-        elif isinstance(v, float) or not isinstance(v, int):
+        elif isinstance(v, float) or not isinstance(v, numbers.Integral):
             raise DTypeError(f"{name}: expected an integer tensor or int, got "
                              f"{type(v).__name__}")
 
@@ -323,10 +326,11 @@ def nextafter(input, other):
     """The next floating value after ``input`` towards ``other``, element-wise."""
     a = to_tensor(input)
     b = to_tensor(other, a)
-    _floating("nextafter", a)
-    _floating("nextafter", b)
-    if a._dtype is _dt.bfloat16 or b._dtype is _dt.bfloat16:
-        raise DTypeError("nextafter: not implemented for bfloat16")
+    rd = _dt.result_type(a, b)
+    if not rd.is_floating_point or rd is _dt.bfloat16:
+        raise DTypeError(f"nextafter: not implemented for {rd.name} (the promoted dtype of "
+                         f"{a._dtype.name} and {b._dtype.name}); expected float16, float32 "
+                         "or float64")
     return NextafterBackward.call(a, b)
 
 
@@ -345,14 +349,14 @@ def heaviside(input, values):
 @tensor_method("gcd")
 def gcd(input, other):
     """Element-wise greatest common divisor (integers; non-negative result)."""
-    _int_operands("gcd", False, input, other)
+    _int_operands("gcd", True, input, other)
     return GcdBackward.call(input, other)
 
 
 @tensor_method("lcm")
 def lcm(input, other):
     """Element-wise least common multiple (integers; non-negative result)."""
-    _int_operands("lcm", False, input, other)
+    _int_operands("lcm", True, input, other)
     return LcmBackward.call(input, other)
 
 

@@ -91,7 +91,9 @@ def _q_tensor(q, x, op):
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
     ops = _ops()
     x = to_tensor(input)
-    _floating_input(x, op)
+    if x._dtype not in (_dt.float32, _dt.float64):
+        raise DTypeError(f"{op}(): input tensor must be either float or double dtype, got "
+                         f"{x._dtype.name}")
     if interpolation not in _INTERPOLATIONS:
         raise ArgumentError(f"{op}(): interpolation must be one of {', '.join(_INTERPOLATIONS)}"
                             f"; got '{interpolation}'")
@@ -170,6 +172,8 @@ def nanmedian(input, dim=None, keepdim=False):
     ``(values, indices)`` along ``dim``; a slice of only nan gives nan."""
     ops = _ops()
     x = to_tensor(input)
+    if x._dtype is _dt.bool:
+        raise DTypeError("nanmedian(): not implemented for bool tensors")
     if dim is None:
         if x._data.size == 0:
             return _const_like(math.nan, x) if x._dtype.is_floating_point else \
@@ -233,9 +237,10 @@ def dist(input, other, p=2):
         raise DTypeError(f"dist(): p must be a real number, got {type(p).__name__}")
     a = to_tensor(input)
     b = to_tensor(other, a)
-    for t in (a, b):
-        if not t._dtype.is_floating_point:
-            raise DTypeError(f"dist(): expected floating point tensors, got {t._dtype.name}")
+    rd = _dt.result_type(a, b)
+    if not rd.is_floating_point:
+        raise DTypeError(f"dist(): input dtype should be floating point, got {rd.name} (the "
+                         f"promoted dtype of {a._dtype.name} and {b._dtype.name})")
     return ops.norm(ops.sub(a, b).reshape(-1), p)
 
 
@@ -250,6 +255,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                          f"input with {x._data.ndim} dimensions")
     if not isinstance(correction, numbers.Integral) or isinstance(correction, bool):
         raise DTypeError(f"cov(): correction must be an int, got {type(correction).__name__}")
+    if x._dtype is _dt.bool:
+        raise DTypeError("cov(): bool dtype is not supported for input")
     one = x._data.ndim < 2
     if one:
         x = x.reshape(1, -1)
@@ -355,11 +362,13 @@ def _trapezoid_terms(y, x, dx, dim, op):
     d = norm_dim(dim, y._data.ndim, op)
     if x is not None and dx is not None:
         raise ArgumentError(f"{op}(): cannot pass both x and dx")
+    if y._dtype is _dt.bool:
+        raise DTypeError(f"{op}(): received a bool input for `y`, but bool is not supported")
+    n = y.shape[d]
+    if n == 0:                  # nothing to integrate: zeros in y's own dtype (PyTorch)
+        return None, y, d
     if not y._dtype.is_floating_point:
         y = y.to(_dt.get_default_dtype())
-    n = y.shape[d]
-    if n == 0:
-        return None, y, d
     left = ops.narrow(y, d, 0, n - 1)
     right = ops.narrow(y, d, 1, n - 1)
     mid = (left + right) * 0.5
@@ -378,7 +387,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     ``y``) or uniform spacing ``dx`` (default 1)."""
     terms, y, d = _trapezoid_terms(y, x, dx, dim, "trapezoid")
     if terms is None:
-        return y.sum(d) * 0.0
+        return y.sum(d, dtype=y._dtype) * 0
     return terms.sum(d)
 
 
@@ -390,7 +399,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     ops = _ops()
     terms, y, d = _trapezoid_terms(y, x, dx, dim, "cumulative_trapezoid")
     if terms is None:
-        return y.clone()
+        return y.clone() if y._dtype.is_floating_point else y.to(_dt.get_default_dtype())
     return ops.cumsum(terms, d)
 
 
@@ -453,6 +462,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if edge_order not in (1, 2):
         raise ArgumentError(f"gradient(): edge_order must be 1 or 2, got {edge_order}")
     dims = _gradient_dims(dim, nd)
+    if f._dtype in (_dt.bool, _dt.uint8):
+        raise DTypeError(f"gradient(): {f._dtype.name} input is not supported (as in "
+                         "PyTorch: differences of bools are undefined, of uint8 wrap)")
     if not f._dtype.is_floating_point:
         f = f.to(_dt.get_default_dtype())
     if isinstance(spacing, (numbers.Real, Tensor)) and not (
@@ -517,7 +529,7 @@ Tensor.renorm_ = lambda self, p, dim, maxnorm: apply_inplace(renorm, self, p, di
 
 def _hist_input(input, op):
     x = to_tensor(input)
-    if not x._dtype.is_floating_point:
+    if x._dtype not in (_dt.float32, _dt.float64):
         raise DTypeError(f"{op}(): input tensor must be either float or double dtype, got "
                          f"{x._dtype.name}")
     return x

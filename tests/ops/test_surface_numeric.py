@@ -122,6 +122,11 @@ def test_nextafter_gradient_is_the_identity_in_input():
     assert gb is None or not np.any(gb.numpy())
 
 
+def test_nextafter_promotes_integer_operands_with_a_float_one():
+    assert_same(lucid.nextafter(lucid.tensor([1, 5]), lucid.tensor([2.0, 0.0])),
+                torch.nextafter(torch.tensor([1, 5]), torch.tensor([2.0, 0.0])))
+
+
 def test_nextafter_errors():
     with pytest.raises(DTypeError, match="nextafter"):
         lucid.nextafter(lucid.tensor([1]), lucid.tensor([2]))
@@ -171,6 +176,13 @@ def test_gcd_lcm_parity(name, dt):
     check(lambda x, y: getattr(x, name)(y), lambda x, y: getattr(x, name)(y), a, b[0],
           grad=False, noncontig=True)
     check(getattr(lucid, name), getattr(torch, name), np.asarray(a[1, 1]), b, grad=False)
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_gcd_lcm_bool_with_integers(name):
+    a, b = np.array([True, False, True]), np.array([4, 6, 0], dtype=np.int32)
+    check(getattr(lucid, name), getattr(torch, name), a, b, grad=False)
+    check(getattr(lucid, name), getattr(torch, name), b, a, grad=False)
 
 
 def test_gcd_lcm_mixed_dtypes_and_in_place():

@@ -393,3 +393,29 @@ def test_result_types_pickle_by_name():
         back = pickle.loads(pickle.dumps(r))
         assert type(back) is getattr(lucid.return_types, name)
         assert repr(back).startswith(f"lucid.return_types.{name}(")
+
+
+def test_dtype_rules_of_pytorch():
+    for name in ("quantile", "nanquantile"):
+        for dt in (lucid.float16, lucid.bfloat16):
+            with pytest.raises(DTypeError, match=name):
+                getattr(lucid, name)(lucid.ones(3, dtype=dt), 0.5)
+    for dt in (lucid.float16, lucid.bfloat16):
+        with pytest.raises(DTypeError, match="histogram"):
+            lucid.histogram(lucid.ones(3, dtype=dt), 2)
+    check(lucid.dist, torch.dist, np.array([1, 2], dtype=np.int32), np.array([1.0, 3.0]))
+    with pytest.raises(DTypeError, match="dist"):
+        lucid.dist(lucid.tensor([1, 2]), lucid.tensor([1, 3]))
+    for dt in (lucid.bool, lucid.uint8):
+        with pytest.raises(DTypeError, match="gradient"):
+            lucid.gradient(lucid.ones(3, dtype=dt))
+    with pytest.raises(DTypeError, match="cov"):
+        lucid.cov(lucid.tensor([[True, False, True]]))
+    with pytest.raises(DTypeError, match="nanmedian"):
+        lucid.nanmedian(lucid.tensor([True, False]))
+    for name in ("trapezoid", "cumulative_trapezoid"):
+        with pytest.raises(DTypeError, match=name):
+            getattr(lucid, name)(lucid.tensor([True, False]))
+        check(lambda t: getattr(lucid, name)(t, dim=0),
+              lambda t: getattr(torch, name)(t, dim=0), np.zeros((0, 3), np.int64),
+              grad=False)
