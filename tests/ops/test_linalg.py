@@ -430,6 +430,46 @@ def test_cdist_errors(shapes, kw, err, msg):
                                                                                    np.int64)))
 
 
+# (name, fn over (t0, t1), which inputs require grad): after the op each input in turn is
+# written in place; backward must raise exactly where torch's does (the value was saved)
+# and otherwise give torch's gradients.
+SAVES = [
+    ("matmul_a", lambda t: t[0] @ t[1], (0,)),
+    ("matmul_b", lambda t: t[0] @ t[1], (1,)),
+    ("matmul_vec", lambda t: t[0][0] @ t[1][:, 0], (0,)),
+    ("cross_a", lambda t: _m(t[0]).cross(t[0], t[1], dim=1), (0,)),
+    ("cross_b", lambda t: _m(t[0]).cross(t[0], t[1], dim=1), (1,)),
+    ("einsum", lambda t: _m(t[0]).einsum("ij,jk->ik", t[0], t[1]), (0,)),
+]
+
+
+def _m(t):
+    return torch if isinstance(t, torch.Tensor) else lucid
+
+
+@pytest.mark.parametrize("name,fn,wrt", SAVES, ids=[s[0] for s in SAVES])
+def test_operands_the_backward_does_not_need_are_not_saved(name, fn, wrt):
+    vals = [_data((3, 3), np.float64, 4), _data((3, 3), np.float64, 5)]
+    for written in range(2):
+        results = []
+        for mod in (torch, lucid):
+            leaves = [mod.tensor(v, requires_grad=i in wrt) for i, v in enumerate(vals)]
+            ts = [x * 1 for x in leaves]        # non-leaves, so they can be written in place
+            y = fn(ts)
+            ts[written].add_(1.0)
+            try:
+                y.sum().backward()
+            except RuntimeError:
+                results.append(None)
+                continue
+            results.append([leaves[i].grad.numpy().copy() for i in wrt])
+        tr, lr = results
+        assert (tr is None) == (lr is None), (name, written)
+        if tr is not None:
+            for t, l in zip(tr, lr):
+                np.testing.assert_allclose(l, t, rtol=1e-12)
+
+
 def test_autocast_casts_mixed_operands():
     a = lucid.tensor(_data((2, 3), np.float32), requires_grad=True)
     b = lucid.tensor(_data((3, 2), np.float16, 1))
