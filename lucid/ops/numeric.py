@@ -104,7 +104,10 @@ class LdexpBackward(BinaryOp):
     Notes
     -----
     Backends: ``a * xp.exp2(b)`` in the promoted dtype (half types through float32).
-    Overflows to :math:`\pm\infty` and underflows to 0 like the product.
+    Overflows to :math:`\pm\infty` and underflows to 0 like the product. PyTorch evaluates
+    ``2 ** b`` in ``b``'s own dtype first, so a float16 exponent of a float32 input is
+    rounded there; Lucid rounds once, in the promoted dtype. A bool exponent counts as 0/1
+    for every input dtype (PyTorch has no kernel for a floating input with one).
     """
 
     __slots__ = ()

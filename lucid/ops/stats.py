@@ -238,6 +238,9 @@ def dist(input, other, p=2):
     a = to_tensor(input)
     b = to_tensor(other, a)
     rd = _dt.result_type(a, b)
+    if a._dtype is _dt.bool or b._dtype is _dt.bool:
+        raise DTypeError("dist(): bool tensors are not supported (their difference is "
+                         "undefined)")
     if not rd.is_floating_point:
         raise DTypeError(f"dist(): input dtype should be floating point, got {rd.name} (the "
                          f"promoted dtype of {a._dtype.name} and {b._dtype.name})")
@@ -248,15 +251,19 @@ def dist(input, other, p=2):
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the variables in the rows of ``input`` (a 1-D input is one
     variable: a 0-d result), with frequency and/or observation weights."""
+    return _cov(input, correction, fweights, aweights, "cov")
+
+
+def _cov(input, correction, fweights, aweights, op):
     ops = _ops()
     x = to_tensor(input)
     if x._data.ndim > 2:
-        raise ShapeError(f"cov(): expected input to have two or fewer dimensions but got an "
+        raise ShapeError(f"{op}(): expected input to have two or fewer dimensions but got an "
                          f"input with {x._data.ndim} dimensions")
     if not isinstance(correction, numbers.Integral) or isinstance(correction, bool):
-        raise DTypeError(f"cov(): correction must be an int, got {type(correction).__name__}")
+        raise DTypeError(f"{op}(): correction must be an int, got {type(correction).__name__}")
     if x._dtype is _dt.bool:
-        raise DTypeError("cov(): bool dtype is not supported for input")
+        raise DTypeError(f"{op}(): bool dtype is not supported for input")
     one = x._data.ndim < 2
     if one:
         x = x.reshape(1, -1)
@@ -267,19 +274,19 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if fweights is not None:
         fw = to_tensor(fweights, x)
         if fw._dtype.is_floating_point:
-            raise DTypeError("cov(): expected fweights to have integral dtype")
-        _check_weights(fw, n_obs, "fweights")
+            raise DTypeError(f"{op}(): expected fweights to have integral dtype")
+        _check_weights(fw, n_obs, "fweights", op)
         if bool((fw < 0).any()):
-            raise ArgumentError("cov(): fweights cannot be negative")
+            raise ArgumentError(f"{op}(): fweights cannot be negative")
         w = fw.to(x._dtype)
     aw = None
     if aweights is not None:
         aw = to_tensor(aweights, x)
         if not aw._dtype.is_floating_point:
-            raise DTypeError("cov(): expected aweights to have floating point dtype")
-        _check_weights(aw, n_obs, "aweights")
+            raise DTypeError(f"{op}(): expected aweights to have floating point dtype")
+        _check_weights(aw, n_obs, "aweights", op)
         if bool((aw < 0).any()):
-            raise ArgumentError("cov(): aweights cannot be negative")
+            raise ArgumentError(f"{op}(): aweights cannot be negative")
         aw = aw.to(x._dtype)
         w = aw if w is None else w * aw
     if w is None:
@@ -305,12 +312,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     return c.reshape(()) if one or c.shape == (1, 1) else c
 
 
-def _check_weights(w, n_obs, name):
+def _check_weights(w, n_obs, name, op):
     if w._data.ndim > 1:
-        raise ShapeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+        raise ShapeError(f"{op}(): expected {name} to have one or fewer dimensions but got "
                          f"{w._data.ndim}")
     if w._data.size != n_obs:
-        raise ShapeError(f"cov(): expected {name} to have the same numel as there are "
+        raise ShapeError(f"{op}(): expected {name} to have the same numel as there are "
                          f"observations in the input but got {w._data.size} != {n_obs}")
 
 
@@ -318,7 +325,7 @@ def _check_weights(w, n_obs, name):
 def corrcoef(input):
     """Pearson correlation coefficients of the variables in the rows of ``input``."""
     ops = _ops()
-    c = cov(input)
+    c = _cov(input, 1, None, None, "corrcoef")
     if c.ndim == 0:
         return c / c
     sd = ops.diagonal(c).sqrt()
@@ -388,6 +395,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     terms, y, d = _trapezoid_terms(y, x, dx, dim, "trapezoid")
     if terms is None:
         return y.sum(d, dtype=y._dtype) * 0
+    if y.shape[d] == 1:         # no interval: 0, but nan/inf in y still give nan (PyTorch)
+        return (y * 0.0).sum(d)
     return terms.sum(d)
 
 
@@ -557,8 +566,8 @@ def _edges_of(col, bins, lo_hi, dt, dev, op, k):
     if lo_hi is None:
         if col._data.size:
             lo, hi = float(ops.amin(col)), float(ops.amax(col))
-        else:
-            lo, hi = 0.0, 0.0
+        else:                   # no data: the unit range, as NumPy and PyTorch
+            lo, hi = 0.0, 1.0
     else:
         lo, hi = float(lo_hi[0]), float(lo_hi[1])
         if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -640,13 +649,14 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     """``(hist, bin_edges)`` of the points in the last dim of ``input`` (shape
     ``(..., D)``): ``bins`` an int, a list of ``D`` ints or a list of ``D`` edge tensors;
-    ``range`` a flat list ``[min0, max0, min1, max1, ...]``; ``bin_edges`` a list."""
+    ``range`` a flat list ``[min0, max0, min1, max1, ...]``; ``bin_edges`` a tuple of
+    one edge tensor per dim."""
     x = _hist_input(input, "histogramdd")
     if x._data.ndim < 2:
         raise DimError(f"histogramdd(): input should have at least 2 dimensions, got "
                        f"{x._data.ndim}")
     hist, edges = _histdd(x, bins, range, weight, density, "histogramdd")
-    return _Histogramdd(hist, list(edges))
+    return _Histogramdd(hist, tuple(edges))
 
 
 Tensor.histogram = histogram
