@@ -17,6 +17,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import ArgumentError, DivisionByZeroError, DTypeError, LucidError, reports_as
 from ._bind import tensor_method
+from ._formula import const
 from .base import BinaryOp, BroadcastOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -775,8 +776,8 @@ class CopysignBackward(BinaryOp):
     :math:`b`).
 
     Saves the output and, if it needs a gradient, :math:`a`: :math:`\partial y / \partial
-    a = y / a` (:math:`\pm 1`); :math:`b` only moves the sign, so its gradient is 0 (``b``
-    is kept, if it needs a gradient, for the shape of that zero).
+    a = y / a` (:math:`\pm 1`); :math:`b` only moves the sign, so its gradient is 0 and
+    nothing of it is kept (as in PyTorch).
 
     Math
     ----
@@ -788,7 +789,7 @@ class CopysignBackward(BinaryOp):
     schema_v1 : OpSchema
         ``"copysign"``, ``AmpPolicy.KEEP_INPUT``, real-valued.
     saves_input : tuple
-        ``a`` if ``a`` needs a gradient, ``b`` if ``b`` does.
+        ``a`` if ``a`` needs a gradient; never ``b``.
     saves_output : bool
         True.
 
@@ -800,7 +801,7 @@ class CopysignBackward(BinaryOp):
     __slots__ = ()
     schema_v1 = OpSchema("copysign", 1, AmpPolicy.KEEP_INPUT, real_valued=True,
                          input_arity=2)
-    saves_input = ((0,), (1,))   # a for its gradient y / a; b only for its zero's shape
+    saves_input = ((0,), ())     # a for its gradient y / a; b's gradient is a constant 0
     saves_output = True
 
     @staticmethod
@@ -808,8 +809,9 @@ class CopysignBackward(BinaryOp):
         return be.copysign(a, b)
 
     def grad(self, F, g, a, b, out):
+        shape, dt = self.in_meta[1]
         return (None if a is None else g * F.where(a == 0, 0, out / a),
-                None if b is None else F.zeros_like(b))
+                const(self.be.full(shape, 0, dt.np), g) if self.next_edges[1] else None)
 
 
 # -- ternary: lerp, addcmul, addcdiv, where ----------------------------------------------
@@ -907,7 +909,8 @@ class AddcdivBackward(BroadcastOp):
     number).
 
     Saves what the wanted gradients need: :math:`t_2` for that of :math:`t_1`,
-    :math:`t_1` and :math:`t_2` for that of :math:`t_2`; never :math:`x`.
+    :math:`t_1` and :math:`t_2` for that of :math:`t_2`; never :math:`x`, but :math:`t_2`
+    when only :math:`x` needs a gradient, as PyTorch.
 
     Math
     ----
@@ -921,7 +924,8 @@ class AddcdivBackward(BroadcastOp):
         ``"addcdiv"``, ``AmpPolicy.KEEP_INPUT``; inputs promoted together; integer
         ``t1, t2`` are rejected (PyTorch: no integer division in addcdiv).
     saves_input : tuple
-        ``t2`` if ``t1`` needs a gradient, ``t1`` and ``t2`` if ``t2`` does.
+        ``t2`` if ``x`` or ``t1`` needs a gradient (PyTorch keeps it for ``x`` too, so an
+        in-place change of ``t2`` raises in both), ``t1`` and ``t2`` if ``t2`` does.
     saves_output : bool
         False.
 
@@ -933,7 +937,7 @@ class AddcdivBackward(BroadcastOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
-    saves_input = ((), (2,), (1, 2))
+    saves_input = ((2,), (2,), (1, 2))   # what PyTorch keeps (t2 even for x's gradient)
 
     @staticmethod
     def dispatch(be, x, t1, t2, value):

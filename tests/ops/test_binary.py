@@ -322,11 +322,18 @@ SAVES = [
     ("fmod", lambda t: _m(t[0]).fmod(t[0], t[1]), (0,)),
     ("hypot", lambda t: _m(t[0]).hypot(t[0], t[1]), (0,)),
     ("copysign", lambda t: _m(t[0]).copysign(t[0], t[1]), (0,)),
+    ("copysign_b", lambda t: _m(t[0]).copysign(t[0], t[1]), (1,)),
+    ("copysign_ab", lambda t: _m(t[0]).copysign(t[0], t[1]), (0, 1)),
     ("where", lambda t: _m(t[0]).where(t[2] > 1, t[0], t[1]), (0, 1)),
     ("lerp_a", lambda t: _m(t[0]).lerp(t[0], t[1], t[2]), (0,)),
     ("lerp_w", lambda t: _m(t[0]).lerp(t[0], t[1], t[2]), (2,)),
     ("addcmul", lambda t: _m(t[0]).addcmul(t[0], t[1], t[2], value=0.5), (1,)),
     ("addcdiv", lambda t: _m(t[0]).addcdiv(t[0], t[1], t[2], value=2.0), (1,)),
+    ("addcdiv_x", lambda t: _m(t[0]).addcdiv(t[0], t[1], t[2], value=2.0), (0,)),
+    ("addcdiv_t2", lambda t: _m(t[0]).addcdiv(t[0], t[1], t[2], value=2.0), (2,)),
+    ("addcmul_x", lambda t: _m(t[0]).addcmul(t[0], t[1], t[2], value=0.5), (0,)),
+    ("atan2", lambda t: _m(t[0]).atan2(t[0], t[1]), (1,)),
+    ("pow", lambda t: t[0] ** t[1], (0,)),
 ]
 
 
