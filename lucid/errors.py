@@ -128,13 +128,15 @@ def reports_as(op):
             try:
                 return fn(*args, **kwargs)
             except LucidError as e:
-                _rename(e, op)
+                set_op_name(e, op)
                 raise
         return wrapper
     return deco
 
 
-def _rename(err, op):
+def set_op_name(err, op):
+    """Make Lucid error ``err``'s message name ``op`` (in place; see :func:`reports_as`), for
+    code that catches an error of an inner step and re-raises it for the op it serves."""
     msg = str(err.args[0]) if err.args else ""
     if msg.startswith((op + ":", op + "()", op + " (")):
         return

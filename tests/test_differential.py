@@ -283,6 +283,9 @@ def test_unary_ops_match_torch(name, x, method):
 @SETTINGS(200 * SCALE)
 @given(name=st.sampled_from(UNARY), x=inputs(dtype="float64", special=False))
 def test_unary_gradients_match_torch(name, x):
+    poles = (x.data <= 0) & (x.data == np.round(x.data))
+    if name in ("digamma", "lgamma") and poles.any():
+        return      # at the poles the derivative is infinite (Lucid); torch's series is finite
     run_both(name, lambda M, t: getattr(M, name)(t), [x])
 
 
@@ -493,3 +496,168 @@ def test_shape_ops_match_torch(name, x, a, b):
     if name in _SHAPE_PENDING and x.data.ndim == 0 or name == "roll" and x.data.size == 0:
         return
     run_both(name, lambda M, t: SHAPE_OPS[name](M, t, a, b), [x])
+
+
+# == regressions: one test per bug differential testing found =================================
+
+NAN = math.nan
+
+
+def _bf16(vals):
+    return (lucid.tensor(np.array(vals, np.float32)).to(lucid.bfloat16),
+            torch.tensor(np.array(vals, np.float32)).to(torch.bfloat16))
+
+
+def _same_values(l, t):
+    assert _dname(l) == _dname(t)
+    np.testing.assert_array_equal(_np64(l), _np64(t))
+
+
+def test_bfloat16_sorts_with_nan():
+    l, t = _bf16([3.0, NAN, 1.0, 2.0, NAN, 0.5, -1.0])
+    for desc in (False, True):
+        lv, li = lucid.sort(l, descending=desc, stable=True)
+        tv, ti = torch.sort(t, descending=desc, stable=True)
+        _same_values(lv, tv)
+        np.testing.assert_array_equal(li.numpy(), ti.numpy())
+    _same_values(lucid.unique(l), torch.unique(t))
+    _same_values(lucid.topk(l, 3).values, torch.topk(t, 3).values)
+    _same_values(lucid.topk(l, 3, largest=False).values, torch.topk(t, 3, largest=False).values)
+    _same_values(lucid.kthvalue(l, 2).values, torch.kthvalue(t, 2).values)
+    _same_values(lucid.median(l), torch.median(t))
+    l2, t2 = _bf16([3.0, 1.0, 2.0, 0.5])
+    _same_values(lucid.median(l2, 0).values, torch.median(t2, 0).values)
+    _same_values(lucid.msort(l), torch.msort(t))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_moments_keep_half_dtypes_and_accumulate_in_float32(dt):
+    data = np.array([300.0, -300.0], np.float32)
+    l = lucid.tensor(data).to(getattr(lucid, dt))
+    t = torch.tensor(data).to(getattr(torch, dt))
+    for f in (lambda M, x: M.std(x), lambda M, x: M.var(x), lambda M, x: M.std_mean(x)[0],
+              lambda M, x: M.var_mean(x)[0], lambda M, x: M.std(x, 0, keepdim=True)):
+        _same_values(f(lucid, l), f(torch, t))
+    if dt == "float16":       # the variance overflows float16, the deviation does not
+        assert lucid.std(l).item() == 424.25 and math.isinf(lucid.var(l).item())
+
+
+@pytest.mark.parametrize("dt", ["int32", "int16", "int8", "uint8", "int64"])
+def test_arange_with_a_float_end_and_an_integer_dtype(dt):
+    for args in ((0, 2.5), (2.5,), (0.5, 3), (1.9, 5.1, 1.5)):
+        _same_values(lucid.arange(*args, dtype=getattr(lucid, dt)),
+                     torch.arange(*args, dtype=getattr(torch, dt)))
+    assert lucid.arange(0, 2.5, dtype=lucid.int32).tolist() == [0, 1, 2]
+
+
+def test_diff_of_order_0_ignores_prepend_and_append():
+    x = lucid.tensor([1.0, 4.0, 9.0])
+    y = lucid.diff(x, n=0, prepend=lucid.zeros(2), append=lucid.ones(1))
+    assert y.tolist() == [1.0, 4.0, 9.0]
+    assert torch.diff(torch.tensor([1.0, 4.0, 9.0]), n=0, prepend=torch.zeros(2)).tolist() == \
+        y.tolist()
+
+
+def test_scatter_reduce_mean_keeps_an_integer_dtype():
+    for dt in ("uint8", "int16", "int64"):
+        args = [(M.zeros(3, dtype=getattr(M, dt)), 0, M.tensor([0, 0, 2]),
+                 M.tensor([3, 4, 5], dtype=getattr(M, dt))) for M in (lucid, torch)]
+        _same_values(lucid.scatter_reduce(*args[0], "mean"),
+                     torch.scatter_reduce(*args[1], "mean"))
+
+
+def test_uint8_scalars_wrap_as_in_torch():
+    calls = [lambda M, x: x.addcmul(x, x, value=-2), lambda M, x: x.clamp(max=-3),
+             lambda M, x: x.clamp(min=-3), lambda M, x: x.add(x, alpha=-1),
+             lambda M, x: x.sub(x, alpha=-2), lambda M, x: x + (-1), lambda M, x: x * -3]
+    for f in calls:
+        _same_values(f(lucid, lucid.tensor([1, 2], dtype=lucid.uint8)),
+                     f(torch, torch.tensor([1, 2], dtype=torch.uint8)))
+    _same_values(lucid.tensor([100], dtype=lucid.int8).add(lucid.tensor([100], dtype=lucid.int8),
+                                                           alpha=3),
+                 torch.tensor([100], dtype=torch.int8).add(torch.tensor([100], dtype=torch.int8),
+                                                           alpha=3))
+
+
+def test_integer_pad_value_out_of_range_is_a_lucid_error():
+    x = lucid.tensor([1, 2], dtype=lucid.uint8)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.pad(torch.tensor([1, 2], dtype=torch.uint8), (1, 1), value=-1)
+    with pytest.raises(lucid.errors.ValueOverflowError, match=r"^pad: value -1 .*uint8"):
+        lucid.pad(x, (1, 1), value=-1)
+    assert lucid.pad(x, (1, 1), value=255).tolist() == [255, 1, 2, 255]
+    assert lucid.pad(x, (1, 1), value=2.7).tolist() == [2, 1, 2, 2]
+    with pytest.raises(RuntimeError, match="clamp"):
+        x.clamp(-300, 3)
+
+
+def test_norm_with_p_none_is_the_2_norm():
+    a = np.array([[3.0, 4.0], [1.0, -2.0]])
+    for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}):
+        np.testing.assert_allclose(lucid.norm(lucid.tensor(a), p=None, **kw).numpy(),
+                                   torch.norm(torch.tensor(a), p=None, **kw).numpy())
+
+
+def test_unique_consecutive_of_an_empty_input_along_a_dim():
+    for kw in ({}, {"return_inverse": True, "return_counts": True}):
+        got = _outputs(lucid.unique_consecutive(lucid.zeros(0, 2), dim=0, **kw))
+        want = _outputs(torch.unique_consecutive(torch.zeros(0, 2), dim=0, **kw))
+        for l, t in zip(got, want):
+            assert tuple(l.shape) == tuple(t.shape) and _dname(l) == _dname(t)
+
+
+def test_einsum_repeated_subscript_of_unequal_sizes():
+    with pytest.raises(RuntimeError):
+        torch.einsum("aa->a", torch.ones(2, 3))
+    with pytest.raises(lucid.errors.ShapeError, match=r"^einsum: subscript 'a' is repeated "
+                                                       r"for operand 0 .*3 != 2"):
+        lucid.einsum("aa->a", lucid.ones(2, 3))
+    assert lucid.einsum("aa->a", lucid.eye(3)).tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("op,call", [
+    ("dstack", lambda: lucid.dstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+    ("hstack", lambda: lucid.hstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+    ("vstack", lambda: lucid.vstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+    ("column_stack", lambda: lucid.column_stack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+    ("addmv", lambda: lucid.addmv(lucid.ones(2), lucid.ones(2, 3), lucid.ones(4))),
+    ("addmm", lambda: lucid.addmm(lucid.ones(2, 2), lucid.ones(2, 3), lucid.ones(4, 2))),
+    ("max", lambda: lucid.max(lucid.ones(2, 3), lucid.ones(4))),
+    ("min", lambda: lucid.ones(2, 3).min(lucid.ones(4))),
+    ("std_mean", lambda: lucid.std_mean(lucid.tensor([1, 2]))),
+    ("var_mean", lambda: lucid.var_mean(lucid.ones(3), 4)),
+    ("floor_divide", lambda: lucid.floor_divide(lucid.tensor([1, 2]), 0)),
+    ("floor_divide", lambda: lucid.tensor([1, 2]) // 0),
+    ("argsort", lambda: lucid.argsort(lucid.ones(3), 2)),
+])
+def test_errors_name_the_op_the_user_called(op, call):
+    with pytest.raises(LucidError, match=rf"^{op}: "):
+        call()
+
+
+def test_integer_division_of_an_empty_tensor_by_zero_divides_nothing():
+    for M in (lucid, torch):
+        assert tuple((M.zeros(0, dtype=M.int64) // M.tensor(0)).shape) == (0,)
+        assert tuple(M.remainder(M.zeros(0, 3, dtype=M.uint8), 0).shape) == (0, 3)
+    with pytest.raises(lucid.errors.DivisionByZeroError, match="^remainder"):
+        lucid.remainder(lucid.tensor([1]), 0)
+
+
+def test_logsumexp_requires_dim_and_topk_kthvalue_refuse_bool():
+    with pytest.raises(TypeError):
+        torch.logsumexp(torch.ones(2), None)
+    with pytest.raises(lucid.errors.ArgumentTypeError, match="^logsumexp.*'dim'"):
+        lucid.logsumexp(lucid.ones(2), None)
+    for f in (lambda M: M.topk(M.tensor([True, False]), 1),
+              lambda M: M.kthvalue(M.tensor([True, False]), 1)):
+        with pytest.raises(RuntimeError):
+            f(torch)
+        with pytest.raises(lucid.errors.DTypeError, match="bool"):
+            f(lucid)
+    assert lucid.kthvalue(lucid.tensor(True), 1).values.item() is True
+
+
+def test_cat_of_legacy_empty_tensors_takes_any_dim():
+    for d in (0, 1, 5, -3):
+        assert tuple(lucid.cat([lucid.zeros(0), lucid.zeros(0)], d).shape) == \
+            tuple(torch.cat([torch.zeros(0), torch.zeros(0)], d).shape)

@@ -467,9 +467,12 @@ class ViewOp(UnaryOp):
     _view = True
 
 
-def _link_view(out, src, cls, params):
+def _link_view(out, src, cls, params, multi=None):
     """Make ``out`` a view of ``src``'s base: shared version counter, and the chain of view
-    ops that makes it from the base (replayed when the base changes in place)."""
+    ops that makes it from the base (replayed when the base changes in place). ``multi``
+    names the output of an op returning several views (``unbind``, ``split``): PyTorch
+    forbids writing to those, or using them after their base changed, when they carry
+    history."""
     base = src._base
     if base is None:
         base = src
@@ -482,6 +485,8 @@ def _link_view(out, src, cls, params):
     out._meta = {"view": chain + ((cls, params),)}
     if not STATE.grad_enabled:
         out._meta["no_grad"] = True
+    if multi is not None:
+        out._meta["multi"] = multi
 
 
 def _refresh_view(view):
@@ -503,6 +508,9 @@ def _refresh_view(view):
         view._grad_fn = None
         view._requires_grad = False
         return
+    if "multi" in meta:
+        _multi_view_error(meta["multi"], "its base or another view of its base has been "
+                          "modified in place")
     v = base
     for cls, params in meta["view"]:
         v = cls.apply(v, **params)
@@ -512,6 +520,13 @@ def _refresh_view(view):
     view._grad_fn = v._grad_fn
     view._output_nr = v._output_nr
     view._requires_grad = v._requires_grad
+
+
+def _multi_view_error(which, what):
+    raise AutogradError(f"{which} is a view and {what}. This view is the output of a "
+                        "function that returns multiple views, which does not allow its "
+                        "outputs to be modified in place; replace the in-place operation "
+                        "by an out-of-place one.")
 
 
 _VIEW_REFRESH[0] = _refresh_view
@@ -569,6 +584,9 @@ def apply_inplace(fn, self_t, *args, **kwargs):
         raise AutogradError(f"{name}_: a leaf Variable that requires grad is being used in an "
                             "in-place operation.")
     base = self_t._base
+    if grad and base is not None and "multi" in self_t._meta and (
+            self_t._requires_grad or others_grad):
+        _multi_view_error(self_t._meta["multi"], "is being modified in place")
     if grad and base is not None and base._requires_grad and base._grad_fn is None:
         raise AutogradError(f"{name}_: a view of a leaf Variable that requires grad is being "
                             "used in an in-place operation.")
@@ -623,15 +641,21 @@ def write_result(self_t, res, name):
             raise ShapeError(f"{name}_: output with shape {tuple(shape)} doesn't match the "
                              f"broadcast shape {tuple(res._data.shape)}")
     be = self_t._device._backend
-    if be.is_read_only(self_t._data):
-        raise MemoryOverlapError(f"{name}_: unsupported operation: the tensor is read-only "
-                                 "(from a read-only NumPy array); copy it before writing")
-    if be.has_internal_overlap(self_t._data):
-        raise MemoryOverlapError(f"{name}_: unsupported operation: more than one element of "
-                                 "the written-to tensor refers to a single memory location "
-                                 "(an expanded view); clone() it before writing in place")
+    check_writable(be, self_t._data, name + "_")
     be.assign(self_t._data, res._data)
     self_t._vc[0] += 1
+
+
+def check_writable(be, a, name):
+    """Refuse to write into array ``a``: read-only memory, or several elements in one
+    memory location (an expanded view), as PyTorch does."""
+    if be.is_read_only(a):
+        raise MemoryOverlapError(f"{name}: unsupported operation: the tensor is read-only "
+                                 "(from a read-only NumPy array); copy it before writing")
+    if be.has_internal_overlap(a):
+        raise MemoryOverlapError(f"{name}: unsupported operation: more than one element of "
+                                 "the written-to tensor refers to a single memory location "
+                                 "(an expanded view); clone() it before writing in place")
 
 
 def _snapshot(t):

@@ -25,7 +25,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..errors import DTypeError, IndexArgumentError, IndexingError, LucidError, ShapeError
 from ._bind import tensor_method
-from .base import Op, UnaryOp, apply_inplace, norm_dim, scalar_like, to_tensor
+from .base import (Op, UnaryOp, apply_inplace, check_writable, norm_dim, scalar_like,
+                   to_tensor)
 from ._formula import array_of, const
 from .core import copy_
 from .registry import register
@@ -699,6 +700,7 @@ def _setitem(self, index, value):
         be = self._device._backend                  # nothing to record: write directly
         dst = self._data if basic is None else be.basic_index(self._data, basic)
         v = _value("__setitem__", value, self, dst.shape if adv is None else shape)._data
+        check_writable(be, dst, "__setitem__")
         if adv is None:
             be.assign(dst, v)
         else:
@@ -710,10 +712,6 @@ def _setitem(self, index, value):
         if adv is None:
             raise
         _out_of_range(self, index, "__setitem__")
-    except ValueError:                              # a read-only (expanded) destination
-        raise ShapeError("__setitem__: unsupported operation: more than one element of the "
-                         "written-to tensor refers to a single memory location (an expanded "
-                         "view); clone() it before writing") from None
 
 
 Tensor.__getitem__ = _getitem

@@ -290,8 +290,9 @@ def _split(x, d, sizes):
     sizes = tuple(sizes)
     outs = SplitBackward.apply(x, dim=d, sizes=sizes)
     start = 0
-    for t, n in zip(outs, sizes):
-        _link_view(t, x, NarrowBackward, {"dim": d, "start": start, "length": n})
+    for i, (t, n) in enumerate(zip(outs, sizes)):
+        _link_view(t, x, NarrowBackward, {"dim": d, "start": start, "length": n},
+                   multi=f"output {i} of split")
         start += n
     return outs
 
@@ -418,5 +419,6 @@ def unbind(input, dim=0):
     d = norm_dim(dim, input._data.ndim, "unbind")
     outs = UnbindBackward.apply(input, dim=d)
     for i, t in enumerate(outs):
-        _link_view(t, input, SelectBackward, {"dim": d, "index": i})
+        _link_view(t, input, SelectBackward, {"dim": d, "index": i},
+                   multi=f"output {i} of unbind")
     return outs

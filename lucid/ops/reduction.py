@@ -597,14 +597,6 @@ class _CumPickBackward(_PickBackward):
 
     __slots__ = ()
 
-    def grad_formula_impl(self, g, x, out):
-        shape, dt = self.in_meta[0]
-        if not shape:
-            return g[0]
-        from .indexing import scatter_add
-        zeros = _const(self.be.full(shape, 0, dt.np), g[0])
-        return scatter_add(zeros, self.params["dim"], _const(self.out[1], g[0]), g[0])
-
 
 _CUM_DOC = r"""Autograd node for ``{name}(x, dim)``: the running {what} along ``dim`` and
     the index where each was attained.

@@ -354,7 +354,9 @@ class ExpandBackward(ViewOp):
 
     Notes
     -----
-    Backends: ``xp.broadcast_to`` (stride-0 view, read-only; writing through it raises).
+    Backends: a stride-0 view (``as_strided``); writing in place through a dim that was
+    expanded (several elements, one memory location) raises, as in PyTorch, while writing
+    through a dim that kept its size is allowed.
     Also the node of ``expand_as``, ``broadcast_to`` and ``broadcast_tensors``.
     """
 
@@ -363,7 +365,7 @@ class ExpandBackward(ViewOp):
 
     @staticmethod
     def dispatch(be, x, shape):
-        return be.broadcast_to(x, shape)
+        return be.expand(x, shape)
 
     def grad(self, F, g, x, out):
         return F.sum_to(g, self.in_meta[0][0])

@@ -15,7 +15,7 @@ import torch
 
 import lucid
 
-N_PROGRAMS = 400
+N_PROGRAMS = 800
 
 
 def _views(rng, shape):
@@ -36,6 +36,10 @@ def _views(rng, shape):
     if nd >= 1:
         opts.append(("view(-1)?", lambda lib, t: t.reshape(-1)))
         opts.append(("[None]", lambda lib, t: t[None]))
+        opts.append(("expand", lambda lib, t: t.expand(*t.shape)))
+    if nd == 2 and shape[0] * shape[1] >= 4:
+        opts.append(("as_strided", lambda lib, t: t.as_strided((2, 2), (1, 2),
+                                                               t.storage_offset())))
     return opts[int(rng.integers(len(opts)))]
 
 
@@ -44,6 +48,10 @@ def _inplace(rng, shape, others):
     c = float(np.round(rng.uniform(-2, 2), 2))
     opts = [(f"mul_({c})", lambda lib, t, env: t.mul_(c)),
             ("relu_()", lambda lib, t, env: t.relu_()),
+            ("exp_()", lambda lib, t, env: t.exp_()),
+            (f"clamp_(max={c})", lambda lib, t, env: t.clamp_(max=c)),
+            (f".data.mul_({c})", lambda lib, t, env: t.data.mul_(c)),
+            (f".detach().add_({c})", lambda lib, t, env: t.detach().add_(c)),
             (f"fill_({c})", lambda lib, t, env: t.fill_(c)),
             ("zero_()", lambda lib, t, env: t.zero_()),
             (f"add_({c})", lambda lib, t, env: t.add_(c))]

@@ -484,8 +484,13 @@ def test_setitem_errors():
     with pytest.raises(IndexingError, match="index 2 is out of bounds for dimension 0"):
         x[2] = 1.0
     assert not x.any()
-    with pytest.raises(ShapeError, match="__setitem__: .*expanded view.*clone"):
-        lucid.zeros(3).expand(2, 3)[[0]] = 1.0
+    with pytest.raises(lucid.errors.MemoryOverlapError,
+                       match="__setitem__: .*expanded view.*clone"):
+        lucid.zeros(3).expand(2, 3)[[0]] = 1.0        # (PyTorch's index_put_ lets it through)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.zeros(3).expand(2, 3).add_(1.0)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        lucid.zeros(3).expand(2, 3).add_(1.0)
 
 
 def test_op_errors():

@@ -439,7 +439,6 @@ SAVES = [
     ("matmul_vec", lambda t: t[0][0] @ t[1][:, 0], (0,)),
     ("cross_a", lambda t: _m(t[0]).cross(t[0], t[1], dim=1), (0,)),
     ("cross_b", lambda t: _m(t[0]).cross(t[0], t[1], dim=1), (1,)),
-    ("einsum", lambda t: _m(t[0]).einsum("ij,jk->ik", t[0], t[1]), (0,)),
 ]
 
 

@@ -323,14 +323,27 @@ INPLACE = [
     ("flatten", lambda b, y: b.flatten().mul_(y), (12,)),
     ("squeeze", lambda b, y: b.unsqueeze(1).squeeze(1).add_(y), (3, 4)),
     ("mT-diag", lambda b, y: b.mT.diagonal(-1).mul_(y), (3,)),
-    ("split", lambda b, y: (b.split(2, 1)[1] if isinstance(b, lucid.Tensor)
-                            else b.narrow(1, 2, 2)).mul_(y), (3, 2)),
-    ("chunk-T", lambda b, y: (b.T.chunk(2, 0)[1] if isinstance(b, lucid.Tensor)
-                              else b.T.narrow(0, 2, 2)).mul_(y), (2, 3)),
-    ("unbind", lambda b, y: (b.unbind(1)[2] if isinstance(b, lucid.Tensor)
-                             else b.select(1, 2)).mul_(y), (3,)),
+    ("narrow-T", lambda b, y: b.T.narrow(0, 2, 2).mul_(y), (2, 3)),
+    ("select", lambda b, y: b.select(1, 2).mul_(y), (3,)),
     ("two-writes", lambda b, y: (b.narrow(0, 0, 1).mul_(2.), b.diagonal().mul_(y)), (3,)),
 ]
+
+
+@pytest.mark.parametrize("split", [lambda b: b.split(2, 1)[1], lambda b: b.T.chunk(2, 0)[1],
+                                   lambda b: b.unbind(1)[2]], ids=["split", "chunk", "unbind"])
+@pytest.mark.parametrize("mod", [torch, lucid], ids=["torch", "lucid"])
+def test_outputs_of_multi_view_ops_refuse_inplace(split, mod):
+    """As PyTorch: an output of an op returning several views may not be written in place
+    (nor used after its base was) while it carries history."""
+    b = mod.ones(3, 4, requires_grad=True) * 1.0
+    with pytest.raises(RuntimeError, match="returns multiple views"):
+        split(b).mul_(2.0)
+    part = split(b)
+    b.add_(1.0)
+    with pytest.raises(RuntimeError, match="returns multiple views"):
+        part * 2
+    with mod.no_grad():
+        split(mod.ones(3, 4) * 1.0).mul_(2.0)      # no history: allowed
 
 
 @pytest.mark.parametrize("name,fn,yshape", INPLACE, ids=[c[0] for c in INPLACE])

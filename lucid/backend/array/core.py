@@ -54,6 +54,12 @@ class XpCore:
     def broadcast_to(self, a, shape):
         return self.xp.broadcast_to(a, shape)
 
+    def expand(self, a, shape):
+        lead = len(shape) - a.ndim
+        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st for st, n, m in
+                                      zip(a.strides, a.shape, shape[lead:]))
+        return self.xp.lib.stride_tricks.as_strided(a, shape, strides)
+
     def reshape(self, a, shape):
         return a.reshape(shape)
 
@@ -63,9 +69,17 @@ class XpCore:
     # -- memory layout ----------------------------------------------------------------
 
     def _root(self, a):
-        while a.base is not None and isinstance(a.base, self.ndarray):
-            a = a.base
-        return a
+        """The array owning ``a``'s memory (through ``as_strided``'s holder objects too)."""
+        nd = self.ndarray
+        while True:
+            b = a.base
+            if b is None:
+                return a
+            if not isinstance(b, nd):
+                b = getattr(b, "base", None)       # stride_tricks' holder of the original
+                if not isinstance(b, nd):
+                    return a
+            a = b
 
     def storage_size(self, a):
         return self._root(a).size

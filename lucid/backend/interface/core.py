@@ -71,6 +71,11 @@ class CoreKernels(ABC):
         """A read-only broadcast view of ``a`` with ``shape``."""
 
     @abstractmethod
+    def expand(self, a, shape):
+        """A writable view of ``a`` broadcast to ``shape`` (stride 0 on new and expanded
+        dims): ``Tensor.expand``, whose in-place writes the caller checks."""
+
+    @abstractmethod
     def reshape(self, a, shape):
         """``a`` reshaped: a view when the strides allow, otherwise a copy."""
 
