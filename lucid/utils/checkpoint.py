@@ -157,7 +157,10 @@ class _Checkpoint(Function):
         ctx.info = info
         ctx.save_for_backward(*tensors[:info["n_args"]])
         ctx.set_materialize_grads(False)
-        return tuple(info.pop("values"))
+        values = tuple(info.pop("values"))
+        # outputs the first run made without history stay without it (as in PyTorch)
+        ctx.mark_non_differentiable(*[v for v, r in zip(values, info["requires_grad"]) if not r])
+        return values
 
     @staticmethod
     def backward(ctx, *grads):
@@ -240,6 +243,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     refs, edges, to_copy, leaves = _boundary(outs, copies)
     values = [Tensor._wrap(o._data, o._dtype, o._device) for o in outs]
     meta = [(tuple(o.shape), o.dtype) for o in outs]
+    requires = [o.requires_grad for o in outs]
     del out, outs, copies, call_args
     used_leaves, outer = _outside_inputs(refs, edges, to_copy, leaves)
     del leaves
@@ -247,6 +251,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
                 for node, nr, m in outer]
     info = {"function": function, "args": args, "kwargs": kwargs, "tensor_pos": tensor_pos,
             "n_args": len(tensors), "rng": fork, "autocast": STATE.autocast, "meta": meta,
+            "requires_grad": requires,
             "leaves": used_leaves, "outer": outer_ts, "values": values}
     res = _Checkpoint.apply(info, *tensors, *used_leaves, *outer_ts)
     res = (res,) if isinstance(res, Tensor) else tuple(res)

@@ -202,6 +202,19 @@ def test_no_grad_and_non_tensor_arguments():
     np.testing.assert_allclose(w.grad.numpy(), 3.0 * np.full((3, 4), 2.0))
 
 
+def test_identity_and_outputs_without_history():
+    x = lucid.tensor([1.0, 2.0], requires_grad=True)
+    y = checkpoint(lambda v: v, x)
+    (y * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    vals, idx = checkpoint(lambda v: (v.exp(), v.argmax()), x)
+    assert not idx.requires_grad and idx.item() == 1
+    z = checkpoint(lambda v: v.detach() * 2, x)
+    tz = tcp.checkpoint(lambda v: v.detach() * 2, torch.tensor([1.0, 2.0], requires_grad=True),
+                        use_reentrant=False)
+    assert z.requires_grad == tz.requires_grad == False  # noqa: E712
+
+
 def test_checkpoint_errors():
     x = lucid.ones(2, requires_grad=True)
     with pytest.raises(ArgumentError, match="checkpoint"):
