@@ -183,10 +183,10 @@ class HeavisideBackward(BinaryOp):
 
     Notes
     -----
-    Backends: ``xp.where`` on the sign; nan input gives 0 (PyTorch's rule). Both operands must have one
-    dtype (PyTorch's rule); integer and bool operands are allowed (no gradient). PyTorch
-    does not implement the derivative; Lucid gives the almost-everywhere derivative of the
-    step (0) and the exact one in ``values``.
+    Backends: ``xp.where`` on the sign; nan input gives 0 (PyTorch's rule). Both operands
+    must have one dtype (PyTorch's rule); integer and bool operands are allowed (no
+    gradient). PyTorch does not implement the derivative; Lucid gives the almost-everywhere
+    derivative of the step (0) and the exact one in ``values``.
     """
 
     __slots__ = ()
