@@ -22,7 +22,7 @@ from ._formula import const
 from .creation import TrilBackward, TriuBackward
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
-from .joins import _split, cat as _cat, stack as _stack, unbind
+from .joins import _split, cat as _cat, stack as _stack, unbind as _unbind
 from .linalg import CrossBackward, EinsumBackward, matmul as _matmul
 from .reduction import (DiffBackward, _cumprod_grad_t, _dof, _inv, _masked_div_t,
                         _prod_others_t, cumsum as _cumsum, mean as _mean, sum as _sum)
@@ -32,16 +32,32 @@ from .shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
 from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p, neg,
                     reciprocal, relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
 
-__all__ = ["abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg",
-           "reciprocal", "relu", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
-           "tan", "tanh", "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul", "div", "pow", "pow_scalar",
-           "where", "zeros_like", "ones_like", "astype", "sum_to", "broadcast_to", "reshape"]
+__all__ = [
+    # element-wise
+    "abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg", "reciprocal",
+    "relu", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh",
+    "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul",
+    "div", "div_floor", "div_trunc", "pow", "pow_scalar", "xlogy", "where",
+    # creation, casts, broadcasting
+    "zeros_like", "ones_like", "astype", "sum_to", "broadcast_to", "broadcast_copy",
+    "reshape", "tril", "triu",
+    # reductions and scans
+    "sum", "prod_others", "var_backward", "std_backward", "logsumexp_backward",
+    "vector_norm_backward", "index_add_along", "reverse_cumsum", "cumprod_backward", "diff",
+    # linear algebra
+    "matmul", "swapaxes", "einsum", "cross", "cdist_backward",
+    # shape, joins, views and writes
+    "permute", "flip", "roll", "unfold", "unfold_backward", "repeat_interleave",
+    "segment_sum", "concatenate", "stack", "split", "unbind", "narrow", "select",
+    "diagonal", "basic_index", "assign", "pad", "pad_backward",
+    # indexing
+    "copy", "index", "index_put_", "masked_fill", "scatter_reduce"]
 
 _wrap = Tensor._wrap
 
 
-def add(a, b):
-    return a + b
+def add(a, b, alpha=1):
+    return a + b if alpha == 1 else a + b * alpha
 
 
 def mul(a, b):
@@ -203,8 +219,8 @@ def einsum(equation, *operands):
     return EinsumBackward.apply(*operands, equation=equation)
 
 
-def cross(a, b, dim):
-    return CrossBackward.apply(a, b, dim=dim)
+def cross(a, b, axis):
+    return CrossBackward.apply(a, b, dim=axis)
 
 
 def cdist_backward(g, x1, x2, out, p):
@@ -273,6 +289,10 @@ def stack(arrays, axis):
 def split(a, dim, sizes):
     """Views of ``a`` along ``dim`` of lengths ``sizes``, linked to ``a`` as views."""
     return _split(a, dim, sizes)
+
+
+def unbind(a, dim):
+    return _unbind(a, dim)
 
 
 # -- views and writes ---------------------------------------------------------------------
