@@ -1091,6 +1091,7 @@ def pow(input, exponent):
 
 
 @tensor_method("float_power")
+@reports_as("float_power")
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64 (both operands cast)."""
     f64 = _dt.float64
