@@ -100,24 +100,46 @@ class XpSpecial:
         z2 = z * z
         return -_EULER_GAMMA * z + (z - xp.log1p(z)) + z2 * _horner(xp, z, _LG_COEF)
 
-    def _lgamma_pos(self, x):
-        r""":math:`\ln\Gamma(x)` for :math:`x \ge 1/2` (nan/inf handled by the caller)."""
+    def _lgamma_mid(self, x):
+        r""":math:`\ln\Gamma(x)` for :math:`1/2 \le x < 10`: the series around 1 on
+        :math:`[1/2, 3/2)`; above, :math:`k = \lfloor x - 3/2 \rfloor` steps of the
+        recurrence down to :math:`y = x - k \in [3/2, 5/2)` (exact) and the series around 2,
+        plus :math:`\ln \prod_{j=1}^{k} (x - j)`."""
         xp = self.xp
-        # [0.5, 1.5): the series around 1; [1.5, 10): shift down into [1.5, 2.5)
-        y = xp.where(x < 10, x, 2.0)
-        prod = xp.ones_like(x)
-        for _ in range(8):
-            m = y >= 2.5
-            prod = xp.where(m, prod * (y - 1), prod)
-            y = xp.where(m, y - 1, y)
+        k = xp.clip(xp.floor(x - 1.5), 0, 8)
+        y = x - k
+        kmax = int(k.max()) if k.size else 0
         near1 = y < 1.5
         z = xp.where(near1, y - 1, y - 2)
-        small = self._lgamma_series(z) + xp.where(near1, 0.0, xp.log1p(z)) + xp.log(prod)
-        big = xp.where(x >= 10, x, 10.0)
-        inv = 1.0 / big
-        stir = (big - 0.5) * xp.log(big) - big + _HALF_LOG_2PI + \
-            inv * _horner(xp, inv * inv, _STIRLING)
-        return xp.where(x < 10, small, stir)
+        out = self._lgamma_series(z) + xp.where(near1, 0.0, xp.log1p(z))
+        if kmax:
+            prod = xp.where(k >= 1, x - 1, 1.0)
+            for j in range(2, kmax + 1):
+                prod *= xp.where(k >= j, x - j, 1.0)
+            out += xp.log(prod)
+        return out
+
+    def _lgamma_big(self, x):
+        r"""Stirling's series for :math:`x \ge 10` (:math:`+\infty` past about 2.5e305)."""
+        xp = self.xp
+        inv = 1.0 / x
+        return (x - 0.5) * xp.log(x) - x + _HALF_LOG_2PI + inv * _horner(xp, inv * inv,
+                                                                         _STIRLING)
+
+    def _lgamma_pos(self, x):
+        r""":math:`\ln\Gamma(x)` for finite :math:`x \ge 1/2`, each branch evaluated only on
+        its own elements."""
+        xp = self.xp
+        big = x >= 10
+        if bool(big.all()):
+            return self._lgamma_big(x)
+        if not bool(big.any()):
+            return self._lgamma_mid(x)
+        out = xp.empty_like(x)
+        out[big] = self._lgamma_big(x[big])
+        mid = ~big
+        out[mid] = self._lgamma_mid(x[mid])
+        return out
 
     def _digamma_pos(self, x):
         r""":math:`\psi(x)` for :math:`x > 0`."""
@@ -155,30 +177,42 @@ class XpSpecial:
     def lgamma(self, a):
         xp = self.xp
         x = self._f64(a)
+        out = xp.empty_like(x)
         with _quiet(xp):
-            pos = self._lgamma_pos(xp.where(x >= 0.5, x, 0.5))
-            refl_arg = xp.where(x < 0.5, 1.0 - x, 1.0)
-            refl = _LOG_PI - xp.log(xp.abs(self._sinpi(xp.where(x < 0.5, x, 0.5)))) - \
-                self._lgamma_pos(refl_arg)
-            out = xp.where(x >= 0.5, pos, refl)
-            out = xp.where(xp.isinf(x), xp.inf, out)
-            out = xp.where(xp.isnan(x), x, out)
+            fin = xp.isfinite(x)
+            pos = fin & (x >= 0.5)
+            refl = fin & (x < 0.5)
+            if bool(pos.any()):
+                out[pos] = self._lgamma_pos(x[pos])
+            if bool(refl.any()):
+                xr = x[refl]
+                out[refl] = _LOG_PI - xp.log(xp.abs(self._sinpi(xr))) - \
+                    self._lgamma_pos(1.0 - xr)
+            out[xp.isinf(x)] = xp.inf
+            nan = xp.isnan(x)
+            out[nan] = x[nan]
         return out.astype(a.dtype, copy=False)
 
     def digamma(self, a):
         xp = self.xp
         x = self._f64(a)
+        out = xp.empty_like(x)
         with _quiet(xp):
-            pos = self._digamma_pos(xp.where(x > 0, x, 1.0))
-            xn = xp.where(x < 0, x, -0.5)
-            r = xn - xp.round(xn)
-            refl = self._digamma_pos(1.0 - xn) - math.pi * xp.cos(math.pi * r) / \
-                xp.sin(math.pi * r)
-            refl = xp.where(r == 0, xp.nan, refl)
-            out = xp.where(x > 0, pos, refl)
-            out = xp.where(x == 0, xp.copysign(xp.inf, -x), out)
-            out = xp.where(x == xp.inf, xp.inf, out)
-            out = xp.where(xp.isnan(x), x, out)
+            pos = (x > 0) & (x < xp.inf)
+            neg = x < 0
+            if bool(pos.any()):
+                out[pos] = self._digamma_pos(x[pos])
+            if bool(neg.any()):
+                xn = x[neg]
+                r = xn - xp.round(xn)
+                v = self._digamma_pos(1.0 - xn) - math.pi * xp.cos(math.pi * r) / \
+                    xp.sin(math.pi * r)
+                out[neg] = xp.where(r == 0, xp.nan, v)      # poles (and -inf): nan
+            zero = x == 0
+            out[zero] = xp.copysign(xp.inf, -x[zero])
+            out[x == xp.inf] = xp.inf
+            nan = xp.isnan(x)
+            out[nan] = x[nan]
         return out.astype(a.dtype, copy=False)
 
     def polygamma(self, n, a):
