@@ -20,8 +20,9 @@ class SpecialKernels(ABC):
         r"""Element-wise :math:`\ln|\Gamma(a)|`.
 
         :math:`+\infty` at the poles (0 and the negative integers) and at :math:`\pm\infty`;
-        nan stays nan. Floating ``a`` only; float64 results to about 1e-15 relative away
-        from the zeros at 1 and 2 (absolute there)."""
+        nan stays nan. Floating ``a`` only; float64 results to about 1e-14 relative, except
+        next to the zeros of :math:`\ln|\Gamma|` (1, 2 and one in each negative unit
+        interval), where the error is absolute, about 1e-16."""
 
     @abstractmethod
     def digamma(self, a):
