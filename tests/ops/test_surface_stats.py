@@ -48,11 +48,11 @@ def test_quantile_0d_q_tensor_and_0d_input():
     check(lambda t: t.quantile(0.7), lambda t: t.quantile(0.7), np.asarray(2.5))
     check(lambda t: lucid.quantile(t, 0.7, 0), lambda t: torch.quantile(t, 0.7, 0),
           np.asarray(2.5))
-    check(lambda t: lucid.quantile(t, [0.2, 0.9] and lucid.tensor([0.2, 0.9],
-                                                                   dtype=lucid.float64),
-                                   0, True),
+    check(lambda t: lucid.quantile(t, lucid.tensor([0.2, 0.9], dtype=lucid.float64), 0, True),
           lambda t: torch.quantile(t, torch.tensor([0.2, 0.9], dtype=torch.float64), 0, True),
           _distinct(6))
+    with pytest.raises(DTypeError, match="quantile"):
+        lucid.quantile(lucid.tensor(_distinct(4)), [0.2, 0.9])
 
 
 @pytest.mark.parametrize("mode", MODES)
