@@ -12,9 +12,14 @@ from lucid.errors import (AutogradError, DeviceMismatchError, DimError, DTypeErr
 
 @pytest.mark.parametrize("err, bases", [
     (errors.LucidError, (Exception,)),
-    (errors.ShapeError, (errors.LucidError, ValueError)),
-    (errors.DimError, (errors.LucidError, IndexError)),
-    (errors.DTypeError, (errors.LucidError, TypeError)),
+    # PyTorch raises RuntimeError in these situations: Lucid's errors are both
+    (errors.ShapeError, (errors.LucidError, ValueError, RuntimeError)),
+    (errors.DimError, (errors.LucidError, IndexError, RuntimeError)),
+    (errors.DTypeError, (errors.LucidError, TypeError, NotImplementedError, RuntimeError)),
+    (errors.IndexingError, (errors.LucidError, IndexError, RuntimeError)),
+    (errors.ArgumentError, (errors.LucidError, ValueError, RuntimeError)),
+    (errors.ValueOverflowError, (errors.DTypeError, OverflowError, ValueError, RuntimeError)),
+    (errors.ArgumentTypeError, (errors.LucidError, TypeError)),
     (errors.DeviceError, (errors.LucidError, RuntimeError)),
     (errors.DeviceMismatchError, (errors.DeviceError, errors.LucidError, RuntimeError)),
     (errors.IndexingError, (errors.LucidError, IndexError)),
@@ -134,3 +139,74 @@ def test_mixing_devices(on_fake_cuda, call):
                                                   r"same device, but found tensors on cpu "
                                                   r"and cuda:0$"):
         call(lucid.tensor([1.0, 2.0]), on_fake_cuda)
+
+
+def test_argument_type_error_is_not_a_runtime_error():
+    """PyTorch's argument parser raises TypeError only: ``except RuntimeError`` in PyTorch
+    code does not catch it, nor Lucid's."""
+    assert not issubclass(errors.ArgumentTypeError, RuntimeError)
+    with pytest.raises(errors.ArgumentTypeError, match=r"^sum\(\): argument 'dim' must be"):
+        lucid.ones(3).sum(1.0)
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda: lucid.tensor(2 ** 63), r"^tensor: overflow: the Python int 9223372036854775808 "
+                                    r"does not fit int64"),
+    (lambda: lucid.tensor(-2 ** 63 - 1), r"does not fit int64"),
+    (lambda: lucid.tensor([2 ** 64 + 5]), r"^tensor: overflow: the Python int "
+                                          r"18446744073709551621"),
+    (lambda: lucid.tensor([[1, 2], [3, 2 ** 70]]), r"overflow"),
+    (lambda: lucid.tensor([300], dtype=lucid.uint8), r"^tensor: value 300 cannot be converted "
+                                                     r"to type uint8 without overflow"),
+    (lambda: lucid.tensor([-256], dtype=lucid.uint8), r"value -256 .*uint8"),
+    (lambda: lucid.tensor([-0.5], dtype=lucid.uint8), r"value -0.5 .*uint8"),
+    (lambda: lucid.tensor([128], dtype=lucid.int8), r"value 128 .*int8"),
+    (lambda: lucid.tensor([1e10], dtype=lucid.int32), r"value 10000000000.0 .*int32"),
+    (lambda: lucid.tensor([float("inf")], dtype=lucid.int64), r"value inf .*int64"),
+])
+def test_tensor_from_python_numbers_that_overflow(call, msg):
+    with pytest.raises(errors.ValueOverflowError, match=msg):
+        call()
+
+
+def test_tensor_from_python_numbers_that_fit_or_wrap_as_in_pytorch():
+    import torch
+    for data, dt in (([-1, 255], "uint8"), ([-255], "uint8"), ([1.5, 2.9], "uint8"),
+                     ([-128, 127], "int8"), ([2 ** 63 - 1, -2 ** 63], "int64"),
+                     ([True, 2], "int16"), ([2 ** 63], "float32"), ([2 ** 64 + 5], "float64"),
+                     ([1e40], "float32"), ([300], "bool")):
+        got = lucid.tensor(data, dtype=getattr(lucid, dt))
+        want = torch.tensor(data, dtype=getattr(torch, dt))
+        assert got.tolist() == want.tolist(), (data, dt)
+    assert lucid.tensor(np.array([300]), dtype=lucid.uint8).tolist() == [44]   # arrays cast
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: lucid.tensor([1.0], dtype=d), lambda d: lucid.as_tensor([1.0], dtype=d),
+    lambda d: lucid.zeros(2, dtype=d), lambda d: lucid.ones(2, dtype=d),
+    lambda d: lucid.full((2,), 1, dtype=d), lambda d: lucid.arange(3, dtype=d),
+    lambda d: lucid.linspace(0, 1, 3, dtype=d), lambda d: lucid.eye(2, dtype=d),
+    lambda d: lucid.zeros_like(lucid.ones(2), dtype=d),
+    lambda d: lucid.ones(2).new_zeros(2, dtype=d), lambda d: lucid.ones(2).sum(dtype=d),
+    lambda d: lucid.ones(2).cumsum(0, dtype=d), lambda d: lucid.ones(2).norm(dtype=d),
+])
+@pytest.mark.parametrize("bad", ["float32", np.float32, np.dtype("float64"), np.int64])
+def test_dtype_argument_refuses_strings_and_numpy_types(call, bad):
+    with pytest.raises(TypeError, match=r"argument 'dtype' must be lucid.dtype, not"):
+        call(bad)
+    assert call(lucid.float64).dtype is lucid.float64
+    assert call(float).dtype is lucid.float64            # dtype=float means float64
+
+
+def test_from_numpy_of_a_read_only_array_warns_and_refuses_writes():
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        t = lucid.from_numpy(a)
+    assert np.shares_memory(t.numpy(), a)
+    assert t.tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"^add_: .*read-only"):
+        t.add_(1)
+    with pytest.raises(RuntimeError, match="read-only"):
+        t[0] = 5.0
+    assert a.tolist() == [0.0, 1.0, 2.0]
