@@ -47,7 +47,7 @@ def _int_division(kernel, name, a, b):
     _no_bool(name, a)
     try:
         return kernel(a, b)
-    except ZeroDivisionError:
+    except DivisionByZeroError:
         raise DivisionByZeroError(f"{name}: integer division by zero (a {a.dtype} divisor "
                                   "holds 0)") from None
 

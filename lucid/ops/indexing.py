@@ -396,12 +396,10 @@ def _index_arg(op, index, x):
 
 def _check_range(op, be, a, n, dim, negative):
     """IndexingError unless every index of array ``a`` is in ``[-n, n)`` (``[0, n)``)."""
-    if a.size == 0:
-        return
-    lo, hi = be.index_range(a)
-    if lo < (-n if negative else 0) or hi >= n:
-        raise IndexingError(f"{op}: index {hi if hi >= n else lo} is out of bounds for "
-                            f"dimension {dim} with size {n}")
+    try:
+        be.check_index_bounds(a, -n if negative else 0, n)
+    except IndexingError as e:
+        raise IndexingError(f"{op}: {e} for dimension {dim} with size {n}") from None
 
 
 def _same_dtype(op, x, src, what="src"):

@@ -1,13 +1,15 @@
 """Binary, comparison and logic kernels over an array module (NumPy or CuPy).
 
 Floating kernels that can produce inf/nan run under ``errstate(all="ignore")`` (NumPy would
-otherwise warn where PyTorch is silent). Integer division by zero raises the built-in
-``ZeroDivisionError``; the op turns it into a Lucid error naming the op.
+otherwise warn where PyTorch is silent). Integer division by zero raises
+:class:`~lucid.errors.DivisionByZeroError`; the op adds its name.
 """
 
 import contextlib
 
 import numpy as _np
+
+from ...errors import DivisionByZeroError
 
 try:    # errstate's state, set directly: np.errstate rebuilds it on every entry (~1.5 us)
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
@@ -62,7 +64,7 @@ def _check_divisor(a, b):
     """ZeroDivisionError if the integer divisor ``b`` holds a 0 that divides something: an
     empty result (``a`` or ``b`` of size 0) divides nothing, as in PyTorch."""
     if a.size and bool((b == 0).any()):
-        raise ZeroDivisionError("integer division by zero")
+        raise DivisionByZeroError("integer division by zero")
 
 
 class XpBinary:

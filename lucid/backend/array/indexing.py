@@ -1,5 +1,7 @@
 """Indexing kernels over an array module (NumPy or CuPy)."""
 
+from ...errors import IndexingError
+
 _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
           "amin": "minimum"}
 
@@ -24,8 +26,12 @@ class XpIndexing:
     def count_true(self, mask):
         return int(self.xp.count_nonzero(mask))
 
-    def index_range(self, a):
-        return int(a.min()), int(a.max())
+    def check_index_bounds(self, a, low, high):
+        if a.size == 0:
+            return
+        lo, hi = int(a.min()), int(a.max())
+        if lo < low or hi >= high:
+            raise IndexingError(f"index {hi if hi >= high else lo} is out of bounds")
 
     def grid_index(self, index, dim):
         xp = self.xp

@@ -1,8 +1,9 @@
 """Binary kernels of the Backend interface: arithmetic, comparison and logic.
 
 All take arrays already promoted to one dtype (the op does PyTorch's promotion) and
-broadcast like NumPy. Integer kernels that divide raise ``ZeroDivisionError`` on a zero
-divisor; floating kernels follow IEEE 754 silently (inf, nan).
+broadcast like NumPy. Integer kernels that divide raise
+:class:`~lucid.errors.DivisionByZeroError` on a zero divisor that divides something (a GPU
+backend may check on the device); floating kernels follow IEEE 754 silently (inf, nan).
 """
 
 from abc import ABC, abstractmethod

@@ -36,8 +36,11 @@ class IndexingKernels(ABC):
         """
 
     @abstractmethod
-    def index_range(self, a):
-        """``(min, max)`` of the non-empty integer array ``a``, as Python ints."""
+    def check_index_bounds(self, a, low, high):
+        """Raise :class:`~lucid.errors.IndexingError` ("index v is out of bounds") unless
+        every element of the integer array ``a`` is in ``[low, high)``: the bounds check of
+        gather, scatter, take and put, a backend concern so that a GPU backend can check on
+        the device instead of reading ``a`` back."""
 
     @abstractmethod
     def count_true(self, mask):
