@@ -142,3 +142,10 @@ def test_from_dlpack_of_a_raw_capsule_shares_memory():
     assert t.tolist() == [0.0, 1.0, 2.0] and t.dtype is lucid.float32
     src[0] = 9.0
     assert t.tolist()[0] == 9.0
+
+
+def test_array_operands_keep_the_op_params():
+    t = lucid.tensor([5.0, 7.0])
+    assert (t // np.array([2.0, 2.0])).tolist() == [2.0, 3.0]
+    assert lucid.div(t, np.array([2.0, 4.0]), rounding_mode="trunc").tolist() == [2.0, 1.0]
+    assert (np.array([10.0, 14.0]) // t).tolist() == [2.0, 2.0]

@@ -341,7 +341,7 @@ class BinaryOp(BroadcastOp):
             try:
                 rd = _scalar_result(cls, a._dtype, b)
             except DTypeError as e:     # an array operand becomes a tensor, as in PyTorch
-                return cls.call(a, _array_operand(b, a, e))
+                return cls.call(a, _array_operand(b, a, e), **params)
             if cls._real and not rd.is_floating_point:
                 rd = _dt.get_default_dtype()
             b = scalar_like(b, rd, a)
@@ -349,7 +349,7 @@ class BinaryOp(BroadcastOp):
             try:
                 rd = _scalar_result(cls, b._dtype, a)
             except DTypeError as e:
-                return cls.call(_array_operand(a, b, e), b)
+                return cls.call(_array_operand(a, b, e), b, **params)
             if cls._real and not rd.is_floating_point:
                 rd = _dt.get_default_dtype()
             a = scalar_like(a, rd, b)
