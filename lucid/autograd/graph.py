@@ -264,8 +264,8 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     versions = None
     want = cls.saves_input
     if want:
-        keep = None if want is True else (_PLANS.get((cls, mask)) or
-                                          _save_plan(cls, want, mask))
+        keep = None if want is True else (_PLANS.get((cls, mask, len(inputs))) or
+                                          _save_plan(cls, want, mask, len(inputs)))
         saved = []
         versions = []
         k = 0
@@ -294,17 +294,20 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
 _PLANS = {}
 
 
-def _save_plan(cls, want, mask):
-    """Which inputs to keep (a bool per input) when the inputs in ``mask`` need a gradient
-    and input ``i``'s gradient needs the inputs ``want[i]``; memoised per op and mask."""
-    key = (cls, mask)
+def _save_plan(cls, want, mask, n):
+    """Which of the ``n`` inputs to keep (a bool per input) when the inputs in ``mask`` need
+    a gradient and input ``i``'s gradient needs the inputs ``want[i]`` (``"others"``: every
+    input but ``i``, for ops of any arity); memoised per op, mask and arity."""
+    key = (cls, mask, n)
     plan = _PLANS.get(key)
     if plan is None:
+        if want == "others":
+            want = [tuple(j for j in range(n) if j != i) for i in range(n)]
         need = set()
         for i, needs in enumerate(want):
             if mask >> i & 1:
                 need.update(needs)
-        plan = _PLANS[key] = tuple(i in need for i in range(len(want)))
+        plan = _PLANS[key] = tuple(i in need for i in range(n))
     return plan
 
 

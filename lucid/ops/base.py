@@ -45,7 +45,7 @@ class Op(Node):
 
     __slots__ = ()
     schema_v1 = None
-    saves_input = False     # True: every input; or, per input, the inputs its gradient needs
+    saves_input = False     # True: all inputs; per input, those its gradient needs; "others"
     saves_output = False
     saves_extra = ()        # names of intermediates ``dispatch`` returns after the outputs
     graph_ns = None         # F in graph mode: Lucid ops with the backend's signatures

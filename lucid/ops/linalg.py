@@ -342,8 +342,9 @@ class EinsumBackward(Op):
     ----------
     schema_v1 : OpSchema
         ``"einsum"``, ``AmpPolicy.PROMOTE``; any number of inputs.
-    saves_input : bool
-        True: every operand.
+    saves_input : str
+        ``"others"``: input :math:`i`'s gradient is an einsum of the other operands, so an
+        operand is kept only when another one needs a gradient.
     saves_output : bool
         False.
 
@@ -360,7 +361,7 @@ class EinsumBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("einsum", 1, AmpPolicy.PROMOTE, input_arity=-1)
-    saves_input = True
+    saves_input = "others"
 
     @staticmethod
     def dispatch(be, *xs, equation):

@@ -148,3 +148,18 @@ def test_cuda_nondeterministic_ops_are_declared():
         s = lucid.ops.registry.get_op(name).schema_v1
         assert not s.deterministic and s.nondeterministic_on == ("cuda",) and \
             s.determinism_note
+
+
+@pytest.mark.parametrize("lib", [torch, lucid], ids=["torch", "lucid"])
+def test_einsum_saves_only_the_other_operands(lib):
+    a = lib.ones(2, 3, requires_grad=True) * 1
+    b = lib.ones(3, 4)
+    y = lib.einsum("ij,jk->ik", a, b)
+    a.mul_(2)                  # a's own gradient does not need a
+    y.sum().backward()
+    a2 = lib.ones(2, 3, requires_grad=True)
+    b2 = lib.ones(3, 4) * 1
+    y2 = lib.einsum("ij,jk->ik", a2, b2)
+    b2.mul_(2)                 # but it needs b
+    with pytest.raises(RuntimeError, match="modified by an inplace operation|in-place"):
+        y2.sum().backward()
