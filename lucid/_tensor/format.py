@@ -147,21 +147,23 @@ class _Formatter:
 _ELLIPSIS = object()      # the place of the elided elements of a summarised dim
 
 
-def _collect(a, summarize, edge):
-    """Nested Python lists of the elements of array ``a`` that are printed: a summarised
-    dim keeps ``edge`` items at each end with :data:`_ELLIPSIS` between."""
-    n = a.shape[0]
+def _collect(values, shape, summarize, edge):
+    """The printed elements as nested Python lists with :data:`_ELLIPSIS` where a
+    summarised dim elides items. ``values`` holds those elements as nested lists of the
+    tensor's ``shape`` cut by the backend's ``edge_items`` (``edge`` items kept at each end
+    of every dim longer than ``2 * edge``) when ``summarize``, else all of them."""
+    n = shape[0]
     cut = summarize and n > 2 * edge
-    if a.ndim == 1:
+    if len(shape) == 1:
         if summarize and not edge:
             return [_ELLIPSIS]
         if cut:
-            return a[:edge].tolist() + [_ELLIPSIS] + a[n - edge:].tolist()
-        return a.tolist()
+            return values[:edge] + [_ELLIPSIS] + values[edge:]
+        return values
+    rows = [_collect(v, shape[1:], summarize, edge) for v in values]
     if cut:
-        return ([_collect(a[i], summarize, edge) for i in range(edge)] + [_ELLIPSIS] +
-                [_collect(a[i], summarize, edge) for i in range(n - edge, n)])
-    return [_collect(a[i], summarize, edge) for i in range(n)]
+        return rows[:edge] + [_ELLIPSIS] + rows[edge:]
+    return rows
 
 
 def _flat(nested, out):
@@ -194,19 +196,22 @@ def _nested_str(nested, ndim, indent, fmt):
 
 
 def _body(t, indent):
-    """The element part of the repr: ``[...]`` (or the scalar)."""
+    """The element part of the repr: ``[...]`` (or the scalar). Only the printed elements
+    are read back to the host, through the backend (``edge_items``, ``to_list``); every
+    formatting decision is made on those Python numbers."""
+    be = t._device.backend
     a = t._data
-    dt = t._dtype
-    if dt in (_dt.float16, _dt.bfloat16):
-        a = t._device.backend.astype(a, _dt.float32.np)
-    if a.ndim == 0:
-        v = a.item()
-        return _Formatter([v], dt.is_floating_point).format(v)
-    size = math.prod(a.shape)
-    summarize = size > PRINT_OPTS.threshold
-    nested = _collect(a, summarize, int(PRINT_OPTS.edgeitems))
-    fmt = _Formatter(_flat(nested, []), dt.is_floating_point)
-    return _nested_str(nested, a.ndim, indent, fmt)
+    floating = t._dtype.is_floating_point
+    shape = tuple(a.shape)
+    if not shape:
+        v = be.to_list(a)
+        return _Formatter([v], floating).format(v)
+    summarize = math.prod(shape) > PRINT_OPTS.threshold
+    edge = int(PRINT_OPTS.edgeitems)
+    values = be.to_list(be.edge_items(a, edge) if summarize else a)
+    nested = _collect(values, shape, summarize, edge)
+    fmt = _Formatter(_flat(nested, []), floating)
+    return _nested_str(nested, len(shape), indent, fmt)
 
 
 def _add_suffixes(text, suffixes, indent):

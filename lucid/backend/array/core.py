@@ -122,6 +122,23 @@ class XpCore:
             return a.strides != b.strides or a.shape != b.shape
         return a0 < b1 and b0 < a1
 
+    # -- host read-back ---------------------------------------------------------------
+
+    def edge_items(self, a, edge):
+        edge = max(int(edge), 0)
+        for axis, n in enumerate(a.shape):
+            if n > 2 * edge:
+                head = (slice(None),) * axis
+                a = self.xp.concatenate((a[head + (slice(0, edge),)],
+                                         a[head + (slice(n - edge, n),)]), axis=axis)
+        return self.xp.array(a, copy=True)
+
+    def to_list(self, a):
+        h = self.to_numpy(a)
+        if h.dtype.itemsize == 2 and h.dtype.kind not in "biu":
+            h = h.astype("float32")           # float16/bfloat16: exact in float32
+        return h.tolist()
+
 
 def _dense(a):
     """Whether ``a``'s elements fill a contiguous block exactly once (any axis order)."""

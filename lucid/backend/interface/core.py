@@ -142,3 +142,17 @@ class CoreKernels(ABC):
         gaps, no repeats), in one storage, and their memory ranges overlap without being the
         same elements in the same layout."""
 
+    # -- host read-back (printing, ``tolist``: never the hot path) -----------------------
+
+    @abstractmethod
+    def edge_items(self, a, edge):
+        """A copy of ``a`` in which every axis longer than ``2 * edge`` keeps only its first
+        ``edge`` and last ``edge`` items (in order; none when ``edge`` is 0), computed on the
+        device: what a summarised ``repr`` prints, so only those items reach the host."""
+
+    @abstractmethod
+    def to_list(self, a):
+        """The values of ``a`` on the host as nested Python lists, a Python scalar for a 0-d
+        array: ``bool`` for bool, ``int`` for the integer dtypes, ``float`` (exact) for every
+        floating dtype, float16 and bfloat16 included. A device-to-host copy."""
+
