@@ -9,6 +9,7 @@ backward per batch entry over the retained graph and stacks the results, so the 
 
 from __future__ import annotations
 
+from .._tensor import Tensor
 from ..errors import AutogradError, ShapeError
 
 
@@ -16,7 +17,6 @@ def batched_grad(grad_fn, outputs, inputs, grad_outputs, retain_graph, create_gr
                  allow_unused, materialize_grads):
     """``grad_fn`` (the engine's :func:`~lucid.autograd.grad`) once per batch entry, the
     results stacked along a new dim 0."""
-    from .._tensor import Tensor
     from ..ops import stack
     if grad_outputs is None:
         raise AutogradError("grad: is_grads_batched=True requires grad_outputs (one batch of "
@@ -58,7 +58,6 @@ def batched_grad(grad_fn, outputs, inputs, grad_outputs, retain_graph, create_gr
 
 
 def _empty_batch(t):
-    from .._tensor import Tensor
     be = t._device.backend
     return Tensor._wrap(be.full((0,) + tuple(t._data.shape), 0, t._dtype.np), t._dtype,
                         t._device)

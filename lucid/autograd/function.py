@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import weakref
 
+from .. import dtypes
+from .._tensor import Tensor
 from ..errors import AutogradError, ShapeError, VersionMismatchError
 from .grad_mode import STATE, no_grad
 from .graph import Node, new_node
@@ -119,7 +121,6 @@ class _FunctionNode(Node):
     def _call_user(self, grads, wrap):
         """Run the user's backward on wrapped gradients; return one checked gradient
         Tensor (or None) per tensor input."""
-        from .._tensor import Tensor
         if not isinstance(grads, tuple):
             grads = (grads,)
         gs = tuple(None if g is None else wrap(g) for g in grads)
@@ -147,8 +148,6 @@ class _FunctionNode(Node):
         return tuple(out)
 
     def grad_formula(self, g):
-        from .._tensor import Tensor
-        from .. import dtypes
         dev = self.ctx._device
 
         def wrap(a):
@@ -181,7 +180,6 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._tensor import Tensor
         ctx = FunctionCtx()
         slots = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = tuple(args[i] for i in slots)

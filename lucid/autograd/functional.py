@@ -13,6 +13,7 @@ or raises with ``strict=True``.
 
 from __future__ import annotations
 
+from .._tensor import Tensor
 from ..errors import AutogradError, DTypeError, ShapeError
 from .engine import grad as _grad
 from .grad_mode import enable_grad
@@ -22,7 +23,6 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 def _as_tuple(x, what, fn):
     """``(tuple of Tensors, whether x was a tuple)``; anything else raises DTypeError."""
-    from .._tensor import Tensor
     is_tuple = isinstance(x, (tuple, list))
     xs = tuple(x) if is_tuple else (x,)
     for i, t in enumerate(xs):
@@ -56,7 +56,6 @@ def _postprocess(xs, create_graph):
 
 def _zeros(t, shape=None):
     """Zeros of ``t``'s dtype and device, shaped like ``t`` or ``shape`` (no history)."""
-    from .._tensor import Tensor
     shape = t._data.shape if shape is None else shape
     return Tensor._wrap(t._device.backend.full(shape, 0, t._dtype.np), t._dtype, t._device)
 
@@ -112,7 +111,6 @@ def _default_v(refs, fn, what):
     if len(refs) != 1 or refs[0].numel() != 1:
         raise AutogradError(f"{fn}: v can only be None if {what} is a single Tensor with a "
                             "single element")
-    from .._tensor import Tensor
     r = refs[0]
     return (Tensor._wrap(r._device.backend.ones(r._data.shape, r._dtype.np), r._dtype,
                          r._device),)

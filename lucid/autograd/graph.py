@@ -15,6 +15,7 @@ import weakref
 
 from .._hooks import RemovableHandle as _RemovableHandle
 from .._state import STATE
+from .._tensor import Tensor
 from ..errors import AutogradError, VersionMismatchError
 
 __all__ = ["Node", "AccumulateGrad", "new_node", "accumulator_of"]
@@ -164,7 +165,6 @@ class Node:
         out = self.out
         if out is None:
             return None
-        from .._tensor import Tensor
         if out.__class__ is tuple:
             return tuple(Tensor._from_node_output(o, self, i) for i, o in enumerate(out))
         return Tensor._from_node_output(out, self, 0)

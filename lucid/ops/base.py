@@ -26,6 +26,7 @@ import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
+from .._tensor.factory import tensor as _tensor_of
 from ..autograd.grad_mode import STATE, no_grad
 from .._tensor.tensor import _VIEW_REFRESH
 from ..autograd.graph import Node, new_node
@@ -261,9 +262,8 @@ def to_tensor(x, like=None, dtype=None):
     """``x`` if it is a Tensor, else a tensor of it on ``like``'s device."""
     if x.__class__ is Tensor or isinstance(x, Tensor):
         return x
-    from .._tensor.factory import tensor
     dev = like._device if like is not None else None
-    return tensor(x, dtype=dtype, device=dev)
+    return _tensor_of(x, dtype=dtype, device=dev)
 
 
 def scalar_like(value, dt, like):
@@ -375,8 +375,7 @@ def _array_operand(x, like, err):
     device, in its own dtype; raises ``err`` for anything else."""
     if not (hasattr(x, "__array__") and hasattr(x, "dtype") and hasattr(x, "shape")):
         raise err
-    from .._tensor.factory import tensor
-    return tensor(x, device=like._device)
+    return _tensor_of(x, device=like._device)
 
 
 def _promote(t, dt):
