@@ -1,17 +1,23 @@
 """Base classes of ops and the call path every op goes through.
 
 An op is one class: its ``schema_v1``, what it saves, ``dispatch`` (the forward, on backend
-arrays), ``grad_formula`` (eager backward, arrays) and ``grad_formula_impl`` (graph-mode
-backward, Tensors). The class is also the autograd node: a call that records a graph makes
-one instance holding the edges to its inputs and what the backward needs.
+arrays) and ``grad`` (its one gradient formula), from which ``grad_formula`` (the eager
+backward, on arrays) and ``grad_formula_impl`` (the graph-mode backward, on Tensors) are
+derived. The class is also the autograd node: a call that records a graph makes one
+instance holding the edges to its inputs and what the backward needs.
 
-The call path (wrapper -> policy -> backend -> Tensor -> node) is the hot path. Each
-feature that is off costs one flag read: autocast (``STATE.autocast``), graph recording
-(``STATE.grad_enabled`` and an input's ``requires_grad``), anomaly mode.
+:meth:`Op.apply` is the one call pipeline (wrapper -> policy -> backend -> Tensor -> node),
+the hot path. Each feature that is off costs one flag read: autocast (``STATE.autocast``),
+determinism, graph recording (``STATE.grad_enabled`` and an input's ``requires_grad``),
+anomaly mode. Views and in-place writes live here too: a view keeps the chain of view ops
+from its base and, when the base changed in place since, replays it to take the base's new
+history (:func:`_refresh_view`); :func:`apply_inplace` writes a result into a tensor and
+rebases its history (and its base's, for a view).
 
 Base classes:
 
 - :class:`UnaryOp` ``f(x)``; real-valued ops turn integer input into the default float.
+- :class:`BroadcastOp`: several tensor inputs that broadcast (``where``, ``lerp``).
 - :class:`BinaryOp` ``f(a, b)`` with PyTorch promotion and weak Python scalars; the node
   sums each gradient back over broadcast axes (see :class:`~lucid.autograd.graph.Node`).
 - :class:`ReductionOp` ``f(x, dim, keepdim)`` with dims normalised and checked.
@@ -27,15 +33,16 @@ import numbers
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from .._tensor.factory import tensor as _tensor_of
-from ..autograd.grad_mode import STATE, no_grad
 from .._tensor.tensor import _VIEW_REFRESH
+from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, new_node
 from ..errors import (AutogradError, DeterminismError, DeviceMismatchError, DimError,
                       DTypeError, MemoryOverlapError, ShapeError)
 from .schema import AmpPolicy
 
-__all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp", "MultiOutputOp",
-           "to_tensor", "norm_dim", "norm_dims", "apply_inplace", "scalar_like"]
+__all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp",
+           "MultiOutputOp", "to_tensor", "norm_dim", "norm_dims", "apply_inplace",
+           "check_writable", "broadcast_shapes", "scalar_like"]
 
 _BY_NP = _dt._BY_NP
 _wrap = Tensor._wrap
