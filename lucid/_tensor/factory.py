@@ -125,9 +125,16 @@ def _to_array(data, dtype, dev):
                          "expected a number, nested sequence, ndarray or Tensor")
     dt = want or _infer_dtype(data)
     if not dt.is_floating_point:
-        # Python ints beyond int64 never fit (PyTorch: "Overflow when unpacking long long");
-        # into a float dtype they convert like any Python number
+        # Python ints beyond int64 never fit an integer dtype (PyTorch: "Overflow when
+        # unpacking long long"); into a float or bool dtype they convert like any number
         big = _overflowing_int(data)
+        if big is not None and dt is _dt.bool:
+            try:
+                host = np.array(_flatten_tensors(data), dtype=object)
+            except ValueError as e:
+                raise ShapeError(f"tensor: nested sequences have inconsistent lengths "
+                                 f"({e})") from None
+            return be.asarray(host.astype(bool)), dt
         if big is not None:
             raise ValueOverflowError(f"tensor: overflow: the Python int {big} does not fit "
                                      f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])")

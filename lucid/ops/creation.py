@@ -203,14 +203,11 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     if not all(math.isfinite(v) for v in vals):
         raise ShapeError(f"arange: unsupported range: {vals[0]} -> {vals[1]} "
                          f"(step {vals[2]})")
+    _check_arange(*vals)                # the arguments as given, then (int64) truncated
     if dt is _dt.int64:
         vals = [math.trunc(v) for v in vals]
+        _check_arange(*vals)
     start, end, step = vals
-    if step == 0:
-        raise ShapeError("arange: step must be nonzero")
-    if (step > 0 and end < start) or (step < 0 and end > start):
-        raise ShapeError(f"arange: upper bound and lower bound inconsistent with step sign "
-                         f"(start={start}, end={end}, step={step})")
     if all(isinstance(v, numbers.Integral) for v in vals):
         n = -((start - end) // step)                # exact for big ints
     else:
@@ -221,6 +218,14 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     return leaf(dev.backend.arange(start, step, n, dt.np), dt, dev, requires_grad)
 
 
+def _check_arange(start, end, step):
+    if step == 0:
+        raise ShapeError("arange: step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise ShapeError(f"arange: upper bound and lower bound inconsistent with step sign "
+                         f"(start={start}, end={end}, step={step})")
+
+
 def _spaced(op, start, end, steps, dtype):
     start = number_arg(start, op, "start")
     end = number_arg(end, op, "end")
@@ -228,7 +233,11 @@ def _spaced(op, start, end, steps, dtype):
     if steps < 0:
         raise ShapeError(f"{op}: number of steps must be non-negative, got {steps}")
     dt = _dtype_or(dtype, _dt.get_default_dtype(), op)
-    if not dt.is_floating_point:
+    if dt is _dt.bool and steps > 1:    # PyTorch has no bool kernel; 0 or 1 steps need none
+        raise DTypeError(f"{op}: not implemented for dtype bool")
+    if not dt.is_floating_point and dt is not _dt.bool:
+        if op == "linspace":    # the ends converted to the dtype first, as in PyTorch (they
+            start, end = fit_scalar(start, dt, op), fit_scalar(end, dt, op)   # must fit; wrap)
         start, end = math.trunc(start), math.trunc(end)
     return start, end, steps, dt
 
@@ -241,8 +250,13 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    """``base ** linspace(start, end, steps)``."""
+    """``base ** linspace(start, end, steps)``. With an integer ``dtype`` the exponents are
+    truncated first, except for a single step, which is ``base ** start`` truncated once
+    (PyTorch's two paths: ``logspace(0.5, 2, 1, dtype=int64)`` is ``[3]``)."""
+    raw = number_arg(start, "logspace", "start")
     start, end, steps, dt = _spaced("logspace", start, end, steps, dtype)
+    if steps == 1 and not dt.is_floating_point:
+        start = raw
     base = number_arg(base, "logspace", "base")
     dev = device_arg(device)
     return leaf(dev.backend.logspace(start, end, steps, base, dt.np), dt, dev, requires_grad)
