@@ -1,8 +1,10 @@
 """Property-based differential testing against PyTorch.
 
-Hypothesis draws calls of public unary, binary, reduction and shape ops over every dtype,
-0-d / empty / non-contiguous inputs, special values and deliberately bad arguments, runs
-each in torch and in Lucid, and requires:
+Hypothesis draws calls of public unary, binary, reduction, shape, linear-algebra, indexing,
+join and creation ops over every dtype, 0-d / empty / non-contiguous inputs, special values
+and deliberately bad arguments (dims out of range or of the wrong type, shapes that do not
+broadcast or multiply, indices out of range, values that overflow a dtype), runs each in
+torch and in Lucid, and requires:
 
 - where torch succeeds, Lucid succeeds with the same dtype, shape and values (NaN at the
   same positions; tolerances per dtype), and, for float64 inputs of finite values, the same
@@ -12,16 +14,19 @@ each in torch and in Lucid, and requires:
 
 Indices among ties are checked against the values they point at (PyTorch leaves them
 unspecified, except argmax/argmin's first occurrence). The settings are deterministic
-(``derandomize=True``, no example database) and bounded so the file runs in seconds.
+(``derandomize=True``, no example database) and bounded so the file runs in seconds;
+``DIFF_SCALE=N`` in the environment multiplies every example budget by N, for a longer hunt.
+Each exclusion below says why: a torch accident (a check it skips on empty input, a bug)
+or a difference Lucid documents.
 
 The second half holds one regression test per bug this kind of testing found.
 """
 
 import math
+import os
 import re
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -30,13 +35,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import lucid
 from lucid.errors import LucidError
 
-SCALE = int(__import__("os").environ.get("DIFF_SCALE", "1"))
+SCALE = int(os.environ.get("DIFF_SCALE", "1"))
 
 
 def SETTINGS(n):
     """Deterministic hypothesis settings with ``n`` examples (the file runs in seconds)."""
     return settings(derandomize=True, max_examples=n, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck), print_blob=False)
+
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64"]
@@ -268,8 +274,6 @@ UNARY = ["abs", "neg", "negative", "positive", "sign", "sgn", "exp", "exp2", "ex
          "sigmoid", "relu", "erf", "erfc", "erfinv", "floor", "ceil", "round", "trunc",
          "frac", "logit", "sinc", "isnan", "isinf", "isposinf", "isneginf", "isfinite",
          "signbit", "nan_to_num", "logical_not", "bitwise_not", "fix", "lgamma", "digamma"]
-# where PyTorch's gradient formula differs from the op's at points Lucid documents otherwise
-_UNARY_NO_GRAD = set()
 
 
 @SETTINGS(400 * SCALE)
@@ -277,16 +281,20 @@ _UNARY_NO_GRAD = set()
 def test_unary_ops_match_torch(name, x, method):
     call = (lambda M, t: getattr(t, name)()) if method and name != "positive" else \
         (lambda M, t: getattr(M, name)(t))
-    run_both(name, call, [x], grad=name not in _UNARY_NO_GRAD)
+    run_both(name, call, [x], grad=not _at_a_pole(name, x))
+
+
+def _at_a_pole(name, x):
+    """digamma and lgamma at 0, -1, -2, ...: the derivative is infinite (Lucid); torch's
+    series gives a huge finite number there. Their gradients are not compared."""
+    return name in ("digamma", "lgamma") and \
+        bool(((x.data <= 0) & (x.data == np.round(x.data))).any())
 
 
 @SETTINGS(200 * SCALE)
 @given(name=st.sampled_from(UNARY), x=inputs(dtype="float64", special=False))
 def test_unary_gradients_match_torch(name, x):
-    poles = (x.data <= 0) & (x.data == np.round(x.data))
-    if name in ("digamma", "lgamma") and poles.any():
-        return      # at the poles the derivative is infinite (Lucid); torch's series is finite
-    run_both(name, lambda M, t: getattr(M, name)(t), [x])
+    run_both(name, lambda M, t: getattr(M, name)(t), [x], grad=not _at_a_pole(name, x))
 
 
 # -- binary ops -----------------------------------------------------------------------------
@@ -324,7 +332,18 @@ def test_binary_ops_match_torch(name, xy, scalar):
         run_both(name, lambda M, a, b: _GRAD_FORM.get((M, name), getattr(M, name))(a, b),
                  [x, y])
     else:
+        if x.dtype == "uint8" and scalar is not True and scalar < 0 and \
+                not _torch_takes_scalar(name):
+            return      # no torch reference: its 0-d stand-in would wrap the negative number
         run_both(name, lambda M, a: _with_scalar(M, name, a, scalar), [x])
+
+
+def _torch_takes_scalar(name):
+    try:
+        getattr(torch, name)(torch.ones(1), 1)
+    except TypeError:
+        return False
+    return True
 
 
 def _with_scalar(M, name, a, scalar):
@@ -613,8 +632,6 @@ JOINS = {
 @given(name=st.sampled_from(sorted(JOINS)), xy=broadcastable_pair(), d=st.integers(-3, 3))
 def test_join_ops_match_torch(name, xy, d):
     x, y = xy
-    if name == "cat" and x.data.shape == (0,) and y.data.shape == (0,):
-        pass            # legacy empty tensors: covered (any dim is accepted by both)
     run_both(name, lambda M, a, b: JOINS[name](M, a, b, d), [x, y])
 
 
