@@ -210,15 +210,17 @@ class _RawCapsule:
 
 def from_dlpack(ext):
     """A tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch), or
-    with the host tensor a raw DLPack capsule describes."""
+    with the host tensor a raw DLPack capsule describes; bfloat16 included (read by the CPU
+    backend, as NumPy's DLPack has no bfloat16). A capsule can be consumed once."""
     if not hasattr(ext, "__dlpack_device__") and type(ext).__name__ == "PyCapsule":
         ext = _RawCapsule(ext)
+    if not (hasattr(ext, "__dlpack__") and hasattr(ext, "__dlpack_device__")):
+        raise ArgumentTypeError(f"from_dlpack: expected an object with __dlpack__ and "
+                                f"__dlpack_device__, or a DLPack capsule, got "
+                                f"{type(ext).__name__}")
     kind, _ = ext.__dlpack_device__()
-    if int(kind) == 1:
-        a = np.from_dlpack(ext)
-        return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), _device_cls("cpu"))
-    dev = _device_cls("cuda")
-    a = dev.backend.xp.from_dlpack(ext)
+    dev = _device_cls("cpu" if int(kind) == 1 else "cuda")
+    a = dev.backend.from_dlpack(ext)         # bfloat16 too, which np.from_dlpack refuses
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), dev)
 
 

@@ -351,14 +351,16 @@ class Tensor:
             a = a.astype("float32")
         return a.tolist()
 
-    def __dlpack__(self, stream=None, **kwargs):
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this tensor's memory (every dtype, bfloat16 included),
+        for ``torch.from_dlpack``, ``np.from_dlpack`` or ``lucid.from_dlpack``; the array
+        API's keywords. A tensor that requires grad is refused: export ``detach()``."""
         if self._requires_grad:
             raise ExportError("__dlpack__: can't export a tensor that requires grad; use "
                               "tensor.detach()")
-        if self._dtype is _dt.bfloat16:
-            raise DTypeError("__dlpack__: bfloat16 tensors cannot be exported through DLPack "
-                             "by NumPy")
-        return self._data.__dlpack__(**({} if stream is None else {"stream": stream}))
+        return self._device.backend.to_dlpack(self._data, stream=stream,
+                                              max_version=max_version, dl_device=dl_device,
+                                              copy=copy)
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()

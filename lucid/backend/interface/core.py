@@ -156,3 +156,24 @@ class CoreKernels(ABC):
         array: ``bool`` for bool, ``int`` for the integer dtypes, ``float`` (exact) for every
         floating dtype, float16 and bfloat16 included. A device-to-host copy."""
 
+
+    # -- DLPack (zero-copy exchange with other libraries) ----------------------------------
+
+    @abstractmethod
+    def to_dlpack(self, a, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule (a PyCapsule named ``"dltensor"``, or ``"dltensor_versioned"``
+        when ``max_version`` is at least ``(1, 0)``) describing ``a``'s memory without a copy
+        (unless ``copy=True``): ``Tensor.__dlpack__``. The memory stays alive until the
+        consumer calls the managed tensor's deleter, or until the capsule dies unconsumed.
+        Every dtype of the backend is exported, bfloat16 included (DLPack's ``kDLBfloat``).
+        ``stream``, ``dl_device`` and ``copy`` are the array API's; a request the backend
+        cannot honour raises :class:`~lucid.errors.ExportError` naming ``__dlpack__``."""
+
+    @abstractmethod
+    def from_dlpack(self, obj):
+        """An array of this backend sharing the memory of ``obj``, an object with
+        ``__dlpack__`` or a raw DLPack capsule (``torch.utils.dlpack.to_dlpack``), bfloat16
+        included: ``lucid.from_dlpack``. The capsule is consumed (renamed
+        ``"used_dltensor"``), and the producer's deleter runs once the array and its views
+        are gone. A capsule already consumed raises :class:`~lucid.errors.ArgumentError`
+        naming ``from_dlpack``."""
