@@ -5,11 +5,10 @@ from __future__ import annotations
 import numbers
 import warnings
 
-import numpy as np
-
 from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
-from ..errors import ArgumentTypeError, DTypeError, ShapeError, ValueOverflowError
+from ..backend import host as _host
+from ..errors import ArgumentTypeError, DTypeError, ValueOverflowError
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor"]
@@ -25,36 +24,10 @@ def dtype_arg(d, op):
     ``bool`` and a ``torch.dtype`` are accepted."""
     if d is None or d.__class__ is _dt.dtype:
         return d
-    if isinstance(d, str) or isinstance(d, np.dtype) or \
-            (isinstance(d, type) and issubclass(d, np.generic)):
+    if isinstance(d, str) or _host.is_array_dtype(d):
         raise ArgumentTypeError(f"{op}(): argument 'dtype' must be lucid.dtype, not "
                                 f"{type(d).__name__} ({d!r})")
     return _dt.as_dtype(d)
-
-
-def _int_range(dt):
-    info = np.iinfo(dt.np)
-    return int(info.min), int(info.max)
-
-
-def _check_fits(host, dt):
-    """Raise if the values parsed from Python data do not fit integer dtype ``dt``, with
-    PyTorch's rule for Python scalars: floats must lie in ``[min, max]`` (nan and inf never
-    fit); integers too, except that an unsigned dtype also takes ``-max..-1`` (wrapping, as
-    ``tensor([-1], dtype=uint8)`` is 255 in PyTorch)."""
-    if not host.size or host.dtype.kind == "b" or dt is _dt.bool:
-        return
-    dmin, hi = _int_range(dt)
-    if host.dtype.kind == "f":
-        bad = ~np.isfinite(host) | (host < dmin) | (host > hi)
-    else:
-        lo = -hi if dmin == 0 else dmin
-        vmin, vmax = int(host.min()), int(host.max())
-        bad = None if lo <= vmin and vmax <= hi else (host < lo) | (host > hi)
-    if bad is not None and bad.any():
-        v = host[bad].flat[0]
-        raise ValueOverflowError(f"tensor: value {v.item()!r} cannot be converted to type "
-                                 f"{dt.name} without overflow (range [{dmin}, {hi}])")
 
 
 def _overflowing_int(data):
@@ -81,7 +54,7 @@ def _infer_dtype(data):
             continue
         if isinstance(x, Tensor):
             d = x._dtype
-        elif isinstance(x, np.ndarray):
+        elif _host.is_array(x):
             d = _dt.from_numpy_dtype(x.dtype)
         else:
             d = _dt.scalar_dtype(x)
@@ -106,16 +79,16 @@ def _to_array(data, dtype, dev):
             be.asarray(data._device.backend.to_numpy(data._data))
         dt = want or data._dtype
         return be.copy(src) if dt is data._dtype else be.astype(src, dt.np), dt
-    if hasattr(data, "__dlpack__") and not isinstance(data, np.ndarray) and \
+    if hasattr(data, "__dlpack__") and not _host.is_array(data) and \
             type(data).__module__.split(".")[0] in ("torch", "cupy"):
-        data = np.from_dlpack(data) if dev.type == "cpu" else be.xp.from_dlpack(data)
-    if isinstance(data, np.ndarray) or (be.name != "cpu" and isinstance(data, be.ndarray)):
+        data = be.from_dlpack(data) if dev.type != "cpu" else _host.from_dlpack(data)
+    if _host.is_array(data) or (be.name != "cpu" and isinstance(data, be.ndarray)):
         dt = want or _dt.from_numpy_dtype(data.dtype)
         arr = be.asarray(data)
         return (be.copy(arr) if arr.dtype == dt.np else be.astype(arr, dt.np)), dt
-    if isinstance(data, np.generic):
+    if _host.is_scalar(data):
         dt = want or _dt.from_numpy_dtype(data.dtype)
-        return be.asarray(np.asarray(data).astype(dt.np)), dt
+        return be.asarray(_host.scalar_array(data, dt)), dt
     if isinstance(data, range):         # tensor(range(3)), as PyTorch
         data = list(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(x, range) for x in data):
@@ -129,29 +102,11 @@ def _to_array(data, dtype, dev):
         # unpacking long long"); into a float or bool dtype they convert like any number
         big = _overflowing_int(data)
         if big is not None and dt is _dt.bool:
-            try:
-                host = np.array(_flatten_tensors(data), dtype=object)
-            except ValueError as e:
-                raise ShapeError(f"tensor: nested sequences have inconsistent lengths "
-                                 f"({e})") from None
-            return be.asarray(host.astype(bool)), dt
+            return be.asarray(_host.nested_bool_array(_flatten_tensors(data))), dt
         if big is not None:
             raise ValueOverflowError(f"tensor: overflow: the Python int {big} does not fit "
                                      f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])")
-    flat = _flatten_tensors(data)
-    try:
-        host = np.array(flat, dtype=np.float64 if dt.is_floating_point else None)
-    except OverflowError as e:      # an int too large for a float64
-        raise ValueOverflowError(f"tensor: overflow converting to {dt.name} ({e})") from None
-    except ValueError as e:
-        raise ShapeError(f"tensor: nested sequences have inconsistent lengths ({e})") from None
-    if host.dtype == object:
-        raise ShapeError("tensor: nested sequences have inconsistent lengths")
-    if dt.is_floating_point or dt is _dt.bool:
-        return be.asarray(host.astype(dt.np)), dt
-    _check_fits(host, dt)
-    with np.errstate(invalid="ignore", over="ignore"):
-        return be.asarray(host.astype(dt.np)), dt
+    return be.asarray(_host.nested_array(_flatten_tensors(data), dt)), dt
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
@@ -173,7 +128,7 @@ def as_tensor(data, dtype=None, device=None):
             return data
         return data.to(device=dev or data._device, dtype=want or data._dtype)
     dev = dev or get_default_device()
-    if isinstance(data, np.ndarray) and dev.type == "cpu" and data.dtype in _dt._BY_NP and \
+    if _host.is_array(data) and dev.type == "cpu" and data.dtype in _dt._BY_NP and \
             (want is None or want.np == data.dtype):
         return from_numpy(data)
     return tensor(data, dtype=want, device=dev)
@@ -184,9 +139,9 @@ def from_numpy(a):
 
     A read-only array gives a tensor that shares it too; as in PyTorch a ``UserWarning``
     says so, and an in-place write to the tensor later raises, naming it read-only."""
-    if not isinstance(a, np.ndarray):
+    if not _host.is_array(a):
         raise DTypeError(f"from_numpy: expected np.ndarray, got {type(a).__name__}")
-    if not a.flags.writeable:
+    if not _host.is_writeable(a):
         warnings.warn("from_numpy: the given NumPy array is not writable, and Lucid does not "
                       "support non-writable tensors: the tensor shares its memory, so writing "
                       "to it in place raises; copy the array (a.copy()) to write to it",

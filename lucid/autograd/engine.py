@@ -369,7 +369,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
                             allow_unused, materialize_grads)
     outputs = _as_tuple(outputs)
-    single = isinstance(inputs, Tensor)
     inputs = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grads) != len(outputs):

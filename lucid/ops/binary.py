@@ -15,10 +15,11 @@ import operator
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, DivisionByZeroError, DTypeError, LucidError, reports_as
+from ..errors import ArgumentError, DivisionByZeroError, DTypeError, reports_as
 from ._bind import tensor_method
 from ._formula import const
-from .base import BinaryOp, BroadcastOp, Op, UnaryOp, _cast, _scalar_result, apply_inplace, scalar_like
+from .base import (BinaryOp, BroadcastOp, UnaryOp, _cast, _scalar_result, apply_inplace,
+                   scalar_like)
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 

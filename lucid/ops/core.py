@@ -5,7 +5,6 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._device import device as _device_cls
 from .._tensor import Tensor
-from ..autograd.grad_mode import STATE
 from ..errors import ShapeError
 from ._bind import tensor_method
 from .base import BroadcastOp, Op, UnaryOp, apply_inplace, broadcast_shapes, to_tensor
