@@ -507,9 +507,12 @@ def _refresh_view(view):
         return
     view._view_v = view._vc[0]
     meta = view._meta
-    if meta.get("no_grad"):
-        return
     base = view._base
+    if meta.get("no_grad"):
+        if base._requires_grad:
+            _no_grad_view_error("its base or another view of its base has been modified in "
+                                "place")
+        return
     if not base._requires_grad:
         view._grad_fn = None
         view._requires_grad = False
@@ -526,6 +529,13 @@ def _refresh_view(view):
     view._grad_fn = v._grad_fn
     view._output_nr = v._output_nr
     view._requires_grad = v._requires_grad
+
+
+def _no_grad_view_error(what):
+    raise AutogradError(f"A view was created in no_grad mode and {what} with grad mode "
+                        "enabled. This use is ambiguous, so it is forbidden (as in "
+                        "PyTorch): make the view and the in-place write both inside the "
+                        "no_grad block, or both outside it.")
 
 
 def _multi_view_error(which, what):
@@ -593,6 +603,9 @@ def apply_inplace(fn, self_t, *args, **kwargs):
     if grad and base is not None and "multi" in self_t._meta and (
             self_t._requires_grad or others_grad):
         _multi_view_error(self_t._meta["multi"], "is being modified in place")
+    if grad and base is not None and self_t._meta.get("no_grad") and (
+            base._requires_grad or others_grad):
+        _no_grad_view_error("is being modified in place")
     if grad and base is not None and base._requires_grad and base._grad_fn is None:
         raise AutogradError(f"{name}_: a view of a leaf Variable that requires grad is being "
                             "used in an in-place operation.")
@@ -688,7 +701,6 @@ def _rebase(self_t, res):
             base._grad_fn = scattered._grad_fn
             base._output_nr = 0
             base._requires_grad = True
-        self_t._meta.pop("no_grad", None)
         self_t._view_v = -1              # the view now reads from the rebased base
         _refresh_view(self_t)
         return

@@ -196,3 +196,23 @@ def test_view_dtype_layout_errors(lib):
         lib.ones(2, 2).t().view(lib.int16)                # last dim not contiguous
     with pytest.raises(RuntimeError if lib is torch else lucid.errors.ShapeError):
         lib.tensor(1.0).view(lib.int16)                   # 0-d, other element size
+
+
+@pytest.mark.parametrize("lib", [torch, lucid], ids=["torch", "lucid"])
+def test_views_made_under_no_grad(lib):
+    w = lib.ones(3, requires_grad=True)
+    with lib.no_grad():
+        v = w[:2]
+    (v * 2).sum()                          # reading it is fine
+    with lib.no_grad():
+        w.mul_(2)
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        v * 2                              # its base changed: ambiguous, refused
+    b = lib.ones(3, requires_grad=True) * 1
+    with lib.no_grad():
+        u = b[:2]
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        u.mul_(2)
+    with lib.no_grad():
+        u.mul_(2)                          # both inside no_grad: allowed
+    assert b.tolist() == [2.0, 2.0, 1.0]
