@@ -255,8 +255,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     (PyTorch's two paths: ``logspace(0.5, 2, 1, dtype=int64)`` is ``[3]``)."""
     raw = number_arg(start, "logspace", "start")
     start, end, steps, dt = _spaced("logspace", start, end, steps, dtype)
-    if steps == 1 and not dt.is_floating_point:
+    if steps == 1 and not dt.is_floating_point and dt is not _dt.bool:
         start = raw
+        fit_scalar(base ** raw, dt, "logspace")     # the one value must fit, as in PyTorch
     base = number_arg(base, "logspace", "base")
     dev = device_arg(device)
     return leaf(dev.backend.logspace(start, end, steps, base, dt.np), dt, dev, requires_grad)

@@ -60,6 +60,18 @@ def _is_half(a):
     return a.dtype.itemsize == 2 and a.dtype.kind not in "iu"
 
 
+def _ieee_pow(xp, out, a, b):
+    """``out = a ** b`` with C's values where NumPy takes a shortcut: for a constant
+    exponent (a 0-d or broadcast ``b``) NumPy's loop computes ``** 0.5`` as ``sqrt``, so
+    ``(-inf) ** 0.5`` is nan and ``(-0.) ** 0.5`` is -0. C's ``pow`` (and PyTorch's
+    tensor-tensor ``pow``) give ``+inf`` and ``+0`` for a negative-infinite or negative-zero
+    base to a positive power that is not an odd integer, whatever the SIMD path."""
+    if out.dtype.kind not in "fV":
+        return out
+    fix = ((a == -xp.inf) | ((a == 0) & xp.signbit(a))) & (b > 0) & (xp.fmod(b, 2) != 1)
+    return xp.where(fix, xp.where(a == 0, 0, xp.inf).astype(out.dtype), out)
+
+
 def _check_divisor(a, b):
     """ZeroDivisionError if the integer divisor ``b`` holds a 0 that divides something: an
     empty result (``a`` or ``b`` of size 0) divides nothing, as in PyTorch."""
@@ -123,7 +135,7 @@ class XpBinary:
                 return xp.where(ok, r, neg.astype(r.dtype))
             return xp.power(a, b)
         with _quiet(xp):
-            return xp.power(a, b)
+            return _ieee_pow(xp, xp.power(a, b), a, b)
 
     def pow_scalar(self, a, p):
         if a.dtype.kind == "b":
