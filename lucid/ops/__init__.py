@@ -25,6 +25,7 @@ from .stats import *         # noqa: F401,F403
 from .combinatorics import *  # noqa: F401,F403
 from .surface import *       # noqa: F401,F403
 from .device_ops import move  # noqa: F401
+from . import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-input nodes)
 from . import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns     # F of every gradient formula in graph mode

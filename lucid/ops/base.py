@@ -335,16 +335,23 @@ class BinaryOp(BroadcastOp):
     """
 
     __slots__ = ()
+    _scalar_op = None       # the one-input op for (tensor, Python number), if any
+    _commutes = False       # whether it serves (number, tensor) too
 
     @classmethod
     def call(cls, a, b, **params):
         """Promote ``a`` and ``b`` (Tensors or Python scalars) to the compute dtype, then
-        run the pipeline."""
+        run the pipeline; a floating tensor with a Python number takes the op's
+        ``_scalar_op`` (:mod:`lucid.ops.scalar_ops`)."""
         ta = a.__class__ is Tensor or isinstance(a, Tensor)
         tb = b.__class__ is Tensor or isinstance(b, Tensor)
         if ta and tb:
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
         elif ta:
+            k = b.__class__
+            if (k is float or k is int and -_I64 <= b < _I64) and cls._scalar_op is not None \
+                    and a._dtype in _WEAK_SCALAR_DTYPES:
+                return cls._scalar_op.apply(a, other=b, **params)
             try:
                 rd = _scalar_result(cls, a._dtype, b)
             except DTypeError as e:     # an array operand becomes a tensor, as in PyTorch
@@ -353,6 +360,10 @@ class BinaryOp(BroadcastOp):
                 rd = _dt.get_default_dtype()
             b = scalar_like(b, rd, a)
         elif tb:
+            k = a.__class__
+            if (k is float or k is int and -_I64 <= a < _I64) and cls._commutes and \
+                    cls._scalar_op is not None and b._dtype in _WEAK_SCALAR_DTYPES:
+                return cls._scalar_op.apply(b, other=a, **params)
             try:
                 rd = _scalar_result(cls, b._dtype, a)
             except DTypeError as e:
@@ -383,6 +394,12 @@ def _array_operand(x, like, err):
     if not (hasattr(x, "__array__") and hasattr(x, "dtype") and hasattr(x, "shape")):
         raise err
     return _tensor_of(x, device=like._device)
+
+
+# where a Python number takes the tensor's dtype in the backend as in PyTorch (ml_dtypes'
+# bfloat16 promotes a Python float to float32, so it takes the general path)
+_WEAK_SCALAR_DTYPES = frozenset((_dt.float16, _dt.float32, _dt.float64))
+_I64 = 2 ** 63       # Python ints outside int64 take the general path, which refuses them
 
 
 def _promote(t, dt):
