@@ -336,7 +336,7 @@ class BinaryOp(BroadcastOp):
 
     __slots__ = ()
     _scalar_op = None       # the one-input op for (tensor, Python number), if any
-    _commutes = False       # whether it serves (number, tensor) too
+    _rscalar_op = None      # and for (Python number, tensor)
 
     @classmethod
     def call(cls, a, b, **params):
@@ -361,9 +361,9 @@ class BinaryOp(BroadcastOp):
             b = scalar_like(b, rd, a)
         elif tb:
             k = a.__class__
-            if (k is float or k is int and -_I64 <= a < _I64) and cls._commutes and \
-                    cls._scalar_op is not None and b._dtype in _WEAK_SCALAR_DTYPES:
-                return cls._scalar_op.apply(b, other=a, **params)
+            if (k is float or k is int and -_I64 <= a < _I64) and cls._rscalar_op is not None \
+                    and b._dtype in _WEAK_SCALAR_DTYPES:
+                return cls._rscalar_op.apply(b, other=a, **params)
             try:
                 rd = _scalar_result(cls, b._dtype, a)
             except DTypeError as e:

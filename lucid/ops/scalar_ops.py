@@ -116,6 +116,41 @@ class SubScalarBackward(_ScalarOp):
 
 
 @register
+class RsubScalarBackward(_ScalarOp):
+    r"""Autograd node for :math:`y = s - \alpha x` with a Python number :math:`s` (``1 - x``).
+
+    Saves nothing: the derivative is :math:`-\alpha`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = -\alpha\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"rsub_scalar"``, ``AmpPolicy.KEEP_INPUT``; ``other`` and ``alpha`` are params.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``xp.subtract`` from the number (a weak scalar, rounded to float16 for
+    float16 tensors, as PyTorch).
+    """
+
+    __slots__ = ()
+    schema_v1 = _schema("rsub_scalar")
+
+    @staticmethod
+    def dispatch(be, x, other, alpha=1):
+        return be.sub(other, x if alpha == 1 else be.mul(x, alpha))
+
+    def grad(self, F, g, x, out):
+        alpha = self.params.get("alpha", 1)
+        return -g if alpha == 1 else g * -alpha
+
+
+@register
 class MulScalarBackward(_ScalarOp):
     r"""Autograd node for :math:`y = s\,x` with a Python number :math:`s`.
 
@@ -186,9 +221,12 @@ class DivScalarBackward(_ScalarOp):
         return g / self.params["other"]
 
 
-# BinaryOp.call takes these for (tensor, number); commutative ops for (number, tensor) too
+# BinaryOp.call takes _scalar_op for (tensor, number) and _rscalar_op for (number, tensor)
 for _general, _scalar in ((AddBackward, AddScalarBackward), (SubBackward, SubScalarBackward),
                           (MulBackward, MulScalarBackward), (DivBackward, DivScalarBackward)):
     _general._scalar_op = _scalar
     _scalar.general = _general
-AddBackward._commutes = MulBackward._commutes = True
+AddBackward._rscalar_op = AddScalarBackward          # (number, tensor): commutes
+MulBackward._rscalar_op = MulScalarBackward
+SubBackward._rscalar_op = RsubScalarBackward         # number - tensor
+RsubScalarBackward.general = SubBackward

@@ -8,7 +8,7 @@ import torch
 
 import lucid
 
-OPS = ["__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__truediv__"]
+OPS = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__"]
 NUMBERS = [0.1, 3, -7.7, 1e-3, 300.5, 0, -0.0, float("inf")]
 
 
@@ -53,4 +53,5 @@ def test_other_operands_take_the_general_op():
     assert type(b.grad_fn).__name__ == "MulBackward" and b.dtype is lucid.bfloat16
     x = lucid.ones(2, requires_grad=True)
     assert type((x * True).grad_fn).__name__ == "MulBackward"
-    assert type((1 - x).grad_fn).__name__ == "SubBackward"
+    assert type((1 - x).grad_fn).__name__ == "RsubScalarBackward"
+    assert type((1 / x).grad_fn).__name__ == "DivBackward"

@@ -33,6 +33,10 @@ SAMPLES = [
            name="radd_scalar"),
     Sample("sub_scalar", lambda x: (x - 0.25).sub(3, alpha=2), (rnd(2, 3),),
            torch_fn=lambda x: (x - 0.25).sub(3, alpha=2)),
+    Sample("rsub_scalar", lambda x: 1 - x, (rnd(3),), torch_fn=lambda x: 1 - x),
+    Sample("rsub_scalar", lambda x: lucid.rsub(x, 2.5, alpha=-2) if isinstance(x, lucid.Tensor)
+           else torch.rsub(x, 2.5, alpha=-2), (rnd(2, 2),),
+           torch_fn=lambda x: torch.rsub(x, 2.5, alpha=-2), name="rsub_scalar-alpha"),
     Sample("div_scalar", lambda x: x / 4 / -0.5, (rnd(3, 2),), torch_fn=lambda x: x / 4 / -0.5),
     Sample("mul", lucid.mul, (rnd(), rnd(2, 3, seed=1)), torch_fn=torch.mul),
     Sample("sub", lucid.sub, (rnd(3, 4), rnd(4, seed=1)), torch_fn=torch.sub),
