@@ -236,8 +236,9 @@ def _spaced(op, start, end, steps, dtype):
     if dt is _dt.bool and steps > 1:    # PyTorch has no bool kernel; 0 or 1 steps need none
         raise DTypeError(f"{op}: not implemented for dtype bool")
     if not dt.is_floating_point and dt is not _dt.bool:
-        if op == "linspace":    # the ends converted to the dtype first, as in PyTorch (they
-            start, end = fit_scalar(start, dt, op), fit_scalar(end, dt, op)   # must fit; wrap)
+        if op == "linspace" and steps:  # the ends the result holds are converted to the
+            start = fit_scalar(start, dt, op)   # dtype first, as in PyTorch (must fit; wrap)
+            end = fit_scalar(end, dt, op) if steps > 1 else end
         start, end = math.trunc(start), math.trunc(end)
     return start, end, steps, dt
 
