@@ -276,7 +276,7 @@ UNARY = ["abs", "neg", "negative", "positive", "sign", "sgn", "exp", "exp2", "ex
          "signbit", "nan_to_num", "logical_not", "bitwise_not", "fix", "lgamma", "digamma"]
 
 
-@SETTINGS(400 * SCALE)
+@SETTINGS(800 * SCALE)
 @given(name=st.sampled_from(UNARY), x=inputs(), method=st.booleans())
 def test_unary_ops_match_torch(name, x, method):
     call = (lambda M, t: getattr(t, name)()) if method and name != "positive" else \
@@ -291,7 +291,7 @@ def _at_a_pole(name, x):
         bool(((x.data <= 0) & (x.data == np.round(x.data))).any())
 
 
-@SETTINGS(200 * SCALE)
+@SETTINGS(400 * SCALE)
 @given(name=st.sampled_from(UNARY), x=inputs(dtype="float64", special=False))
 def test_unary_gradients_match_torch(name, x):
     run_both(name, lambda M, t: getattr(M, name)(t), [x], grad=not _at_a_pole(name, x))
@@ -324,7 +324,7 @@ SCALARS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -1.5, 2.0, 0.0]),
                     st.booleans())
 
 
-@SETTINGS(500 * SCALE)
+@SETTINGS(1000 * SCALE)
 @given(name=st.sampled_from(BINARY), xy=broadcastable_pair(), scalar=st.none() | SCALARS)
 def test_binary_ops_match_torch(name, xy, scalar):
     x, y = xy
@@ -364,7 +364,7 @@ def _with_scalar(M, name, a, scalar):
     return getattr(torch, name)(a, torch.tensor(scalar, dtype=torch.result_type(a, scalar)))
 
 
-@SETTINGS(300 * SCALE)
+@SETTINGS(600 * SCALE)
 @given(name=st.sampled_from(BINARY), shape=shapes(), data=st.data())
 def test_binary_gradients_match_torch(name, shape, data):
     x = data.draw(inputs("float64", shape, special=False))
@@ -443,7 +443,7 @@ def _index_outputs(name, x, d):
     return ((pos, vpos, 0, d % max(nd, 1) if nd else 0),)
 
 
-@SETTINGS(800 * SCALE)
+@SETTINGS(1600 * SCALE)
 @given(name=st.sampled_from(sorted(REDUCTIONS)), x=inputs(), data=st.data(),
        keepdim=st.booleans(), k=st.integers(0, 7))
 def test_reductions_match_torch(name, x, data, keepdim, k):
@@ -514,7 +514,7 @@ SHAPE_OPS = {
 _SHAPE_PENDING = {"roll", "squeeze", "transpose", "swapaxes", "movedim"}
 
 
-@SETTINGS(500 * SCALE)
+@SETTINGS(1000 * SCALE)
 @given(name=st.sampled_from(sorted(SHAPE_OPS)), x=inputs(), a=st.integers(-3, 3),
        b=st.integers(-3, 3))
 def test_shape_ops_match_torch(name, x, a, b):
@@ -553,7 +553,7 @@ LINALG = {
 }
 
 
-@SETTINGS(400 * SCALE)
+@SETTINGS(800 * SCALE)
 @given(name=st.sampled_from(sorted(LINALG)), ab=matmul_pair())
 def test_linalg_ops_match_torch(name, ab):
     a, b = ab
@@ -608,7 +608,7 @@ INDEXING = {
 }
 
 
-@SETTINGS(500 * SCALE)
+@SETTINGS(1000 * SCALE)
 @given(name=st.sampled_from(sorted(INDEXING)), xdi=indexed())
 def test_indexing_ops_match_torch(name, xdi):
     x, d, idx = xdi
@@ -634,7 +634,7 @@ JOINS = {
 }
 
 
-@SETTINGS(400 * SCALE)
+@SETTINGS(800 * SCALE)
 @given(name=st.sampled_from(sorted(JOINS)), xy=broadcastable_pair(), d=st.integers(-3, 3))
 def test_join_ops_match_torch(name, xy, d):
     x, y = xy
@@ -647,7 +647,7 @@ NUMBERS = st.one_of(st.integers(-4, 6), st.sampled_from([0.5, 2.5, -1.5, 1e-3, 3
 FACTORY_DTYPES = st.sampled_from([None] + DTYPES)
 
 
-@SETTINGS(400 * SCALE)
+@SETTINGS(800 * SCALE)
 @given(name=st.sampled_from(["arange", "linspace", "logspace", "full", "zeros", "eye",
                              "tensor"]),
        a=NUMBERS, b=NUMBERS, c=NUMBERS, dt=FACTORY_DTYPES)
