@@ -173,11 +173,12 @@ def stack(tensors, dim=0):
     """The equally shaped tensors joined along a new dim ``dim``."""
     tensors = _tensor_list(tensors, "stack")
     shape = tensors[0]._data.shape
+    d = norm_dim(dim, len(shape) + 1, "stack")      # checked first, as in PyTorch
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
             raise ShapeError(f"stack: expects each tensor to be equal size, but got "
                              f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
-    return StackBackward.call(tensors, dim=norm_dim(dim, len(shape) + 1, "stack"))
+    return StackBackward.call(tensors, dim=d)
 
 
 def _atleast(tensors, n):

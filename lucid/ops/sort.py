@@ -200,8 +200,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) entries of
     ``input`` along ``dim``, in sorted order."""
     input = to_tensor(input)
-    _not_bool(input, "topk")
     d, n = _dim_size(input, dim, "topk")
+    _not_bool(input, "topk")
     if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise IndexingError(f"topk: selected index k out of range (got k={k} for a dim of "
                             f"size {n}; expected 0 <= k <= {n})")
@@ -212,8 +212,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """``(values, indices)`` of the ``k``-th smallest entry (1-based) along ``dim``."""
     input = to_tensor(input)
-    _not_bool(input, "kthvalue")
     d, n = _dim_size(input, dim, "kthvalue")
+    if n == 0:                  # PyTorch checks this before the dtype and k
+        raise DimError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    _not_bool(input, "kthvalue")
     if not isinstance(k, numbers.Integral) or not 1 <= k <= n:
         raise IndexingError(f"kthvalue: selected number k out of range (got k={k} for a dim "
                             f"of size {n}; expected 1 <= k <= {n})")
