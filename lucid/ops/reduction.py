@@ -1227,8 +1227,10 @@ def median(input, dim=None, keepdim=False):
     """``median(x)``: the lower median of all elements; ``median(x, dim)``:
     ``(values, indices)`` of the lower median along ``dim``."""
     x = to_tensor(input)
-    if dim is not None and x._data.ndim:        # PyTorch checks the dim before the dtype
-        _nonempty(x, (norm_dim(dim, x._data.ndim, "median"),), "median", True)
+    if dim is not None:                         # PyTorch checks the dim before the dtype
+        d = norm_dim(dim, x._data.ndim, "median")
+        if x._data.ndim:
+            _nonempty(x, (d,), "median", True)
     if x._dtype is _dt.bool:
         raise DTypeError("median(): not implemented for bool input")
     if dim is None:
