@@ -78,6 +78,10 @@ class MatmulBackward(Op):
         (sa, _), (sb, _) = self.in_meta
         if len(sa) == 1 and len(sb) == 1:
             return (None if b is None else g * b), (None if a is None else g * a)
+        if len(sa) == 2 and len(sb) == 1 and b is None:    # d(A x)/dx = g A: one product
+            return None, F.matmul(g, a)
+        if len(sa) == 1 and len(sb) == 2 and a is None:    # d(x B)/dx = B g
+            return F.matmul(b, g), None
         sa2 = (1,) + sa if len(sa) == 1 else sa          # 1-d operands as a row / a column
         sb2 = sb + (1,) if len(sb) == 1 else sb
         gs = tuple(g.shape)

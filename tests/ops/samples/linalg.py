@@ -6,7 +6,7 @@ import torch
 
 import lucid
 
-from ._sample import Sample, rnd
+from ._sample import Const, Sample, rnd
 
 
 def _einsum(eq):
@@ -24,8 +24,20 @@ def _cdist(p, s1, s2, **kw):
                   torch_fn=torch.cdist, name=f"cdist[p={p},{s1},{s2}]", **kw)
 
 
+def _const_matrix_vector(w, x):
+    return w.to(x.dtype) @ x           # only x needs a gradient: g @ W
+
+
+def _vector_const_matrix(x, w):
+    return x @ w.to(x.dtype)           # only x needs a gradient: W @ g
+
+
 SAMPLES = [
     Sample("matmul", lucid.matmul, (rnd(3, 4), rnd(4, 2, seed=1)), torch_fn=torch.matmul),
+    Sample("matmul", _const_matrix_vector, (Const(rnd(3, 4)), rnd(4, seed=1)),
+           torch_fn=_const_matrix_vector, name="matmul-const-matrix-vector"),
+    Sample("matmul", _vector_const_matrix, (rnd(4), Const(rnd(4, 3, seed=1))),
+           torch_fn=_vector_const_matrix, name="matmul-vector-const-matrix"),
     Sample("matmul", lucid.matmul, (rnd(2, 1, 3, 4), rnd(5, 4, 2, seed=1)),
            torch_fn=torch.matmul),
     Sample("matmul", lucid.matmul, (rnd(4), rnd(2, 4, 3, seed=1)), torch_fn=torch.matmul),
