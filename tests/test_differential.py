@@ -345,6 +345,10 @@ def test_binary_ops_match_torch(name, xy, scalar):
         if x.dtype == "uint8" and scalar is not True and scalar < 0 and \
                 not _torch_takes_scalar(name):
             return      # no torch reference: its 0-d stand-in would wrap the negative number
+        if name == "pow" and scalar == 0.5 and x.dtype == "float16" and \
+                np.isneginf(x.data).any():
+            return      # torch's float16 ** 0.5 takes pow ((-inf) ** 0.5 = inf), its other
+            #             dtypes sqrt (nan); Lucid takes sqrt for all (PowScalarBackward)
         # torch's gradient of x ** False at 0 is nan (of x ** 0 it is 0, as PowBackward's
         # Notes say for Lucid): not compared for bool exponents
         run_both(name, lambda M, a: _with_scalar(M, name, a, scalar), [x],
