@@ -19,6 +19,7 @@ from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _m
                      pow as _pow, where as _where, xlogy)
 from .base import apply_inplace, scalar_like
 from ._formula import const
+from .backward_ops import SigmoidBackwardBackward, TanhBackwardBackward
 from .creation import TrilBackward, TriuBackward
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
@@ -390,3 +391,13 @@ def logcumsumexp_backward(a, out, g, axis):
     s = out.detach().narrow(axis, n - 1, 1)
     w = _cumsum((g * (s - out).exp()).flip(axis), axis).flip(axis)
     return (a - s).exp() * w
+
+
+def tanh_backward(g, y):
+    """``g * (1 - y * y)`` as one recorded op (its own gradient: ``TanhBackwardBackward``)."""
+    return TanhBackwardBackward.apply(g, y)
+
+
+def sigmoid_backward(g, y):
+    """``g * (1 - y) * y`` as one recorded op."""
+    return SigmoidBackwardBackward.apply(g, y)

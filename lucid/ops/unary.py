@@ -712,6 +712,8 @@ class SigmoidBackward(UnaryOp):
     -----
     Backends: ``1 / (1 + xp.exp(-x))`` (half inputs in float32). For very negative
     :math:`x`, :math:`e^{-x}` overflows to ``inf`` and :math:`y` is exactly 0 (no nan).
+    The gradient is the ``sigmoid_backward`` kernel, in graph mode one op with its own
+    gradient (:class:`~lucid.ops.backward_ops.SigmoidBackwardBackward`).
     """
 
     __slots__ = ()
@@ -723,7 +725,7 @@ class SigmoidBackward(UnaryOp):
         return be.sigmoid(x)
 
     def grad(self, F, g, x, out):
-        return g * (1 - out) * out
+        return F.sigmoid_backward(g, out)
 
 
 @register
@@ -1090,7 +1092,9 @@ class TanhBackward(UnaryOp):
 
     Notes
     -----
-    Backends: ``xp.tanh``; saturates to :math:`\pm 1` without overflow.
+    Backends: ``xp.tanh``; saturates to :math:`\pm 1` without overflow. The gradient is
+    the ``tanh_backward`` kernel, in graph mode one op with its own gradient
+    (:class:`~lucid.ops.backward_ops.TanhBackwardBackward`).
     """
 
     __slots__ = ()
@@ -1102,7 +1106,7 @@ class TanhBackward(UnaryOp):
         return be.tanh(x)
 
     def grad(self, F, g, x, out):
-        return g * (1 - out * out)
+        return F.tanh_backward(g, out)
 
 
 @register

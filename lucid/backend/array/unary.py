@@ -167,6 +167,12 @@ class XpUnary:
             z = xp.clip(z, eps, 1 - eps)
         return xp.log(z / (1 - z)).astype(a.dtype, copy=False)
 
+    def tanh_backward(self, g, y):
+        return g * (1 - y * y)
+
+    def sigmoid_backward(self, g, y):
+        return g * (1 - y) * y
+
     def logit_derivative(self, a, eps):
         xp = self.xp
         x = self._opmath(a)

@@ -159,6 +159,15 @@ class UnaryKernels(ABC):
         r"""Element-wise normalised sinc :math:`\sin(\pi a) / (\pi a)`, 1 at :math:`a = 0`."""
 
     @abstractmethod
+    def tanh_backward(self, g, y):
+        r""":math:`g\,(1 - y^2)`: the gradient of :math:`y = \tanh x` (as ``g * (1 - y * y)``)."""
+
+    @abstractmethod
+    def sigmoid_backward(self, g, y):
+        r""":math:`g\,(1 - y)\,y`: the gradient of :math:`y = \sigma(x)` (as
+        ``g * (1 - y) * y``)."""
+
+    @abstractmethod
     def sinc_derivative(self, a):
         r"""Element-wise :math:`\frac{d}{da}\mathrm{sinc}(a) =
         \frac{\pi a \cos(\pi a) - \sin(\pi a)}{\pi a^2}`, 0 where the denominator is 0

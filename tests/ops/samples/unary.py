@@ -49,7 +49,23 @@ _PREDICATES = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"]
 _SINC_AT_ZERO = np.array([0.0, 0.5, -1.25, 2.0])
 _LOGIT = rnd(3, 4, low=0.05, high=0.95)
 
+def _first_grad(fn):
+    """``x -> d(sum fn(x) * w)/dx`` with create_graph: the backward op as a function."""
+    def first(x):
+        lib = lucid if isinstance(x, lucid.Tensor) else torch
+        w = lib.tensor(rnd(*x.shape, seed=5), dtype=x.dtype)
+        with lib.enable_grad():        # gradcheck's finite differences run under no_grad
+            x = x if x.requires_grad else x.detach().requires_grad_()
+            (g,) = lib.autograd.grad((getattr(lib, fn)(x) * w).sum(), x, create_graph=True)
+        return g
+    return first
+
+
 SAMPLES = [s for name, data in _SMOOTH + _STEP for s in _simple(name, data)] + [
+    Sample("tanh_backward", _first_grad("tanh"), (rnd(3, 4, low=-2, high=2),),
+           torch_fn=_first_grad("tanh")),
+    Sample("sigmoid_backward", _first_grad("sigmoid"), (rnd(3, 4, low=-3, high=3),),
+           torch_fn=_first_grad("sigmoid")),
     Sample("exp", lucid.exp, (rnd(0, 3),), torch_fn=torch.exp),
     Sample("tanh", lucid.tanh, (rnd(4, 3).T,), torch_fn=torch.tanh, name="tanh[transposed]"),
     # sinc's second derivative at 0 is masked to 0 (PyTorch), so no gradgrad there.
