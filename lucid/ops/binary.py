@@ -325,7 +325,9 @@ class PowScalarBackward(UnaryOp):
     -----
     Backends: ``x ** p`` (``xp.power``; NumPy squares, square-roots or inverts for
     :math:`p \in \{2, 0.5, -1\}`). The wrapper promotes :math:`x` first (``int ** 2.5`` is
-    float) and rejects integer :math:`x` with a negative integer :math:`p`.
+    float) and rejects integer :math:`x` with a negative integer :math:`p`. The gradient is
+    the ``pow_scalar_backward`` kernel, in graph mode one op with its own gradient
+    (:class:`~lucid.ops.backward_ops.PowScalarBackwardBackward`).
     """
 
     __slots__ = ()
@@ -337,10 +339,7 @@ class PowScalarBackward(UnaryOp):
         return be.pow_scalar(x, exponent)
 
     def grad(self, F, g, x, out):
-        p = self.params["exponent"]
-        if p == 0:
-            return F.zeros_like(g)
-        return g * (p * F.pow_scalar(x, p - 1))
+        return F.pow_scalar_backward(g, x, self.params["exponent"])
 
 
 # -- remainder, fmod ---------------------------------------------------------------------

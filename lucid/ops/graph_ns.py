@@ -19,7 +19,8 @@ from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _m
                      pow as _pow, where as _where, xlogy)
 from .base import apply_inplace, scalar_like
 from ._formula import const
-from .backward_ops import SigmoidBackwardBackward, TanhBackwardBackward
+from .backward_ops import (PowScalarBackwardBackward, SigmoidBackwardBackward,
+                           TanhBackwardBackward)
 from .creation import TrilBackward, TriuBackward
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
@@ -401,3 +402,8 @@ def tanh_backward(g, y):
 def sigmoid_backward(g, y):
     """``g * (1 - y) * y`` as one recorded op."""
     return SigmoidBackwardBackward.apply(g, y)
+
+
+def pow_scalar_backward(g, x, p):
+    """``g * (p * x ** (p - 1))`` (zeros for ``p == 0``) as one recorded op."""
+    return PowScalarBackwardBackward.apply(g, x, exponent=p)

@@ -173,6 +173,11 @@ class XpUnary:
     def sigmoid_backward(self, g, y):
         return g * (1 - y) * y
 
+    def pow_scalar_backward(self, g, x, p):
+        if p == 0:
+            return self.zeros_like(g)
+        return g * (p * self.pow_scalar(x, p - 1))
+
     def logit_derivative(self, a, eps):
         xp = self.xp
         x = self._opmath(a)

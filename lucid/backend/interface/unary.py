@@ -163,6 +163,11 @@ class UnaryKernels(ABC):
         r""":math:`g\,(1 - y^2)`: the gradient of :math:`y = \tanh x` (as ``g * (1 - y * y)``)."""
 
     @abstractmethod
+    def pow_scalar_backward(self, g, x, p):
+        r""":math:`g\,(p\,x^{p-1})` for a Python number :math:`p` (zeros for :math:`p = 0`):
+        the gradient of :math:`y = x^p`."""
+
+    @abstractmethod
     def sigmoid_backward(self, g, y):
         r""":math:`g\,(1 - y)\,y`: the gradient of :math:`y = \sigma(x)` (as
         ``g * (1 - y) * y``)."""

@@ -50,13 +50,15 @@ _SINC_AT_ZERO = np.array([0.0, 0.5, -1.25, 2.0])
 _LOGIT = rnd(3, 4, low=0.05, high=0.95)
 
 def _first_grad(fn):
-    """``x -> d(sum fn(x) * w)/dx`` with create_graph: the backward op as a function."""
+    """``x -> d(sum fn(x) * w)/dx`` with create_graph: the backward op as a function
+    (``fn`` a unary op's name, or "cube" / "root" for ``x ** 3`` / ``x ** 0.5``)."""
     def first(x):
         lib = lucid if isinstance(x, lucid.Tensor) else torch
         w = lib.tensor(rnd(*x.shape, seed=5), dtype=x.dtype)
         with lib.enable_grad():        # gradcheck's finite differences run under no_grad
             x = x if x.requires_grad else x.detach().requires_grad_()
-            (g,) = lib.autograd.grad((getattr(lib, fn)(x) * w).sum(), x, create_graph=True)
+            y = x ** 3 if fn == "cube" else x ** 0.5 if fn == "root" else getattr(lib, fn)(x)
+            (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
         return g
     return first
 
@@ -66,6 +68,9 @@ SAMPLES = [s for name, data in _SMOOTH + _STEP for s in _simple(name, data)] + [
            torch_fn=_first_grad("tanh")),
     Sample("sigmoid_backward", _first_grad("sigmoid"), (rnd(3, 4, low=-3, high=3),),
            torch_fn=_first_grad("sigmoid")),
+    Sample("pow_scalar_backward", _first_grad("cube"), (rnd(3, 4),), torch_fn=_first_grad("cube")),
+    Sample("pow_scalar_backward", _first_grad("root"), (pos(3, 2),), torch_fn=_first_grad("root"),
+           name="pow_scalar_backward[p=0.5]"),
     Sample("exp", lucid.exp, (rnd(0, 3),), torch_fn=torch.exp),
     Sample("tanh", lucid.tanh, (rnd(4, 3).T,), torch_fn=torch.tanh, name="tanh[transposed]"),
     # sinc's second derivative at 0 is masked to 0 (PyTorch), so no gradgrad there.
