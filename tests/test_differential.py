@@ -296,7 +296,10 @@ def test_unary_ops_match_torch(name, x, method):
 
 def _at_a_pole(name, x):
     """digamma and lgamma at 0, -1, -2, ...: the derivative is infinite (Lucid); torch's
-    series gives a huge finite number there. Their gradients are not compared."""
+    series gives a huge finite number there. logit at -0: its Notes fix the gradient at +inf
+    for either zero; torch's depends on its SIMD path. These gradients are not compared."""
+    if name == "logit":
+        return bool((x.data == 0).any())
     return name in ("digamma", "lgamma") and \
         bool(((x.data <= 0) & (x.data == np.round(x.data))).any())
 
