@@ -23,7 +23,7 @@ import operator
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DTypeError, IndexArgumentError, IndexingError, LucidError, ShapeError
+from ..errors import DTypeError, IndexArgumentError, IndexingError, ShapeError
 from ._bind import tensor_method
 from .base import (Op, UnaryOp, apply_inplace, check_writable, norm_dim, scalar_like,
                    to_tensor)
@@ -646,7 +646,7 @@ def _getitem(self, index):
         return out
     try:
         return IndexBackward.call(out, index=adv)
-    except IndexError:
+    except IndexingError:                           # the backend's: name the bad index
         _out_of_range(self, index, "__getitem__")
 
 
@@ -704,9 +704,7 @@ def _setitem(self, index, value):
         else:
             be.index_put_(dst, adv, v, False)
         self._vc[0] += 1
-    except LucidError:
-        raise
-    except IndexError:                              # the backend's: explain it
+    except IndexingError:                           # the backend's: name the bad index
         if adv is None:
             raise
         _out_of_range(self, index, "__setitem__")

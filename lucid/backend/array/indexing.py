@@ -13,15 +13,22 @@ class XpIndexing:
         return a[index + (Ellipsis,)]           # a 0-d view, not a scalar, when all ints
 
     def index(self, a, index):
-        return a[index]
+        try:
+            return a[index]
+        except IndexError as e:
+            raise IndexingError(str(e)) from None
 
     def index_put_(self, a, index, v, accumulate):
-        if not accumulate:
-            a[index] = v
-        elif any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b" for i in index):
-            self.xp.add.at(a, index, v)         # integer arrays may repeat an element
-        else:
-            a[index] += v                       # slices and a mask never repeat one
+        try:
+            if not accumulate:
+                a[index] = v
+            elif any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b"
+                     for i in index):
+                self.xp.add.at(a, index, v)     # integer arrays may repeat an element
+            else:
+                a[index] += v                   # slices and a mask never repeat one
+        except IndexError as e:
+            raise IndexingError(str(e)) from None
 
     def count_true(self, mask):
         return int(self.xp.count_nonzero(mask))
