@@ -160,20 +160,7 @@ def test_table_is_large_enough_and_unique():
     assert len({name for name, _, _ in TABLE}) == len(TABLE)
 
 
-# situations whose fix belongs to code another engineer is reworking now (lucid/ops/shape.py,
-# lucid/_tensor/tensor.py); strict, so the test fails loudly once the fix lands
-_PENDING = {
-    "squeeze-0d-dim": "shape.py squeeze: a 0-d input must check dim with norm_dim(dim, 0)",
-    "roll-0d-dim": "shape.py roll: dims on a 0-d input must be checked (NumPy's AxisError "
-                   "leaks)",
-    "size-0d": "tensor.py Tensor.size(d) on a 0-d tensor raises a bare IndexError",
-    "roll-empty-shifts": "shape.py roll: roll(x, (), ()) must raise '`shifts` required'",
-}
-_CASES = [pytest.param(*t, marks=pytest.mark.xfail(strict=True, reason=_PENDING[t[0]]))
-          if t[0] in _PENDING else t for t in TABLE]
-
-
-@pytest.mark.parametrize("name,call,op", _CASES, ids=[t[0] for t in TABLE])
+@pytest.mark.parametrize("name,call,op", TABLE, ids=[t[0] for t in TABLE])
 def test_lucid_error_is_caught_as_torchs(name, call, op):
     terr = _torch_error(call)
     assert terr is not None, f"{name}: torch raises nothing here; the table is wrong"

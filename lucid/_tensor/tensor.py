@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from .._device import CPU, device as _device_cls
 from .._hooks import RemovableHandle
 from .._state import STATE
-from ..errors import AutogradError, DTypeError, ExportError, ShapeError
+from ..errors import AutogradError, DimError, DTypeError, ExportError, ShapeError
 from .format import tensor_repr
 
 __all__ = ["Tensor"]
@@ -99,6 +99,9 @@ class Tensor:
         """The shape, or its extent along ``dim``."""
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:
+            raise DimError(f"size: dimension specified as {dim} but tensor has no "
+                           "dimensions")
         return self._data.shape[_norm_dim(dim, self._data.ndim, "size")]
 
     @property
@@ -482,7 +485,6 @@ def _device_of(node):
 
 
 def _norm_dim(dim, ndim, op):
-    from ..errors import DimError
     if not isinstance(dim, numbers.Integral):
         raise DimError(f"{op}: dim must be an int, got {type(dim).__name__}")
     lo = -max(ndim, 1)

@@ -36,8 +36,9 @@ from .._tensor.factory import tensor as _tensor_of
 from .._tensor.tensor import _VIEW_REFRESH
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, new_node
-from ..errors import (AutogradError, DeterminismError, DeviceMismatchError, DimError,
-                      DTypeError, MemoryOverlapError, ShapeError)
+from ..errors import (ArgumentTypeError, AutogradError, DeterminismError, DeviceMismatchError,
+                      DimError, DTypeError, LucidError, MemoryOverlapError, ShapeError,
+                      set_op_name)
 from .schema import AmpPolicy
 
 __all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp",
@@ -139,8 +140,12 @@ class Op(Node):
         except AttributeError:       # a number or array among the inputs: make it a Tensor
             if all(isinstance(t, Tensor) for t in inputs):
                 raise
-            return cls.apply(*[to_tensor(t, _first_tensor(inputs)) for t in inputs],
-                             **params)
+            try:
+                inputs = [to_tensor(t, _first_tensor(inputs)) for t in inputs]
+            except LucidError as e:
+                set_op_name(e, cls.schema_v1.name)
+                raise
+            return cls.apply(*inputs, **params)
         be = dev._backend
         n = len(inputs)             # fixed arities without building a list (hot path)
         if n == 1:
@@ -288,7 +293,8 @@ def norm_dim(dim, ndim, op):
     if dim.__class__ is int and 0 <= dim < ndim:
         return dim
     if not isinstance(dim, numbers.Integral):
-        raise DimError(f"{op}: dim must be an int, got {type(dim).__name__}")
+        raise ArgumentTypeError(f"{op}(): argument 'dim' must be int, not "
+                                f"{type(dim).__name__}")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise DimError(f"{op}: dimension out of range (expected to be in range of [{-n}, "
@@ -301,7 +307,8 @@ def norm_dims(dim, ndim, op):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, numbers.Integral):
-        return (norm_dim(dim, ndim, op),) if ndim else ()
+        d = norm_dim(dim, ndim, op)          # checked on a 0-d input too ([-1, 0])
+        return (d,) if ndim else ()
     dims = tuple(norm_dim(d, ndim, op) for d in dim)
     if len(set(dims)) != len(dims):
         raise DimError(f"{op}: dim {tuple(dim)} appears multiple times in the list of dims")

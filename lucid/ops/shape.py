@@ -495,6 +495,8 @@ def permute(input, *args, dims=None):
 
 
 def _swap(input, d0, d1):
+    if input._data.ndim == 0:                  # dims 0 / -1 of a 0-d tensor: itself
+        return PermuteBackward.call(input, dims=())
     dims = list(range(input._data.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return PermuteBackward.call(input, dims=tuple(dims))
@@ -530,6 +532,8 @@ def movedim(input, source, destination):
     for name, ds in (("source", src), ("destination", dst)):
         if len(set(ds)) != len(ds):
             raise DimError(f"movedim: repeated dim in `{name}` ({list(ds)})")
+    if nd == 0:
+        return PermuteBackward.call(input, dims=())
     perm = [-1] * nd
     for s, d in zip(src, dst):
         perm[d] = s
@@ -1044,7 +1048,11 @@ def roll(input, shifts, dims=None):
     """``input`` rolled by ``shifts`` along ``dims`` (the flattened tensor when None)."""
     shifts = (shifts,) if isinstance(shifts, numbers.Integral) else _shape_arg((shifts,),
                                                                               "roll")
+    if not shifts:
+        raise ArgumentError("roll: `shifts` required")
     nd = input._data.ndim
+    if input._data.size == 0:                  # nothing to move: a copy, dims unchecked
+        return RollBackward.call(input, shifts=(0,), dims=None)
     if dims is None:
         if len(shifts) != 1:
             raise ShapeError(f"roll: with dims=None, shifts must be a single int, got "
@@ -1054,6 +1062,9 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims):
         raise ShapeError(f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
                          f"dims: {len(dims)}")
+    if nd == 0:
+        raise DimError(f"roll: dimension specified as {dims[0]} but tensor has no "
+                       "dimensions")
     dims = tuple(norm_dim(d, nd, "roll") for d in dims)
     return RollBackward.call(input, shifts=shifts, dims=dims)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numbers
 
-from .. import dtypes as _dt
 from .._tensor import Tensor
+from .._tensor.factory import dtype_arg
 from ..errors import ArgumentError, DTypeError
 from ._bind import tensor_method
 from .base import UnaryOp, apply_inplace, norm_dim, to_tensor
@@ -301,7 +301,7 @@ class LogcumsumexpBackward(UnaryOp):
 def _softmax_input(input, dim, dtype, op):
     x = to_tensor(input)
     if dtype is not None:
-        dt = _dt.as_dtype(dtype)
+        dt = dtype_arg(dtype, op)
         if x._dtype is not dt:
             x = x.to(dt)
     if not x._dtype.is_floating_point:
