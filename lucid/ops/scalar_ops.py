@@ -83,7 +83,7 @@ class AddScalarBackward(_ScalarOp):
 
 
 @register
-class SubScalarBackward(_ScalarOp):
+class SubScalarBackward(AddScalarBackward):
     r"""Autograd node for :math:`y = x - \alpha s` with a Python number :math:`s`.
 
     Saves nothing: the derivative is 1.
@@ -110,9 +110,6 @@ class SubScalarBackward(_ScalarOp):
     @staticmethod
     def dispatch(be, x, other, alpha=1):
         return be.sub(x, other * alpha)
-
-    def grad(self, F, g, x, out):
-        return g
 
 
 @register
