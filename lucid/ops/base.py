@@ -354,30 +354,22 @@ class BinaryOp(BroadcastOp):
         tb = b.__class__ is Tensor or isinstance(b, Tensor)
         if ta and tb:
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
-        elif ta:
-            k = b.__class__
-            if (k is float or k is int and -_I64 <= b < _I64) and cls._scalar_op is not None \
-                    and a._dtype in _WEAK_SCALAR_DTYPES:
-                return cls._scalar_op.apply(a, other=b, **params)
+        elif ta or tb:                  # a tensor and a number (or an array)
+            t, s = (a, b) if ta else (b, a)
+            fast = cls._scalar_op if ta else cls._rscalar_op
+            k = s.__class__
+            if (k is float or k is int and -_I64 <= s < _I64) and fast is not None \
+                    and t._dtype in _WEAK_SCALAR_DTYPES:
+                return fast.apply(t, other=s, **params)
             try:
-                rd = _scalar_result(cls, a._dtype, b)
+                rd = _scalar_result(cls, t._dtype, s)
             except DTypeError as e:     # an array operand becomes a tensor, as in PyTorch
-                return cls.call(a, _array_operand(b, a, e), **params)
+                s = _array_operand(s, t, e)
+                return cls.call(t, s, **params) if ta else cls.call(s, t, **params)
             if cls._real and not rd.is_floating_point:
                 rd = _dt.get_default_dtype()
-            b = scalar_like(b, rd, a)
-        elif tb:
-            k = a.__class__
-            if (k is float or k is int and -_I64 <= a < _I64) and cls._rscalar_op is not None \
-                    and b._dtype in _WEAK_SCALAR_DTYPES:
-                return cls._rscalar_op.apply(b, other=a, **params)
-            try:
-                rd = _scalar_result(cls, b._dtype, a)
-            except DTypeError as e:
-                return cls.call(_array_operand(a, b, e), b, **params)
-            if cls._real and not rd.is_floating_point:
-                rd = _dt.get_default_dtype()
-            a = scalar_like(a, rd, b)
+            s = scalar_like(s, rd, t)
+            a, b = (t, s) if ta else (s, t)
         else:
             return cls.call(to_tensor(a), b, **params)
         if cls._real and not rd.is_floating_point:

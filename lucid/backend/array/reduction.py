@@ -106,23 +106,22 @@ class XpReduction:
     def _dof(self, a, axis, correction):
         return max(0.0, _count(a, axis) - correction)
 
-    def var(self, a, axis, keepdims, correction):
+    def _var(self, a, axis, keepdims, correction):
+        """The variance in the accumulation dtype (float32 for half inputs)."""
         xp = self.xp
         work = a.astype(xp.float32) if _is_half(a) else a
         d = self._centered(work, axis)
         with _quiet(xp):
-            v = xp.sum(d * d, axis=axis, keepdims=keepdims) / d.dtype.type(
+            return xp.sum(d * d, axis=axis, keepdims=keepdims) / d.dtype.type(
                 self._dof(a, axis, correction))
-        return v.astype(a.dtype) if work is not a else v
+
+    def var(self, a, axis, keepdims, correction):
+        return self._var(a, axis, keepdims, correction).astype(a.dtype, copy=False)
 
     def std(self, a, axis, keepdims, correction):
-        xp = self.xp
-        work = a.astype(xp.float32) if _is_half(a) else a
-        d = self._centered(work, axis)
-        with _quiet(xp):
-            v = xp.sum(d * d, axis=axis, keepdims=keepdims) / d.dtype.type(
-                self._dof(a, axis, correction))
-            return xp.sqrt(v).astype(a.dtype, copy=False)
+        with _quiet(self.xp):
+            return self.xp.sqrt(self._var(a, axis, keepdims, correction)).astype(
+                a.dtype, copy=False)
 
     def var_backward(self, a, g, axis, correction):
         with _quiet(self.xp):
