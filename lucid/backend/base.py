@@ -5,9 +5,13 @@ implementing this interface. It is assembled from one interface class per area.
 """
 
 from .interface.binary import BinaryKernels
+from .interface.conv import ConvKernels
 from .interface.core import CoreKernels
 from .interface.indexing import IndexingKernels
 from .interface.linalg import LinalgKernels
+from .interface.loss import LossKernels
+from .interface.norm import NormKernels
+from .interface.optim import OptimKernels
 from .interface.random import RandomKernels
 from .interface.reduction import ReductionKernels
 from .interface.shape import ShapeKernels
@@ -18,7 +22,7 @@ from .interface.unary import UnaryKernels
 
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
-              NumericKernels):
+              NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

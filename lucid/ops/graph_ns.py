@@ -407,3 +407,12 @@ def sigmoid_backward(g, y):
 def pow_scalar_backward(g, x, p):
     """``g * (p * x ** (p - 1))`` (zeros for ``p == 0``) as one recorded op."""
     return PowScalarBackwardBackward.apply(g, x, exponent=p)
+
+
+# == nn: convolution and pooling (graph-mode forms of lucid/backend/interface/conv.py) ====
+
+
+# == nn: normalisation, attention, embedding, dropout (interface/norm.py) ================
+
+
+# == nn: activations and losses (interface/loss.py) ========================================

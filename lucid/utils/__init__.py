@@ -1,5 +1,6 @@
-"""Utilities: :mod:`lucid.utils.checkpoint` (activation checkpointing)."""
+"""Utilities: :mod:`lucid.utils.checkpoint` (activation checkpointing), :mod:`lucid.utils.data`
+(datasets, samplers, DataLoader)."""
 
-from . import checkpoint
+from . import checkpoint, data
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "data"]

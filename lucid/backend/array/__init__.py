@@ -4,9 +4,13 @@ import warnings
 
 from ..base import Backend
 from .binary import XpBinary
+from .conv import XpConv
 from .core import XpCore
 from .indexing import XpIndexing
 from .linalg import XpLinalg
+from .loss import XpLoss
+from .norm import XpNorm
+from .optim import XpOptim
 from .random import XpRandom
 from .reduction import XpReduction
 from .shape import XpShape
@@ -23,5 +27,6 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
-                   XpLinalg, XpRandom, XpSpecial, XpNumeric, Backend):
+                   XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
+                   Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

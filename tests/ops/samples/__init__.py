@@ -3,7 +3,11 @@
 from . import (binary, compare, core, creation, indexing, joins, linalg, random, reduction,
                shape, sort, unary)
 from . import numeric, special
+from . import (nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding, nn_loss,
+               nn_norm, nn_pooling)
 
 SAMPLES = [s for m in (binary, compare, core, creation, indexing, joins, linalg, random,
-                       reduction, shape, sort, unary, special, numeric)
+                       reduction, shape, sort, unary, special, numeric, nn_activation,
+                       nn_attention, nn_conv, nn_dropout, nn_embedding, nn_loss, nn_norm,
+                       nn_pooling)
            for s in m.SAMPLES]

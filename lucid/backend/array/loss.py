@@ -1,0 +1,5 @@
+"""Loss kernels over an array module."""
+
+
+class XpLoss:
+    """Loss kernels on ``self.xp``."""

@@ -1,0 +1,5 @@
+"""Optim kernels over an array module."""
+
+
+class XpOptim:
+    """Optim kernels on ``self.xp``."""

@@ -1,0 +1,21 @@
+"""``lucid.nn.functional``: the stateless mirror of the layers of :mod:`lucid.nn`.
+
+Each function validates its arguments and calls registered ops; the heavy ones
+(convolution, pooling, norms, softmax, cross-entropy, GELU, embedding, attention) are single
+fused ops with an analytic backward.
+"""
+
+from .activation import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from . import activation, loss, conv, pooling, vision, normalization, dropout, sparse, attention, linear, distance
+
+__all__ = [n for m in (activation, loss, conv, pooling, vision, normalization, dropout, sparse, attention, linear, distance) for n in m.__all__]

@@ -1,0 +1,3 @@
+"""Activation functions (relu family, gelu, silu, softmax family, glu, ...)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Distances: cosine_similarity, pairwise_distance, normalize, pdist."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Linear maps: linear, bilinear."""
+
+__all__ = []

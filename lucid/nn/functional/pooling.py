@@ -1,0 +1,3 @@
+"""Pooling: max/avg/adaptive/lp pooling and max_unpool."""
+
+__all__ = []

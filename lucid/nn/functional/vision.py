@@ -1,0 +1,3 @@
+"""Spatial ops: pad, interpolate, grid_sample, affine_grid, pixel_shuffle, unfold, fold."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``lucid.nn.init``: in-place initialisers with PyTorch's fan and gain rules."""
+
+__all__ = []

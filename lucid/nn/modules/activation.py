@@ -1,0 +1,3 @@
+"""Activation layers."""
+
+__all__ = []

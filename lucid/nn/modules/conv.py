@@ -1,0 +1,3 @@
+"""Convolution layers."""
+
+__all__ = []

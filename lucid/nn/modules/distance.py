@@ -1,0 +1,3 @@
+"""CosineSimilarity, PairwiseDistance."""
+
+__all__ = []

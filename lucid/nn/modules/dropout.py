@@ -1,0 +1,3 @@
+"""Dropout layers."""
+
+__all__ = []

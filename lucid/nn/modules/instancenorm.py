@@ -1,0 +1,3 @@
+"""InstanceNorm1d/2d/3d."""
+
+__all__ = []

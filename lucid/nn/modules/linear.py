@@ -1,0 +1,3 @@
+"""Identity, Linear, Bilinear, LazyLinear."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Loss layers."""
+
+__all__ = []

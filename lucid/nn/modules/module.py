@@ -1,0 +1,3 @@
+"""Module: parameters, buffers, submodules, hooks, state_dict."""
+
+__all__ = []

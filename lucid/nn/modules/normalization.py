@@ -1,0 +1,3 @@
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Padding layers: zero, constant, reflection, replication, circular."""
+
+__all__ = []

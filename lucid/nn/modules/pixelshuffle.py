@@ -1,0 +1,3 @@
+"""PixelShuffle, PixelUnshuffle, ChannelShuffle."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Embedding, EmbeddingBag."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""TransformerEncoder/Decoder(Layer), Transformer."""
+
+__all__ = []

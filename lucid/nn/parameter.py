@@ -1,0 +1,3 @@
+"""Parameter and Buffer: tensors a Module registers."""
+
+__all__ = []

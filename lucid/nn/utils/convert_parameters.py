@@ -1,0 +1,3 @@
+"""parameters_to_vector, vector_to_parameters."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Packed sequences: pad_sequence, pack_padded_sequence, pad_packed_sequence, PackedSequence."""
+
+__all__ = []

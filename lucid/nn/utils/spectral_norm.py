@@ -1,0 +1,3 @@
+"""spectral_norm, remove_spectral_norm."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""weight_norm, remove_weight_norm."""
+
+__all__ = []

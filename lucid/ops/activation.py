@@ -1,0 +1,5 @@
+"""Fused activation ops (GELU, ...)."""
+
+from __future__ import annotations
+
+__all__ = []

@@ -1,0 +1,5 @@
+"""Convolution ops (N-d, transposed, groups, dilation)."""
+
+from __future__ import annotations
+
+__all__ = []

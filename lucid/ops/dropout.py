@@ -1,0 +1,5 @@
+"""Dropout ops."""
+
+from __future__ import annotations
+
+__all__ = []

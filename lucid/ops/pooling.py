@@ -1,0 +1,5 @@
+"""Pooling ops (max, average, adaptive, unpool)."""
+
+from __future__ import annotations
+
+__all__ = []

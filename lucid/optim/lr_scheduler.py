@@ -1,0 +1,3 @@
+"""Learning-rate schedulers."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""lucid.save / lucid.load on the safetensors format."""
+
+__all__ = []

@@ -1,0 +1,1 @@
+"""``lucid.utils.data``: datasets, samplers, DataLoader with worker processes."""

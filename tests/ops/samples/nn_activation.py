@@ -1,0 +1,3 @@
+"""Registry-suite samples: Fused activation ops (GELU, ...)."""
+
+SAMPLES = []

@@ -1,0 +1,3 @@
+"""Registry-suite samples: Scaled dot-product attention: one fused op."""
+
+SAMPLES = []

@@ -1,0 +1,3 @@
+"""Registry-suite samples: Convolution ops (N-d, transposed, groups, dilation)."""
+
+SAMPLES = []

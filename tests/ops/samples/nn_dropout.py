@@ -1,0 +1,3 @@
+"""Registry-suite samples: Dropout ops."""
+
+SAMPLES = []

@@ -1,0 +1,3 @@
+"""Registry-suite samples: Embedding lookup and embedding_bag."""
+
+SAMPLES = []

@@ -1,0 +1,3 @@
+"""Registry-suite samples: Fused loss ops (cross-entropy, nll, ...)."""
+
+SAMPLES = []

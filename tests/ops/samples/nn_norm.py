@@ -1,0 +1,3 @@
+"""Registry-suite samples: Normalisation ops (batch, layer, group, RMS norm): fused forward and analytic backward."""
+
+SAMPLES = []

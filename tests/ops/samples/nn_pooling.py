@@ -1,0 +1,3 @@
+"""Registry-suite samples: Pooling ops (max, average, adaptive, unpool)."""
+
+SAMPLES = []
