@@ -4,6 +4,7 @@ Ops call only these methods (never NumPy or CuPy directly), so adding a device m
 implementing this interface. It is assembled from one interface class per area.
 """
 
+from .interface.attention import AttentionKernels
 from .interface.binary import BinaryKernels
 from .interface.conv import ConvKernels
 from .interface.core import CoreKernels
@@ -22,7 +23,8 @@ from .interface.unary import UnaryKernels
 
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
-              NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels):
+              NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
+              AttentionKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

@@ -414,5 +414,30 @@ def pow_scalar_backward(g, x, p):
 
 # == nn: normalisation, attention, embedding, dropout (interface/norm.py) ================
 
+# -- attention (interface/attention.py) -------------------------------------------------
+
+from .special import softmax as _softmax  # noqa: E402
+
+__all__ += ["attention_probs"]
+
+
+def attention_probs(q, k, bias, allowed, scale, causal):
+    """``softmax(scale * q k^T + bias)`` over the allowed keys (``allowed`` a bool array or
+    None, ``causal`` top-left), recorded; a row with no finite score gives zeros (its
+    scores are replaced by 0 before the softmax, so the gradient there is 0, not nan)."""
+    s = _matmul(q, k.transpose(-1, -2)) * scale
+    if bias is not None:
+        s = s + bias
+    be = q._device._backend
+    if causal:
+        tri = be.tril(be.full(tuple(s.shape[-2:]), True, _dt.bool.np), 0)
+        allowed = tri if allowed is None else allowed & tri
+    if allowed is not None:
+        s = _where(const(allowed, q), s, -math.inf)
+    if bias is None and allowed is None or not s.shape[-1]:
+        return _softmax(s, -1)
+    dead = s.detach().amax(-1, keepdim=True) == -math.inf
+    return _where(dead, 0.0, _softmax(_where(dead, 0.0, s), -1))
+
 
 # == nn: activations and losses (interface/loss.py) ========================================

@@ -3,6 +3,7 @@
 import warnings
 
 from ..base import Backend
+from .attention import XpAttention
 from .binary import XpBinary
 from .conv import XpConv
 from .core import XpCore
@@ -28,5 +29,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   Backend):
+                   XpAttention, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

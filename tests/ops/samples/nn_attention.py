@@ -1,3 +1,44 @@
-"""Registry-suite samples: Scaled dot-product attention: one fused op."""
+"""Registry-suite samples for scaled dot-product attention (the fused op)."""
 
-SAMPLES = []
+import numpy as np
+import torch
+import torch.nn.functional as TF
+
+import lucid
+import lucid.nn.functional as F
+from lucid.ops.attention import scaled_dot_product_attention as _sdpa
+
+from ._sample import Const, Sample, rnd
+
+_OP = "scaled_dot_product_attention"
+_ROWS = np.array([[True, False, True, True, False],
+                  [False, False, False, False, False],     # a fully masked row: zeros
+                  [True, True, False, True, True]])
+_BIAS = rnd(3, 5, seed=4)
+_BIAS[0, 1] = -np.inf
+
+
+def _sample(args, name, torch_fn=None, **kw):
+    return Sample(_OP, lambda *a: F.scaled_dot_product_attention(*a, **kw), args,
+                  torch_fn=torch_fn or (lambda *a: TF.scaled_dot_product_attention(*a, **kw)),
+                  name=f"{_OP}[{name}]")
+
+
+SAMPLES = [
+    _sample((rnd(2, 3, 4), rnd(2, 5, 4, seed=1), rnd(2, 5, 6, seed=2)), "3d, S != L, Ev != E"),
+    _sample((rnd(1, 2, 4, 3), rnd(1, 2, 6, 3, seed=1), rnd(1, 2, 6, 2, seed=2)),
+            "causal, L < S", is_causal=True),
+    _sample((rnd(2, 5, 3), rnd(2, 3, 3, seed=1), rnd(2, 3, 2, seed=2)),
+            "causal, L > S", is_causal=True),
+    _sample((rnd(2, 3, 4), rnd(2, 5, 4, seed=1), rnd(2, 5, 2, seed=2), Const(_ROWS)),
+            "bool mask, a fully masked row"),
+    _sample((rnd(2, 3, 4), rnd(2, 5, 4, seed=1), rnd(2, 5, 2, seed=2), _BIAS),
+            "float mask with -inf, its gradient"),
+    _sample((rnd(1, 4, 3, 2), rnd(1, 2, 5, 2, seed=1), rnd(1, 2, 5, 3, seed=2)),
+            "gqa, scale", scale=0.7, enable_gqa=True),
+    _sample((rnd(2, 1, 3, 4), rnd(1, 2, 5, 4, seed=1), rnd(1, 2, 5, 2, seed=2)),
+            "broadcast batch dims"),
+    Sample(_OP, lambda q, k, v: _sdpa(q, k, v, need_weights=True),
+           (rnd(2, 3, 4), rnd(2, 5, 4, seed=1), rnd(2, 5, 2, seed=2)),
+           name=f"{_OP}[with the weights output]"),
+]
