@@ -103,6 +103,12 @@ class MemoryOverlapError(LucidError, RuntimeError):
     """An in-place write whose source partly overlaps its destination in memory."""
 
 
+class SerializationError(LucidError, RuntimeError):
+    """A file that ``lucid.load`` / ``lucid.load_safetensors`` cannot read: truncated,
+    corrupt, not safetensors, or with a structure ``lucid.save`` never writes (PyTorch:
+    ``RuntimeError`` or ``pickle.UnpicklingError``)."""
+
+
 class ExportError(LucidError, BufferError):
     """A tensor that cannot be handed to another library as is (DLPack of a tensor that
     requires grad)."""
