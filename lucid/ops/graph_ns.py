@@ -414,6 +414,39 @@ def pow_scalar_backward(g, x, p):
 
 # == nn: normalisation, attention, embedding, dropout (interface/norm.py) ================
 
+# -- normalisation, dropout, embedding (interface/norm.py) ------------------------------
+
+__all__ += ["norm_backward"]
+
+
+def norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
+    """The norms' gradients (see ``NormKernels.norm_backward``) in Lucid ops. Statistics
+    taken from ``x`` (``stats_grad``) are recomputed from it, so the second derivative
+    sees their dependence on ``x``; running statistics (``mean``/``rstd`` arrays) are
+    constants."""
+    if stats_grad:
+        xc = x - x.mean(axes, keepdim=True) if mean is not None else x
+        rstd = rsqrt((xc * xc).mean(axes, keepdim=True) + eps)
+    else:
+        xc = x - const(mean, x) if mean is not None else x
+        rstd = const(rstd, x)
+    xhat = xc * rstd
+    gx = gw = gb = None
+    if need[1]:
+        gw = (g * xhat).sum(paxes, keepdim=True)
+    if need[2]:
+        gb = g.sum(paxes, keepdim=True)
+    if need[0]:
+        gh = g if w is None else g * w
+        if stats_grad:
+            gx = gh - xhat * (gh * xhat).mean(axes, keepdim=True)
+            if mean is not None:
+                gx = gx - gh.mean(axes, keepdim=True)
+            gx = gx * rstd
+        else:
+            gx = gh * rstd
+    return gx, gw, gb
+
 # -- attention (interface/attention.py) -------------------------------------------------
 
 from .special import softmax as _softmax  # noqa: E402

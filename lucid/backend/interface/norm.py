@@ -1,7 +1,84 @@
-"""Norm kernels of the Backend interface."""
+"""Norm, dropout and embedding kernels of the Backend interface.
 
-from abc import ABC, abstractmethod  # noqa: F401
+Normalisation kernels work on any layout: the statistics are taken over the tuple of
+non-negative ``axes`` (kept as size-1 dims so they broadcast against the input), and the
+affine ``w``, ``b`` (or ``None``) are already shaped to broadcast against the input; the
+gradients of ``w`` and ``b`` are summed over ``paxes`` (the dims where they broadcast),
+kept as size 1. Batch norm takes ``axes = paxes = (0, 2, 3, ...)``, layer norm the
+trailing dims and ``paxes`` the leading ones, group norm the same on an
+``(N, G, C/G, S)`` view. Half-precision inputs compute in float32; the statistics stay
+float32 and the outputs are cast back to the input dtype.
+"""
+
+from abc import ABC, abstractmethod
 
 
 class NormKernels(ABC):
-    """Norm primitive kernels (arrays of one backend in and out)."""
+    """Norm, dropout and embedding primitive kernels (arrays of one backend in and out)."""
+
+    # -- normalisation ---------------------------------------------------------------
+
+    @abstractmethod
+    def norm_moments(self, x, axes, center):
+        r"""``(mean, var)`` over ``axes`` (kept): :math:`\mu = \frac1n \sum x_i` and the
+        biased :math:`\sigma^2 = \frac1n \sum (x_i - \mu)^2`; without ``center`` the mean
+        is ``None`` and ``var`` the mean square :math:`\frac1n \sum x_i^2` (RMS norm)."""
+
+    @abstractmethod
+    def norm_normalize(self, x, mean, var, w, b, eps):
+        r"""``(y, rstd)``: :math:`r = 1/\sqrt{\sigma^2 + \epsilon}`,
+        :math:`y = (x - \mu)\, r\, w + b` (``mean`` None: no centring; ``w``/``b`` None:
+        omitted). ``mean``/``var`` broadcast against ``x`` (batch or running
+        statistics)."""
+
+    @abstractmethod
+    def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
+        r"""``(gx, gw, gb)`` of :meth:`norm_normalize` (``None`` where ``need[i]`` is
+        false), with :math:`\hat x = (x - \mu) r`, :math:`\hat g = g w`, means over
+        ``axes``:
+
+        .. math:: g_x = r\big(\hat g - \overline{\hat g} - \hat x\,
+                  \overline{\hat g \hat x}\big), \quad
+                  g_w = \textstyle\sum_{paxes} g \hat x, \quad g_b = \sum_{paxes} g
+
+        when the statistics came from ``x`` (``stats_grad``; the :math:`\overline{\hat g}`
+        term only with a mean), else :math:`g_x = r \hat g` (running statistics are
+        constants). ``eps`` is the forward's: this kernel reads the saved ``mean`` and
+        ``rstd``, a graph-mode form recomputes them from ``x`` with it."""
+
+    @abstractmethod
+    def running_stats_update(self, running_mean, running_var, mean, var, momentum, n):
+        r"""In place :math:`R \leftarrow (1 - m) R + m\,s` for the running mean (``s`` the
+        batch mean) and variance (``s`` the unbiased :math:`\sigma^2 \frac{n}{n - 1}`);
+        ``mean``/``var`` are reshaped to ``(-1, C)`` and averaged over their first dim
+        (instance norm's per-sample statistics). Either running array may be None."""
+
+    # -- dropout ---------------------------------------------------------------------
+
+    @abstractmethod
+    def dropout_noise(self, rng, shape, p, alpha, npdtype):
+        r"""``(mask, shift)`` of shape ``shape`` drawn from ``rng``: keep
+        :math:`k \sim \mathrm{Bernoulli}(1 - p)`. Plain dropout (``alpha`` False):
+        :math:`mask = k / (1 - p)`, ``shift`` None. Alpha dropout, with
+        :math:`\alpha' = 1.7580993408473766` and
+        :math:`a = ((\alpha'^2 p + 1)(1 - p))^{-1/2}`: :math:`mask = a k`,
+        :math:`shift = a \alpha' (k - 1 + p)`, so that :math:`y = x \cdot mask + shift`
+        keeps zero mean and unit variance for SELU activations."""
+
+    # -- embeddings ------------------------------------------------------------------
+
+    @abstractmethod
+    def embedding(self, weight, idx):
+        """The rows ``weight[idx]``: shape ``idx.shape + weight.shape[1:]``."""
+
+    @abstractmethod
+    def embedding_backward(self, g, idx, num_weights, padding_idx, scale_grad_by_freq):
+        r"""The weight gradient :math:`G_r = \sum_{i : idx_i = r} s_i\, g_i` (zeros of
+        ``(num_weights, D)`` scattered into); :math:`s_i = 1 / \#\{j: idx_j = idx_i\}`
+        with ``scale_grad_by_freq``, else 1; row ``padding_idx`` (non-negative, or None)
+        stays 0."""
+
+    @abstractmethod
+    def embedding_renorm_(self, weight, idx, max_norm, norm_type):
+        r"""In place: each distinct row :math:`r` of ``idx`` whose
+        :math:`\|w_r\|_p > max\_norm` is scaled by :math:`max\_norm / (\|w_r\|_p + 10^{-7})`."""

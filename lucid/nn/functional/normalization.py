@@ -1,3 +1,214 @@
-"""Normalisation: batch_norm, layer_norm, group_norm, instance_norm, rms_norm, local_response_norm."""
+"""Normalisation: batch_norm, layer_norm, group_norm, instance_norm, rms_norm, local_response_norm.
 
-__all__ = []
+Each norm is one fused op of :mod:`lucid.ops.norm` (statistics, normalisation and affine in
+one node); these wrappers check their arguments as PyTorch does and compute the op's layout.
+``local_response_norm`` is composed from ops.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ... import dtypes as _dt
+from ..._tensor import Tensor
+from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
+from ...ops import ones, pad
+from ...ops.norm import (BatchNormBackward, GroupNormBackward, InstanceNormBackward,
+                         LayerNormBackward, RmsNormBackward)
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
+           "local_response_norm"]
+
+
+def _input(x, op, min_dim=0):
+    if not isinstance(x, Tensor):
+        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got "
+                                f"{type(x).__name__}")
+    if not x._dtype.is_floating_point:
+        raise DTypeError(f"{op}: expected a floating point input, got {x._dtype.name}")
+    if x._data.ndim < min_dim:
+        raise ShapeError(f"{op}: expected an input with at least {min_dim} dims, got "
+                         f"shape {tuple(x.shape)}")
+    return x
+
+
+def _affine(op, weight, bias, shape, x):
+    """The op's tensor inputs after ``x``: ``(w, b)``, ``(w,)`` or ``()`` (a bias without a
+    weight comes with a constant weight of ones); each checked to have ``shape``."""
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            raise ArgumentTypeError(f"{op}: expected {name} to be a Tensor or None, got "
+                                    f"{type(t).__name__}")
+        if tuple(t.shape) != tuple(shape):
+            raise ShapeError(f"{op}: expected {name} of shape {list(shape)}, got "
+                             f"{list(t.shape)}")
+    if weight is None and bias is not None:
+        weight = ones(shape, dtype=bias.dtype, device=bias.device)
+    return tuple(t for t in (weight, bias) if t is not None)
+
+
+def _eps(eps, op):
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise ArgumentTypeError(f"{op}: eps must be a number, got {type(eps).__name__}")
+    return float(eps)
+
+
+def _channel_layout(x, stats_over_batch):
+    """Batch norm's (``stats_over_batch``) or instance norm's layout on ``(N, C, *)``."""
+    nd = x._data.ndim
+    spatial = tuple(range(2, nd))
+    axes = (0,) + spatial if stats_over_batch else spatial
+    return None, axes, (0,) + spatial, (1, x.shape[1]) + (1,) * (nd - 2)
+
+
+def _running(op, running_mean, running_var, c):
+    """``(mean_array, var_array)`` of the running statistics (either may be None), checked."""
+    arrs = []
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if not isinstance(t, Tensor):
+                raise ArgumentTypeError(f"{op}: expected {name} to be a Tensor or None, got "
+                                        f"{type(t).__name__}")
+            if tuple(t.shape) != (c,):
+                raise ShapeError(f"{op}: expected {name} of shape [{c}], got "
+                                 f"{list(t.shape)}")
+        arrs.append(None if t is None else t._data)
+    return tuple(arrs)
+
+
+def _bump(*tensors):
+    for t in tensors:
+        if t is not None:
+            t._vc[0] += 1
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch norm over ``(N, C, *)``: per channel over the batch and spatial dims; in
+    training mode the running statistics (when given) are updated in place with
+    ``momentum`` (the unbiased variance), in evaluation mode they normalise."""
+    op = "batch_norm"
+    x = _input(input, op, 2)
+    c = x.shape[1]
+    eps = _eps(eps, op)
+    running = _running(op, running_mean, running_var, c)
+    wb = _affine(op, weight, bias, (c,), x)
+    layout = _channel_layout(x, True)
+    if training:
+        if x.numel() // c == 1:
+            raise ArgumentError(f"{op}: expected more than 1 value per channel when "
+                                f"training, got input size {list(x.shape)}")
+        has_running = running != (None, None)
+        out = BatchNormBackward.apply(x, *wb, layout=layout, eps=eps,
+                                      running=running if has_running else None,
+                                      momentum=float(momentum))
+        if has_running and x.numel():
+            _bump(running_mean, running_var)
+        return out
+    if running_mean is None or running_var is None:
+        raise ArgumentError(f"{op}: running_mean and running_var must be given in "
+                            "evaluation mode (training=False)")
+    return BatchNormBackward.apply(x, *wb, layout=layout, eps=eps, use_input_stats=False,
+                                   running=running)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Instance norm over ``(N, C, *)``: per sample and channel over the spatial dims;
+    with ``use_input_stats`` the running statistics (when given) are updated with the
+    batch average of the per-sample ones, else they normalise."""
+    op = "instance_norm"
+    x = _input(input, op, 3)
+    c = x.shape[1]
+    eps = _eps(eps, op)
+    running = _running(op, running_mean, running_var, c)
+    wb = _affine(op, weight, bias, (c,), x)
+    layout = _channel_layout(x, False)
+    if use_input_stats:
+        if math.prod(x.shape[2:]) == 1:
+            raise ArgumentError(f"{op}: expected more than 1 spatial element when "
+                                f"training, got input size {list(x.shape)}")
+        has_running = running != (None, None)
+        out = InstanceNormBackward.apply(x, *wb, layout=layout, eps=eps,
+                                         running=running if has_running else None,
+                                         momentum=float(momentum))
+        if has_running and x.numel():
+            _bump(running_mean, running_var)
+        return out
+    if running_mean is None or running_var is None:
+        raise ArgumentError(f"{op}: running_mean and running_var must be given when "
+                            "use_input_stats=False")
+    return InstanceNormBackward.apply(x, *wb, layout=layout, eps=eps, use_input_stats=False,
+                                      running=running)
+
+
+def _trailing(x, normalized_shape, op):
+    """``normalized_shape`` as a tuple that ``x``'s trailing dims match, and the layout."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(int(n) for n in normalized_shape)
+    k, nd = len(ns), x._data.ndim
+    if k == 0 or k > nd or tuple(x.shape[nd - k:]) != ns:
+        raise ShapeError(f"{op}: given normalized_shape={list(ns)}, expected input with "
+                         f"shape [*, {', '.join(map(str, ns))}], but got input of size "
+                         f"{list(x.shape)}")
+    return ns, (None, tuple(range(nd - k, nd)), tuple(range(nd - k)), (1,) * (nd - k) + ns)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer norm over the trailing ``normalized_shape`` dims, then ``* weight + bias``."""
+    op = "layer_norm"
+    x = _input(input, op)
+    ns, layout = _trailing(x, normalized_shape, op)
+    wb = _affine(op, weight, bias, ns, x)
+    return LayerNormBackward.apply(x, *wb, layout=layout, eps=_eps(eps, op))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """RMS norm over the trailing ``normalized_shape`` dims: ``x / sqrt(mean(x^2) + eps)
+    * weight``; ``eps=None`` is the input dtype's machine epsilon (``finfo.eps``)."""
+    op = "rms_norm"
+    x = _input(input, op)
+    ns, layout = _trailing(x, normalized_shape, op)
+    wb = _affine(op, weight, None, ns, x)
+    eps = _dt.finfo(x.dtype).eps if eps is None else _eps(eps, op)
+    return RmsNormBackward.apply(x, *wb, layout=layout, eps=eps, center=False)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group norm: the ``C`` channels of ``(N, C, *)`` split into ``num_groups`` groups,
+    each normalised per sample over its channels and the spatial dims."""
+    op = "group_norm"
+    x = _input(input, op, 2)
+    if isinstance(num_groups, bool) or not isinstance(num_groups, numbers.Integral):
+        raise ArgumentTypeError(f"{op}: num_groups must be an int, got "
+                                f"{type(num_groups).__name__}")
+    n, c = x.shape[0], x.shape[1]
+    g = int(num_groups)
+    if g <= 0 or c % g:
+        raise ShapeError(f"{op}: expected number of channels in input ({c}) to be divisible "
+                         f"by num_groups, but got num_groups={num_groups}")
+    s = math.prod(x.shape[2:])
+    layout = ((n, g, c // g, s), (2, 3), (0, 3), (1, g, c // g, 1))
+    wb = _affine(op, weight, bias, (c,), x)
+    return GroupNormBackward.apply(x, *wb, layout=layout, eps=_eps(eps, op))
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Local response norm across channels: ``x / (k + alpha/size * sum_{window} x^2) **
+    beta``, the window of ``size`` channels centred on each (zero padded); composed from
+    ops."""
+    op = "local_response_norm"
+    x = _input(input, op, 3)
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        raise ArgumentError(f"{op}: size must be a positive int, got {size!r}")
+    if x.numel() == 0:
+        return x.clone()
+    nd = x._data.ndim
+    sq = x * x
+    widths = [0, 0] * (nd - 2) + [size // 2, (size - 1) // 2]   # dim 1, last dims first
+    div = pad(sq, widths).unfold(1, size, 1).mean(-1)
+    return x / (div * alpha + k) ** beta
