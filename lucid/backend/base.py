@@ -19,12 +19,13 @@ from .interface.shape import ShapeKernels
 from .interface.sort import SortKernels
 from .interface.special import NumericKernels, SpecialKernels
 from .interface.unary import UnaryKernels
+from .interface.vision import VisionKernels
 
 
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
               NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
-              AttentionKernels):
+              AttentionKernels, VisionKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

@@ -18,6 +18,7 @@ from .shape import XpShape
 from .sort import XpSort
 from .special import XpNumeric, XpSpecial
 from .unary import XpUnary
+from .vision import XpVision
 
 
 # Floating-point exceptions (overflow in exp, 0/0, log of a negative) give inf/nan like
@@ -29,5 +30,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, Backend):
+                   XpAttention, XpVision, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

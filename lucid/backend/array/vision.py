@@ -1,0 +1,252 @@
+"""Vision kernels over an array module: separable resampling and grid sampling."""
+
+import itertools
+import math
+
+_A = -0.75      # Keys' cubic convolution parameter, as PyTorch
+
+
+def _cubic_weights(xp, t):
+    """Keys' weights of the taps at offsets -1, 0, 1, 2 for fractional position ``t``, and
+    their derivatives in ``t``."""
+    def near(s):        # |s| <= 1
+        return ((_A + 2) * s - (_A + 3)) * s * s + 1, (3 * (_A + 2) * s - 2 * (_A + 3)) * s
+
+    def far(s):         # 1 < |s| < 2
+        return ((_A * s - 5 * _A) * s + 8 * _A) * s - 4 * _A, (3 * _A * s - 10 * _A) * s + 8 * _A
+
+    (w0, d0), (w1, d1) = far(t + 1), near(t)
+    (w2, d2), (w3, d3) = near(1 - t), far(2 - t)
+    return (w0, w1, w2, w3), (d0, d1, -d2, -d3)
+
+
+def _col(w, dtype):
+    """Weights ``(N, Q)`` (or a number) as ``(N, 1, Q)`` in ``dtype``."""
+    return w[:, None].astype(dtype) if hasattr(w, "ndim") else w
+
+
+class XpVision:
+    """Vision kernels on ``self.xp``."""
+
+    # -- interpolate: one matrix per spatial axis ------------------------------------------
+
+    def _interp_taps(self, n_in, n_out, mode, align_corners, scale):
+        """The taps of one axis: ``[(index, weight), ...]``, arrays of length ``n_out``
+        (weight ``None``: 1)."""
+        xp = self.xp
+        j = xp.arange(n_out)
+        if mode in ("nearest", "nearest-exact"):
+            if mode == "nearest" and n_out == n_in:
+                idx = j
+            elif mode == "nearest" and n_out == 2 * n_in:
+                idx = j // 2
+            else:               # PyTorch computes this index in float32
+                r = xp.float32(1.0 / scale if scale else xp.float32(n_in) / xp.float32(n_out))
+                pos = j.astype(xp.float32) + xp.float32(0.5 if mode == "nearest-exact" else 0)
+                idx = xp.minimum(xp.floor(pos * r).astype(xp.int64), n_in - 1)
+            return [(idx, None)]        # one tap of weight 1
+        if align_corners:
+            r = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            u = j * r
+        else:
+            r = 1.0 / scale if scale else n_in / n_out
+            u = r * (j + 0.5) - 0.5
+        if mode == "linear":
+            u = xp.maximum(u, 0.0)
+            i0 = xp.minimum(xp.floor(u).astype(xp.int64), n_in - 1)
+            lam = xp.clip(u - i0, 0.0, 1.0)
+            return [(i0, 1 - lam), (xp.minimum(i0 + 1, n_in - 1), lam)]
+        f = xp.floor(u)
+        i0 = f.astype(xp.int64)
+        ws, _ = _cubic_weights(xp, u - f)
+        return [(xp.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(ws)]
+
+    def _interp_matrix(self, n_in, n_out, mode, align_corners, scale, dtype):
+        """The ``(n_out, n_in)`` matrix of one axis' resampling, in ``dtype``."""
+        xp = self.xp
+        rows = xp.arange(n_out)
+        w = xp.zeros((n_out, n_in), dtype=xp.float64)
+        if mode == "area":
+            start = (rows * n_in) // n_out
+            end = ((rows + 1) * n_in + n_out - 1) // n_out
+            cols = xp.arange(n_in)
+            inside = (cols >= start[:, None]) & (cols < end[:, None])
+            w = inside / (end - start)[:, None]
+        else:
+            for idx, wt in self._interp_taps(n_in, n_out, mode, align_corners, scale):
+                w[rows, idx] += 1 if wt is None else wt     # no index repeats in one tap
+        return w.astype(dtype)
+
+    def _along(self, x, axis, m):
+        """``m`` applied to the lines of ``x`` along ``axis``: ``y = m @ line``."""
+        xp = self.xp
+        shape = x.shape
+        if axis == x.ndim - 1:
+            y = xp.matmul(x.reshape(-1, shape[-1]), m.T)
+        else:
+            lead = math.prod(shape[:axis])
+            y = xp.matmul(m, x.reshape(lead, shape[axis], -1))
+        return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
+
+    def _gather_along(self, x, axis, taps):
+        """``sum_k w_k * x[..., i_k, ...]`` along ``axis``: reads only the taps."""
+        xp = self.xp
+        bshape = (-1,) + (1,) * (x.ndim - axis - 1)
+        y = None
+        for idx, wt in taps:
+            v = xp.take(x, idx, axis=axis)
+            if wt is not None:
+                v = v * wt.astype(x.dtype).reshape(bshape)
+            y = v if y is None else y + v
+        return y
+
+    def interpolate(self, x, size, mode, align_corners, scales):
+        xp = self.xp
+        exact = mode in ("nearest", "nearest-exact") or not (
+            x.size == 0 or bool(xp.isfinite(x).all()))
+        for k in range(len(size) - 1, -1, -1):
+            axis, n_in = 2 + k, x.shape[2 + k]
+            if exact and mode != "area":   # gather: exact for integers and non-finite values
+                x = self._gather_along(x, axis, self._interp_taps(
+                    n_in, size[k], mode, align_corners, scales[k]))
+            else:
+                x = self._along(x, axis, self._interp_matrix(
+                    n_in, size[k], mode, align_corners, scales[k], x.dtype))
+        return xp.ascontiguousarray(x)
+
+    def interpolate_backward(self, g, in_size, mode, align_corners, scales):
+        for k in range(len(in_size) - 1, -1, -1):
+            axis = 2 + k
+            m = self._interp_matrix(in_size[k], g.shape[axis], mode, align_corners, scales[k],
+                                    g.dtype)
+            g = self._along(g, axis, m.T)
+        return self.xp.ascontiguousarray(g)
+
+    # -- grid_sample -----------------------------------------------------------------------
+
+    def _gs_source(self, c, n, padding_mode, align_corners, pad):
+        """Grid coordinate ``c`` of an axis of size ``n`` as a source position ``u`` and
+        ``du/dc`` (with the padding map when ``pad``)."""
+        xp = self.xp
+        if align_corners:
+            u, du = (c + 1) * ((n - 1) / 2), (n - 1) / 2
+        else:
+            u, du = ((c + 1) * n - 1) / 2, n / 2
+        du = xp.full(c.shape, du, dtype=c.dtype)
+        if not pad or padding_mode == "zeros":
+            return u, du
+        if padding_mode == "reflection":
+            u, dr = self._reflect(u, n, align_corners)
+            du = du * dr
+        inside = (u > 0) & (u < n - 1)
+        return xp.clip(u, 0, n - 1), du * inside
+
+    def _reflect(self, u, n, align_corners):
+        """``u`` reflected into ``[0, n-1]`` (``align_corners``) or ``[-1/2, n-1/2]``, and
+        its derivative (+1 or -1)."""
+        xp = self.xp
+        lo2, hi2 = (0, 2 * (n - 1)) if align_corners else (-1, 2 * n - 1)
+        if lo2 == hi2:
+            return xp.zeros_like(u), xp.zeros_like(u)
+        lo, span = lo2 / 2, (hi2 - lo2) / 2
+        d = u - lo
+        sign = xp.where(d < 0, -1, 1).astype(u.dtype)
+        d = xp.abs(d)
+        extra = xp.fmod(d, span)
+        even = xp.floor(d / span) % 2 == 0
+        return xp.where(even, extra + lo, span - extra + lo), xp.where(even, sign, -sign)
+
+    def _gs_taps(self, c, n, mode, padding_mode, align_corners):
+        """One axis' taps for grid coordinates ``c``: ``([(index, weight, dweight/du,
+        inside)], du/dc)``; indices are clamped into ``[0, n)``, ``inside`` says where the
+        tap really is (elsewhere it reads 0)."""
+        xp = self.xp
+        if mode == "bicubic":
+            u, du = self._gs_source(c, n, padding_mode, align_corners, pad=False)
+            f = xp.floor(u)
+            ws, ds = _cubic_weights(xp, u - f)
+            taps = []
+            for k in range(4):
+                p = f - 1 + k
+                if padding_mode != "zeros":
+                    if padding_mode == "reflection":
+                        p = self._reflect(p, n, align_corners)[0]
+                    p = xp.clip(p, 0, n - 1)
+                taps.append(self._gs_tap(p, n, ws[k], ds[k]))
+            return taps, du
+        u, du = self._gs_source(c, n, padding_mode, align_corners, pad=True)
+        if mode == "nearest":
+            return [self._gs_tap(xp.rint(u), n, 1, None)], du
+        f = xp.floor(u)
+        t = u - f
+        return [self._gs_tap(f, n, 1 - t, -1), self._gs_tap(f + 1, n, t, 1)], du
+
+    def _gs_tap(self, p, n, w, dw):
+        """A tap at integral positions ``p``: (clamped index, weight, dweight, inside)."""
+        xp = self.xp
+        return xp.clip(p, 0, n - 1).astype(xp.int64), w, dw, (p >= 0) & (p <= n - 1)
+
+    def _gs_plan(self, x, grid, mode, padding_mode, align_corners):
+        """The taps of every output point: ``[(flat index (N, 1, Q), weight (N, 1, Q),
+        [dweight/du_a per axis a] or None, inside (N, 1, Q))]`` and ``[du_a/dc_a]`` (N, Q),
+        axes in x's order; ``Q`` is the number of output points."""
+        n, sp = x.shape[0], x.shape[2:]
+        d = len(sp)
+        flat = grid.reshape(n, -1, d)
+        axes = [self._gs_taps(flat[:, :, d - 1 - a], sp[a], mode, padding_mode, align_corners)
+                for a in range(d)]
+        strides = [math.prod(sp[a + 1:]) for a in range(d)]
+        plan = []
+        for combo in itertools.product(*[taps for taps, _ in axes]):
+            idx = sum(t[0] * s for t, s in zip(combo, strides))
+            w = math.prod(t[1] for t in combo)
+            ok = combo[0][3]
+            for t in combo[1:]:
+                ok = ok & t[3]
+            dw = None
+            if combo[0][2] is not None:
+                dw = [combo[a][2] * math.prod(combo[b][1] for b in range(d) if b != a)
+                      for a in range(d)]
+            plan.append((idx[:, None], _col(w, x.dtype), dw, ok[:, None]))
+        return plan, [du for _, du in axes]
+
+    def grid_sample(self, x, grid, mode, padding_mode, align_corners):
+        xp = self.xp
+        n, ch = x.shape[:2]
+        x3 = x.reshape(n, ch, -1)
+        out = xp.zeros((n, ch, math.prod(grid.shape[1:-1])), dtype=x.dtype)
+        if x3.shape[2] and out.size:
+            plan, _ = self._gs_plan(x, grid, mode, padding_mode, align_corners)
+            for idx, w, _, ok in plan:
+                out += xp.where(ok, xp.take_along_axis(x3, idx, axis=2), 0) * w
+        return out.reshape((n, ch) + grid.shape[1:-1])
+
+    def grid_sample_backward(self, g, x, grid, mode, padding_mode, align_corners,
+                             input_grad, grid_grad):
+        xp = self.xp
+        n, ch = x.shape[:2]
+        p = math.prod(x.shape[2:])
+        d = grid.ndim - 2
+        g3 = g.reshape(n, ch, -1)
+        gx = xp.zeros(n * ch * p) if input_grad else None
+        gc = [xp.zeros(g3.shape[::2], dtype=grid.dtype) for _ in range(d)]
+        if g3.size and p:
+            plan, dus = self._gs_plan(x, grid, mode, padding_mode, align_corners)
+            base = (xp.arange(n * ch) * p).reshape(n, ch, 1)
+            x3 = x.reshape(n, ch, -1)
+            for idx, w, dw, ok in plan:
+                if input_grad:
+                    gx += xp.bincount((base + idx).ravel(),
+                                      (g3 * (w * ok)).ravel(), minlength=n * ch * p)
+                if grid_grad and dw is not None:
+                    v = xp.where(ok, xp.take_along_axis(x3, idx, axis=2), 0)
+                    gv = (g3 * v).sum(axis=1)
+                    for a in range(d):
+                        gc[a] += gv * dw[a]
+            gc = [gc[a] * dus[a] for a in range(d)]
+        if input_grad:
+            gx = gx.astype(x.dtype).reshape(x.shape)
+        ggrid = None
+        if grid_grad:       # grid[..., 0] is the last spatial axis
+            ggrid = xp.stack(gc[::-1], axis=-1).reshape(grid.shape)
+        return gx, ggrid
