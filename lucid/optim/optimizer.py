@@ -1,0 +1,377 @@
+"""The :class:`Optimizer` base: param groups, per-parameter state, ``state_dict``, hooks.
+
+An optimizer reads in three layers, as PyTorch's: the class validates its hyperparameters
+and holds the state; a functional update (``adam(params, grads, exp_avgs, ...)``) takes
+lists of Tensors; it hands their arrays to one backend kernel
+(:mod:`lucid.backend.interface.optim`) that updates the whole group in place, per device.
+The parameters' version counters are bumped as an in-place op does.
+
+The ``state_dict`` format is PyTorch's: ``{"state": {index: {...}}, "param_groups":
+[{..., "params": [indices]}]}`` with parameters numbered in group order, so a PyTorch
+optimizer's state dict (its tensors converted to Lucid tensors) loads into the matching
+Lucid optimizer.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import warnings
+from collections import defaultdict
+
+from .. import dtypes as _dt
+from .._hooks import RemovableHandle
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..errors import ArgumentError, ArgumentTypeError, ShapeError
+
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+_GLOBAL_PRE_HOOKS = []
+_GLOBAL_POST_HOOKS = []
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Call ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``; it may
+    return ``(new_args, new_kwargs)``. Returns a handle with ``remove()``."""
+    return _add_hook(_GLOBAL_PRE_HOOKS, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """Call ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    return _add_hook(_GLOBAL_POST_HOOKS, hook)
+
+
+def _add_hook(hooks, hook):
+    hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+def _with_hooks(step):
+    """Wrap a subclass's ``step`` so that the global and per-instance step hooks run."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        pre = self._step_pre_hooks
+        if pre or _GLOBAL_PRE_HOOKS:
+            for hook in (*_GLOBAL_PRE_HOOKS, *pre):
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise ArgumentError(f"{type(self).__name__}.step: a step pre-hook "
+                                            f"must return None or (args, kwargs), got "
+                                            f"{res!r}")
+                    args, kwargs = res
+        out = step(self, *args, **kwargs)
+        if self._step_post_hooks or _GLOBAL_POST_HOOKS:
+            for hook in (*self._step_post_hooks, *_GLOBAL_POST_HOOKS):
+                hook(self, args, kwargs)
+        return out
+    wrapper._hooked = True
+    return wrapper
+
+
+def scalar_dtype():
+    """The dtype of scalar state (``step``): float64 when that is the default, else
+    float32, as PyTorch."""
+    return _dt.float64 if _dt.get_default_dtype() is _dt.float64 else _dt.float32
+
+
+def invalid(opt, what, value, expected):
+    """The error for a bad hyperparameter: ``Adam: invalid learning rate: -1.0 (expected
+    lr >= 0)``."""
+    return ArgumentError(f"{opt}: invalid {what}: {value!r} (expected {expected})")
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Parameters
+    ----------
+    params : iterable
+        Tensors, ``(name, tensor)`` pairs, or dicts defining param groups (each with a
+        ``"params"`` entry and per-group options overriding ``defaults``).
+    defaults : dict
+        The default options of every group.
+    """
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _with_hooks(step)
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._step_pre_hooks = []
+        self._step_post_hooks = []
+        name = type(self).__name__
+        if isinstance(params, Tensor):
+            raise ArgumentTypeError(f"{name}: params should be an iterable of Tensors or "
+                                    f"dicts, but got a Tensor")
+        if isinstance(params, dict):
+            raise ArgumentTypeError(f"{name}: params should be an iterable of Tensors or "
+                                    f"dicts, but got a dict (wrap a param group in a list)")
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
+            raise ArgumentError(f"{name}: got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    # -- param groups --------------------------------------------------------------------
+
+    def add_param_group(self, param_group):
+        """Add a param group (a dict with ``"params"``; missing options take the
+        defaults)."""
+        name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise ArgumentTypeError(f"{name}.add_param_group: param_group must be a dict, "
+                                    f"but got {type(param_group).__name__}")
+        if "params" not in param_group:
+            raise ArgumentError(f"{name}.add_param_group: the param group has no 'params' "
+                                f"entry")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise ArgumentTypeError(f"{name}: optimizer parameters need to be organized in "
+                                    f"ordered collections, but the ordering of tensors in "
+                                    f"sets will change between runs; use a list instead")
+        else:
+            params = list(params)
+        tensors, names = [], []
+        for p in params:
+            if isinstance(p, tuple) and len(p) == 2:
+                names.append(p[0])
+                p = p[1]
+            tensors.append(p)
+        if names and len(names) != len(tensors):
+            raise ArgumentError(f"{name}: all optimizer params should be with/without "
+                                f"names; some param names are missing")
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise ArgumentTypeError(f"{name}: can only optimize Tensors, but one of the "
+                                        f"params is {type(p).__name__}")
+            if not p.is_leaf and not p.retains_grad:
+                raise ArgumentError(f"{name}: can't optimize a non-leaf Tensor")
+        param_group["params"] = tensors
+        if names:
+            param_group["param_names"] = names
+        for k, v in self.defaults.items():
+            param_group.setdefault(k, v)
+        ids = [id(p) for p in tensors]
+        if len(ids) != len(set(ids)):
+            warnings.warn(f"{name}: a parameter group contains duplicate parameters",
+                          stacklevel=3)
+        seen = set()
+        for g in self.param_groups:
+            seen.update(id(p) for p in g["params"])
+            if ("param_names" in g) != ("param_names" in param_group):
+                raise ArgumentError(f"{name}: all optimizer param groups should be "
+                                    f"with/without names")
+        if not seen.isdisjoint(ids):
+            raise ArgumentError(f"{name}: some parameters appear in more than one "
+                                f"parameter group")
+        self.param_groups.append(param_group)
+
+    # -- gradients and steps ---------------------------------------------------------------
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters: to None (default), or to zeros."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    with no_grad():
+                        g.zero_()
+
+    def step(self, closure=None):
+        """One optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        raise NotImplementedError(f"{type(self).__name__} does not define step()")
+
+    @staticmethod
+    def _closure_loss(closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def register_step_pre_hook(self, hook):
+        """Call ``hook(optimizer, args, kwargs)`` before ``step``; it may return
+        ``(new_args, new_kwargs)``. Returns a handle with ``remove()``."""
+        return _add_hook(self._step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """Call ``hook(optimizer, args, kwargs)`` after ``step``."""
+        return _add_hook(self._step_post_hooks, hook)
+
+    # -- state dict ------------------------------------------------------------------------
+
+    def state_dict(self):
+        """``{"state": {index: state}, "param_groups": [...]}`` with parameters replaced by
+        their index in group order (PyTorch's format). The state tensors are the
+        optimizer's own (not copies), as PyTorch's."""
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Load a :meth:`state_dict` (of this optimizer, or of its PyTorch counterpart with
+        the tensors converted). Tensors are copied, floating state cast to its parameter's
+        dtype and device (``step`` stays a host scalar); group sizes must match."""
+        name = type(self).__name__
+        if not isinstance(state_dict, dict) or "state" not in state_dict or \
+                "param_groups" not in state_dict:
+            raise ArgumentError(f"{name}.load_state_dict: expected a dict with 'state' and "
+                                f"'param_groups'")
+        groups = self.param_groups
+        saved = copy.deepcopy([{k: v for k, v in g.items()} for g in
+                               state_dict["param_groups"]])
+        if len(groups) != len(saved):
+            raise ShapeError(f"{name}.load_state_dict: loaded state dict has "
+                             f"{len(saved)} parameter groups, the optimizer has "
+                             f"{len(groups)}")
+        for i, (g, s) in enumerate(zip(groups, saved)):
+            if len(g["params"]) != len(s["params"]):
+                raise ShapeError(f"{name}.load_state_dict: parameter group {i} has "
+                                 f"{len(s['params'])} parameters in the loaded state dict "
+                                 f"but {len(g['params'])} in the optimizer")
+        id_map = {}
+        for g, s in zip(groups, saved):
+            id_map.update(zip(s["params"], g["params"]))
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                p = id_map[k]
+                state[p] = {key: _cast(p, val, key) for key, val in v.items()}
+            else:
+                state[k] = v
+        for g, s in zip(groups, saved):
+            s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
+        self.state = state
+        self.param_groups = saved
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_step_pre_hooks", [])
+        self.__dict__.setdefault("_step_post_hooks", [])
+
+    def __repr__(self):
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for k in sorted(g):
+                if k != "params":
+                    s += f"    {k}: {g[k]}\n"
+        return s + ")"
+
+    # -- helpers of the subclasses ---------------------------------------------------------
+
+    def _gather(self, group, init, keys):
+        """The group's parameters that have a gradient, their gradients, and per state
+        ``key`` the list of those parameters' ``state[key]`` (None where absent); a
+        parameter without state gets it from ``init(p, state)`` first."""
+        params, grads, cols = [], [], [[] for _ in keys]
+        state = self.state
+        for p in group["params"]:
+            g = p._grad
+            if g is None:
+                continue
+            st = state[p]
+            if not st:
+                init(p, st)
+            params.append(p)
+            grads.append(g)
+            for c, k in zip(cols, keys):
+                c.append(st.get(k))
+        return params, grads, cols
+
+
+def check_flags(opt, differentiable):
+    """Options Lucid does not implement refuse clearly: ``differentiable=True`` (an update
+    recorded in the graph)."""
+    if differentiable:
+        raise ArgumentError(f"{opt}: differentiable=True is not supported (the update is "
+                            f"done in place on the arrays, outside the graph)")
+
+
+def host_scalar(value, dtype=None):
+    """A 0-d CPU tensor holding ``value`` (scalar state: step, mu_product, eta, mu)."""
+    from .._tensor.factory import tensor
+    return tensor(float(value), dtype=dtype or scalar_dtype())
+
+
+def _cast(param, value, key):
+    """One loaded state value: tensors copied, floating ones cast to ``param``'s dtype and
+    device (``step`` kept a host scalar); containers walked."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value.detach().clone()
+        if param.is_floating_point() and value.is_floating_point():
+            out = value.to(dtype=param.dtype, device=param.device)
+        else:
+            out = value.to(device=param.device)
+        return out.clone() if out is value else out.detach()
+    if key == "step" and isinstance(value, (int, float)):
+        return host_scalar(value)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v, None) for v in value)
+    return value
+
+
+def run_kernel(kernel, params, grads, *lists, **hyper):
+    """Call backend kernel ``kernel`` on the arrays of ``params``, ``grads`` and the state
+    ``lists`` (each a list of Tensors, of ``None`` entries, or ``None``), once per device,
+    and bump the parameters' version counters. Returns the kernel's result (per device
+    group, concatenated back in order) when it returns one."""
+    dev = params[0]._device
+    if all(p._device == dev for p in params):
+        groups = [(dev, range(len(params)))]
+    else:
+        by = {}
+        for i, p in enumerate(params):
+            by.setdefault(p._device, []).append(i)
+        groups = list(by.items())
+    results = [None] * len(params)
+    got = False
+    for dev, idx in groups:
+        arrays = [[params[i]._data for i in idx], [grads[i]._data for i in idx]]
+        for lst in lists:
+            arrays.append(None if lst is None else
+                          [None if lst[i] is None else lst[i]._data for i in idx])
+        res = getattr(dev.backend, kernel)(*arrays, **hyper)
+        if res is not None:
+            got = True
+            for i, r in zip(idx, res):
+                results[i] = r
+    for p in params:
+        p._vc[0] += 1
+    return results if got else None
