@@ -411,6 +411,80 @@ def pow_scalar_backward(g, x, p):
 
 # == nn: convolution and pooling (graph-mode forms of lucid/backend/interface/conv.py) ====
 
+from . import conv as _conv, pooling as _pooling  # noqa: E402
+
+__all__ += ["conv_forward", "conv_backward_input", "conv_backward_weight", "im2col",
+            "col2im", "pool_scatter", "pool_gather", "avg_pool_backward"]
+
+
+def conv_forward(x, w, b, stride, padding, dilation, groups):
+    """The convolution op (its gradients are convolutions again)."""
+    args = (x, w) if b is None else (x, w, b)
+    return _conv.ConvolutionBackward.apply(*args, stride=stride, padding=padding,
+                                           dilation=dilation, groups=groups)
+
+
+def conv_backward_input(g, w, in_spatial, stride, padding, dilation, groups):
+    """The input gradient of a convolution: the transposed convolution op of ``g``."""
+    return _conv.ConvTransposeBackward.apply(g, w, out_spatial=tuple(in_spatial),
+                                             stride=stride, padding=padding,
+                                             dilation=dilation, groups=groups)
+
+
+def conv_backward_weight(g, x, kernel, stride, padding, dilation, groups):
+    """The weight gradient as a convolution op: the input's channels of a group become a
+    batch of ``C_in/G`` images with ``G N`` channels, the output gradient a kernel
+    ``(C_out, N, *O)``; stride and dilation exchange roles, and the result is cropped to
+    the kernel shape."""
+    n, co = g.shape[:2]
+    c = x.shape[1]
+    sp = x.ndim - 2
+    cg, cog = c // groups, co // groups
+    rest = tuple(range(3, 3 + sp))
+    xs = x.reshape((n, groups, cg) + tuple(x.shape[2:])).permute((2, 1, 0) + rest)
+    xs = xs.reshape((cg, groups * n) + tuple(x.shape[2:]))
+    gs = g.reshape((n, groups, cog) + tuple(g.shape[2:])).permute((1, 2, 0) + rest)
+    gs = gs.reshape((co, n) + tuple(g.shape[2:]))
+    r = _conv.ConvolutionBackward.apply(xs, gs, stride=tuple(dilation), padding=padding,
+                                        dilation=tuple(stride), groups=groups)
+    r = r[(slice(None), slice(None)) + tuple(slice(0, k) for k in kernel)]
+    return r.permute((1, 0) + tuple(range(2, 2 + sp)))
+
+
+def im2col(x, kernel, stride, padding, dilation):
+    return _conv.Im2colBackward.apply(x, kernel=tuple(kernel), stride=stride,
+                                      padding=padding, dilation=dilation)
+
+
+def col2im(col, in_spatial, stride, padding, dilation):
+    return _conv.Col2imBackward.apply(col, in_spatial=tuple(in_spatial), stride=stride,
+                                      padding=padding, dilation=dilation)
+
+
+def pool_scatter(g, indices, out_spatial, accumulate):
+    """``g`` put at flat spatial ``indices``: the max-unpool op (its gradient a gather)."""
+    return _pooling.MaxUnpoolBackward.apply(g, indices, out_spatial=tuple(out_spatial),
+                                            accumulate=accumulate)
+
+
+def pool_gather(x, indices):
+    """``x`` read at flat spatial ``indices`` (``gather`` over the flattened spatial dims)."""
+    n, c = x.shape[:2]
+    flat = x.reshape((n, c, -1)).gather(2, indices.reshape((n, c, -1)))
+    return flat.reshape(tuple(indices.shape))
+
+
+def avg_pool_backward(g, in_spatial, kernel, stride, padding, divisor):
+    """``col2im`` (the op) of :math:`g / D` broadcast over the kernel; ``divisor`` (an array
+    or a number) is a constant."""
+    if not isinstance(divisor, (int, float)):
+        divisor = const(g._device._backend.astype(divisor, g._dtype.np), g)
+    gd = g / divisor
+    sp = len(kernel)
+    col = gd.reshape(tuple(g.shape[:2]) + (1,) * sp + tuple(g.shape[2:]))
+    col = col.expand(tuple(g.shape[:2]) + tuple(kernel) + tuple(g.shape[2:]))
+    return col2im(col, in_spatial, stride, padding, (1,) * sp)
+
 
 # == nn: normalisation, attention, embedding, dropout (interface/norm.py) ================
 
@@ -447,6 +521,30 @@ def norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
             gx = gh * rstd
     return gx, gw, gb
 
+
+__all__ += ["embedding_backward"]
+
+
+def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq):
+    """The embedding weight's gradient (see ``NormKernels.embedding_backward``):
+    ``scatter_add`` of ``g``'s rows into zeros; the frequency scale and the padding row's
+    mask are constants."""
+    be = g._device._backend
+    flat = idx._data.reshape(-1)
+    d = tuple(g.shape[idx.ndim:])
+    g2 = g.reshape((flat.shape[0],) + d)
+    if scale_grad_by_freq:
+        counts = be.astype(be.bincount(flat, None, num_weights, flat.dtype), g._dtype.np)
+        g2 = g2 * const(be.reshape(1 / be.index(counts, (flat,)), (-1,) + (1,) * len(d)), g)
+    pos = be.broadcast_copy(be.reshape(flat, (-1,) + (1,) * len(d)), g2.shape)
+    zeros = const(be.full((num_weights,) + d, 0, g._dtype.np), g)
+    gw = _scatter_add(zeros, 0, const(pos, g), g2)
+    if padding_idx is not None:
+        keep = be.ones((num_weights,) + (1,) * len(d), g._dtype.np)
+        be.index_put_(keep, (padding_idx,), 0, False)
+        gw = gw * const(keep, g)
+    return gw
+
 # -- attention (interface/attention.py) -------------------------------------------------
 
 from .special import softmax as _softmax  # noqa: E402
@@ -474,3 +572,92 @@ def attention_probs(q, k, bias, allowed, scale, causal):
 
 
 # == nn: activations and losses (interface/loss.py) ========================================
+
+from .special import softmax as _softmax_ce  # noqa: E402
+
+__all__ += ["gelu_backward", "silu_backward", "cross_entropy_backward", "nll_loss_backward"]
+
+
+def gelu_backward(a, g, approximate):
+    """``g * GELU'(a)`` (see ``LossKernels.gelu_backward``) in Lucid ops."""
+    if approximate == "tanh":
+        k = math.sqrt(2.0 / math.pi)
+        t = tanh(k * (a + 0.044715 * a * a * a))
+        return g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * (k * (1 + 0.134145 * a * a)))
+    cdf = 0.5 * (1 + erf(a * math.sqrt(0.5)))
+    return g * (cdf + a * exp(-0.5 * a * a) * (1.0 / math.sqrt(2.0 * math.pi)))
+
+
+def silu_backward(a, g):
+    s = sigmoid(a)
+    return g * (s * (1 + a * (1 - s)))
+
+
+def _class_loss_terms(be, target, weight, n_cls, ignore_index, reduction, g, npdtype):
+    """The constants of a class-index loss gradient: the target weights ``wt``, the safe
+    target, and the scale :math:`s_n` (``g`` over :math:`W` for a mean) shaped to
+    broadcast over the class axis."""
+    wt, safe = be.nll_target_weights(target, weight, n_cls, ignore_index, npdtype)
+    s = g
+    if reduction == "mean":
+        w = float(wt.sum())
+        s = g * (0.0 if w == 0 else 1.0 / w)
+    elif reduction == "none":
+        s = g.unsqueeze(1)
+    return wt, safe, s
+
+
+def cross_entropy_backward(a, lse, g, target, weight, ignore_index, reduction,
+                           label_smoothing):
+    """:math:`s_n (p_n \\sum_k q_{nk} - q_n)` with :math:`p` the softmax op of ``a``
+    (recorded, so the Hessian is exact; ``lse`` is unused) and :math:`q` a constant."""
+    be, npdt, n_cls = a._device._backend, a._dtype.np, a.shape[1]
+    wt, safe, s = _class_loss_terms(be, target, weight, n_cls, ignore_index, reduction, g,
+                                    npdt)
+    q = be.class_onehot(safe, n_cls, npdt) * be.reshape(wt * (1.0 - label_smoothing),
+                                                         (wt.shape[0], 1) + wt.shape[1:])
+    if label_smoothing:
+        valid = be.astype(target != ignore_index, npdt)
+        wc = be.ones((n_cls,), npdt) if weight is None else be.astype(weight, npdt)
+        q = q + be.reshape(valid, (wt.shape[0], 1) + wt.shape[1:]) * be.reshape(
+            wc * (label_smoothing / n_cls), (1, n_cls) + (1,) * (wt.ndim - 1))
+    q = const(q, a)
+    return s * (_softmax_ce(a, 1) * q.sum(1, keepdim=True) - q)
+
+
+def nll_loss_backward(g, target, weight, ignore_index, reduction, shape):
+    """:math:`-s_n w_{y_n}` at the targets: ``g`` times a constant one-hot."""
+    be, npdt = g._device._backend, g._dtype.np
+    wt, safe, s = _class_loss_terms(be, target, weight, shape[1], ignore_index, reduction, g,
+                                    npdt)
+    hot = be.class_onehot(safe, shape[1], npdt) * be.reshape(wt, (wt.shape[0], 1) + wt.shape[1:])
+    return -(s * const(hot, g))
+
+
+# == nn: vision (interface/vision.py) ======================================================
+
+from .vision import (GridSampleGradBackward, InterpolateBackward,  # noqa: E402
+                     InterpolateGradBackward)
+
+__all__ += ["interpolate", "interpolate_backward", "grid_sample_backward"]
+
+
+def interpolate(x, size, mode, align_corners, scales):
+    return InterpolateBackward.call(x, size=tuple(size), mode=mode,
+                                    align_corners=align_corners, scales=scales)
+
+
+def interpolate_backward(g, in_size, mode, align_corners, scales):
+    """The adjoint of :func:`interpolate`, as the op whose own gradient is the forward."""
+    return InterpolateGradBackward.call(g, in_size=tuple(in_size), mode=mode,
+                                        align_corners=align_corners, scales=scales)
+
+
+def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_grad,
+                         grid_grad):
+    """Both gradients of ``grid_sample`` as one recorded node (not differentiable again);
+    ``None`` for a gradient not asked for."""
+    gx, gg = GridSampleGradBackward.apply(g, x, grid, mode=mode, padding_mode=padding_mode,
+                                          align_corners=align_corners,
+                                          input_grad=input_grad, grid_grad=grid_grad)
+    return gx if input_grad else None, gg if grid_grad else None

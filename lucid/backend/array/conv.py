@@ -1,5 +1,256 @@
-"""Conv kernels over an array module."""
+"""Conv kernels over an array module: im2col over strided views plus one batched GEMM.
+
+A convolution reads its input through an ``as_strided`` window view ``(N, C, *K, *O)`` of
+the (zero-padded) input, copies it once into a contiguous column array and multiplies it by
+the weight as ``(G, C_out/G, C_in/G * K) @ (N, G, C_in/G * K, O)``: one BLAS GEMM per
+sample and group, whose result is already in ``(N, C_out, *O)`` layout. The adjoints are
+the transposed GEMM followed by ``col2im`` (one strided add per kernel element) and a GEMM
+against the columns. Pooling loops over the kernel elements (a handful), never over the
+batch or the output positions.
+"""
+
+import itertools
+import math
+
+
+def _out_size(spatial, kernel, stride, padding, dilation):
+    return tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, k, st, (lo, hi), d in
+                 zip(spatial, kernel, stride, padding, dilation))
+
+
+def _half(dt):
+    return dt.itemsize == 2 and dt.kind == "f" or dt.name == "bfloat16"
+
+
+_ALL2 = (slice(None), slice(None))
 
 
 class XpConv:
-    """Conv kernels on ``self.xp``."""
+    """Implements :class:`ConvKernels` with ``self.xp``."""
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _padded(self, x, padding, value=0):
+        """``x`` with ``padding`` (pairs per spatial dim) of ``value`` around its spatial
+        dims (``x`` itself when there is none). A negative ``hi`` (a transposed
+        convolution's ``output_padding`` beyond its padding) pads nothing: the windows,
+        counted with it, never reach that far."""
+        if not any(lo or hi > 0 for lo, hi in padding):
+            return x
+        shape = x.shape[:2] + tuple(s + lo + max(hi, 0)
+                                    for s, (lo, hi) in zip(x.shape[2:], padding))
+        out = self.xp.full(shape, value, dtype=x.dtype)
+        out[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[2:], padding))] = x
+        return out
+
+    def _windows(self, xp_, kernel, stride, dilation, out):
+        """The view ``(N, C, *K, *O)`` of the windows of the padded input ``xp_``."""
+        st = xp_.strides
+        sp = st[2:]
+        return self.xp.lib.stride_tricks.as_strided(
+            xp_, xp_.shape[:2] + tuple(kernel) + tuple(out),
+            st[:2] + tuple(s * d for s, d in zip(sp, dilation)) +
+            tuple(s * t for s, t in zip(sp, stride)))
+
+    @staticmethod
+    def _window_slices(kk, stride, dilation, out):
+        """The strided slices of the padded input that kernel element ``kk`` reads."""
+        return _ALL2 + tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
+                             for k, d, s, o in zip(kk, dilation, stride, out))
+
+    # -- convolution ----------------------------------------------------------------------
+
+    def im2col(self, x, kernel, stride, padding, dilation):
+        out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+        if any(o <= 0 for o in out):
+            return self.xp.zeros(x.shape[:2] + tuple(kernel) + tuple(max(o, 0) for o in out),
+                                 dtype=x.dtype)
+        win = self._windows(self._padded(x, padding), kernel, stride, dilation, out)
+        return self.xp.ascontiguousarray(win)
+
+    def col2im(self, col, in_spatial, stride, padding, dilation):
+        xp = self.xp
+        n = len(in_spatial)
+        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
+        dt = col.dtype
+        if _half(dt):
+            col = col.astype(xp.float32)
+        full = col.shape[:2] + tuple(s + lo + max(hi, 0)
+                                     for s, (lo, hi) in zip(in_spatial, padding))
+        acc = xp.zeros(full, dtype=col.dtype)
+        if col.size:
+            for kk in itertools.product(*map(range, kernel)):
+                acc[self._window_slices(kk, stride, dilation, out)] += col[_ALL2 + kk]
+        res = acc[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(in_spatial, padding))]
+        return res.astype(dt) if res.dtype != dt else res
+
+    def conv_forward(self, x, w, b, stride, padding, dilation, groups):
+        n, c = x.shape[:2]
+        co, cg = w.shape[:2]
+        kernel = w.shape[2:]
+        col = self.im2col(x, kernel, stride, padding, dilation)
+        out = col.shape[2 + len(kernel):]
+        ck = cg * math.prod(kernel)
+        y = self.matmul(w.reshape(groups, co // groups, ck),
+                        col.reshape(n, groups, ck, math.prod(out)))
+        y = y.reshape((n, co) + out)
+        if b is not None:
+            y += b.reshape((co,) + (1,) * len(out))
+        return y
+
+    def conv_backward_input(self, g, w, in_spatial, stride, padding, dilation, groups):
+        n, co = g.shape[:2]
+        out = g.shape[2:]
+        cg = w.shape[1]
+        kernel = w.shape[2:]
+        ck = cg * math.prod(kernel)
+        col = self.matmul(self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
+                          g.reshape(n, groups, co // groups, math.prod(out)))
+        col = col.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
+        return self.col2im(col, in_spatial, stride, padding, dilation)
+
+    def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
+        n, co = g.shape[:2]
+        cg = x.shape[1] // groups
+        col = self.im2col(x, kernel, stride, padding, dilation)
+        ck = cg * math.prod(kernel)
+        p = math.prod(g.shape[2:])
+        gw = self.matmul(g.reshape(n, groups, co // groups, p),
+                         self.xp.swapaxes(col.reshape(n, groups, ck, p), 2, 3))
+        return gw.sum(0).reshape((co, cg) + tuple(kernel))
+
+    # -- pooling --------------------------------------------------------------------------
+
+    def _flat_index(self, pos, in_spatial):
+        """Row-major flat spatial index from one position array per dim."""
+        flat = pos[0]
+        for p, s in zip(pos[1:], in_spatial[1:]):
+            flat = flat * s + p
+        return flat
+
+    def max_pool(self, x, kernel, stride, padding, dilation):
+        xp = self.xp
+        out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+        low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+        xpd = self._padded(x, padding, low)
+        best = arg = None
+        for i, kk in enumerate(itertools.product(*map(range, kernel))):
+            v = xpd[self._window_slices(kk, stride, dilation, out)]
+            if best is None:
+                best = xp.array(v, copy=True)
+                arg = xp.zeros(best.shape, dtype=xp.int64)
+                continue
+            take = v > best
+            if x.dtype.kind == "f":
+                take |= v != v                     # NaN wins, as in PyTorch
+            xp.copyto(best, v, where=take)
+            xp.copyto(arg, i, where=take)
+        # kernel element -> position in the input along each dim
+        n = len(kernel)
+        pos = []
+        rest = arg
+        for j in reversed(range(n)):
+            k = rest % kernel[j]
+            rest = rest // kernel[j]
+            o = xp.arange(out[j], dtype=xp.int64).reshape((out[j],) + (1,) * (n - 1 - j))
+            pos.append(o * stride[j] + k * dilation[j] - padding[j][0])
+        return best, self._flat_index(pos[::-1], x.shape[2:])
+
+    def pool_scatter(self, g, indices, out_spatial, accumulate):
+        xp = self.xp
+        n, c = g.shape[:2]
+        p = math.prod(out_spatial)
+        if accumulate:
+            res = self.index_add_along(g.reshape(n, c, -1), indices.reshape(n, c, -1), 2, p)
+        else:
+            res = xp.zeros((n, c, p), dtype=g.dtype)
+            res[xp.arange(n).reshape(-1, 1, 1), xp.arange(c).reshape(1, -1, 1),
+                indices.reshape(n, c, -1)] = g.reshape(n, c, -1)
+        return res.reshape((n, c) + tuple(out_spatial))
+
+    def pool_gather(self, x, indices):
+        n, c = x.shape[:2]
+        return self.xp.take_along_axis(x.reshape(n, c, -1), indices.reshape(n, c, -1),
+                                       2).reshape(indices.shape)
+
+    def pool_divisor(self, in_spatial, out_spatial, kernel, stride, padding, limit):
+        xp = self.xp
+        n = len(kernel)
+        div = xp.ones((), dtype=xp.float64)
+        for j in range(n):
+            start = xp.arange(out_spatial[j]) * stride[j] - padding[j][0]
+            end = xp.minimum(start + kernel[j], in_spatial[j] + limit[j][1])
+            cnt = end - xp.maximum(start, -limit[j][0])
+            div = div[..., None] * cnt.astype(xp.float64)
+        return div
+
+    def avg_pool(self, x, kernel, stride, padding, divisor):
+        xp = self.xp
+        dt = x.dtype
+        out = _out_size(x.shape[2:], kernel, stride, padding, (1,) * len(kernel))
+        xpd = self._padded(x.astype(xp.float32) if _half(dt) else x, padding)
+        acc = None
+        for kk in itertools.product(*map(range, kernel)):
+            v = xpd[self._window_slices(kk, stride, (1,) * len(kernel), out)]
+            acc = xp.array(v, copy=True) if acc is None else xp.add(acc, v, out=acc)
+        if acc is None:                          # an empty kernel cannot happen; empty x can
+            acc = xp.zeros(x.shape[:2] + out, dtype=xpd.dtype)
+        acc /= xp.asarray(divisor, dtype=acc.dtype) if hasattr(divisor, "shape") else divisor
+        return acc.astype(dt) if acc.dtype != dt else acc
+
+    def avg_pool_backward(self, g, in_spatial, kernel, stride, padding, divisor):
+        xp = self.xp
+        dt = g.dtype
+        gf = g.astype(xp.float32) if _half(dt) else g
+        gd = gf / (xp.asarray(divisor, dtype=gf.dtype) if hasattr(divisor, "shape")
+                   else divisor)
+        n = len(kernel)
+        col = xp.broadcast_to(gd.reshape(g.shape[:2] + (1,) * n + g.shape[2:]),
+                              g.shape[:2] + tuple(kernel) + g.shape[2:])
+        return self.col2im(col, in_spatial, stride, padding, (1,) * n).astype(dt, copy=False)
+
+    def adaptive_windows(self, in_size, out_size):
+        xp = self.xp
+        o = xp.arange(out_size, dtype=xp.int64)
+        start = (o * in_size) // out_size
+        end = -((-(o + 1) * in_size) // out_size)
+        k = int((end - start).max()) if out_size else 0
+        return xp.minimum(start[:, None] + xp.arange(k, dtype=xp.int64), end[:, None] - 1)
+
+    def adaptive_max_pool(self, x, out_spatial):
+        xp = self.xp
+        n = len(out_spatial)
+        wins = [self.adaptive_windows(s, o) for s, o in zip(x.shape[2:], out_spatial)]
+        idx = []
+        for j, w in enumerate(wins):             # index j at axes (2j, 2j+1) of 2n axes
+            shape = [1] * (2 * n)
+            shape[2 * j], shape[2 * j + 1] = w.shape
+            idx.append(w.reshape(shape))
+        g = x[_ALL2 + tuple(idx)]                # (N, C, O0, K0, O1, K1, ...)
+        perm = (0, 1) + tuple(range(2, 2 + 2 * n, 2)) + tuple(range(3, 3 + 2 * n, 2))
+        g = xp.transpose(g, perm)
+        ks = g.shape[2 + n:]
+        g = g.reshape(g.shape[:2 + n] + (-1,))
+        if g.shape[-1] == 0 or g.size == 0:
+            return (xp.zeros(g.shape[:-1], dtype=x.dtype),
+                    xp.zeros(g.shape[:-1], dtype=xp.int64))
+        arg = xp.argmax(g, axis=-1)
+        vals = xp.take_along_axis(g, arg[..., None], -1)[..., 0]
+        pos = []
+        rest = arg
+        for j in reversed(range(n)):
+            k = rest % ks[j]
+            rest = rest // ks[j]
+            o = xp.arange(out_spatial[j]).reshape((out_spatial[j],) + (1,) * (n - 1 - j))
+            pos.append(wins[j][o, k])
+        return vals, self._flat_index(pos[::-1], x.shape[2:])
+
+    def adaptive_avg_matrix(self, in_size, out_size, npdtype):
+        xp = self.xp
+        o = xp.arange(out_size, dtype=xp.int64)[:, None]
+        start = (o * in_size) // out_size
+        end = -((-(o + 1) * in_size) // out_size)
+        i = xp.arange(in_size, dtype=xp.int64)
+        inside = (i >= start) & (i < end)
+        return (inside / (end - start)).astype(xp.float32 if _half(xp.dtype(npdtype))
+                                               else npdtype)
