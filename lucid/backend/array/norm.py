@@ -100,6 +100,8 @@ class XpNorm:
 
     def dropout_noise(self, rng, shape, p, alpha, npdtype):
         xp = self.xp
+        if p >= 1:
+            return xp.zeros(shape, dtype=npdtype), None
         keep = xp.asarray(rng.random(shape) >= p)
         cdt = xp.float64 if xp.dtype(npdtype) == xp.float64 else xp.float32
         if not alpha:

@@ -63,7 +63,8 @@ class NormKernels(ABC):
         :math:`\alpha' = 1.7580993408473766` and
         :math:`a = ((\alpha'^2 p + 1)(1 - p))^{-1/2}`: :math:`mask = a k`,
         :math:`shift = a \alpha' (k - 1 + p)`, so that :math:`y = x \cdot mask + shift`
-        keeps zero mean and unit variance for SELU activations."""
+        keeps zero mean and unit variance for SELU activations. ``p = 1``: a zero mask and
+        no shift (the output is 0, as PyTorch)."""
 
     # -- embeddings ------------------------------------------------------------------
 
