@@ -241,3 +241,214 @@ def test_sdpa_errors():
                                        lucid.randn(1, 2, 5, 4), enable_gqa=True)
     with pytest.raises(ShapeError, match="at least 2 dims"):
         F.scaled_dot_product_attention(lucid.randn(4), k, v)
+
+
+# == MultiheadAttention =====================================================================
+
+def _mha_pair(E, H, **kw):
+    """A torch MultiheadAttention and a Lucid one with its weights (float64)."""
+    torch.manual_seed(0)
+    t = torch.nn.MultiheadAttention(E, H, dtype=torch.float64, **kw)
+    with torch.no_grad():                  # non-zero biases, so that dropping one shows
+        for name, p in t.named_parameters():
+            if "bias" in name:
+                p.normal_()
+    m = lucid.nn.MultiheadAttention(E, H, dtype=lucid.float64, **kw)
+    missing, unexpected = m.load_state_dict({k: lucid.tensor(v.numpy())
+                                             for k, v in t.state_dict().items()})
+    assert not missing and not unexpected
+    return m, t
+
+
+def _run_mha(m, t, q, k=None, v=None, self_attn=False, kv_same=False, grad_params=True,
+             **kw):
+    """Forward and backward of both modules; compares outputs, weights and the gradients
+    of the inputs and every parameter."""
+    arrays = [q] if self_attn else [q, k] if kv_same else [q, k, v]
+    lt = [lucid.tensor(a, requires_grad=True) for a in arrays]
+    tt = [torch.tensor(a, requires_grad=True) for a in arrays]
+    largs = lt * 3 if self_attn else [lt[0], lt[1], lt[1]] if kv_same else lt
+    targs = tt * 3 if self_attn else [tt[0], tt[1], tt[1]] if kv_same else tt
+
+    def conv(x, lib):
+        if x is None or not isinstance(x, np.ndarray):
+            return x
+        return lucid.tensor(x) if lib == "l" else torch.tensor(x)
+    lkw = {n: conv(x, "l") for n, x in kw.items()}
+    tkw = {n: conv(x, "t") for n, x in kw.items()}
+    lo, lw = m(*largs, **lkw)
+    to, tw = t(*targs, **tkw)
+    _close(lo, to)
+    assert (lw is None) == (tw is None)
+    if tw is not None:
+        _close(lw, tw)
+    rng = np.random.default_rng(11)
+    g = rng.standard_normal(tuple(to.shape))
+    loss_l = (lo * lucid.tensor(g)).sum()
+    loss_t = (to * torch.tensor(g)).sum()
+    if tw is not None:
+        gw = rng.standard_normal(tuple(tw.shape))
+        loss_l = loss_l + (lw * lucid.tensor(gw)).sum()
+        loss_t = loss_t + (tw * torch.tensor(gw)).sum()
+    loss_l.backward()
+    loss_t.backward()
+    for a, b in zip(lt, tt):
+        _close(a.grad, b.grad)
+    if grad_params:
+        tp = dict(t.named_parameters())
+        for name, p in m.named_parameters():
+            _close(p.grad, tp[name].grad)
+    return lo, lw
+
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def test_mha_state_dict_names_and_init():
+    m = lucid.nn.MultiheadAttention(16, 4)
+    t = torch.nn.MultiheadAttention(16, 4)
+    assert {k: tuple(v.shape) for k, v in m.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    assert isinstance(m.out_proj, lucid.nn.Linear)
+    assert np.all(m.in_proj_bias.detach().numpy() == 0)
+    assert np.all(m.out_proj.bias.detach().numpy() == 0)
+    w = m.in_proj_weight.detach().numpy()
+    bound = np.sqrt(6.0 / (16 + 48))          # xavier_uniform_ on (3E, E)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.8 * bound
+    m2 = lucid.nn.MultiheadAttention(16, 4, kdim=6, vdim=5, add_bias_kv=True, bias=False)
+    t2 = torch.nn.MultiheadAttention(16, 4, kdim=6, vdim=5, add_bias_kv=True, bias=False)
+    assert {k: tuple(v.shape) for k, v in m2.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in t2.state_dict().items()}
+    assert m2.in_proj_weight is None and m2.in_proj_bias is None
+    assert m2.out_proj.bias is None
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+def test_mha_self_attention(batch_first, need_weights, average):
+    m, t = _mha_pair(8, 2, batch_first=batch_first)
+    shape = (3, 5, 8) if batch_first else (5, 3, 8)
+    _run_mha(m, t, _x(*shape), self_attn=True, need_weights=need_weights,
+             average_attn_weights=average)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_mha_cross_attention(batch_first):
+    m, t = _mha_pair(8, 4, batch_first=batch_first)
+    q, k, v = ((3, 4, 8), (3, 6, 8), (3, 6, 8)) if batch_first else \
+        ((4, 3, 8), (6, 3, 8), (6, 3, 8))
+    _run_mha(m, t, _x(*q), _x(*k, seed=1), _x(*v, seed=2))
+    _run_mha(m, t, _x(*q), _x(*k, seed=1), kv_same=True, need_weights=False)
+
+
+def test_mha_kdim_vdim():
+    m, t = _mha_pair(8, 2, kdim=5, vdim=3)
+    _run_mha(m, t, _x(4, 2, 8), _x(6, 2, 5, seed=1), _x(6, 2, 3, seed=2))
+    _run_mha(m, t, _x(4, 2, 8), _x(6, 2, 5, seed=1), _x(6, 2, 3, seed=2), need_weights=False)
+
+
+_MIXED = pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask")
+
+
+@_MIXED
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_masks(need_weights):
+    m, t = _mha_pair(8, 2)
+    rng = np.random.default_rng(3)
+    L, S, N = 4, 6, 3
+    am = rng.random((L, S)) > 0.7                  # True: masked out
+    am[:, 0] = False
+    kpm = np.zeros((N, S), bool)
+    kpm[0, -2:] = True
+    kpm[2, 3] = True
+    q, k, v = _x(L, N, 8), _x(S, N, 8, seed=1), _x(S, N, 8, seed=2)
+    _run_mha(m, t, q, k, v, attn_mask=am, need_weights=need_weights)
+    _run_mha(m, t, q, k, v, key_padding_mask=kpm, need_weights=need_weights)
+    _run_mha(m, t, q, k, v, attn_mask=am, key_padding_mask=kpm, need_weights=need_weights)
+    fm = rng.standard_normal((N * 2, L, S))         # 3-D float mask, per head
+    _run_mha(m, t, q, k, v, attn_mask=fm, need_weights=need_weights)
+    fk = np.where(kpm, -np.inf, rng.standard_normal((N, S)))
+    _run_mha(m, t, q, k, v, attn_mask=am, key_padding_mask=fk, need_weights=need_weights)
+
+
+def test_mha_causal_hint():
+    m, t = _mha_pair(8, 2)
+    L = 5
+    causal = np.triu(np.ones((L, L), bool), 1)
+    x = _x(L, 2, 8)
+    lo, _ = _run_mha(m, t, x, self_attn=True, attn_mask=causal, is_causal=True,
+                     need_weights=False)
+    ref, _ = m(*[lucid.tensor(x)] * 3, attn_mask=lucid.tensor(causal), need_weights=False)
+    _close(lo, ref)
+    with pytest.raises(ArgumentError, match="is_causal"):
+        m(*[lucid.tensor(x)] * 3, is_causal=True)
+
+
+@_MIXED
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_bias_kv_and_zero_attn(need_weights):
+    rng = np.random.default_rng(4)
+    kpm = np.zeros((2, 6), bool)
+    kpm[1, :2] = True
+    for kw in [dict(add_bias_kv=True), dict(add_zero_attn=True),
+               dict(add_bias_kv=True, add_zero_attn=True, bias=False)]:
+        m, t = _mha_pair(8, 2, **kw)
+        _run_mha(m, t, _x(4, 2, 8), _x(6, 2, 8, seed=1), _x(6, 2, 8, seed=2),
+                 need_weights=need_weights, key_padding_mask=kpm,
+                 attn_mask=rng.standard_normal((4, 6)))
+
+
+def test_mha_unbatched():
+    m, t = _mha_pair(8, 2)
+    kpm = np.array([False, False, True, False, False])
+    lo, lw = _run_mha(m, t, _x(3, 8), _x(5, 8, seed=1), _x(5, 8, seed=2),
+                      key_padding_mask=kpm)
+    assert tuple(lo.shape) == (3, 8) and tuple(lw.shape) == (3, 5)
+
+
+def test_mha_dropout_train_and_eval():
+    m = lucid.nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)
+    x = lucid.tensor(_x(2, 6, 8).astype(np.float32))
+    m.eval()
+    e1, w1 = m(x, x, x)
+    e2, _ = m(x, x, x)
+    np.testing.assert_array_equal(e1.detach().numpy(), e2.detach().numpy())
+    m.train()
+    lucid.manual_seed(3)
+    t1, tw = m(x, x, x, average_attn_weights=False)
+    lucid.manual_seed(3)
+    t2, _ = m(x, x, x, average_attn_weights=False)
+    np.testing.assert_array_equal(t1.detach().numpy(), t2.detach().numpy())
+    assert not np.allclose(t1.detach().numpy(), e1.detach().numpy())
+    frac = (tw.detach().numpy() == 0).mean()
+    assert 0.35 < frac < 0.65
+
+
+def test_mha_fully_masked_query_gives_zero_attention():
+    m = lucid.nn.MultiheadAttention(4, 1, bias=False, dtype=lucid.float64)
+    x = lucid.tensor(_x(3, 1, 4))
+    am = np.zeros((3, 3), bool)
+    am[1] = True
+    for need in (True, False):
+        out, w = m(x, x, x, attn_mask=lucid.tensor(am), need_weights=need)
+        assert np.all(out.detach().numpy()[1] == 0)
+        if need:
+            assert np.all(w.detach().numpy()[:, 1] == 0)
+
+
+def test_mha_errors():
+    with pytest.raises(ArgumentError, match="divisible"):
+        lucid.nn.MultiheadAttention(10, 3)
+    with pytest.raises(ArgumentError, match="greater than 0"):
+        lucid.nn.MultiheadAttention(0, 1)
+    m = lucid.nn.MultiheadAttention(8, 2)
+    x = lucid.randn(4, 2, 8)
+    with pytest.raises(ShapeError, match="attn_mask"):
+        m(x, x, x, attn_mask=lucid.zeros(3, 4, dtype=lucid.bool))
+    with pytest.raises(ShapeError, match="key_padding_mask"):
+        m(x, x, x, key_padding_mask=lucid.zeros(2, 3, dtype=lucid.bool))
+    with pytest.raises(ShapeError, match="embedding dimension"):
+        m(lucid.randn(4, 2, 6), x, x)
+    with pytest.raises(DTypeError, match="key_padding_mask"):
+        m(x, x, x, key_padding_mask=lucid.zeros(2, 4, dtype=lucid.int64))

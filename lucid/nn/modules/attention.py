@@ -1,3 +1,118 @@
 """MultiheadAttention."""
 
-__all__ = []
+from __future__ import annotations
+
+from ...errors import ArgumentError
+from ...ops import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import Linear
+from .module import Module
+
+__all__ = ["MultiheadAttention"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The out-projection of :class:`MultiheadAttention`: a :class:`Linear` (PyTorch names
+    the class so its quantisation passes it by; here it is the type a state dict expects)."""
+
+
+class MultiheadAttention(Module):
+    r"""Multi-head attention :math:`\mathrm{Concat}(\mathrm{head}_1, \dots,
+    \mathrm{head}_H) W^O` with :math:`\mathrm{head}_i = \mathrm{Attention}(Q W_i^Q, K W_i^K,
+    V W_i^V)`, PyTorch's parameters and initialisation.
+
+    Parameters as PyTorch's, so its ``state_dict`` loads by name: ``in_proj_weight``
+    ``(3E, E)`` (or ``q_proj_weight``, ``k_proj_weight`` ``(E, kdim)``, ``v_proj_weight``
+    ``(E, vdim)`` when ``kdim``/``vdim`` differ from ``embed_dim``) with
+    ``xavier_uniform_``, ``in_proj_bias`` ``(3E,)`` zero, ``out_proj`` a Linear with zero
+    bias, and with ``add_bias_kv`` ``bias_k``/``bias_v`` ``(1, 1, E)`` (``xavier_normal_``).
+    ``dropout`` applies to the attention weights in training. Inputs are ``(L, N, E)``
+    (``(N, L, E)`` with ``batch_first``) or unbatched ``(L, E)``; see
+    :func:`lucid.nn.functional.multi_head_attention_forward` for the masks.
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ArgumentError(f"MultiheadAttention: embed_dim and num_heads must be greater "
+                                f"than 0, got embed_dim={embed_dim} and num_heads={num_heads}")
+        if embed_dim % num_heads:
+            raise ArgumentError(f"MultiheadAttention: embed_dim ({embed_dim}) must be "
+                                f"divisible by num_heads ({num_heads})")
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        """``(output, weights)``: output shaped like ``query``; weights ``(N, L, S)``
+        (``(N, H, L, S)`` without ``average_attn_weights``) or None without
+        ``need_weights``. With ``need_weights=False`` no weights are copied out of the
+        fused op."""
+        batched = query.ndim == 3
+        if self.batch_first and batched:        # keep "query is key is value" true
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal)
+        if self.batch_first and batched:
+            out = out.transpose(1, 0)
+        return out, weights
