@@ -27,7 +27,7 @@ from .surface import *       # noqa: F401,F403
 from .device_ops import move  # noqa: F401
 # the fused ops of the training stack; their public wrappers live in lucid.nn.functional
 from . import (activation, attention, conv, dropout, embedding, loss,  # noqa: F401
-               norm, pooling)
+               norm, pooling, vision)
 from . import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-input nodes)
 from . import base as _base, graph_ns
 

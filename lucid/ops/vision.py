@@ -1,0 +1,211 @@
+r"""Spatial resampling ops: ``interpolate`` (separable resampling in every mode) and
+``grid_sample``, each one fused node with an analytic backward.
+
+``interpolate`` is linear in its input: along each spatial axis the output line is
+:math:`W x` for a fixed matrix :math:`W` (``be.interpolate``), so the backward is
+:math:`W^\top g` along each axis (``be.interpolate_backward``) and saves nothing; the
+backward's own gradient is the forward again. ``grid_sample`` saves its input and grid: the
+input's gradient scatters :math:`g` onto the taps each output point read, the grid's
+gradient differentiates the tap weights. The public wrappers are in
+:mod:`lucid.nn.functional.vision`.
+"""
+
+from __future__ import annotations
+
+from ..errors import AutogradError
+from .base import MultiOutputOp, Op, UnaryOp
+from .registry import register
+from .schema import AmpPolicy, OpSchema
+
+__all__ = []
+
+
+@register
+class InterpolateBackward(UnaryOp):
+    r"""Autograd node for ``interpolate(x, size, mode, align_corners, scales)`` on
+    ``(N, C, *S)``. Saves nothing: the op is linear, its backward needs only the shapes.
+
+    Math
+    ----
+    Along spatial axis :math:`a`, :math:`y = W_a x` over the lines of that axis
+    (:math:`W_a` of shape ``size[a] x S[a]``, see ``Backend.interpolate``):
+
+    .. math:: y = x \times_1 W_1 \cdots \times_d W_d, \qquad
+              \frac{\partial \mathcal{L}}{\partial x} = g \times_1 W_1^\top \cdots
+              \times_d W_d^\top
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"interpolate"``, ``AmpPolicy.KEEP_INPUT`` (a weighted copy, memory-bound).
+        Params: ``size`` (output spatial size), ``mode`` (``"nearest"``,
+        ``"nearest-exact"``, ``"linear"``, ``"cubic"``, ``"area"``), ``align_corners``,
+        ``scales`` (the user's scale factor per axis, or ``None``).
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``be.interpolate`` builds :math:`W_a` from PyTorch's source-index rules
+    (nearest's float32 :math:`\lfloor j r \rfloor`, nearest-exact's
+    :math:`\lfloor (j + 1/2) r \rfloor`, linear's clamped half-pixel source, bicubic's
+    :math:`A = -0.75` with border clamping, area's adaptive windows) and applies it with one
+    GEMM per axis; nearest modes, integer inputs and inputs holding inf or nan gather their
+    taps instead (exact, and a non-finite value reaches only the outputs that read it). The
+    backward is a GEMM with :math:`W_a^\top` per axis: each output's gradient lands on its
+    taps with their weights. Nearest modes keep integer dtypes.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("interpolate", 1, AmpPolicy.KEEP_INPUT)
+
+    @staticmethod
+    def dispatch(be, x, size, mode, align_corners, scales):
+        return be.interpolate(x, size, mode, align_corners, scales)
+
+    def grad(self, F, g, x, out):
+        p = self.params
+        return F.interpolate_backward(g, self.in_meta[0][0][2:], p["mode"], p["align_corners"],
+                                      p["scales"])
+
+
+@register
+class InterpolateGradBackward(UnaryOp):
+    r"""Autograd node of the backward of ``interpolate``: :math:`W^\top g` along each
+    spatial axis. Internal. Saves nothing: it is linear, and its own gradient is the
+    forward ``interpolate`` of the incoming gradient.
+
+    Math
+    ----
+    .. math:: y = g \times_1 W_1^\top \cdots \times_d W_d^\top, \qquad
+              \frac{\partial \mathcal{L}}{\partial g} = \bar g \times_1 W_1 \cdots
+              \times_d W_d
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"interpolate_backward"``, ``AmpPolicy.KEEP_INPUT``, internal. Params:
+        ``in_size`` (the forward input's spatial size) and the forward's ``mode``,
+        ``align_corners``, ``scales``.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``be.interpolate_backward``, one GEMM per spatial axis with the transposed
+    resampling matrix.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("interpolate_backward", 1, AmpPolicy.KEEP_INPUT, internal=True)
+
+    @staticmethod
+    def dispatch(be, g, in_size, mode, align_corners, scales):
+        return be.interpolate_backward(g, in_size, mode, align_corners, scales)
+
+    def grad(self, F, gg, g, out):
+        p = self.params
+        return F.interpolate(gg, self.in_meta[0][0][2:], p["mode"], p["align_corners"],
+                             p["scales"])
+
+
+@register
+class GridSampleBackward(Op):
+    r"""Autograd node for ``grid_sample(x, grid, mode, padding_mode, align_corners)``.
+
+    Saves the grid for the input's gradient (it says where each output read) and both for
+    the grid's (the weights' derivatives multiply the values read).
+
+    Math
+    ----
+    For output point :math:`q` with taps :math:`k` at input positions :math:`p_k(q)` and
+    weights :math:`w_k(q)` (products of per-axis linear, nearest or cubic weights of the
+    source position :math:`u_a(c_a)` of grid coordinate :math:`c_a`):
+
+    .. math:: y_{:,q} = \sum_k w_k(q)\, x_{:, p_k(q)}, \qquad
+              \frac{\partial \mathcal{L}}{\partial x_{:,p}} = \sum_{q,k:\, p_k(q) = p}
+              w_k(q)\, g_{:,q}, \qquad
+              \frac{\partial \mathcal{L}}{\partial c_a(q)} = u_a'(c_a) \sum_k
+              \frac{\partial w_k}{\partial u_a} \langle g_{:,q}, x_{:,p_k(q)} \rangle
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"grid_sample"``, ``AmpPolicy.FORCE_FP32`` (half precision cannot address pixels
+        of a large image exactly). Params: ``mode`` (``"bilinear"``, ``"nearest"``,
+        ``"bicubic"``), ``padding_mode`` (``"zeros"``, ``"border"``, ``"reflection"``),
+        ``align_corners``.
+    saves_input : tuple
+        The grid for the input's gradient; input and grid for the grid's.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``be.grid_sample`` computes each axis' taps on the whole grid and gathers
+    each tap combination (4 for bilinear 2-d, 8 for 3-d, 16 for bicubic) with one
+    ``take_along_axis``; taps outside the input read 0 (``"zeros"``) and are masked, not
+    multiplied, so an inf elsewhere does not leak in. ``be.grid_sample_backward`` scatters
+    with ``bincount`` (accumulated in float64) and recomputes the gathered values for the
+    grid's gradient. :math:`u'` is 0 where the padding clamps (at the border itself too,
+    as PyTorch) and flips sign where reflection mirrors; nearest sampling (rounding half to
+    even) has a zero grid gradient. The graph-mode backward is one internal node that is
+    not differentiable again.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("grid_sample", 1, AmpPolicy.FORCE_FP32, input_arity=2)
+    saves_input = ((1,), (0, 1))
+
+    @staticmethod
+    def dispatch(be, x, grid, mode, padding_mode, align_corners):
+        return be.grid_sample(x, grid, mode, padding_mode, align_corners)
+
+    def grad(self, F, g, x, grid, out):
+        p = self.params
+        need = self.needs_input_grad
+        return F.grid_sample_backward(g, x, grid, p["mode"], p["padding_mode"],
+                                      p["align_corners"], need[0], need[1])
+
+
+@register
+class GridSampleGradBackward(MultiOutputOp):
+    r"""Autograd node of the graph-mode backward of ``grid_sample``: the input's and the
+    grid's gradients as recorded outputs. Internal; saves nothing, because it cannot be
+    differentiated again (its ``grad`` raises).
+
+    Math
+    ----
+    .. math:: (\partial x, \partial c) = \mathrm{grid\_sample\_backward}(g, x, c)
+
+    as in :class:`GridSampleBackward`.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"grid_sample_backward"``, ``AmpPolicy.FORCE_FP32``, internal, three inputs
+        ``(g, x, grid)`` and two outputs. Params: the forward's, and ``input_grad`` /
+        ``grid_grad`` (an output not asked for is zeros).
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``be.grid_sample_backward``. A double backward through ``grid_sample``
+    raises :class:`~lucid.errors.AutogradError`.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("grid_sample_backward", 1, AmpPolicy.FORCE_FP32, internal=True,
+                         input_arity=3, output_arity=2)
+
+    @staticmethod
+    def dispatch(be, g, x, grid, mode, padding_mode, align_corners, input_grad, grid_grad):
+        gx, gg = be.grid_sample_backward(g, x, grid, mode, padding_mode, align_corners,
+                                         input_grad, grid_grad)
+        return (be.zeros_like(x) if gx is None else gx,
+                be.zeros_like(grid) if gg is None else gg)
+
+    def grad(self, F, g, *args):
+        raise AutogradError("grid_sample: the second derivative (a backward through the "
+                            "gradient of grid_sample) is not implemented")
