@@ -98,6 +98,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     wb = _affine(op, weight, bias, (c,), x)
     layout = _channel_layout(x, True)
     if training:
+        if eps <= 0:
+            raise ArgumentError(f"{op}: eps must be positive during training, got {eps}")
         if x.numel() // c == 1:
             raise ArgumentError(f"{op}: expected more than 1 value per channel when "
                                 f"training, got input size {list(x.shape)}")
