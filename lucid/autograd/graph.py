@@ -205,12 +205,12 @@ class AccumulateGrad(Node):
         if graph_mode:
             var._grad = grad.clone() if old is None else old + grad
         elif old is None:
-            var._grad = type(var)._wrap(self.be.copy(grad), var._dtype, var._device)
+            var._grad = Tensor._wrap(self.be.copy(grad), var._dtype, var._device)
         else:
             try:
                 old._data += grad
             except ValueError:        # a read-only (broadcast) array assigned by the user
-                var._grad = type(var)._wrap(old._data + grad, old._dtype, old._device)
+                var._grad = Tensor._wrap(old._data + grad, old._dtype, old._device)
                 return
             old._vc[0] += 1
 

@@ -12,6 +12,12 @@ class XpLinalg:
     def matmul(self, a, b):
         return self.xp.matmul(a, b)
 
+    def qr(self, a):
+        if _half(a.dtype):
+            q, r = self.qr(a.astype(self.xp.float32))
+            return q.astype(a.dtype), r.astype(a.dtype)
+        return self.xp.linalg.qr(a, mode="reduced")
+
     def einsum(self, equation, *arrays):
         xp = self.xp
         dt = arrays[0].dtype

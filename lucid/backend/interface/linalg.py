@@ -11,6 +11,12 @@ class LinalgKernels(ABC):
         """Matrix product with NumPy's ``matmul`` broadcasting rules."""
 
     @abstractmethod
+    def qr(self, a):
+        """Reduced QR factorisation of a 2-D float array :math:`a = QR` (M, N) with
+        :math:`K = \\min(M, N)`: ``(q, r)``, ``q`` (M, K) with orthonormal columns, ``r``
+        (K, N) upper triangular (LAPACK's signs: the diagonal of ``r`` may be negative)."""
+
+    @abstractmethod
     def einsum(self, equation, *arrays):
         """Einstein summation of ``arrays`` over an explicit equation of letters only
         (``"ab,bc->ac"``: no ellipsis, every operand's dims named, sizes equal per letter)."""

@@ -16,6 +16,7 @@ from .sparse import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
-from . import activation, loss, conv, pooling, vision, normalization, dropout, sparse, attention, linear, distance
+import sys as _sys
 
-__all__ = [n for m in (activation, loss, conv, pooling, vision, normalization, dropout, sparse, attention, linear, distance) for n in m.__all__]
+# by module name: ``from . import linear`` would give the function linear, not its module
+__all__ = [n for m in ("activation", "loss", "conv", "pooling", "vision", "normalization", "dropout", "sparse", "attention", "linear", "distance") for n in _sys.modules[f"{__name__}.{m}"].__all__]

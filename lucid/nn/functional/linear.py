@@ -1,3 +1,67 @@
 """Linear maps: linear, bilinear."""
 
-__all__ = []
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from ...errors import ArgumentTypeError, ShapeError, reports_as
+from ...ops import matmul
+
+__all__ = ["linear", "bilinear"]
+
+
+def _need_tensor(op, name, t):
+    if not isinstance(t, Tensor):
+        raise ArgumentTypeError(f"{op}: argument '{name}' must be a Tensor, got "
+                                f"{type(t).__name__}")
+
+
+@reports_as("linear")
+def linear(input, weight, bias=None):
+    """:math:`y = x W^\\top + b` over the last dim of ``input`` (..., in) with ``weight``
+    (out, in) and ``bias`` (out,): one GEMM of the input viewed as a matrix (so the
+    backward is one GEMM per operand too, with no batched products to sum)."""
+    _need_tensor("linear", "input", input)
+    _need_tensor("linear", "weight", weight)
+    if weight.ndim not in (1, 2):
+        raise ShapeError(f"linear: weight must be 1-D or 2-D, got shape "
+                         f"{tuple(weight.shape)}")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
+        raise ShapeError(f"linear: input of shape {tuple(input.shape)} does not match weight "
+                         f"of shape {tuple(weight.shape)} (expected last dim "
+                         f"{weight.shape[-1]})")
+    lead = input.shape[:-1]
+    x = input.reshape(-1, input.shape[-1]) if input.ndim > 2 else input
+    out = matmul(x, weight.t()) if weight.ndim == 2 else matmul(x, weight)
+    if bias is not None:
+        out = out + bias
+    if input.ndim > 2:
+        out = out.reshape(lead + out.shape[-1:]) if weight.ndim == 2 else out.reshape(lead)
+    return out
+
+
+@reports_as("bilinear")
+def bilinear(input1, input2, weight, bias=None):
+    """:math:`y_k = x_1^\\top A_k x_2 + b_k` for ``input1`` (..., in1), ``input2``
+    (..., in2), ``weight`` (out, in1, in2), ``bias`` (out,): one GEMM of ``x_1`` with
+    :math:`A` laid out as (in1, out * in2), then a product with :math:`x_2` summed over
+    in2."""
+    for name, t in (("input1", input1), ("input2", input2), ("weight", weight)):
+        _need_tensor("bilinear", name, t)
+    if weight.ndim != 3:
+        raise ShapeError(f"bilinear: weight must be 3-D (out, in1, in2), got shape "
+                         f"{tuple(weight.shape)}")
+    n_out, in1, in2 = weight.shape
+    if input1.ndim == 0 or input1.shape[-1] != in1 or input2.ndim == 0 or \
+            input2.shape[-1] != in2 or input1.shape[:-1] != input2.shape[:-1]:
+        raise ShapeError(f"bilinear: inputs of shapes {tuple(input1.shape)} and "
+                         f"{tuple(input2.shape)} do not match weight of shape "
+                         f"{tuple(weight.shape)} (expected (..., {in1}) and (..., {in2}) "
+                         "with equal leading dims)")
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, 1, in2)
+    a = weight.permute(1, 0, 2).reshape(in1, n_out * in2)
+    out = (matmul(x1, a).reshape(-1, n_out, in2) * x2).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(lead + (n_out,))

@@ -1,3 +1,884 @@
-"""Module: parameters, buffers, submodules, hooks, state_dict."""
+"""Module: parameters, buffers, submodules, hooks, state_dict.
 
-__all__ = []
+:class:`Module` follows PyTorch's ``torch.nn.Module`` name for name: assigning a
+:class:`~lucid.nn.Parameter`, :class:`~lucid.nn.Buffer` or Module to an attribute registers
+it; ``named_*`` walk the tree in registration order; ``state_dict`` / ``load_state_dict``
+use dotted names, so a PyTorch model's state dict loads by name into the same Lucid model;
+``__call__`` runs the forward pre-hooks, ``forward``, the forward hooks and sets up the
+full backward hooks (an identity :class:`~lucid.autograd.Function` around the inputs and one
+around the outputs, whose backward calls the hooks with the gradients that pass through).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ... import dtypes as _dt
+from ..._device import device as _device_cls
+from ..._tensor import Tensor
+from ...autograd.function import Function
+from ...autograd.grad_mode import STATE, no_grad
+from ...errors import ArgumentError, DTypeError
+from ..parameter import Buffer, Parameter, _Uninitialized
+
+__all__ = ["Module"]
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it missed and the keys it did not use."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """A hook's handle: ``remove()`` takes it out of every dict it was registered in (also a
+    context manager that removes it on exit); ``id`` is its key there."""
+
+    _next_id = 0
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_refs = (hooks_dict,)
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+        self.extra_dict_refs = () if extra_dict is None else \
+            tuple(extra_dict) if isinstance(extra_dict, (list, tuple)) else (extra_dict,)
+
+    def remove(self):
+        for d in self.hooks_dict_refs + self.extra_dict_refs:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+def _register(hooks, hook, prepend, extra=None):
+    handle = RemovableHandle(hooks, extra_dict=extra)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+class Module:
+    """Base class of every layer and model.
+
+    Subclasses call ``super().__init__()`` first, assign parameters, buffers and submodules
+    as attributes, and define ``forward``; calling the module runs ``forward`` with its
+    hooks. ``training`` (True after construction) is switched by :meth:`train` /
+    :meth:`eval` for the whole tree.
+    """
+
+    dump_patches = False
+    _version = 1
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
+                            f"{args!r} {kwargs!r}")
+        sa = object.__setattr__
+        sa(self, "training", True)
+        sa(self, "_parameters", {})
+        sa(self, "_buffers", {})
+        sa(self, "_non_persistent_buffers_set", set())
+        sa(self, "_backward_pre_hooks", OrderedDict())
+        sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_forward_hooks", OrderedDict())
+        sa(self, "_forward_hooks_with_kwargs", OrderedDict())
+        sa(self, "_forward_hooks_always_called", OrderedDict())
+        sa(self, "_forward_pre_hooks", OrderedDict())
+        sa(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        sa(self, "_state_dict_hooks", OrderedDict())
+        sa(self, "_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_load_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_load_state_dict_post_hooks", OrderedDict())
+        sa(self, "_modules", {})
+
+    def forward(self, *args, **kwargs):
+        """The computation of the module; every subclass defines it."""
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    # -- registration ------------------------------------------------------------------
+
+    def _check_name(self, name, kind, store):
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in store:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a buffer ``name`` (a tensor or None); ``persistent=False`` keeps it out of
+        ``state_dict``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name(name, "buffer", self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+                            f"'{name}' (lucid Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        """Add a parameter ``name`` (a :class:`Parameter` or None)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name(name, "parameter", self._parameters)
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (lucid.nn.Parameter or None required)")
+        if param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                             "parameters must be created explicitly. To express "
+                             f"'{name}' as a function of another Tensor, compute the value "
+                             "in the forward() method.")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        """Add a child module ``name`` (a Module or None)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if "_modules" not in self.__dict__:
+            raise AttributeError("cannot assign module before Module.__init__() call")
+        self._check_name(name, "module", self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        """The submodule at dotted path ``target`` (``""`` is the module itself)."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    def get_extra_state(self):
+        """Extra state to put in ``state_dict`` (override together with
+        :meth:`set_extra_state`)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should "
+                           "never be called.")
+
+    def set_extra_state(self, state):
+        """Restore what :meth:`get_extra_state` returned."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should "
+                           "never be called.")
+
+    # -- attributes --------------------------------------------------------------------
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None and name in s:
+                return s[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+
+        def remove_from(*stores):
+            for s in stores:
+                if name in s:
+                    if isinstance(s, set):
+                        s.discard(name)
+                    else:
+                        del s[name]
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                                f"'{name}' (lucid.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (lucid.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(lucid.nn.Buffer, lucid.Tensor or None expected)")
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            remove_from(d, self._parameters, self._modules)
+            self.register_buffer(name, value, persistent)
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = (dir(type(self)) + list(self.__dict__) + list(self._parameters) +
+                list(self._modules) + list(self._buffers))
+        return sorted(k for k in keys if not k[0].isdigit())
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # -- iteration ---------------------------------------------------------------------
+
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        seen = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
+        for mod_prefix, mod in modules:
+            for k, v in get_members(mod):
+                if v is None or id(v) in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield (mod_prefix + "." + k if mod_prefix else k), v
+
+    def parameters(self, recurse=True):
+        """The parameters of this module (and, with ``recurse``, of every submodule), each
+        once."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted name, parameter)`` pairs; a parameter shared by several modules comes
+        once unless ``remove_duplicate=False``."""
+        return self._named_members(lambda m: m._parameters.items(), prefix=prefix,
+                                   recurse=recurse, remove_duplicate=remove_duplicate)
+
+    def buffers(self, recurse=True):
+        """The buffers of this module (and of every submodule with ``recurse``)."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted name, buffer)`` pairs."""
+        return self._named_members(lambda m: m._buffers.items(), prefix=prefix,
+                                   recurse=recurse, remove_duplicate=remove_duplicate)
+
+    def children(self):
+        """The direct submodules, each once."""
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        """``(name, module)`` pairs of the direct submodules, each module once."""
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def modules(self):
+        """This module and every submodule (depth first, pre-order), each once."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """``(dotted name, module)`` pairs of this module (name ``prefix``) and every
+        submodule, each once unless ``remove_duplicate=False``."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, prefix + "." + name if prefix else name,
+                                           remove_duplicate)
+
+    # -- modes and conversion ----------------------------------------------------------
+
+    def train(self, mode=True):
+        """Set training mode (``mode=False``: evaluation) on this module and every
+        submodule; returns ``self``."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        """``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` of every parameter; returns ``self``."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of every parameter: to None (the default) or to zeros in
+        place."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    def apply(self, fn):
+        """Call ``fn(module)`` on every submodule (children first), then on ``self``;
+        returns ``self``."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn, recurse=True):
+        """Replace every parameter's data (and gradient's) by ``fn`` of it, in place (the
+        Parameter objects stay), and every buffer by ``fn`` of it."""
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for p in self._parameters.values():
+            if p is None:
+                continue
+            with no_grad():
+                p.data = fn(p)
+                if p._grad is not None:
+                    p._grad.data = fn(p._grad)
+        for k, b in self._buffers.items():
+            if b is not None:
+                self._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Move and/or cast the parameters and buffers in place: ``to(device)``,
+        ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``, or the keywords ``device``,
+        ``dtype``, ``non_blocking``; a dtype applies to floating-point tensors only.
+        Returns ``self``."""
+        device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, _dt.dtype):
+                dtype = a
+            elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+                device = _device_cls(f"cuda:{a}" if isinstance(a, int) else a)
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments: "
+                                f"{type(a).__name__}")
+        if dtype is not None:
+            dtype = _dt.as_dtype(dtype)
+            if not dtype.is_floating_point:
+                raise DTypeError("nn.Module.to only accepts floating point or complex "
+                                 f"dtypes, but got desired dtype={dtype}")
+
+        def convert(t):
+            return t.to(device=device,
+                        dtype=dtype if dtype is not None and t.is_floating_point() else None)
+
+        return self._apply(convert)
+
+    def cuda(self, device=None):
+        """Move every parameter and buffer to the GPU ``device``; returns ``self``."""
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self):
+        """Move every parameter and buffer to the CPU; returns ``self``."""
+        return self._apply(lambda t: t.cpu())
+
+    def type(self, dst_type):
+        """Cast every parameter and buffer to ``dst_type``; returns ``self``."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def _float_cast(self, dt):
+        return self._apply(lambda t: t.to(dt) if t.is_floating_point() else t)
+
+    def float(self):
+        """Cast floating-point parameters and buffers to float32; returns ``self``."""
+        return self._float_cast(_dt.float32)
+
+    def double(self):
+        """Cast floating-point parameters and buffers to float64; returns ``self``."""
+        return self._float_cast(_dt.float64)
+
+    def half(self):
+        """Cast floating-point parameters and buffers to float16; returns ``self``."""
+        return self._float_cast(_dt.float16)
+
+    def bfloat16(self):
+        """Cast floating-point parameters and buffers to bfloat16; returns ``self``."""
+        return self._float_cast(_dt.bfloat16)
+
+    def share_memory(self):
+        """Move every parameter and buffer to shared memory; returns ``self``."""
+        return self._apply(lambda t: t.share_memory_())
+
+    # -- state dict --------------------------------------------------------------------
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+        """An ``OrderedDict`` of every parameter and persistent buffer by dotted name
+        (detached unless ``keep_vars``), each name prefixed with ``prefix``."""
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            res = hook(self, destination, prefix, local_metadata)
+            if res is not None:
+                destination = res
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
+        """Copy this module's own entries of ``state_dict`` (keys ``prefix + name``) into
+        its parameters and persistent buffers, recording missing and unexpected keys and
+        shape mismatches; subclasses override it to convert old formats."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent = ((k, v) for k, v in self._buffers.items()
+                      if k not in self._non_persistent_buffers_set)
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent)
+                       if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            inp = state_dict[key]
+            if not isinstance(inp, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  "lucid.Tensor or Tensor-like object from checkpoint but "
+                                  f"received {type(inp)}")
+                continue
+            lazy = isinstance(param, _Uninitialized)
+            if not lazy and param.ndim == 0 and inp.ndim == 1 and inp.shape[0] == 1:
+                inp = inp[0]
+            if not lazy and inp.shape != param.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{inp.shape} from checkpoint, the shape in current model "
+                                  f"is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            if isinstance(inp, Parameter):
+                                inp.requires_grad_(param.requires_grad)
+                            else:
+                                inp = Parameter(inp, requires_grad=param.requires_grad)
+                        setattr(self, name, inp)
+                    elif lazy:
+                        param.materialize(inp.shape)
+                        param.copy_(inp)
+                    else:
+                        param.copy_(inp)
+            except Exception as ex:  # noqa: BLE001  (reported, as PyTorch does)
+                error_msgs.append(f'While copying the parameter named "{key}", whose '
+                                  f"dimensions in the model are {param.size()} and whose "
+                                  f"dimensions in the checkpoint are {inp.size()}, an "
+                                  f"exception occurred : {ex.args}.")
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    head = key[len(prefix):].split(".", 1)
+                    if len(head) > 1:
+                        if head[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif head[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy ``state_dict`` (dotted names, as :meth:`state_dict` makes) into the
+        parameters and buffers, in place (``assign=True``: make the given tensors the
+        parameters). Returns ``(missing_keys, unexpected_keys)``; raises
+        :class:`~lucid.errors.ArgumentError` listing missing and unexpected keys
+        (``strict=True``) and shape mismatches (always)."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local, prefix=""):
+            meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                meta["assign_to_params_buffers"] = True
+            module._load_from_state_dict(local, prefix, meta, True, missing, unexpected,
+                                         errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    p = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(p)}, p)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, keys)
+
+        load(self, state_dict)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise ArgumentError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before :meth:`state_dict` collects."""
+        return _register(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after
+        :meth:`state_dict`; a non-None return replaces the state dict."""
+        return _register(self._state_dict_hooks, hook, False)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module's entries are loaded; it may
+        edit ``state_dict`` in place (rename old keys)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        if with_module:
+            mod = self
+            fn = hook
+            hook = lambda *a: fn(mod, *a)  # noqa: E731
+        return _register(self._load_state_dict_pre_hooks, hook, False)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after :meth:`load_state_dict` loaded this
+        module and its children; it may edit the key lists in place."""
+        return _register(self._load_state_dict_post_hooks, hook, False)
+
+    # -- hooks and calling -------------------------------------------------------------
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) runs
+        before ``forward``; a non-None return replaces the positional arguments (a single
+        value becomes a 1-tuple), with ``with_kwargs`` an ``(args, kwargs)`` pair."""
+        h = _register(self._forward_pre_hooks, hook, prepend,
+                      extra=self._forward_pre_hooks_with_kwargs)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[h.id] = True
+        return h
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) runs after ``forward``; a non-None return replaces the output.
+        ``always_call``: it runs even when ``forward`` raised."""
+        h = _register(self._forward_hooks, hook, prepend,
+                      extra=[self._forward_hooks_with_kwargs,
+                             self._forward_hooks_always_called])
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[h.id] = True
+        if always_call:
+            self._forward_hooks_always_called[h.id] = True
+        return h
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients w.r.t. the module's outputs
+        are known; a non-None return (a tuple) replaces them."""
+        return _register(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the
+        module's tensor inputs are known (None for inputs that need none); a non-None
+        return replaces ``grad_input``."""
+        return _register(self._backward_hooks, hook, prepend)
+
+    def _call_impl(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
+                self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {res}.")
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        bw = None
+        if (self._backward_hooks or self._backward_pre_hooks) and STATE.grad_enabled:
+            bw = _BackwardHookState(self)
+            args = bw.wrap_inputs(args)
+        called = set()
+        try:
+            result = self.forward(*args, **kwargs)
+            for hid, hook in list(self._forward_hooks.items()):
+                called.add(hid)
+                res = hook(self, args, kwargs, result) \
+                    if hid in self._forward_hooks_with_kwargs else hook(self, args, result)
+                if res is not None:
+                    result = res
+        except Exception:
+            for hid, hook in list(self._forward_hooks.items()):
+                if hid in self._forward_hooks_always_called and hid not in called:
+                    try:
+                        if hid in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception:  # noqa: BLE001  (the forward's error is the one raised)
+                        pass
+            raise
+        if bw is not None:
+            result = bw.wrap_outputs(result)
+        return result
+
+    __call__ = _call_impl
+
+    # -- repr --------------------------------------------------------------------------
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """The module's own settings for its repr (one line per setting group)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({k}): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        s = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                s += extra_lines[0]
+            else:
+                s += "\n  " + "\n  ".join(lines) + "\n"
+        return s + ")"
+
+
+class _BackwardHookState:
+    """One call's full backward hooks. The module's tensor inputs and outputs that require
+    grad pass through :class:`_BackwardHookFn`; the output pass runs the pre-hooks and keeps
+    ``grad_output``, the input pass runs the hooks with ``grad_input``. Both hold one entry
+    per tensor argument (None for those that need no gradient)."""
+
+    __slots__ = ("module", "inputs", "outputs", "grad_output")
+
+    def __init__(self, module):
+        self.module = module
+        self.inputs = self.outputs = None   # (number of tensors, slots that require grad)
+        self.grad_output = None
+
+    def wrap_inputs(self, args):
+        self.inputs, args = _pass_through(self, False, args)
+        return args
+
+    def wrap_outputs(self, result):
+        single = isinstance(result, Tensor)
+        if not (single or isinstance(result, tuple)):
+            return result
+        self.outputs, items = _pass_through(self, True, (result,) if single else result)
+        return items[0] if single else items
+
+    def on_grad_output(self, grads):
+        mod = self.module
+        grads = _padded(self.outputs, grads)
+        for hook in list(mod._backward_pre_hooks.values()):
+            res = hook(mod, grads)
+            if res is not None:
+                grads = _checked(res, grads, "Backward pre hook", "grad_output")
+        self.grad_output = grads
+        n_in, slots_in = self.inputs
+        if not slots_in:                    # no input needs a gradient: call the hooks now
+            none = (None,) * n_in
+            for hook in list(mod._backward_hooks.values()):
+                res = hook(mod, none, grads)
+                if res is not None and not all(r is None for r in res):
+                    raise RuntimeError("Backward hook for Modules where no input requires "
+                                       "gradient should always return None or None for "
+                                       "all gradients.")
+        return tuple(grads[k] for k in self.outputs[1])
+
+    def on_grad_input(self, grads):
+        mod = self.module
+        grads = _padded(self.inputs, grads)
+        for hook in list(mod._backward_hooks.values()):
+            res = hook(mod, grads, self.grad_output)
+            if res is not None:
+                grads = _checked(res, grads, "Backward hook", "grad_input")
+        return tuple(grads[k] for k in self.inputs[1])
+
+
+def _padded(layout, grads):
+    """One gradient per tensor argument: ``grads`` at the slots that required grad."""
+    n, slots = layout
+    full = [None] * n
+    for k, g in zip(slots, grads):
+        full[k] = g
+    return tuple(full)
+
+
+def _checked(res, grads, who, what):
+    res = res if isinstance(res, tuple) else (res,)
+    if len(res) != len(grads):
+        raise RuntimeError(f"{who} returned an invalid number of {what}, got {len(res)}, "
+                           f"but expected {len(grads)}")
+    return res
+
+
+def _pass_through(state, is_output, items):
+    """``(layout, items)``: ``items`` with its tensors that require grad routed through
+    one :class:`_BackwardHookFn` (the others, and non-tensors, as they are); ``layout`` is
+    (number of tensors, positions among them of those that require grad)."""
+    tensor_pos = [i for i, a in enumerate(items) if isinstance(a, Tensor)]
+    slots = [k for k, i in enumerate(tensor_pos) if items[i].requires_grad]
+    layout = (len(tensor_pos), slots)
+    if not slots:
+        return layout, items
+    out = _BackwardHookFn.apply(state, is_output, *(items[tensor_pos[k]] for k in slots))
+    items = list(items)
+    for k, t in zip(slots, out):
+        items[tensor_pos[k]] = t
+    return layout, tuple(items)
+
+
+class _BackwardHookFn(Function):
+    """Identity on its tensors; its backward hands their gradients to a module's backward
+    hooks (``is_output``: the module's outputs, else its inputs)."""
+
+    @staticmethod
+    def forward(ctx, state, is_output, *tensors):
+        ctx.state, ctx.is_output = state, is_output
+        ctx.set_materialize_grads(False)
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        st = ctx.state
+        grads = st.on_grad_output(grads) if ctx.is_output else st.on_grad_input(grads)
+        return (None, None) + tuple(grads)
