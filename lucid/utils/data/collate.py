@@ -1,0 +1,102 @@
+"""``default_collate`` (a list of samples -> one batch) and ``default_convert`` (NumPy arrays
+-> tensors, for ``batch_size=None``), with PyTorch's semantics."""
+
+from __future__ import annotations
+
+import collections.abc
+
+import lucid
+from ...errors import ArgumentTypeError, ShapeError
+
+__all__ = ["default_collate", "default_convert"]
+
+
+def _numpy_kind(x):
+    """``"array"`` for a NumPy array of numbers, ``"scalar"`` for a NumPy scalar, ``"bad"``
+    for a string/object array, None for anything else (NumPy is not imported here)."""
+    t = type(x)
+    if t.__module__ != "numpy" or t.__name__ in ("str_", "bytes_", "string_"):
+        return None
+    if t.__name__ in ("ndarray", "memmap"):
+        return "bad" if x.dtype.kind in "SaUOV" else "array"
+    return "scalar" if hasattr(x, "dtype") else None
+
+
+def _namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def default_collate(batch):
+    """Stack a list of samples into a batch, recursively: tensors with ``lucid.stack``
+    (a new first dimension), NumPy arrays and scalars as tensors, floats as a float64 and
+    ints as an int64 tensor (bools a bool tensor), strings and bytes kept as a list, dicts
+    key by key (same type), namedtuples field by field, and other sequences position by
+    position (tuples become lists, as in PyTorch). Samples of sequences must be of equal
+    length."""
+    elem = batch[0]
+    if isinstance(elem, lucid.Tensor):
+        return lucid.stack(batch, 0)
+    kind = _numpy_kind(elem)
+    if kind in ("array", "scalar"):
+        return lucid.stack([lucid.as_tensor(b) for b in batch], 0)
+    if kind == "bad":
+        raise ArgumentTypeError(f"default_collate: batch must contain tensors, numpy arrays, "
+                                f"numbers, dicts or lists; found a numpy array of dtype "
+                                f"{elem.dtype}")
+    if isinstance(elem, float):
+        return lucid.tensor(batch, dtype=lucid.float64)
+    if isinstance(elem, int):
+        return lucid.tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        out = {k: default_collate([d[k] for d in batch]) for k in elem}
+        try:
+            return type(elem)(out)
+        except TypeError:
+            return out
+    if _namedtuple(elem):
+        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        n = len(elem)
+        if any(len(b) != n for b in batch):
+            raise ShapeError("default_collate: each element in list of batch should be of "
+                             f"equal size, got lengths {[len(b) for b in batch]}")
+        columns = [default_collate(list(s)) for s in zip(*batch)]
+        if isinstance(elem, tuple):
+            return columns
+        try:
+            return type(elem)(columns)
+        except TypeError:
+            return columns
+    raise ArgumentTypeError(f"default_collate: batch must contain tensors, numpy arrays, "
+                            f"numbers, dicts or lists; found {type(elem).__name__}")
+
+
+def default_convert(data):
+    """NumPy arrays and scalars in ``data`` as tensors, recursively through dicts,
+    namedtuples and sequences (tuples become lists); everything else unchanged."""
+    if isinstance(data, lucid.Tensor):
+        return data
+    kind = _numpy_kind(data)
+    if kind in ("array", "scalar"):
+        return lucid.as_tensor(data)
+    if isinstance(data, (str, bytes)) or kind == "bad":
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        out = {k: default_convert(v) for k, v in data.items()}
+        try:
+            return type(data)(out)
+        except TypeError:
+            return out
+    if _namedtuple(data):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence):
+        out = [default_convert(d) for d in data]
+        try:
+            return type(data)(out)
+        except TypeError:
+            return out
+    return data
