@@ -113,8 +113,9 @@ class InterpolateGradBackward(UnaryOp):
 class GridSampleBackward(Op):
     r"""Autograd node for ``grid_sample(x, grid, mode, padding_mode, align_corners)``.
 
-    Saves the grid for the input's gradient (it says where each output read) and both for
-    the grid's (the weights' derivatives multiply the values read).
+    Saves the input and the grid: the grid says where each output read (the input's
+    gradient), the values read multiply the weights' derivatives (the grid's); the input's
+    gradient also takes the input's shape from it, as PyTorch saves both.
 
     Math
     ----
@@ -135,8 +136,8 @@ class GridSampleBackward(Op):
         of a large image exactly). Params: ``mode`` (``"bilinear"``, ``"nearest"``,
         ``"bicubic"``), ``padding_mode`` (``"zeros"``, ``"border"``, ``"reflection"``),
         ``align_corners``.
-    saves_input : tuple
-        The grid for the input's gradient; input and grid for the grid's.
+    saves_input : bool
+        True: the input and the grid.
     saves_output : bool
         False.
 
@@ -155,7 +156,7 @@ class GridSampleBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("grid_sample", 1, AmpPolicy.FORCE_FP32, input_arity=2)
-    saves_input = ((1,), (0, 1))
+    saves_input = True
 
     @staticmethod
     def dispatch(be, x, grid, mode, padding_mode, align_corners):
