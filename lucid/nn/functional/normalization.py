@@ -103,7 +103,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if x.numel() // c == 1:
             raise ArgumentError(f"{op}: expected more than 1 value per channel when "
                                 f"training, got input size {list(x.shape)}")
-        has_running = running != (None, None)
+        has_running = running[0] is not None or running[1] is not None
         out = BatchNormBackward.apply(x, *wb, layout=layout, eps=eps,
                                       running=running if has_running else None,
                                       momentum=float(momentum))
@@ -133,7 +133,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if math.prod(x.shape[2:]) == 1:
             raise ArgumentError(f"{op}: expected more than 1 spatial element when "
                                 f"training, got input size {list(x.shape)}")
-        has_running = running != (None, None)
+        has_running = running[0] is not None or running[1] is not None
         out = InstanceNormBackward.apply(x, *wb, layout=layout, eps=eps,
                                          running=running if has_running else None,
                                          momentum=float(momentum))
