@@ -217,12 +217,12 @@ class AvgPoolBackward(UnaryOp):
 
 def _adaptive_equation(n, backward):
     """The einsum of adaptive average pooling over ``n`` dims with one averaging matrix per
-    dim: ``nc abc, xa, yb, zc -> nc xyz`` (and its adjoint)."""
-    ins, outs = "abc"[:n], "xyz"[:n]
+    dim: ``ab ijk, xi, yj, zk -> ab xyz`` (and its adjoint)."""
+    ins, outs = "ijk"[:n], "xyz"[:n]
     mats = ",".join(o + i for o, i in zip(outs, ins))
     if backward:
-        return f"nc{outs},{mats}->nc{ins}"
-    return f"nc{ins},{mats}->nc{outs}"
+        return f"ab{outs},{mats}->ab{ins}"
+    return f"ab{ins},{mats}->ab{outs}"
 
 
 @register

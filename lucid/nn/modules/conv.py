@@ -1,3 +1,209 @@
-"""Convolution layers."""
+"""Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d, as PyTorch's.
 
-__all__ = []
+A layer holds ``weight`` (``(out, in/groups, *k)``; transposed ``(in, out/groups, *k)``)
+and ``bias``, initialised as PyTorch does (``kaiming_uniform_(a=sqrt(5))``, bias
+:math:`\\mathcal U(-1/\\sqrt{\\text{fan\\_in}}, 1/\\sqrt{\\text{fan\\_in}})`); ``forward`` is one
+call of :mod:`lucid.nn.functional` (after ``lucid.pad`` for the non-zero padding modes).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ...errors import ArgumentError
+from ...ops import empty, pad as _pad
+from .. import functional as F
+from .. import init
+from ..functional.conv import transpose_output_padding
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _ntuple(v, n):
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return (int(v),) * n
+    t = tuple(v)
+    return t * n if len(t) == 1 else t
+
+
+class _ConvNd(Module):
+    """The state and checks shared by the convolution layers."""
+
+    _n = 0
+    _transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        name = type(self).__name__
+        n = self._n
+        if not isinstance(groups, numbers.Integral) or groups <= 0:
+            raise ArgumentError(f"{name}: groups must be a positive integer, got {groups!r}")
+        if in_channels % groups:
+            raise ArgumentError(f"{name}: in_channels must be divisible by groups "
+                                f"({in_channels} % {groups} != 0)")
+        if out_channels % groups:
+            raise ArgumentError(f"{name}: out_channels must be divisible by groups "
+                                f"({out_channels} % {groups} != 0)")
+        if padding_mode not in _PADDING_MODES:
+            raise ArgumentError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}"
+                                f", but got padding_mode={padding_mode!r}")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride, n)
+        self.dilation = _ntuple(dilation, n)
+        self.output_padding = _ntuple(output_padding, n)
+        self.transposed = self._transposed
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ArgumentError(f"{name}: Invalid padding string {padding!r}, should be "
+                                    "one of ['valid', 'same']")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ArgumentError(f"{name}: padding='same' is not supported for strided "
+                                    "convolutions")
+            self.padding = padding
+            rev = [0] * (2 * n)
+            if padding == "same":
+                for i, (d, k) in enumerate(zip(self.dilation, self.kernel_size)):
+                    tot = d * (k - 1)
+                    j = 2 * (n - 1 - i)
+                    rev[j], rev[j + 1] = tot // 2, tot - tot // 2
+        else:
+            self.padding = _ntuple(padding, n)
+            rev = [p for p in reversed(self.padding) for _ in range(2)]
+        self._reversed_padding_repeated_twice = tuple(rev)
+        shape = (in_channels, out_channels // groups) if self._transposed else \
+            (out_channels, in_channels // groups)
+        self.weight = Parameter(empty(shape + self.kernel_size, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class _Conv(_ConvNd):
+    _fn = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         0, groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        fn = type(self)._fn
+        if self.padding_mode != "zeros":
+            return fn(_pad(input, self._reversed_padding_repeated_twice,
+                           mode=self.padding_mode), weight,
+                      bias, self.stride, 0, self.dilation, self.groups)
+        return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_Conv):
+    """1-d convolution over ``(N, C_in, L)`` input (see :func:`~lucid.nn.functional.conv1d`;
+    ``padding_mode``: zeros, reflect, replicate, circular)."""
+
+    _n = 1
+    _fn = staticmethod(F.conv1d)
+
+
+class Conv2d(_Conv):
+    """2-d convolution over ``(N, C_in, H, W)`` input (see
+    :func:`~lucid.nn.functional.conv2d`)."""
+
+    _n = 2
+    _fn = staticmethod(F.conv2d)
+
+
+class Conv3d(_Conv):
+    """3-d convolution over ``(N, C_in, D, H, W)`` input (see
+    :func:`~lucid.nn.functional.conv3d`)."""
+
+    _n = 3
+    _fn = staticmethod(F.conv3d)
+
+
+class _ConvTranspose(_ConvNd):
+    _transposed = True
+    _fn = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ArgumentError(f'{type(self).__name__}: Only "zeros" padding mode is '
+                                f"supported, got {padding_mode!r}")
+        if isinstance(padding, str):
+            raise ArgumentError(f"{type(self).__name__}: padding must be an int or a tuple, "
+                                f"got {padding!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        opad = self.output_padding
+        if output_size is not None:
+            opad = transpose_output_padding(type(self).__name__, tuple(input.shape[-self._n:]),
+                                            output_size, self.stride, self.padding,
+                                            self.kernel_size, self.dilation)
+        return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, opad,
+                              self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTranspose):
+    """1-d transposed convolution; ``forward(input, output_size=None)`` picks the
+    ``output_padding`` that gives ``output_size``."""
+
+    _n = 1
+    _fn = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTranspose):
+    """2-d transposed convolution; ``forward(input, output_size=None)``."""
+
+    _n = 2
+    _fn = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """3-d transposed convolution; ``forward(input, output_size=None)``."""
+
+    _n = 3
+    _fn = staticmethod(F.conv_transpose3d)
