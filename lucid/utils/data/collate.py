@@ -56,13 +56,13 @@ def default_collate(batch):
         except TypeError:
             return out
     if _namedtuple(elem):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         n = len(elem)
         if any(len(b) != n for b in batch):
             raise ShapeError("default_collate: each element in list of batch should be of "
                              f"equal size, got lengths {[len(b) for b in batch]}")
-        columns = [default_collate(list(s)) for s in zip(*batch)]
+        columns = [default_collate(s) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
         try:
