@@ -119,7 +119,9 @@ class ScaledDotProductAttentionBackward(MultiOutputOp):
             dv = _group_sum(F, F.matmul(F.swapaxes(w, -1, -2), go), groups)
         if not (need[0] or need[1] or len(need) == 4 and need[3]):
             return _grads(None, None, dv, None, len(need))
-        dw = None if go is None else F.matmul(go, F.swapaxes(vv, -1, -2))
+        # dW as the transpose of V dO^T: the layout of P (see be.attention_probs), so the
+        # element-wise steps and the sum of the softmax backward run on matching buffers
+        dw = None if go is None else F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
         if gw is not None:
             dw = gw if dw is None else dw + gw
         ds = F.softmax_backward(p, dw if keep is None else dw * keep, -1)
