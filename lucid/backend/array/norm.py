@@ -27,12 +27,13 @@ class XpNorm:
     def norm_moments(self, x, axes, center):
         xp = self.xp
         xw = _work(xp, x)
+        inv = 1.0 / (_count(x.shape, axes) or 1)      # an empty slice: mean 0, var 0
         if not center:
-            return None, xp.mean(xw * xw, axis=axes, keepdims=True)
-        mean = xp.mean(xw, axis=axes, keepdims=True)
+            return None, (xw * xw).sum(axis=axes, keepdims=True) * inv
+        mean = xw.sum(axis=axes, keepdims=True) * inv
         d = xw - mean
         d *= d
-        return mean, xp.mean(d, axis=axes, keepdims=True)
+        return mean, d.sum(axis=axes, keepdims=True) * inv
 
     def norm_normalize(self, x, mean, var, w, b, eps):
         xp = self.xp
@@ -51,7 +52,7 @@ class XpNorm:
         xp = self.xp
         gw32, xw = _work(xp, g), _work(xp, x)
         xhat = (xw - mean) * rstd if mean is not None else xw * rstd
-        n = _count(x.shape, axes)
+        inv = 1.0 / (_count(x.shape, axes) or 1)
         gx = gw_ = gb = None
         if axes == paxes:       # batch norm: the weight sums are the backward's own means
             sg = gw32.sum(axis=axes, keepdims=True)
@@ -61,9 +62,9 @@ class XpNorm:
             if need[0]:
                 scale = rstd if w is None else rstd * w
                 if stats_grad:
-                    gx = gw32 - xhat * (sgx / n)
+                    gx = gw32 - xhat * (sgx * inv)
                     if mean is not None:
-                        gx -= sg / n
+                        gx -= sg * inv
                     gx *= scale
                 else:
                     gx = gw32 * scale
@@ -75,9 +76,9 @@ class XpNorm:
             if need[0]:
                 gh = gw32 if w is None else gw32 * w
                 if stats_grad:
-                    gx = gh - xhat * xp.mean(gh * xhat, axis=axes, keepdims=True)
+                    gx = gh - xhat * ((gh * xhat).sum(axis=axes, keepdims=True) * inv)
                     if mean is not None:
-                        gx -= xp.mean(gh, axis=axes, keepdims=True)
+                        gx -= gh.sum(axis=axes, keepdims=True) * inv
                     gx *= rstd
                 else:
                     gx = gh * rstd
