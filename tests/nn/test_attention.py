@@ -452,3 +452,43 @@ def test_mha_errors():
         m(lucid.randn(4, 2, 6), x, x)
     with pytest.raises(DTypeError, match="key_padding_mask"):
         m(x, x, x, key_padding_mask=lucid.zeros(2, 4, dtype=lucid.int64))
+
+
+def test_multi_head_attention_forward_static_kv_parity():
+    rng = np.random.default_rng(12)
+    E, H, L, S, N = 8, 2, 3, 4, 2
+    arr = dict(query=rng.standard_normal((L, N, E)), key=rng.standard_normal((S, N, E)),
+               value=rng.standard_normal((S, N, E)),
+               in_proj_weight=rng.standard_normal((3 * E, E)),
+               in_proj_bias=rng.standard_normal(3 * E),
+               out_proj_weight=rng.standard_normal((E, E)),
+               out_proj_bias=rng.standard_normal(E),
+               static_k=rng.standard_normal((N * H, S + 1, E // H)),
+               static_v=rng.standard_normal((N * H, S + 1, E // H)))
+    lt = {k: lucid.tensor(v, requires_grad=True) for k, v in arr.items()}
+    tt = {k: torch.tensor(v, requires_grad=True) for k, v in arr.items()}
+    kw = dict(embed_dim_to_check=E, num_heads=H, bias_k=None, bias_v=None,
+              add_zero_attn=True, dropout_p=0.0)
+    lo, lw = F.multi_head_attention_forward(**lt, **kw)
+    to, tw = TF.multi_head_attention_forward(**tt, **kw)
+    _close(lo, to)
+    _close(lw, tw)
+    (lo.sum() + lw.sum()).backward()
+    (to.sum() + tw.sum()).backward()
+    for name in ("query", "in_proj_weight", "static_k", "static_v", "out_proj_weight"):
+        _close(lt[name].grad, tt[name].grad)
+    assert lt["key"].grad is None or not np.any(lt["key"].grad.numpy())
+
+
+def test_sdpa_dropout_double_backward_uses_the_same_mask():
+    rng = np.random.default_rng(13)
+    q, k, v = (lucid.tensor(rng.standard_normal(s), requires_grad=True)
+               for s in [(2, 4, 3), (2, 5, 3), (2, 5, 2)])
+    lucid.manual_seed(5)
+    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4)
+    g = lucid.tensor(rng.standard_normal(tuple(out.shape)))
+    eager = lucid.autograd.grad(out, [q, k, v], g, retain_graph=True)
+    graph = lucid.autograd.grad(out, [q, k, v], g, create_graph=True)
+    for e, gr in zip(eager, graph):
+        np.testing.assert_allclose(e.numpy(), gr.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert graph[0].requires_grad
