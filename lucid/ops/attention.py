@@ -66,7 +66,10 @@ class ScaledDotProductAttentionBackward(MultiOutputOp):
     Notes
     -----
     Backends: ``be.attention_probs`` (scores by one batched ``matmul``, the row max
-    subtracted before ``exp``; boolean and causal masks applied as :math:`-\infty`), then
+    subtracted before ``exp``; boolean and causal masks applied as :math:`-\infty`; on
+    NumPy/CuPy the scores live transposed in memory, so the reductions over the keys are
+    vectorised, and :math:`P` is a view of that buffer, as is :math:`\bar W` in the
+    backward), then
     ``be.bernoulli`` for the dropout mask (the generator of the inputs' device, so
     ``manual_seed`` reproduces it) and one ``matmul`` with :math:`V`. A row whose every
     key is masked gets :math:`P = 0`, hence output 0 and zero gradients, as PyTorch's

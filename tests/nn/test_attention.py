@@ -492,3 +492,23 @@ def test_sdpa_dropout_double_backward_uses_the_same_mask():
     for e, gr in zip(eager, graph):
         np.testing.assert_allclose(e.numpy(), gr.detach().numpy(), rtol=1e-10, atol=1e-12)
     assert graph[0].requires_grad
+
+
+@pytest.mark.parametrize("case", ["plain", "causal", "allowed", "bias", "all"])
+def test_graph_ns_attention_probs_computes_the_kernel(case):
+    from lucid.ops import graph_ns
+    rng = np.random.default_rng(14)
+    q = lucid.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
+    k = lucid.tensor(rng.standard_normal((2, 5, 4)), requires_grad=True)
+    allowed = rng.random((3, 5)) > 0.3
+    allowed[1] = False                         # a fully masked row
+    bias = rng.standard_normal((2, 1, 5))
+    bias[0, 0, :] = -np.inf
+    a = lucid.tensor(allowed)._data if case in ("allowed", "all") else None
+    b = lucid.tensor(bias, requires_grad=True) if case in ("bias", "all") else None
+    causal = case in ("causal", "all")
+    be = q._device._backend
+    want = be.attention_probs(q._data, k._data, None if b is None else b._data, a, 0.6, causal)
+    got = graph_ns.attention_probs(q, k, b, a, 0.6, causal)
+    assert got.requires_grad
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12, atol=1e-14)
