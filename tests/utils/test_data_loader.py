@@ -438,3 +438,33 @@ def test_named_tuples_and_tensors_cross_processes_intact(deadline):
     assert type(out[0]) is P and out[1].a.dtype is lucid.bfloat16
     assert out[1].a.float().tolist() == [[[2.0] * 2] * 2, [[3.0] * 2] * 2]
     assert out[1].b.tolist() == [2, 3]
+
+
+class Big(Dataset):
+    """Samples large enough to travel through shared memory, of several dtypes and
+    layouts."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        base = lucid.arange(128 * 256, dtype=lucid.float32).reshape(128, 256) + i
+        return {"t": base.t(), "bf": base.to(lucid.bfloat16), "small": lucid.tensor([i]),
+                "grad": (base * 0).requires_grad_(), "empty": lucid.zeros(0, 1 << 17)}
+
+
+@pytest.mark.parametrize("sharing", [True, False])
+def test_large_tensors_travel_intact(deadline, monkeypatch, sharing):
+    from lucid.utils.data import _shared
+    monkeypatch.setattr(_shared, "SHARING", sharing and _shared.SHARING)
+    main = list(DataLoader(Big(), batch_size=2))
+    out = list(DataLoader(Big(), batch_size=2, num_workers=2))
+    for a, b in zip(main, out):
+        for k in a:
+            assert b[k].dtype is a[k].dtype and b[k].shape == a[k].shape
+            np.testing.assert_array_equal(b[k].float().detach().numpy(),
+                                          a[k].float().detach().numpy())
+        assert b["grad"].requires_grad
+        assert b["t"].is_shared() == _shared.SHARING
+    out[0]["t"].add_(1)             # a batch's storage is its own and writable
+    np.testing.assert_array_equal(out[0]["t"].numpy(), main[0]["t"].numpy() + 1)

@@ -4,7 +4,7 @@ with its traceback text and the failing sample index, to the main process.
 
 The protocol: the main process puts ``(task_idx, indices)`` on a worker's own index queue
 (``_RESUME`` to start a new epoch of a persistent worker, ``None`` to stop); the worker puts
-``(task_idx, batch)`` on its own result pipe, where ``batch`` may be an
+``(task_idx, batch)`` on its own result channel (:mod:`._shared`), where ``batch`` may be an
 :class:`ExceptionWrapper` or, for an iterable dataset that ran out, :class:`IterableEnd`.
 """
 
@@ -180,8 +180,8 @@ def seed_worker(seed):
 
 
 def _send(conn, msg, worker_id):
-    """Send ``msg`` to the main process; a batch that can't be pickled is sent as the
-    error that says so. False when the main process is gone."""
+    """Send ``msg`` to the main process on channel ``conn``; a batch that can't be pickled
+    is sent as the error that says so. False when the main process is gone."""
     try:
         conn.send(msg)
     except (BrokenPipeError, ConnectionResetError):
@@ -195,7 +195,7 @@ def _send(conn, msg, worker_id):
 def worker_loop(iterable, dataset, index_queue, result_conn, done_event, auto_collation,
                 collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers, parent_pid):
     """The body of worker process ``worker_id``: serve tasks from ``index_queue``, sending
-    results on its own pipe ``result_conn``, until told to stop, the main process sets
+    results on its own channel ``result_conn`` (:class:`~._shared.Channel`), until told to stop, the main process sets
     ``done_event``, or the main process is gone."""
     global _info
     seed = base_seed + worker_id

@@ -1,0 +1,116 @@
+"""The channel a DataLoader worker sends its batches on: pickled, with each large CPU tensor
+moved through shared memory instead of through the pipe.
+
+The worker copies such a tensor into a fresh anonymous memory file (``memfd_create``) and
+pickles a reference in its place (``persistent_id``); the file descriptors follow the
+message over the socket (``SCM_RIGHTS``), and the main process maps each one as the new
+tensor's storage (``Tensor.is_shared()`` is then true). That is one copy of the data where
+pickling through the pipe makes four. Where the platform lacks memfds or descriptor
+passing, every tensor is pickled (a tensor pickles as its backend array's bytes).
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import pickle
+import socket
+from multiprocessing import reduction
+
+import lucid
+from ... import dtypes as _dt
+
+MIN_BYTES = 1 << 16    # smaller tensors travel inline: a descriptor costs a few syscalls
+SHARING = hasattr(os, "memfd_create") and getattr(reduction, "HAVE_SEND_HANDLE", False)
+
+
+class _Pickler(reduction.ForkingPickler):
+    """Pickles large CPU tensors as references to memfds it fills (appended to ``fds``);
+    with ``fds=None``, every tensor inline."""
+
+    def __init__(self, file, fds):
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self._fds = fds
+
+    def persistent_id(self, obj):
+        if self._fds is None or type(obj) is not lucid.Tensor or \
+                obj.device.type != "cpu" or obj.nbytes < MIN_BYTES:
+            return None
+        src = obj.numpy(force=True)
+        fd = os.memfd_create("lucid-dataloader", os.MFD_CLOEXEC)
+        self._fds.append(fd)
+        os.ftruncate(fd, src.nbytes)
+        with mmap.mmap(fd, src.nbytes) as mm:
+            dst = _host().frombuffer(mm, src.dtype, src.size).reshape(src.shape)
+            dst[...] = src
+            del dst
+        return ("tensor", len(self._fds) - 1, obj.dtype.name, tuple(src.shape),
+                obj.requires_grad)
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, fds):
+        super().__init__(file)
+        self._fds = fds
+
+    def persistent_load(self, pid):
+        kind, i, dtype, shape, requires_grad = pid
+        dt = _dt.as_dtype(dtype)
+        n = dt.itemsize
+        for s in shape:
+            n *= s
+        mm = mmap.mmap(self._fds[i], max(n, 1))
+        a = _host().frombuffer(memoryview(mm), dt.np, n // dt.itemsize).reshape(shape)
+        t = lucid.from_numpy(a)
+        return t.requires_grad_() if requires_grad else t
+
+
+def _host():
+    import numpy
+    return numpy
+
+
+class Channel:
+    """One end of a worker's socket pair: :meth:`send` (worker) and :meth:`recv` (main)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self._sock = socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) \
+            if SHARING else None
+
+    def fileno(self):
+        return self.conn.fileno()
+
+    def send(self, obj):
+        """Pickle ``obj`` and send it, then the descriptors of its shared tensors; the
+        message starts with their count."""
+        fds = []
+        try:
+            buf = io.BytesIO()
+            buf.write(b"\0\0\0\0")
+            _Pickler(buf, fds if self._sock is not None else None).dump(obj)
+            view = buf.getbuffer()
+            view[:4] = len(fds).to_bytes(4, "little")
+            self.conn.send_bytes(view)
+            del view
+            if fds:
+                reduction.sendfds(self._sock, fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def recv(self):
+        data = self.conn.recv_bytes()
+        n = int.from_bytes(data[:4], "little")
+        fds = reduction.recvfds(self._sock, n) if n else []
+        try:
+            return _Unpickler(io.BytesIO(memoryview(data)[4:]), fds).load()
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def close(self):
+        if self._sock is not None:
+            self._sock.close()
+        self.conn.close()
