@@ -468,3 +468,26 @@ def test_large_tensors_travel_intact(deadline, monkeypatch, sharing):
         assert b["t"].is_shared() == _shared.SHARING
     out[0]["t"].add_(1)             # a batch's storage is its own and writable
     np.testing.assert_array_equal(out[0]["t"].numpy(), main[0]["t"].numpy() + 1)
+
+
+EXIT_SCRIPT = """
+import lucid
+from lucid.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(lucid.arange(64.0))
+persistent = DataLoader(ds, batch_size=2, num_workers=2, persistent_workers=True)
+next(iter(persistent))                          # workers alive, batches in flight
+it = iter(DataLoader(ds, batch_size=2, num_workers=2))
+next(it)
+print("ok", flush=True)
+"""
+
+
+def test_interpreter_exits_with_workers_alive():
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], cwd=root, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+    assert "Traceback" not in r.stderr
