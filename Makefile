@@ -13,18 +13,23 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[demo]"
+	touch $(VENV)/.installed $@
+
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $(VENV)/.installed $@
 
-demo: $(VENV)/.installed
-	$(BIN)/python examples/fit_curve.py
+demo: $(VENV)/.installed-demo
+	$(BIN)/python examples/digits_cnn.py
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/ops.py
+	$(BIN)/python benchmarks/train.py
 
 clean:
 	rm -rf $(VENV) *.egg-info
