@@ -303,9 +303,12 @@ class Optimizer:
             g = p._grad
             if g is None:
                 continue
-            st = state[p]
+            st = state.get(p)
             if not st:
+                st = {}
                 init(p, st)
+                if st:
+                    state[p] = st
             params.append(p)
             grads.append(g)
             for c, k in zip(cols, keys):
