@@ -329,3 +329,30 @@ def test_default_convert_matches_torch(make):
 
 def test_get_worker_info_in_main_process():
     assert lud.get_worker_info() is None
+
+
+@pytest.mark.parametrize("n, replicas, drop", [(10, 3, False), (10, 3, True), (9, 3, True),
+                                               (2, 4, False), (2, 4, True), (0, 2, False)])
+def test_distributed_sampler_without_shuffle_matches_torch(n, replicas, drop):
+    for rank in range(replicas):
+        ours = lud.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop)
+        theirs = tud.DistributedSampler(range(n), replicas, rank, shuffle=False,
+                                        drop_last=drop)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs)
+
+
+def test_distributed_sampler_shuffle_partitions_and_epochs():
+    def shares(epoch, seed=0):
+        out = []
+        for rank in range(4):
+            s = lud.DistributedSampler(range(20), 4, rank, seed=seed)
+            s.set_epoch(epoch)
+            out.append(list(s))
+        return out
+    a = shares(0)
+    assert sorted(sum(a, [])) == list(range(20)) and all(len(x) == 5 for x in a)
+    assert shares(0) == a and shares(1) != a and shares(0, seed=1) != a
+    with pytest.raises(ArgumentError, match="invalid rank 4"):
+        lud.DistributedSampler(range(4), 4, 4)
+    with pytest.raises(ArgumentError, match="process group"):
+        lud.DistributedSampler(range(4))

@@ -192,11 +192,20 @@ def _send(conn, msg, worker_id):
     return True
 
 
-def worker_loop(iterable, dataset, index_queue, result_conn, done_event, auto_collation,
-                collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers, parent_pid):
-    """The body of worker process ``worker_id``: serve tasks from ``index_queue``, sending
-    results on its own channel ``result_conn`` (:class:`~._shared.Channel`), until told to stop, the main process sets
-    ``done_event``, or the main process is gone."""
+def worker_loop(*args):
+    """The body of a worker process (:func:`_serve`); Ctrl-C, which reaches the whole
+    process group, is the main process's to handle, so a worker exits on it silently."""
+    try:
+        _serve(*args)
+    except KeyboardInterrupt:
+        pass
+
+
+def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collation,
+           collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers, parent_pid):
+    """Serve tasks from ``index_queue``, sending results on this worker's channel
+    ``result_conn`` (:class:`~._shared.Channel`), until told to stop, the main process
+    sets ``done_event``, or the main process is gone."""
     global _info
     seed = base_seed + worker_id
     seed_worker(seed)
