@@ -573,7 +573,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ``(T, C)``) against ``targets`` (``(N, S)`` padded, or the concatenation of all target
     sequences), by the forward recursion in log space over the extended label sequence
     (blanks between labels), vectorised over the batch and the label positions, one step
-    per time frame; autograd gives the gradient (the true one to ``log_probs``). An
+    per time frame; autograd gives the gradient, the true one to ``log_probs`` (PyTorch's
+    kernel adds :math:`e^{\text{log\_probs}}`, assuming they come from a log-softmax,
+    whose backward removes that term: through a log-softmax both agree). An
     impossible alignment gives an infinite loss (``zero_infinity``: 0, with 0 gradient).
     ``"mean"`` divides each loss by its target length (at least 1), then averages."""
     _check(reduction, "ctc_loss")

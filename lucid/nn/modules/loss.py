@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...errors import ArgumentError
 from .. import functional as F
 from ..functional.loss import _check
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
@@ -278,11 +279,13 @@ class TripletMarginLoss(_MarginLoss):
 
 class TripletMarginWithDistanceLoss(_Loss):
     """:func:`~lucid.nn.functional.triplet_margin_with_distance_loss` with
-    ``distance_function``, ``margin`` and ``swap``."""
+    ``distance_function`` (default: a :class:`PairwiseDistance` submodule, as PyTorch),
+    ``margin`` and ``swap``."""
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__(reduction=reduction)
-        self.distance_function = distance_function
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 
