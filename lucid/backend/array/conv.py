@@ -131,47 +131,55 @@ class XpConv:
     def max_pool(self, x, kernel, stride, padding, dilation):
         xp = self.xp
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
-        low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+        is_float = x.dtype.kind == "f" or _half(x.dtype)
+        low = -xp.inf if is_float else xp.iinfo(x.dtype).min
         xpd = self._padded(x, padding, low)
-        best = arg = None
-        for i, kk in enumerate(itertools.product(*map(range, kernel))):
-            v = xpd[self._window_slices(kk, stride, dilation, out)]
-            if best is None:
-                best = xp.array(v, copy=True)
-                arg = xp.zeros(best.shape, dtype=xp.int64)
-                continue
-            take = v > best
-            if x.dtype.kind == "f":
-                take |= v != v                     # NaN wins, as in PyTorch
-            xp.copyto(best, v, where=take)
-            xp.copyto(arg, i, where=take)
-        # kernel element -> position in the input along each dim
+        views = [xpd[self._window_slices(kk, stride, dilation, out)]
+                 for kk in itertools.product(*map(range, kernel))]
+        best = xp.array(views[0], copy=True)
+        for v in views[1:]:
+            xp.maximum(best, v, out=best)          # NaN propagates, as in PyTorch
+        # the first kernel element holding the maximum (or a NaN): arithmetic on a small
+        # integer array, cheaper than masked writes
+        kn = len(views)
+        arg = xp.full(best.shape, kn - 1, dtype=xp.int8 if kn < 128 else xp.int32)
+        for i in range(kn - 2, -1, -1):
+            v = views[i]
+            hit = v == best
+            if is_float:
+                hit |= v != v
+            arg -= hit * (arg - i).astype(arg.dtype, copy=False)
+        # kernel element -> position in the input along each dim (clipped: a window of
+        # -inf only may pick its padding)
         n = len(kernel)
         pos = []
-        rest = arg
+        rest = arg.astype(xp.int64)
         for j in reversed(range(n)):
             k = rest % kernel[j]
             rest = rest // kernel[j]
             o = xp.arange(out[j], dtype=xp.int64).reshape((out[j],) + (1,) * (n - 1 - j))
-            pos.append(o * stride[j] + k * dilation[j] - padding[j][0])
+            p = o * stride[j] + k * dilation[j] - padding[j][0]
+            pos.append(xp.clip(p, 0, x.shape[2 + j] - 1))
         return best, self._flat_index(pos[::-1], x.shape[2:])
 
     def pool_scatter(self, g, indices, out_spatial, accumulate):
         xp = self.xp
         n, c = g.shape[:2]
         p = math.prod(out_spatial)
+        flat = (n, c, math.prod(g.shape[2:]))
         if accumulate:
-            res = self.index_add_along(g.reshape(n, c, -1), indices.reshape(n, c, -1), 2, p)
+            res = self.index_add_along(g.reshape(flat), indices.reshape(flat), 2, p)
         else:
             res = xp.zeros((n, c, p), dtype=g.dtype)
             res[xp.arange(n).reshape(-1, 1, 1), xp.arange(c).reshape(1, -1, 1),
-                indices.reshape(n, c, -1)] = g.reshape(n, c, -1)
+                indices.reshape(flat)] = g.reshape(flat)
         return res.reshape((n, c) + tuple(out_spatial))
 
     def pool_gather(self, x, indices):
         n, c = x.shape[:2]
-        return self.xp.take_along_axis(x.reshape(n, c, -1), indices.reshape(n, c, -1),
-                                       2).reshape(indices.shape)
+        return self.xp.take_along_axis(
+            x.reshape(n, c, math.prod(x.shape[2:])),
+            indices.reshape(n, c, math.prod(indices.shape[2:])), 2).reshape(indices.shape)
 
     def pool_divisor(self, in_spatial, out_spatial, kernel, stride, padding, limit):
         xp = self.xp
@@ -230,7 +238,7 @@ class XpConv:
         perm = (0, 1) + tuple(range(2, 2 + 2 * n, 2)) + tuple(range(3, 3 + 2 * n, 2))
         g = xp.transpose(g, perm)
         ks = g.shape[2 + n:]
-        g = g.reshape(g.shape[:2 + n] + (-1,))
+        g = g.reshape(g.shape[:2 + n] + (math.prod(ks),))
         if g.shape[-1] == 0 or g.size == 0:
             return (xp.zeros(g.shape[:-1], dtype=x.dtype),
                     xp.zeros(g.shape[:-1], dtype=xp.int64))
