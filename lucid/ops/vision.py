@@ -1,5 +1,6 @@
-r"""Spatial resampling ops: ``interpolate`` (separable resampling in every mode) and
-``grid_sample``, each one fused node with an analytic backward.
+r"""Spatial resampling ops: ``interpolate`` (separable resampling) and
+``grid_sample``, each one fused node with an analytic backward (``area`` mode is
+adaptive average pooling, :mod:`lucid.ops.pooling`).
 
 ``interpolate`` is linear in its input: along each spatial axis the output line is
 :math:`W x` for a fixed matrix :math:`W` (``be.interpolate``), so the backward is
@@ -39,7 +40,7 @@ class InterpolateBackward(UnaryOp):
     schema_v1 : OpSchema
         ``"interpolate"``, ``AmpPolicy.KEEP_INPUT`` (a weighted copy, memory-bound).
         Params: ``size`` (output spatial size), ``mode`` (``"nearest"``,
-        ``"nearest-exact"``, ``"linear"``, ``"cubic"``, ``"area"``), ``align_corners``,
+        ``"nearest-exact"``, ``"linear"``, ``"cubic"``), ``align_corners``,
         ``scales`` (the user's scale factor per axis, or ``None``).
     saves_input, saves_output : bool
         False, False.
@@ -49,8 +50,7 @@ class InterpolateBackward(UnaryOp):
     Backends: ``be.interpolate`` builds :math:`W_a` from PyTorch's source-index rules
     (nearest's float32 :math:`\lfloor j r \rfloor`, nearest-exact's
     :math:`\lfloor (j + 1/2) r \rfloor`, linear's clamped half-pixel source, bicubic's
-    :math:`A = -0.75` with border clamping, area's adaptive windows) and applies it with one
-    GEMM per axis; nearest modes, integer inputs and inputs holding inf or nan gather their
+    :math:`A = -0.75` with border clamping) and applies it with one GEMM per axis; nearest modes, integer inputs and inputs holding inf or nan gather their
     taps instead (exact, and a non-finite value reaches only the outputs that read it). The
     backward is a GEMM with :math:`W_a^\top` per axis: each output's gradient lands on its
     taps with their weights. Nearest modes keep integer dtypes.

@@ -35,16 +35,10 @@ class XpVision:
         (weight ``None``: 1)."""
         xp = self.xp
         j = xp.arange(n_out)
-        if mode in ("nearest", "nearest-exact"):
-            if mode == "nearest" and n_out == n_in:
-                idx = j
-            elif mode == "nearest" and n_out == 2 * n_in:
-                idx = j // 2
-            else:               # PyTorch computes this index in float32
-                r = xp.float32(1.0 / scale if scale else xp.float32(n_in) / xp.float32(n_out))
-                pos = j.astype(xp.float32) + xp.float32(0.5 if mode == "nearest-exact" else 0)
-                idx = xp.minimum(xp.floor(pos * r).astype(xp.int64), n_in - 1)
-            return [(idx, None)]        # one tap of weight 1
+        if mode in ("nearest", "nearest-exact"):     # PyTorch computes the index in float32
+            r = xp.float32(1.0 / scale if scale else xp.float32(n_in) / xp.float32(n_out))
+            pos = j.astype(xp.float32) + xp.float32(0.5 if mode == "nearest-exact" else 0)
+            return [(xp.minimum(xp.floor(pos * r).astype(xp.int64), n_in - 1), None)]
         if align_corners:
             r = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
             u = j * r
@@ -52,6 +46,8 @@ class XpVision:
             r = 1.0 / scale if scale else n_in / n_out
             u = r * (j + 0.5) - 0.5
         if mode == "linear":
+            if n_in == n_out:       # PyTorch copies an axis of unchanged size, whatever the scale
+                return [(j, None)]
             u = xp.maximum(u, 0.0)
             i0 = xp.minimum(xp.floor(u).astype(xp.int64), n_in - 1)
             lam = xp.clip(u - i0, 0.0, 1.0)
@@ -66,26 +62,19 @@ class XpVision:
         xp = self.xp
         rows = xp.arange(n_out)
         w = xp.zeros((n_out, n_in), dtype=xp.float64)
-        if mode == "area":
-            start = (rows * n_in) // n_out
-            end = ((rows + 1) * n_in + n_out - 1) // n_out
-            cols = xp.arange(n_in)
-            inside = (cols >= start[:, None]) & (cols < end[:, None])
-            w = inside / (end - start)[:, None]
-        else:
-            for idx, wt in self._interp_taps(n_in, n_out, mode, align_corners, scale):
-                w[rows, idx] += 1 if wt is None else wt     # no index repeats in one tap
+        for idx, wt in self._interp_taps(n_in, n_out, mode, align_corners, scale):
+            w[rows, idx] += 1 if wt is None else wt     # no index repeats in one tap
         return w.astype(dtype)
 
     def _along(self, x, axis, m):
         """``m`` applied to the lines of ``x`` along ``axis``: ``y = m @ line``."""
         xp = self.xp
         shape = x.shape
+        lead = math.prod(shape[:axis])
         if axis == x.ndim - 1:
-            y = xp.matmul(x.reshape(-1, shape[-1]), m.T)
+            y = xp.matmul(x.reshape(lead, shape[-1]), m.T)
         else:
-            lead = math.prod(shape[:axis])
-            y = xp.matmul(m, x.reshape(lead, shape[axis], -1))
+            y = xp.matmul(m, x.reshape(lead, shape[axis], math.prod(shape[axis + 1:])))
         return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
 
     def _gather_along(self, x, axis, taps):
@@ -106,7 +95,7 @@ class XpVision:
             x.size == 0 or bool(xp.isfinite(x).all()))
         for k in range(len(size) - 1, -1, -1):
             axis, n_in = 2 + k, x.shape[2 + k]
-            if exact and mode != "area":   # gather: exact for integers and non-finite values
+            if exact:                       # gather: exact for integers and non-finite values
                 x = self._gather_along(x, axis, self._interp_taps(
                     n_in, size[k], mode, align_corners, scales[k]))
             else:
@@ -192,7 +181,7 @@ class XpVision:
         axes in x's order; ``Q`` is the number of output points."""
         n, sp = x.shape[0], x.shape[2:]
         d = len(sp)
-        flat = grid.reshape(n, -1, d)
+        flat = grid.reshape(n, math.prod(grid.shape[1:-1]), d)
         axes = [self._gs_taps(flat[:, :, d - 1 - a], sp[a], mode, padding_mode, align_corners)
                 for a in range(d)]
         strides = [math.prod(sp[a + 1:]) for a in range(d)]
@@ -213,7 +202,7 @@ class XpVision:
     def grid_sample(self, x, grid, mode, padding_mode, align_corners):
         xp = self.xp
         n, ch = x.shape[:2]
-        x3 = x.reshape(n, ch, -1)
+        x3 = x.reshape(n, ch, math.prod(x.shape[2:]))
         out = xp.zeros((n, ch, math.prod(grid.shape[1:-1])), dtype=x.dtype)
         if x3.shape[2] and out.size:
             plan, _ = self._gs_plan(x, grid, mode, padding_mode, align_corners)
@@ -227,13 +216,13 @@ class XpVision:
         n, ch = x.shape[:2]
         p = math.prod(x.shape[2:])
         d = grid.ndim - 2
-        g3 = g.reshape(n, ch, -1)
+        g3 = g.reshape(n, ch, math.prod(g.shape[2:]))
         gx = xp.zeros(n * ch * p) if input_grad else None
         gc = [xp.zeros(g3.shape[::2], dtype=grid.dtype) for _ in range(d)]
         if g3.size and p:
             plan, dus = self._gs_plan(x, grid, mode, padding_mode, align_corners)
             base = (xp.arange(n * ch) * p).reshape(n, ch, 1)
-            x3 = x.reshape(n, ch, -1)
+            x3 = x.reshape(n, ch, p)
             for idx, w, dw, ok in plan:
                 if input_grad:
                     gx += xp.bincount((base + idx).ravel(),

@@ -20,19 +20,19 @@ class VisionKernels(ABC):
         Along each spatial axis (input length :math:`n`, output :math:`m`, user scale
         :math:`s` or ``None``) with :math:`r = 1/s` if given, else :math:`n/m`:
 
-        - ``"nearest"``: :math:`y_j = x_{\min(\lfloor j r \rfloor, n - 1)}` (:math:`r` in
-          float32; :math:`m = n` copies and :math:`m = 2n` takes :math:`\lfloor j/2
-          \rfloor`, as PyTorch);
+        - ``"nearest"``: :math:`y_j = x_{\min(\lfloor j r \rfloor, n - 1)}` (in float32,
+          as PyTorch; its CPU 2-d kernel alone copies when :math:`m = n` and halves when
+          :math:`m = 2n` whatever the scale says: here the formula holds in every dim, as
+          in PyTorch's 1-d and 3-d kernels);
         - ``"nearest-exact"``: :math:`y_j = x_{\min(\lfloor (j + 1/2) r \rfloor, n - 1)}`;
         - ``"linear"``: source :math:`u = r (j + 1/2) - 1/2` clamped at 0 (``align_corners``:
           :math:`u = j (n-1)/(m-1)`), :math:`y_j = (1-\lambda) x_{i_0} + \lambda x_{i_1}` with
           :math:`i_0 = \lfloor u \rfloor`, :math:`i_1 = \min(i_0 + 1, n - 1)`,
-          :math:`\lambda = u - i_0`;
+          :math:`\lambda = u - i_0`; an axis whose size does not change is copied
+          (:math:`m = n`, whatever the scale, as PyTorch);
         - ``"cubic"``: the same :math:`u` without the clamp, four taps
           :math:`i_0 - 1 \ldots i_0 + 2` clamped to :math:`[0, n-1]`, Keys' cubic
-          convolution weights with :math:`A = -0.75`;
-        - ``"area"``: the mean of :math:`x_i` over :math:`\lfloor jn/m \rfloor \le i <
-          \lceil (j+1)n/m \rceil` (adaptive average pooling).
+          convolution weights with :math:`A = -0.75`.
 
         ``scales`` holds one user scale factor (or ``None``) per spatial axis.
         """

@@ -19,6 +19,7 @@ from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import linspace, ones, stack
 from ...ops import pad as _pad
 from ...ops.vision import GridSampleBackward, InterpolateBackward
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "grid_sample", "affine_grid", "pixel_shuffle", "pixel_unshuffle",
@@ -81,6 +82,9 @@ _INTERP_MODES = {"nearest": ("nearest", (3, 4, 5)), "nearest-exact": ("nearest-e
                  "bicubic": ("cubic", (4,))}
 
 
+_ADAPTIVE_AVG = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}
+
+
 def _per_axis(v, d, what, input):
     if isinstance(v, (list, tuple)):
         if len(v) != d:
@@ -99,8 +103,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
     Modes: ``"nearest"`` (PyTorch's ``floor(j * in / out)`` source index),
     ``"nearest-exact"`` (``floor((j + 0.5) * in / out)``), ``"linear"`` (3-D input),
-    ``"bilinear"`` / ``"bicubic"`` (4-D), ``"trilinear"`` (5-D), ``"area"`` (adaptive
-    average pooling). ``align_corners`` (interpolating modes only, default False) maps the
+    ``"bilinear"`` / ``"bicubic"`` (4-D), ``"trilinear"`` (5-D), ``"area"``
+    (:func:`adaptive_avg_pool2d` and its 1-d/3-d forms, to the output size). ``align_corners`` (interpolating modes only, default False) maps the
     corner pixels' centres onto each other. With ``scale_factor``, the source positions use
     ``1 / scale_factor`` unless ``recompute_scale_factor`` is True, which resamples as if
     the computed size had been given. ``antialias=True`` is not supported.
@@ -142,6 +146,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if min(input.shape[2:]) <= 0 or min(out) <= 0:
         raise ShapeError(f"interpolate: input and output sizes should be greater than 0, but "
                          f"got input {tuple(input.shape[2:])} and output {tuple(out)}")
+    if kmode == "area":
+        return _ADAPTIVE_AVG[d](input, tuple(out))
     if kmode not in ("nearest", "nearest-exact") and not input.dtype.is_floating_point:
         raise DTypeError(f"interpolate: mode {mode!r} needs a floating point input, got "
                          f"{input.dtype.name}")

@@ -31,7 +31,6 @@ SAMPLES = [
     _interp(rnd(1, 2, 4, 5), "bilinear-ac", size=(7, 3), mode="bilinear", align_corners=True),
     _interp(rnd(1, 2, 4, 4), "bicubic", scale_factor=1.5, mode="bicubic"),
     _interp(rnd(1, 2, 3, 4, 3), "trilinear", size=(4, 3, 5), mode="trilinear"),
-    _interp(rnd(2, 2, 7, 5), "area", size=(3, 4), mode="area"),
     Sample("interpolate_backward",
            lambda g: InterpolateGradBackward.call(g, in_size=(4, 5), mode="linear",
                                                   align_corners=False, scales=(None, None)),
