@@ -1,10 +1,8 @@
 """Registry-suite samples for scaled dot-product attention (the fused op)."""
 
 import numpy as np
-import torch
 import torch.nn.functional as TF
 
-import lucid
 import lucid.nn.functional as F
 from lucid.ops.attention import scaled_dot_product_attention as _sdpa
 
