@@ -128,7 +128,7 @@ def test_inplace_option(name, args):
     la, tb = a * 1.0, b * 1.0
     lr = getattr(F, name)(la, *args, inplace=True)
     tr = getattr(TF, name)(tb, *args, inplace=True)
-    assert lr is la
+    assert lr is la and tr is tb
     np.testing.assert_allclose(la.detach().numpy(), tb.detach().numpy(), rtol=1e-12)
     g = np.random.default_rng(2).standard_normal(x.shape)
     la.backward(lucid.tensor(g))
@@ -188,6 +188,8 @@ def test_gumbel_softmax():
     lucid.manual_seed(3)
     d0 = F.gumbel_softmax(lucid.tensor(logits.T), dim=0)
     np.testing.assert_allclose(d0.numpy().sum(0), 1.0, rtol=1e-12)
+    with pytest.warns(UserWarning, match="eps"):
+        F.gumbel_softmax(lucid.tensor(logits), eps=1e-3)
 
 
 def test_errors_name_the_function():

@@ -208,8 +208,8 @@ def test_regression_broadcast_warns_and_empty_mean_is_nan():
         to = TF.mse_loss(torch.tensor(_r(3, 4)), torch.tensor(_r(4)))
     np.testing.assert_allclose(lo.item(), to.item(), rtol=1e-12)
     assert np.isnan(F.l1_loss(lucid.zeros(0), lucid.zeros(0)).item())
-    check(lambda a, b: F.mse_loss(a, b), lambda a, b: TF.mse_loss(a, b), _r(3, 4), _r(3, 4, seed=2),
-          noncontig=True, tol=TOL[np.float64])
+    check(lambda a, b: F.mse_loss(a, b), lambda a, b: TF.mse_loss(a, b), _r(3, 4),
+          _r(3, 4, seed=2), noncontig=True, tol=TOL[np.float64])
 
 
 # -- binary and distribution losses --------------------------------------------------------
@@ -292,8 +292,8 @@ def test_gaussian_nll_loss(reduction):
             check(lambda a, b, v: F.gaussian_nll_loss(a, b, v, **kw),
                   lambda a, b, v: TF.gaussian_nll_loss(a, b, v, **kw), x, y, var,
                   tol=TOL[np.float64])
-    check(lambda a, b: F.gaussian_nll_loss(a, b, 0.7), lambda a, b: TF.gaussian_nll_loss(a, b, 0.7),
-          x, y, tol=TOL[np.float64])
+    check(lambda a, b: F.gaussian_nll_loss(a, b, 0.7),
+          lambda a, b: TF.gaussian_nll_loss(a, b, 0.7), x, y, tol=TOL[np.float64])
     with pytest.raises(ArgumentError, match="negative"):
         F.gaussian_nll_loss(lucid.randn(3), lucid.randn(3), -lucid.ones(3))
     with pytest.raises(ShapeError, match="var"):
@@ -381,10 +381,9 @@ def test_multilabel_losses(reduction):
           _r(4), np.array([2, 0, -1, 1]), tol=TOL[np.float64])
     y = (np.random.default_rng(3).uniform(size=(5, 4)) > 0.5).astype(float)
     for consts in ([], [_W]):
-        lf, tf = _pair(lambda x, y, *w: F.multilabel_soft_margin_loss(x, y, *w, reduction=reduction),
-                       lambda x, y, *w: TF.multilabel_soft_margin_loss(x, y, *w,
-                                                                       reduction=reduction),
-                       consts)
+        kw = dict(reduction=reduction)
+        lf, tf = _pair(lambda x, y, *w: F.multilabel_soft_margin_loss(x, y, *w, **kw),
+                       lambda x, y, *w: TF.multilabel_soft_margin_loss(x, y, *w, **kw), consts)
         check(lf, tf, _r(5, 4), y, tol=TOL[np.float64])
 
 

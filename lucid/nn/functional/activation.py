@@ -355,8 +355,12 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """A sample of the Gumbel-softmax distribution:
     :math:`\\mathrm{softmax}((\\text{logits} + G) / \\tau)` with :math:`G = -\\ln E`,
     :math:`E \\sim \\mathrm{Exp}(1)` (Lucid's RNG). ``hard``: the one-hot of the argmax in
-    the forward, the soft sample's gradient in the backward (straight-through)."""
+    the forward, the soft sample's gradient in the backward (straight-through). ``eps`` is
+    accepted and ignored, with PyTorch's deprecation warning."""
     x = _float_input(logits, "gumbel_softmax")
+    if eps != 1e-10:
+        warnings.warn("gumbel_softmax: the eps parameter is deprecated and has no effect",
+                      stacklevel=2)
     if not isinstance(tau, numbers.Real) or tau <= 0:
         raise ArgumentError(f"gumbel_softmax: tau must be a positive number, got {tau!r}")
     d = norm_dim(dim, x.ndim, "gumbel_softmax")

@@ -574,7 +574,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     sequences), by the forward recursion in log space over the extended label sequence
     (blanks between labels), vectorised over the batch and the label positions, one step
     per time frame; autograd gives the gradient, the true one to ``log_probs`` (PyTorch's
-    kernel adds :math:`e^{\text{log\_probs}}`, assuming they come from a log-softmax,
+    kernel adds :math:`e^{\\text{log\\_probs}}`, assuming they come from a log-softmax,
     whose backward removes that term: through a log-softmax both agree). An
     impossible alignment gives an infinite loss (``zero_infinity``: 0, with 0 gradient).
     ``"mean"`` divides each loss by its target length (at least 1), then averages."""
