@@ -409,9 +409,42 @@ def test_persistent_workers_keep_their_processes(deadline):
         [[0, 2], [1, 3], [4], [5]]
 
 
-def test_in_order_false_delivers_every_batch(deadline):
+class Gated(Dataset):
+    """Sample 0 waits until the test, having received another batch, opens the gate."""
+
+    def __init__(self):
+        self.gate = multiprocessing.get_context("fork").Event()
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 0:
+            self.gate.wait(20)
+        return i
+
+
+def test_in_order_false_yields_batches_as_they_arrive(deadline):
+    ds = Gated()
+    it = iter(DataLoader(ds, batch_size=2, num_workers=2, in_order=False))
+    assert next(it).tolist() == [2, 3]          # worker 1's batch, while worker 0 waits
+    ds.gate.set()
+    assert [b.tolist() for b in it] == [[0, 1]]
+    with pytest.raises(RuntimeError, match="timed out"):     # in order: waits for [0, 1]
+        next(iter(DataLoader(Gated(), batch_size=2, num_workers=2, timeout=0.5)))
     out = list(DataLoader(data(), batch_size=2, num_workers=2, in_order=False))
     assert sorted(sum([b[1].tolist() for b in out], [])) == list(range(10))
+
+
+@pytest.mark.parametrize("prefetch", [1, 3])
+def test_prefetch_factor_bounds_the_tasks_in_flight(deadline, prefetch):
+    it = iter(DataLoader(data(20), batch_size=1, num_workers=2, prefetch_factor=prefetch))
+    assert len(it._tasks) == 2 * prefetch
+    next(it)
+    assert len(it._tasks) + len(it._ready) == 2 * prefetch
+    it._shutdown()
+    with pytest.raises(ArgumentError, match="prefetch_factor option should be a positive"):
+        DataLoader(data(), num_workers=1, prefetch_factor=0)
 
 
 def test_prefetch_factor_and_context_options(deadline):

@@ -84,9 +84,9 @@ class DataLoader:
             raise ArgumentError("DataLoader: prefetch_factor option could only be specified "
                                 "in multiprocessing; let num_workers > 0 to enable it")
         if prefetch_factor is not None and (not isinstance(prefetch_factor, int)
-                                            or prefetch_factor < 0):
-            raise ArgumentError(f"DataLoader: prefetch_factor option should be a "
-                                f"non-negative int, got {prefetch_factor!r}")
+                                            or prefetch_factor < 1):
+            raise ArgumentError(f"DataLoader: prefetch_factor option should be a positive "
+                                f"int, got {prefetch_factor!r}")
         if persistent_workers and num_workers == 0:
             raise ArgumentError("DataLoader: persistent_workers option needs num_workers > 0")
         iterable = isinstance(dataset, IterableDataset)
