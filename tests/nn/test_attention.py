@@ -512,3 +512,53 @@ def test_graph_ns_attention_probs_computes_the_kernel(case):
     got = graph_ns.attention_probs(q, k, b, a, 0.6, causal)
     assert got.requires_grad
     np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12, atol=1e-14)
+
+
+def test_mha_empty_batch_and_empty_sequence():
+    m, t = _mha_pair(8, 2, batch_first=True)
+    for shape in [(0, 3, 8), (2, 0, 8)]:
+        for need in (True, False):
+            _run_mha(m, t, _x(*shape), self_attn=True, need_weights=need, grad_params=False)
+
+
+def test_mha_unbatched_per_head_mask():
+    m, t = _mha_pair(8, 2)
+    am = np.zeros((2, 3, 5), bool)
+    am[0, :, 1] = True
+    am[1, 2, 3:] = True
+    _run_mha(m, t, _x(3, 8), _x(5, 8, seed=1), _x(5, 8, seed=2), attn_mask=am,
+             average_attn_weights=False)
+
+
+def test_mha_float32_parity():
+    torch.manual_seed(1)
+    t = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+    m = lucid.nn.MultiheadAttention(8, 2, batch_first=True)
+    m.load_state_dict({k: lucid.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    x = _x(2, 4, 8).astype(np.float32)
+    lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    causal = np.triu(np.ones((4, 4), bool), 1)
+    lo, _ = m(lx, lx, lx, attn_mask=lucid.tensor(causal), need_weights=False)
+    to, _ = t(tx, tx, tx, attn_mask=torch.tensor(causal), need_weights=False)
+    assert lo.dtype == lucid.float32
+    _close(lo, to, np.float32)
+    lo.sum().backward()
+    to.sum().backward()
+    _close(lx.grad, tx.grad, np.float32)
+    _close(m.in_proj_weight.grad, t.in_proj_weight.grad, np.float32)
+
+
+def test_mha_double_backward_matches_torch():
+    m, t = _mha_pair(8, 2)
+    x = _x(3, 2, 8)
+    lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    lo, lw = m(lx, lx, lx)
+    to, tw = t(tx, tx, tx)
+    (lg,) = lucid.autograd.grad((lo ** 2).sum() + (lw ** 2).sum(), [lx], create_graph=True)
+    (tg,) = torch.autograd.grad((to ** 2).sum() + (tw ** 2).sum(), [tx], create_graph=True)
+    _close(lg, tg)
+    (lg ** 2).sum().backward()
+    (tg ** 2).sum().backward()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.in_proj_weight.grad.numpy(), t.in_proj_weight.grad.numpy(),
+                               rtol=1e-9, atol=1e-11)

@@ -208,3 +208,20 @@ def test_custom_encoder_decoder():
     m = nn.Transformer(8, 2, custom_encoder=enc, custom_decoder=dec)
     assert m.encoder is enc and m.decoder is dec
     assert tuple(m(lucid.randn(4, 2, 8), lucid.randn(3, 2, 8)).shape) == (3, 2, 8)
+
+
+def test_activation_module_and_train_mode_without_dropout():
+    torch.manual_seed(0)
+    t = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=torch.nn.GELU(),
+                                         dtype=torch.float64).train()
+    m = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=nn.GELU(),
+                                   dtype=lucid.float64).train()
+    _load(m, t)
+    assert isinstance(m.activation, nn.GELU)
+    _compare(m, t, [_x(4, 3, 8)])
+
+
+def test_unbatched_encoder_and_decoder():
+    m, t = _pair(nn.Transformer, torch.nn.Transformer, d_model=8, nhead=2,
+                 num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)
+    _compare(m, t, [_x(5, 8), _x(3, 8, seed=1)], tgt_mask=_causal(3))
