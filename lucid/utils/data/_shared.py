@@ -45,28 +45,30 @@ class _Pickler(reduction.ForkingPickler):
             dst = _host().frombuffer(mm, src.dtype, src.size).reshape(src.shape)
             dst[...] = src
             del dst
-        return ("tensor", len(self._fds) - 1, obj.dtype.name, tuple(src.shape),
-                obj.requires_grad)
+        return len(self._fds) - 1, obj.dtype.name, tuple(src.shape), obj.requires_grad
 
 
 class _Unpickler(pickle.Unpickler):
+    """Maps each tensor reference of the message onto its memfd (of ``fds``)."""
+
     def __init__(self, file, fds):
         super().__init__(file)
         self._fds = fds
 
     def persistent_load(self, pid):
-        kind, i, dtype, shape, requires_grad = pid
+        i, dtype, shape, requires_grad = pid
         dt = _dt.as_dtype(dtype)
-        n = dt.itemsize
+        count = 1
         for s in shape:
-            n *= s
-        mm = mmap.mmap(self._fds[i], max(n, 1))
-        a = _host().frombuffer(memoryview(mm), dt.np, n // dt.itemsize).reshape(shape)
+            count *= s
+        mm = mmap.mmap(self._fds[i], count * dt.itemsize)
+        a = _host().frombuffer(memoryview(mm), dt.np, count).reshape(shape)
         t = lucid.from_numpy(a)
         return t.requires_grad_() if requires_grad else t
 
 
 def _host():
+    """NumPy: the CPU backend's array library (this module moves CPU tensors only)."""
     import numpy
     return numpy
 

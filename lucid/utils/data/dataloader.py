@@ -186,6 +186,8 @@ class DataLoader:
 
 
 class _BaseIter:
+    """One pass over a loader: its sampler iterator and the epoch's base seed."""
+
     def __init__(self, loader):
         self._loader = loader
         self._pin = loader.pin_memory
@@ -203,6 +205,8 @@ class _BaseIter:
 
 
 class _SingleProcessIter(_BaseIter):
+    """Fetch and collate in the calling process (``num_workers=0``)."""
+
     def _reset(self, loader, first=False):
         super()._reset(loader, first)
         self._fetcher = _worker.make_fetcher(loader._iterable, loader.dataset,
