@@ -174,6 +174,8 @@ def test_sparse():
     init.sparse_(w, 0.25, std=0.5)
     zeros = (w.numpy() == 0).sum(0)
     assert (zeros == 3).all()                      # ceil(0.25 * 10) per column
+    big = init.sparse_(lucid.empty(400, 300), 0.5, std=0.2).numpy()
+    assert big[big != 0].std() == pytest.approx(0.2, rel=0.03)
     with pytest.raises(ShapeError, match="2 dimensions"):
         init.sparse_(lucid.empty(2, 2, 2), 0.1)
 

@@ -592,3 +592,25 @@ def test_share_memory():
     w = m.weight
     m.share_memory()
     assert m.weight is w and w.is_shared()
+
+
+def test_hook_prepend_orders():
+    m = nn.Linear(2, 2)
+    log = []
+    m.register_forward_hook(lambda *a: log.append("f1"))
+    m.register_forward_hook(lambda *a: log.append("f0"), prepend=True)
+    m.register_full_backward_hook(lambda *a: log.append("b1"))
+    m.register_full_backward_hook(lambda *a: log.append("b0"), prepend=True)
+    m.register_full_backward_pre_hook(lambda *a: log.append("p1"))
+    m.register_full_backward_pre_hook(lambda *a: log.append("p0"), prepend=True)
+    m(lucid.ones(1, 2, requires_grad=True)).sum().backward()
+    assert log == ["f0", "f1", "p0", "p1", "b0", "b1"]
+
+
+def test_backward_hooks_skipped_without_grad_mode():
+    m = nn.Linear(2, 2)
+    seen = []
+    m.register_full_backward_hook(lambda *a: seen.append(1))
+    with lucid.no_grad():
+        out = m(lucid.ones(1, 2, requires_grad=True))
+    assert not out.requires_grad and seen == []

@@ -84,6 +84,19 @@ def test_parity_padded(kind, cfg, dt):
     _check_grads(lm, tm, [lx], [tx], [lo] + _flat(lh), [to] + _flat(th), dt)
 
 
+def test_parity_relu_rnn():
+    dt = lucid.float64
+    lm, tm = _pair("RNN", dt, 3, 4, nonlinearity="relu", num_layers=2, bidirectional=True)
+    x = RNG.standard_normal((5, 2, 3))
+    lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    (lo, lh), (to, th) = lm(lx), tm(tx)
+    _close(lo, to, dt)
+    _check_grads(lm, tm, [lx], [tx], [lo, lh], [to, th], dt)
+    tanh_m = nn.RNN(3, 4, num_layers=2, bidirectional=True, dtype=dt)
+    tanh_m.load_state_dict(lm.state_dict())
+    assert not np.allclose(tanh_m(lx)[0].detach().numpy(), lo.detach().numpy())
+
+
 @pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
 def test_parity_initial_state_grads(kind):
     dt = lucid.float64

@@ -165,6 +165,14 @@ def test_spectral_norm_matches_torch_and_eval_mode():
         U.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)
 
 
+def test_spectral_norm_eps():
+    m = U.spectral_norm(nn.Linear(3, 2), eps=1e3)     # every vector's norm is below eps
+    with lucid.no_grad():
+        m.weight_orig.fill_(0.01)
+    m(lucid.ones(1, 3))
+    assert float(m.weight_u.norm()) < 1e-2 and float(m.weight_v.norm()) < 1e-2
+
+
 def test_spectral_norm_dim_and_load_from_torch():
     tm = torch.nn.utils.spectral_norm(torch.nn.Linear(3, 6), dim=1)
     tm(torch.randn(2, 3))
