@@ -55,7 +55,7 @@ class CrossEntropyBackward(UnaryOp):
     Backends: ``be.cross_entropy`` subtracts the max over the classes before
     exponentiating (no overflow) and gathers the target logit; ``be.cross_entropy_backward``
     writes :math:`s_n \sum_k q_{nk}\, p_n` and subtracts the target's coefficient in place
-    (``put_along_axis``), so :math:`q` is never materialised. A target outside
+    (an indexed update through ``grid_index``), so :math:`q` is never materialised. A target outside
     :math:`[0, C)` that is not ignored raises an IndexingError. A ``"mean"`` over no element
     (empty batch or every target ignored) is nan, with a zero gradient, as PyTorch. The
     graph-mode backward (``graph_ns.cross_entropy_backward``) recomputes :math:`p` with the
@@ -104,8 +104,8 @@ class NllLossBackward(UnaryOp):
 
     Notes
     -----
-    Backends: ``be.nll_loss`` (``take_along_axis`` of the target entries) and
-    ``be.nll_loss_backward`` (``put_along_axis`` into zeros). Bounds as in
+    Backends: ``be.nll_loss`` (the target entries, gathered through ``grid_index``) and
+    ``be.nll_loss_backward`` (written into zeros at the same positions). Bounds as in
     :class:`CrossEntropyBackward`; a ``"mean"`` over no element is nan with a zero
     gradient. The gradient is linear in :math:`g` and does not depend on :math:`x`: its own
     derivative is 0.

@@ -175,6 +175,32 @@ def test_class_loss_errors_name_the_function():
         F.mse_loss(x, x, size_average=True)
 
 
+def test_other_shape_and_option_errors_name_the_function():
+    x = lucid.randn(3, 4)
+    with pytest.raises(ShapeError, match="binary_cross_entropy_with_logits"):
+        F.binary_cross_entropy_with_logits(x, lucid.randn(4))
+    with pytest.raises(ShapeError, match="soft_margin_loss"):
+        F.soft_margin_loss(x, lucid.randn(3))
+    with pytest.raises(ShapeError, match="margin_ranking_loss"):
+        F.margin_ranking_loss(lucid.randn(3), lucid.randn(3), lucid.randn(3, 1))
+    with pytest.raises(ShapeError, match="cosine_embedding_loss"):
+        F.cosine_embedding_loss(x, lucid.randn(3, 5), lucid.ones(3))
+    with pytest.raises(ShapeError, match="multilabel_margin_loss"):
+        F.multilabel_margin_loss(x, lucid.tensor([[0, 1]]))
+    with pytest.raises(DTypeError, match="multilabel_margin_loss"):
+        F.multilabel_margin_loss(x, lucid.zeros(3, 4))
+    with pytest.raises(ShapeError, match="multi_margin_loss"):
+        F.multi_margin_loss(x, lucid.tensor([0, 1]))
+    with pytest.raises(ArgumentError, match="kl_div.*reduction"):
+        F.kl_div(x, x, reduction="batch")
+    with pytest.raises(ArgumentError, match="huber_loss"):
+        F.huber_loss(x, x, delta=0.0)
+    with pytest.raises(ArgumentError, match="smooth_l1_loss"):
+        F.smooth_l1_loss(x, x, beta=-1.0)
+    with pytest.raises(DTypeError, match="mse_loss"):
+        F.mse_loss(lucid.tensor([1, 2]), lucid.tensor([1, 2]))
+
+
 # -- regression losses ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
@@ -432,6 +458,16 @@ def test_ctc_loss_impossible_alignment():
     assert np.isinf(out.numpy()[0]) and np.isfinite(out.numpy()[1])
     check(*_ctc(reduction="none", zero_infinity=True), x, t, il, tl, tol=TOL[np.float64])
     check(*_ctc(reduction="mean", zero_infinity=True), x, t, il, tl, tol=TOL[np.float64])
+
+
+def test_ctc_loss_half_input_computes_in_float32():
+    x = np.random.default_rng(14).standard_normal((6, 2, 4))
+    t, il, tl = np.array([[1, 2], [3, 3]]), np.array([6, 5]), np.array([2, 2])
+    lp = F.log_softmax(lucid.tensor(x), -1)
+    ref = F.ctc_loss(lp, lucid.tensor(t), lucid.tensor(il), lucid.tensor(tl))
+    half = F.ctc_loss(lp.to(lucid.float16), lucid.tensor(t), lucid.tensor(il), lucid.tensor(tl))
+    assert half.dtype is lucid.float16
+    np.testing.assert_allclose(half.float().item(), ref.item(), rtol=2e-3)
 
 
 def test_ctc_loss_errors():

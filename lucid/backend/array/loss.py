@@ -88,7 +88,7 @@ class XpLoss:
             m = xp.amax(x, axis=1, keepdims=True) if n_cls else xp.zeros_like(x[:, :1])
             m = xp.where(xp.isfinite(m), m, 0)
             lse = m + xp.log(xp.sum(xp.exp(x - m), axis=1, keepdims=True))
-            picked = xp.take_along_axis(x, xp.expand_dims(safe, 1), axis=1)
+            picked = x[self.grid_index(xp.expand_dims(safe, 1), 1)]
             loss = (lse - picked)[:, 0] * wt
             if label_smoothing:
                 nlp = lse - x
@@ -121,10 +121,9 @@ class XpLoss:
                 grad -= xp.expand_dims(spread, 1) * wc
             else:
                 grad = p * xp.expand_dims(xp.broadcast_to(hot, wt.shape), 1)
-            idx = xp.expand_dims(safe, 1)
-            at = xp.take_along_axis(grad, idx, axis=1) - xp.expand_dims(
+            # one target per sample: a plain indexed update, no duplicate positions
+            grad[self.grid_index(xp.expand_dims(safe, 1), 1)] -= xp.expand_dims(
                 xp.broadcast_to(hot, wt.shape), 1)
-            xp.put_along_axis(grad, idx, at, axis=1)
         return grad.astype(a.dtype, copy=False)
 
     def nll_loss(self, a, target, weight, ignore_index, reduction):
@@ -132,7 +131,7 @@ class XpLoss:
         x = self._f32(a)
         wt, safe = self.nll_target_weights(target, weight, x.shape[1], ignore_index, x.dtype)
         with _quiet(xp):
-            loss = -xp.take_along_axis(x, xp.expand_dims(safe, 1), axis=1)[:, 0] * wt
+            loss = -x[self.grid_index(xp.expand_dims(safe, 1), 1)][:, 0] * wt
             out = self._reduce_loss(loss, wt, reduction)
         return xp.asarray(out).astype(a.dtype, copy=False)
 
@@ -143,6 +142,6 @@ class XpLoss:
         with _quiet(xp):
             coef = -xp.broadcast_to(self._loss_scale(gg, wt, reduction) * wt, wt.shape)
         grad = xp.zeros(shape, gg.dtype)
-        xp.put_along_axis(grad, xp.expand_dims(safe, 1), xp.expand_dims(coef, 1), axis=1)
+        grad[self.grid_index(xp.expand_dims(safe, 1), 1)] = xp.expand_dims(coef, 1)
         return grad.astype(g.dtype, copy=False)
 

@@ -577,9 +577,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     kernel adds :math:`e^{\\text{log\\_probs}}`, assuming they come from a log-softmax,
     whose backward removes that term: through a log-softmax both agree). An
     impossible alignment gives an infinite loss (``zero_infinity``: 0, with 0 gradient).
-    ``"mean"`` divides each loss by its target length (at least 1), then averages."""
+    ``"mean"`` divides each loss by its target length (at least 1), then averages. Half
+    inputs compute in float32 and round back."""
     _check(reduction, "ctc_loss")
     lp = _float(log_probs, "ctc_loss", "log_probs")
+    if lp.dtype in (_dt.float16, _dt.bfloat16):     # the recursion's log 0 needs float32
+        return ctc_loss(lp.float(), targets, input_lengths, target_lengths, blank, reduction,
+                        zero_infinity).to(lp.dtype)
     single = lp.ndim == 2
     if lp.ndim not in (2, 3):
         raise ShapeError(f"ctc_loss: expected log_probs of shape (T, N, C) or (T, C), got "
