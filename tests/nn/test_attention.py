@@ -241,6 +241,12 @@ def test_sdpa_errors():
                                        lucid.randn(1, 2, 5, 4), enable_gqa=True)
     with pytest.raises(ShapeError, match="at least 2 dims"):
         F.scaled_dot_product_attention(lucid.randn(4), k, v)
+    with pytest.raises(DTypeError, match="floating point query"):
+        F.scaled_dot_product_attention(lucid.ones(2, 3, 4, dtype=lucid.int64), k, v)
+    with pytest.raises(TypeError, match="scale"):
+        F.scaled_dot_product_attention(q, k, v, scale="0.5")
+    with pytest.raises(TypeError, match="key must be a Tensor"):
+        F.scaled_dot_product_attention(q, np.zeros((2, 5, 4)), v)
 
 
 # == MultiheadAttention =====================================================================
