@@ -351,7 +351,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     except ValueError as e:
         raise SerializationError(f"load: {_name(f)} has a corrupt structure (invalid JSON "
                                  f"in its metadata: {e})") from None
-    return _Decoder(arrays, locate, f).decode(tree)
+    except RecursionError:
+        raise SerializationError(f"load: {_name(f)} has a structure nested too deeply to "
+                                 "read") from None
+    try:
+        return _Decoder(arrays, locate, f).decode(tree)
+    except RecursionError:
+        raise SerializationError(f"load: {_name(f)} has a structure nested too deeply to "
+                                 "read") from None
 
 
 def load_safetensors(path, device="cpu"):

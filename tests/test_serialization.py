@@ -247,6 +247,16 @@ def test_hostile_structure_is_refused(tmp_path, structure, match):
         lucid.load(hostile(tmp_path, structure))
 
 
+def test_absurdly_deep_structure_is_refused(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(SerializationError, match="nested too deeply"):
+        lucid.load(hostile(tmp_path, deep))
+    nested = lucid.load(hostile(tmp_path, "[" * 50 + "]" * 50))
+    for _ in range(49):
+        (nested,) = nested
+    assert nested == []
+
+
 def test_unknown_format_version_is_refused(tmp_path):
     with pytest.raises(SerializationError, match="format 'lucid/99'"):
         lucid.load(hostile(tmp_path, [1], fmt="lucid/99"))
