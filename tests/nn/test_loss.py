@@ -238,6 +238,23 @@ def test_regression_broadcast_warns_and_empty_mean_is_nan():
           _r(3, 4, seed=2), noncontig=True, tol=TOL[np.float64])
 
 
+@pytest.mark.parametrize("reduction", REDS)
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                                  "soft_margin_loss", "multilabel_soft_margin_loss",
+                                  "hinge_embedding_loss", "poisson_nll_loss"])
+def test_empty_batch(name, reduction):
+    x, y = np.full((0, 3), 0.5), np.ones((0, 3))
+    grad_y = name not in ("soft_margin_loss", "hinge_embedding_loss",
+                          "multilabel_soft_margin_loss")
+    lf, tf = _pair(lambda a, *b: getattr(F, name)(a, *b, reduction=reduction),
+                   lambda a, *b: getattr(TF, name)(a, *b, reduction=reduction),
+                   [] if grad_y else [y])
+    lo, _ = check(lf, tf, x, *([y] if grad_y else []), tol=TOL[np.float64])
+    if reduction == "mean":
+        assert np.isnan(lo.item())
+
+
 # -- binary and distribution losses --------------------------------------------------------
 
 @pytest.mark.parametrize("reduction", REDS)
