@@ -225,3 +225,31 @@ def test_unbatched_encoder_and_decoder():
     m, t = _pair(nn.Transformer, torch.nn.Transformer, d_model=8, nhead=2,
                  num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)
     _compare(m, t, [_x(5, 8), _x(3, 8, seed=1)], tgt_mask=_causal(3))
+
+
+@pytest.mark.parametrize("name", ["Transformer", "TransformerEncoder", "TransformerDecoder",
+                                  "TransformerEncoderLayer", "TransformerDecoderLayer",
+                                  "MultiheadAttention"])
+def test_signatures_are_pytorchs(name):
+    import inspect
+
+    def sig(f):
+        return [(p.name, p.kind, "<callable>" if callable(p.default) else p.default)
+                for p in inspect.signature(f).parameters.values()]
+    for meth in ("__init__", "forward"):
+        assert sig(getattr(getattr(nn, name), meth)) == \
+            sig(getattr(getattr(torch.nn, name), meth)), (name, meth)
+
+
+def test_functional_signatures_are_pytorchs():
+    import inspect
+
+    def sig(f):
+        return [(p.name, p.default) for p in inspect.signature(f).parameters.values()]
+    assert sig(lucid.nn.functional.multi_head_attention_forward) == \
+        sig(torch.nn.functional.multi_head_attention_forward)
+    # torch's is a builtin without a signature object: its documented one
+    assert sig(lucid.nn.functional.scaled_dot_product_attention) == [
+        ("query", inspect.Parameter.empty), ("key", inspect.Parameter.empty),
+        ("value", inspect.Parameter.empty), ("attn_mask", None), ("dropout_p", 0.0),
+        ("is_causal", False), ("scale", None), ("enable_gqa", False)]
