@@ -49,26 +49,38 @@ def _add_hook(hooks, hook):
 
 
 def _with_hooks(step):
-    """Wrap a subclass's ``step`` so that the global and per-instance step hooks run."""
+    """Wrap a subclass's ``step`` so that the global and per-instance step hooks run,
+    once per call (a ``step`` that calls its base class's runs them once)."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        pre = self._step_pre_hooks
-        if pre or _GLOBAL_PRE_HOOKS:
-            for hook in (*_GLOBAL_PRE_HOOKS, *pre):
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if not (isinstance(res, tuple) and len(res) == 2):
-                        raise ArgumentError(f"{type(self).__name__}.step: a step pre-hook "
-                                            f"must return None or (args, kwargs), got "
-                                            f"{res!r}")
-                    args, kwargs = res
-        out = step(self, *args, **kwargs)
-        if self._step_post_hooks or _GLOBAL_POST_HOOKS:
-            for hook in (*self._step_post_hooks, *_GLOBAL_POST_HOOKS):
-                hook(self, args, kwargs)
-        return out
+        if self._in_step:
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            return _hooked_step(step, self, args, kwargs)
+        finally:
+            self._in_step = False
     wrapper._hooked = True
     return wrapper
+
+
+def _hooked_step(step, self, args, kwargs):
+    """Run the pre-hooks (which may replace the arguments), ``step``, the post-hooks."""
+    pre = self._step_pre_hooks
+    if pre or _GLOBAL_PRE_HOOKS:
+        for hook in (*_GLOBAL_PRE_HOOKS, *pre):
+            res = hook(self, args, kwargs)
+            if res is not None:
+                if not (isinstance(res, tuple) and len(res) == 2):
+                    raise ArgumentError(f"{type(self).__name__}.step: a step pre-hook "
+                                        f"must return None or (args, kwargs), got "
+                                        f"{res!r}")
+                args, kwargs = res
+    out = step(self, *args, **kwargs)
+    if self._step_post_hooks or _GLOBAL_POST_HOOKS:
+        for hook in (*self._step_post_hooks, *_GLOBAL_POST_HOOKS):
+            hook(self, args, kwargs)
+    return out
 
 
 def scalar_dtype():
@@ -105,6 +117,7 @@ class Optimizer:
         self.defaults = defaults
         self._step_pre_hooks = []
         self._step_post_hooks = []
+        self._in_step = False
         name = type(self).__name__
         if isinstance(params, Tensor):
             raise ArgumentTypeError(f"{name}: params should be an iterable of Tensors or "
@@ -274,13 +287,15 @@ class Optimizer:
         self.param_groups = saved
 
     def __getstate__(self):
-        return {"defaults": self.defaults, "state": self.state,
-                "param_groups": self.param_groups}
+        """Everything but the hooks (a copy or a pickle of an optimizer has none)."""
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_step_pre_hooks", "_step_post_hooks", "_in_step")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__dict__.setdefault("_step_pre_hooks", [])
         self.__dict__.setdefault("_step_post_hooks", [])
+        self.__dict__.setdefault("_in_step", False)
 
     def __repr__(self):
         s = type(self).__name__ + " ("

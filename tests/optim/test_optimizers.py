@@ -384,3 +384,49 @@ def test_functional_form_matches_class():
          [z.clone() for z in zeros], [lucid.tensor(0.0) for _ in lp2], amsgrad=True,
          beta1=0.9, beta2=0.999, lr=0.05, weight_decay=0, eps=1e-8, maximize=False)
     assert_close(values(lp), values(lp2), np.float64)
+
+
+def test_hooks_run_once_when_a_subclass_calls_the_base_step():
+    class Logged(lucid.optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+    lp = lucid_params()
+    opt = Logged(lp, lr=0.1)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+    opt.step()
+    assert calls == ["pre", "post"]
+
+
+def test_deepcopy_keeps_state_and_drops_hooks():
+    import copy
+    lp = lucid_params()
+    opt = lucid.optim.LBFGS(lp, max_iter=2)
+    opt.register_step_post_hook(lambda o, a, k: None)
+    run(lucid, opt, lp, 1)
+    dup = copy.deepcopy(opt)
+    assert dup._step_post_hooks == [] and len(dup._params) == 4
+    assert dup.state_dict()["state"][0]["n_iter"] == opt.state[lp[0]]["n_iter"]
+
+
+@pytest.mark.parametrize("ldt,tdt", [(lucid.float16, torch.float16),
+                                     (lucid.bfloat16, torch.bfloat16)])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_half_precision_params_update_in_their_dtype(name, ldt, tdt):
+    """Half-precision parameters and their state stay in that dtype, as PyTorch's
+    (whose single-tensor path computes in it too)."""
+    g = [0.1, -0.2, 0.3, 0.05]
+    lp = lucid.ones(4, dtype=ldt, requires_grad=True)
+    tp = torch.ones(4, dtype=tdt, requires_grad=True)
+    kw = dict(lr=0.01, foreach=False) | ({"momentum": 0.9} if name != "Adam" else {})
+    lo = getattr(lucid.optim, name)([lp], **kw)
+    to = getattr(torch.optim, name)([tp], **kw)
+    for _ in range(5):
+        lp.grad, tp.grad = lucid.tensor(g, dtype=ldt), torch.tensor(g, dtype=tdt)
+        lo.step()
+        to.step()
+    assert lp.dtype == ldt and all(v.dtype == ldt for v in lo.state[lp].values()
+                                   if isinstance(v, lucid.Tensor) and v.ndim)
+    np.testing.assert_allclose(lp.detach().float().numpy(), tp.detach().float().numpy(),
+                               rtol=1e-2, atol=1e-2)
