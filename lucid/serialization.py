@@ -325,7 +325,7 @@ def _no_constant(name):
     raise ValueError(f"the JSON constant {name} (non-finite floats are tagged)")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load what :func:`save` wrote to ``f`` (a path or a binary file object).
 

@@ -444,3 +444,10 @@ def test_training_resumes_exactly_from_a_checkpoint(tmp_path):
     for a, b in zip(model.parameters(), model2.parameters()):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     assert opt.param_groups[0]["lr"] == opt2.param_groups[0]["lr"]
+
+
+def test_load_signature_matches_torch():
+    import inspect
+    ours, theirs = inspect.signature(lucid.load), inspect.signature(torch.load)
+    assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == \
+        [(p.name, p.kind, p.default) for p in theirs.parameters.values()]

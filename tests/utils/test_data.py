@@ -356,3 +356,19 @@ def test_distributed_sampler_shuffle_partitions_and_epochs():
         lud.DistributedSampler(range(4), 4, 4)
     with pytest.raises(ArgumentError, match="process group"):
         lud.DistributedSampler(range(4))
+
+
+@pytest.mark.parametrize("name", [n for n in lud.__all__ if n != "WorkerInfo"])
+def test_signatures_match_torch(name):
+    import inspect
+    ours, theirs = getattr(lud, name), getattr(tud, name)
+    a, b = inspect.signature(ours), inspect.signature(theirs)
+
+    def plain(sig):
+        return [(p.name, p.kind, p.default if p.default is None or
+                 isinstance(p.default, (bool, int, float, str)) else "object")
+                for p in sig.parameters.values()]
+    if name == "random_split":      # torch's default is its default generator, ours None
+        assert [p[:2] for p in plain(a)] == [p[:2] for p in plain(b)]
+    else:
+        assert plain(a) == plain(b)

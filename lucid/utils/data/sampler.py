@@ -41,9 +41,6 @@ def _pass_generator(generator):
 class Sampler:
     """Base class: an iterable of indices; ``__len__`` is optional."""
 
-    def __init__(self, data_source=None):
-        pass
-
     def __iter__(self):
         raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
 
