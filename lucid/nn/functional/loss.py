@@ -66,17 +66,18 @@ def _same_device(op, *ts):
                                   f"found tensors on {' and '.join(sorted(devs))}")
 
 
-def _pair(input, target, op):
+def _pair(input, target, op, warn=True):
     """``input`` and ``target`` as float tensors, broadcast against each other as PyTorch
-    does (with its warning when their sizes differ)."""
+    does (with its warning when their sizes differ, for the losses where it warns)."""
     x = _float(input, op)
     t = to_tensor(target, x)
     _same_device(op, x, t)
     if tuple(t.shape) != tuple(x.shape):
-        warnings.warn(f"{op}: using a target size ({tuple(t.shape)}) that is different to the "
-                      f"input size ({tuple(x.shape)}). This will likely lead to incorrect "
-                      "results due to broadcasting. Please ensure they have the same size.",
-                      stacklevel=3)
+        if warn:
+            warnings.warn(f"{op}: using a target size ({tuple(t.shape)}) that is different "
+                          f"to the input size ({tuple(x.shape)}). This will likely lead to "
+                          "incorrect results due to broadcasting. Please ensure they have the "
+                          "same size.", stacklevel=3)
         shape = _ops.broadcast_shapes(tuple(x.shape), tuple(t.shape))
         x, t = x.expand(shape), t.expand(shape)
     return x, t
@@ -305,7 +306,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     (``log_target``: ``target`` is given as :math:`\\log y`); ``"batchmean"`` divides the
     sum by the batch size (``"mean"`` by every element, with PyTorch's warning)."""
     _check(reduction, "kl_div", size_average, reduce, extra=("batchmean",))
-    x, t = _pair(input, target, "kl_div")
+    x, t = _pair(input, target, "kl_div", warn=False)
     if reduction == "mean":
         warnings.warn("kl_div: reduction 'mean' divides the total loss by both the batch size "
                       "and the support size; 'batchmean' divides only by the batch size and "
@@ -326,7 +327,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     ``full`` adds Stirling's :math:`y \\log y - y + \\frac12 \\log(2\\pi y)` where
     :math:`y > 1`."""
     _check(reduction, "poisson_nll_loss", size_average, reduce)
-    x, t = _pair(input, target, "poisson_nll_loss")
+    x, t = _pair(input, target, "poisson_nll_loss", warn=False)
     if log_input:
         loss = _ops.exp(x) - t * x
     else:
