@@ -347,3 +347,32 @@ def test_layer_argument_checks():
 def test_state_dict_keys_as_torch():
     assert set(nn.Conv2d(3, 4, 3).state_dict()) == {"weight", "bias"}
     assert set(nn.ConvTranspose2d(3, 4, 3, bias=False).state_dict()) == {"weight"}
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_half_precision_computes_in_float32(dt):
+    """Half inputs multiply in float32 and round back: close to the float32 result, in the
+    input's dtype, gradients too."""
+    dt = getattr(lucid, dt)
+    r = _rng(12)
+    x = lucid.tensor(r.standard_normal((2, 3, 6, 6)).astype(np.float32))
+    w = lucid.tensor(r.standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3)
+    ref = F.conv2d(x, w, padding=1).numpy()
+    xh, wh = x.to(dt).requires_grad_(), w.to(dt).requires_grad_()
+    y = F.conv2d(xh, wh, padding=1)
+    assert y.dtype == dt
+    tol = 2e-2 if dt == lucid.float16 else 1e-1
+    np.testing.assert_allclose(y.float().detach().numpy(), ref, atol=tol * 3, rtol=tol)
+    y.sum().backward()
+    assert xh.grad.dtype == dt and wh.grad.dtype == dt
+    yt = F.conv_transpose2d(xh, wh.transpose(0, 1).contiguous(), stride=2)
+    assert yt.dtype == dt
+
+
+def test_autocast_runs_conv_in_the_autocast_dtype():
+    x, w = lucid.randn(1, 2, 5, 5), lucid.randn(3, 2, 3, 3, requires_grad=True)
+    with lucid.amp.autocast("cpu", dtype=lucid.bfloat16):
+        y = F.conv2d(x, w)
+    assert y.dtype == lucid.bfloat16
+    y.float().sum().backward()
+    assert w.grad.dtype == lucid.float32
