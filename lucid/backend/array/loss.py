@@ -2,6 +2,7 @@
 
 import math
 
+from ...errors import ArgumentError
 from .special import _quiet
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -45,6 +46,10 @@ class XpLoss:
         x = self._f32(a)
         s = self.sigmoid(x)
         return (self._f32(g) * (s * (1.0 + x * (1.0 - s)))).astype(g.dtype, copy=False)
+
+    def check_range(self, a, low, high, message):
+        if a.size and not bool(((a >= low) & (a <= high)).all()):
+            raise ArgumentError(message)
 
     # -- class-index losses --------------------------------------------------------------
 

@@ -38,6 +38,13 @@ class LossKernels(ABC):
     def silu_backward(self, a, g):
         r""":math:`g\,\sigma(a)\big(1 + a\,(1 - \sigma(a))\big)`."""
 
+    @abstractmethod
+    def check_range(self, a, low, high, message):
+        """Raise :class:`~lucid.errors.ArgumentError` with ``message`` unless every element
+        of ``a`` lies in ``[low, high]`` (nan fails): the input checks of the losses
+        (probabilities in :math:`[0, 1]`, non-negative variances), a backend concern so
+        that a GPU backend can check on the device instead of reading ``a`` back."""
+
     # -- class-index losses --------------------------------------------------------------
 
     @abstractmethod
