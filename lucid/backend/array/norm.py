@@ -19,6 +19,28 @@ def _count(shape, axes):
     return n
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _rsum(xp, axes, *ops):
+    """The sum over ``axes`` (kept as size 1) of the product of the equally shaped ``ops``:
+    one ``einsum``, which reads its operands once and never makes the product (several
+    times faster than ``sum`` over non-trailing axes)."""
+    shape = ops[0].shape
+    sub = _LETTERS[:len(shape)]
+    out = "".join(c for i, c in enumerate(sub) if i not in axes)
+    r = xp.einsum(",".join((sub,) * len(ops)) + "->" + out, *ops)
+    return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
+
+
+def _size(*shapes):
+    """The number of elements of the shapes broadcast together."""
+    n = 1
+    for dims in zip(*shapes):
+        n *= max(dims)
+    return n
+
+
 class XpNorm:
     """Implements :class:`NormKernels` with ``self.xp``."""
 
@@ -29,56 +51,64 @@ class XpNorm:
         xw = _work(xp, x)
         inv = 1.0 / (_count(x.shape, axes) or 1)      # an empty slice: mean 0, var 0
         if not center:
-            return None, (xw * xw).sum(axis=axes, keepdims=True) * inv
-        mean = xw.sum(axis=axes, keepdims=True) * inv
+            return None, _rsum(xp, axes, xw, xw) * inv
+        mean = _rsum(xp, axes, xw) * inv
         d = xw - mean
-        d *= d
-        return mean, d.sum(axis=axes, keepdims=True) * inv
+        return mean, _rsum(xp, axes, d, d) * inv
 
     def norm_normalize(self, x, mean, var, w, b, eps):
         xp = self.xp
         xw = _work(xp, x)
-        rstd = 1.0 / xp.sqrt(var + eps)
-        rstd = rstd.astype(var.dtype, copy=False)
-        y = xw - mean if mean is not None else xw.copy()
-        y *= rstd
-        if w is not None:
+        rstd = (1.0 / xp.sqrt(var + eps)).astype(var.dtype, copy=False)
+        if w is None or 4 * _size(rstd.shape, w.shape) <= xw.size:
+            # per-statistic scale and shift (batch and instance norm): two passes
+            scale = rstd if w is None else rstd * w
+            y = xw * scale
+            shift = None if mean is None else -mean * scale
+            if b is not None:
+                shift = b if shift is None else shift + b
+            if shift is not None:
+                y += shift
+        else:
+            y = xw - mean if mean is not None else xw * 1
+            y *= rstd
             y *= w
-        if b is not None:
-            y += b
+            if b is not None:
+                y += b
         return y.astype(x.dtype, copy=False), rstd
 
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
         xp = self.xp
         gw32, xw = _work(xp, g), _work(xp, x)
-        xhat = (xw - mean) * rstd if mean is not None else xw * rstd
         inv = 1.0 / (_count(x.shape, axes) or 1)
+        xc = xw - mean if mean is not None else xw        # xc is ours only with a mean
         gx = gw_ = gb = None
-        if axes == paxes:       # batch norm: the weight sums are the backward's own means
-            sg = gw32.sum(axis=axes, keepdims=True)
-            sgx = (gw32 * xhat).sum(axis=axes, keepdims=True)
-            gw_ = sgx if need[1] else None
+        if axes == paxes and mean is not None:
+            # batch norm: rstd is constant over the weight's sums, which are the means
+            sg = _rsum(xp, axes, gw32)
+            sgxc = _rsum(xp, axes, gw32, xc)
+            gw_ = sgxc * rstd if need[1] else None
             gb = sg if need[2] else None
             if need[0]:
                 scale = rstd if w is None else rstd * w
+                gx = gw32 * scale
                 if stats_grad:
-                    gx = gw32 - xhat * (sgx * inv)
-                    if mean is not None:
-                        gx -= sg * inv
-                    gx *= scale
-                else:
-                    gx = gw32 * scale
+                    xc *= sgxc * (rstd * rstd * inv) * scale
+                    gx -= xc
+                    gx -= sg * (inv * scale)
         else:
+            xhat = xc * rstd
             if need[1]:
-                gw_ = (gw32 * xhat).sum(axis=paxes, keepdims=True)
+                gw_ = _rsum(xp, paxes, gw32, xhat)
             if need[2]:
-                gb = gw32.sum(axis=paxes, keepdims=True)
+                gb = _rsum(xp, paxes, gw32)
             if need[0]:
                 gh = gw32 if w is None else gw32 * w
                 if stats_grad:
-                    gx = gh - xhat * ((gh * xhat).sum(axis=axes, keepdims=True) * inv)
+                    xhat *= -(_rsum(xp, axes, gh, xhat) * inv)
+                    gx = gh + xhat
                     if mean is not None:
-                        gx -= gh.sum(axis=axes, keepdims=True) * inv
+                        gx -= _rsum(xp, axes, gh) * inv
                     gx *= rstd
                 else:
                     gx = gh * rstd
@@ -103,8 +133,8 @@ class XpNorm:
         xp = self.xp
         if p >= 1:
             return xp.zeros(shape, dtype=npdtype), None
-        keep = xp.asarray(rng.random(shape) >= p)
         cdt = xp.float64 if xp.dtype(npdtype) == xp.float64 else xp.float32
+        keep = xp.asarray(rng.random(shape, dtype=cdt) >= p)
         if not alpha:
             return (keep * cdt(1.0 / (1.0 - p))).astype(npdtype, copy=False), None
         k = keep.astype(cdt)
@@ -121,13 +151,17 @@ class XpNorm:
         xp = self.xp
         flat = idx.reshape(-1)
         d = g.shape[idx.ndim:]
-        g2 = g.reshape((flat.shape[0],) + d)
+        acc = xp.float64 if g.dtype.itemsize < 4 else g.dtype
+        width = _count(d, range(len(d)))
+        g2 = g.reshape((flat.shape[0], width)).astype(acc, copy=False)
         if scale_grad_by_freq:
             counts = xp.bincount(flat, minlength=num_weights)
-            g2 = g2 / counts[flat].reshape((-1,) + (1,) * len(d)).astype(g.dtype)
-        out = xp.zeros((num_weights,) + d, dtype=xp.float64 if g.dtype.itemsize < 4
-                       else g.dtype)
-        xp.add.at(out, flat, g2)
+            g2 = g2 / counts[flat].reshape(-1, 1)
+        out = xp.zeros(num_weights * width, dtype=acc)
+        # one flat scatter-add: the element (i, j) goes to row idx_i, column j
+        pos = (flat.reshape(-1, 1) * width + xp.arange(width)).reshape(-1)
+        xp.add.at(out, pos, g2.reshape(-1))
+        out = out.reshape((num_weights,) + d)
         if padding_idx is not None:
             out[padding_idx] = 0
         return out.astype(g.dtype, copy=False)

@@ -42,7 +42,7 @@ def _affine(op, weight, bias, shape, x):
         if not isinstance(t, Tensor):
             raise ArgumentTypeError(f"{op}: expected {name} to be a Tensor or None, got "
                                     f"{type(t).__name__}")
-        if tuple(t.shape) != tuple(shape):
+        if t._data.shape != shape:
             raise ShapeError(f"{op}: expected {name} of shape {list(shape)}, got "
                              f"{list(t.shape)}")
     if weight is None and bias is not None:
@@ -147,17 +147,28 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                                       running=running)
 
 
+_LAYOUTS = {}      # (input shape, normalized_shape) -> the trailing-dims layout
+
+
 def _trailing(x, normalized_shape, op):
     """``normalized_shape`` as a tuple that ``x``'s trailing dims match, and the layout."""
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (normalized_shape,)
+    shape = x._data.shape
+    key = (shape, tuple(normalized_shape))
+    got = _LAYOUTS.get(key)
+    if got is not None:
+        return got
     ns = tuple(int(n) for n in normalized_shape)
-    k, nd = len(ns), x._data.ndim
-    if k == 0 or k > nd or tuple(x.shape[nd - k:]) != ns:
+    k, nd = len(ns), len(shape)
+    if k == 0 or k > nd or shape[nd - k:] != ns:
         raise ShapeError(f"{op}: given normalized_shape={list(ns)}, expected input with "
                          f"shape [*, {', '.join(map(str, ns))}], but got input of size "
-                         f"{list(x.shape)}")
-    return ns, (None, tuple(range(nd - k, nd)), tuple(range(nd - k)), (1,) * (nd - k) + ns)
+                         f"{list(shape)}")
+    got = ns, (None, tuple(range(nd - k, nd)), tuple(range(nd - k)), (1,) * (nd - k) + ns)
+    if len(_LAYOUTS) < 1024:
+        _LAYOUTS[key] = got
+    return got
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
