@@ -264,3 +264,16 @@ def test_rrelu_module_train_and_eval():
 def test_softmax2d_rejects_2d():
     with pytest.raises(ShapeError, match="Softmax2d"):
         nn.Softmax2d()(lucid.randn(3, 4))
+
+
+def test_half_inputs_keep_their_dtype():
+    x = _x(4, 5, scale=1.0).astype(np.float32)
+    for name in ("gelu", "silu"):
+        ref = getattr(F, name)(lucid.tensor(x)).numpy()
+        for dt in (lucid.float16, lucid.bfloat16):
+            h = lucid.tensor(x).to(dt).requires_grad_()
+            y = getattr(F, name)(h)
+            assert y.dtype is dt
+            y.sum().backward()
+            assert h.grad.dtype is dt
+            np.testing.assert_allclose(y.float().detach().numpy(), ref, rtol=2e-2, atol=2e-2)

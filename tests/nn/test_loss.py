@@ -568,3 +568,19 @@ def test_loss_module_buffers_and_options():
         nn.MultiMarginLoss(p=3)
     m64 = nn.CrossEntropyLoss(weight=lucid.ones(4, dtype=lucid.float32)).to(lucid.float64)
     assert m64.weight.dtype is lucid.float64
+
+
+def test_half_inputs_and_autocast():
+    x = _r(4, 5).astype(np.float32)
+    t = lucid.tensor([0, 4, 2, 1])
+    ref = F.cross_entropy(lucid.tensor(x), t).item()
+    for dt in (lucid.float16, lucid.bfloat16):
+        h = lucid.tensor(x).to(dt).requires_grad_()
+        out = F.cross_entropy(h, t, label_smoothing=0.1)
+        assert out.dtype is dt
+        out.backward()
+        assert h.grad.dtype is dt
+        np.testing.assert_allclose(F.cross_entropy(lucid.tensor(x).to(dt), t).float().item(),
+                                   ref, rtol=2e-2)
+    with lucid.autocast("cpu", dtype=lucid.bfloat16):
+        assert F.cross_entropy(lucid.tensor(x), t).dtype is lucid.float32    # FORCE_FP32
