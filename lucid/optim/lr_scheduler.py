@@ -146,6 +146,9 @@ class LRScheduler:
         self._last_lr = _lrs(self.optimizer)
 
 
+_LRScheduler = LRScheduler     # the old name, still subclassed by older scripts
+
+
 class _LambdaState:
     """state_dict of the lambda schedulers: the lambdas only as callable objects'
     ``__dict__`` (plain functions are not state)."""
