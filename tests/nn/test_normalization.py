@@ -444,3 +444,32 @@ def test_bias_option_repr_and_parameters_as_torch(make):
     assert repr(lm) == repr(tm)
     assert [n for n, _ in lm.named_parameters()] == [n for n, _ in tm.named_parameters()]
     assert [n for n, _ in lm.named_buffers()] == [n for n, _ in tm.named_buffers()]
+
+
+@pytest.mark.parametrize("eps", [1e-5, 0.5])
+def test_eps_reaches_every_norm(eps):
+    r = _rng(18)
+    x = r.standard_normal((3, 4, 5)) * 0.5
+    for lfn, tfn in [(lambda x: F.group_norm(x, 2, eps=eps),
+                      lambda x: TF.group_norm(x, 2, eps=eps)),
+                     (lambda x: F.instance_norm(x, eps=eps),
+                      lambda x: TF.instance_norm(x, eps=eps)),
+                     (lambda x: F.batch_norm(x, None, None, training=True, eps=eps),
+                      lambda x: TF.batch_norm(x, None, None, training=True, eps=eps)),
+                     (lambda x: F.layer_norm(x, (5,), eps=eps),
+                      lambda x: TF.layer_norm(x, (5,), eps=eps))]:
+        _check(lfn, tfn, [x], np.float64)
+
+
+def test_instance_norm_functional_momentum_and_weight_only():
+    r = _rng(19)
+    a = r.standard_normal((4, 3, 6))
+    lm, lv = lucid.zeros(3, dtype=lucid.float64), lucid.ones(3, dtype=lucid.float64)
+    tm, tv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    F.instance_norm(lucid.tensor(a), lm, lv, momentum=0.7)
+    TF.instance_norm(torch.tensor(a), tm, tv, momentum=0.7)
+    np.testing.assert_allclose(lm.numpy(), tm.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lv.numpy(), tv.numpy(), rtol=1e-10, atol=1e-12)
+    _check(lambda x, w: F.batch_norm(x, None, None, w, training=True),
+           lambda x, w: TF.batch_norm(x, None, None, w, training=True),
+           [a, r.uniform(0.5, 2, 3)], np.float64)
