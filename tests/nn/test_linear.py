@@ -9,7 +9,7 @@ import torch
 
 import lucid
 from lucid import nn
-from lucid.errors import ArgumentTypeError, ShapeError
+from lucid.errors import ArgumentTypeError, DTypeError, ShapeError
 from lucid.nn import functional as F
 
 TOL = {lucid.float32: dict(rtol=1e-5, atol=1e-5), lucid.float64: dict(rtol=1e-12, atol=1e-12)}
@@ -184,3 +184,41 @@ def test_unflatten(dim, size):
     assert repr(nn.Unflatten(dim, size)) == repr(torch.nn.Unflatten(dim, size))
     with pytest.raises(ArgumentTypeError, match="Unflatten"):
         nn.Unflatten(1, 6)
+
+
+def test_linear_dtype_checks_and_half():
+    with pytest.raises(DTypeError, match="linear: input type \\(float64\\) and weight type"):
+        F.linear(lucid.ones(2, 3, dtype=lucid.float64), lucid.ones(4, 3))
+    with pytest.raises(ShapeError, match="bias of shape"):
+        F.linear(lucid.ones(2, 3), lucid.ones(4, 3), lucid.ones(3))
+    x = _rand((3, 4), lucid.float32)
+    w = _rand((2, 4), lucid.float32, 1)
+    out = F.linear(lucid.tensor(x).half(), lucid.tensor(w).half())
+    assert out.dtype is lucid.float16
+    np.testing.assert_allclose(out.float().numpy(), x @ w.T, rtol=1e-2, atol=1e-2)
+
+
+def test_linear_under_autocast():
+    x = lucid.tensor(_rand((3, 4), lucid.float32))
+    m = nn.Linear(4, 2)
+    with lucid.autocast("cpu", dtype=lucid.bfloat16):
+        out = m(x.bfloat16())                   # bf16 input, float32 parameters
+        assert out.dtype is lucid.bfloat16
+    out.float().sum().backward()
+    assert m.weight.grad.dtype is lucid.float32 and m.bias.grad.dtype is lucid.float32
+    np.testing.assert_allclose(m.bias.grad.numpy(), [3.0, 3.0])
+
+
+def test_linear_is_one_node_with_analytic_grads():
+    x = lucid.randn(2, 3, requires_grad=True)
+    w = nn.Parameter(lucid.randn(4, 3))
+    b = nn.Parameter(lucid.randn(4))
+    out = F.linear(x, w, b)
+    assert out.grad_fn.name() == "LinearBackward"
+    assert out.grad_fn.next_functions[0][0] is not None
+    out.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), np.ones((4, 2)) @ x.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), [2, 2, 2, 2])
+    xe = lucid.zeros(0, 3, requires_grad=True)
+    F.linear(xe, w, b).sum().backward()
+    assert xe.grad.shape == (0, 3)

@@ -12,6 +12,12 @@ class XpLinalg:
     def matmul(self, a, b):
         return self.xp.matmul(a, b)
 
+    def linear(self, x, w, b):
+        out = self.matmul(x.reshape(-1, x.shape[-1]), w.T)
+        if b is not None:
+            out += b
+        return out.reshape(x.shape[:-1] + (w.shape[0],))
+
     def qr(self, a):
         if _half(a.dtype):
             q, r = self.qr(a.astype(self.xp.float32))

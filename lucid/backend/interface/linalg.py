@@ -11,6 +11,12 @@ class LinalgKernels(ABC):
         """Matrix product with NumPy's ``matmul`` broadcasting rules."""
 
     @abstractmethod
+    def linear(self, x, w, b):
+        """:math:`y = x W^\\top + b` over the last axis of ``x`` (..., in) with ``w``
+        (out, in) and ``b`` (out,) or None: one GEMM of ``x`` viewed as (N, in) by the
+        transposed (not copied) ``w``, the bias added in place; result (..., out)."""
+
+    @abstractmethod
     def qr(self, a):
         """Reduced QR factorisation of a 2-D float array :math:`a = QR` (M, N) with
         :math:`K = \\min(M, N)`: ``(q, r)``, ``q`` (M, K) with orthonormal columns, ``r``

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...errors import ArgumentTypeError, ShapeError, reports_as
+from ...autograd.grad_mode import STATE
+from ...errors import ArgumentTypeError, DTypeError, ShapeError, reports_as
 from ...ops import matmul
+from ...ops.linear import LinearBackward
 
 __all__ = ["linear", "bilinear"]
 
@@ -18,8 +20,9 @@ def _need_tensor(op, name, t):
 @reports_as("linear")
 def linear(input, weight, bias=None):
     """:math:`y = x W^\\top + b` over the last dim of ``input`` (..., in) with ``weight``
-    (out, in) and ``bias`` (out,): one GEMM of the input viewed as a matrix (so the
-    backward is one GEMM per operand too, with no batched products to sum)."""
+    (out, in) (or (in,): a dot product per row) and ``bias`` (out,): one fused op
+    (:class:`~lucid.ops.linear.LinearBackward`: one GEMM forward, one per operand
+    backward)."""
     _need_tensor("linear", "input", input)
     _need_tensor("linear", "weight", weight)
     if weight.ndim not in (1, 2):
@@ -29,14 +32,21 @@ def linear(input, weight, bias=None):
         raise ShapeError(f"linear: input of shape {tuple(input.shape)} does not match weight "
                          f"of shape {tuple(weight.shape)} (expected last dim "
                          f"{weight.shape[-1]})")
-    lead = input.shape[:-1]
-    x = input.reshape(-1, input.shape[-1]) if input.ndim > 2 else input
-    out = matmul(x, weight.t()) if weight.ndim == 2 else matmul(x, weight)
+    if STATE.autocast is None:
+        for name, t in (("weight", weight), ("bias", bias)):
+            if t is not None and t.dtype is not input.dtype:
+                raise DTypeError(f"linear: input type ({input.dtype.name}) and {name} type "
+                                 f"({t.dtype.name}) should be the same")
+    if weight.ndim == 1:
+        out = matmul(input, weight)
+        return out if bias is None else out + bias
     if bias is not None:
-        out = out + bias
-    if input.ndim > 2:
-        out = out.reshape(lead + out.shape[-1:]) if weight.ndim == 2 else out.reshape(lead)
-    return out
+        if bias.shape != (weight.shape[0],):
+            raise ShapeError(f"linear: bias of shape {tuple(bias.shape)} does not match "
+                             f"weight of shape {tuple(weight.shape)} (expected "
+                             f"({weight.shape[0]},))")
+        return LinearBackward.apply(input, weight, bias)
+    return LinearBackward.apply(input, weight)
 
 
 @reports_as("bilinear")

@@ -1,0 +1,68 @@
+"""The linear map of ``nn.Linear`` / ``F.linear`` as one fused op."""
+
+from __future__ import annotations
+
+from .base import Op
+from .registry import register
+from .schema import AmpPolicy, OpSchema
+
+__all__ = []
+
+
+@register
+class LinearBackward(Op):
+    r"""Autograd node for :math:`y = x W^\top + b` over the last dim of ``x``, one fused op
+    (one GEMM forward, one per operand backward, no transposed copies or batched products).
+
+    Saves the weight for the input's gradient and the input for the weight's, only those
+    the wanted gradients need (as PyTorch); the bias gradient needs nothing.
+
+    Math
+    ----
+    .. math:: y_{\ldots o} = \sum_i x_{\ldots i} W_{oi} + b_o
+
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = G W, \qquad
+              \frac{\partial \mathcal{L}}{\partial W} = G_2^\top X_2, \qquad
+              \frac{\partial \mathcal{L}}{\partial b} = \sum_n (G_2)_{n\cdot}
+
+    with :math:`X_2` (N, in) and :math:`G_2` (N, out) the input and the output gradient
+    with their leading dims flattened.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"linear"``, ``AmpPolicy.PROMOTE`` (GEMM-bound: autocast computes it in the
+        autocast dtype); inputs ``(x, w)`` or ``(x, w, b)`` (``input_arity=-1``).
+    saves_input : tuple
+        ``((1,), (0,), ())``: ``W`` when ``x`` needs a gradient, ``x`` when ``W`` does.
+    saves_output : bool
+        False.
+
+    Notes
+    -----
+    Backends: ``be.linear`` is ``matmul`` of the input viewed as (N, in) with ``W.T`` (a
+    transposed view: BLAS reads it as is; cuBLAS on CuPy), then the bias added in place;
+    half inputs multiply in float32 on the CPU. The gradients are ``matmul`` calls on the
+    flattened operands, so graph mode (``create_graph=True``) records matmul ops and the
+    gradient is differentiable again. An empty batch gives an empty output and zero weight
+    and bias gradients.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("linear", 1, AmpPolicy.PROMOTE, input_arity=-1)
+    saves_input = ((1,), (0,), ())
+
+    @staticmethod
+    def dispatch(be, x, w, b=None):
+        return be.linear(x, w, b)
+
+    def grad(self, F, g, x, w, *rest):
+        need = self.needs_input_grad
+        x_shape, w_shape = self.in_meta[0][0], self.in_meta[1][0]
+        g2 = F.reshape(g, (-1, w_shape[0]))
+        gx = F.reshape(F.matmul(g2, w), x_shape) if need[0] else None
+        gw = F.matmul(F.swapaxes(g2, 0, 1), F.reshape(x, (-1, w_shape[1]))) \
+            if need[1] else None
+        if len(need) == 2:
+            return gx, gw
+        return gx, gw, (F.sum(g2, 0, False) if need[2] else None)
