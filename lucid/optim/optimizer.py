@@ -251,7 +251,8 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         """Load a :meth:`state_dict` (of this optimizer, or of its PyTorch counterpart with
         the tensors converted). Tensors are copied, floating state cast to its parameter's
-        dtype and device (``step`` stays a host scalar); group sizes must match."""
+        dtype and device (``step`` stays a host scalar); group sizes must match. State
+        keys may be the indices' strings (a state dict that went through JSON)."""
         name = type(self).__name__
         if not isinstance(state_dict, dict) or "state" not in state_dict or \
                 "param_groups" not in state_dict:
@@ -274,6 +275,8 @@ class Optimizer:
             id_map.update(zip(s["params"], g["params"]))
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
+            if isinstance(k, str) and k.isdigit():      # keys that went through JSON
+                k = int(k)
             if k in id_map:
                 p = id_map[k]
                 state[p] = {key: _cast(p, val, key) for key, val in v.items()}

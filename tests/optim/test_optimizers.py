@@ -429,3 +429,17 @@ def test_half_precision_params_update_in_their_dtype(name, ldt, tdt):
                                    if isinstance(v, lucid.Tensor) and v.ndim)
     np.testing.assert_allclose(lp.detach().float().numpy(), tp.detach().float().numpy(),
                                rtol=1e-2, atol=1e-2)
+
+
+def test_load_state_dict_with_string_indices():
+    """A state dict whose integer keys became strings (JSON metadata) still loads."""
+    lp = lucid_params()
+    opt = lucid.optim.Adam(lp, lr=0.05)
+    run(lucid, opt, lp, 3)
+    sd = opt.state_dict()
+    sd = {"state": {str(k): v for k, v in sd["state"].items()},
+          "param_groups": [dict(g, betas=list(g["betas"])) for g in sd["param_groups"]]}
+    lp2, opt2 = _fresh_from(values(lp), "Adam", dict(lr=0.05))
+    opt2.load_state_dict(sd)
+    assert set(opt2.state_dict()["state"]) == {0, 1, 2, 3}
+    assert_close(run(lucid, opt, lp, 3), run(lucid, opt2, lp2, 3), np.float64)
