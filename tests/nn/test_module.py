@@ -420,6 +420,15 @@ def test_state_dict_hooks():
     assert calls[-1] == ("pre", "")
 
 
+def test_pickle_module_round_trip():
+    net = Net()
+    back = pickle.loads(pickle.dumps(net))
+    assert repr(back) == repr(net) and isinstance(back.scale, nn.Parameter)
+    x = lucid.randn(2, 4)
+    np.testing.assert_array_equal(back(x).detach().numpy(), net(x).detach().numpy())
+    assert list(back.state_dict()) == list(net.state_dict())
+
+
 def test_deepcopy_module():
     net = Net()
     c = copy.deepcopy(net)

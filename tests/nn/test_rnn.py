@@ -11,7 +11,7 @@ import torch.nn.utils.rnn as TR
 
 import lucid
 from lucid import nn
-from lucid.errors import ArgumentError, ShapeError
+from lucid.errors import ArgumentError, DTypeError, ShapeError
 from lucid.nn.utils import rnn as R
 
 NP = {lucid.float32: np.float32, lucid.float64: np.float64}
@@ -238,6 +238,8 @@ def test_errors():
         m(lucid.randn(3))
     with pytest.raises(ShapeError, match="Expected hidden size"):
         m(lucid.randn(5, 2, 3), (lucid.zeros(1, 3, 4), lucid.zeros(1, 2, 4)))
+    with pytest.raises(DTypeError, match="LSTM: input must have the type lucid.float32"):
+        m(lucid.randn(5, 2, 3, dtype=lucid.float64))
     with pytest.raises(ShapeError, match="Expected input to be 1D or 2D"):
         nn.GRUCell(3, 4)(lucid.randn(1, 2, 3))
 

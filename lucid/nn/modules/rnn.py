@@ -28,7 +28,7 @@ import numbers
 import warnings
 
 from ..._tensor import Tensor
-from ...errors import ArgumentError, ShapeError
+from ...errors import ArgumentError, DTypeError, ShapeError
 from ...ops import cat, empty, matmul, relu, sigmoid, stack, tanh, zeros
 from .. import functional as F
 from .. import init
@@ -218,6 +218,10 @@ class RNNBase(Module):
         if data.shape[-1] != self.input_size:
             raise ShapeError(f"{name}: input.size(-1) must be equal to input_size. Expected "
                              f"{self.input_size}, got {data.shape[-1]}")
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if data.dtype is not w_dtype:
+            raise DTypeError(f"{name}: input must have the type {w_dtype}, got type "
+                             f"{data.dtype}")
         shapes = self._state_shapes(batch)
         if hx is None:
             states = [zeros(s, dtype=data.dtype, device=data.device) for s in shapes]
