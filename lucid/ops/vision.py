@@ -50,10 +50,11 @@ class InterpolateBackward(UnaryOp):
     Backends: ``be.interpolate`` builds :math:`W_a` from PyTorch's source-index rules
     (nearest's float32 :math:`\lfloor j r \rfloor`, nearest-exact's
     :math:`\lfloor (j + 1/2) r \rfloor`, linear's clamped half-pixel source, bicubic's
-    :math:`A = -0.75` with border clamping) and applies it with one GEMM per axis; nearest modes, integer inputs and inputs holding inf or nan gather their
-    taps instead (exact, and a non-finite value reaches only the outputs that read it). The
-    backward is a GEMM with :math:`W_a^\top` per axis: each output's gradient lands on its
-    taps with their weights. Nearest modes keep integer dtypes.
+    :math:`A = -0.75` with border clamping; an unchanged linear axis is copied) and applies
+    it with one GEMM per axis; nearest modes, integer inputs and inputs holding inf or nan
+    gather their taps instead (exact, and a non-finite value reaches only the outputs that
+    read it). The backward is a GEMM with :math:`W_a^\top` per axis: each output's gradient
+    lands on its taps with their weights. Nearest modes keep integer dtypes.
     """
 
     __slots__ = ()
@@ -143,14 +144,14 @@ class GridSampleBackward(Op):
 
     Notes
     -----
-    Backends: ``be.grid_sample`` computes each axis' taps on the whole grid and gathers
-    each tap combination (4 for bilinear 2-d, 8 for 3-d, 16 for bicubic) with one
-    ``take_along_axis``; taps outside the input read 0 (``"zeros"``) and are masked, not
-    multiplied, so an inf elsewhere does not leak in. ``be.grid_sample_backward`` scatters
-    with ``bincount`` (accumulated in float64) and recomputes the gathered values for the
-    grid's gradient. :math:`u'` is 0 where the padding clamps (at the border itself too,
-    as PyTorch) and flips sign where reflection mirrors; nearest sampling (rounding half to
-    even) has a zero grid gradient. The graph-mode backward is one internal node that is
+    Backends: ``be.grid_sample`` computes each axis' taps on the whole grid, copies the
+    input once channels-last and gathers whole channel rows per tap combination (4 for
+    bilinear 2-d, 8 for 3-d, 16 for bicubic); a tap outside the input (``"zeros"``) reads an
+    appended row of zeros, so it reads no value (an inf elsewhere does not leak in).
+    ``be.grid_sample_backward`` scatters with a 1-d ``add.at`` and gathers the values again
+    for the grid's gradient. :math:`u'` is 0 where the padding clamps (at the border itself
+    too, as PyTorch) and flips sign where reflection mirrors; nearest sampling (rounding
+    half to even) has a zero grid gradient. The graph-mode backward is one internal node that is
     not differentiable again.
     """
 

@@ -20,11 +20,6 @@ def _cubic_weights(xp, t):
     return (w0, w1, w2, w3), (d0, d1, -d2, -d3)
 
 
-def _col(w, dtype):
-    """Weights ``(N, Q)`` (or a number) as ``(N, 1, Q)`` in ``dtype``."""
-    return w[:, None].astype(dtype) if hasattr(w, "ndim") else w
-
-
 class XpVision:
     """Vision kernels on ``self.xp``."""
 
@@ -176,19 +171,22 @@ class XpVision:
         return xp.clip(p, 0, n - 1).astype(xp.int64), w, dw, (p >= 0) & (p <= n - 1)
 
     def _gs_plan(self, x, grid, mode, padding_mode, align_corners):
-        """The taps of every output point: ``[(flat index (N, 1, Q), weight (N, 1, Q),
-        [dweight/du_a per axis a] or None, inside (N, 1, Q))]`` and ``[du_a/dc_a]`` (N, Q),
-        axes in x's order; ``Q`` is the number of output points."""
+        """The taps of every output point, flattened over the batch: ``[(row, weight,
+        [dweight/du_a per axis a] or None)]``, each ``(N Q,)``, with ``row`` indexing the
+        rows of :meth:`_rows` (the zero row ``N P`` for a tap outside the input), and
+        ``[du_a/dc_a]`` ``(N Q,)``, axes in x's order (``P``, ``Q``: the input and output
+        points per sample)."""
+        xp = self.xp
         n, sp = x.shape[0], x.shape[2:]
-        d = len(sp)
-        flat = grid.reshape(n, math.prod(grid.shape[1:-1]), d)
-        axes = [self._gs_taps(flat[:, :, d - 1 - a], sp[a], mode, padding_mode, align_corners)
+        d, p = len(sp), math.prod(sp)
+        flat = grid.reshape(-1, d)
+        axes = [self._gs_taps(flat[:, d - 1 - a], sp[a], mode, padding_mode, align_corners)
                 for a in range(d)]
         strides = [math.prod(sp[a + 1:]) for a in range(d)]
+        base = xp.repeat(xp.arange(n) * p, flat.shape[0] // n)
         plan = []
         for combo in itertools.product(*[taps for taps, _ in axes]):
-            idx = sum(t[0] * s for t, s in zip(combo, strides))
-            w = math.prod(t[1] for t in combo)
+            row = base + sum(t[0] * s for t, s in zip(combo, strides))
             ok = combo[0][3]
             for t in combo[1:]:
                 ok = ok & t[3]
@@ -196,45 +194,58 @@ class XpVision:
             if combo[0][2] is not None:
                 dw = [combo[a][2] * math.prod(combo[b][1] for b in range(d) if b != a)
                       for a in range(d)]
-            plan.append((idx[:, None], _col(w, x.dtype), dw, ok[:, None]))
+            plan.append((xp.where(ok, row, n * p), math.prod(t[1] for t in combo), dw))
         return plan, [du for _, du in axes]
+
+    def _rows(self, a):
+        """``(N, C, *S)`` as its channels-last rows ``(N prod(S) + 1, C)``, the last a row
+        of zeros (what taps outside the input read)."""
+        xp = self.xp
+        n, ch = a.shape[:2]
+        p = math.prod(a.shape[2:])
+        rows = xp.zeros((n * p + 1, ch), dtype=a.dtype)
+        xp.copyto(rows[:-1].reshape(n, p, ch), xp.moveaxis(a.reshape(n, ch, p), 1, 2))
+        return rows
 
     def grid_sample(self, x, grid, mode, padding_mode, align_corners):
         xp = self.xp
         n, ch = x.shape[:2]
-        x3 = x.reshape(n, ch, math.prod(x.shape[2:]))
-        out = xp.zeros((n, ch, math.prod(grid.shape[1:-1])), dtype=x.dtype)
-        if x3.shape[2] and out.size:
+        q = math.prod(grid.shape[1:-1])
+        out = xp.zeros((n * q, ch), dtype=x.dtype)
+        if x.size and out.size:
+            rows = self._rows(x)
             plan, _ = self._gs_plan(x, grid, mode, padding_mode, align_corners)
-            for idx, w, _, ok in plan:
-                out += xp.where(ok, xp.take_along_axis(x3, idx, axis=2), 0) * w
-        return out.reshape((n, ch) + grid.shape[1:-1])
+            for row, w, _ in plan:
+                v = xp.take(rows, row, axis=0)
+                out += v if isinstance(w, int) else v * w.astype(x.dtype)[:, None]
+        out = xp.moveaxis(out.reshape(n, q, ch), 2, 1)
+        return xp.ascontiguousarray(out).reshape((n, ch) + grid.shape[1:-1])
 
     def grid_sample_backward(self, g, x, grid, mode, padding_mode, align_corners,
                              input_grad, grid_grad):
         xp = self.xp
         n, ch = x.shape[:2]
-        p = math.prod(x.shape[2:])
         d = grid.ndim - 2
-        g3 = g.reshape(n, ch, math.prod(g.shape[2:]))
-        gx = xp.zeros(n * ch * p) if input_grad else None
-        gc = [xp.zeros(g3.shape[::2], dtype=grid.dtype) for _ in range(d)]
-        if g3.size and p:
+        gx = xp.zeros(x.size + ch, dtype=x.dtype) if input_grad else None
+        q = g.size // max(n * ch, 1)
+        gc = [xp.zeros(n * q, dtype=grid.dtype) for _ in range(d)]
+        if g.size and x.size:
             plan, dus = self._gs_plan(x, grid, mode, padding_mode, align_corners)
-            base = (xp.arange(n * ch) * p).reshape(n, ch, 1)
-            x3 = x.reshape(n, ch, p)
-            for idx, w, dw, ok in plan:
-                if input_grad:
-                    gx += xp.bincount((base + idx).ravel(),
-                                      (g3 * (w * ok)).ravel(), minlength=n * ch * p)
-                if grid_grad and dw is not None:
-                    v = xp.where(ok, xp.take_along_axis(x3, idx, axis=2), 0)
-                    gv = (g3 * v).sum(axis=1)
+            grows = self._rows(g)[:-1]
+            rows = self._rows(x) if grid_grad and mode != "nearest" else None
+            chans = xp.arange(ch)
+            for row, w, dw in plan:
+                if input_grad:      # scatter-add, element-wise (1-d ufunc.at is the fast one)
+                    v = grows if isinstance(w, int) else grows * w.astype(g.dtype)[:, None]
+                    xp.add.at(gx, (row[:, None] * ch + chans).ravel(), v.ravel())
+                if rows is not None:
+                    gv = (grows * xp.take(rows, row, axis=0)).sum(axis=1)
                     for a in range(d):
                         gc[a] += gv * dw[a]
             gc = [gc[a] * dus[a] for a in range(d)]
-        if input_grad:
-            gx = gx.astype(x.dtype).reshape(x.shape)
+        if input_grad:      # drop the zero row's sums (taps outside the input)
+            gx = xp.moveaxis(gx[:x.size].reshape(n, math.prod(x.shape[2:]), ch), 2, 1)
+            gx = xp.ascontiguousarray(gx).reshape(x.shape)
         ggrid = None
         if grid_grad:       # grid[..., 0] is the last spatial axis
             ggrid = xp.stack(gc[::-1], axis=-1).reshape(grid.shape)

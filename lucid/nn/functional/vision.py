@@ -104,8 +104,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     Modes: ``"nearest"`` (PyTorch's ``floor(j * in / out)`` source index),
     ``"nearest-exact"`` (``floor((j + 0.5) * in / out)``), ``"linear"`` (3-D input),
     ``"bilinear"`` / ``"bicubic"`` (4-D), ``"trilinear"`` (5-D), ``"area"``
-    (:func:`adaptive_avg_pool2d` and its 1-d/3-d forms, to the output size). ``align_corners`` (interpolating modes only, default False) maps the
-    corner pixels' centres onto each other. With ``scale_factor``, the source positions use
+    (:func:`adaptive_avg_pool2d` and its 1-d/3-d forms, to the output size).
+    ``align_corners`` (interpolating modes only, default False) maps the corner pixels'
+    centres onto each other. With ``scale_factor``, the source positions use
     ``1 / scale_factor`` unless ``recompute_scale_factor`` is True, which resamples as if
     the computed size had been given. ``antialias=True`` is not supported.
     """
