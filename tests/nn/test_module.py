@@ -311,6 +311,20 @@ def test_load_from_torch_state_dict_outputs_match():
                                tnet(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_load_torch_tensors_and_arrays_directly_and_casts():
+    torch.manual_seed(1)
+    net, tnet = Net(), TNet()
+    net.load_state_dict(tnet.state_dict())
+    x = np.random.default_rng(3).standard_normal((2, 4)).astype(np.float32)
+    np.testing.assert_allclose(net(lucid.tensor(x)).detach().numpy(),
+                               tnet(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    lin = nn.Linear(2, 3)
+    lin.load_state_dict({"weight": np.ones((3, 2)), "bias": lucid.zeros(3, dtype=lucid.float64)})
+    assert lin.weight.dtype is lucid.float32 and lin.weight.sum().item() == 6
+    with pytest.raises(ArgumentError, match='expected lucid.Tensor'):
+        lin.load_state_dict({"weight": [[1.0] * 2] * 3, "bias": lucid.zeros(3)})
+
+
 def test_load_copies_in_place_and_round_trip():
     a, b = Net(), Net()
     w = b.block.fc.weight

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from ... import dtypes as _dt
 from ..._device import device as _device_cls
-from ..._tensor import Tensor
+from ..._tensor import Tensor, from_dlpack
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...errors import ArgumentError, DTypeError
@@ -557,6 +557,8 @@ class Module:
                     missing_keys.append(key)
                 continue
             inp = state_dict[key]
+            if not isinstance(inp, Tensor) and hasattr(inp, "__dlpack__"):
+                inp = from_dlpack(inp)          # a NumPy array or a torch tensor, shared
             if not isinstance(inp, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected '
                                   "lucid.Tensor or Tensor-like object from checkpoint but "
@@ -610,7 +612,9 @@ class Module:
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy ``state_dict`` (dotted names, as :meth:`state_dict` makes) into the
         parameters and buffers, in place (``assign=True``: make the given tensors the
-        parameters). Returns ``(missing_keys, unexpected_keys)``; raises
+        parameters). Values may also be any array with ``__dlpack__`` (a NumPy array, a
+        torch tensor: ``load_state_dict(torch_model.state_dict())`` works), read through
+        :func:`lucid.from_dlpack`. Returns ``(missing_keys, unexpected_keys)``; raises
         :class:`~lucid.errors.ArgumentError` listing missing and unexpected keys
         (``strict=True``) and shape mismatches (always)."""
         if not isinstance(state_dict, Mapping):
