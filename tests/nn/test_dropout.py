@@ -176,3 +176,15 @@ def test_errors():
         F.feature_alpha_dropout(lucid.ones(3), 0.5, True)
     with pytest.raises(TypeError):
         F.dropout([1.0, 2.0], 0.5)
+
+
+def test_non_contiguous_input():
+    lucid.manual_seed(8)
+    base = lucid.randn(6, 40, dtype=lucid.float64, requires_grad=True)
+    x = base.transpose(0, 1)
+    y = F.dropout(x, 0.5)
+    yn, xn = y.detach().numpy(), x.detach().numpy()
+    kept = yn != 0
+    np.testing.assert_allclose(yn[kept], 2 * xn[kept], rtol=1e-12)
+    y.sum().backward()
+    np.testing.assert_array_equal(base.grad.numpy(), 2.0 * kept.T)

@@ -243,3 +243,15 @@ def test_embedding_bag_module_matches_torch():
     to.sum().backward()
     np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy())
     assert repr(lm) == repr(tm)
+
+
+def test_embedding_non_contiguous_weight_and_indices():
+    a = np.random.default_rng(4).standard_normal((4, 10))
+    lw, tw = lucid.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    idx = np.array([[1, 7, 7], [0, 9, 3]])
+    li, ti = lucid.tensor(idx).T, torch.tensor(idx).T
+    lo, to = F.embedding(li, lw.T), TF.embedding(ti, tw.T)
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy())
+    (lo ** 2).sum().backward()
+    (to ** 2).sum().backward()
+    np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
