@@ -43,9 +43,20 @@ def register_optimizer_step_post_hook(hook):
     return _add_hook(_GLOBAL_POST_HOOKS, hook)
 
 
-def _add_hook(hooks, hook):
-    hooks.append(hook)
+def _add_hook(hooks, hook, prepend=False):
+    if prepend:
+        hooks.insert(0, hook)
+    else:
+        hooks.append(hook)
     return RemovableHandle(hooks, hook)
+
+
+_HOOK_KINDS = ("step_pre", "step_post", "state_dict_pre", "state_dict_post",
+               "load_state_dict_pre", "load_state_dict_post")
+
+
+def _new_hooks():
+    return {k: [] for k in _HOOK_KINDS}
 
 
 def _with_hooks(step):
@@ -66,7 +77,7 @@ def _with_hooks(step):
 
 def _hooked_step(step, self, args, kwargs):
     """Run the pre-hooks (which may replace the arguments), ``step``, the post-hooks."""
-    pre = self._step_pre_hooks
+    pre, post = self._hooks["step_pre"], self._hooks["step_post"]
     if pre or _GLOBAL_PRE_HOOKS:
         for hook in (*_GLOBAL_PRE_HOOKS, *pre):
             res = hook(self, args, kwargs)
@@ -77,8 +88,8 @@ def _hooked_step(step, self, args, kwargs):
                                         f"{res!r}")
                 args, kwargs = res
     out = step(self, *args, **kwargs)
-    if self._step_post_hooks or _GLOBAL_POST_HOOKS:
-        for hook in (*self._step_post_hooks, *_GLOBAL_POST_HOOKS):
+    if post or _GLOBAL_POST_HOOKS:
+        for hook in (*post, *_GLOBAL_POST_HOOKS):
             hook(self, args, kwargs)
     return out
 
@@ -115,8 +126,7 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._step_pre_hooks = []
-        self._step_post_hooks = []
+        self._hooks = _new_hooks()
         self._in_step = False
         name = type(self).__name__
         if isinstance(params, Tensor):
@@ -224,11 +234,29 @@ class Optimizer:
     def register_step_pre_hook(self, hook):
         """Call ``hook(optimizer, args, kwargs)`` before ``step``; it may return
         ``(new_args, new_kwargs)``. Returns a handle with ``remove()``."""
-        return _add_hook(self._step_pre_hooks, hook)
+        return _add_hook(self._hooks["step_pre"], hook)
 
     def register_step_post_hook(self, hook):
         """Call ``hook(optimizer, args, kwargs)`` after ``step``."""
-        return _add_hook(self._step_post_hooks, hook)
+        return _add_hook(self._hooks["step_post"], hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer)`` before :meth:`state_dict` builds the dict."""
+        return _add_hook(self._hooks["state_dict_pre"], hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer, state_dict)`` on the dict :meth:`state_dict` built; a
+        non-None return replaces it."""
+        return _add_hook(self._hooks["state_dict_post"], hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer, state_dict)`` before :meth:`load_state_dict` reads it;
+        a non-None return is loaded instead."""
+        return _add_hook(self._hooks["load_state_dict_pre"], hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """Call ``hook(optimizer)`` after :meth:`load_state_dict`."""
+        return _add_hook(self._hooks["load_state_dict_post"], hook, prepend)
 
     # -- state dict ------------------------------------------------------------------------
 
@@ -236,6 +264,8 @@ class Optimizer:
         """``{"state": {index: state}, "param_groups": [...]}`` with parameters replaced by
         their index in group order (PyTorch's format). The state tensors are the
         optimizer's own (not copies), as PyTorch's."""
+        for hook in self._hooks["state_dict_pre"]:
+            hook(self)
         index = {}
         groups = []
         for g in self.param_groups:
@@ -246,7 +276,12 @@ class Optimizer:
             groups.append(packed)
         state = {(index[id(k)] if isinstance(k, Tensor) else k): v
                  for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        out = {"state": state, "param_groups": groups}
+        for hook in self._hooks["state_dict_post"]:
+            res = hook(self, out)
+            if res is not None:
+                out = res
+        return out
 
     def load_state_dict(self, state_dict):
         """Load a :meth:`state_dict` (of this optimizer, or of its PyTorch counterpart with
@@ -258,6 +293,11 @@ class Optimizer:
                 "param_groups" not in state_dict:
             raise ArgumentError(f"{name}.load_state_dict: expected a dict with 'state' and "
                                 f"'param_groups'")
+        state_dict = dict(state_dict)
+        for hook in self._hooks["load_state_dict_pre"]:
+            res = hook(self, state_dict)
+            if res is not None:
+                state_dict = res
         groups = self.param_groups
         saved = copy.deepcopy([{k: v for k, v in g.items()} for g in
                                state_dict["param_groups"]])
@@ -288,17 +328,18 @@ class Optimizer:
                 s["param_names"] = g["param_names"]
         self.state = state
         self.param_groups = saved
+        for hook in self._hooks["load_state_dict_post"]:
+            hook(self)
 
     def __getstate__(self):
         """Everything but the hooks (a copy or a pickle of an optimizer has none)."""
         return {k: v for k, v in self.__dict__.items()
-                if k not in ("_step_pre_hooks", "_step_post_hooks", "_in_step")}
+                if k not in ("_hooks", "_in_step")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.__dict__.setdefault("_step_pre_hooks", [])
-        self.__dict__.setdefault("_step_post_hooks", [])
-        self.__dict__.setdefault("_in_step", False)
+        self._hooks = _new_hooks()
+        self._in_step = False
 
     def __repr__(self):
         s = type(self).__name__ + " ("

@@ -405,7 +405,7 @@ def test_deepcopy_keeps_state_and_drops_hooks():
     opt.register_step_post_hook(lambda o, a, k: None)
     run(lucid, opt, lp, 1)
     dup = copy.deepcopy(opt)
-    assert dup._step_post_hooks == [] and len(dup._params) == 4
+    assert dup._hooks["step_post"] == [] and len(dup._params) == 4
     assert dup.state_dict()["state"][0]["n_iter"] == opt.state[lp[0]]["n_iter"]
 
 
@@ -443,3 +443,27 @@ def test_load_state_dict_with_string_indices():
     opt2.load_state_dict(sd)
     assert set(opt2.state_dict()["state"]) == {0, 1, 2, 3}
     assert_close(run(lucid, opt, lp, 3), run(lucid, opt2, lp2, 3), np.float64)
+
+
+def test_state_dict_hooks():
+    lp = lucid_params()
+    opt = lucid.optim.SGD(lp, lr=0.1, momentum=0.9)
+    calls = []
+    opt.register_state_dict_pre_hook(lambda o: calls.append("pre"))
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    opt.register_state_dict_pre_hook(lambda o: calls.append("first"), prepend=True)
+    sd = opt.state_dict()
+    assert calls == ["first", "pre"] and sd["extra"] == 1
+    opt2 = lucid.optim.SGD(lucid_params(), lr=0.1, momentum=0.9)
+
+    def drop_extra(o, sd):
+        sd.pop("extra", None)
+        return dict(sd, param_groups=[dict(g, lr=0.5) for g in sd["param_groups"]])
+    opt2.register_load_state_dict_pre_hook(drop_extra)
+    h = opt2.register_load_state_dict_post_hook(lambda o: calls.append("loaded"))
+    opt2.load_state_dict(sd)
+    assert opt2.param_groups[0]["lr"] == 0.5 and calls[-1] == "loaded"
+    assert "extra" in sd                    # the caller's dict is not changed
+    h.remove()
+    opt2.load_state_dict(opt2.state_dict())
+    assert calls.count("loaded") == 1
