@@ -149,18 +149,38 @@ class XpConv:
             if is_float:
                 hit |= v != v
             arg -= hit * (arg - i).astype(arg.dtype, copy=False)
-        # kernel element -> position in the input along each dim (clipped: a window of
-        # -inf only may pick its padding)
+        return best, self._kernel_to_flat(arg, x.shape[2:], out, kernel, stride, padding,
+                                          dilation)
+
+    def _kernel_to_flat(self, arg, spatial, out, kernel, stride, padding, dilation):
+        """The flat input index of kernel element ``arg`` of each window: a per-element
+        offset looked up in a table plus the window's base. With padding each dim is
+        clipped into the input (a window of -inf only may pick its padding)."""
+        xp = self.xp
         n = len(kernel)
-        pos = []
-        rest = arg.astype(xp.int64)
-        for j in reversed(range(n)):
-            k = rest % kernel[j]
-            rest = rest // kernel[j]
-            o = xp.arange(out[j], dtype=xp.int64).reshape((out[j],) + (1,) * (n - 1 - j))
-            p = o * stride[j] + k * dilation[j] - padding[j][0]
-            pos.append(xp.clip(p, 0, x.shape[2 + j] - 1))
-        return best, self._flat_index(pos[::-1], x.shape[2:])
+        flat_stride = [math.prod(spatial[j + 1:]) for j in range(n)]
+        kk = xp.asarray(list(itertools.product(*map(range, kernel))), dtype=xp.int64)
+        kk = kk.reshape(-1, n)
+        if not any(lo or hi > 0 for lo, hi in padding):
+            lut = (kk * xp.asarray([d * f for d, f in zip(dilation, flat_stride)],
+                                   dtype=xp.int64)).sum(1)
+            flat = lut[arg]
+            for j in range(n):
+                o = xp.arange(out[j], dtype=xp.int64) * (stride[j] * flat_stride[j])
+                flat += o.reshape((out[j],) + (1,) * (n - 1 - j))
+            return flat
+        flat = None
+        for j in range(n):
+            o = xp.arange(out[j], dtype=xp.int64) * stride[j] - padding[j][0]
+            p = (kk[:, j] * dilation[j])[arg] + o.reshape((out[j],) + (1,) * (n - 1 - j))
+            xp.maximum(p, 0, out=p)
+            xp.minimum(p, spatial[j] - 1, out=p)
+            if j:
+                flat *= spatial[j]
+                flat += p
+            else:
+                flat = p
+        return flat
 
     def pool_scatter(self, g, indices, out_spatial, accumulate):
         xp = self.xp
