@@ -473,3 +473,20 @@ def test_instance_norm_functional_momentum_and_weight_only():
     _check(lambda x, w: F.batch_norm(x, None, None, w, training=True),
            lambda x, w: TF.batch_norm(x, None, None, w, training=True),
            [a, r.uniform(0.5, 2, 3)], np.float64)
+
+
+def test_argument_type_errors():
+    from lucid.errors import ArgumentTypeError
+    x = lucid.randn(2, 3, 4)
+    with pytest.raises(ArgumentTypeError, match="normalized_shape"):
+        F.layer_norm(x, "ab")
+    with pytest.raises(ArgumentTypeError, match="normalized_shape"):
+        F.layer_norm(x, None)
+    with pytest.raises(ArgumentTypeError, match="momentum"):
+        F.batch_norm(x, lucid.zeros(3), lucid.ones(3), training=True, momentum="0.1")
+    with pytest.raises(ArgumentTypeError, match="eps"):
+        F.group_norm(x, 3, eps=None)
+    with pytest.raises(ArgumentTypeError, match="num_groups"):
+        F.group_norm(x, 1.5)
+    with pytest.raises(ArgumentTypeError, match="Tensor"):
+        F.layer_norm([1.0, 2.0], (2,))

@@ -50,10 +50,14 @@ def _affine(op, weight, bias, shape, x):
     return tuple(t for t in (weight, bias) if t is not None)
 
 
+def _number(v, name, op):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ArgumentTypeError(f"{op}: {name} must be a number, got {type(v).__name__}")
+    return float(v)
+
+
 def _eps(eps, op):
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise ArgumentTypeError(f"{op}: eps must be a number, got {type(eps).__name__}")
-    return float(eps)
+    return _number(eps, "eps", op)
 
 
 def _channel_layout(x, stats_over_batch):
@@ -106,7 +110,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         has_running = running[0] is not None or running[1] is not None
         out = BatchNormBackward.apply(x, *wb, layout=layout, eps=eps,
                                       running=running if has_running else None,
-                                      momentum=float(momentum))
+                                      momentum=_number(momentum, "momentum", op))
         if has_running and x.numel():
             _bump(running_mean, running_var)
         return out
@@ -136,7 +140,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         has_running = running[0] is not None or running[1] is not None
         out = InstanceNormBackward.apply(x, *wb, layout=layout, eps=eps,
                                          running=running if has_running else None,
-                                         momentum=float(momentum))
+                                         momentum=_number(momentum, "momentum", op))
         if has_running and x.numel():
             _bump(running_mean, running_var)
         return out
@@ -155,10 +159,18 @@ def _trailing(x, normalized_shape, op):
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (normalized_shape,)
     shape = x._data.shape
-    key = (shape, tuple(normalized_shape))
+    try:
+        key = (shape, tuple(normalized_shape))
+    except TypeError:
+        raise ArgumentTypeError(f"{op}: normalized_shape must be an int or a sequence of "
+                                f"ints, got {type(normalized_shape).__name__}") from None
     got = _LAYOUTS.get(key)
     if got is not None:
         return got
+    if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
+               for n in key[1]):
+        raise ArgumentTypeError(f"{op}: normalized_shape must be an int or a sequence of "
+                                f"ints, got {normalized_shape!r}")
     ns = tuple(int(n) for n in normalized_shape)
     k, nd = len(ns), len(shape)
     if k == 0 or k > nd or shape[nd - k:] != ns:
