@@ -81,11 +81,38 @@ def _pair(name, kw, dtype=np.float32, groups=None):
         (lp, getattr(lucid.optim, name)(groups(lp), **kw))
 
 
+def _assert_same_state(tstate, lstate, path="state", rtol=1e-4):
+    """PyTorch's optimizer state and Lucid's hold the same keys and values (tensors to
+    float32 tolerance, relative for the ones that grow, like Adagrad's sums)."""
+    if isinstance(tstate, torch.Tensor):
+        assert isinstance(lstate, lucid.Tensor), path
+        assert tuple(lstate.shape) == tuple(tstate.shape), path
+        np.testing.assert_allclose(lstate.detach().float().numpy(),
+                                   tstate.detach().float().numpy(), rtol=rtol, atol=2e-5,
+                                   err_msg=path)
+    elif isinstance(tstate, dict):
+        assert set(lstate) == set(tstate), path
+        for k in tstate:
+            _assert_same_state(tstate[k], lstate[k], f"{path}[{k!r}]", rtol)
+    elif isinstance(tstate, (list, tuple)):
+        assert len(lstate) == len(tstate), path
+        for i, (a, b) in enumerate(zip(tstate, lstate)):
+            _assert_same_state(a, b, f"{path}[{i}]", rtol)
+    elif isinstance(tstate, float):
+        assert lstate == pytest.approx(tstate, rel=rtol, abs=1e-6), path
+    else:
+        assert lstate == tstate, path
+
+
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
 def test_trajectory_matches_torch(name, kw):
+    """Parameters after 20 steps, and every state entry, as PyTorch's."""
     (tp, topt), (lp, lopt) = _pair(name, kw)
     assert_close(run(torch, topt, tp, STEPS), run(lucid, lopt, lp, STEPS))
     assert not np.allclose(values(lp)[0], INIT[0], atol=1e-3), "the parameters moved"
+    # LBFGS's curvature pairs near convergence: rho = 1 / (y . s) of tiny products
+    _assert_same_state(topt.state_dict()["state"], lopt.state_dict()["state"],
+                       rtol=1e-2 if name == "LBFGS" else 1e-4)
 
 
 @pytest.mark.parametrize("name,kw", [c for c in CASES if c[0] != "LBFGS"][::3] + [
