@@ -55,10 +55,9 @@ def _lstm_step(gx, h, c, w_hh_t, b_hh, w_hr_t):
     gates = gx + matmul(h, w_hh_t)
     if b_hh is not None:
         gates = gates + b_hh
-    n = c.shape[-1]
-    s = sigmoid(gates)
-    c = s[..., n:2 * n] * c + s[..., :n] * tanh(gates[..., 2 * n:3 * n])
-    h = s[..., 3 * n:] * tanh(c)
+    i, f, g, o = gates.split(c.shape[-1], -1)       # one node, not four slices
+    c = sigmoid(f) * c + sigmoid(i) * tanh(g)
+    h = sigmoid(o) * tanh(c)
     return (h if w_hr_t is None else matmul(h, w_hr_t)), c
 
 
@@ -67,9 +66,10 @@ def _gru_step(gx, h, w_hh_t, b_hh):
     if b_hh is not None:
         gh = gh + b_hh
     n = h.shape[-1]
-    rz = sigmoid(gx[..., :2 * n] + gh[..., :2 * n])
-    cand = tanh(gx[..., 2 * n:] + rz[..., :n] * gh[..., 2 * n:])
-    return cand + rz[..., n:] * (h - cand)
+    x_r, x_z, x_n = gx.split(n, -1)
+    h_r, h_z, h_n = gh.split(n, -1)
+    cand = tanh(x_n + sigmoid(x_r + h_r) * h_n)
+    return cand + sigmoid(x_z + h_z) * (h - cand)
 
 
 # -- the layers -------------------------------------------------------------------------------
@@ -255,16 +255,14 @@ class RNNBase(Module):
         else:
             act = _rnn_step(tanh if self.mode == "RNN_TANH" else relu)
             step = lambda g, st: (act(g, st[0], w_hh_t, b_step),)  # noqa: E731
-        offsets = [0]
-        for b in sizes:
-            offsets.append(offsets[-1] + b)
+        gx_steps = gx_all.split(sizes, 0) if sizes else ()     # one node for all steps
         full = sizes[0] if sizes else 0
         outs = [None] * len(sizes)
         order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
         for t in order:
             b = sizes[t]
             cur = states if b == full else [s[:b] for s in states]
-            new = step(gx_all[offsets[t]:offsets[t + 1]], cur)
+            new = step(gx_steps[t], cur)
             outs[t] = new[0]
             states = list(new) if b == full else [cat([n, s[b:]]) for n, s in zip(new, states)]
         out = cat(outs) if outs else x.new_zeros((0, states[0].shape[-1]))
