@@ -79,6 +79,20 @@ def test_interpolate_float32_and_per_axis_scales(mode):
            lambda x: TF.interpolate(x, mode=mode, **kw), [_rnd(2, 3, 6, 5)], np.float32)
 
 
+LONG = [("linear", (2, 2, 150), 301, ac) for ac in (False, True)] + [
+    ("linear", (2, 2, 300), 77, False), ("nearest", (2, 2, 200), 77, None),
+    ("nearest-exact", (2, 2, 140), 333, None), ("bilinear", (1, 2, 130, 5), (260, 9), True),
+    ("bicubic", (1, 2, 5, 150), (7, 149), False), ("bicubic", (1, 2, 5, 150), (7, 149), True),
+    ("trilinear", (1, 1, 2, 3, 140), (3, 2, 200), False)]
+
+
+@pytest.mark.parametrize("mode,shape,size,ac", LONG, ids=[f"{m}{s}-ac{a}" for m, s, _, a in LONG])
+def test_interpolate_long_lines_gather_and_scatter(mode, shape, size, ac):
+    # lines longer than the backend's GEMM limit take the gather / scatter-add path
+    kw = dict(size=size, mode=mode, align_corners=ac)
+    _check(lambda x: F.interpolate(x, **kw), lambda x: TF.interpolate(x, **kw), [_rnd(*shape)])
+
+
 def test_interpolate_scale_factor_is_used_unless_recomputed():
     # 5 * 1.3 = 6.5 -> 6 outputs; the source positions use 1/1.3, not 5/6
     x = _rnd(1, 1, 5)

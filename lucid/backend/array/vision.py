@@ -4,6 +4,9 @@ import itertools
 import math
 
 _A = -0.75      # Keys' cubic convolution parameter, as PyTorch
+# Lines of up to this many input points resample by one GEMM with the dense matrix (BLAS
+# beats gathering a few taps there); longer ones gather their taps and scatter them back.
+_GEMM_MAX = 128
 
 
 def _cubic_weights(xp, t):
@@ -84,26 +87,47 @@ class XpVision:
             y = v if y is None else y + v
         return y
 
+    def _scatter_along(self, g, axis, n_in, taps):
+        """The adjoint of :meth:`_gather_along`: each ``g[..., j, ...]`` times ``w_k[j]``
+        added onto ``[..., i_k[j], ...]`` of an axis of length ``n_in`` (a 1-d ``add.at``
+        over the lines moved last)."""
+        xp = self.xp
+        gm = xp.moveaxis(g, axis, -1)
+        lead, n_out = gm.shape[:-1], gm.shape[-1]
+        rows = math.prod(lead)
+        gm = gm.reshape(rows, n_out)
+        out = xp.zeros(rows * n_in, dtype=g.dtype)
+        base = (xp.arange(rows) * n_in)[:, None]
+        for idx, wt in taps:
+            v = gm if wt is None else gm * wt.astype(g.dtype)
+            xp.add.at(out, (base + idx).ravel(), v.ravel())
+        return xp.moveaxis(out.reshape(lead + (n_in,)), -1, axis)
+
     def interpolate(self, x, size, mode, align_corners, scales):
         xp = self.xp
-        exact = mode in ("nearest", "nearest-exact") or not (
-            x.size == 0 or bool(xp.isfinite(x).all()))
+        gemm = [mode not in ("nearest", "nearest-exact") and x.shape[2 + k] <= _GEMM_MAX
+                for k in range(len(size))]
+        if any(gemm) and x.size and not bool(xp.isfinite(x).all()):
+            gemm = [False] * len(size)  # gather: a non-finite value reaches only its taps
         for k in range(len(size) - 1, -1, -1):
             axis, n_in = 2 + k, x.shape[2 + k]
-            if exact:                       # gather: exact for integers and non-finite values
-                x = self._gather_along(x, axis, self._interp_taps(
-                    n_in, size[k], mode, align_corners, scales[k]))
-            else:
+            if gemm[k]:
                 x = self._along(x, axis, self._interp_matrix(
                     n_in, size[k], mode, align_corners, scales[k], x.dtype))
+            else:
+                x = self._gather_along(x, axis, self._interp_taps(
+                    n_in, size[k], mode, align_corners, scales[k]))
         return xp.ascontiguousarray(x)
 
     def interpolate_backward(self, g, in_size, mode, align_corners, scales):
         for k in range(len(in_size) - 1, -1, -1):
-            axis = 2 + k
-            m = self._interp_matrix(in_size[k], g.shape[axis], mode, align_corners, scales[k],
-                                    g.dtype)
-            g = self._along(g, axis, m.T)
+            axis, n_in, n_out = 2 + k, in_size[k], g.shape[2 + k]
+            if n_in <= _GEMM_MAX:
+                m = self._interp_matrix(n_in, n_out, mode, align_corners, scales[k], g.dtype)
+                g = self._along(g, axis, m.T)
+            else:
+                g = self._scatter_along(g, axis, n_in, self._interp_taps(
+                    n_in, n_out, mode, align_corners, scales[k]))
         return self.xp.ascontiguousarray(g)
 
     # -- grid_sample -----------------------------------------------------------------------
