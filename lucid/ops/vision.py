@@ -51,10 +51,11 @@ class InterpolateBackward(UnaryOp):
     (nearest's float32 :math:`\lfloor j r \rfloor`, nearest-exact's
     :math:`\lfloor (j + 1/2) r \rfloor`, linear's clamped half-pixel source, bicubic's
     :math:`A = -0.75` with border clamping; an unchanged linear axis is copied) and applies
-    it with one GEMM per axis; nearest modes, integer inputs and inputs holding inf or nan
-    gather their taps instead (exact, and a non-finite value reaches only the outputs that
-    read it). The backward is a GEMM with :math:`W_a^\top` per axis: each output's gradient
-    lands on its taps with their weights. Nearest modes keep integer dtypes.
+    it with one GEMM per axis for lines of up to 128 points; longer lines, nearest modes,
+    integer inputs and inputs holding inf or nan gather their taps instead (exact, and a
+    non-finite value reaches only the outputs that read it). The backward is a GEMM with
+    :math:`W_a^\top` per axis, or for long lines a 1-d ``add.at`` of each tap's weighted
+    gradient: each output's gradient lands on its taps. Nearest modes keep integer dtypes.
     """
 
     __slots__ = ()
