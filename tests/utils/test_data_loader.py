@@ -504,6 +504,8 @@ def test_large_tensors_travel_intact(deadline, monkeypatch, sharing):
 
 
 EXIT_SCRIPT = """
+import faulthandler
+faulthandler.dump_traceback_later(40, exit=True)     # a hang shows where it is
 import lucid
 from lucid.utils.data import DataLoader, TensorDataset
 ds = TensorDataset(lucid.arange(64.0))
@@ -524,3 +526,21 @@ def test_interpreter_exits_with_workers_alive():
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_tensor_dataset_gathers_batches_as_default_collate_stacks_them(deadline, workers):
+    x = lucid.randn(10, 2, 3).to(lucid.float64)
+    ds = TensorDataset(x, lucid.arange(10), lucid.rand(10) > 0.5)
+    sampler = [3, -1, 0, 9, 4, -10, 2]
+    fast = list(DataLoader(ds, batch_size=3, sampler=sampler, num_workers=workers))
+    slow = list(DataLoader(ds, batch_size=3, sampler=sampler, num_workers=workers,
+                           collate_fn=lambda b: lucid.utils.data.default_collate(b)))
+    assert len(fast) == len(slow) == 3
+    for f, s in zip(fast, slow):
+        assert type(f) is type(s) is list and len(f) == 3
+        for a, b in zip(f, s):
+            assert a.dtype is b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(IndexError):
+        list(DataLoader(ds, batch_size=2, sampler=[0, 10]))

@@ -17,6 +17,7 @@ import sys
 import traceback
 
 import lucid
+from .collate import default_collate
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
@@ -110,9 +111,14 @@ class MapFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
         self.dataset, self.auto, self.collate_fn = dataset, auto_collation, collate_fn
         self.getitems = getattr(dataset, "__getitems__", None) if auto_collation else None
+        self.collated = getattr(dataset, "_collated", None) \
+            if auto_collation and collate_fn is default_collate else None
         self._at = None
 
     def fetch(self, index):
+        if self.collated is not None:
+            self._at = f"while fetching the batch of indices {index!r}"
+            return self.collated(index)
         if not self.auto:
             self._at = f"while fetching sample index {index!r}"
             data = self.dataset[index]

@@ -12,12 +12,14 @@ with each large CPU tensor's data in shared memory (one copy, not four).
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 import time
+import weakref
 
 import lucid
 from ...errors import ArgumentError, ArgumentTypeError
@@ -27,6 +29,17 @@ from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
+
+
+_live = weakref.WeakSet()       # the worker pools not yet shut down
+
+
+@atexit.register
+def _shutdown_all():
+    """Stop every pool at interpreter exit, before multiprocessing's own exit handler
+    (registered earlier, so run later) terminates and joins the daemonic workers."""
+    for it in list(_live):
+        it._shutdown()
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -233,6 +246,7 @@ class _MultiProcessIter(_BaseIter):
         self._done = ctx.Event()
         self._index_queues, self._conns, self._workers = [], [], []
         self._stopped = [False] * n
+        _live.add(self)
         super().__init__(loader)        # the sampler iterator and the base seed
         try:
             for w in range(n):

@@ -67,6 +67,12 @@ class TensorDataset(Dataset):
     def __len__(self):
         return self.tensors[0].shape[0]
 
+    def _collated(self, indices):
+        """What ``default_collate([self[i] for i in indices])`` gives (a list of stacked
+        tensors), as one gather per tensor; the DataLoader's fast path."""
+        index = lucid.tensor(indices, dtype=lucid.int64)
+        return [t[index] for t in self.tensors]
+
 
 class StackDataset(Dataset):
     """Datasets side by side: ``StackDataset(a, b)[i] == (a[i], b[i])`` and
