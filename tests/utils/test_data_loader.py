@@ -530,13 +530,20 @@ def test_interpreter_exits_with_workers_alive():
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_tensor_dataset_gathers_batches_as_default_collate_stacks_them(deadline, workers):
+    from lucid.utils.data import Subset, random_split
     x = lucid.randn(10, 2, 3).to(lucid.float64)
     ds = TensorDataset(x, lucid.arange(10), lucid.rand(10) > 0.5)
     sampler = [3, -1, 0, 9, 4, -10, 2]
     fast = list(DataLoader(ds, batch_size=3, sampler=sampler, num_workers=workers))
     slow = list(DataLoader(ds, batch_size=3, sampler=sampler, num_workers=workers,
                            collate_fn=lambda b: lucid.utils.data.default_collate(b)))
-    assert len(fast) == len(slow) == 3
+    part, _ = random_split(Subset(ds, list(range(9, -1, -1))), [7, 3],
+                           generator=lucid.Generator().manual_seed(0))
+    assert part._collated is not None and Subset([1, 2], [0])._collated is None
+    fast += list(DataLoader(part, batch_size=3, num_workers=workers))
+    slow += list(DataLoader(part, batch_size=3, num_workers=workers,
+                            collate_fn=lambda b: lucid.utils.data.default_collate(b)))
+    assert len(fast) == len(slow) == 6
     for f, s in zip(fast, slow):
         assert type(f) is type(s) is list and len(f) == 3
         for a, b in zip(f, s):

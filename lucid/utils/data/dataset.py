@@ -166,6 +166,15 @@ class Subset(Dataset):
     def __len__(self):
         return len(self.indices)
 
+    @property
+    def _collated(self):
+        """The DataLoader's fast path (:meth:`TensorDataset._collated`) through the
+        indices, when the dataset has one; else None."""
+        inner = getattr(self.dataset, "_collated", None)
+        if inner is None:
+            return None
+        return lambda indices: inner([self.indices[i] for i in indices])
+
 
 def _split_lengths(lengths, n):
     """Integer lengths from ``lengths``: counts, or fractions summing to 1 (the remainder
