@@ -37,7 +37,7 @@ from safetensors import numpy as _stnp
 from . import dtypes as _dt
 from ._device import device as _device_cls
 from ._tensor import Tensor, Size, from_numpy
-from .errors import ArgumentTypeError, LucidError, SerializationError
+from .errors import ArgumentTypeError, DeviceError, LucidError, SerializationError
 
 __all__ = ["save", "load", "save_safetensors", "load_safetensors"]
 
@@ -308,7 +308,13 @@ class _Decoder:
             return t
         if key not in self._arrays:
             raise self._bad(f"a reference to tensor {key!r}, which the file does not hold")
-        t = self._locate(from_numpy(self._arrays[key][1]), str(node["device"]))
+        loc = str(node["device"])
+        try:
+            t = self._locate(from_numpy(self._arrays[key][1]), loc)
+        except DeviceError as e:
+            raise DeviceError(f"load: can't restore a tensor saved on {loc} ({e}); pass "
+                              "map_location='cpu' (or another device) to load it there") \
+                from None
         if not isinstance(t, Tensor):
             raise ArgumentTypeError(f"load: map_location returned a "
                                     f"{type(t).__name__}, expected a Tensor")

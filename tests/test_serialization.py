@@ -257,6 +257,19 @@ def test_absurdly_deep_structure_is_refused(tmp_path):
     assert nested == []
 
 
+def test_tensor_saved_on_an_absent_device_names_map_location(tmp_path):
+    if getattr(lucid, "cuda", None) is not None and lucid.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    node = {"$t": "tensor", "key": "0", "device": "cuda:0", "requires_grad": False,
+            "param": False}
+    p = hostile(tmp_path, node)
+    with pytest.raises(lucid.errors.DeviceError, match="saved on cuda:0 .*map_location='cpu'"):
+        lucid.load(p)
+    np.testing.assert_array_equal(lucid.load(p, map_location="cpu").numpy(), [0.0, 0.0])
+    out = lucid.load(p, map_location={"cuda:0": "cpu"})
+    assert out.device == lucid.device("cpu")
+
+
 def test_unknown_format_version_is_refused(tmp_path):
     with pytest.raises(SerializationError, match="format 'lucid/99'"):
         lucid.load(hostile(tmp_path, [1], fmt="lucid/99"))
