@@ -60,9 +60,10 @@ class ConvolutionBackward(Op):
     Notes
     -----
     Backends: ``be.conv_forward`` copies the windows of the zero-padded input (an
-    ``as_strided`` view) into columns ``(N, G, C_g K, P)`` and multiplies them by the weight
-    ``(G, C_{out}/G, C_g K)``: one GEMM per sample and group (BLAS on NumPy, cuBLAS on CuPy),
-    already in ``(N, C_out, *O)`` layout. ``be.conv_backward_input`` is the transposed GEMM
+    ``as_strided`` view) into channels-first columns ``(G, C_g K, N P)`` and multiplies them
+    by the weight ``(G, C_{out}/G, C_g K)``: one GEMM per group over the whole batch (BLAS
+    on NumPy, cuBLAS on CuPy), transposed back to ``(N, C_out, *O)`` with the bias added in
+    the same pass. ``be.conv_backward_input`` is the transposed GEMM
     and ``col2im`` (one strided add per kernel element); ``be.conv_backward_weight``
     recomputes the columns rather than keeping them (memory stays that of the input).
     Half inputs multiply in float32 on the CPU. In graph mode the gradient is the

@@ -1,10 +1,11 @@
-"""Conv kernels over an array module: im2col over strided views plus one batched GEMM.
+"""Conv kernels over an array module: im2col over strided views plus one GEMM per group.
 
 A convolution reads its input through an ``as_strided`` window view ``(N, C, *K, *O)`` of
-the (zero-padded) input, copies it once into a contiguous column array and multiplies it by
-the weight as ``(G, C_out/G, C_in/G * K) @ (N, G, C_in/G * K, O)``: one BLAS GEMM per
-sample and group, whose result is already in ``(N, C_out, *O)`` layout. The adjoints are
-the transposed GEMM followed by ``col2im`` (one strided add per kernel element) and a GEMM
+the (zero-padded) input, copies it once, channels first, into a contiguous column array
+``(G, C_in/G * K, N P)`` and multiplies it by the weight ``(G, C_out/G, C_in/G * K)``: one
+BLAS GEMM per group over the whole batch (one call with one thread team, rather than one
+per sample), whose ``(C_out, N, *O)`` result is transposed back. The adjoints are the
+transposed GEMM followed by ``col2im`` (one strided add per kernel element) and a GEMM
 against the columns. Pooling loops over the kernel elements (a handful), never over the
 batch or the output positions.
 """
@@ -60,43 +61,74 @@ class XpConv:
 
     # -- convolution ----------------------------------------------------------------------
 
-    def im2col(self, x, kernel, stride, padding, dilation):
+    @staticmethod
+    def _channels_first(n):
+        """The axes that take ``(N, C, *K, *O)`` to ``(C, *K, N, *O)``."""
+        return (1,) + tuple(range(2, 2 + n)) + (0,) + tuple(range(2 + n, 2 + 2 * n))
+
+    def _columns(self, x, kernel, stride, padding, dilation, channels_first):
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
         if any(o <= 0 for o in out):
-            return self.xp.zeros(x.shape[:2] + tuple(kernel) + tuple(max(o, 0) for o in out),
-                                 dtype=x.dtype)
-        win = self._windows(self._padded(x, padding), kernel, stride, dilation, out)
-        return self.xp.ascontiguousarray(win)
+            shape = x.shape[:2] + tuple(kernel) + tuple(max(o, 0) for o in out)
+            col = self.xp.zeros(shape, dtype=x.dtype)
+        else:
+            col = self._windows(self._padded(x, padding), kernel, stride, dilation, out)
+        if channels_first:
+            col = self.xp.transpose(col, self._channels_first(len(kernel)))
+        return self.xp.ascontiguousarray(col)
+
+    def im2col(self, x, kernel, stride, padding, dilation):
+        return self._columns(x, kernel, stride, padding, dilation, False)
 
     def col2im(self, col, in_spatial, stride, padding, dilation):
+        return self._col2im_cf(self.xp.transpose(col, self._channels_first(len(in_spatial))),
+                               in_spatial, stride, padding, dilation)
+
+    def _col2im_cf(self, col, in_spatial, stride, padding, dilation):
+        """col2im of channels-first columns ``(C, *K, N, *O)``; the result is ``(N, C, *S)``,
+        contiguous."""
         xp = self.xp
         n = len(in_spatial)
-        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
+        kernel, out = col.shape[1:1 + n], col.shape[2 + n:]
         dt = col.dtype
         if _half(dt):
             col = col.astype(xp.float32)
-        full = col.shape[:2] + tuple(s + lo + max(hi, 0)
-                                     for s, (lo, hi) in zip(in_spatial, padding))
+        full = (col.shape[0], col.shape[1 + n]) + tuple(
+            s + lo + max(hi, 0) for s, (lo, hi) in zip(in_spatial, padding))
         acc = xp.zeros(full, dtype=col.dtype)
         if col.size:
             for kk in itertools.product(*map(range, kernel)):
-                acc[self._window_slices(kk, stride, dilation, out)] += col[_ALL2 + kk]
+                acc[self._window_slices(kk, stride, dilation, out)] += col[(slice(None),) + kk]
         res = acc[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(in_spatial, padding))]
-        return res.astype(dt) if res.dtype != dt else res
+        return xp.ascontiguousarray(xp.swapaxes(res, 0, 1)).astype(dt, copy=False)
+
+    def _grad_channels_first(self, g, groups):
+        """``g`` ``(N, C_out, *O)`` as ``(G, C_out/G, N P)``, the GEMM operand."""
+        n, co = g.shape[:2]
+        gt = self.xp.ascontiguousarray(self.xp.swapaxes(g.reshape(n, co, -1) if g.size else
+                                                        g.reshape(n, co, 0), 0, 1))
+        return gt.reshape(groups, co // groups, gt.shape[1] * gt.shape[2])
+
+    # The GEMMs run on channels-first columns ``(G, C_g K, N P)``: one GEMM per group over
+    # the whole batch (one BLAS call, not one per sample), the results transposed back.
 
     def conv_forward(self, x, w, b, stride, padding, dilation, groups):
-        n, c = x.shape[:2]
+        xp = self.xp
+        n = x.shape[0]
         co, cg = w.shape[:2]
         kernel = w.shape[2:]
-        col = self.im2col(x, kernel, stride, padding, dilation)
+        col = self._columns(x, kernel, stride, padding, dilation, True)
         out = col.shape[2 + len(kernel):]
         ck = cg * math.prod(kernel)
         y = self.matmul(w.reshape(groups, co // groups, ck),
-                        col.reshape(n, groups, ck, math.prod(out)))
-        y = y.reshape((n, co) + out)
-        if b is not None:
-            y += b.reshape((co,) + (1,) * len(out))
-        return y
+                        col.reshape(groups, ck, n * math.prod(out)))
+        y = xp.swapaxes(y.reshape((co, n) + out), 0, 1)
+        res = xp.empty((n, co) + out, dtype=y.dtype)
+        if b is None:
+            res[...] = y
+        else:
+            xp.add(y, b.reshape((co,) + (1,) * len(out)), out=res)
+        return res
 
     def conv_backward_input(self, g, w, in_spatial, stride, padding, dilation, groups):
         n, co = g.shape[:2]
@@ -105,19 +137,18 @@ class XpConv:
         kernel = w.shape[2:]
         ck = cg * math.prod(kernel)
         col = self.matmul(self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
-                          g.reshape(n, groups, co // groups, math.prod(out)))
-        col = col.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
-        return self.col2im(col, in_spatial, stride, padding, dilation)
+                          self._grad_channels_first(g, groups))
+        col = col.reshape((cg * groups,) + tuple(kernel) + (n,) + tuple(out))
+        return self._col2im_cf(col, in_spatial, stride, padding, dilation)
 
     def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
-        n, co = g.shape[:2]
+        co = g.shape[1]
         cg = x.shape[1] // groups
-        col = self.im2col(x, kernel, stride, padding, dilation)
+        col = self._columns(x, kernel, stride, padding, dilation, True)
         ck = cg * math.prod(kernel)
-        p = math.prod(g.shape[2:])
-        gw = self.matmul(g.reshape(n, groups, co // groups, p),
-                         self.xp.swapaxes(col.reshape(n, groups, ck, p), 2, 3))
-        return gw.sum(0).reshape((co, cg) + tuple(kernel))
+        gw = self.matmul(self._grad_channels_first(g, groups),
+                         self.xp.swapaxes(col.reshape(groups, ck, -1), 1, 2))
+        return gw.reshape((co, cg) + tuple(kernel))
 
     # -- pooling --------------------------------------------------------------------------
 
