@@ -5,7 +5,9 @@ Composed from Lucid ops with PyTorch's parameter names (``weight_ih_l0``, ``weig
 the backward direction), shapes, gate order and initialisation
 (:math:`\\mathcal U(-1/\\sqrt{H}, 1/\\sqrt{H})` for every parameter), so a PyTorch state dict
 loads by name. Each layer and direction projects the whole input sequence with one GEMM
-(``x W_ih^T + b``), then steps through time with one GEMM of the hidden state per step. A
+(``x W_ih^T + b``), then steps through time with one GEMM of the hidden state per step and
+one fused cell op (:mod:`lucid.ops.rnn`: the LSTM and GRU gates with their analytic
+backward). A
 padded input runs as a :class:`~lucid.nn.utils.rnn.PackedSequence` whose batch never
 shrinks, so both kinds of input share one loop: at step ``t`` only the first
 ``batch_sizes[t]`` rows advance, the others keep their state.
@@ -29,7 +31,8 @@ import warnings
 
 from ..._tensor import Tensor
 from ...errors import ArgumentError, DTypeError, ShapeError
-from ...ops import cat, empty, matmul, relu, sigmoid, stack, tanh, zeros
+from ...ops import cat, empty, matmul, relu, stack, tanh, zeros
+from ...ops.rnn import fused_gru_cell, fused_lstm_cell
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -55,21 +58,13 @@ def _lstm_step(gx, h, c, w_hh_t, b_hh, w_hr_t):
     gates = gx + matmul(h, w_hh_t)
     if b_hh is not None:
         gates = gates + b_hh
-    i, f, g, o = gates.split(c.shape[-1], -1)       # one node, not four slices
-    c = sigmoid(f) * c + sigmoid(i) * tanh(g)
-    h = sigmoid(o) * tanh(c)
+    h, c = fused_lstm_cell(gates, c)
     return (h if w_hr_t is None else matmul(h, w_hr_t)), c
 
 
 def _gru_step(gx, h, w_hh_t, b_hh):
     gh = matmul(h, w_hh_t)
-    if b_hh is not None:
-        gh = gh + b_hh
-    n = h.shape[-1]
-    x_r, x_z, x_n = gx.split(n, -1)
-    h_r, h_z, h_n = gh.split(n, -1)
-    cand = tanh(x_n + sigmoid(x_r + h_r) * h_n)
-    return cand + sigmoid(x_z + h_z) * (h - cand)
+    return fused_gru_cell(gx, gh if b_hh is None else gh + b_hh, h)
 
 
 # -- the layers -------------------------------------------------------------------------------

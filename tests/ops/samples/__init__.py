@@ -4,10 +4,10 @@ from . import (binary, compare, core, creation, indexing, joins, linalg, random,
                shape, sort, unary)
 from . import numeric, special
 from . import (nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding, nn_linear,
-               nn_loss, nn_norm, nn_pooling, nn_vision)
+               nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision)
 
 SAMPLES = [s for m in (binary, compare, core, creation, indexing, joins, linalg, random,
                        reduction, shape, sort, unary, special, numeric, nn_activation,
                        nn_attention, nn_conv, nn_dropout, nn_embedding, nn_linear, nn_loss,
-                       nn_norm, nn_pooling, nn_vision)
+                       nn_norm, nn_pooling, nn_rnn, nn_vision)
            for s in m.SAMPLES]
