@@ -545,6 +545,43 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq):
         gw = gw * const(keep, g)
     return gw
 
+
+__all__ += ["embedding_bag_backward"]
+
+
+def embedding_bag_backward(g, weight, idx, bag, num_weights, mode, psw, aux,
+                           scale_grad_by_freq, need):
+    """The gradients of a bag of embeddings (see ``NormKernels.embedding_bag_backward``)
+    in Lucid ops: ``g`` gathered by bag (scaled by the constant bag sizes, or times the
+    per-sample weights) and scatter-added into the weight rows; for max, each element of
+    ``g`` scatter-added to its maximum's row."""
+    be = g._device._backend
+    kpos = be.nonzero_index(bag >= 0)[0]
+    iv, bv = be.index(idx._data, (kpos,)), be.index(bag, (kpos,))
+    d = g.shape[1]
+    gw = gpsw = None
+    if need[0]:
+        if mode == "max":
+            rows = be.reshape(aux, (-1,))
+            hit = be.nonzero_index(rows >= 0)[0]
+            cols = be.broadcast_copy(be.arange(0, 1, d, rows.dtype), aux.shape)
+            tgt = be.index(rows * d + be.reshape(cols, (-1,)), (hit,))
+            zeros = const(be.full((num_weights * d,), 0, g._dtype.np), g)
+            gw = _scatter_add(zeros, 0, const(tgt, g), index(g.reshape(-1), (hit,)))
+            gw = gw.reshape(num_weights, d)
+        else:
+            eg = index(g, (bv,))
+            if mode == "mean":
+                size = be.index(be.maximum(aux, be.ones((), aux.dtype)), (bv,))
+                eg = eg * const(be.astype(be.reshape(1 / size, (-1, 1)), g._dtype.np), g)
+            elif psw is not None:
+                eg = eg * index(psw, (kpos,)).unsqueeze(1)
+            gw = embedding_backward(eg, const(iv, g), num_weights, None, scale_grad_by_freq)
+    if need[1]:
+        vals = (index(g, (bv,)) * index(weight, (iv,))).sum(1)
+        gpsw = index_add_along(vals, kpos, 0, idx.shape[0])
+    return gw, gpsw
+
 # -- attention (interface/attention.py) -------------------------------------------------
 
 from .special import softmax as _softmax  # noqa: E402
@@ -636,8 +673,8 @@ def nll_loss_backward(g, target, weight, ignore_index, reduction, shape):
 
 # == nn: vision (interface/vision.py) ======================================================
 
-from .vision import (GridSampleGradBackward, InterpolateBackward,  # noqa: E402
-                     InterpolateGradBackward)
+from .creation import zeros as _zeros  # noqa: E402
+from .vision import InterpolateBackward, InterpolateGradBackward  # noqa: E402
 
 __all__ += ["interpolate", "interpolate_backward", "grid_sample_backward"]
 
@@ -653,11 +690,61 @@ def interpolate_backward(g, in_size, mode, align_corners, scales):
                                         align_corners=align_corners, scales=scales)
 
 
+def _tap_weights(t, mode):
+    """One axis' tap weights at fractional positions ``t`` and their derivatives in ``t``
+    (linear; Keys' cubic with A = -0.75; nearest 1)."""
+    if mode == "nearest":
+        return (1,), (0,)
+    if mode == "bilinear":
+        return (1 - t, t), (-1, 1)
+    a = -0.75
+
+    def near(s):
+        return ((a + 2) * s - (a + 3)) * s * s + 1, (3 * (a + 2) * s - 2 * (a + 3)) * s
+
+    def far(s):
+        return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a, (3 * a * s - 10 * a) * s + 8 * a
+
+    (w0, d0), (w1, d1), (w2, d2), (w3, d3) = far(t + 1), near(t), near(1 - t), far(2 - t)
+    return (w0, w1, w2, w3), (d0, d1, -d2, -d3)
+
+
 def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_grad,
                          grid_grad):
-    """Both gradients of ``grid_sample`` as one recorded node (not differentiable again);
-    ``None`` for a gradient not asked for."""
-    gx, gg = GridSampleGradBackward.apply(g, x, grid, mode=mode, padding_mode=padding_mode,
-                                          align_corners=align_corners,
-                                          input_grad=input_grad, grid_grad=grid_grad)
+    """The gradients of ``grid_sample`` composed from Lucid ops: the tap positions of
+    ``be.grid_sample_plan`` are constants, the weights are recomputed from ``grid``,
+    ``index_select`` / ``index_add`` read and scatter channels-last rows. ``None`` for a
+    gradient not asked for."""
+    n, ch = x.shape[:2]
+    sp = tuple(x.shape[2:])
+    d, p = len(sp), math.prod(sp)
+    q = g.numel() // max(n * ch, 1)
+    like = dict(dtype=g.dtype, device=g.device)
+    gx = _zeros(n * p + 1, ch, **like)
+    gc = [_zeros(n * q, **like) for _ in range(d)]
+    axes = ()
+    if g.numel() and x.numel():
+        axes, taps = g._device._backend.grid_sample_plan(grid._data, sp, mode, padding_mode,
+                                                         align_corners)
+        flat = grid.reshape(n * q, d)
+        ws = [_tap_weights(flat[:, d - 1 - a] * const(du, g) + const(b, g), mode)
+              for a, (du, b) in enumerate(axes)]
+        grows = g.reshape(n, ch, q).transpose(1, 2).reshape(n * q, ch)
+        xrows = _cat([x.reshape(n, ch, p).transpose(1, 2).reshape(n * p, ch),
+                      _zeros(1, ch, **like)], 0)
+        for row, ks in taps:
+            r = const(row, g)
+            w = [ws[a][0][k] for a, k in enumerate(ks)]
+            if input_grad:
+                wk = math.prod(w)
+                gx = gx.index_add(0, r, grows if isinstance(wk, int) else
+                                  grows * wk.unsqueeze(1))
+            if grid_grad and mode != "nearest":
+                gv = (grows * xrows.index_select(0, r)).sum(1)
+                for a, k in enumerate(ks):
+                    gc[a] = gc[a] + gv * (ws[a][1][k] * math.prod(w[:a] + w[a + 1:]))
+    gx = gx[:n * p].reshape(n, p, ch).transpose(1, 2).reshape(tuple(x.shape))
+    if axes:
+        gc = [gc[a] * const(axes[a][0], g) for a in range(d)]
+    gg = _stack(gc[::-1], -1).reshape(tuple(grid.shape))
     return gx if input_grad else None, gg if grid_grad else None

@@ -13,8 +13,7 @@ gradient differentiates the tap weights. The public wrappers are in
 
 from __future__ import annotations
 
-from ..errors import AutogradError
-from .base import MultiOutputOp, Op, UnaryOp
+from .base import Op, UnaryOp
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -152,8 +151,9 @@ class GridSampleBackward(Op):
     ``be.grid_sample_backward`` scatters with a 1-d ``add.at`` and gathers the values again
     for the grid's gradient. :math:`u'` is 0 where the padding clamps (at the border itself
     too, as PyTorch) and flips sign where reflection mirrors; nearest sampling (rounding
-    half to even) has a zero grid gradient. The graph-mode backward is one internal node that is
-    not differentiable again.
+    half to even) has a zero grid gradient. The graph-mode backward composes the same sums
+    from ``index_select`` and ``index_add`` over the channels-last rows, with the tap
+    positions of ``be.grid_sample_plan`` as constants: it is differentiable again.
     """
 
     __slots__ = ()
@@ -169,46 +169,3 @@ class GridSampleBackward(Op):
         need = self.needs_input_grad
         return F.grid_sample_backward(g, x, grid, p["mode"], p["padding_mode"],
                                       p["align_corners"], need[0], need[1])
-
-
-@register
-class GridSampleGradBackward(MultiOutputOp):
-    r"""Autograd node of the graph-mode backward of ``grid_sample``: the input's and the
-    grid's gradients as recorded outputs. Internal; saves nothing, because it cannot be
-    differentiated again (its ``grad`` raises).
-
-    Math
-    ----
-    .. math:: (\partial x, \partial c) = \mathrm{grid\_sample\_backward}(g, x, c)
-
-    as in :class:`GridSampleBackward`.
-
-    Attributes
-    ----------
-    schema_v1 : OpSchema
-        ``"grid_sample_backward"``, ``AmpPolicy.FORCE_FP32``, internal, three inputs
-        ``(g, x, grid)`` and two outputs. Params: the forward's, and ``input_grad`` /
-        ``grid_grad`` (an output not asked for is zeros).
-    saves_input, saves_output : bool
-        False, False.
-
-    Notes
-    -----
-    Backends: ``be.grid_sample_backward``. A double backward through ``grid_sample``
-    raises :class:`~lucid.errors.AutogradError`.
-    """
-
-    __slots__ = ()
-    schema_v1 = OpSchema("grid_sample_backward", 1, AmpPolicy.FORCE_FP32, internal=True,
-                         input_arity=3, output_arity=2)
-
-    @staticmethod
-    def dispatch(be, g, x, grid, mode, padding_mode, align_corners, input_grad, grid_grad):
-        gx, gg = be.grid_sample_backward(g, x, grid, mode, padding_mode, align_corners,
-                                         input_grad, grid_grad)
-        return (be.zeros_like(x) if gx is None else gx,
-                be.zeros_like(grid) if gg is None else gg)
-
-    def grad(self, F, g, *args):
-        raise AutogradError("grid_sample: the second derivative (a backward through the "
-                            "gradient of grid_sample) is not implemented")

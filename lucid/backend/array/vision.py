@@ -164,62 +164,60 @@ class XpVision:
         even = xp.floor(d / span) % 2 == 0
         return xp.where(even, extra + lo, span - extra + lo), xp.where(even, sign, -sign)
 
-    def _gs_taps(self, c, n, mode, padding_mode, align_corners):
-        """One axis' taps for grid coordinates ``c``: ``([(index, weight, dweight/du,
-        inside)], du/dc)``; indices are clamped into ``[0, n)``, ``inside`` says where the
-        tap really is (elsewhere it reads 0)."""
+    def _gs_positions(self, f, n, mode, padding_mode, align_corners):
+        """One axis' tap positions from the integral ``f`` (floor, or the rounded position
+        for nearest): ``[(index clamped into [0, n), inside)]``."""
         xp = self.xp
-        if mode == "bicubic":
-            u, du = self._gs_source(c, n, padding_mode, align_corners, pad=False)
-            f = xp.floor(u)
-            ws, ds = _cubic_weights(xp, u - f)
-            taps = []
-            for k in range(4):
-                p = f - 1 + k
-                if padding_mode != "zeros":
-                    if padding_mode == "reflection":
-                        p = self._reflect(p, n, align_corners)[0]
-                    p = xp.clip(p, 0, n - 1)
-                taps.append(self._gs_tap(p, n, ws[k], ds[k]))
-            return taps, du
-        u, du = self._gs_source(c, n, padding_mode, align_corners, pad=True)
         if mode == "nearest":
-            return [self._gs_tap(xp.rint(u), n, 1, None)], du
-        f = xp.floor(u)
-        t = u - f
-        return [self._gs_tap(f, n, 1 - t, -1), self._gs_tap(f + 1, n, t, 1)], du
+            ps = [f]
+        elif mode == "bilinear":
+            ps = [f, f + 1]
+        else:                       # bicubic: the padding maps each tap's position
+            ps = [f - 1 + k for k in range(4)]
+            if padding_mode == "reflection":
+                ps = [self._reflect(p, n, align_corners)[0] for p in ps]
+            if padding_mode != "zeros":
+                ps = [xp.clip(p, 0, n - 1) for p in ps]
+        return [(xp.clip(p, 0, n - 1).astype(xp.int64), (p >= 0) & (p <= n - 1)) for p in ps]
 
-    def _gs_tap(self, p, n, w, dw):
-        """A tap at integral positions ``p``: (clamped index, weight, dweight, inside)."""
+    def grid_sample_plan(self, grid, spatial, mode, padding_mode, align_corners):
         xp = self.xp
-        return xp.clip(p, 0, n - 1).astype(xp.int64), w, dw, (p >= 0) & (p <= n - 1)
-
-    def _gs_plan(self, x, grid, mode, padding_mode, align_corners):
-        """The taps of every output point, flattened over the batch: ``[(row, weight,
-        [dweight/du_a per axis a] or None)]``, each ``(N Q,)``, with ``row`` indexing the
-        rows of :meth:`_rows` (the zero row ``N P`` for a tap outside the input), and
-        ``[du_a/dc_a]`` ``(N Q,)``, axes in x's order (``P``, ``Q``: the input and output
-        points per sample)."""
-        xp = self.xp
-        n, sp = x.shape[0], x.shape[2:]
-        d, p = len(sp), math.prod(sp)
+        d, n, p = len(spatial), grid.shape[0], math.prod(spatial)
         flat = grid.reshape(-1, d)
-        axes = [self._gs_taps(flat[:, d - 1 - a], sp[a], mode, padding_mode, align_corners)
-                for a in range(d)]
-        strides = [math.prod(sp[a + 1:]) for a in range(d)]
-        base = xp.repeat(xp.arange(n) * p, flat.shape[0] // n)
-        plan = []
-        for combo in itertools.product(*[taps for taps, _ in axes]):
-            row = base + sum(t[0] * s for t, s in zip(combo, strides))
-            ok = combo[0][3]
-            for t in combo[1:]:
-                ok = ok & t[3]
-            dw = None
-            if combo[0][2] is not None:
-                dw = [combo[a][2] * math.prod(combo[b][1] for b in range(d) if b != a)
-                      for a in range(d)]
-            plan.append((xp.where(ok, row, n * p), math.prod(t[1] for t in combo), dw))
-        return plan, [du for _, du in axes]
+        axes, pos = [], []
+        for a in range(d):
+            c = flat[:, d - 1 - a]
+            u, du = self._gs_source(c, spatial[a], padding_mode, align_corners,
+                                    pad=mode != "bicubic")
+            f = xp.rint(u) if mode == "nearest" else xp.floor(u)
+            axes.append((du, u - du * c - f))
+            pos.append(self._gs_positions(f, spatial[a], mode, padding_mode, align_corners))
+        strides = [math.prod(spatial[a + 1:]) for a in range(d)]
+        base = xp.repeat(xp.arange(n) * p, flat.shape[0] // max(n, 1))
+        taps = []
+        for ks in itertools.product(*[range(len(q)) for q in pos]):
+            row, ok = base, True
+            for a, k in enumerate(ks):
+                row = row + pos[a][k][0] * strides[a]
+                ok = ok & pos[a][k][1]
+            taps.append((xp.where(ok, row, n * p), ks))
+        return axes, taps
+
+    def _gs_weights(self, grid, axes, mode):
+        """Per spatial axis, the weights of its taps and their derivatives in ``u``, at the
+        fractional positions ``t = slope * c + offset`` of the plan."""
+        d = len(axes)
+        flat = grid.reshape(-1, d)
+        out = []
+        for a, (du, b) in enumerate(axes):
+            t = flat[:, d - 1 - a] * du + b
+            if mode == "nearest":
+                out.append(((1,), (0,)))
+            elif mode == "bilinear":
+                out.append(((1 - t, t), (-1, 1)))
+            else:
+                out.append(_cubic_weights(self.xp, t))
+        return out
 
     def _rows(self, a):
         """``(N, C, *S)`` as its channels-last rows ``(N prod(S) + 1, C)``, the last a row
@@ -238,9 +236,12 @@ class XpVision:
         out = xp.zeros((n * q, ch), dtype=x.dtype)
         if x.size and out.size:
             rows = self._rows(x)
-            plan, _ = self._gs_plan(x, grid, mode, padding_mode, align_corners)
-            for row, w, _ in plan:
+            axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode,
+                                               align_corners)
+            ws = self._gs_weights(grid, axes, mode)
+            for row, ks in taps:
                 v = xp.take(rows, row, axis=0)
+                w = math.prod(ws[a][0][k] for a, k in enumerate(ks))
                 out += v if isinstance(w, int) else v * w.astype(x.dtype)[:, None]
         out = xp.moveaxis(out.reshape(n, q, ch), 2, 1)
         return xp.ascontiguousarray(out).reshape((n, ch) + grid.shape[1:-1])
@@ -254,19 +255,23 @@ class XpVision:
         q = g.size // max(n * ch, 1)
         gc = [xp.zeros(n * q, dtype=grid.dtype) for _ in range(d)]
         if g.size and x.size:
-            plan, dus = self._gs_plan(x, grid, mode, padding_mode, align_corners)
+            axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode,
+                                               align_corners)
+            ws = self._gs_weights(grid, axes, mode)
             grows = self._rows(g)[:-1]
             rows = self._rows(x) if grid_grad and mode != "nearest" else None
             chans = xp.arange(ch)
-            for row, w, dw in plan:
+            for row, ks in taps:
+                w = [ws[a][0][k] for a, k in enumerate(ks)]
                 if input_grad:      # scatter-add, element-wise (1-d ufunc.at is the fast one)
-                    v = grows if isinstance(w, int) else grows * w.astype(g.dtype)[:, None]
+                    wk = math.prod(w)
+                    v = grows if isinstance(wk, int) else grows * wk.astype(g.dtype)[:, None]
                     xp.add.at(gx, (row[:, None] * ch + chans).ravel(), v.ravel())
                 if rows is not None:
                     gv = (grows * xp.take(rows, row, axis=0)).sum(axis=1)
-                    for a in range(d):
-                        gc[a] += gv * dw[a]
-            gc = [gc[a] * dus[a] for a in range(d)]
+                    for a, k in enumerate(ks):
+                        gc[a] += gv * ws[a][1][k] * math.prod(w[:a] + w[a + 1:])
+            gc = [gc[a] * axes[a][0] for a in range(d)]
         if input_grad:      # drop the zero row's sums (taps outside the input)
             gx = xp.moveaxis(gx[:x.size].reshape(n, math.prod(x.shape[2:]), ch), 2, 1)
             gx = xp.ascontiguousarray(gx).reshape(x.shape)

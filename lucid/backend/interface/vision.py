@@ -60,6 +60,22 @@ class VisionKernels(ABC):
         """
 
     @abstractmethod
+    def grid_sample_plan(self, grid, spatial, mode, padding_mode, align_corners):
+        r"""The constant part of sampling an input of spatial size ``spatial`` at ``grid``
+        (see :meth:`grid_sample`), flattened over the ``M = N * prod(O)`` output points:
+        ``(axes, taps)``.
+
+        ``axes[a] = (slope, offset)`` per spatial axis :math:`a` (x's order): the tap
+        weights' argument is :math:`t_a = \mathrm{slope} \cdot c_a + \mathrm{offset}`,
+        the fractional part of the source position (the padding map is piecewise affine;
+        ``slope`` is :math:`du/dc`, 0 where clamped). ``taps`` lists each tap combination
+        as ``(row, ks)``: ``row`` (``M`` ints) indexes the input's channels-last rows
+        ``(N P, C)``, with :math:`N P` (one past the end) for a tap outside the input, and
+        ``ks`` says which tap of each axis it is (its weight: linear :math:`(1 - t, t)`,
+        cubic Keys' four, nearest 1).
+        """
+
+    @abstractmethod
     def grid_sample_backward(self, g, x, grid, mode, padding_mode, align_corners,
                              input_grad, grid_grad):
         r"""Gradients of :meth:`grid_sample`: ``(gx, ggrid)``, each ``None`` unless asked

@@ -3,7 +3,7 @@
 import torch.nn.functional as TF
 
 import lucid.nn.functional as F
-from lucid.ops.vision import GridSampleGradBackward, InterpolateGradBackward
+from lucid.ops.vision import InterpolateGradBackward
 
 from ._sample import Sample, rnd
 
@@ -17,10 +17,10 @@ def _grid(shape, seed):
     return rnd(*shape, seed=seed, low=-1.2, high=1.2)
 
 
-def _gs(x, grid, name, gradgrad=False, **kw):
+def _gs(x, grid, name, **kw):
     kw.setdefault("align_corners", False)
     return Sample("grid_sample", lambda a, g: F.grid_sample(a, g, **kw), (x, grid),
-                  torch_fn=lambda a, g: TF.grid_sample(a, g, **kw), gradgrad=gradgrad,
+                  torch_fn=lambda a, g: TF.grid_sample(a, g, **kw),
                   name=f"grid_sample[{name}]")
 
 
@@ -50,9 +50,4 @@ SAMPLES = [
     _gs(rnd(1, 2, 3, 3, 4), _grid((1, 2, 2, 2, 3), 6), "trilinear-border",
         padding_mode="border"),
     _gs(rnd(1, 2, 4, 5), _grid((1, 3, 2, 2), 7), "nearest", mode="nearest"),
-    Sample("grid_sample_backward",
-           lambda g, x, c: GridSampleGradBackward.apply(
-               g, x, c, mode="bilinear", padding_mode="zeros", align_corners=False,
-               input_grad=True, grid_grad=True),
-           (rnd(1, 2, 3, 2), rnd(1, 2, 4, 5), _grid((1, 3, 2, 2), 8)), grad=False),
 ]
