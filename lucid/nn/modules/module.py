@@ -11,6 +11,7 @@ around the outputs, whose backward calls the hooks with the gradients that pass 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -89,9 +90,7 @@ class Module:
     :meth:`eval` for the whole tree.
     """
 
-    dump_patches = False
-    _version = 1
-    call_super_init = False
+    _version = 1       # of the state-dict format, in its metadata (as PyTorch)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -299,9 +298,6 @@ class Module:
         keys = (dir(type(self)) + list(self.__dict__) + list(self._parameters) +
                 list(self._modules) + list(self._buffers))
         return sorted(k for k in keys if not k[0].isdigit())
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
 
     # -- iteration ---------------------------------------------------------------------
 
@@ -669,9 +665,7 @@ class Module:
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         if with_module:
-            mod = self
-            fn = hook
-            hook = lambda *a: fn(mod, *a)  # noqa: E731
+            hook = functools.partial(hook, self)
         return _register(self._load_state_dict_pre_hooks, hook, False)
 
     def register_load_state_dict_post_hook(self, hook):
