@@ -105,9 +105,9 @@ class XpConv:
     def _grad_channels_first(self, g, groups):
         """``g`` ``(N, C_out, *O)`` as ``(G, C_out/G, N P)``, the GEMM operand."""
         n, co = g.shape[:2]
-        gt = self.xp.ascontiguousarray(self.xp.swapaxes(g.reshape(n, co, -1) if g.size else
-                                                        g.reshape(n, co, 0), 0, 1))
-        return gt.reshape(groups, co // groups, gt.shape[1] * gt.shape[2])
+        p = math.prod(g.shape[2:])
+        gt = self.xp.ascontiguousarray(self.xp.swapaxes(g.reshape(n, co, p), 0, 1))
+        return gt.reshape(groups, co // groups, n * p)
 
     # The GEMMs run on channels-first columns ``(G, C_g K, N P)``: one GEMM per group over
     # the whole batch (one BLAS call, not one per sample), the results transposed back.
@@ -147,7 +147,8 @@ class XpConv:
         col = self._columns(x, kernel, stride, padding, dilation, True)
         ck = cg * math.prod(kernel)
         gw = self.matmul(self._grad_channels_first(g, groups),
-                         self.xp.swapaxes(col.reshape(groups, ck, -1), 1, 2))
+                         self.xp.swapaxes(col.reshape(groups, ck, g.shape[0] * math.prod(g.shape[2:])),
+                                          1, 2))
         return gw.reshape((co, cg) + tuple(kernel))
 
     # -- pooling --------------------------------------------------------------------------
