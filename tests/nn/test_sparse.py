@@ -255,3 +255,49 @@ def test_embedding_non_contiguous_weight_and_indices():
     (lo ** 2).sum().backward()
     (to ** 2).sum().backward()
     np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_frequency(mode):
+    """The documented semantics (torch 2.13's CPU embedding_bag divides some rows by another
+    index's count, pytorch/pytorch#190063): the reference is torch's embedding + bag sum."""
+    idx, off = np.array([1, 1, 2, 3, 4, 4, 4, 5]), np.array([0, 3, 5])
+    lw, tw = _weights((8, 3), np.float64)
+    lo = F.embedding_bag(lucid.tensor(idx), lw, lucid.tensor(off), mode=mode,
+                         scale_grad_by_freq=True)
+    rows = TF.embedding(torch.tensor(idx), tw, scale_grad_by_freq=True)
+    bags = [rows[0:3], rows[3:5], rows[5:]]
+    to = torch.stack([b.sum(0) if mode == "sum" else b.mean(0) for b in bags])
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-12)
+    g = np.random.default_rng(5).standard_normal((3, 3))
+    for graph in (False, True):
+        (lg,) = lucid.autograd.grad(lo, lw, lucid.tensor(g), retain_graph=True,
+                                    create_graph=graph)
+        (tg,) = torch.autograd.grad(to, tw, torch.tensor(g), retain_graph=True)
+        np.testing.assert_allclose(lg.detach().numpy(), tg.numpy(), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ArgumentError, match="max mode does not support"):
+        F.embedding_bag(lucid.tensor(idx), lw, lucid.tensor(off), mode="max",
+                        scale_grad_by_freq=True)
+
+
+def test_embedding_bag_is_one_node_and_per_sample_weight_grads_in_graph_mode():
+    psw = np.random.default_rng(6).standard_normal(len(_FLAT))
+    lp, tp = lucid.tensor(psw, requires_grad=True), torch.tensor(psw, requires_grad=True)
+    lw, tw = _weights((10, 4), np.float64)
+    lo = F.embedding_bag(lucid.tensor(_FLAT), lw, lucid.tensor(_OFF), mode="sum",
+                         per_sample_weights=lp, padding_idx=2)
+    # torch has no double backward of embedding_bag's per-sample weights: compose it
+    keep = torch.tensor(_FLAT != 2)
+    bag = torch.repeat_interleave(torch.arange(4), torch.tensor(np.diff(np.append(_OFF, 8))))
+    rows = tw[torch.tensor(_FLAT)][keep] * tp[keep].unsqueeze(1)
+    to = torch.zeros(4, 4, dtype=torch.float64).index_add(0, bag[keep], rows)
+    assert lo.grad_fn.name() == "EmbeddingBagBackward"
+    g = np.random.default_rng(7).standard_normal((4, 4))
+    lgs = lucid.autograd.grad(lo, [lw, lp], lucid.tensor(g), create_graph=True)
+    tgs = torch.autograd.grad(to, [tw, tp], torch.tensor(g), create_graph=True)
+    for a, b in zip(lgs, tgs):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
+                                   atol=1e-14)
+    (lh,) = lucid.autograd.grad((lgs[1] ** 2).sum(), lw)        # d(psw grad)/d weight
+    (th,) = torch.autograd.grad((tgs[1] ** 2).sum(), tw)
+    np.testing.assert_allclose(lh.numpy(), th.numpy(), rtol=1e-12, atol=1e-14)

@@ -166,6 +166,63 @@ class XpNorm:
             out[padding_idx] = 0
         return out.astype(g.dtype, copy=False)
 
+    def embedding_bag(self, weight, idx, bag, num_bags, mode, psw):
+        xp = self.xp
+        d = weight.shape[1]
+        keep = bag >= 0
+        iv, bv = idx[keep], bag[keep]
+        rows = xp.take(weight, iv, axis=0)
+        pos = (bv.reshape(-1, 1) * d + xp.arange(d)).reshape(-1)
+        acc = xp.float64 if weight.dtype.itemsize < 4 else weight.dtype
+        if mode == "max":
+            out = xp.full(num_bags * d, -xp.inf, dtype=acc)
+            xp.maximum.at(out, pos, rows.reshape(-1).astype(acc, copy=False))
+            won = rows.reshape(-1) == out[pos]          # the entries holding each maximum
+            first = xp.full(num_bags * d, iv.shape[0], dtype=xp.int64)
+            entry = xp.broadcast_to(xp.arange(iv.shape[0]).reshape(-1, 1), rows.shape)
+            xp.minimum.at(first, pos[won], entry.reshape(-1)[won])
+            out[first == iv.shape[0]] = 0                 # empty bags
+            rows_of = xp.concatenate([iv.astype(xp.int64), xp.full(1, -1, xp.int64)])
+            return (out.reshape(num_bags, d).astype(weight.dtype, copy=False),
+                    rows_of[first].reshape(num_bags, d))
+        if psw is not None:
+            rows = rows * psw[keep].reshape(-1, 1)
+        out = xp.zeros(num_bags * d, dtype=acc)
+        xp.add.at(out, pos, rows.reshape(-1).astype(acc, copy=False))
+        out = out.reshape(num_bags, d)
+        sizes = None
+        if mode == "mean":
+            sizes = xp.bincount(bv, minlength=num_bags).astype(acc)
+            out /= xp.maximum(sizes, 1).reshape(-1, 1)
+        return out.astype(weight.dtype, copy=False), sizes
+
+    def embedding_bag_backward(self, g, weight, idx, bag, num_weights, mode, psw, aux,
+                               scale_grad_by_freq, need):
+        xp = self.xp
+        d = g.shape[1]
+        keep = bag >= 0
+        iv, bv = idx[keep], bag[keep]
+        gw = gpsw = None
+        if need[0]:
+            if mode == "max":
+                hit = aux.reshape(-1) >= 0
+                acc = xp.float64 if g.dtype.itemsize < 4 else g.dtype
+                flat = xp.zeros(num_weights * d, dtype=acc)
+                pos = (aux * d + xp.arange(d)).reshape(-1)[hit]
+                xp.add.at(flat, pos, g.reshape(-1)[hit].astype(acc, copy=False))
+                gw = flat.reshape(num_weights, d).astype(g.dtype, copy=False)
+            else:
+                eg = g[bv]
+                if mode == "mean":
+                    eg = eg / xp.maximum(aux, 1)[bv].reshape(-1, 1).astype(g.dtype)
+                elif psw is not None:
+                    eg = eg * psw[keep].reshape(-1, 1)
+                gw = self.embedding_backward(eg, iv, num_weights, None, scale_grad_by_freq)
+        if need[1]:
+            gpsw = xp.zeros(idx.shape[0], dtype=g.dtype)
+            gpsw[keep] = xp.einsum("ij,ij->i", g[bv], xp.take(weight, iv, axis=0))
+        return gw, gpsw
+
     def embedding_renorm_(self, weight, idx, max_norm, norm_type):
         xp = self.xp
         rows = xp.unique(idx.reshape(-1))

@@ -80,6 +80,26 @@ class NormKernels(ABC):
         stays 0."""
 
     @abstractmethod
+    def embedding_bag(self, weight, idx, bag, num_bags, mode, psw):
+        r"""``(out, aux)``: row :math:`b` of the ``(num_bags, D)`` ``out`` reduces the rows
+        :math:`w_{idx_i}` of the entries with :math:`bag_i = b` (entries with
+        :math:`bag_i = -1` are left out): ``"sum"`` :math:`\sum_i s_i w_{idx_i}` (``s`` the
+        per-sample weights ``psw``, or 1), ``"mean"`` the sum over the bag's size
+        (``aux`` the sizes, float), ``"max"`` the element-wise maximum (``aux`` the int64
+        ``(num_bags, D)`` weight row of each maximum, -1 for an empty bag). An empty bag
+        gives zeros."""
+
+    @abstractmethod
+    def embedding_bag_backward(self, g, weight, idx, bag, num_weights, mode, psw, aux,
+                               scale_grad_by_freq, need):
+        r"""``(gw, gpsw)`` of :meth:`embedding_bag` (``None`` where ``need[i]`` is false):
+        :math:`G_r = \sum_{i : idx_i = r} c_i\, g_{bag_i}` with :math:`c_i` = ``psw_i``
+        (sum), :math:`1/|bag_i|` (mean), times :math:`1/\#\{j : idx_j = idx_i\}` with
+        ``scale_grad_by_freq``; for max each :math:`g_{b,d}` goes to the row ``aux[b, d]``;
+        :math:`\partial \mathcal{L}/\partial s_i = g_{bag_i} \cdot w_{idx_i}` (0 for a left
+        out entry). ``weight`` is read only for ``gpsw`` (None otherwise)."""
+
+    @abstractmethod
     def embedding_renorm_(self, weight, idx, max_norm, norm_type):
         r"""In place: each distinct row :math:`r` of ``idx`` whose
         :math:`\|w_r\|_p > max\_norm` is scaled by :math:`max\_norm / (\|w_r\|_p + 10^{-7})`."""

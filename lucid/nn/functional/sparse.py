@@ -1,9 +1,8 @@
 """Embeddings and one-hot: embedding, embedding_bag, one_hot.
 
-``embedding`` is the fused op :class:`~lucid.ops.embedding.EmbeddingBackward`;
-``embedding_bag`` looks its bags' rows up with it and reduces them with ``index_add``
-(sum, mean) or ``scatter_reduce`` (max), so its gradient reaches the weight through the
-embedding's scatter-add.
+``embedding`` and ``embedding_bag`` are the fused ops
+:class:`~lucid.ops.embedding.EmbeddingBackward` and
+:class:`~lucid.ops.embedding.EmbeddingBagBackward`; ``one_hot`` compares with a range.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, IndexingError, ShapeError
-from ...ops import arange, index_add, scatter_reduce, zeros
-from ...ops.embedding import EmbeddingBackward
+from ...ops import arange
+from ...ops.embedding import EmbeddingBackward, EmbeddingBagBackward
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -125,8 +124,8 @@ def _bags(idx, offsets, include_last_offset, op):
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    """Sums, means or maxima of bags of embeddings without materialising the bags' rows
-    per bag: a 2-D ``input`` is one bag per row; a 1-D one is cut at ``offsets``.
+    """Sums, means or maxima of bags of embeddings (one fused op): a 2-D ``input`` is one
+    bag per row; a 1-D one is cut at ``offsets``.
     ``per_sample_weights`` (``mode="sum"`` only) scales each looked-up row; entries equal
     to ``padding_idx`` are left out (and not counted in a mean); an empty bag gives
     zeros."""
@@ -146,36 +145,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise ShapeError(f"{op}: per_sample_weights of shape "
                              f"{list(per_sample_weights.shape)} must have the input's "
                              f"shape {list(idx.shape)}")
-    n, d = w.shape
+    if scale_grad_by_freq and mode == "max":
+        raise ArgumentError(f"{op}: max mode does not support scaling the gradient by the "
+                            "frequency")
+    n = w.shape[0]
     pad = _padding_idx(padding_idx, n, op)
     flat, bag, nb = _bags(idx, offsets, include_last_offset, op)
     be = idx._device._backend
-    psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
-    if pad is not None:
-        keep = be.nonzero_index(flat != pad)
-        flat, bag = be.index(flat, keep), be.index(bag, keep)
-        if psw is not None:
-            psw = psw[Tensor._wrap(keep[0], _dt.int64, idx._device)]
+    if pad is not None:                  # entries of the padding index belong to no bag
+        bag = be.where(flat == pad, be.full((), -1, bag.dtype), bag)
     sel = Tensor._wrap(flat, idx._dtype, idx._device)
     _check_range(sel, n, op)
     if max_norm is not None:
         _renorm(w, sel, max_norm, norm_type)
-    rows = EmbeddingBackward.apply(w, sel, padding_idx=pad,
-                                   scale_grad_by_freq=bool(scale_grad_by_freq))
-    if psw is not None:
-        rows = rows * psw.unsqueeze(1)
-    bag_t = Tensor._wrap(bag, _dt.int64, idx._device)
-    out = zeros((nb, d), dtype=w.dtype, device=w.device)
-    if mode == "max":
-        return scatter_reduce(out, 0, bag_t.unsqueeze(1).expand(-1, d), rows, "amax",
-                              include_self=False)
-    out = index_add(out, 0, bag_t, rows)
-    if mode == "mean":
-        counts = be.bincount(bag, None, nb, w.dtype.np)
-        counts = Tensor._wrap(be.maximum(counts, be.ones((), counts.dtype)), w.dtype,
-                              w.device)
-        out = out / counts.unsqueeze(1)
-    return out
+    extra = () if per_sample_weights is None else (per_sample_weights.reshape(-1),)
+    return EmbeddingBagBackward.apply(w, sel, *extra, bag=bag, num_bags=nb, mode=mode,
+                                      scale_grad_by_freq=bool(scale_grad_by_freq))
 
 
 def one_hot(tensor, num_classes=-1):
