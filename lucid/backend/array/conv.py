@@ -146,9 +146,9 @@ class XpConv:
         cg = x.shape[1] // groups
         col = self._columns(x, kernel, stride, padding, dilation, True)
         ck = cg * math.prod(kernel)
+        m = g.shape[0] * math.prod(g.shape[2:])
         gw = self.matmul(self._grad_channels_first(g, groups),
-                         self.xp.swapaxes(col.reshape(groups, ck, g.shape[0] * math.prod(g.shape[2:])),
-                                          1, 2))
+                         self.xp.swapaxes(col.reshape(groups, ck, m), 1, 2))
         return gw.reshape((co, cg) + tuple(kernel))
 
     # -- pooling --------------------------------------------------------------------------

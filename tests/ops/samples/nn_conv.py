@@ -1,7 +1,6 @@
 """Registry-suite samples: convolution ops (N-d, transposed, groups, dilation), im2col and
 col2im."""
 
-
 import torch.nn.functional as TF
 
 import lucid.nn.functional as F
@@ -42,5 +41,3 @@ SAMPLES = [
     Sample("col2im", lambda c: F.fold(c, (4, 5), (2, 3), 1, 1, (2, 1)), (rnd(2, 12, 15),),
            torch_fn=lambda c: TF.fold(c, (4, 5), (2, 3), 1, 1, (2, 1))),
 ]
-
-

@@ -1,6 +1,7 @@
 """Registry-suite samples: pooling ops (max, average, adaptive, unpool)."""
 
 import numpy as np
+import torch
 import torch.nn.functional as TF
 
 import lucid.nn.functional as F
@@ -9,8 +10,7 @@ from ._sample import Const, Sample, rnd
 
 # distinct values: no ties in a window, so the gradient of the max is defined everywhere
 _X = np.random.default_rng(4).permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6) / 50.0 - 2.5
-_V, _I = (t.numpy() for t in TF.max_pool2d(__import__("torch").tensor(_X), 2,
-                                           return_indices=True))
+_V, _I = (t.numpy() for t in TF.max_pool2d(torch.tensor(_X), 2, return_indices=True))
 
 SAMPLES = [
     Sample("max_pool", lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), (_X,),
