@@ -250,18 +250,35 @@ class RNNBase(Module):
         else:
             act = _rnn_step(tanh if self.mode == "RNN_TANH" else relu)
             step = lambda g, st: (act(g, st[0], w_hh_t, b_step),)  # noqa: E731
-        gx_steps = gx_all.split(sizes, 0) if sizes else ()     # one node for all steps
-        full = sizes[0] if sizes else 0
+        if not sizes:
+            return x.new_zeros((0, states[0].shape[-1])), states
+        gx_steps = gx_all.split(sizes, 0)                 # one node for all steps
         outs = [None] * len(sizes)
-        order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
-        for t in order:
-            b = sizes[t]
-            cur = states if b == full else [s[:b] for s in states]
-            new = step(gx_steps[t], cur)
-            outs[t] = new[0]
-            states = list(new) if b == full else [cat([n, s[b:]]) for n, s in zip(new, states)]
-        out = cat(outs) if outs else x.new_zeros((0, states[0].shape[-1]))
-        return out, states
+        # Only the first sizes[t] rows run at step t: the state is cut (forward: rows that
+        # ended keep their final state) or extended (reverse: rows that start join with
+        # their initial state) only where the batch size changes.
+        if reverse:
+            width = sizes[-1]
+            cur = states if width == sizes[0] else [s[:width] for s in states]
+            for t in range(len(sizes) - 1, -1, -1):
+                if sizes[t] > width:
+                    cur = [cat([c, s[width:sizes[t]]]) for c, s in zip(cur, states)]
+                    width = sizes[t]
+                cur = step(gx_steps[t], cur)
+                outs[t] = cur[0]
+            return cat(outs), list(cur)
+        width, ended, cur = sizes[0], [], states
+        for t, b in enumerate(sizes):
+            if b < width:
+                ended.append([c[b:width] for c in cur])
+                cur = [c[:b] for c in cur]
+                width = b
+            cur = step(gx_steps[t], cur)
+            outs[t] = cur[0]
+        if ended:
+            ended.append(cur)
+            cur = [cat([e[k] for e in reversed(ended)]) for k in range(len(cur))]
+        return cat(outs), list(cur)
 
     def forward(self, input, hx=None):
         data, sizes, states, sorted_idx, unsorted_idx, batched, packed = \
