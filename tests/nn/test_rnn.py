@@ -220,6 +220,8 @@ def test_reprs_names_and_init():
         a = p.detach().numpy()
         assert np.abs(a).max() <= bound and np.abs(a).max() > 0.98 * bound
     assert len(m.all_weights) == 1 and len(m.all_weights[0]) == 4
+    assert m.all_weights[0][1] is m.weight_hh_l0
+    m.flatten_parameters()                              # PyTorch compatibility: no-op
 
 
 def test_errors():

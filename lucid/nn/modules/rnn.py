@@ -147,10 +147,6 @@ class RNNBase(Module):
         """The parameters, one list per layer and direction."""
         return [[getattr(self, n) for n in names] for names in self._all_weights]
 
-    @property
-    def _flat_weights(self):
-        return [getattr(self, n) for n in self._flat_weights_names]
-
     def flatten_parameters(self):
         """Kept for PyTorch compatibility (cuDNN's weight layout): nothing to do here."""
 
