@@ -93,6 +93,23 @@ def test_interpolate_long_lines_gather_and_scatter(mode, shape, size, ac):
     _check(lambda x: F.interpolate(x, **kw), lambda x: TF.interpolate(x, **kw), [_rnd(*shape)])
 
 
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_interpolate_half_types_keep_their_dtype(mode, dt):
+    a = _rnd(1, 2, 5, 4)
+    lx = lucid.tensor(a).to(getattr(lucid, dt)).requires_grad_()
+    tx = torch.tensor(a).to(getattr(torch, dt)).requires_grad_()
+    ly, ty = F.interpolate(lx, scale_factor=2, mode=mode), TF.interpolate(tx, scale_factor=2,
+                                                                          mode=mode)
+    assert ly.dtype == getattr(lucid, dt)
+    ly.float().sum().backward()
+    ty.float().sum().backward()
+    assert lx.grad.dtype == getattr(lucid, dt)
+    for l, t in ((ly, ty), (lx.grad, tx.grad)):
+        np.testing.assert_allclose(l.detach().float().numpy(), t.detach().float().numpy(),
+                                   rtol=2e-2, atol=2e-2)
+
+
 def test_interpolate_scale_factor_is_used_unless_recomputed():
     # 5 * 1.3 = 6.5 -> 6 outputs; the source positions use 1/1.3, not 5/6
     x = _rnd(1, 1, 5)
@@ -252,6 +269,22 @@ def test_grid_sample_3d_matches_torch(mode, pad, ac):
     kw = dict(mode=mode, padding_mode=pad, align_corners=ac)
     _check(lambda x, g: F.grid_sample(x, g, **kw), lambda x, g: TF.grid_sample(x, g, **kw),
            [_rnd(2, 2, 3, 4, 5), _grid(2, 2, 3, 4, 3)])
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_grid_sample_half_types(dt):
+    a, c = _rnd(1, 2, 6, 7), _grid(1, 3, 4, 2)
+    lx, lg = (lucid.tensor(v).to(getattr(lucid, dt)).requires_grad_() for v in (a, c))
+    tx, tg = (torch.tensor(v).to(getattr(torch, dt)).requires_grad_() for v in (a, c))
+    ly = F.grid_sample(lx, lg, align_corners=False)
+    ty = TF.grid_sample(tx, tg, align_corners=False)
+    assert ly.dtype == getattr(lucid, dt)
+    ly.float().sum().backward()
+    ty.float().sum().backward()
+    for l, t in ((ly, ty), (lx.grad, tx.grad), (lg.grad, tg.grad)):
+        assert l.dtype == getattr(lucid, dt)
+        np.testing.assert_allclose(l.detach().float().numpy(), t.detach().float().numpy(),
+                                   rtol=5e-2, atol=5e-2)
 
 
 def test_grid_sample_reflection_far_outside_and_single_pixel_axes():

@@ -105,6 +105,8 @@ class XpVision:
 
     def interpolate(self, x, size, mode, align_corners, scales):
         xp = self.xp
+        dt = x.dtype
+        cdt = xp.float32 if dt.itemsize < 4 else dt     # half types multiply in float32
         gemm = [mode not in ("nearest", "nearest-exact") and x.shape[2 + k] <= _GEMM_MAX
                 for k in range(len(size))]
         if any(gemm) and x.size and not bool(xp.isfinite(x).all()):
@@ -113,13 +115,16 @@ class XpVision:
             axis, n_in = 2 + k, x.shape[2 + k]
             if gemm[k]:
                 x = self._along(x, axis, self._interp_matrix(
-                    n_in, size[k], mode, align_corners, scales[k], x.dtype))
+                    n_in, size[k], mode, align_corners, scales[k], cdt))
             else:
                 x = self._gather_along(x, axis, self._interp_taps(
                     n_in, size[k], mode, align_corners, scales[k]))
-        return xp.ascontiguousarray(x)
+        return xp.ascontiguousarray(x).astype(dt, copy=False)
 
     def interpolate_backward(self, g, in_size, mode, align_corners, scales):
+        dt = g.dtype
+        if dt.itemsize < 4:                 # half types accumulate in float32
+            g = g.astype(self.xp.float32)
         for k in range(len(in_size) - 1, -1, -1):
             axis, n_in, n_out = 2 + k, in_size[k], g.shape[2 + k]
             if n_in <= _GEMM_MAX:
@@ -128,7 +133,7 @@ class XpVision:
             else:
                 g = self._scatter_along(g, axis, n_in, self._interp_taps(
                     n_in, n_out, mode, align_corners, scales[k]))
-        return self.xp.ascontiguousarray(g)
+        return self.xp.ascontiguousarray(g).astype(dt, copy=False)
 
     # -- grid_sample -----------------------------------------------------------------------
 
@@ -231,6 +236,9 @@ class XpVision:
 
     def grid_sample(self, x, grid, mode, padding_mode, align_corners):
         xp = self.xp
+        if x.dtype.itemsize < 4:            # half types: positions and sums in float32
+            return self.grid_sample(x.astype(xp.float32), grid.astype(xp.float32), mode,
+                                    padding_mode, align_corners).astype(x.dtype)
         n, ch = x.shape[:2]
         q = math.prod(grid.shape[1:-1])
         out = xp.zeros((n * q, ch), dtype=x.dtype)
@@ -249,6 +257,13 @@ class XpVision:
     def grid_sample_backward(self, g, x, grid, mode, padding_mode, align_corners,
                              input_grad, grid_grad):
         xp = self.xp
+        if x.dtype.itemsize < 4:            # half types: positions and sums in float32
+            f = xp.float32
+            gx, gg = self.grid_sample_backward(g.astype(f), x.astype(f), grid.astype(f), mode,
+                                               padding_mode, align_corners, input_grad,
+                                               grid_grad)
+            return (None if gx is None else gx.astype(x.dtype),
+                    None if gg is None else gg.astype(grid.dtype))
         n, ch = x.shape[:2]
         d = grid.ndim - 2
         gx = xp.zeros(x.size + ch, dtype=x.dtype) if input_grad else None
