@@ -4,7 +4,8 @@ Arrays are channel-first: ``x`` is ``(N, C, *spatial)`` with one, two or three s
 axes. Resampling is separable: along each spatial axis the output is a fixed linear map of
 the input line, :math:`y_j = \\sum_i W_{ji} x_i`, whose matrix :math:`W` (``n_out x n_in``)
 depends only on the sizes, the mode, ``align_corners`` and the scale; the backward is
-:math:`W^\\top` along each axis.
+:math:`W^\\top` along each axis. Half-precision arrays compute in float32 and come back in
+their own dtype.
 """
 
 from abc import ABC, abstractmethod
