@@ -9,7 +9,7 @@ _A = -0.75      # Keys' cubic convolution parameter, as PyTorch
 _GEMM_MAX = 128
 
 
-def _cubic_weights(xp, t):
+def _cubic_weights(t):
     """Keys' weights of the taps at offsets -1, 0, 1, 2 for fractional position ``t``, and
     their derivatives in ``t``."""
     def near(s):        # |s| <= 1
@@ -52,7 +52,7 @@ class XpVision:
             return [(i0, 1 - lam), (xp.minimum(i0 + 1, n_in - 1), lam)]
         f = xp.floor(u)
         i0 = f.astype(xp.int64)
-        ws, _ = _cubic_weights(xp, u - f)
+        ws, _ = _cubic_weights(u - f)
         return [(xp.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(ws)]
 
     def _interp_matrix(self, n_in, n_out, mode, align_corners, scale, dtype):
@@ -221,7 +221,7 @@ class XpVision:
             elif mode == "bilinear":
                 out.append(((1 - t, t), (-1, 1)))
             else:
-                out.append(_cubic_weights(self.xp, t))
+                out.append(_cubic_weights(t))
         return out
 
     def _rows(self, a):
