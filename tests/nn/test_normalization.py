@@ -490,3 +490,13 @@ def test_argument_type_errors():
         F.group_norm(x, 1.5)
     with pytest.raises(ArgumentTypeError, match="Tensor"):
         F.layer_norm([1.0, 2.0], (2,))
+
+
+def test_saved_statistics_are_freed_after_backward():
+    x = lucid.randn(4, 3, 5, requires_grad=True)
+    for y in (F.batch_norm(x, None, None, training=True), F.layer_norm(x, (5,)),
+              F.group_norm(x, 3), F.rms_norm(x, (5,)), F.instance_norm(x)):
+        node = y.grad_fn
+        assert node.extra is not None and node.extra["rstd"] is not None
+        y.sum().backward()
+        assert node.extra is None and node.saved is None
