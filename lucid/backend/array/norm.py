@@ -60,9 +60,10 @@ class XpNorm:
         xp = self.xp
         xw = _work(xp, x)
         rstd = (1.0 / xp.sqrt(var + eps)).astype(var.dtype, copy=False)
-        if w is None or 4 * _size(rstd.shape, w.shape) <= xw.size:
-            # per-statistic scale and shift (batch and instance norm): two passes
-            scale = rstd if w is None else rstd * w
+        if w is not None and 4 * _size(rstd.shape, w.shape) <= xw.size:
+            # batch and instance norm: a per-channel scale and shift, two passes (as
+            # PyTorch's CPU kernel)
+            scale = rstd * w
             y = xw * scale
             shift = None if mean is None else -mean * scale
             if b is not None:
@@ -72,7 +73,8 @@ class XpNorm:
         else:
             y = xw - mean if mean is not None else xw * 1
             y *= rstd
-            y *= w
+            if w is not None:
+                y *= w
             if b is not None:
                 y += b
         return y.astype(x.dtype, copy=False), rstd
