@@ -139,6 +139,12 @@ def test_layers_match_torch(name, args, shape):
     _check(lm, tm, shape)
 
 
+def test_zero_pad_is_a_constant_pad():
+    for n in (1, 2, 3):
+        m = getattr(nn, f"ZeroPad{n}d")(1)
+        assert isinstance(m, getattr(nn, f"ConstantPad{n}d")) and m.value == 0.0
+
+
 def test_circular_layer_checks_its_dims():
     with pytest.raises(ShapeError, match="expected 3D or 4D input"):
         nn.CircularPad2d(1)(lucid.zeros(2, 3))

@@ -48,7 +48,10 @@ class _ConstantPadNd(_PadNd):
         return f"padding={self.padding}, value={self.value}"
 
 
-class _ZeroPadNd(_ConstantPadNd):
+class _Zero:
+    """Makes a ``ConstantPadNd`` a ``ZeroPadNd``: ``value`` fixed at 0 (as PyTorch, a
+    subclass of the constant layer)."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -66,16 +69,14 @@ class _CircularPadNd(_PadNd):
         return super().forward(input)
 
 
-class ZeroPad1d(_ZeroPadNd):
-    """Pads the last dim with zeros."""
-
-    n = 1
-
-
 class ConstantPad1d(_ConstantPadNd):
     """Pads the last dim with ``value``."""
 
     n = 1
+
+
+class ZeroPad1d(_Zero, ConstantPad1d):
+    """Pads the last dim with zeros."""
 
 
 class ReflectionPad1d(_PadNd):
@@ -98,16 +99,14 @@ class CircularPad1d(_CircularPadNd):
     n = 1
 
 
-class ZeroPad2d(_ZeroPadNd):
-    """Pads the last 2 dims with zeros."""
-
-    n = 2
-
-
 class ConstantPad2d(_ConstantPadNd):
     """Pads the last 2 dims with ``value``."""
 
     n = 2
+
+
+class ZeroPad2d(_Zero, ConstantPad2d):
+    """Pads the last 2 dims with zeros."""
 
 
 class ReflectionPad2d(_PadNd):
@@ -130,16 +129,14 @@ class CircularPad2d(_CircularPadNd):
     n = 2
 
 
-class ZeroPad3d(_ZeroPadNd):
-    """Pads the last 3 dims with zeros."""
-
-    n = 3
-
-
 class ConstantPad3d(_ConstantPadNd):
     """Pads the last 3 dims with ``value``."""
 
     n = 3
+
+
+class ZeroPad3d(_Zero, ConstantPad3d):
+    """Pads the last 3 dims with zeros."""
 
 
 class ReflectionPad3d(_PadNd):
