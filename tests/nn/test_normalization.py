@@ -500,3 +500,26 @@ def test_saved_statistics_are_freed_after_backward():
         assert node.extra is not None and node.extra["rstd"] is not None
         y.sum().backward()
         assert node.extra is None and node.saved is None
+
+
+def test_torch_state_dict_loads_into_the_same_layers():
+    r = _rng(20)
+    layers = [(tnn.BatchNorm2d(3), nn.BatchNorm2d(3), (4, 3, 2, 2)),
+              (tnn.InstanceNorm1d(3, affine=True, track_running_stats=True),
+               nn.InstanceNorm1d(3, affine=True, track_running_stats=True), (4, 3, 5)),
+              (tnn.LayerNorm(5), nn.LayerNorm(5), (2, 5)),
+              (tnn.GroupNorm(1, 3), nn.GroupNorm(1, 3), (2, 3, 4)),
+              (tnn.RMSNorm(5), nn.RMSNorm(5), (2, 5))]
+    for tm, lm, shape in layers:
+        with torch.no_grad():
+            for p in tm.parameters():
+                p.normal_()
+        for _ in range(2):
+            tm(torch.tensor(r.standard_normal(shape).astype(np.float32)))
+        lm.load_state_dict({k: lucid.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+        tm.eval()
+        lm.eval()
+        a = r.standard_normal(shape).astype(np.float32)
+        np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
+                                   tm(torch.tensor(a)).detach().numpy(), rtol=1e-5, atol=1e-6)
+        assert list(lm.state_dict()) == list(tm.state_dict())
