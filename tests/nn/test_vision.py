@@ -226,7 +226,7 @@ def test_upsample_functions_warn_and_resample():
 @pytest.mark.parametrize("make", [
     lambda m: m.Upsample(scale_factor=2), lambda m: m.Upsample(size=(5, 7), mode="bilinear"),
     lambda m: m.Upsample(scale_factor=(1.5, 2), mode="bicubic", align_corners=True),
-    lambda m: m.Upsample(scale_factor=1.3, mode="nearest", recompute_scale_factor=True),
+    lambda m: m.Upsample(scale_factor=1.3, mode="bilinear", recompute_scale_factor=True),
     lambda m: m.UpsamplingNearest2d(scale_factor=3), lambda m: m.UpsamplingNearest2d(size=5),
     lambda m: m.UpsamplingBilinear2d(size=(4, 6)),
     lambda m: m.UpsamplingBilinear2d(scale_factor=2),
@@ -303,6 +303,24 @@ def test_grid_sample_identity_grid_reproduces_the_input():
         grid = F.affine_grid(lucid.tensor(theta), (2, 3, 4, 5), align_corners=ac)
         y = F.grid_sample(lucid.tensor(x), grid, align_corners=ac)
         np.testing.assert_allclose(y.numpy(), x, atol=1e-12)
+
+
+def test_grid_sample_non_contiguous_inputs():
+    a, c = _rnd(2, 3, 5, 4), _grid(2, 6, 3, 2)
+    lx = lucid.tensor(np.swapaxes(a, -1, -2).copy(), requires_grad=True)
+    lg = lucid.tensor(np.swapaxes(c, 1, 2).copy(), requires_grad=True)
+    tx, tg = torch.tensor(a, requires_grad=True), torch.tensor(c, requires_grad=True)
+    lxin, lgin = lx.transpose(-1, -2), lg.transpose(1, 2)
+    assert not lxin.is_contiguous() and not lgin.is_contiguous()
+    kw = dict(mode="bicubic", padding_mode="reflection", align_corners=False)
+    ly, ty = F.grid_sample(lxin, lgin, **kw), TF.grid_sample(tx, tg, **kw)
+    _close(ly, ty)
+    ly.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(np.swapaxes(lx.grad.numpy(), -1, -2), tx.grad.numpy(),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.swapaxes(lg.grad.numpy(), 1, 2), tg.grad.numpy(),
+                               rtol=1e-10, atol=1e-12)
 
 
 def test_grid_sample_empty_batch_and_output():
