@@ -540,6 +540,14 @@ def test_tensor_dataset_gathers_batches_as_default_collate_stacks_them(deadline,
     part, _ = random_split(Subset(ds, list(range(9, -1, -1))), [7, 3],
                            generator=lucid.Generator().manual_seed(0))
     assert part._collated is not None and Subset([1, 2], [0])._collated is None
+
+    class Doubled(TensorDataset):
+        def __getitem__(self, i):
+            return tuple(t * 2 for t in super().__getitem__(i))
+
+    assert Doubled(lucid.arange(3))._collated is None
+    assert next(iter(DataLoader(Doubled(lucid.arange(3)), batch_size=3)))[0].tolist() == \
+        [0, 2, 4]
     fast += list(DataLoader(part, batch_size=3, num_workers=workers))
     slow += list(DataLoader(part, batch_size=3, num_workers=workers,
                             collate_fn=lambda b: lucid.utils.data.default_collate(b)))
@@ -551,3 +559,53 @@ def test_tensor_dataset_gathers_batches_as_default_collate_stacks_them(deadline,
             np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(IndexError):
         list(DataLoader(ds, batch_size=2, sampler=[0, 10]))
+
+
+CONTEXT_SCRIPT = """
+import faulthandler
+faulthandler.dump_traceback_later(60, exit=True)
+import sys
+import lucid
+from lucid.utils.data import DataLoader, TensorDataset, get_worker_info
+
+
+class Where(TensorDataset):
+    def __getitem__(self, i):
+        return (super().__getitem__(i)[0], "__mp_main__" in sys.modules, get_worker_info().id)
+
+
+if __name__ == "__main__":
+    ds = Where(lucid.arange(40000.0).reshape(100, 400))
+    for method in ("spawn", "forkserver"):
+        x, spawned, ids = next(iter(DataLoader(ds, batch_size=50, num_workers=2,
+                                                multiprocessing_context=method)))
+        assert all(spawned.tolist()) and set(ids.tolist()) == {0}, method
+        assert x.is_shared() and x[1, 0].item() == 400.0
+        print(method, "ok")
+"""
+
+
+def test_spawn_and_forkserver_contexts(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "contexts.py"
+    script.write_text(CONTEXT_SCRIPT)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["spawn", "ok", "forkserver", "ok"]
+
+
+def test_a_forked_child_leaves_an_inherited_pool_alone(deadline):
+    it = iter(DataLoader(data(), batch_size=2, num_workers=2))
+    first = next(it)
+    pid = os.fork()
+    if pid == 0:                    # the child (as a worker of another loader would be)
+        it._shutdown()
+        os._exit(0 if not it._done.is_set() and not it._closed else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    rest = [b[1].tolist() for b in it]
+    assert [first[1].tolist()] + rest == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]

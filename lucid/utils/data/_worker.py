@@ -10,7 +10,7 @@ The protocol: the main process puts ``(task_idx, indices)`` on a worker's own in
 
 from __future__ import annotations
 
-import os
+import multiprocessing
 import queue
 import random
 import sys
@@ -208,11 +208,12 @@ def worker_loop(*args):
 
 
 def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collation,
-           collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers, parent_pid):
+           collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     """Serve tasks from ``index_queue``, sending results on this worker's channel
     ``result_conn`` (:class:`~._shared.Channel`), until told to stop, the main process
     sets ``done_event``, or the main process is gone."""
     global _info
+    parent = multiprocessing.parent_process()   # the loader's process, whatever the method
     seed = base_seed + worker_id
     seed_worker(seed)
     _info = WorkerInfo(worker_id, num_workers, seed, dataset)
@@ -229,7 +230,7 @@ def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collati
         try:
             task = index_queue.get(timeout=POLL_S)
         except queue.Empty:
-            if done_event.is_set() or os.getppid() != parent_pid:
+            if done_event.is_set() or not parent.is_alive():
                 break
             continue
         if task is None:

@@ -243,6 +243,7 @@ class _MultiProcessIter(_BaseIter):
         self._timeout = loader.timeout
         self._persistent = loader.persistent_workers
         self._closed = False
+        self._pid = os.getpid()
         self._done = ctx.Event()
         self._index_queues, self._conns, self._workers = [], [], []
         self._stopped = [False] * n
@@ -257,7 +258,7 @@ class _MultiProcessIter(_BaseIter):
                 p = ctx.Process(target=_worker.worker_loop, daemon=True, args=(
                     loader._iterable, loader.dataset, q, writer, self._done,
                     loader._auto_collation, loader.collate_fn, loader.drop_last,
-                    self._base_seed, loader.worker_init_fn, w, n, os.getpid()))
+                    self._base_seed, loader.worker_init_fn, w, n))
                 p.start()
                 writer.close()
                 self._index_queues.append(q)
@@ -389,7 +390,10 @@ class _MultiProcessIter(_BaseIter):
                            "output above for its own error, if it printed one")
 
     def _shutdown(self):
-        if self.__dict__.get("_closed", True):
+        """Stop the workers (send None, then terminate what has not exited) and close the
+        queues and channels. Nothing in a forked child that inherited this object: its
+        queue locks may have been copied while held, and the workers are not its own."""
+        if self.__dict__.get("_closed", True) or os.getpid() != self._pid:
             return
         self._closed = True
         self._done.set()

@@ -67,11 +67,15 @@ class TensorDataset(Dataset):
     def __len__(self):
         return self.tensors[0].shape[0]
 
-    def _collated(self, indices):
-        """What ``default_collate([self[i] for i in indices])`` gives (a list of stacked
-        tensors), as one gather per tensor; the DataLoader's fast path."""
-        index = lucid.tensor(indices, dtype=lucid.int64)
-        return [t[index] for t in self.tensors]
+    @property
+    def _collated(self):
+        """The DataLoader's fast path: a function giving what
+        ``default_collate([self[i] for i in indices])`` gives (a list of stacked tensors)
+        as one gather per tensor; None for a subclass with its own ``__getitem__``."""
+        if type(self).__getitem__ is not TensorDataset.__getitem__:
+            return None
+        return lambda indices: [t[lucid.tensor(indices, dtype=lucid.int64)]
+                                for t in self.tensors]
 
 
 class StackDataset(Dataset):
@@ -171,7 +175,7 @@ class Subset(Dataset):
         """The DataLoader's fast path (:meth:`TensorDataset._collated`) through the
         indices, when the dataset has one; else None."""
         inner = getattr(self.dataset, "_collated", None)
-        if inner is None:
+        if inner is None or type(self).__getitem__ is not Subset.__getitem__:
             return None
         return lambda indices: inner([self.indices[i] for i in indices])
 
