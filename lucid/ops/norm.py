@@ -71,12 +71,17 @@ class _NormalizeBackward(Op):
         w = rest[0] if n_in > 1 and rest[0] is not None else None
         if view is not None:
             g = g.reshape(view)
-            x = x.reshape(view)
-        if w is not None:
-            w = w.reshape(wshape)
-        e = self.extra
-        gx, gw, gb = F.norm_backward(g, x, w, e["mean"], e["rstd"], axes, paxes, p["eps"],
-                                     p.get("use_input_stats", True), need)
+        if x is None:               # only the bias wants a gradient: x was not saved
+            gx = gw = None
+            gb = F.sum(g, paxes, True)
+        else:
+            if view is not None:
+                x = x.reshape(view)
+            if w is not None:
+                w = w.reshape(wshape)
+            e = self.extra
+            gx, gw, gb = F.norm_backward(g, x, w, e["mean"], e["rstd"], axes, paxes,
+                                         p["eps"], p.get("use_input_stats", True), need)
         out = [None if gx is None else gx.reshape(self.in_meta[0][0])]
         for i, gp in ((1, gw), (2, gb))[:n_in - 1]:
             out.append(None if gp is None else gp.reshape(self.in_meta[i][0]))

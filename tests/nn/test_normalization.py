@@ -523,3 +523,19 @@ def test_torch_state_dict_loads_into_the_same_layers():
         np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
                                    tm(torch.tensor(a)).detach().numpy(), rtol=1e-5, atol=1e-6)
         assert list(lm.state_dict()) == list(tm.state_dict())
+
+
+@pytest.mark.parametrize("norm", ["layer", "group", "batch"])
+def test_only_the_bias_wants_a_gradient(norm):
+    r = _rng(21)
+    a, wa, ba = r.standard_normal((4, 6, 3)), r.standard_normal(6), r.standard_normal(6)
+    lx, lw, lb = lucid.tensor(a), lucid.tensor(wa), lucid.tensor(ba, requires_grad=True)
+    tx, tw, tb = torch.tensor(a), torch.tensor(wa), torch.tensor(ba, requires_grad=True)
+    fn = {"layer": (lambda x, w, b, m: m.layer_norm(x.transpose(1, 2), (6,), w, b)),
+          "group": (lambda x, w, b, m: m.group_norm(x, 3, w, b)),
+          "batch": (lambda x, w, b, m: m.batch_norm(x, None, None, w, b, True))}[norm]
+    lo, to = fn(lx, lw, lb, F), fn(tx, tw, tb, TF)
+    for graph in (False, True):
+        (lg,) = lucid.autograd.grad((lo * lo).sum(), lb, create_graph=graph, retain_graph=True)
+        (tg,) = torch.autograd.grad((to * to).sum(), tb, retain_graph=True)
+        np.testing.assert_allclose(lg.detach().numpy(), tg.numpy(), rtol=1e-10, atol=1e-12)
