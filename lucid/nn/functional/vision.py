@@ -5,7 +5,7 @@ affine_grid, pixel_shuffle, pixel_unshuffle, channel_shuffle.
 wrappers check their arguments as PyTorch does and work out the output size and the scale
 each axis resamples with. ``pad`` wraps :func:`lucid.pad` with ``F.pad``'s rules,
 ``affine_grid`` is one matmul of a constant base grid, and the shuffles are reshapes and
-permutations (views where the layout allows).
+permutations.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ def pad(input, pad, mode="constant", value=None):
     ``mode``: ``"constant"`` (fill ``value``, default 0; any number of dims), or
     ``"reflect"``, ``"replicate"``, ``"circular"``, which pad the last 1, 2 or 3 dims of a
     batched or unbatched input (2 widths for 2-D/3-D input, 4 for 3-D/4-D, 6 for 4-D/5-D).
-    Reflect and replicate read the input before a negative width crops (PyTorch's order),
-    so ``(-1, 2)`` reflects the full input's end; reflect needs each width below the dim's
-    size, circular at most the size of the dim it wraps.
+    Reflect and replicate read the input before a negative width crops (PyTorch's order:
+    ``(-3, 2)`` on a dim of 5 reflects its last cells, though 3 are cropped); reflect needs
+    each width below the dim's size, circular at most the size of the dim it wraps.
     """
     _tensor(input, "pad")
     if mode not in _PAD_MODES:
