@@ -438,7 +438,11 @@ def test_functional_errors():
                                   lambda m: m.BatchNorm2d(3, momentum=None, affine=False),
                                   lambda m: m.InstanceNorm1d(3, affine=True, bias=False),
                                   lambda m: m.GroupNorm(1, 3, bias=False),
-                                  lambda m: m.LayerNorm(3, bias=False)])
+                                  lambda m: m.LayerNorm(3, bias=False),
+                                  lambda m: m.LayerNorm(3, elementwise_affine=False),
+                                  lambda m: m.RMSNorm(3, elementwise_affine=False),
+                                  lambda m: m.GroupNorm(1, 3, affine=False),
+                                  lambda m: m.InstanceNorm3d(2, track_running_stats=True)])
 def test_bias_option_repr_and_parameters_as_torch(make):
     lm, tm = make(nn), make(tnn)
     assert repr(lm) == repr(tm)
