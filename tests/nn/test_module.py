@@ -637,3 +637,26 @@ def test_backward_hooks_skipped_without_grad_mode():
     with lucid.no_grad():
         out = m(lucid.ones(1, 2, requires_grad=True))
     assert not out.requires_grad and seen == []
+
+
+def test_set_submodule_and_to_empty():
+    net, tnet = Net(), TNet()
+    net.set_submodule("block.fc", nn.Linear(4, 3, bias=False))
+    assert net.block.fc.bias is None
+    net.set_submodule("block.extra", nn.Identity())
+    assert isinstance(net.block.extra, nn.Identity)
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        net.set_submodule("block.nope", nn.Identity(), strict=True)
+    with pytest.raises(AttributeError, match="is not an nn.Module"):
+        net.set_submodule("block.running", nn.Identity())
+    with pytest.raises(ValueError, match="not an nn.Module"):
+        net.set_submodule("head", 3)
+    with pytest.raises(ValueError, match="without a target"):
+        net.set_submodule("", nn.Identity())
+    tnet.set_submodule("block.fc", torch.nn.Linear(4, 3, bias=False))
+    tnet.set_submodule("block.extra", torch.nn.Identity())
+    assert repr(net) == _untorch(repr(tnet))
+    w = net.head.weight
+    assert net.to_empty(device="cpu") is net
+    assert net.head.weight is w and w.shape == (2, 3) and w.requires_grad
+    assert net.block.running.shape == (3,)

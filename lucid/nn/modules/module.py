@@ -22,6 +22,7 @@ from ..._tensor import Tensor, from_dlpack
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...errors import ArgumentError, DTypeError
+from ...ops import empty_like
 from ..parameter import Buffer, Parameter, _Uninitialized
 
 __all__ = ["Module"]
@@ -187,6 +188,22 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at dotted path ``target`` (its parent must exist); ``strict``: the
+        attribute must exist already."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if hasattr(parent, name):
+            if not isinstance(getattr(parent, name), Module):
+                raise AttributeError(f"`{name}` is not an nn.Module")
+        elif strict:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        setattr(parent, name, module)
 
     def get_parameter(self, target):
         """The parameter at dotted path ``target``."""
@@ -463,6 +480,11 @@ class Module:
                         dtype=dtype if dtype is not None and t.is_floating_point() else None)
 
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Give every parameter and buffer new, uninitialised storage on ``device`` (same
+        shapes and dtypes); returns ``self``."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cuda(self, device=None):
         """Move every parameter and buffer to the GPU ``device``; returns ``self``."""
