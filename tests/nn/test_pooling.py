@@ -168,6 +168,20 @@ def test_max_pool_nan_propagates():
     assert v.numpy()[0, 0, 1, 1] == 15
 
 
+def test_max_pool_of_integers_as_torch():
+    x = np.random.default_rng(12).integers(-50, 50, (2, 3, 6, 5))
+    v, i = F.max_pool2d(lucid.tensor(x), 3, 2, 1, return_indices=True)
+    tv, ti = TF.max_pool2d(torch.tensor(x), 3, 2, 1, return_indices=True)
+    assert v.dtype == lucid.int64 and not v.requires_grad
+    np.testing.assert_array_equal(v.numpy(), tv.numpy())
+    np.testing.assert_array_equal(x.reshape(2, 3, -1)[np.arange(2)[:, None, None],
+                                                     np.arange(3)[None, :, None],
+                                                     i.numpy().reshape(2, 3, -1)],
+                                  v.numpy().reshape(2, 3, -1))
+    with pytest.raises(lucid.errors.DTypeError, match="floating point"):
+        F.avg_pool2d(lucid.tensor(x), 2)
+
+
 def test_max_pool_of_minus_infinity_keeps_indices_in_range():
     x = lucid.full((1, 1, 3, 3), float("-inf"))
     v, i = F.max_pool2d(x, 2, 2, 1, return_indices=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from ... import dtypes as _dt
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops.base import to_tensor
 from ...ops.conv import (Col2imBackward, ConvolutionBackward, ConvTransposeBackward,
@@ -43,16 +44,18 @@ def _tuple(v, n, name, op, low=0):
     return t
 
 
-def _input(op, input, n, what="input"):
-    """``(x, batched)``: the input with a batch dim, checked to be ``n``-d spatial."""
+def _input(op, input, n, what="input", integers=False):
+    """``(x, batched)``: the input with a batch dim, checked to be ``n``-d spatial and
+    floating (or, where ``integers``, integer too)."""
     x = to_tensor(input)
     nd = x._data.ndim
     if nd not in (n + 1, n + 2):
         raise ShapeError(f"{op}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) "
                          f"{what} to {op}, but got {what} of size: {list(x.shape)}")
-    if not x._dtype.is_floating_point:
-        raise DTypeError(f"{op}: not implemented for {x._dtype.name} input; expected a "
-                         "floating point tensor")
+    dt = x._dtype
+    if not (dt.is_floating_point or integers and dt is not _dt.bool):
+        raise DTypeError(f"{op}: not implemented for {dt.name} input; expected a "
+                         f"floating point{' or integer' if integers else ''} tensor")
     return (x, True) if nd == n + 2 else (x.unsqueeze(0), False)
 
 

@@ -59,7 +59,7 @@ def _out_size(op, x, kernel, stride, pad, dil, ceil_mode):
 
 def _max_pool(op, n, input, kernel_size, stride, padding, dilation, ceil_mode,
               return_indices):
-    x, batched = _input(op, input, n)
+    x, batched = _input(op, input, n, integers=True)
     kernel, stride, pad, dil = _window_args(op, n, kernel_size, stride, padding, dilation)
     for p, k, d in zip(pad, kernel, dil):
         if 2 * p > d * (k - 1) + 1:
