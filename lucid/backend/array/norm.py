@@ -59,6 +59,7 @@ class XpNorm:
     def norm_normalize(self, x, mean, var, w, b, eps):
         xp = self.xp
         xw = _work(xp, x)
+        var = _work(xp, var)             # half running statistics: r in float32
         rstd = (1.0 / xp.sqrt(var + eps)).astype(var.dtype, copy=False)
         if w is not None and 4 * _size(rstd.shape, w.shape) <= xw.size:
             # batch and instance norm: a per-channel scale and shift, two passes (as
