@@ -609,3 +609,17 @@ def test_a_forked_child_leaves_an_inherited_pool_alone(deadline):
     assert os.waitstatus_to_exitcode(status) == 0
     rest = [b[1].tolist() for b in it]
     assert [first[1].tolist()] + rest == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+
+
+def test_worker_seeds_come_from_the_loader_generator(deadline):
+    def seeds(seed):
+        lucid.manual_seed(seed)         # the default generator must not matter
+        loader = DataLoader(WorkerSeeds(), batch_size=None, num_workers=2,
+                            generator=lucid.Generator().manual_seed(42))
+        return sorted({(o[0], o[1]) for o in loader})
+    a = seeds(0)
+    assert a == seeds(1) and a[1][1] == a[0][1] + 1
+    lucid.manual_seed(0)
+    other = DataLoader(WorkerSeeds(), batch_size=None, num_workers=2,
+                       generator=lucid.Generator().manual_seed(43))
+    assert sorted({(o[0], o[1]) for o in other}) != a
