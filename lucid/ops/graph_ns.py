@@ -718,7 +718,7 @@ def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_gr
     n, ch = x.shape[:2]
     sp = tuple(x.shape[2:])
     d, p = len(sp), math.prod(sp)
-    q = g.numel() // max(n * ch, 1)
+    q = math.prod(grid.shape[1:-1])
     like = dict(dtype=g.dtype, device=g.device)
     gx = _zeros(n * p + 1, ch, **like)
     gc = [_zeros(n * q, **like) for _ in range(d)]

@@ -331,6 +331,17 @@ def test_grid_sample_empty_batch_and_output():
            [_rnd(2, 3, 4, 5), _grid(2, 0, 6, 2)])
 
 
+def test_grid_sample_and_interpolate_without_channels():
+    x = lucid.zeros(2, 0, 3, 4, requires_grad=True)
+    g = lucid.zeros(2, 3, 5, 2, requires_grad=True)
+    y = F.grid_sample(x, g, align_corners=False)
+    assert tuple(y.shape) == (2, 0, 3, 5)
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (2, 0, 3, 4) and not g.grad.abs().max().item()
+    y = F.interpolate(x, scale_factor=2, mode="bicubic")
+    assert tuple(y.shape) == (2, 0, 6, 8)
+
+
 def test_grid_sample_zeros_padding_does_not_read_outside_values():
     a = _rnd(1, 1, 3, 3)
     a[0, 0, 0, 0] = np.inf                  # read by no sample point below

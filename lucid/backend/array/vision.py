@@ -267,7 +267,7 @@ class XpVision:
         n, ch = x.shape[:2]
         d = grid.ndim - 2
         gx = xp.zeros(x.size + ch, dtype=x.dtype) if input_grad else None
-        q = g.size // max(n * ch, 1)
+        q = math.prod(grid.shape[1:-1])
         gc = [xp.zeros(n * q, dtype=grid.dtype) for _ in range(d)]
         if g.size and x.size:
             axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode,
