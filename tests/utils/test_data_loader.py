@@ -623,3 +623,20 @@ def test_worker_seeds_come_from_the_loader_generator(deadline):
     other = DataLoader(WorkerSeeds(), batch_size=None, num_workers=2,
                        generator=lucid.Generator().manual_seed(43))
     assert sorted({(o[0], o[1]) for o in other}) != a
+
+
+class BatchFailing(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return i
+
+    def __getitems__(self, indices):
+        raise LookupError(f"no batch {indices}")
+
+
+def test_getitems_is_used_and_its_errors_name_the_batch(deadline):
+    with pytest.raises(LookupError, match=r"while fetching the batch of indices \[0, 1\]"):
+        list(DataLoader(BatchFailing(), batch_size=2, num_workers=1))
+    assert list(DataLoader(BatchFailing(), batch_size=None)) == [0, 1, 2, 3]

@@ -106,35 +106,44 @@ def _rebuild_wrapper(exc_type, msg):
 
 class MapFetcher:
     """Fetch and collate the samples of a map-style dataset; ``where()`` says which sample
-    or step was being worked on, for an error message."""
+    or step was being worked on, for an error message (formatted only then)."""
 
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
         self.dataset, self.auto, self.collate_fn = dataset, auto_collation, collate_fn
         self.getitems = getattr(dataset, "__getitems__", None) if auto_collation else None
         self.collated = getattr(dataset, "_collated", None) \
             if auto_collation and collate_fn is default_collate else None
-        self._at = None
+        self._stage = self._index = self._sample = None
 
     def fetch(self, index):
+        self._index = self._sample = index
         if self.collated is not None:
-            self._at = f"while fetching the batch of indices {index!r}"
+            self._stage = "batch"
             return self.collated(index)
         if not self.auto:
-            self._at = f"while fetching sample index {index!r}"
+            self._stage = "sample"
             data = self.dataset[index]
         elif self.getitems is not None:
-            self._at = f"while fetching the batch of indices {index!r} (__getitems__)"
+            self._stage = "batch"
             data = self.getitems(index)
         else:
+            self._stage = "sample"
             data = []
             for i in index:
-                self._at = f"while fetching sample index {i!r} (batch indices {index!r})"
+                self._sample = i
                 data.append(self.dataset[i])
-        self._at = f"while collating the batch of indices {index!r}"
+        self._stage = "collate"
         return self.collate_fn(data)
 
     def where(self):
-        return self._at or "in the fetcher"
+        if self._stage == "collate":
+            return f"while collating the batch of indices {self._index!r}"
+        if self._stage == "batch":
+            return f"while fetching the batch of indices {self._index!r}"
+        if self.auto:
+            return (f"while fetching sample index {self._sample!r} (batch indices "
+                    f"{self._index!r})")
+        return f"while fetching sample index {self._sample!r}"
 
 
 class IterFetcher:
