@@ -376,3 +376,38 @@ def test_autocast_runs_conv_in_the_autocast_dtype():
     assert y.dtype == lucid.bfloat16
     y.float().sum().backward()
     assert w.grad.dtype == lucid.float32
+
+
+@pytest.mark.parametrize("name,kw,shape", [
+    ("LazyConv1d", dict(padding=1), (2, 4, 7)),
+    ("LazyConv2d", dict(stride=2, groups=2), (2, 4, 7, 6)),
+    ("LazyConv3d", dict(bias=False), (1, 4, 4, 4, 4)),
+    ("LazyConvTranspose2d", dict(stride=2, output_padding=1, groups=2), (2, 4, 3, 3)),
+    ("LazyConvTranspose1d", dict(), (4, 5))])
+def test_lazy_layers_become_their_layer(name, kw, shape):
+    m = getattr(nn, name)(6, 3, **kw)
+    assert isinstance(m.weight, nn.UninitializedParameter)
+    x = lucid.tensor(_rng(13).standard_normal(shape).astype(np.float32))
+    y = m(x)
+    base = name.replace("Lazy", "")
+    assert type(m) is getattr(nn, base) and m.in_channels == 4
+    t = getattr(torch.nn, base)(4, 6, 3, **kw)
+    assert tuple(m.weight.shape) == tuple(t.weight.shape) and repr(m) == repr(t)
+    assert (m.bias is None) == (t.bias is None)
+    bound = 1 / math.sqrt(math.prod(t.weight.shape[1:]))
+    assert np.abs(m.weight.detach().numpy()).max() <= bound
+    _copy(m, t)
+    np.testing.assert_allclose(m(x).detach().numpy(), t(torch.tensor(x.numpy())).detach()
+                               .numpy(), rtol=1e-4, atol=1e-5)
+    assert tuple(y.shape) == tuple(t(torch.tensor(x.numpy())).shape)
+
+
+def test_lazy_layer_from_state_dict():
+    m = nn.LazyConv2d(5, 2, groups=1)
+    src = nn.Conv2d(3, 5, 2)
+    m.load_state_dict(src.state_dict())
+    x = lucid.randn(1, 3, 4, 4)
+    np.testing.assert_array_equal(m(x).detach().numpy(), src(x).detach().numpy())
+    assert type(m) is nn.Conv2d and m.in_channels == 3
+    with pytest.raises(ArgumentError, match="in_channels must be divisible by groups"):
+        nn.LazyConv2d(4, 3, groups=2)(lucid.randn(1, 3, 5, 5))

@@ -16,11 +16,12 @@ from ...ops import empty, pad as _pad
 from .. import functional as F
 from .. import init
 from ..functional.conv import transpose_output_padding
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -207,3 +208,102 @@ class ConvTranspose3d(_ConvTranspose):
 
     _n = 3
     _fn = staticmethod(F.conv_transpose3d)
+
+
+# -- lazy layers ----------------------------------------------------------------------
+
+class _LazyConv:
+    """A convolution whose ``in_channels`` is read from its first input (dim 1, or dim 0
+    unbatched): until then ``weight`` and ``bias`` are :class:`UninitializedParameter`; the
+    first call (or loading a state dict) gives them their shapes, initialises them as the
+    layer does and turns the module into :attr:`cls_to_become`."""
+
+    cls_to_become = None
+
+    def _lazy_init(self, out_channels, bias, device, dtype):
+        self.in_channels = 0
+        self.weight = UninitializedParameter(empty(0, device=device, dtype=dtype))
+        if bias:
+            self.bias = UninitializedParameter(empty(0, device=device, dtype=dtype))
+
+    def reset_parameters(self):
+        if not isinstance(self.weight, UninitializedParameter) and self.in_channels:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """Materialise ``weight`` and ``bias`` for ``input``'s channels and initialise them."""
+        n = self._n
+        if isinstance(self.weight, UninitializedParameter):
+            self.in_channels = input.shape[0] if input.ndim == n + 1 else input.shape[1]
+            if self.in_channels % self.groups:
+                raise ArgumentError(f"{type(self).__name__}: in_channels must be divisible "
+                                    f"by groups ({self.in_channels} % {self.groups} != 0)")
+            g = self.groups
+            shape = (self.in_channels, self.out_channels // g) if self._transposed else \
+                (self.out_channels, self.in_channels // g)
+            self.weight.materialize(shape + self.kernel_size)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+        else:                                   # materialised by load_state_dict
+            w = self.weight.shape
+            self.in_channels = w[0] if self._transposed else w[1] * self.groups
+        self.__class__ = self.cls_to_become
+
+    def forward(self, input, *args, **kwargs):
+        self.initialize_parameters(input)
+        return self.forward(input, *args, **kwargs)
+
+
+class _LazyConvNd(_LazyConv):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        self.cls_to_become.__init__(self, groups, out_channels, kernel_size, stride, padding,
+                                    dilation, groups, False, padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConv):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        self.cls_to_become.__init__(self, groups, out_channels, kernel_size, stride, padding,
+                                    output_padding, groups, False, dilation, padding_mode,
+                                    device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
+    """A :class:`Conv1d` whose ``in_channels`` is inferred from its first input."""
+
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConvNd, Conv2d):
+    """A :class:`Conv2d` whose ``in_channels`` is inferred from its first input."""
+
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConvNd, Conv3d):
+    """A :class:`Conv3d` whose ``in_channels`` is inferred from its first input."""
+
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
+    """A :class:`ConvTranspose1d` whose ``in_channels`` is inferred from its first input."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
+    """A :class:`ConvTranspose2d` whose ``in_channels`` is inferred from its first input."""
+
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    """A :class:`ConvTranspose3d` whose ``in_channels`` is inferred from its first input."""
+
+    cls_to_become = ConvTranspose3d
