@@ -110,6 +110,23 @@ def test_interpolate_half_types_keep_their_dtype(mode, dt):
                                    rtol=2e-2, atol=2e-2)
 
 
+def test_interpolate_nearest_index_rule():
+    # PyTorch's index floor(j * (in / out)) is computed in float32: for 2 -> 82, output 41
+    # reads input 0 (41 * float32(2/82) < 1), where exact arithmetic would give 1
+    x = lucid.arange(2.0).reshape(1, 1, 2)
+    y = F.interpolate(x, size=82, mode="nearest").numpy().ravel()
+    assert y[40] == 0 and y[41] == 0 and y[42] == 1
+    np.testing.assert_array_equal(y, TF.interpolate(torch.arange(2.0).reshape(1, 1, 2),
+                                                    size=82, mode="nearest").numpy().ravel())
+    # with a scale factor the index is floor(j / scale) in every dim, also where the size
+    # does not change (3 * 1.3 -> 3 outputs read inputs 0, 0, 1)
+    x = lucid.arange(3.0).reshape(1, 1, 1, 3)
+    y = F.interpolate(x, scale_factor=(1.0, 1.3), mode="nearest")
+    np.testing.assert_array_equal(y.numpy().ravel(), [0, 0, 1])
+    y = F.interpolate(lucid.arange(4.0).reshape(1, 1, 4), scale_factor=1.5, mode="nearest-exact")
+    np.testing.assert_array_equal(y.numpy().ravel(), [0, 1, 1, 2, 3, 3])
+
+
 def test_interpolate_scale_factor_is_used_unless_recomputed():
     # 5 * 1.3 = 6.5 -> 6 outputs; the source positions use 1/1.3, not 5/6
     x = _rnd(1, 1, 5)
