@@ -660,3 +660,76 @@ def test_set_submodule_and_to_empty():
     assert net.to_empty(device="cpu") is net
     assert net.head.weight is w and w.shape == (2, 3) and w.requires_grad
     assert net.block.running.shape == (3,)
+
+
+def test_global_hooks_run_before_module_hooks():
+    from lucid.nn.modules import module as M
+    log = []
+    m = nn.Linear(2, 2)
+    m.register_forward_pre_hook(lambda *a: log.append("pre"))
+    m.register_forward_hook(lambda *a: log.append("post"))
+    m.register_full_backward_hook(lambda *a: log.append("bw"))
+    handles = [
+        M.register_module_forward_pre_hook(lambda mod, args: log.append("gpre")),
+        M.register_module_forward_hook(lambda mod, args, kw, out: log.append(("gpost", kw)),
+                                       with_kwargs=True),
+        M.register_module_full_backward_pre_hook(lambda mod, go: log.append("gbwpre")),
+        M.register_module_full_backward_hook(lambda mod, gi, go: log.append("gbw")),
+    ]
+    try:
+        m(lucid.ones(1, 2, requires_grad=True)).sum().backward()
+        assert log == ["gpre", "pre", ("gpost", {}), "post", "gbwpre", "gbw", "bw"]
+        log.clear()
+        nn.Identity()(lucid.ones(1))               # global hooks see every module
+        assert log == ["gpre", ("gpost", {})]
+    finally:
+        for h in handles:
+            h.remove()
+    log.clear()
+    nn.Identity()(lucid.ones(1))
+    assert log == []
+
+
+def test_global_forward_hook_always_call():
+    from lucid.nn.modules import module as M
+
+    class Boom(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    seen = []
+    with M.register_module_forward_hook(lambda *a: seen.append("g"), always_call=True):
+        with pytest.raises(ValueError):
+            Boom()(1)
+    assert seen == ["g"]
+
+
+def test_global_registration_hooks_replace_values():
+    from lucid.nn.modules import module as M
+    seen = []
+
+    made = []
+
+    def on_param(mod, name, p):
+        seen.append(("param", name))
+        if name == "weight":
+            made.append(nn.Parameter(p.detach().clone()))
+            return made[-1]
+        return None
+
+    handles = [M.register_module_parameter_registration_hook(on_param),
+               M.register_module_buffer_registration_hook(
+                   lambda mod, name, b: seen.append(("buffer", name))),
+               M.register_module_module_registration_hook(
+                   lambda mod, name, sub: seen.append(("module", name)))]
+    try:
+        m = nn.Module()
+        m.lin = nn.Linear(2, 2)
+        m.register_buffer("b", lucid.ones(1))
+    finally:
+        for h in handles:
+            h.remove()
+    assert ("param", "weight") in seen and ("param", "bias") in seen
+    assert ("module", "lin") in seen and ("buffer", "b") in seen
+    assert m.lin.weight is made[0]
+    assert nn.Linear(2, 2).weight is not made[-1] and len(made) == 1

@@ -7,6 +7,8 @@ use dotted names, so a PyTorch model's state dict loads by name into the same Lu
 ``__call__`` runs the forward pre-hooks, ``forward``, the forward hooks and sets up the
 full backward hooks (an identity :class:`~lucid.autograd.Function` around the inputs and one
 around the outputs, whose backward calls the hooks with the gradients that pass through).
+The ``register_module_*`` functions here add hooks for every module (PyTorch's global
+hooks), run before each module's own.
 """
 
 from __future__ import annotations
@@ -82,6 +84,83 @@ def _register(hooks, hook, prepend, extra=None):
     return handle
 
 
+class _GlobalHooks:
+    """The hooks of every module (``register_module_*``), run before each module's own."""
+
+    def __init__(self):
+        self.forward_pre = OrderedDict()
+        self.forward_pre_with_kwargs = {}
+        self.forward = OrderedDict()
+        self.forward_with_kwargs = {}
+        self.forward_always = {}
+        self.backward_pre = OrderedDict()
+        self.backward = OrderedDict()
+        self.buffer_registration = OrderedDict()
+        self.module_registration = OrderedDict()
+        self.parameter_registration = OrderedDict()
+
+    def active(self):
+        return bool(self.forward_pre or self.forward or self.backward_pre or self.backward)
+
+
+_G = _GlobalHooks()
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` before the forward of every module (see
+    :meth:`Module.register_forward_pre_hook`); returns a handle."""
+    return _register(_G.forward_pre, hook, False)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` after the forward of every module (see
+    :meth:`Module.register_forward_hook`); returns a handle."""
+    h = _register(_G.forward, hook, False, extra=[_G.forward_with_kwargs, _G.forward_always])
+    if with_kwargs:
+        _G.forward_with_kwargs[h.id] = True
+    if always_call:
+        _G.forward_always[h.id] = True
+    return h
+
+
+def register_module_full_backward_pre_hook(hook):
+    """``hook(module, grad_output)`` for every module (see
+    :meth:`Module.register_full_backward_pre_hook`); returns a handle."""
+    return _register(_G.backward_pre, hook, False)
+
+
+def register_module_full_backward_hook(hook):
+    """``hook(module, grad_input, grad_output)`` for every module (see
+    :meth:`Module.register_full_backward_hook`); returns a handle."""
+    return _register(_G.backward, hook, False)
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` whenever a buffer is registered; a non-None return
+    is registered instead. Returns a handle."""
+    return _register(_G.buffer_registration, hook, False)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` whenever a submodule is registered; a non-None
+    return is registered instead. Returns a handle."""
+    return _register(_G.module_registration, hook, False)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` whenever a parameter is registered; a non-None
+    return is registered instead. Returns a handle."""
+    return _register(_G.parameter_registration, hook, False)
+
+
+def _registered(hooks, module, name, value):
+    for hook in list(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
 class Module:
     """Base class of every layer and model.
 
@@ -141,7 +220,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (lucid Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_G.buffer_registration, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -163,7 +242,7 @@ class Module:
                              "parameters must be created explicitly. To express "
                              f"'{name}' as a function of another Tensor, compute the value "
                              "in the forward() method.")
-        self._parameters[name] = param
+        self._parameters[name] = _registered(_G.parameter_registration, self, name, param)
 
     def add_module(self, name, module):
         """Add a child module ``name`` (a Module or None)."""
@@ -172,7 +251,7 @@ class Module:
         if "_modules" not in self.__dict__:
             raise AttributeError("cannot assign module before Module.__init__() call")
         self._check_name(name, "module", self._modules)
-        self._modules[name] = module
+        self._modules[name] = _registered(_G.module_registration, self, name, module)
 
     register_module = add_module
 
@@ -276,13 +355,13 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _registered(_G.module_registration, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
                                 f"'{name}' (lucid.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered(_G.module_registration, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -734,10 +813,19 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
-                self._backward_pre_hooks):
+                self._backward_pre_hooks or _G.active()):
             return self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        """``__call__`` when some hook is registered: the global hooks run before the
+        module's own (as PyTorch)."""
+        pre = [(h, hid in _G.forward_pre_with_kwargs)
+               for hid, h in _G.forward_pre.items()] + \
+              [(h, hid in self._forward_pre_hooks_with_kwargs)
+               for hid, h in self._forward_pre_hooks.items()]
+        for hook, with_kwargs in pre:
+            if with_kwargs:
                 res = hook(self, args, kwargs)
                 if res is not None:
                     if not (isinstance(res, tuple) and len(res) == 2):
@@ -749,23 +837,30 @@ class Module:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw = None
-        if (self._backward_hooks or self._backward_pre_hooks) and STATE.grad_enabled:
-            bw = _BackwardHookState(self)
+        bw_pre = list(_G.backward_pre.values()) + list(self._backward_pre_hooks.values())
+        bw_full = list(_G.backward.values()) + list(self._backward_hooks.values())
+        if (bw_pre or bw_full) and STATE.grad_enabled:
+            bw = _BackwardHookState(self, bw_pre, bw_full)
             args = bw.wrap_inputs(args)
-        called = set()
+        post = [(h, hid in _G.forward_with_kwargs, hid in _G.forward_always)
+                for hid, h in _G.forward.items()] + \
+               [(h, hid in self._forward_hooks_with_kwargs,
+                 hid in self._forward_hooks_always_called)
+                for hid, h in self._forward_hooks.items()]
+        done = 0
         try:
             result = self.forward(*args, **kwargs)
-            for hid, hook in list(self._forward_hooks.items()):
-                called.add(hid)
-                res = hook(self, args, kwargs, result) \
-                    if hid in self._forward_hooks_with_kwargs else hook(self, args, result)
+            for hook, with_kwargs, _ in post:
+                done += 1
+                res = hook(self, args, kwargs, result) if with_kwargs else \
+                    hook(self, args, result)
                 if res is not None:
                     result = res
         except Exception:
-            for hid, hook in list(self._forward_hooks.items()):
-                if hid in self._forward_hooks_always_called and hid not in called:
+            for hook, with_kwargs, always in post[done:]:
+                if always:
                     try:
-                        if hid in self._forward_hooks_with_kwargs:
+                        if with_kwargs:
                             hook(self, args, kwargs, None)
                         else:
                             hook(self, args, None)
@@ -807,10 +902,11 @@ class _BackwardHookState:
     ``grad_output``, the input pass runs the hooks with ``grad_input``. Both hold one entry
     per tensor argument (None for those that need no gradient)."""
 
-    __slots__ = ("module", "inputs", "outputs", "grad_output")
+    __slots__ = ("module", "pre_hooks", "hooks", "inputs", "outputs", "grad_output")
 
-    def __init__(self, module):
+    def __init__(self, module, pre_hooks, hooks):
         self.module = module
+        self.pre_hooks, self.hooks = pre_hooks, hooks
         self.inputs = self.outputs = None   # (number of tensors, slots that require grad)
         self.grad_output = None
 
@@ -828,7 +924,7 @@ class _BackwardHookState:
     def on_grad_output(self, grads):
         mod = self.module
         grads = _padded(self.outputs, grads)
-        for hook in list(mod._backward_pre_hooks.values()):
+        for hook in self.pre_hooks:
             res = hook(mod, grads)
             if res is not None:
                 grads = _checked(res, grads, "Backward pre hook", "grad_output")
@@ -836,7 +932,7 @@ class _BackwardHookState:
         n_in, slots_in = self.inputs
         if not slots_in:                    # no input needs a gradient: call the hooks now
             none = (None,) * n_in
-            for hook in list(mod._backward_hooks.values()):
+            for hook in self.hooks:
                 res = hook(mod, none, grads)
                 if res is not None and not all(r is None for r in res):
                     raise RuntimeError("Backward hook for Modules where no input requires "
@@ -847,7 +943,7 @@ class _BackwardHookState:
     def on_grad_input(self, grads):
         mod = self.module
         grads = _padded(self.inputs, grads)
-        for hook in list(mod._backward_hooks.values()):
+        for hook in self.hooks:
             res = hook(mod, grads, self.grad_output)
             if res is not None:
                 grads = _checked(res, grads, "Backward hook", "grad_input")
