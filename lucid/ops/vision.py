@@ -94,7 +94,8 @@ class InterpolateGradBackward(UnaryOp):
     Notes
     -----
     Backends: ``be.interpolate_backward``, one GEMM per spatial axis with the transposed
-    resampling matrix.
+    resampling matrix (for lines of up to 128 input points; longer ones scatter each tap's
+    weighted gradient with a 1-d ``add.at``); half types accumulate in float32.
     """
 
     __slots__ = ()
