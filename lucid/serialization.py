@@ -139,7 +139,12 @@ def _write(arrays, metadata, f, op):
                 pass
             raise
     elif hasattr(f, "write"):
-        f.write(_stnp.save(arrays, metadata=metadata))
+        data = _stnp.save(arrays, metadata=metadata)
+        try:
+            f.write(data)
+        except TypeError:
+            raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
+                                    "(its write() refused bytes)") from None
     else:
         raise ArgumentTypeError(f"{op}: f must be a path (str or os.PathLike) or a binary "
                                 f"file object, got {type(f).__name__}")

@@ -292,6 +292,8 @@ def test_bad_arguments(tmp_path):
     with open(p, "r", encoding="latin-1") as fh, pytest.raises(ArgumentTypeError,
                                                                 match="binary mode"):
         lucid.load(fh)
+    with pytest.raises(ArgumentTypeError, match="binary mode"):
+        lucid.save(1, io.StringIO())
     import pickle
     with pytest.raises(ArgumentTypeError, match="pickle_module must be None"):
         lucid.load(p, pickle_module=pickle)
