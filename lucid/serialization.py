@@ -57,6 +57,11 @@ def _parameter_class():
 
 # -- writing -----------------------------------------------------------------------------
 
+def _host_array(t):
+    """Tensor ``t``'s values as a C-contiguous host array (no copy when it is one)."""
+    return np.asarray(t._device.backend.to_numpy(t._data), order="C")
+
+
 class _Encoder:
     """Turns an object into its JSON tree, collecting its tensors' arrays by key."""
 
@@ -102,7 +107,7 @@ class _Encoder:
         if key is None:
             key = self._keys[id(t)] = str(len(self.arrays))
             self._alive.append(t)
-            self.arrays[key] = np.asarray(t._device.backend.to_numpy(t._data), order="C")
+            self.arrays[key] = _host_array(t)
         return {"$t": "tensor", "key": key, "device": str(t._device),
                 "requires_grad": t._requires_grad,
                 "param": self._param is not None and isinstance(t, self._param)}
@@ -175,7 +180,7 @@ def save_safetensors(tensors, path, metadata=None) -> None:
                 f"save_safetensors: expected str keys and Tensor values, got "
                 f"{type(k).__name__} -> {type(t).__name__} (for nested or non-tensor "
                 "entries use lucid.save)")
-        arrays[k] = np.asarray(t._device.backend.to_numpy(t._data), order="C")
+        arrays[k] = _host_array(t)
     if metadata is not None and not (isinstance(metadata, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
         raise ArgumentTypeError("save_safetensors: metadata must be a dict of str to str")
@@ -208,7 +213,7 @@ def _read(f, op):
         if not isinstance(data, (bytes, bytearray)):
             raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
                                     f"(read() gave {type(data).__name__})")
-        entries = safetensors.deserialize(bytes(data))
+        entries = safetensors.deserialize(data if isinstance(data, bytes) else bytes(data))
         # deserialize has validated the header: its length prefix and JSON
         header = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
         metadata = header.get("__metadata__")
