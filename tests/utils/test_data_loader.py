@@ -640,3 +640,19 @@ def test_getitems_is_used_and_its_errors_name_the_batch(deadline):
     with pytest.raises(LookupError, match=r"while fetching the batch of indices \[0, 1\]"):
         list(DataLoader(BatchFailing(), batch_size=2, num_workers=1))
     assert list(DataLoader(BatchFailing(), batch_size=None)) == [0, 1, 2, 3]
+
+
+def test_shared_batches_leak_no_descriptors(deadline):
+    from lucid.utils.data import _shared
+    def open_fds():
+        return len(os.listdir("/proc/self/fd"))
+    loader = DataLoader(Big(), batch_size=2, num_workers=2, persistent_workers=True)
+    for b in loader:
+        pass
+    before = open_fds()
+    for _ in range(3):
+        for b in loader:
+            assert b["t"].shape == (2, 256, 128) and b["t"].is_shared() == _shared.SHARING
+    del b
+    assert open_fds() <= before
+    loader._iterator._shutdown()
