@@ -253,8 +253,6 @@ class XpConv:
         for kk in itertools.product(*map(range, kernel)):
             v = xpd[self._window_slices(kk, stride, (1,) * len(kernel), out)]
             acc = xp.array(v, copy=True) if acc is None else xp.add(acc, v, out=acc)
-        if acc is None:                          # an empty kernel cannot happen; empty x can
-            acc = xp.zeros(x.shape[:2] + out, dtype=xpd.dtype)
         acc /= xp.asarray(divisor, dtype=acc.dtype) if hasattr(divisor, "shape") else divisor
         return acc.astype(dt) if acc.dtype != dt else acc
 
