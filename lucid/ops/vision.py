@@ -39,7 +39,8 @@ class InterpolateBackward(UnaryOp):
     schema_v1 : OpSchema
         ``"interpolate"``, ``AmpPolicy.KEEP_INPUT`` (a weighted copy, memory-bound).
         Params: ``size`` (output spatial size), ``mode`` (``"nearest"``,
-        ``"nearest-exact"``, ``"linear"``, ``"cubic"``), ``align_corners``,
+        ``"nearest-exact"``, ``"linear"``, ``"cubic"``, antialiased ``"linear-aa"`` and
+        ``"cubic-aa"``), ``align_corners``,
         ``scales`` (the user's scale factor per axis, or ``None``).
     saves_input, saves_output : bool
         False, False.
@@ -49,7 +50,8 @@ class InterpolateBackward(UnaryOp):
     Backends: ``be.interpolate`` builds :math:`W_a` from PyTorch's source-index rules
     (nearest's float32 :math:`\lfloor j r \rfloor`, nearest-exact's
     :math:`\lfloor (j + 1/2) r \rfloor`, linear's clamped half-pixel source, bicubic's
-    :math:`A = -0.75` with border clamping; an unchanged linear axis is copied) and applies
+    :math:`A = -0.75` with border clamping; an unchanged linear axis is copied; the
+    antialiased modes' scaled, normalised filters) and applies
     it with one GEMM per axis for lines of up to 128 points; longer lines, nearest modes,
     integer inputs and inputs holding inf or nan gather their taps instead (exact, and a
     non-finite value reaches only the outputs that read it). The backward is a GEMM with

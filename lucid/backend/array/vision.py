@@ -32,6 +32,8 @@ class XpVision:
         """The taps of one axis: ``[(index, weight), ...]``, arrays of length ``n_out``
         (weight ``None``: 1)."""
         xp = self.xp
+        if mode.endswith("-aa"):
+            return self._antialias_taps(n_in, n_out, mode, align_corners, scale)
         j = xp.arange(n_out)
         if mode in ("nearest", "nearest-exact"):     # PyTorch computes the index in float32
             r = xp.float32(1.0 / scale if scale else xp.float32(n_in) / xp.float32(n_out))
@@ -54,6 +56,35 @@ class XpVision:
         i0 = f.astype(xp.int64)
         ws, _ = _cubic_weights(u - f)
         return [(xp.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(ws)]
+
+    def _antialias_taps(self, n_in, n_out, mode, align_corners, scale):
+        """Antialiased taps (PyTorch's, after PIL): the filter (triangle, or Keys' cubic with
+        A = -0.5) stretched by the scale when downsampling, over the inputs whose centres
+        lie within its support, normalised to sum 1."""
+        xp = self.xp
+        if align_corners:
+            r = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            r = 1.0 / scale if scale else n_in / n_out
+        half = 1.0 if mode == "linear-aa" else 2.0
+        support, inv = (half * r, 1.0 / r) if r >= 1.0 else (half, 1.0)
+        k_max = math.ceil(support) * 2 + 1
+        center = r * (xp.arange(n_out) + 0.5)
+        xmin = xp.maximum((center - support + 0.5).astype(xp.int64), 0)   # C casts truncate
+        xsize = xp.clip(xp.minimum((center + support + 0.5).astype(xp.int64), n_in) - xmin,
+                        0, k_max)
+        k = xp.arange(k_max)
+        s = xp.abs((k + (xmin - center + 0.5)[:, None]) * inv)
+        if mode == "linear-aa":
+            w = xp.maximum(1 - s, 0.0)
+        else:
+            a = -0.5
+            w = xp.where(s < 1, ((a + 2) * s - (a + 3)) * s * s + 1,
+                         xp.where(s < 2, ((a * s - 5 * a) * s + 8 * a) * s - 4 * a, 0.0))
+        w = w * (k < xsize[:, None])
+        total = w.sum(axis=1, keepdims=True)
+        w = xp.where(total != 0, w / xp.where(total != 0, total, 1), 0)
+        return [(xp.minimum(xmin + i, n_in - 1), w[:, i]) for i in range(k_max)]
 
     def _interp_matrix(self, n_in, n_out, mode, align_corners, scale, dtype):
         """The ``(n_out, n_in)`` matrix of one axis' resampling, in ``dtype``."""

@@ -33,7 +33,13 @@ class VisionKernels(ABC):
           (:math:`m = n`, whatever the scale, as PyTorch);
         - ``"cubic"``: the same :math:`u` without the clamp, four taps
           :math:`i_0 - 1 \ldots i_0 + 2` clamped to :math:`[0, n-1]`, Keys' cubic
-          convolution weights with :math:`A = -0.75`.
+          convolution weights with :math:`A = -0.75`;
+        - ``"linear-aa"``, ``"cubic-aa"`` (antialiased, PyTorch's and PIL's rule): around
+          the centre :math:`\gamma = r (j + 1/2)`, the inputs :math:`i` with
+          :math:`|i + 1/2 - \gamma| < \sigma` get the filter :math:`f((i + 1/2 - \gamma)
+          / \max(r, 1))` (triangle, or Keys' cubic with :math:`A = -0.5`), normalised to
+          sum 1; the support :math:`\sigma` is 1 (triangle) or 2 (cubic) times
+          :math:`\max(r, 1)`.
 
         ``scales`` holds one user scale factor (or ``None``) per spatial axis.
         """

@@ -108,7 +108,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     ``align_corners`` (interpolating modes only, default False) maps the corner pixels'
     centres onto each other. With ``scale_factor``, the source positions use
     ``1 / scale_factor`` unless ``recompute_scale_factor`` is True, which resamples as if
-    the computed size had been given. ``antialias=True`` is not supported.
+    the computed size had been given. ``antialias=True`` (bilinear and bicubic) filters as
+    PyTorch (and PIL) do: when downsampling, the triangle or cubic (A = -0.5) filter is
+    stretched by the scale, so that every input contributes.
     """
     _tensor(input, "interpolate")
     if mode not in _INTERP_MODES:
@@ -127,7 +129,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ShapeError(f"interpolate: got {nd}D input, but mode {mode!r} needs {want} "
                          "input (N, C, *spatial)")
     if antialias:
-        raise ArgumentError("interpolate: antialias=True is not supported")
+        if mode not in ("bilinear", "bicubic"):
+            raise ArgumentError("interpolate: the anti-alias option is restricted to bilinear "
+                                "and bicubic modes and requires a 4-D tensor as input")
+        kmode += "-aa"
     d = nd - 2
     if size is not None and scale_factor is not None:
         raise ArgumentError("interpolate: only one of size or scale_factor should be defined")
