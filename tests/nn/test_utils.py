@@ -278,3 +278,158 @@ def test_pack_sequence_unpack_and_packed_methods():
     padded, lengths = R.pad_packed_sequence(p)
     un = R.unpad_sequence(padded, lengths)
     assert [u.shape[0] for u in un] == [2, 4, 3]
+
+
+# -- parametrize / parametrizations ---------------------------------------------------------
+
+from lucid.nn.utils import parametrizations as LP  # noqa: E402
+from lucid.nn.utils import parametrize as LPZ  # noqa: E402
+import torch.nn.utils.parametrizations as TP  # noqa: E402
+import torch.nn.utils.parametrize as TPZ  # noqa: E402
+
+
+def _symmetric(base):
+    class Symmetric(base.Module):
+        def forward(self, x):
+            return x.triu() + x.triu(1).transpose(0, 1)
+
+        def right_inverse(self, a):
+            return a.triu()
+    return Symmetric
+
+
+def _scale(base, k):
+    class Scale(base.Module):
+        def forward(self, x):
+            return x * k
+
+        def right_inverse(self, a):
+            return a / k
+    return Scale
+
+
+def test_register_parametrization_matches_torch():
+    tm = torch.nn.Linear(3, 3)
+    lm = nn.Linear(3, 3)
+    lm.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    TPZ.register_parametrization(tm, "weight", _symmetric(torch.nn)())
+    LPZ.register_parametrization(lm, "weight", _symmetric(nn)())
+    TPZ.register_parametrization(tm, "weight", _scale(torch.nn, 2.0)())
+    LPZ.register_parametrization(lm, "weight", _scale(nn, 2.0)())
+    assert type(lm).__name__ == "ParametrizedLinear" and repr(lm) == repr(tm)
+    assert LPZ.is_parametrized(lm) and LPZ.is_parametrized(lm, "weight")
+    assert not LPZ.is_parametrized(lm, "bias")
+    assert LPZ.type_before_parametrizations(lm) is nn.Linear
+    assert list(lm.state_dict()) == list(tm.state_dict())
+    w = lm.weight.detach().numpy()
+    np.testing.assert_allclose(w, tm.weight.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(w, w.T)
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    lm(lucid.tensor(x)).sum().backward()
+    tm(torch.tensor(x)).sum().backward()
+    lo, to = lm.parametrizations.weight.original, tm.parametrizations.weight.original
+    np.testing.assert_allclose(lo.grad.numpy(), to.grad.numpy(), rtol=1e-5)
+    value = np.arange(9.0, dtype=np.float32).reshape(3, 3)
+    value = value + value.T
+    lm.weight = lucid.tensor(value)                     # through right_inverse
+    tm.weight = torch.tensor(value)
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy())
+    np.testing.assert_allclose(lm.weight.detach().numpy(), value, rtol=1e-6)
+
+
+def test_parametrization_checks_cache_and_remove():
+    class Grow(nn.Module):
+        def forward(self, x):
+            return lucid.cat([x, x])
+
+    m = nn.Linear(2, 2)
+    with pytest.raises(ValueError, match="may not change the shape"):
+        LPZ.register_parametrization(m, "weight", Grow())
+    LPZ.register_parametrization(nn.Linear(2, 2), "weight", Grow(), unsafe=True)
+    with pytest.raises(ValueError, match="does not have a parameter"):
+        LPZ.register_parametrization(m, "nope", _scale(nn, 2.0)())
+
+    calls = []
+
+    class Count(nn.Module):
+        def forward(self, x):
+            calls.append(1)
+            return x
+
+    LPZ.register_parametrization(m, "weight", Count())
+    calls.clear()
+    with LPZ.cached():
+        m.weight, m.weight
+    assert len(calls) == 1
+    m.weight, m.weight
+    assert len(calls) == 3
+    with pytest.raises(RuntimeError, match="does not implement right_inverse"):
+        m.weight = lucid.ones(2, 2)
+
+    for leave in (True, False):
+        mm = nn.Linear(2, 2)
+        orig = mm.weight.detach().numpy().copy()
+        LPZ.register_parametrization(mm, "weight", _scale(nn, 3.0)())
+        LPZ.remove_parametrizations(mm, "weight", leave_parametrized=leave)
+        assert type(mm) is nn.Linear and "parametrizations" not in mm._modules
+        assert isinstance(mm.weight, nn.Parameter)
+        # registering stored right_inverse(w) = w / 3, so that the parametrized value is w
+        np.testing.assert_allclose(mm.weight.detach().numpy(), orig / (1.0 if leave else 3.0),
+                                   rtol=1e-6)
+        assert [k for k, _ in mm.named_parameters()] == ["bias", "weight"]
+    with pytest.raises(ValueError, match="does not have a parametrization"):
+        LPZ.remove_parametrizations(nn.Linear(1, 1), "weight")
+
+
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_parametrizations_weight_norm_matches_torch(dim):
+    tm = TP.weight_norm(torch.nn.Linear(4, 3), dim=dim)
+    lm = LP.weight_norm(nn.Linear(4, 3), dim=dim)
+    assert list(lm.state_dict()) == list(tm.state_dict()) and repr(lm) == repr(tm)
+    lm.load_state_dict(tm.state_dict())
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    lo, to = lm(lucid.tensor(x)), tm(torch.tensor(x))
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
+    (lo ** 2).sum().backward()
+    (to ** 2).sum().backward()
+    for k in ("original0", "original1"):
+        np.testing.assert_allclose(getattr(lm.parametrizations.weight, k).grad.numpy(),
+                                   getattr(tm.parametrizations.weight, k).grad.numpy(),
+                                   rtol=1e-4, atol=1e-6)
+    w = lm.weight.detach().numpy()
+    LPZ.remove_parametrizations(lm, "weight")
+    np.testing.assert_allclose(lm.weight.detach().numpy(), w, rtol=1e-6)
+
+
+def test_parametrizations_weight_norm_loads_old_keys():
+    old = U.weight_norm(nn.Linear(3, 2))
+    new = LP.weight_norm(nn.Linear(3, 2))
+    new.load_state_dict(old.state_dict())
+    x = lucid.randn(4, 3)
+    np.testing.assert_allclose(new(x).detach().numpy(), old(x).detach().numpy(), rtol=1e-6)
+
+
+def test_parametrizations_spectral_norm_matches_torch():
+    tm = TP.spectral_norm(torch.nn.Linear(5, 4), n_power_iterations=2)
+    lm = LP.spectral_norm(nn.Linear(5, 4), n_power_iterations=2)
+    assert list(lm.state_dict()) == list(tm.state_dict()) and repr(lm) == repr(tm)
+    lm.load_state_dict(tm.state_dict())
+    x = RNG.standard_normal((3, 5)).astype(np.float32)
+    lo, to = lm(lucid.tensor(x)), tm(torch.tensor(x))
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=1e-5)
+    sn_l, sn_t = lm.parametrizations.weight[0], tm.parametrizations.weight[0]
+    np.testing.assert_allclose(sn_l._u.numpy(), sn_t._u.numpy(), rtol=1e-4, atol=1e-6)
+    lo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_allclose(lm.parametrizations.weight.original.grad.numpy(),
+                               tm.parametrizations.weight.original.grad.numpy(),
+                               rtol=1e-4, atol=1e-5)
+    lm.eval()
+    u = sn_l._u.numpy().copy()
+    lm(lucid.tensor(x))
+    np.testing.assert_array_equal(sn_l._u.numpy(), u)
+    assert np.linalg.svd(lm.weight.detach().numpy())[1][0] == pytest.approx(1.0, rel=1e-3)
+    vec = LP.spectral_norm(nn.Linear(3, 2), name="bias")
+    np.testing.assert_allclose(float(vec.bias.norm()), 1.0, rtol=1e-6)
+    with pytest.raises(ArgumentError, match="positive"):
+        LP.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)
