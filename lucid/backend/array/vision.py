@@ -137,16 +137,17 @@ class XpVision:
     def interpolate(self, x, size, mode, align_corners, scales):
         xp = self.xp
         dt = x.dtype
-        cdt = xp.float32 if dt.itemsize < 4 else dt     # half types multiply in float32
-        gemm = [mode not in ("nearest", "nearest-exact") and x.shape[2 + k] <= _GEMM_MAX
-                for k in range(len(size))]
+        weighted = mode not in ("nearest", "nearest-exact")
+        if weighted and dt.itemsize < 4:    # half types multiply and add in float32
+            x = x.astype(xp.float32)
+        gemm = [weighted and x.shape[2 + k] <= _GEMM_MAX for k in range(len(size))]
         if any(gemm) and x.size and not bool(xp.isfinite(x).all()):
             gemm = [False] * len(size)  # gather: a non-finite value reaches only its taps
         for k in range(len(size) - 1, -1, -1):
             axis, n_in = 2 + k, x.shape[2 + k]
             if gemm[k]:
                 x = self._along(x, axis, self._interp_matrix(
-                    n_in, size[k], mode, align_corners, scales[k], cdt))
+                    n_in, size[k], mode, align_corners, scales[k], x.dtype))
             else:
                 x = self._gather_along(x, axis, self._interp_taps(
                     n_in, size[k], mode, align_corners, scales[k]))
