@@ -656,3 +656,19 @@ def test_shared_batches_leak_no_descriptors(deadline):
     del b
     assert open_fds() <= before
     loader._iterator._shutdown()
+
+
+class Many(Dataset):
+    """A sample of more large tensors than one socket message can pass descriptors for."""
+
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        return [lucid.full((1 << 14,), float(k)) for k in range(300)]
+
+
+def test_a_batch_with_hundreds_of_shared_tensors(deadline):
+    (batch,) = list(DataLoader(Many(), batch_size=1, num_workers=1))
+    assert len(batch) == 300
+    assert [t[0, 0].item() for t in batch] == [float(k) for k in range(300)]

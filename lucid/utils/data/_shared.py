@@ -22,7 +22,12 @@ import lucid
 from ... import dtypes as _dt
 
 MIN_BYTES = 1 << 16    # smaller tensors travel inline: a descriptor costs a few syscalls
+FDS_PER_MESSAGE = 250  # the kernel passes at most 253 descriptors in one message
 SHARING = hasattr(os, "memfd_create") and getattr(reduction, "HAVE_SEND_HANDLE", False)
+
+
+class StreamBroken(RuntimeError):
+    """A message went out without its descriptors: the channel can't be used again."""
 
 
 class _Pickler(reduction.ForkingPickler):
@@ -85,8 +90,10 @@ class Channel:
         return self.conn.fileno()
 
     def send(self, obj):
-        """Pickle ``obj`` and send it, then the descriptors of its shared tensors; the
-        message starts with their count."""
+        """Pickle ``obj`` and send it, then the descriptors of its shared tensors (in
+        groups of at most ``FDS_PER_MESSAGE``); the message starts with their count. A
+        failure once the message is out leaves the stream unusable: it is raised as
+        :class:`StreamBroken`."""
         fds = []
         try:
             buf = io.BytesIO()
@@ -96,8 +103,11 @@ class Channel:
             view[:4] = len(fds).to_bytes(4, "little")
             self.conn.send_bytes(view)
             del view
-            if fds:
-                reduction.sendfds(self._sock, fds)
+            try:
+                for i in range(0, len(fds), FDS_PER_MESSAGE):
+                    reduction.sendfds(self._sock, fds[i:i + FDS_PER_MESSAGE])
+            except OSError as e:
+                raise StreamBroken(f"sending shared tensors failed: {e}") from e
         finally:
             for fd in fds:
                 os.close(fd)
@@ -105,8 +115,10 @@ class Channel:
     def recv(self):
         data = self.conn.recv_bytes()
         n = int.from_bytes(data[:4], "little")
-        fds = reduction.recvfds(self._sock, n) if n else []
+        fds = []
         try:
+            while len(fds) < n:
+                fds += reduction.recvfds(self._sock, min(FDS_PER_MESSAGE, n - len(fds)))
             return _Unpickler(io.BytesIO(memoryview(data)[4:]), fds).load()
         finally:
             for fd in fds:

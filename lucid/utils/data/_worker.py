@@ -17,6 +17,7 @@ import sys
 import traceback
 
 import lucid
+from ._shared import StreamBroken
 from .collate import default_collate
 
 __all__ = ["WorkerInfo", "get_worker_info"]
@@ -199,6 +200,8 @@ def _send(conn, msg, worker_id):
     is sent as the error that says so. False when the main process is gone."""
     try:
         conn.send(msg)
+    except StreamBroken:
+        raise                       # the worker exits with its traceback on stderr
     except (BrokenPipeError, ConnectionResetError):
         return False
     except Exception:
