@@ -240,6 +240,13 @@ def test_interpolate_errors(kw, err, match):
         F.interpolate(lucid.zeros(1, 2, 3, 3), **kw)
 
 
+def test_interpolate_area_allows_an_empty_output():
+    # area is adaptive average pooling, which PyTorch lets shrink a dim to 0
+    y = F.interpolate(lucid.zeros(1, 1, 2, 8), scale_factor=(0.3, 2.0), mode="area")
+    t = TF.interpolate(torch.zeros(1, 1, 2, 8), scale_factor=(0.3, 2.0), mode="area")
+    assert tuple(y.shape) == tuple(t.shape) == (1, 1, 0, 16)
+
+
 def test_interpolate_input_errors():
     with pytest.raises(ShapeError, match="needs 3D or 4D or 5D"):
         F.interpolate(lucid.zeros(3, 3), size=4)

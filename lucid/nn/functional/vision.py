@@ -149,11 +149,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = [None] * d
     else:
         raise ArgumentError("interpolate: either size or scale_factor should be defined")
+    if kmode == "area":             # adaptive pooling checks its sizes (0 outputs are fine)
+        return _ADAPTIVE_AVG[d](input, tuple(out))
     if min(input.shape[2:]) <= 0 or min(out) <= 0:
         raise ShapeError(f"interpolate: input and output sizes should be greater than 0, but "
                          f"got input {tuple(input.shape[2:])} and output {tuple(out)}")
-    if kmode == "area":
-        return _ADAPTIVE_AVG[d](input, tuple(out))
     if kmode not in ("nearest", "nearest-exact") and not input.dtype.is_floating_point:
         raise DTypeError(f"interpolate: mode {mode!r} needs a floating point input, got "
                          f"{input.dtype.name}")
