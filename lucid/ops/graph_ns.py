@@ -414,7 +414,7 @@ def pow_scalar_backward(g, x, p):
 from . import conv as _conv, pooling as _pooling  # noqa: E402
 
 __all__ += ["conv_forward", "conv_backward_input", "conv_backward_weight", "im2col",
-            "col2im", "pool_scatter", "pool_gather", "avg_pool_backward"]
+            "col2im", "max_pool_backward", "pool_scatter", "pool_gather", "avg_pool_backward"]
 
 
 def conv_forward(x, w, b, stride, padding, dilation, groups):
@@ -459,6 +459,23 @@ def im2col(x, kernel, stride, padding, dilation):
 def col2im(col, in_spatial, stride, padding, dilation):
     return _conv.Col2imBackward.apply(col, in_spatial=tuple(in_spatial), stride=stride,
                                       padding=padding, dilation=dilation)
+
+
+def max_pool_backward(g, argmax, in_spatial, kernel, stride, padding, dilation):
+    """``col2im`` (the op) of ``g`` times the one-hot of ``argmax`` over the kernel (a
+    constant)."""
+    sp = len(kernel)
+    lead = tuple(g.shape[:2])
+    k = 1
+    for n in kernel:
+        k *= n
+    be = g._device._backend
+    hot = be.reshape(argmax._data, lead + (1,) + tuple(argmax.shape[2:])) == \
+        be.reshape(be.arange(0, 1, k, argmax._dtype.np), (1, 1, k) + (1,) * sp)
+    hot = const(be.astype(hot, g._dtype.np), g)
+    col = (g.reshape(lead + (1,) + tuple(g.shape[2:])) * hot)
+    col = col.reshape(lead + tuple(kernel) + tuple(g.shape[2:]))
+    return col2im(col, in_spatial, stride, padding, dilation)
 
 
 def pool_scatter(g, indices, out_spatial, accumulate):

@@ -3,9 +3,11 @@
 Parameters reach ``dispatch`` normalised by :mod:`lucid.nn.functional.pooling`: ``kernel``,
 ``stride`` and ``dilation`` tuples of one int per spatial dim, ``padding`` one ``(lo, hi)``
 pair per spatial dim, where ``hi`` includes the extra end padding that ``ceil_mode`` needs.
-Max pooling keeps the flat spatial index of each maximum (``saves_extra``); the gradient
-scatters into it, and in graph mode that scatter is :class:`MaxUnpoolBackward`, whose own
-gradient is a gather, so max pooling is twice differentiable.
+Max pooling keeps which kernel element of each window is the maximum (``saves_extra``);
+the gradient writes each output gradient there, and in graph mode that write is
+:class:`~lucid.ops.conv.Col2imBackward` of a masked gradient, so max pooling is twice
+differentiable. Adaptive max pooling keeps flat indices and scatters into them
+(:class:`MaxUnpoolBackward` in graph mode, whose own gradient is a gather).
 """
 
 from __future__ import annotations
@@ -20,57 +22,92 @@ __all__ = []
 _KEEP = AmpPolicy.KEEP_INPUT
 
 
-def _overlap(kernel, stride, dilation):
-    """Whether windows overlap (an input element can be the maximum of two windows)."""
-    return any(s < d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
-
-
 @register
 class MaxPoolBackward(MultiOutputOp):
-    r"""Autograd node for N-d max pooling: ``(values, indices)``, one fused op.
+    r"""Autograd node for N-d max pooling: ``(values, argmax)``, one fused op.
 
-    Keeps the flat spatial index of each window's maximum (``saves_extra``, also the
-    second output): the gradient routes each :math:`g_o` to it. Nothing else is saved, so
-    an in-place op on the output afterwards is fine.
+    Keeps, per window, which kernel element is the maximum (``argmax``, one byte per
+    output; ``saves_extra``, also the second output): the gradient routes each
+    :math:`g_o` to it. Nothing else is saved, so an in-place op on the output afterwards
+    is fine.
 
     Math
     ----
     .. math:: y_{n,c,o} = \max_k x_{n,c,\,o s + k d - l}, \qquad
-              \frac{\partial \mathcal{L}}{\partial x_{n,c,i}} =
-              \sum_{o:\ \arg\max_o = i} g_{n,c,o}
+              rac{\partial \mathcal{L}}{\partial x_{n,c,i}} =
+              \sum_{o,k:\; o s + k d - l = i} [\mathrm{argmax}_o = k]\, g_{n,c,o}
 
     Attributes
     ----------
     schema_v1 : OpSchema
         ``"max_pool"``, ``AmpPolicy.KEEP_INPUT``; two outputs, only the values
-        differentiable; ``kernel``, ``stride``, ``padding`` (pairs), ``dilation`` are
-        keyword params.
+        differentiable (``argmax`` is window-local; :class:`MaxPoolIndicesBackward` makes
+        PyTorch's flat indices of it); ``kernel``, ``stride``, ``padding`` (pairs),
+        ``dilation`` are keyword params.
     saves_input, saves_output : bool
-        False, False; ``saves_extra``: ``indices``.
+        False, False; ``saves_extra``: ``argmax``.
 
     Notes
     -----
-    Backends: ``be.max_pool`` pads with :math:`-\infty` and keeps a running maximum and
-    its kernel position over the kernel elements (one strided comparison each); NaN in a
-    window is its maximum, as in PyTorch. Which of equal maxima is chosen is unspecified.
-    Gradient: ``be.pool_scatter``, a write when the windows do not overlap and a
-    scatter-add when they do; in graph mode :class:`MaxUnpoolBackward`.
+    Backends: ``be.max_pool`` pads with :math:`-\infty` (the dtype's minimum for
+    integers) and takes a running maximum over one strided view per kernel element, then
+    the first kernel element equal to it by integer arithmetic; NaN in a window is its
+    maximum, as in PyTorch. Which of equal maxima is chosen is unspecified. Gradient:
+    ``be.max_pool_backward``, one strided write per kernel element of
+    :math:`g\,[\mathrm{argmax} = k]` (an add where windows overlap); in graph mode
+    :class:`Col2imBackward` of :math:`g` times the constant one-hot of ``argmax``.
     """
 
     __slots__ = ()
     schema_v1 = OpSchema("max_pool", 1, _KEEP, output_arity=2, differentiable_outputs=(0,))
-    saves_extra = ("indices",)
+    saves_extra = ("argmax",)
 
     @staticmethod
     def dispatch(be, x, kernel, stride, padding, dilation):
-        vals, idx = be.max_pool(x, kernel, stride, padding, dilation)
-        return vals, idx, idx
+        vals, arg = be.max_pool(x, kernel, stride, padding, dilation)
+        return vals, arg, arg
 
     def grad(self, F, g, x, out):
         g = g[0]
         p = self.params
-        acc = _overlap(p["kernel"], p["stride"], p["dilation"])
-        return F.pool_scatter(g, const(self.extra["indices"], g), self.in_meta[0][0][2:], acc)
+        return F.max_pool_backward(g, const(self.extra["argmax"], g), self.in_meta[0][0][2:],
+                                   p["kernel"], p["stride"], p["padding"], p["dilation"])
+
+
+@register
+class MaxPoolIndicesBackward(UnaryOp):
+    r"""PyTorch's max-pool indices from :class:`MaxPoolBackward`'s window-local
+    ``argmax``: the flat spatial index in the input of each window's maximum.
+
+    Not differentiable (integer result); records nothing.
+
+    Math
+    ----
+    .. math:: \mathrm{idx}_{n,c,o} = \mathrm{flat}(o s + k d - l), \quad
+              k = \mathrm{argmax}_{n,c,o}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"max_pool_indices"``, ``AmpPolicy.KEEP_INPUT``, ``differentiable=False``,
+        internal (it serves ``return_indices``); ``in_spatial``, ``kernel``, ``stride``,
+        ``padding``, ``dilation`` are keyword params.
+    saves_input, saves_output : bool
+        False, False.
+
+    Notes
+    -----
+    Backends: ``be.max_pool_indices``: a table of each kernel element's flat offset,
+    looked up and added to each window's base (per dim and clipped into the input when
+    there is padding). int64, as PyTorch.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("max_pool_indices", 1, _KEEP, internal=True, differentiable=False)
+
+    @staticmethod
+    def dispatch(be, argmax, in_spatial, kernel, stride, padding, dilation):
+        return be.max_pool_indices(argmax, in_spatial, kernel, stride, padding, dilation)
 
 
 @register

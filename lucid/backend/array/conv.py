@@ -181,14 +181,14 @@ class XpConv:
             if is_float:
                 hit |= v != v
             arg -= hit * (arg - i).astype(arg.dtype, copy=False)
-        return best, self._kernel_to_flat(arg, x.shape[2:], out, kernel, stride, padding,
-                                          dilation)
+        return best, arg
 
-    def _kernel_to_flat(self, arg, spatial, out, kernel, stride, padding, dilation):
-        """The flat input index of kernel element ``arg`` of each window: a per-element
+    def max_pool_indices(self, argmax, in_spatial, kernel, stride, padding, dilation):
+        """The flat input index of kernel element ``argmax`` of each window: a per-element
         offset looked up in a table plus the window's base. With padding each dim is
         clipped into the input (a window of -inf only may pick its padding)."""
         xp = self.xp
+        spatial, out = in_spatial, argmax.shape[2:]
         n = len(kernel)
         flat_stride = [math.prod(spatial[j + 1:]) for j in range(n)]
         kk = xp.asarray(list(itertools.product(*map(range, kernel))), dtype=xp.int64)
@@ -196,7 +196,7 @@ class XpConv:
         if not any(lo or hi > 0 for lo, hi in padding):
             lut = (kk * xp.asarray([d * f for d, f in zip(dilation, flat_stride)],
                                    dtype=xp.int64)).sum(1)
-            flat = lut[arg]
+            flat = lut[argmax]
             for j in range(n):
                 o = xp.arange(out[j], dtype=xp.int64) * (stride[j] * flat_stride[j])
                 flat += o.reshape((out[j],) + (1,) * (n - 1 - j))
@@ -204,7 +204,7 @@ class XpConv:
         flat = None
         for j in range(n):
             o = xp.arange(out[j], dtype=xp.int64) * stride[j] - padding[j][0]
-            p = (kk[:, j] * dilation[j])[arg] + o.reshape((out[j],) + (1,) * (n - 1 - j))
+            p = (kk[:, j] * dilation[j])[argmax] + o.reshape((out[j],) + (1,) * (n - 1 - j))
             xp.maximum(p, 0, out=p)
             xp.minimum(p, spatial[j] - 1, out=p)
             if j:
@@ -213,6 +213,21 @@ class XpConv:
             else:
                 flat = p
         return flat
+
+    def max_pool_backward(self, g, argmax, in_spatial, kernel, stride, padding, dilation):
+        xp = self.xp
+        out = g.shape[2:]
+        full = g.shape[:2] + tuple(s + lo + max(hi, 0) for s, (lo, hi) in
+                                   zip(in_spatial, padding))
+        acc = xp.zeros(full, dtype=g.dtype)
+        overlap = any(s < d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+        for i, kk in enumerate(itertools.product(*map(range, kernel))):
+            dst = acc[self._window_slices(kk, stride, dilation, out)]
+            if overlap:
+                dst += g * (argmax == i)
+            else:                   # each position is in one window: write, don't add
+                xp.multiply(g, argmax == i, out=dst)
+        return acc[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(in_spatial, padding))]
 
     def pool_scatter(self, g, indices, out_spatial, accumulate):
         xp = self.xp

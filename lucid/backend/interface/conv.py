@@ -46,9 +46,21 @@ class ConvKernels(ABC):
 
     @abstractmethod
     def max_pool(self, x, kernel, stride, padding, dilation):
-        r"""``(values, indices)``: :math:`y_{n,c,o} = \max_k x_{n,c,o s + k d - lo}` over
-        the window (padding is :math:`-\infty`; NaN wins) and the flat spatial index
-        (row-major over ``S``) of the maximum in ``x``, int64."""
+        r"""``(values, argmax)``: :math:`y_{n,c,o} = \max_k x_{n,c,o s + k d - lo}` over
+        the window (padding is :math:`-\infty`; NaN wins) and the kernel element ``k``
+        (row-major over ``K``) of the first maximum, int8 (int32 for kernels of 128
+        elements or more)."""
+
+    @abstractmethod
+    def max_pool_indices(self, argmax, in_spatial, kernel, stride, padding, dilation):
+        r"""The flat spatial index (row-major over ``S``, int64) in the input of each
+        window's kernel element ``argmax`` (PyTorch's ``return_indices``)."""
+
+    @abstractmethod
+    def max_pool_backward(self, g, argmax, in_spatial, kernel, stride, padding, dilation):
+        r"""The max-pool gradient: each :math:`g_{n,c,o}` put at its window's element
+        ``argmax``, :math:`\partial x_{n,c,i} = \sum_{o,k:\, o s + k d - lo = i}
+        [\mathrm{argmax}_o = k]\, g_{n,c,o}`, of spatial shape ``in_spatial``."""
 
     @abstractmethod
     def pool_scatter(self, g, indices, out_spatial, accumulate):

@@ -15,7 +15,8 @@ from ... import dtypes as _dt, ops as _ops
 from ...errors import ArgumentError, DTypeError, IndexingError, ShapeError
 from ...ops.base import to_tensor
 from ...ops.pooling import (AdaptiveAvgPoolBackward, AdaptiveMaxPoolBackward,
-                            AvgPoolBackward, MaxPoolBackward, MaxUnpoolBackward)
+                            AvgPoolBackward, MaxPoolBackward, MaxPoolIndicesBackward,
+                            MaxUnpoolBackward)
 from .conv import _input, _tuple
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
@@ -66,9 +67,11 @@ def _max_pool(op, n, input, kernel_size, stride, padding, dilation, ceil_mode,
             raise ArgumentError(f"{op}: pad should be at most half of effective kernel "
                                 f"size, but got pad={p}, kernel_size={k} and dilation={d}")
     _, pads = _out_size(op, x, kernel, stride, pad, dil, ceil_mode)
-    vals, idx = MaxPoolBackward.apply(x, kernel=kernel, stride=stride, padding=pads,
+    vals, arg = MaxPoolBackward.apply(x, kernel=kernel, stride=stride, padding=pads,
                                       dilation=dil)
     if return_indices:
+        idx = MaxPoolIndicesBackward.apply(arg, in_spatial=tuple(x.shape[2:]), kernel=kernel,
+                                           stride=stride, padding=pads, dilation=dil)
         return _unbatch(vals, batched), _unbatch(idx, batched)
     return _unbatch(vals, batched)
 
