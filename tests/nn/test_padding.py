@@ -81,6 +81,15 @@ def test_pad_constant_value_and_non_contiguous():
            lambda x: TF.pad(x, (1, 2, 2, 1), mode="reflect"), (2, 3, 4), transpose=True)
 
 
+def test_pad_empty_outputs_torch_allows():
+    # one padded dim may shrink to 0 when another stays (PyTorch's check); circular may crop
+    # a dim away entirely
+    for shape, widths, mode in (((2, 3, 4), (1, 1, -3, 0), "reflect"),
+                                ((2, 3), (-1, -2), "circular")):
+        y = F.pad(lucid.zeros(*shape), widths, mode)
+        assert tuple(y.shape) == tuple(TF.pad(torch.zeros(*shape), widths, mode).shape)
+
+
 def test_pad_empty_batch():
     _check(lambda x: F.pad(x, (1, 2), "reflect"), lambda x: TF.pad(x, (1, 2), "reflect"),
            (0, 3, 5))
@@ -98,6 +107,10 @@ def test_pad_empty_batch():
     ((2, 5), (1, 1, 1), "constant", "divisible by 2"),
     ((2, 5), (1, 1, 1, 1, 1, 1), "constant", "less than or equal to two times"),
     ((2, 5), (-3, -3), "constant", "negative output size"),
+    ((2, 3), (-1, -2), "reflect", "too small"),
+    ((3, 1, 2, 2), (-2, 0, -4, 2), "replicate", "too small"),
+    ((0, 3), (1, 1), "replicate", "non-zero dimensions"),
+    ((2, 0, 3), (1, 1), "reflect", "non-zero dimensions"),
 ])
 def test_pad_errors(shape, widths, mode, match):
     x = lucid.zeros(*shape)

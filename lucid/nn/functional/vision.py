@@ -67,9 +67,18 @@ def pad(input, pad, mode="constant", value=None):
             f"pad: padding size {n} is not supported for {nd}D input tensor in mode {mode!r}; "
             "supported: 2D or 3D input with padding size 2 (pads the last dimension), 3D or "
             "4D with 4 (the last 2), 4D or 5D with 6 (the last 3)")
-    if mode != "circular" and min(pad) < 0 < max(pad):
-        grown = _pad(input, tuple(max(p, 0) for p in pad), mode, value)
-        return _pad(grown, tuple(min(p, 0) for p in pad))
+    if mode != "circular":
+        shape, k = tuple(input.shape), n // 2
+        if 0 in shape[nd - k - 1:]:
+            raise ShapeError(f"pad: {mode} padding expects a tensor with non-zero dimensions "
+                             f"(but for a batch dim), got shape {list(shape)}")
+        out = [shape[nd - 1 - i] + pad[2 * i] + pad[2 * i + 1] for i in range(k)]
+        if max(out) < 1:
+            raise ShapeError(f"pad: input {list(shape[nd - k:])} is too small: the padded "
+                             f"output would have sizes {out[::-1]}")
+        if min(pad) < 0 < max(pad):
+            grown = _pad(input, tuple(max(p, 0) for p in pad), mode, value)
+            return _pad(grown, tuple(min(p, 0) for p in pad))
     return _pad(input, pad, mode, value)
 
 
