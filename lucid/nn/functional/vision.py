@@ -51,8 +51,9 @@ def pad(input, pad, mode="constant", value=None):
     ``"reflect"``, ``"replicate"``, ``"circular"``, which pad the last 1, 2 or 3 dims of a
     batched or unbatched input (2 widths for 2-D/3-D input, 4 for 3-D/4-D, 6 for 4-D/5-D).
     Reflect and replicate read the input before a negative width crops (PyTorch's order:
-    ``(-3, 2)`` on a dim of 5 reflects its last cells, though 3 are cropped); reflect needs
-    each width below the dim's size, circular at most the size of the dim it wraps.
+    ``(-3, 2)`` on a dim of 5 reflects its last cells, though 3 are cropped); they need
+    non-empty dims (but a batch dim) and some non-empty padded dim in the output. Reflect
+    needs each width below the dim's size, circular at most the size of the dim it wraps.
     """
     _tensor(input, "pad")
     if mode not in _PAD_MODES:
