@@ -137,7 +137,8 @@ class GridSampleBackward(Op):
     ----------
     schema_v1 : OpSchema
         ``"grid_sample"``, ``AmpPolicy.FORCE_FP32`` (half precision cannot address pixels
-        of a large image exactly). Params: ``mode`` (``"bilinear"``, ``"nearest"``,
+        of a large image exactly); not deterministic on CUDA (the input's gradient
+        scatter-adds with atomics), deterministic on the CPU. Params: ``mode`` (``"bilinear"``, ``"nearest"``,
         ``"bicubic"``), ``padding_mode`` (``"zeros"``, ``"border"``, ``"reflection"``),
         ``align_corners``.
     saves_input : bool
@@ -160,7 +161,10 @@ class GridSampleBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("grid_sample", 1, AmpPolicy.FORCE_FP32, input_arity=2)
+    schema_v1 = OpSchema("grid_sample", 1, AmpPolicy.FORCE_FP32, input_arity=2,
+                         deterministic=False, nondeterministic_on=("cuda",),
+                         determinism_note="The input's gradient scatter-adds with atomics "
+                         "on CUDA.")
     saves_input = True
 
     @staticmethod
