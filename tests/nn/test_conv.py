@@ -411,3 +411,22 @@ def test_lazy_layer_from_state_dict():
     assert type(m) is nn.Conv2d and m.in_channels == 3
     with pytest.raises(ArgumentError, match="in_channels must be divisible by groups"):
         nn.LazyConv2d(4, 3, groups=2)(lucid.randn(1, 3, 5, 5))
+
+
+def test_large_inputs_match_torch():
+    """Inputs big enough for the CPU backend's threaded conv and pooling kernels (channel
+    ranges in parallel), with an odd channel count."""
+    r = _rng(14)
+    x = r.standard_normal((8, 17, 34, 33)).astype(np.float32)
+    w = r.standard_normal((19, 17, 3, 3)).astype(np.float32) * 0.1
+    b = r.standard_normal(19).astype(np.float32)
+
+    def step(lib, fn, pool):
+        xt, wt, bt = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+        y = pool(fn(xt, wt, bt, padding=1), 2)
+        g = lib.tensor(np.cos(np.arange(math.prod(y.shape), dtype=np.float32)).reshape(
+            tuple(y.shape)))
+        y.backward(g)
+        return [t.detach().numpy() for t in (y, xt.grad, wt.grad, bt.grad)]
+    for a, t in zip(step(lucid, F.conv2d, F.max_pool2d), step(torch, TF.conv2d, TF.max_pool2d)):
+        np.testing.assert_allclose(a, t, rtol=1e-4, atol=2e-4)
