@@ -414,8 +414,8 @@ def test_lazy_layer_from_state_dict():
 
 
 def test_large_inputs_match_torch():
-    """Inputs big enough for the CPU backend's threaded conv and pooling kernels (channel
-    ranges in parallel), with an odd channel count."""
+    """A realistic size (multi-threaded GEMMs, odd channel counts): conv + max pool
+    forward and backward against torch."""
     r = _rng(14)
     x = r.standard_normal((8, 17, 34, 33)).astype(np.float32)
     w = r.standard_normal((19, 17, 3, 3)).astype(np.float32) * 0.1
