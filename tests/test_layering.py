@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "lucid"
-ABOVE_BACKENDS = ["ops", "autograd", "_tensor"]
+ABOVE_BACKENDS = ["ops", "autograd", "_tensor", "nn", "optim"]
 
 
 def _sources(*dirs):
