@@ -27,9 +27,7 @@ from .surface import *       # noqa: F401,F403
 from .device_ops import move  # noqa: F401
 # the fused ops of the training stack; their public wrappers live in lucid.nn.functional
 from . import (activation, attention, conv, dropout, embedding, linear, loss,  # noqa: F401
-               pooling, rnn, vision)
-import lucid.ops.norm  # noqa: E402,F401  (registers the norm ops; ``from . import norm``
-from .reduction import norm  # noqa: E402,F811  would find the function norm and stop)
+               normalization, pooling, rnn, vision)
 from . import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-input nodes)
 from . import base as _base, graph_ns
 
