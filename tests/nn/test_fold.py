@@ -61,6 +61,14 @@ def test_fold_of_unfold_counts_overlaps():
     np.testing.assert_array_equal(y, [[1, 2, 2, 1], [2, 4, 4, 2], [2, 4, 4, 2], [1, 2, 2, 1]])
 
 
+def test_unfold_is_a_copy():
+    """A 1x1 kernel's columns are the input's own layout: unfold still returns new memory."""
+    x = lucid.randn(1, 2, 3, 3)
+    y = F.unfold(x, 1)
+    y.mul_(0.0)
+    assert np.all(x.numpy() != 0)
+
+
 def test_non_contiguous_input():
     x = np.random.default_rng(3).standard_normal((5, 6, 3, 2))
     _parity(lambda t: F.unfold(t.permute(3, 2, 1, 0), 2, padding=1),

@@ -78,7 +78,9 @@ class XpConv:
         return self.xp.ascontiguousarray(col)
 
     def im2col(self, x, kernel, stride, padding, dilation):
-        return self._columns(x, kernel, stride, padding, dilation, False)
+        col = self._columns(x, kernel, stride, padding, dilation, False)
+        # a 1x1 kernel's windows can already be contiguous: a view of x, not a copy
+        return col.copy() if self.xp.may_share_memory(col, x) else col
 
     def col2im(self, col, in_spatial, stride, padding, dilation):
         return self._col2im_cf(self.xp.transpose(col, self._channels_first(len(in_spatial))),
