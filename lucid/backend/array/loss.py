@@ -19,12 +19,21 @@ class XpLoss:
     def _gelu_tanh(self, x):
         return self.xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x))
 
+    def _gelu_cdf(self, x):
+        r""":math:`\Phi(x) = \frac12(1 + \mathrm{erf}(x/\sqrt2))`; float32 through the
+        float32 erf (a few ulp, three times faster than the float64 one)."""
+        u = x * _SQRT_HALF
+        e = self._erf_f32(u) if x.dtype == self.xp.float32 else self.erf(u)
+        e += 1.0
+        e *= 0.5
+        return e
+
     def gelu(self, a, approximate):
         x = self._f32(a)
         if approximate == "tanh":
             out = 0.5 * x * (1.0 + self._gelu_tanh(x))
         else:
-            out = 0.5 * x * (1.0 + self.erf(x * _SQRT_HALF))
+            out = x * self._gelu_cdf(x)
         return out.astype(a.dtype, copy=False)
 
     def gelu_backward(self, a, g, approximate):
@@ -35,7 +44,7 @@ class XpLoss:
             d = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * (
                 _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_C * x * x))
         else:
-            d = 0.5 * (1.0 + self.erf(x * _SQRT_HALF)) + x * (_INV_SQRT_2PI * xp.exp(-0.5 * x * x))
+            d = self._gelu_cdf(x) + x * (_INV_SQRT_2PI * xp.exp(-0.5 * x * x))
         return (self._f32(g) * d).astype(g.dtype, copy=False)
 
     def silu(self, a):
