@@ -584,3 +584,10 @@ def test_half_inputs_and_autocast():
                                    ref, rtol=2e-2)
     with lucid.autocast("cpu", dtype=lucid.bfloat16):
         assert F.cross_entropy(lucid.tensor(x), t).dtype is lucid.float32    # FORCE_FP32
+
+
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_index_out_of_range_names_the_loss(fn):
+    with pytest.raises(IndexingError, match=f"{fn}: target out of bounds for 4 "
+                       r"classes \(index 7"):
+        getattr(lucid.nn.functional, fn)(lucid.randn(3, 4), lucid.tensor([0, 1, 7]))

@@ -17,7 +17,8 @@ import warnings
 
 from ... import dtypes as _dt
 from ... import ops as _ops
-from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, ShapeError)
+from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingError,
+                      ShapeError)
 from ...ops.base import to_tensor
 from ...ops.loss import CrossEntropyBackward, NllLossBackward
 from ...ops.reduction import norm as _norm
@@ -205,8 +206,12 @@ def _class_loss(cls, x, t, w, reduction, **params):
     single = x.ndim == 1
     if single:
         x, t = x.unsqueeze(0), t.unsqueeze(0)
-    out = cls.call(x, target=t._data, weight=None if w is None else w._data,
-                   reduction=reduction, **params)
+    try:
+        out = cls.call(x, target=t._data, weight=None if w is None else w._data,
+                       reduction=reduction, **params)
+    except IndexingError as e:
+        raise IndexingError(f"{cls.schema_v1.name}: target out of bounds for {x.shape[1]} "
+                            f"classes ({e})") from None
     return out.squeeze(0) if single and reduction == "none" else out
 
 
