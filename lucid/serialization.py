@@ -30,13 +30,13 @@ import numbers
 import os
 import tempfile
 
-import numpy as np
 import safetensors
 from safetensors import numpy as _stnp
 
 from . import dtypes as _dt
 from ._device import device as _device_cls
 from ._tensor import Tensor, Size, from_numpy
+from .backend import host
 from .errors import ArgumentTypeError, DeviceError, LucidError, SerializationError
 
 __all__ = ["save", "load", "save_safetensors", "load_safetensors"]
@@ -59,7 +59,7 @@ def _parameter_class():
 
 def _host_array(t):
     """Tensor ``t``'s values as a C-contiguous host array (no copy when it is one)."""
-    return np.asarray(t._device.backend.to_numpy(t._data), order="C")
+    return host.contiguous(t._device.backend.to_numpy(t._data))
 
 
 class _Encoder:
@@ -219,8 +219,8 @@ def _read(f, op):
         metadata = header.get("__metadata__")
         codes = {k: v["dtype"] for k, v in entries}
         _check_codes(codes, f, op)
-        return metadata, {k: (v["dtype"], np.frombuffer(v["data"], _CODES[v["dtype"]].np)
-                              .reshape(v["shape"])) for k, v in entries}
+        return metadata, {k: (v["dtype"], host.from_buffer(v["data"], _CODES[v["dtype"]],
+                                                           v["shape"])) for k, v in entries}
     except safetensors.SafetensorError as e:
         raise SerializationError(f"{op}: {_name(f)} is not a readable safetensors file "
                                  f"(truncated or corrupt?): {e}") from None

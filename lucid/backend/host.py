@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..errors import ShapeError, ValueOverflowError
 
 __all__ = ["is_array", "is_scalar", "is_array_dtype", "is_writeable", "from_dlpack",
-           "scalar_array", "nested_array"]
+           "scalar_array", "nested_array", "array_kind", "contiguous", "from_buffer"]
 
 
 def is_array(x):
@@ -31,6 +31,31 @@ def is_array_dtype(d):
     """Whether ``d`` is a NumPy dtype or scalar type (``np.float32``), which a Lucid
     ``dtype=`` argument refuses as PyTorch's does."""
     return isinstance(d, np.dtype) or (isinstance(d, type) and issubclass(d, np.generic))
+
+
+def array_kind(x):
+    """``"array"`` for a NumPy array of numbers, ``"scalar"`` for a NumPy number, ``"bad"``
+    for an array of strings, bytes or objects, None for anything else (what a collate
+    function turns into tensors)."""
+    if isinstance(x, np.ndarray):
+        return "bad" if x.dtype.kind in "SaUOV" else "array"
+    if isinstance(x, np.generic):
+        return None if isinstance(x, (np.str_, np.bytes_)) else "scalar"
+    return None
+
+
+def contiguous(a):
+    """Host array ``a`` C-contiguous, of its own shape (itself when it is already)."""
+    return np.asarray(a, order="C")
+
+
+def from_buffer(buf, dt, shape):
+    """The host array of Lucid dtype ``dt`` and ``shape`` over the bytes of ``buf`` (shared,
+    not copied)."""
+    count = 1
+    for s in shape:
+        count *= s
+    return np.frombuffer(buf, dt.np, count).reshape(shape)
 
 
 def is_writeable(a):

@@ -20,6 +20,7 @@ from multiprocessing import reduction
 
 import lucid
 from ... import dtypes as _dt
+from ...backend import host
 
 MIN_BYTES = 1 << 16    # smaller tensors travel inline: a descriptor costs a few syscalls
 FDS_PER_MESSAGE = 250  # the kernel passes at most 253 descriptors in one message
@@ -47,7 +48,7 @@ class _Pickler(reduction.ForkingPickler):
         self._fds.append(fd)
         os.ftruncate(fd, src.nbytes)
         with mmap.mmap(fd, src.nbytes) as mm:
-            dst = _host().frombuffer(mm, src.dtype, src.size).reshape(src.shape)
+            dst = host.from_buffer(mm, obj.dtype, src.shape)
             dst[...] = src
             del dst
         return len(self._fds) - 1, obj.dtype.name, tuple(src.shape), obj.requires_grad
@@ -67,15 +68,9 @@ class _Unpickler(pickle.Unpickler):
         for s in shape:
             count *= s
         mm = mmap.mmap(self._fds[i], count * dt.itemsize)
-        a = _host().frombuffer(memoryview(mm), dt.np, count).reshape(shape)
+        a = host.from_buffer(memoryview(mm), dt, shape)
         t = lucid.from_numpy(a)
         return t.requires_grad_() if requires_grad else t
-
-
-def _host():
-    """NumPy: the CPU backend's array library (this module moves CPU tensors only)."""
-    import numpy
-    return numpy
 
 
 class Channel:

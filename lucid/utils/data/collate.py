@@ -6,20 +6,10 @@ from __future__ import annotations
 import collections.abc
 
 import lucid
+from ...backend import host
 from ...errors import ArgumentTypeError, ShapeError
 
 __all__ = ["default_collate", "default_convert"]
-
-
-def _numpy_kind(x):
-    """``"array"`` for a NumPy array of numbers, ``"scalar"`` for a NumPy scalar, ``"bad"``
-    for a string/object array, None for anything else (NumPy is not imported here)."""
-    t = type(x)
-    if t.__module__ != "numpy" or t.__name__ in ("str_", "bytes_", "string_"):
-        return None
-    if t.__name__ in ("ndarray", "memmap"):
-        return "bad" if x.dtype.kind in "SaUOV" else "array"
-    return "scalar" if hasattr(x, "dtype") else None
 
 
 def _namedtuple(x):
@@ -36,7 +26,7 @@ def default_collate(batch):
     elem = batch[0]
     if isinstance(elem, lucid.Tensor):
         return lucid.stack(batch, 0)
-    kind = _numpy_kind(elem)
+    kind = host.array_kind(elem)
     if kind in ("array", "scalar"):
         return lucid.stack([lucid.as_tensor(b) for b in batch], 0)
     if kind == "bad":
@@ -78,7 +68,7 @@ def default_convert(data):
     namedtuples and sequences (tuples become lists); everything else unchanged."""
     if isinstance(data, lucid.Tensor):
         return data
-    kind = _numpy_kind(data)
+    kind = host.array_kind(data)
     if kind in ("array", "scalar"):
         return lucid.as_tensor(data)
     if isinstance(data, (str, bytes)) or kind == "bad":
