@@ -4,11 +4,32 @@ import math
 
 from ...errors import ArgumentError
 from .special import _quiet
+from .unary import _ERF32_HI, _ERF32_P, _ERF32_Q
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
+
+# The float32 GELU kernels' erf: unary's rational interpolant erf(u) = u P(s)/Q(s),
+# s = u^2/hi^2, with 1/hi^2 folded into the coefficients (s = u^2 directly) and the 1/2 of
+# Phi = 1/2 + erf/2 into P's.
+_GELU_P = tuple(0.5 * a / _ERF32_HI ** (2 * j) for j, a in enumerate(_ERF32_P))
+_GELU_Q = tuple(a / _ERF32_HI ** (2 * j) for j, a in enumerate(_ERF32_Q))
+# Elements per block of the float32 GELU kernels: five block-sized float32 buffers stay in
+# the L2 cache (and are reused by every block) instead of full-size temporaries per pass.
+_GELU_BLOCK = 1 << 16
+
+
+def _horner_into(xp, coef, s, p):
+    """``p`` := the polynomial with coefficients ``coef`` (lowest first, at least two) at
+    ``s``, in place, no temporaries."""
+    xp.multiply(s, coef[-1], out=p)
+    p += coef[-2]
+    for a in coef[-3::-1]:
+        p *= s
+        p += a
+    return p
 
 
 class XpLoss:
@@ -20,16 +41,58 @@ class XpLoss:
         return self.xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x))
 
     def _gelu_cdf(self, x):
-        r""":math:`\Phi(x) = \frac12(1 + \mathrm{erf}(x/\sqrt2))`; float32 through the
-        float32 erf (a few ulp, three times faster than the float64 one)."""
-        u = x * _SQRT_HALF
-        e = self._erf_f32(u) if x.dtype == self.xp.float32 else self.erf(u)
+        r""":math:`\Phi(x) = \frac12(1 + \mathrm{erf}(x/\sqrt2))` of float64 ``x`` (float32
+        goes through :meth:`_gelu_erf32`)."""
+        e = self.erf(x * _SQRT_HALF)
         e += 1.0
         e *= 0.5
         return e
 
+    def _gelu_erf32(self, x, g=None):
+        r"""Exact GELU of float32 ``x`` (``g`` None) or its backward ``g (Phi + x phi)``, in
+        blocks of ``_GELU_BLOCK`` elements through five block-sized buffers, every pass in
+        place (the float32 erf of :meth:`_erf_f32`, same coefficients and accuracy). The
+        unblocked form made four full-size temporaries per call, which cost more in page
+        faults than the arithmetic (GPT benchmark: 2.1 -> 0.45 ms forward on 512x512)."""
+        xp = self.xp
+        xf = xp.ascontiguousarray(x).reshape(-1)
+        gf = None if g is None else xp.ascontiguousarray(g).reshape(-1)
+        n = xf.shape[0]
+        out = xp.empty(n, xp.float32)
+        m = max(1, min(n, _GELU_BLOCK))
+        c, s, num, den = (xp.empty(m, xp.float32) for _ in range(4))
+        e = None if g is None else xp.empty(m, xp.float32)
+        for i in range(0, n, m):
+            k = min(m, n - i)
+            xb, cb, sb, nb, db = xf[i:i + k], c[:k], s[:k], num[:k], den[:k]
+            xp.multiply(xb, _SQRT_HALF, out=cb)              # u = x / sqrt 2
+            if g is not None:                                # exp(-u^2), u unclamped
+                eb = e[:k]
+                xp.multiply(cb, cb, out=eb)
+                xp.negative(eb, out=eb)
+                xp.exp(eb, out=eb)
+            xp.clip(cb, -_ERF32_HI, _ERF32_HI, out=cb)
+            xp.multiply(cb, cb, out=sb)
+            _horner_into(xp, _GELU_P, sb, nb)
+            _horner_into(xp, _GELU_Q, sb, db)
+            nb /= db
+            nb *= cb
+            nb += 0.5                                        # Phi(x)
+            xp.clip(nb, 0.0, 1.0, out=nb)
+            ob = out[i:i + k]
+            if g is None:
+                xp.multiply(xb, nb, out=ob)
+            else:                                            # Phi + x exp(-x^2/2)/sqrt(2pi)
+                eb *= xb
+                eb *= _INV_SQRT_2PI
+                nb += eb
+                xp.multiply(gf[i:i + k], nb, out=ob)
+        return out.reshape(x.shape)
+
     def gelu(self, a, approximate):
         x = self._f32(a)
+        if approximate != "tanh" and x.dtype == self.xp.float32:
+            return self._gelu_erf32(x).astype(a.dtype, copy=False)
         if approximate == "tanh":
             out = 0.5 * x * (1.0 + self._gelu_tanh(x))
         else:
@@ -39,6 +102,9 @@ class XpLoss:
     def gelu_backward(self, a, g, approximate):
         xp = self.xp
         x = self._f32(a)
+        if approximate != "tanh" and x.dtype == xp.float32:
+            return self._gelu_erf32(x, self._f32(g).astype(xp.float32, copy=False)).astype(
+                g.dtype, copy=False)
         if approximate == "tanh":
             t = self._gelu_tanh(x)
             d = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * (
