@@ -13,6 +13,8 @@ node finishes unless ``retain_graph``.
 
 from __future__ import annotations
 
+import sys
+
 from .. import dtypes
 from .._state import STATE
 from .._tensor import Tensor
@@ -141,7 +143,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if node._pre_hooks is not None or node._retain is not None:
                     grads = _run_pre_hooks(node, grads, create_graph, dev)
                 if node.__class__ is AccumulateGrad:
-                    _leaf(node, grads[0], create_graph, targets, captured, accumulate)
+                    g = None        # _leaf takes the gradient out of grads (see there)
+                    _leaf(node, grads, create_graph, targets, captured, accumulate)
                     continue
                 if targets is not None:
                     for nr, g in enumerate(grads):
@@ -298,10 +301,19 @@ def _run_post_hooks(node, in_grads, out_grads, create_graph):
     return [None if t is None else _unwrap_from_hook(t, create_graph) for t in ins]
 
 
-def _leaf(node, g, create_graph, targets, captured, accumulate):
+def _leaf(node, grads, create_graph, targets, captured, accumulate):
     """At a leaf's accumulator: run the leaf's tensor hooks, capture the gradient when the
     leaf is an input of ``grad``/``backward(inputs=...)``, accumulate into ``.grad`` (then
-    the post-accumulate hooks) when this backward accumulates into it."""
+    the post-accumulate hooks) when this backward accumulates into it.
+
+    The gradient is taken out of the one-element list ``grads`` (the engine keeps no other
+    reference), so that, when it reaches the accumulator, the local ``g`` here is its only
+    reference unless something else holds it: another leaf's pending gradient (``x + y``
+    hands the same array to both), a captured input gradient, a hook's Tensor, a saved
+    tensor, a view of it. Only then may ``.grad`` take the array itself (see
+    :meth:`AccumulateGrad.accumulate`)."""
+    g = grads[0]
+    grads[0] = None
     var = node._var()
     if var is None:
         return
@@ -316,10 +328,22 @@ def _leaf(node, g, create_graph, targets, captured, accumulate):
             captured[i] = g
     if not accumulate:
         return
-    node.accumulate(g, create_graph)
+    owned = not create_graph and sys.getrefcount(g) == _SOLE_REF    # before g is pushed
+    node.accumulate(g, create_graph, owned)
     if meta is not None and meta.get("post_accumulate"):
         for h in list(meta["post_accumulate"]):
             h(var)
+
+
+def _sole_ref_count():
+    """What ``sys.getrefcount`` of an object referenced by one local variable alone returns
+    (2 on CPython up to 3.13; measured, not assumed, in case the interpreter elides the
+    argument's reference)."""
+    a = object()
+    return sys.getrefcount(a)
+
+
+_SOLE_REF = _sole_ref_count()
 
 
 def _as_tuple(x):

@@ -181,8 +181,11 @@ class Node:
 class AccumulateGrad(Node):
     """The sink of a leaf: adds the incoming gradient into ``variable.grad``.
 
-    The first gradient is copied (a differentiable ``clone`` under ``create_graph``), so
-    ``.grad`` never aliases another tensor.
+    The first gradient becomes ``.grad`` without a copy when the engine vouches that
+    nothing else references the array (``owned``, as PyTorch steals a gradient whose use
+    count is 1) and it owns its memory, C-contiguous and writable; otherwise it is copied
+    (a differentiable ``clone`` under ``create_graph``). Either way ``.grad`` never aliases
+    another tensor.
     """
 
     __slots__ = ("_var",)
@@ -195,9 +198,11 @@ class AccumulateGrad(Node):
         """The leaf (held weakly: the leaf owns its accumulator, not the other way round)."""
         return self._var()
 
-    def accumulate(self, grad, graph_mode):
+    def accumulate(self, grad, graph_mode, owned=False):
         """Add ``grad`` into ``.grad``: in place when it exists (references to ``.grad``
-        stay valid, like PyTorch), out of place with a graph under ``create_graph``."""
+        stay valid, like PyTorch), out of place with a graph under ``create_graph``.
+        ``owned``: the caller holds the only reference to the array ``grad`` (the engine's
+        ``_leaf`` checks), so the first gradient may be kept as it is."""
         var = self._var()
         if var is None:          # the leaf is gone: nothing to accumulate into
             return
@@ -205,7 +210,11 @@ class AccumulateGrad(Node):
         if graph_mode:
             var._grad = grad.clone() if old is None else old + grad
         elif old is None:
-            var._grad = Tensor._wrap(self.be.copy(grad), var._dtype, var._device)
+            be = self.be
+            if not (owned and grad.base is None and be.is_contiguous(grad)
+                    and not be.is_read_only(grad)):
+                grad = be.copy(grad)
+            var._grad = Tensor._wrap(grad, var._dtype, var._device)
         else:
             try:
                 old._data += grad
