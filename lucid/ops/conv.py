@@ -60,12 +60,13 @@ class ConvolutionBackward(Op):
     Notes
     -----
     Backends: ``be.conv_forward`` copies the windows of the zero-padded input (an
-    ``as_strided`` view) into channels-first columns ``(G, C_g K, N P)`` and multiplies them
-    by the weight ``(G, C_{out}/G, C_g K)``: one GEMM per group over the whole batch (BLAS
-    on NumPy, cuBLAS on CuPy), transposed back to ``(N, C_out, *O)`` with the bias added in
-    the same pass. ``be.conv_backward_input`` is the transposed GEMM
-    and ``col2im`` (one strided add per kernel element); ``be.conv_backward_weight``
-    recomputes the columns rather than keeping them (memory stays that of the input).
+    ``as_strided`` view) into columns ``(N, C, *K, *O)`` and multiplies each sample's
+    ``(G, C_g K, P)`` by the weight ``(G, C_{out}/G, C_g K)`` in one batched matmul (BLAS
+    on NumPy, cuBLAS on CuPy), whose result is already ``(N, C_out, *O)``; the bias is
+    added in place. ``be.conv_backward_input`` is the transposed batched product and
+    ``col2im`` (one clipped strided add per kernel element, straight into the image);
+    ``be.conv_backward_weight`` is one GEMM per group over channels-first columns
+    ``(G, C_g K, N P)``, recomputed rather than kept (memory stays that of the input).
     Half inputs multiply in float32 on the CPU. In graph mode the gradient is the
     transposed convolution op and a convolution op (input and output gradient as a batch
     of ``C_g`` images), so it is differentiable again.

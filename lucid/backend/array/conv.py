@@ -1,13 +1,14 @@
-"""Conv kernels over an array module: im2col over strided views plus one GEMM per group.
+"""Conv kernels over an array module: im2col over strided views plus batched GEMMs.
 
 A convolution reads its input through an ``as_strided`` window view ``(N, C, *K, *O)`` of
-the (zero-padded) input, copies it once, channels first, into a contiguous column array
-``(G, C_in/G * K, N P)`` and multiplies it by the weight ``(G, C_out/G, C_in/G * K)``: one
-BLAS GEMM per group over the whole batch (one call with one thread team, rather than one
-per sample), whose ``(C_out, N, *O)`` result is transposed back. The adjoints are the
-transposed GEMM followed by ``col2im`` (one strided add per kernel element) and a GEMM
-against the columns. Pooling loops over the kernel elements (a handful), never over the
-batch or the output positions.
+the (zero-padded) input and copies it once into contiguous columns of that layout; the
+weight ``(G, C_out/G, C_in/G * K)`` multiplies each sample's ``(G, C_in/G * K, P)``
+columns in one batched matmul, whose result is the output ``(N, C_out, *O)`` as it stands
+(the bias is added in place). The input gradient is the transposed batched product
+followed by ``col2im`` (one clipped strided add per kernel element, straight into the
+image); the weight gradient, a sum over the batch, is one GEMM per group against
+channels-first columns ``(G, C_in/G * K, N P)``. Pooling loops over the kernel elements (a
+handful), never over the batch or the output positions.
 """
 
 import itertools
@@ -83,26 +84,47 @@ class XpConv:
         return col.copy() if self.xp.may_share_memory(col, x) else col
 
     def col2im(self, col, in_spatial, stride, padding, dilation):
-        return self._col2im_cf(self.xp.transpose(col, self._channels_first(len(in_spatial))),
-                               in_spatial, stride, padding, dilation)
-
-    def _col2im_cf(self, col, in_spatial, stride, padding, dilation):
-        """col2im of channels-first columns ``(C, *K, N, *O)``; the result is ``(N, C, *S)``,
-        contiguous."""
+        """Each kernel element's columns added at their positions in the image, clipped to
+        it: no padded accumulator to crop. A kernel element whose positions cover the whole
+        image (the centre of a stride-1 "same" convolution) is written rather than added,
+        so the result needs no zeroing."""
         xp = self.xp
         n = len(in_spatial)
-        kernel, out = col.shape[1:1 + n], col.shape[2 + n:]
+        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
         dt = col.dtype
         if _half(dt):
             col = col.astype(xp.float32)
-        full = (col.shape[0], col.shape[1 + n]) + tuple(
-            s + lo + max(hi, 0) for s, (lo, hi) in zip(in_spatial, padding))
-        acc = xp.zeros(full, dtype=col.dtype)
+        parts, first = [], None
         if col.size:
             for kk in itertools.product(*map(range, kernel)):
-                acc[self._window_slices(kk, stride, dilation, out)] += col[(slice(None),) + kk]
-        res = acc[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(in_spatial, padding))]
-        return xp.ascontiguousarray(xp.swapaxes(res, 0, 1)).astype(dt, copy=False)
+                src, dst, full = [], [], True
+                for k, s, (lo, _), d, o, size in zip(kk, stride, padding, dilation, out,
+                                                     in_spatial):
+                    off = k * d - lo                    # position of output 0's element k
+                    o0 = max(0, -(off // s))            # first o with o s + off >= 0
+                    o1 = min(o, (size - 1 - off) // s + 1)
+                    if o1 <= o0:
+                        break
+                    a = o0 * s + off
+                    b = (o1 - 1) * s + off + 1
+                    src.append(slice(o0, o1))
+                    dst.append(slice(a, b, s))
+                    full = full and s == 1 and a == 0 and b == size
+                else:
+                    part = (_ALL2 + tuple(dst), _ALL2 + kk + tuple(src))
+                    if full and first is None:
+                        first = part
+                    else:
+                        parts.append(part)
+        shape = col.shape[:2] + tuple(in_spatial)
+        if first is None:
+            acc = xp.zeros(shape, dtype=col.dtype)
+        else:
+            acc = xp.empty(shape, dtype=col.dtype)
+            acc[...] = col[first[1]]
+        for dst, src in parts:
+            acc[dst] += col[src]
+        return acc.astype(dt, copy=False)
 
     def _grad_channels_first(self, g, groups):
         """``g`` ``(N, C_out, *O)`` as ``(G, C_out/G, N P)``, the GEMM operand."""
@@ -111,26 +133,25 @@ class XpConv:
         gt = self.xp.ascontiguousarray(self.xp.swapaxes(g.reshape(n, co, p), 0, 1))
         return gt.reshape(groups, co // groups, n * p)
 
-    # The GEMMs run on channels-first columns ``(G, C_g K, N P)``: one GEMM per group over
-    # the whole batch (one BLAS call, not one per sample), the results transposed back.
+    # The forward and input-gradient GEMMs run per sample (one batched matmul over N, the
+    # weight broadcast): their results are then already ``(N, C, ...)``, with no transpose
+    # of the output, of the output gradient or of col2im's result. The weight gradient,
+    # a sum over the batch, is one GEMM over channels-first columns ``(G, C_g K, N P)``
+    # (a batched product would need an ``(N, C_out, C_g K)`` intermediate).
 
     def conv_forward(self, x, w, b, stride, padding, dilation, groups):
-        xp = self.xp
         n = x.shape[0]
         co, cg = w.shape[:2]
         kernel = w.shape[2:]
-        col = self._columns(x, kernel, stride, padding, dilation, True)
+        col = self._columns(x, kernel, stride, padding, dilation, False)
         out = col.shape[2 + len(kernel):]
         ck = cg * math.prod(kernel)
         y = self.matmul(w.reshape(groups, co // groups, ck),
-                        col.reshape(groups, ck, n * math.prod(out)))
-        y = xp.swapaxes(y.reshape((co, n) + out), 0, 1)
-        res = xp.empty((n, co) + out, dtype=y.dtype)
-        if b is None:
-            res[...] = y
-        else:
-            xp.add(y, b.reshape((co,) + (1,) * len(out)), out=res)
-        return res
+                        col.reshape(n, groups, ck, math.prod(out)))
+        y = y.reshape((n, co) + out)
+        if b is not None:
+            y += b.reshape((co,) + (1,) * len(out))
+        return y
 
     def conv_backward_input(self, g, w, in_spatial, stride, padding, dilation, groups):
         n, co = g.shape[:2]
@@ -139,9 +160,9 @@ class XpConv:
         kernel = w.shape[2:]
         ck = cg * math.prod(kernel)
         col = self.matmul(self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
-                          self._grad_channels_first(g, groups))
-        col = col.reshape((cg * groups,) + tuple(kernel) + (n,) + tuple(out))
-        return self._col2im_cf(col, in_spatial, stride, padding, dilation)
+                          g.reshape(n, groups, co // groups, math.prod(out)))
+        col = col.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
+        return self.col2im(col, in_spatial, stride, padding, dilation)
 
     def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
         co = g.shape[1]
