@@ -167,7 +167,10 @@ class XpLoss:
         with _quiet(xp):
             m = xp.amax(x, axis=1, keepdims=True) if n_cls else xp.zeros_like(x[:, :1])
             m = xp.where(xp.isfinite(m), m, 0)
-            lse = m + xp.log(xp.sum(xp.exp(x - m), axis=1, keepdims=True))
+            e = x - m
+            xp.exp(e, out=e)
+            lse = m + xp.log(xp.sum(e, axis=1, keepdims=True))
+            del e
             picked = x[self.grid_index(xp.expand_dims(safe, 1), 1)]
             loss = (lse - picked)[:, 0] * wt
             if label_smoothing:
@@ -188,7 +191,8 @@ class XpLoss:
         s = self._loss_scale(self._f32(g), wt, reduction)
         eps = label_smoothing
         with _quiet(xp):
-            p = xp.exp(x - xp.expand_dims(lse, 1))
+            p = x - xp.expand_dims(lse, 1)
+            xp.exp(p, out=p)
             hot = (1.0 - eps) * s * wt                       # the coefficient at the target
             if eps:
                 valid = (target != ignore_index).astype(x.dtype)
@@ -200,7 +204,8 @@ class XpLoss:
                     weight.astype(x.dtype).reshape((1, n_cls) + (1,) * (x.ndim - 2))
                 grad -= xp.expand_dims(spread, 1) * wc
             else:
-                grad = p * xp.expand_dims(xp.broadcast_to(hot, wt.shape), 1)
+                grad = p
+                grad *= xp.expand_dims(xp.broadcast_to(hot, wt.shape), 1)
             # one target per sample: a plain indexed update, no duplicate positions
             grad[self.grid_index(xp.expand_dims(safe, 1), 1)] -= xp.expand_dims(
                 xp.broadcast_to(hot, wt.shape), 1)
