@@ -67,8 +67,82 @@ class XpConv:
         """The axes that take ``(N, C, *K, *O)`` to ``(C, *K, N, *O)``."""
         return (1,) + tuple(range(2, 2 + n)) + (0,) + tuple(range(2 + n, 2 + 2 * n))
 
+    @staticmethod
+    def _shifts(spatial, out, kernel, stride, padding, dilation):
+        """For stride-1 windows whose output has the input's extent in every dim but the
+        first (a "same" convolution): flat output position ``p`` of kernel element ``e``
+        reads flat input position ``p + delta_e``, so one contiguous slice per kernel
+        element moves whole ``(N, C)`` planes (NumPy's inner loops then run over a plane,
+        not over one short row), and only the positions that wrap across an inner dim's
+        edge (:meth:`_wrapped`) need fixing. ``[(delta, p0, p1)]`` per kernel element, the
+        output positions ``[p0, p1)`` landing inside the input; None when not applicable."""
+        if any(s != 1 for s in stride) or tuple(out[1:]) != tuple(spatial[1:]) or \
+                not out or out[0] <= 0:
+            return None
+        n = len(spatial)
+        flat = [math.prod(spatial[j + 1:]) for j in range(n)]
+        ls, lo_ = math.prod(spatial), math.prod(out)
+        plan = []
+        for kk in itertools.product(*map(range, kernel)):
+            delta = sum((k * d - lo) * f for k, d, (lo, _), f in
+                        zip(kk, dilation, padding, flat))
+            p0 = min(max(0, -delta), lo_)
+            plan.append((delta, p0, max(p0, min(lo_, ls - delta))))
+        return plan
+
+    @staticmethod
+    def _wrapped(kernel, spatial, padding, dilation, kaxis, saxis, ndim):
+        """Index tuples (into an array of ``ndim`` axes whose kernel axes start at ``kaxis``
+        and output spatial axes at ``saxis``) of the window elements that a flat shift of
+        :meth:`_shifts` takes across an inner dim's edge: they are padding, zero."""
+        n = len(kernel)
+        res = []
+        for j in range(1, n):
+            for k in range(kernel[j]):
+                off = k * dilation[j] - padding[j][0]
+                if off == 0:
+                    continue
+                bad = slice(0, min(-off, spatial[j])) if off < 0 else \
+                    slice(max(spatial[j] - off, 0), spatial[j])
+                idx = [slice(None)] * ndim
+                idx[kaxis + j], idx[saxis + j] = k, bad
+                res.append(tuple(idx))
+        return res
+
+    def _shifted_columns(self, x, plan, kernel, out, padding, dilation, channels_first):
+        """:meth:`_columns` by the flat shifts of :meth:`_shifts`."""
+        xp = self.xp
+        n = len(kernel)
+        nb, c = x.shape[:2]
+        lo_, kn = math.prod(out), math.prod(kernel)
+        xf = x.reshape(nb, c, -1)
+        if channels_first:                      # (C, KK, N, L), read from x as (C, N, S)
+            col = xp.empty((c,) + tuple(kernel) + (nb,) + tuple(out), dtype=x.dtype)
+            colf = col.reshape(c, kn, nb, lo_)
+            src = xp.swapaxes(xf, 0, 1)
+        else:                                   # (N, C, KK, L)
+            col = xp.empty(x.shape[:2] + tuple(kernel) + tuple(out), dtype=x.dtype)
+            colf = xp.swapaxes(col.reshape(nb, c, kn, lo_), 1, 2)    # (N, KK, C, L)
+            src = xf
+        for e, (delta, p0, p1) in enumerate(plan):
+            dst = colf[:, e]
+            if p1 > p0:
+                dst[..., p0:p1] = src[..., p0 + delta:p1 + delta]
+            if p0:
+                dst[..., :p0] = 0
+            if p1 < lo_:
+                dst[..., p1:] = 0
+        for idx in self._wrapped(kernel, x.shape[2:], padding, dilation,
+                                 1 if channels_first else 2, 2 + n, 2 + 2 * n):
+            col[idx] = 0
+        return col
+
     def _columns(self, x, kernel, stride, padding, dilation, channels_first):
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+        plan = self._shifts(x.shape[2:], out, kernel, stride, padding, dilation)
+        if plan is not None and x.size and len(plan) > 1:     # (a 1x1 kernel: a view)
+            return self._shifted_columns(x, plan, kernel, out, padding, dilation,
+                                         channels_first)
         if any(o <= 0 for o in out):
             shape = x.shape[:2] + tuple(kernel) + tuple(max(o, 0) for o in out)
             col = self.xp.zeros(shape, dtype=x.dtype)
@@ -126,6 +200,35 @@ class XpConv:
             acc[dst] += col[src]
         return acc.astype(dt, copy=False)
 
+    def _col2im_scratch(self, col, in_spatial, stride, padding, dilation):
+        """:meth:`col2im` of columns that may be overwritten (the input-gradient GEMM's
+        result): for a "same" stride-1 convolution by the flat shifts of :meth:`_shifts`,
+        the window elements that wrap across an inner dim's edge zeroed in ``col`` first."""
+        n = len(in_spatial)
+        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
+        plan = self._shifts(in_spatial, out, kernel, stride, padding, dilation)
+        if plan is None or not col.size or len(plan) == 1:
+            return self.col2im(col, in_spatial, stride, padding, dilation)
+        xp = self.xp
+        dt = col.dtype
+        if _half(dt):
+            col = col.astype(xp.float32)
+        for idx in self._wrapped(kernel, in_spatial, padding, dilation, 2, 2 + n, 2 + 2 * n):
+            col[idx] = 0
+        nb, c = col.shape[:2]
+        ls, lo_ = math.prod(in_spatial), math.prod(out)
+        colf = col.reshape(nb, c, len(plan), lo_)
+        whole = [e for e, (delta, p0, p1) in enumerate(plan)
+                 if delta == 0 and p0 == 0 and p1 == lo_ == ls]
+        if whole:
+            acc = colf[:, :, whole[0]].copy()
+        else:
+            acc = xp.zeros((nb, c, ls), dtype=col.dtype)
+        for e, (delta, p0, p1) in enumerate(plan):
+            if p1 > p0 and not (whole and e == whole[0]):
+                acc[:, :, p0 + delta:p1 + delta] += colf[:, :, e, p0:p1]
+        return acc.reshape((nb, c) + tuple(in_spatial)).astype(dt, copy=False)
+
     def _grad_channels_first(self, g, groups):
         """``g`` ``(N, C_out, *O)`` as ``(G, C_out/G, N P)``, the GEMM operand."""
         n, co = g.shape[:2]
@@ -162,7 +265,7 @@ class XpConv:
         col = self.matmul(self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
                           g.reshape(n, groups, co // groups, math.prod(out)))
         col = col.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
-        return self.col2im(col, in_spatial, stride, padding, dilation)
+        return self._col2im_scratch(col, in_spatial, stride, padding, dilation)
 
     def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
         co = g.shape[1]
