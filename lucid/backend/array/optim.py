@@ -71,9 +71,25 @@ class XpOptim:
             p += tmp
         return bufs
 
+    def _scratch(self, params):
+        """``scratch(p)``: an uninitialised array of ``p``'s shape and dtype, a view of one
+        buffer per dtype as large as the largest parameter (one allocation per step, not
+        one per parameter); consecutive calls may return the same memory."""
+        xp = self.xp
+        bufs = {}
+        for p in params:
+            dt = p.dtype
+            bufs[dt] = max(bufs.get(dt, 0), p.size)
+        bufs = {dt: xp.empty(n, dt) for dt, n in bufs.items()}
+
+        def scratch(p):
+            return bufs[p.dtype][:p.size].reshape(p.shape)
+        return scratch
+
     def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         xp = self.xp
+        scratch = self._scratch(params)
         for i, p in enumerate(params):
             s = steps[i]
             s += 1
@@ -85,7 +101,7 @@ class XpOptim:
             else:
                 g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             m, v = exp_avgs[i], exp_avg_sqs[i]
-            tmp = xp.empty_like(p)
+            tmp = scratch(p)
             self._lerp_(m, g, 1.0 - beta1, tmp)
             self._ema_sq_(v, g, beta2, tmp)
             step_size = lr / (1.0 - beta1 ** step)
@@ -93,11 +109,12 @@ class XpOptim:
             if amsgrad:
                 xp.maximum(max_exp_avg_sqs[i], v, out=max_exp_avg_sqs[i])
                 v = max_exp_avg_sqs[i]
+            # step_size m / (sqrt(v) / bc2_sqrt + eps) with bc2_sqrt moved into the scalars:
+            # one pass fewer (a rounding or so from PyTorch's order)
             xp.sqrt(v, out=tmp)
-            tmp /= bc2_sqrt
-            tmp += eps
+            tmp += eps * bc2_sqrt
             xp.divide(m, tmp, out=tmp)
-            tmp *= -step_size
+            tmp *= -step_size * bc2_sqrt
             p += tmp
 
     def adamax_step(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
