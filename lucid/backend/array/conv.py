@@ -292,21 +292,30 @@ class XpConv:
         is_float = x.dtype.kind == "f" or _half(x.dtype)
         low = -xp.inf if is_float else xp.iinfo(x.dtype).min
         xpd = self._padded(x, padding, low)
-        views = [xpd[self._window_slices(kk, stride, dilation, out)]
-                 for kk in itertools.product(*map(range, kernel))]
+        n, kn = len(kernel), math.prod(kernel)
+        if x.size and kn * math.prod(out) <= math.prod(xpd.shape[2:]):
+            # windows that don't overlap (2x2 / stride 2): one copy lays the kernel elements
+            # out as contiguous planes (K, N, C, *O), no larger than the input, which the
+            # scan then reads at full speed instead of through stride-2 views
+            win = self._windows(xpd, kernel, stride, dilation, out)
+            perm = tuple(range(2, 2 + n)) + (0, 1) + tuple(range(2 + n, 2 + 2 * n))
+            views = xp.ascontiguousarray(xp.transpose(win, perm)).reshape(
+                (kn,) + x.shape[:2] + tuple(out))
+        else:
+            views = [xpd[self._window_slices(kk, stride, dilation, out)]
+                     for kk in itertools.product(*map(range, kernel))]
+        # one scan in kernel order, as PyTorch's: an element replaces the running maximum
+        # where it is greater or NaN (so the first of equal maxima, the last NaN); the
+        # index update is arithmetic on a small integer array, cheaper than masked writes
         best = xp.array(views[0], copy=True)
-        for v in views[1:]:
-            xp.maximum(best, v, out=best)          # NaN propagates, as in PyTorch
-        # the first kernel element holding the maximum (or a NaN): arithmetic on a small
-        # integer array, cheaper than masked writes
-        kn = len(views)
-        arg = xp.full(best.shape, kn - 1, dtype=xp.int8 if kn < 128 else xp.int32)
-        for i in range(kn - 2, -1, -1):
+        arg = xp.zeros(best.shape, dtype=xp.int8 if kn < 128 else xp.int32)
+        for i in range(1, kn):
             v = views[i]
-            hit = v == best
+            upd = v > best
             if is_float:
-                hit |= v != v
-            arg -= hit * (arg - i).astype(arg.dtype, copy=False)
+                upd |= v != v
+            xp.maximum(best, v, out=best)          # NaN propagates, as in PyTorch
+            arg += upd * (i - arg).astype(arg.dtype, copy=False)
         return best, arg
 
     def max_pool_indices(self, argmax, in_spatial, kernel, stride, padding, dilation):
@@ -345,8 +354,11 @@ class XpConv:
         out = g.shape[2:]
         full = g.shape[:2] + tuple(s + lo + max(hi, 0) for s, (lo, hi) in
                                    zip(in_spatial, padding))
-        acc = xp.zeros(full, dtype=g.dtype)
         overlap = any(s < d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+        # windows that tile the (padded) input write every position once: no zeroing
+        tiled = all(d == 1 and s == k and o * s == f for k, s, d, o, f in
+                    zip(kernel, stride, dilation, out, full[2:]))
+        acc = (xp.empty if tiled else xp.zeros)(full, dtype=g.dtype)
         for i, kk in enumerate(itertools.product(*map(range, kernel))):
             dst = acc[self._window_slices(kk, stride, dilation, out)]
             if overlap:

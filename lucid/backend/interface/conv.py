@@ -48,8 +48,9 @@ class ConvKernels(ABC):
     def max_pool(self, x, kernel, stride, padding, dilation):
         r"""``(values, argmax)``: :math:`y_{n,c,o} = \max_k x_{n,c,o s + k d - lo}` over
         the window (padding is :math:`-\infty`; NaN wins) and the kernel element ``k``
-        (row-major over ``K``) of the first maximum, int8 (int32 for kernels of 128
-        elements or more)."""
+        (row-major over ``K``) of the first maximum, or of the last NaN (PyTorch's
+        choice: its scan replaces the maximum by a greater or NaN element), int8 (int32
+        for kernels of 128 elements or more)."""
 
     @abstractmethod
     def max_pool_indices(self, argmax, in_spatial, kernel, stride, padding, dilation):
