@@ -33,6 +33,11 @@ def _rsum(xp, axes, *ops):
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
 
 
+def _trailing(axes, ndim):
+    """Whether ``axes`` are the last ``len(axes)`` dims, in order (layer and RMS norm)."""
+    return tuple(axes) == tuple(range(ndim - len(axes), ndim))
+
+
 def _size(*shapes):
     """The number of elements of the shapes broadcast together."""
     n = 1
@@ -99,6 +104,9 @@ class XpNorm:
                     xc *= sgxc * (rstd * rstd * inv) * scale
                     gx -= xc
                     gx -= sg * (inv * scale)
+        elif mean is not None and w is not None and stats_grad and need[0] and \
+                _trailing(axes, x.ndim) and paxes == tuple(range(x.ndim - len(axes))):
+            return self._layer_norm_backward(gw32, xc, w, rstd, inv, need, x.dtype)
         else:
             xhat = xc * rstd
             if need[1]:
@@ -117,6 +125,32 @@ class XpNorm:
                     gx = gh * rstd
         return tuple(None if a is None else a.astype(x.dtype, copy=False)
                      for a in (gx, gw_, gb))
+
+    def _layer_norm_backward(self, g, xc, w, rstd, inv, need, dtype):
+        r"""Layer norm's backward on the ``(N, D)`` view (statistics over the trailing
+        dims, affine over the leading ones): :math:`\hat g = g w`, :math:`g_x = r(\hat g -
+        \overline{\hat g} - \hat x\,\overline{\hat g \hat x})` with the row means as
+        products with a ones vector (BLAS gemv) and einsum, two full-size arrays (``xc``,
+        the kernel's own, becomes :math:`\hat x`)."""
+        xp = self.xp
+        shape = xc.shape
+        n_d = w.size
+        g2, xhat = g.reshape(-1, n_d), xc.reshape(-1, n_d)
+        r = rstd.reshape(-1, 1)
+        xhat *= r
+        gw_ = xp.einsum("nd,nd->d", g2, xhat).reshape(w.shape) if need[1] else None
+        gb = (xp.ones(g2.shape[0], g2.dtype) @ g2).reshape(w.shape) if need[2] else None
+        gh = g2 * w.reshape(1, n_d)
+        a = xp.einsum("nd,nd->n", gh, xhat).reshape(-1, 1)
+        c = (gh @ xp.ones(n_d, gh.dtype)).reshape(-1, 1)
+        a *= inv
+        c *= inv
+        xhat *= a
+        gh -= xhat
+        gh -= c
+        gh *= r
+        return tuple(None if t is None else t.astype(dtype, copy=False)
+                     for t in (gh.reshape(shape), gw_, gb))
 
     def running_stats_update(self, running_mean, running_var, mean, var, momentum, n):
         if running_mean is not None:
