@@ -69,6 +69,11 @@ class ConvolutionBackward(Op):
     ``col2im`` (one clipped strided add per kernel element, straight into the image);
     ``be.conv_backward_weight`` is one GEMM per group over channels-first columns
     ``(G, C_g K, N P)``, recomputed rather than kept (memory stays that of the input).
+    A 2-D stride-1 convolution that keeps the width (a "same" 3x3, ``C_g K_1 >= 64``, not
+    half) builds columns over the kernel's last dim only (``K_1`` shifted copies of the
+    row-padded input: a third of the memory traffic of a 3x3's full columns) and runs one
+    batched GEMM per kernel row on a flat-shifted slice of them, summed; its weight
+    gradient likewise (per kernel row, the batch summed).
     Half inputs multiply in float32 on the CPU. In graph mode the gradient is the
     transposed convolution op and a convolution op (input and output gradient as a batch
     of ``C_g`` images), so it is differentiable again.

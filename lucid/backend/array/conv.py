@@ -242,10 +242,48 @@ class XpConv:
     # a sum over the batch, is one GEMM over channels-first columns ``(G, C_g K, N P)``
     # (a batched product would need an ``(N, C_out, C_g K)`` intermediate).
 
+    def _row_columns(self, x, kernel, stride, padding, dilation, groups):
+        """For a 2-D stride-1 convolution whose output keeps the input's width (a "same"
+        3x3): columns over the kernel's last dim only, ``(N, C, K_1, H_p W)`` (the
+        ``K_1`` shifted copies of the row-padded input, a third of the full columns for
+        a 3x3 kernel), and the flat offset of each kernel row; kernel row ``k`` of output
+        position ``p`` reads column position ``p + offset_k``. None when not applicable
+        (half inputs too: their partial sums would round in half precision)."""
+        if len(kernel) != 2 or kernel[0] < 2 or any(s != 1 for s in stride) or \
+                _half(x.dtype) or not x.size or min(min(p) for p in padding) < 0 or \
+                x.shape[1] // groups * kernel[1] < 64:    # (short GEMMs: not worth it)
+            return None
+        out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+        if out[1] != x.shape[3] or out[0] <= 0:
+            return None
+        xr = self._padded(x, (padding[0], (0, 0)))
+        col = self._columns(xr, (1, kernel[1]), (1, 1), ((0, 0), padding[1]),
+                            (1, dilation[1]), False)
+        w1 = x.shape[3]
+        col = col.reshape(x.shape[:2] + (kernel[1], xr.shape[2] * w1))
+        return col, [k * dilation[0] * w1 for k in range(kernel[0])], out
+
     def conv_forward(self, x, w, b, stride, padding, dilation, groups):
         n = x.shape[0]
         co, cg = w.shape[:2]
         kernel = w.shape[2:]
+        rows = self._row_columns(x, kernel, stride, padding, dilation, groups)
+        if rows is not None:                  # one GEMM per kernel row, summed
+            col, offs, out = rows
+            p = math.prod(out)
+            col = col.reshape(n, groups, cg * kernel[1], col.shape[-1])
+            y = None
+            for k, off in enumerate(offs):
+                wk = w[:, :, k].reshape(groups, co // groups, cg * kernel[1])
+                part = self.matmul(wk, col[..., off:off + p])
+                if y is None:
+                    y = part
+                else:
+                    y += part
+            y = y.reshape((n, co) + tuple(out))
+            if b is not None:
+                y += b.reshape((co, 1, 1))
+            return y
         col = self._columns(x, kernel, stride, padding, dilation, False)
         out = col.shape[2 + len(kernel):]
         ck = cg * math.prod(kernel)
@@ -270,6 +308,19 @@ class XpConv:
     def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
         co = g.shape[1]
         cg = x.shape[1] // groups
+        n = g.shape[0]
+        p = math.prod(g.shape[2:])
+        rows = self._row_columns(x, kernel, stride, padding, dilation, groups) \
+            if co // groups <= p else None   # (the (N, C_out, C_g K_1) products stay small)
+        if rows is not None:                  # per kernel row: batched GEMM, batch summed
+            col, offs, _ = rows
+            col = col.reshape(n, groups, cg * kernel[1], col.shape[-1])
+            gg = g.reshape(n, groups, co // groups, p)
+            gw = self.xp.empty((co, cg) + tuple(kernel), dtype=g.dtype)
+            for k, off in enumerate(offs):
+                part = self.matmul(gg, self.xp.swapaxes(col[..., off:off + p], -1, -2))
+                gw[:, :, k] = part.sum(0).reshape(co, cg, kernel[1])
+            return gw
         col = self._columns(x, kernel, stride, padding, dilation, True)
         ck = cg * math.prod(kernel)
         m = g.shape[0] * math.prod(g.shape[2:])
