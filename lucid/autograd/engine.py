@@ -328,7 +328,8 @@ def _leaf(node, grads, create_graph, targets, captured, accumulate):
             captured[i] = g
     if not accumulate:
         return
-    owned = not create_graph and sys.getrefcount(g) == _SOLE_REF    # before g is pushed
+    owned = not create_graph and _SOLE_REF is not None and \
+        sys.getrefcount(g) == _SOLE_REF                 # counted before g is pushed below
     node.accumulate(g, create_graph, owned)
     if meta is not None and meta.get("post_accumulate"):
         for h in list(meta["post_accumulate"]):
@@ -337,8 +338,11 @@ def _leaf(node, grads, create_graph, targets, captured, accumulate):
 
 def _sole_ref_count():
     """What ``sys.getrefcount`` of an object referenced by one local variable alone returns
-    (2 on CPython up to 3.13; measured, not assumed, in case the interpreter elides the
-    argument's reference)."""
+    (2 on CPython 3.11: the variable and the call's argument), measured at import in the
+    same pattern as ``_leaf`` rather than assumed; None without ``sys.getrefcount`` (not
+    CPython): gradients are then always copied."""
+    if not hasattr(sys, "getrefcount"):
+        return None
     a = object()
     return sys.getrefcount(a)
 
