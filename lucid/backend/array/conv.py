@@ -321,8 +321,15 @@ class XpConv:
                 part = self.matmul(gg, self.xp.swapaxes(col[..., off:off + p], -1, -2))
                 gw[:, :, k] = part.sum(0).reshape(co, cg, kernel[1])
             return gw
-        col = self._columns(x, kernel, stride, padding, dilation, True)
         ck = cg * math.prod(kernel)
+        if co // groups <= p and not _half(g.dtype):
+            # per-sample GEMMs, the batch summed: no transposed copy of g (the
+            # (N, C_out, C_g K) products are no larger than the columns)
+            col = self._columns(x, kernel, stride, padding, dilation, False)
+            gw = self.matmul(g.reshape(n, groups, co // groups, p),
+                             self.xp.swapaxes(col.reshape(n, groups, ck, p), -1, -2))
+            return gw.sum(0).reshape((co, cg) + tuple(kernel))
+        col = self._columns(x, kernel, stride, padding, dilation, True)
         m = g.shape[0] * math.prod(g.shape[2:])
         gw = self.matmul(self._grad_channels_first(g, groups),
                          self.xp.swapaxes(col.reshape(groups, ck, m), 1, 2))
