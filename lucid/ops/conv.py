@@ -67,8 +67,10 @@ class ConvolutionBackward(Op):
     on NumPy, cuBLAS on CuPy), whose result is already ``(N, C_out, *O)``; the bias is
     added in place. ``be.conv_backward_input`` is the transposed batched product and
     ``col2im`` (one clipped strided add per kernel element, straight into the image);
-    ``be.conv_backward_weight`` is one GEMM per group over channels-first columns
-    ``(G, C_g K, N P)``, recomputed rather than kept (memory stays that of the input).
+    ``be.conv_backward_weight`` is per-sample GEMMs against the columns, the batch
+    summed (one GEMM per group over channels-first columns ``(G, C_g K, N P)`` where
+    the ``(N, C_out, C_g K)`` products would outgrow the columns, and for half inputs);
+    the columns are recomputed rather than kept (memory stays that of the input).
     A 2-D stride-1 convolution that keeps the width (a "same" 3x3, ``C_g K_1 >= 64``, not
     half) builds columns over the kernel's last dim only (``K_1`` shifted copies of the
     row-padded input: a third of the memory traffic of a 3x3's full columns) and runs one

@@ -6,9 +6,13 @@ weight ``(G, C_out/G, C_in/G * K)`` multiplies each sample's ``(G, C_in/G * K, P
 columns in one batched matmul, whose result is the output ``(N, C_out, *O)`` as it stands
 (the bias is added in place). The input gradient is the transposed batched product
 followed by ``col2im`` (one clipped strided add per kernel element, straight into the
-image); the weight gradient, a sum over the batch, is one GEMM per group against
-channels-first columns ``(G, C_in/G * K, N P)``. Pooling loops over the kernel elements (a
-handful), never over the batch or the output positions.
+image); the weight gradient, a sum over the batch, is per-sample GEMMs summed (or, where
+their ``(N, C_out, C_in/G * K)`` products would outgrow the columns, one GEMM per group
+against channels-first columns ``(G, C_in/G * K, N P)``). Stride-1 "same" convolutions
+copy the windows by flat shifts of whole planes, and in 2-D with enough channels build
+columns over the kernel's last dim only (one GEMM per kernel row, :meth:`_row_columns`).
+Pooling loops over the kernel elements (a handful), never over the batch or the output
+positions.
 """
 
 import itertools
@@ -239,8 +243,9 @@ class XpConv:
     # The forward and input-gradient GEMMs run per sample (one batched matmul over N, the
     # weight broadcast): their results are then already ``(N, C, ...)``, with no transpose
     # of the output, of the output gradient or of col2im's result. The weight gradient,
-    # a sum over the batch, is one GEMM over channels-first columns ``(G, C_g K, N P)``
-    # (a batched product would need an ``(N, C_out, C_g K)`` intermediate).
+    # a sum over the batch, is per-sample GEMMs summed where their ``(N, C_out, C_g K)``
+    # products are no larger than the columns, else one GEMM over channels-first columns
+    # ``(G, C_g K, N P)``.
 
     def _row_columns(self, x, kernel, stride, padding, dilation, groups):
         """For a 2-D stride-1 convolution whose output keeps the input's width (a "same"
