@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from itertools import chain, islice
 
 from ..._tensor import Tensor
+from ...errors import ArgumentError, ArgumentTypeError, IndexingError
 from ..parameter import Parameter
 from .module import Module, _addindent
 
@@ -24,7 +25,7 @@ def _abs_index(container, idx):
     idx = operator.index(idx)
     n = len(container)
     if not -n <= idx < n:
-        raise IndexError(f"index {idx} is out of range")
+        raise IndexingError(f"index {idx} is out of range")
     return str(idx % n)
 
 
@@ -79,7 +80,7 @@ class Sequential(Module):
 
     def __add__(self, other):
         if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
+            raise ArgumentError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
         out = Sequential()
         for layer in chain(self, other):
@@ -88,7 +89,7 @@ class Sequential(Module):
 
     def __iadd__(self, other):
         if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
+            raise ArgumentError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
         offset = len(self)
         for i, module in enumerate(other):
@@ -97,10 +98,10 @@ class Sequential(Module):
 
     def _check_factor(self, other):
         if not isinstance(other, int) or isinstance(other, bool):
-            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and "
+            raise ArgumentTypeError(f"unsupported operand type(s) for *: {type(self)} and "
                             f"{type(other)}")
         if other <= 0:
-            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+            raise ArgumentError(f"Non-positive multiplication factor {other} for {type(self)}")
 
     def __mul__(self, other):
         self._check_factor(other)
@@ -136,7 +137,7 @@ class Sequential(Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
         if not -n <= index <= n:
-            raise IndexError(f"Index out of range: {index}")
+            raise IndexingError(f"Index out of range: {index}")
         if index < 0:
             index += n
         items = list(self._modules.values())
@@ -236,7 +237,7 @@ class ModuleList(Module):
     def extend(self, modules):
         """Append every module of the iterable ``modules``; returns ``self``."""
         if not isinstance(modules, Iterable):
-            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+            raise ArgumentTypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
         offset = len(self)
         for i, module in enumerate(modules):
@@ -247,10 +248,10 @@ class ModuleList(Module):
 def _update_pairs(target, pairs, cls_name):
     for j, p in enumerate(pairs):
         if not isinstance(p, Iterable):
-            raise TypeError(f"{cls_name} update sequence element #{j} should be Iterable; "
+            raise ArgumentTypeError(f"{cls_name} update sequence element #{j} should be Iterable; "
                             f"is {type(p).__name__}")
         if len(p) != 2:
-            raise ValueError(f"{cls_name} update sequence element #{j} has length {len(p)}; "
+            raise ArgumentError(f"{cls_name} update sequence element #{j} has length {len(p)}; "
                              "2 is required")
         target[p[0]] = p[1]
 
@@ -303,7 +304,7 @@ class ModuleDict(Module):
     def update(self, modules):
         """Add the entries of a mapping or of an iterable of ``(key, module)`` pairs."""
         if not isinstance(modules, Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of "
+            raise ArgumentTypeError("ModuleDict.update should be called with an iterable of "
                             f"key/value pairs, but got {type(modules).__name__}")
         if isinstance(modules, (Mapping, ModuleDict)):
             for key, module in modules.items():
@@ -366,7 +367,7 @@ class ParameterList(Module):
     def extend(self, values):
         """Append every value of the iterable ``values``; returns ``self``."""
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
-            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+            raise ArgumentTypeError("ParameterList.extend should be called with an iterable, but got "
                             + type(values).__name__)
         for value in values:
             self.append(value)
@@ -376,7 +377,7 @@ class ParameterList(Module):
         return "\n".join(_param_line(k, p) for k, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("ParameterList should not be called.")
+        raise ArgumentError("ParameterList should not be called.")
 
 
 class ParameterDict(Module):
@@ -393,7 +394,7 @@ class ParameterDict(Module):
     @staticmethod
     def _key_to_attr(key):
         if not isinstance(key, str):
-            raise TypeError("Index given to ParameterDict cannot be used as a key as it is "
+            raise ArgumentTypeError("Index given to ParameterDict cannot be used as a key as it is "
                             f"not a string (type is '{type(key).__name__}').")
         return key
 
@@ -466,7 +467,7 @@ class ParameterDict(Module):
     def update(self, parameters):
         """Add the entries of a mapping or of an iterable of ``(key, value)`` pairs."""
         if not isinstance(parameters, Iterable):
-            raise TypeError("ParametersDict.update should be called with an iterable of "
+            raise ArgumentTypeError("ParametersDict.update should be called with an iterable of "
                             f"key/value pairs, but got {type(parameters).__name__}")
         if isinstance(parameters, (OrderedDict, ParameterDict)):
             for key, p in parameters.items():
@@ -481,7 +482,7 @@ class ParameterDict(Module):
         return "\n".join(_param_line(k, p) for k, p in self.items())
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("ParameterDict should not be called.")
+        raise ArgumentError("ParameterDict should not be called.")
 
     def __or__(self, other):
         out = self.copy()

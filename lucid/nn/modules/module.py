@@ -23,7 +23,7 @@ from ..._device import device as _device_cls
 from ..._tensor import Tensor, from_dlpack
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
-from ...errors import ArgumentError, DTypeError
+from ...errors import ArgumentError, ArgumentTypeError, AutogradError, DTypeError
 from ...ops import empty_like
 from ..parameter import Buffer, Parameter, _Uninitialized
 
@@ -174,7 +174,7 @@ class Module:
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
+            raise ArgumentTypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
                             f"{args!r} {kwargs!r}")
         sa = object.__setattr__
         sa(self, "training", True)
@@ -203,7 +203,7 @@ class Module:
 
     def _check_name(self, name, kind, store):
         if not isinstance(name, str):
-            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+            raise ArgumentTypeError(f"{kind} name should be a string. Got {type(name).__name__}")
         if "." in name:
             raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
         if name == "":
@@ -218,7 +218,7 @@ class Module:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_name(name, "buffer", self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+            raise ArgumentTypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (lucid Tensor or None required)")
         self._buffers[name] = _registered(_G.buffer_registration, self, name, tensor)
         if persistent:
@@ -235,10 +235,10 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+            raise ArgumentTypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (lucid.nn.Parameter or None required)")
         if param.grad_fn is not None:
-            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+            raise ArgumentError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
                              "parameters must be created explicitly. To express "
                              f"'{name}' as a function of another Tensor, compute the value "
                              "in the forward() method.")
@@ -247,7 +247,7 @@ class Module:
     def add_module(self, name, module):
         """Add a child module ``name`` (a Module or None)."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise ArgumentTypeError(f"{type(module).__name__} is not a Module subclass")
         if "_modules" not in self.__dict__:
             raise AttributeError("cannot assign module before Module.__init__() call")
         self._check_name(name, "module", self._modules)
@@ -272,9 +272,9 @@ class Module:
         """Put ``module`` at dotted path ``target`` (its parent must exist); ``strict``: the
         attribute must exist already."""
         if target == "":
-            raise ValueError("Cannot set the submodule without a target name!")
+            raise ArgumentError("Cannot set the submodule without a target name!")
         if not isinstance(module, Module):
-            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+            raise ArgumentError(f"`module` is not an nn.Module, found {type(module)}")
         path, _, name = target.rpartition(".")
         parent = self.get_submodule(path)
         if hasattr(parent, name):
@@ -308,12 +308,12 @@ class Module:
     def get_extra_state(self):
         """Extra state to put in ``state_dict`` (override together with
         :meth:`set_extra_state`)."""
-        raise RuntimeError("Reached a code path in Module.get_extra_state() that should "
+        raise ArgumentError("Reached a code path in Module.get_extra_state() that should "
                            "never be called.")
 
     def set_extra_state(self, state):
         """Restore what :meth:`get_extra_state` returned."""
-        raise RuntimeError("Reached a code path in Module.set_extra_state() that should "
+        raise ArgumentError("Reached a code path in Module.set_extra_state() that should "
                            "never be called.")
 
     # -- attributes --------------------------------------------------------------------
@@ -346,7 +346,7 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                raise ArgumentTypeError(f"cannot assign '{type(value).__name__}' as parameter "
                                 f"'{name}' (lucid.nn.Parameter or None expected)")
             self.register_parameter(name, value)
             return
@@ -359,14 +359,14 @@ class Module:
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                raise ArgumentTypeError(f"cannot assign '{type(value).__name__}' as child module "
                                 f"'{name}' (lucid.nn.Module or None expected)")
             modules[name] = _registered(_G.module_registration, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                raise ArgumentTypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                 "(lucid.nn.Buffer, lucid.Tensor or None expected)")
             if isinstance(value, Buffer):
                 persistent = value.persistent
@@ -470,7 +470,7 @@ class Module:
         """Set training mode (``mode=False``: evaluation) on this module and every
         submodule; returns ``self``."""
         if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")
+            raise ArgumentError("training mode is expected to be boolean")
         self.training = mode
         for m in self.children():
             m.train(mode)
@@ -537,7 +537,7 @@ class Module:
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
         if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+            raise ArgumentTypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
             if isinstance(a, Tensor):
                 device, dtype = a.device, a.dtype
@@ -546,7 +546,7 @@ class Module:
             elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
                 device = _device_cls(f"cuda:{a}" if isinstance(a, int) else a)
             else:
-                raise TypeError(f"to() received an invalid combination of arguments: "
+                raise ArgumentTypeError(f"to() received an invalid combination of arguments: "
                                 f"{type(a).__name__}")
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
@@ -715,7 +715,7 @@ class Module:
         :class:`~lucid.errors.ArgumentError` listing missing and unexpected keys
         (``strict=True``) and shape mismatches (always)."""
         if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+            raise ArgumentTypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
@@ -829,7 +829,7 @@ class Module:
                 res = hook(self, args, kwargs)
                 if res is not None:
                     if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                        raise ArgumentError("forward pre-hook must return None or a tuple of "
                                            f"(new_args, new_kwargs), but got {res}.")
                     args, kwargs = res
             else:
@@ -935,7 +935,7 @@ class _BackwardHookState:
             for hook in self.hooks:
                 res = hook(mod, none, grads)
                 if res is not None and not all(r is None for r in res):
-                    raise RuntimeError("Backward hook for Modules where no input requires "
+                    raise AutogradError("Backward hook for Modules where no input requires "
                                        "gradient should always return None or None for "
                                        "all gradients.")
         return tuple(grads[k] for k in self.outputs[1])
@@ -962,7 +962,7 @@ def _padded(layout, grads):
 def _checked(res, grads, who, what):
     res = res if isinstance(res, tuple) else (res,)
     if len(res) != len(grads):
-        raise RuntimeError(f"{who} returned an invalid number of {what}, got {len(res)}, "
+        raise AutogradError(f"{who} returned an invalid number of {what}, got {len(res)}, "
                            f"but expected {len(grads)}")
     return res
 

@@ -98,7 +98,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     ``module``."""
     weight = getattr(module, name, None)
     if weight is None:
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+        raise ArgumentError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
         dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
     parametrize.register_parametrization(

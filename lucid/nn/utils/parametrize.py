@@ -16,8 +16,8 @@ import contextlib
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...errors import ArgumentError
 from ..modules.container import ModuleDict, ModuleList
-from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized",
@@ -49,13 +49,13 @@ def _register_tensor(module, name, t):
 
 def _check_result(z, shape, dtype, what):
     if not isinstance(z, Tensor):
-        raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
+        raise ArgumentError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
     if z.dtype is not dtype:
-        raise ValueError(f"{what} may not change the dtype of the tensor, unless the "
+        raise ArgumentError(f"{what} may not change the dtype of the tensor, unless the "
                          f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\n"
                          f"parametrized dtype: {z.dtype}")
     if tuple(z.shape) != tuple(shape):
-        raise ValueError(f"{what} may not change the shape of the tensor, unless the "
+        raise ArgumentError(f"{what} may not change the shape of the tensor, unless the "
                          f"`unsafe` flag is enabled.\nunparametrized shape: {tuple(shape)}\n"
                          f"parametrized shape: {tuple(z.shape)}")
 
@@ -73,13 +73,13 @@ class ParametrizationList(ModuleList):
                 if hasattr(m, "right_inverse"):
                     new = m.right_inverse(new)
         if not isinstance(new, (Tensor, collections.abc.Sequence)):
-            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors "
+            raise ArgumentError("'right_inverse' must return a Tensor or a Sequence of tensors "
                              f"(list, tuple...). Got {type(new).__name__}")
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
             if new.dtype is not original.dtype:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change "
+                raise ArgumentError("When `right_inverse` outputs one tensor, it may not change "
                                  f"the dtype.\noriginal.dtype: {original.dtype}\n"
                                  f"right_inverse(original).dtype: {new.dtype}")
             with no_grad():
@@ -88,7 +88,7 @@ class ParametrizationList(ModuleList):
         else:
             for i, t in enumerate(new):
                 if not isinstance(t, Tensor):
-                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of "
+                    raise ArgumentError("'right_inverse' must return a Tensor or a Sequence of "
                                      f"tensors (list, tuple...). Got element {i} of type "
                                      f"{type(t).__name__}")
                 t = t.detach()
@@ -103,7 +103,7 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for m in reversed(list(self)):
                 if not hasattr(m, "right_inverse"):
-                    raise RuntimeError(f"parametrization {type(m).__name__} does not "
+                    raise ArgumentError(f"parametrization {type(m).__name__} does not "
                                        "implement right_inverse.")
                 value = m.right_inverse(value)
             if self.is_tensor:
@@ -113,7 +113,7 @@ class ParametrizationList(ModuleList):
                 self.original.data = value
             else:
                 if len(value) != self.ntensors:
-                    raise ValueError(f"'right_inverse' must return a sequence of "
+                    raise ArgumentError(f"'right_inverse' must return a sequence of "
                                      f"{self.ntensors} tensors, got {len(value)}")
                 for i, t in enumerate(value):
                     getattr(self, f"original{i}").data = t
@@ -174,7 +174,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         plist.unsafe |= unsafe
         return module
     if tensor_name not in module._buffers and tensor_name not in module._parameters:
-        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a "
+        raise ArgumentError(f"Module '{module}' does not have a parameter, a buffer, or a "
                          f"parametrized element with name '{tensor_name}'")
     original = getattr(module, tensor_name)
     plist = ParametrizationList([parametrization], original, unsafe=unsafe)
@@ -192,7 +192,7 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     """Undo the parametrizations of ``tensor_name``: it becomes a parameter (or buffer)
     again, holding the parametrized value (``leave_parametrized``) or the original."""
     if not is_parametrized(module, tensor_name):
-        raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
+        raise ArgumentError(f"Module {module} does not have a parametrization on {tensor_name}")
     plist = module.parametrizations[tensor_name]
     if plist.is_tensor:
         original = plist.original
@@ -201,7 +201,7 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
                 original.data = getattr(module, tensor_name).detach()
     else:
         if not leave_parametrized:
-            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a "
+            raise ArgumentError("Cannot leave unparametrized (`leave_parametrized=False`) a "
                              "tensor that is parametrized in terms of a sequence of tensors.")
         with no_grad():
             t = getattr(module, tensor_name)

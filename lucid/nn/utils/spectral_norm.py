@@ -66,12 +66,12 @@ class SpectralNorm:
     def apply(module, name, n_power_iterations, dim, eps):
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"spectral_norm: cannot register two spectral_norm hooks "
+                raise ArgumentError(f"spectral_norm: cannot register two spectral_norm hooks "
                                    f"on the same parameter {name}")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if isinstance(weight, UninitializedParameter):
-            raise ValueError("spectral_norm: the module passed has an uninitialized "
+            raise ArgumentError("spectral_norm: the module passed has an uninitialized "
                              "parameter; run a dummy forward first")
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
@@ -104,4 +104,4 @@ def remove_spectral_norm(module, name="weight"):
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    raise ArgumentError(f"spectral_norm of '{name}' not found in {module}")

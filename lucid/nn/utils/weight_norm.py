@@ -7,6 +7,7 @@ PyTorch's hook-based API: the parameter ``name`` is replaced by ``name_g`` (the 
 
 from __future__ import annotations
 
+from ...errors import ArgumentError
 from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["weight_norm", "remove_weight_norm", "WeightNorm"]
@@ -37,12 +38,12 @@ class WeightNorm:
     def apply(module, name, dim):
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"weight_norm: cannot register two weight_norm hooks on "
+                raise ArgumentError(f"weight_norm: cannot register two weight_norm hooks on "
                                    f"the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         if isinstance(weight, UninitializedParameter):
-            raise ValueError("weight_norm: the module passed has an uninitialized parameter; "
+            raise ArgumentError("weight_norm: the module passed has an uninitialized parameter; "
                              "run a dummy forward first")
         del module._parameters[name]
         module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2,
@@ -78,4 +79,4 @@ def remove_weight_norm(module, name="weight"):
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ArgumentError(f"weight_norm of '{name}' not found in {module}")

@@ -22,7 +22,7 @@ import time
 import weakref
 
 import lucid
-from ...errors import ArgumentError, ArgumentTypeError
+from ...errors import ArgumentError
 from . import _shared, _worker
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
