@@ -91,7 +91,7 @@ def train(args):
         acc = accuracy(model, test_loader)
         history["loss"].append(total / seen)
         history["accuracy"].append(acc)
-        print(f"epoch {epoch:2d}  train loss {total / seen:.4f}  test accuracy {acc:.2%}")
+        tqdm.write(f"epoch {epoch:2d}  train loss {total / seen:.4f}  test accuracy {acc:.2%}")
     print(f"trained {args.epochs} epochs in {time.perf_counter() - start:.1f} s")
     return model, opt, test_loader, history
 
