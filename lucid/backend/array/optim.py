@@ -86,24 +86,36 @@ class XpOptim:
             return bufs[p.dtype][:p.size].reshape(p.shape)
         return scratch
 
+    def _adam_moments_(self, i, p, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2,
+                       weight_decay, maximize, decoupled, tmp):
+        r"""The first half of an Adam-family update of parameter ``i``, shared by Adam(W),
+        NAdam and RAdam: count its step, apply the weight decay (decoupled: :math:`p
+        \mathrel{*}= 1 - \eta\lambda`; else :math:`g + \lambda p`), then
+        :math:`m \leftarrow \beta_1 m + (1 - \beta_1) g` and :math:`v \leftarrow \beta_2 v
+        + (1 - \beta_2) g^2` in place (``tmp``: scratch of ``p``'s shape). Returns
+        ``(step, g, m, v)``."""
+        s = steps[i]
+        s += 1
+        if decoupled:
+            if weight_decay:
+                p *= 1.0 - lr * weight_decay
+            g, _ = self._eff_grad(grads[i], p, 0.0, maximize)
+        else:
+            g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
+        m, v = exp_avgs[i], exp_avg_sqs[i]
+        self._lerp_(m, g, 1.0 - beta1, tmp)
+        self._ema_sq_(v, g, beta2, tmp)
+        return float(s), g, m, v
+
     def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         xp = self.xp
         scratch = self._scratch(params)
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
-            step = float(s)
-            if decoupled:
-                if weight_decay:
-                    p *= 1.0 - lr * weight_decay
-                g, _ = self._eff_grad(grads[i], p, 0.0, maximize)
-            else:
-                g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
-            m, v = exp_avgs[i], exp_avg_sqs[i]
             tmp = scratch(p)
-            self._lerp_(m, g, 1.0 - beta1, tmp)
-            self._ema_sq_(v, g, beta2, tmp)
+            step, _, m, v = self._adam_moments_(i, p, grads, exp_avgs, exp_avg_sqs, steps, lr,
+                                                beta1, beta2, weight_decay, maximize,
+                                                decoupled, tmp)
             step_size = lr / (1.0 - beta1 ** step)
             bc2_sqrt = (1.0 - beta2 ** step) ** 0.5
             if amsgrad:
@@ -141,25 +153,16 @@ class XpOptim:
                    beta1, beta2, eps, weight_decay, momentum_decay, maximize, decoupled):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
-            step = float(s)
+            denom = xp.empty_like(p)
+            step, g, m, v = self._adam_moments_(i, p, grads, exp_avgs, exp_avg_sqs, steps, lr,
+                                                beta1, beta2, weight_decay, maximize,
+                                                decoupled, denom)
             bc2 = 1.0 - beta2 ** step
-            if decoupled:
-                if weight_decay:
-                    p *= 1.0 - lr * weight_decay
-                g, _ = self._eff_grad(grads[i], p, 0.0, maximize)
-            else:
-                g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1.0) * momentum_decay))
             mp = mu_products[i]
             mp *= mu
             mu_prod = float(mp)
-            m, v = exp_avgs[i], exp_avg_sqs[i]
-            denom = xp.empty_like(p)
-            self._lerp_(m, g, 1.0 - beta1, denom)
-            self._ema_sq_(v, g, beta2, denom)
             xp.divide(v, bc2, out=denom)
             xp.sqrt(denom, out=denom)
             denom += eps
@@ -175,19 +178,10 @@ class XpOptim:
         xp = self.xp
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
-            step = float(s)
-            if decoupled:
-                if weight_decay:
-                    p *= 1.0 - lr * weight_decay
-                g, _ = self._eff_grad(grads[i], p, 0.0, maximize)
-            else:
-                g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
-            m, v = exp_avgs[i], exp_avg_sqs[i]
             tmp = xp.empty_like(p)
-            self._lerp_(m, g, 1.0 - beta1, tmp)
-            self._ema_sq_(v, g, beta2, tmp)
+            step, _, m, v = self._adam_moments_(i, p, grads, exp_avgs, exp_avg_sqs, steps, lr,
+                                                beta1, beta2, weight_decay, maximize,
+                                                decoupled, tmp)
             bc1 = 1.0 - beta1 ** step
             bc2 = 1.0 - beta2 ** step
             rho_t = rho_inf - 2.0 * step * (beta2 ** step) / bc2
