@@ -89,6 +89,23 @@ def _bump(*tensors):
             t._vc[0] += 1
 
 
+def _stats_norm(cls, op, x, wb, layout, eps, batch_stats, running, running_mean,
+                running_var, momentum, eval_mode):
+    """Batch or instance norm (op class ``cls``): from the input's statistics, updating the
+    running ones in place (with a version bump) when given, or from the running ones."""
+    if batch_stats:
+        has_running = running[0] is not None or running[1] is not None
+        out = cls.apply(x, *wb, layout=layout, eps=eps,
+                        running=running if has_running else None,
+                        momentum=_number(momentum, "momentum", op))
+        if has_running and x.numel():
+            _bump(running_mean, running_var)
+        return out
+    if running_mean is None or running_var is None:
+        raise ArgumentError(f"{op}: running_mean and running_var must be given {eval_mode}")
+    return cls.apply(x, *wb, layout=layout, eps=eps, use_input_stats=False, running=running)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch norm over ``(N, C, *)``: per channel over the batch and spatial dims; in
@@ -107,18 +124,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if x.numel() // c == 1:
             raise ArgumentError(f"{op}: expected more than 1 value per channel when "
                                 f"training, got input size {list(x.shape)}")
-        has_running = running[0] is not None or running[1] is not None
-        out = BatchNormBackward.apply(x, *wb, layout=layout, eps=eps,
-                                      running=running if has_running else None,
-                                      momentum=_number(momentum, "momentum", op))
-        if has_running and x.numel():
-            _bump(running_mean, running_var)
-        return out
-    if running_mean is None or running_var is None:
-        raise ArgumentError(f"{op}: running_mean and running_var must be given in "
-                            "evaluation mode (training=False)")
-    return BatchNormBackward.apply(x, *wb, layout=layout, eps=eps, use_input_stats=False,
-                                   running=running)
+    return _stats_norm(BatchNormBackward, op, x, wb, layout, eps, training, running,
+                       running_mean, running_var, momentum, "in evaluation mode "
+                       "(training=False)")
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -137,18 +145,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if math.prod(x.shape[2:]) == 1:
             raise ArgumentError(f"{op}: expected more than 1 spatial element when "
                                 f"training, got input size {list(x.shape)}")
-        has_running = running[0] is not None or running[1] is not None
-        out = InstanceNormBackward.apply(x, *wb, layout=layout, eps=eps,
-                                         running=running if has_running else None,
-                                         momentum=_number(momentum, "momentum", op))
-        if has_running and x.numel():
-            _bump(running_mean, running_var)
-        return out
-    if running_mean is None or running_var is None:
-        raise ArgumentError(f"{op}: running_mean and running_var must be given when "
-                            "use_input_stats=False")
-    return InstanceNormBackward.apply(x, *wb, layout=layout, eps=eps, use_input_stats=False,
-                                      running=running)
+    return _stats_norm(InstanceNormBackward, op, x, wb, layout, eps, use_input_stats,
+                       running, running_mean, running_var, momentum,
+                       "when use_input_stats=False")
 
 
 _LAYOUTS = {}      # (input shape, normalized_shape) -> the trailing-dims layout

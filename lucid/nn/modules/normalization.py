@@ -20,6 +20,23 @@ def _shape(normalized_shape):
     return tuple(int(n) for n in normalized_shape)
 
 
+def _affine_params(module, shape, affine, bias, device, dtype):
+    """Register ``weight`` and ``bias`` of ``shape`` on ``module`` (None where ``affine``
+    or ``bias`` is off), uninitialised."""
+    weight = Parameter(empty(shape, device=device, dtype=dtype)) if affine else None
+    module.register_parameter("weight", weight)
+    module.register_parameter("bias", Parameter(empty(shape, device=device, dtype=dtype))
+                              if affine and bias else None)
+
+
+def _reset_affine(module):
+    """Weight ones, bias zeros (PyTorch's initialisation of a norm's affine map)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Layer norm over the trailing ``normalized_shape`` dims; with
     ``elementwise_affine`` a ``weight`` (ones) and, with ``bias``, a ``bias`` (zeros) of
@@ -31,23 +48,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, device=device,
-                                            dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -71,22 +76,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, (num_channels,), affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
