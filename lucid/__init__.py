@@ -24,6 +24,7 @@ from .ops import *  # noqa: F401,F403
 from . import random, return_types
 from . import utils
 from . import nn, optim  # noqa: E402
+from . import cuda  # noqa: E402
 from .serialization import *  # noqa: F401,F403
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)

@@ -1,5 +1,7 @@
 """Shared pytest setup: the ``cuda`` marker skips where no GPU backend is available."""
 
+import os
+
 import pytest
 
 
@@ -16,8 +18,8 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if _cuda_available():
-        return
+    if _cuda_available() or os.environ.get("LUCID_CUDA_TEST_DEVICE") == "cpu":
+        return        # a GPU, or a CPU dry run of the CUDA suites (tests/cuda/conftest.py)
     skip = pytest.mark.skip(reason="no CUDA device")
     for item in items:
         if "cuda" in item.keywords:

@@ -173,8 +173,8 @@ def from_dlpack(ext):
         raise ArgumentTypeError(f"from_dlpack: expected an object with __dlpack__ and "
                                 f"__dlpack_device__, or a DLPack capsule, got "
                                 f"{type(ext).__name__}")
-    kind, _ = ext.__dlpack_device__()
-    dev = _device_cls("cpu" if int(kind) == 1 else "cuda")
+    kind, index = ext.__dlpack_device__()
+    dev = _device_cls("cpu") if int(kind) == 1 else _device_cls("cuda", int(index))
     a = dev.backend.from_dlpack(ext)         # bfloat16 too, which np.from_dlpack refuses
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), dev)
 

@@ -33,3 +33,8 @@ def backend_for(dev):
 _CPU = CpuBackend()
 register_backend("cpu", lambda dev: _CPU)
 _device.BACKEND_FOR[0] = backend_for
+
+from . import cuda  # noqa: E402  (registers "cuda" where CuPy finds a GPU)
+
+if cuda.AVAILABLE:
+    register_backend("cuda", cuda.backend_of)

@@ -53,7 +53,7 @@ class CpuBackend(ArrayBackend):
     xp = np
     ndarray = np.ndarray
 
-    def to_numpy(self, a):
+    def to_numpy(self, a, non_blocking=False):
         return a
 
     def is_shared(self, a):

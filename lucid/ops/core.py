@@ -198,7 +198,7 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
     dev = _device_cls(device) if device is not None else self._device
     if dev is not self._device:
         from .device_ops import move
-        out = move(self, dev)
+        out = move(self, dev, non_blocking)
         return out.to(dt) if dt is not self._dtype else out
     if dt is self._dtype:
         return clone(self) if copy else self

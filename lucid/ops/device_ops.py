@@ -48,9 +48,9 @@ class ToDeviceBackward(Op):
     schema_v1 = OpSchema("to_device", 1, AmpPolicy.KEEP_INPUT)
 
     @staticmethod
-    def dispatch(be, x, dst):
+    def dispatch(be, x, dst, non_blocking=False):
         """Runs on the source backend ``be``; the copy lands on device ``dst``."""
-        return dst.backend.from_backend(x, be)
+        return dst.backend.from_backend(x, be, non_blocking)
 
     def grad_formula(self, g):
         return self.be.from_backend(g, self.params["dst"].backend)
@@ -59,22 +59,27 @@ class ToDeviceBackward(Op):
         return move(g, self.params["src"])
 
 
-def move(x, dev):
-    """``x`` copied to device ``dev`` (recorded, so gradients flow back)."""
-    src_be = x._device._backend
-    out = ToDeviceBackward.dispatch(src_be, x._data, dev)
+def move(x, dev, non_blocking=False):
+    """``x`` copied to device ``dev`` (recorded, so gradients flow back); ``non_blocking``
+    makes a copy between pinned host memory and a GPU asynchronous on the current stream."""
+    out = ToDeviceBackward.dispatch(x._device._backend, x._data, dev, non_blocking)
+    return _recorded_copy(x, out, dev)
+
+
+def _recorded_copy(x, out, dev):
+    """Array ``out`` (a copy of ``x`` on ``dev``) as a tensor whose gradient flows to ``x``."""
     t = Tensor._wrap(out, x._dtype, dev)
     if x.requires_grad and STATE.grad_enabled:
-        t._grad_fn = new_node(ToDeviceBackward, src_be, (x,),
+        t._grad_fn = new_node(ToDeviceBackward, x._device._backend, (x,),
                               {"dst": dev, "src": x._device}, out, (t,))
         t._requires_grad = True
     return t
 
 
 @tensor_method("cpu")
-def cpu(self, memory_format=None):
+def cpu(self, memory_format=None, non_blocking=False):
     """``self`` on the CPU (``self`` itself when already there)."""
-    return self if self._device is CPU else move(self, CPU)
+    return self if self._device is CPU else move(self, CPU, non_blocking)
 
 
 @tensor_method("cuda")
@@ -86,7 +91,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     if dev.type != "cuda":
         raise DeviceError(f"cuda: expected a CUDA device, got {dev}")
     dev.backend                      # raises, naming how to install CuPy, where absent
-    return self if self._device is dev else move(self, dev)
+    return self if self._device is dev else move(self, dev, non_blocking)
 
 
 @tensor_method("get_device")
@@ -95,17 +100,30 @@ def get_device(self):
     return -1 if self._device.type == "cpu" else self._device.index
 
 
+def _cuda_backend():
+    """The CUDA backend (it allocates page-locked host memory), or None without one."""
+    try:
+        return _device_cls("cuda").backend
+    except DeviceError:
+        return None
+
+
 @tensor_method("pin_memory")
 def pin_memory(self, device=None):
-    """``self`` in page-locked host memory for fast copies to a GPU; without a CUDA
-    backend there is nothing to pin for, and ``self`` is returned."""
+    """A copy of ``self`` in page-locked host memory, from which copies to a GPU can be
+    asynchronous (``.cuda(non_blocking=True)``); ``self`` when already pinned, or when
+    there is no CUDA backend to pin for."""
     if self._device.type != "cpu":
         raise DeviceError(f"pin_memory: cannot pin a tensor on {self._device}; only CPU "
                           "tensors can be pinned")
-    return self
+    be = _cuda_backend()
+    if be is None or be.is_pinned(self._data):
+        return self
+    return _recorded_copy(self, be.pin_host(self._data), CPU)
 
 
 @tensor_method("is_pinned")
 def is_pinned(self, device=None):
-    """Whether ``self`` lives in page-locked host memory (never, without a CUDA backend)."""
-    return False
+    """Whether ``self`` lives in page-locked host memory."""
+    be = _cuda_backend() if self._device.type == "cpu" else None
+    return be is not None and be.is_pinned(self._data)

@@ -8,8 +8,8 @@ class XpCore:
         return self.xp.asarray(data, dtype=dtype) if copy is None else \
             self.xp.array(data, dtype=dtype, copy=copy)
 
-    def from_backend(self, a, other):
-        return a if other is self else self.asarray(other.to_numpy(a))
+    def from_backend(self, a, other, non_blocking=False):
+        return a if other is self else self.asarray(other.to_numpy(a, non_blocking))
 
     def astype(self, a, npdtype):
         return a.astype(npdtype)
@@ -50,6 +50,10 @@ class XpCore:
             lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
         out = a.sum(axis=axes, keepdims=True) if axes else a
         return out.reshape(shape)
+
+    def _accumulate(self, ufunc, a, axis):
+        """``ufunc.accumulate`` along ``axis`` (a backend whose ufuncs lack it overrides)."""
+        return ufunc.accumulate(a, axis=axis)
 
     def broadcast_to(self, a, shape):
         return self.xp.broadcast_to(a, shape)

@@ -249,7 +249,7 @@ class XpReduction:
         new_run[_along(axis, slice(1, None))] = \
             s[_along(axis, slice(1, None))] != s[_along(axis, slice(None, -1))]
         pos = self._positions(a, axis)
-        run_start = xp.maximum.accumulate(xp.where(new_run, pos, 0), axis=axis)
+        run_start = self._accumulate(xp.maximum, xp.where(new_run, pos, 0), axis)
         best = xp.argmax(pos - run_start, axis=axis)            # first longest run: smallest value
         vals = xp.take_along_axis(s, xp.expand_dims(best, axis), axis)
         hit = a == vals
@@ -312,12 +312,12 @@ class XpReduction:
 
     def _cum_extreme(self, ufunc, a, axis):
         xp = self.xp
-        vals = ufunc.accumulate(a, axis=axis)
+        vals = self._accumulate(ufunc, a, axis)
         record = a == vals
         if _is_float(a):
             record |= xp.isnan(a)
         pos = self._positions(a, axis)
-        idx = xp.maximum.accumulate(xp.where(record, pos, 0), axis=axis)
+        idx = self._accumulate(xp.maximum, xp.where(record, pos, 0), axis)
         return vals, idx.astype(xp.int64)
 
     def cummax(self, a, axis):

@@ -284,14 +284,14 @@ class XpSpecial:
         xp = self.xp
         w, ax = _axis_of(self._f32(a), axis)
         with _quiet(xp):
-            out = xp.logaddexp.accumulate(w, axis=ax) if w.size else w.copy()
+            out = self._accumulate(xp.logaddexp, w, ax) if w.size else w.copy()
         return out.reshape(a.shape).astype(a.dtype, copy=False)
 
     def _rev_lcse(self, v, ax):
         """Reverse (suffix) log-cum-sum-exp along ``ax``."""
         xp = self.xp
         f = xp.flip(v, axis=ax)
-        return xp.flip(xp.logaddexp.accumulate(f, axis=ax), axis=ax)
+        return xp.flip(self._accumulate(xp.logaddexp, f, ax), axis=ax)
 
     def logcumsumexp_backward(self, a, out, g, axis):
         xp = self.xp

@@ -15,13 +15,17 @@ class CoreKernels(ABC):
         """An array from nested Python data, a NumPy array or another array (``np.asarray``)."""
 
     @abstractmethod
-    def to_numpy(self, a):
-        """A NumPy array holding ``a``'s values (zero-copy on the CPU)."""
+    def to_numpy(self, a, non_blocking=False):
+        """A NumPy array holding ``a``'s values (zero-copy on the CPU). A device backend
+        given ``non_blocking`` copies into page-locked memory asynchronously, ordered on
+        the current stream."""
 
     @abstractmethod
-    def from_backend(self, a, other):
+    def from_backend(self, a, other, non_blocking=False):
         """An array of this backend with the values of ``a``, an array of backend
-        ``other`` (device to device where both allow, else through host memory)."""
+        ``other`` (device to device where both allow, else through host memory);
+        ``non_blocking`` makes a copy between page-locked host memory and a device
+        asynchronous on the current stream."""
 
     @abstractmethod
     def astype(self, a, npdtype):

@@ -1,0 +1,163 @@
+"""The CUDA backend: every kernel of :class:`~lucid.backend.Backend` on CuPy arrays.
+
+Most kernels are the array-module code the CPU shares (``lucid.backend.array``) run with
+``xp = cupy``. This module overrides what CuPy does differently: host transfers (pinned,
+optionally asynchronous), DLPack, batched half-precision GEMM (:mod:`.gemm`), the TF32
+switch, scans (CuPy's ufuncs have no ``accumulate``) and dtype-keeping fixes where CuPy
+promotes bfloat16 to float32. The mixins before :class:`CudaCore` hold the fused kernels
+(softmax, norms, losses, optimizers, attention) and the counter-based generator.
+
+One backend instance serves one device; arrays are created with that device current, and
+kernels run on the current stream (``lucid.cuda.stream``).
+"""
+
+import functools
+
+import cupy
+import numpy as np
+from cupy._core import _routines_linalg as _linalg
+
+from ...errors import ArgumentError, DeviceError, ExportError, LucidError
+from ..array import ArrayBackend
+from . import gemm, runtime
+from .attention import CudaAttention
+from .loss import CudaLoss
+from .norm import CudaNorm
+from .optim import CudaOptim
+from .random import CudaRandom
+from .softmax import CudaSoftmax
+
+_KDL_CUDA, _KDL_CPU = 2, 1
+
+
+def _tf32_wanted():
+    from ... import backends               # the user-facing switch (lucid.backends)
+    return bool(backends.cuda.matmul.allow_tf32)
+
+
+class CudaCore:
+    """Transfers, DLPack and the kernels where CuPy's behaviour differs from NumPy's."""
+
+    name = "cuda"
+    xp = cupy
+    ndarray = cupy.ndarray
+
+    def __init__(self, index=0):
+        self.index = index
+        self._device = cupy.cuda.Device(index)
+        self._tf32 = False
+
+    # -- host and device transfers ---------------------------------------------------
+
+    def to_numpy(self, a, non_blocking=False):
+        """A host copy; with ``non_blocking`` into page-locked memory, ordered on the
+        current stream (valid once the stream has reached it)."""
+        if not non_blocking:
+            return a.get()
+        out = runtime.pinned_empty(a.shape, a.dtype)
+        cupy.ascontiguousarray(a).get(stream=cupy.cuda.get_current_stream(), out=out,
+                                      blocking=False)
+        return out
+
+    def from_backend(self, a, other, non_blocking=False):
+        if other is self:
+            return a
+        with self._device:
+            if other.name != "cpu":
+                return cupy.array(a, copy=True)           # device to device (peer copy)
+            if non_blocking and runtime.is_pinned(a):
+                out = cupy.empty(a.shape, a.dtype)
+                out.set(np.ascontiguousarray(a), stream=cupy.cuda.get_current_stream())
+                return out
+            return cupy.asarray(a)
+
+    def data_ptr(self, a):
+        return a.data.ptr
+
+    def is_shared(self, a):
+        return False
+
+    def to_shared(self, a):
+        raise DeviceError("share_memory_: CUDA tensors cannot be moved to shared host "
+                          "memory; move the tensor to the CPU first")
+
+    def pin_host(self, a):
+        """NumPy array ``a`` copied into page-locked host memory."""
+        out = runtime.pinned_empty(a.shape, a.dtype)
+        out[...] = a
+        return out
+
+    def is_pinned(self, a):
+        return runtime.is_pinned(a)
+
+    # -- DLPack -----------------------------------------------------------------------
+
+    def to_dlpack(self, a, stream=None, max_version=None, dl_device=None, copy=None):
+        if dl_device is not None and tuple(int(x) for x in dl_device) != (_KDL_CUDA,
+                                                                          self.index):
+            raise ExportError(f"__dlpack__: can't export a tensor on cuda:{self.index} to "
+                              f"DLPack device {tuple(dl_device)} without moving it")
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                    ("copy", copy)) if v is not None}
+        try:
+            return a.__dlpack__(**kwargs)
+        except (BufferError, RuntimeError, TypeError, ValueError) as e:
+            raise ExportError(f"__dlpack__: {e}") from e
+
+    def from_dlpack(self, obj):
+        try:
+            with self._device:
+                return cupy.from_dlpack(obj)
+        except (BufferError, RuntimeError, TypeError, ValueError) as e:
+            if isinstance(e, LucidError):
+                raise
+            raise ArgumentError(f"from_dlpack: {e}") from e
+
+    # -- GEMM -------------------------------------------------------------------------
+
+    def matmul(self, a, b):
+        """cuBLAS through CuPy; stacks of half matrices through :mod:`.gemm`. float32
+        uses TF32 tensor cores only where ``lucid.backends.cuda.matmul.allow_tf32`` is
+        set (off by default, as in PyTorch)."""
+        if gemm.supports(a, b):
+            return gemm.matmul(a, b)
+        if a.dtype == np.float32:
+            want = _tf32_wanted()
+            if want is not self._tf32:
+                _linalg.set_compute_type(np.float32, _linalg.COMPUTE_TYPE_TF32 if want
+                                         else _linalg.COMPUTE_TYPE_DEFAULT)
+                self._tf32 = want
+        return cupy.matmul(a, b)
+
+    # -- scans ------------------------------------------------------------------------
+
+    def _accumulate(self, ufunc, a, axis):
+        """``ufunc.accumulate(a, axis)`` as a Hillis-Steele scan: ``log2(n)`` passes, pass
+        ``s`` combining each element with the one ``2**s`` before it."""
+        out = cupy.array(a, copy=True)
+        n = a.shape[axis]
+        lead = (slice(None),) * (axis % a.ndim) if a.ndim else ()
+        step = 1
+        while step < n:
+            hi, lo = lead + (slice(step, None),), lead + (slice(0, n - step),)
+            out[hi] = ufunc(out[hi], out[lo])
+            step *= 2
+        return out
+
+
+def _on_device(inner):
+    """Wrap creation kernel ``inner`` so its arrays land on the backend's own device."""
+    @functools.wraps(inner)
+    def wrapped(self, *args, **kwargs):
+        with self._device:
+            return inner(self, *args, **kwargs)
+    return wrapped
+
+
+class CudaBackend(CudaAttention, CudaOptim, CudaLoss, CudaNorm, CudaSoftmax, CudaRandom,
+                  CudaCore, ArrayBackend):
+    """Every kernel of :class:`~lucid.backend.Backend` on CuPy arrays of one GPU."""
+
+
+for _name in ("asarray", "empty", "full", "ones", "arange", "linspace", "logspace", "eye"):
+    setattr(CudaBackend, _name, _on_device(getattr(CudaBackend, _name)))

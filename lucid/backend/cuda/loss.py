@@ -1,0 +1,255 @@
+r"""Fused cross-entropy and activation (GELU, SiLU) kernels.
+
+Cross-entropy works on rows of logits: ``(N, C, d1, ...)`` is seen with the class axis
+last (one copy for more than two dims), a row per warp or block as the softmax kernels.
+Forward, per row, with :math:`m' = \max_c x_c` (0 if infinite) and :math:`t` the target:
+
+.. math:: \mathrm{lse} = m' + \ln \textstyle\sum_c e^{x_c - m'}, \quad
+          \ell = (1 - \varepsilon)\, w_t (\mathrm{lse} - x_t)
+          + \tfrac{\varepsilon}{C} \big((\mathrm{lse} - m') \sum_c w_c
+          + \sum_c w_c (m' - x_c)\big)
+
+(the smoothing term as two non-negative sums, no cancellation; 0 where ignored). The
+backward rebuilds :math:`p = e^{x - \mathrm{lse}}` once per element:
+:math:`s\,(p \sum_k q_k - q)` with :math:`\sum_k q_k = h + \sigma \sum_c w_c`,
+:math:`h = (1 - \varepsilon) w_t`, :math:`\sigma = \varepsilon / C` (times the
+output gradient :math:`s`). The activations are element-wise grid-stride kernels, each
+computing in ``A`` (float32 for half types, ``erff``/``tanhf``/``expf``) and writing the
+input's dtype.
+"""
+
+import cupy
+import numpy as np
+
+from .kernels import ACCUMULATE, CTYPES, blocks, kernel
+from .softmax import ROWS, last_axis, row_launch
+
+_CE = r"""
+// Row r's target t (ignored: class 0) and whether it is ignored.
+__device__ __forceinline__ long long ce_target(const long long* target, long long r,
+                                               long long ignore, bool* ign) {
+    long long t = target[r];
+    *ign = t == ignore;
+    return *ign ? 0 : t;
+}
+
+extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* wt,
+                                  const A* weight, A* loss, A* lse, long long rows,
+                                  long long c, long long ignore, double smooth, int lanes) {
+    RowPos p(rows, lanes);
+    const T* xr = x + p.r * c;
+    A m = A(-LUCID_INF);
+    if (p.ok) for (long long i = p.lane; i < c; i += lanes) {
+        A v = static_cast<A>(xr[i]);
+        m = v > m ? v : m;
+    }
+    m = row_reduce<true>(m, lanes);
+    if (!isfinite(m)) m = A(0);
+    A s = A(0), sw = A(0), swd = A(0);
+    if (p.ok) for (long long i = p.lane; i < c; i += lanes) {
+        A d = static_cast<A>(xr[i]) - m;
+        s += exp(d);
+        if (smooth != 0.0) {
+            A wc = weight ? weight[i] : A(1);
+            sw += wc;
+            swd -= wc * d;
+        }
+    }
+    s = row_reduce<false>(s, lanes);
+    if (smooth != 0.0) {
+        sw = row_reduce<false>(sw, lanes);
+        swd = row_reduce<false>(swd, lanes);
+    }
+    if (!p.ok || p.lane != 0) return;
+    A l = m + log(s);
+    bool ign;
+    long long t = ce_target(target, p.r, ignore, &ign);
+    A out = (l - static_cast<A>(xr[t])) * wt[p.r];
+    if (smooth != 0.0) {
+        A sm = ign ? A(0) : (l - m) * sw + swd;
+        out = (A(1) - A(smooth)) * out + A(smooth / (double)c) * sm;
+    }
+    loss[p.r] = out;
+    lse[p.r] = l;
+}
+
+// scale: the output gradient per row (per_row) or one value; wsum: sum_c w_c (null: C).
+extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* target,
+                                  const A* wt, const A* weight, const A* scale,
+                                  const A* wsum, T* gx, long long rows, long long c,
+                                  long long ignore, double smooth, int per_row) {
+    long long n = rows * c;
+    const A keep = A(1.0 - smooth), share = A(smooth / (double)c);
+    const A wall = wsum ? wsum[0] : A(c);
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
+        long long r = k / c, i = k - r * c;
+        bool ign;
+        long long t = ce_target(target, r, ignore, &ign);
+        A s = scale[per_row ? r : 0];
+        A hot = keep * s * wt[r];
+        A spread = ign ? A(0) : share * s;
+        A q = hot + spread * wall;
+        A v = exp(static_cast<A>(x[k]) - lse[r]) * q - spread * (weight ? weight[i] : A(1));
+        if (i == t) v -= hot;
+        gx[k] = T(v);
+    }
+}
+"""
+
+_ACT = r"""
+#define GELU_C 0.044715
+#define SQRT_2_OVER_PI 0.7978845608028654
+#define SQRT_HALF 0.7071067811865476
+#define INV_SQRT_2PI 0.3989422804014327
+
+// mode: 0 exact GELU, 1 tanh GELU, 2 SiLU.
+__device__ __forceinline__ A act_value(A v, int mode) {
+    if (mode == 0) return v * (A(0.5) + A(0.5) * erf(v * A(SQRT_HALF)));
+    if (mode == 1) return A(0.5) * v * (A(1) + tanh(A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v)));
+    return v * (A(1) / (A(1) + exp(-v)));
+}
+
+__device__ __forceinline__ A act_slope(A v, int mode) {
+    if (mode == 0) return A(0.5) + A(0.5) * erf(v * A(SQRT_HALF))
+                          + v * (A(INV_SQRT_2PI) * exp(A(-0.5) * v * v));
+    if (mode == 1) {
+        A t = tanh(A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v));
+        return A(0.5) * (A(1) + t) + A(0.5) * v * (A(1) - t * t)
+               * (A(SQRT_2_OVER_PI) * (A(1) + A(3.0 * GELU_C) * v * v));
+    }
+    A s = A(1) / (A(1) + exp(-v));
+    return s * (A(1) + v * (A(1) - s));
+}
+
+// g null: y = act(x); else y = g act'(x).
+extern "C" __global__ void act(const T* x, const T* g, T* y, long long n, int mode) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        A v = static_cast<A>(x[i]);
+        y[i] = T(g ? static_cast<A>(g[i]) * act_slope(v, mode) : act_value(v, mode));
+    }
+}
+"""
+
+_THREADS = 256
+_MAX_BLOCKS = 65536          # grid-stride kernels: at most this many blocks
+
+
+def _acc(dtype):
+    return np.dtype(np.float64 if ACCUMULATE[dtype] == "double" else np.float32)
+
+
+def _ptr(a):
+    """``a`` flat and C-contiguous, or a null pointer for None (CuPy passes None to a raw
+    kernel as an invalid address, not NULL)."""
+    return np.uint64(0) if a is None else cupy.ascontiguousarray(a).reshape(-1)
+
+
+def _grid(n):
+    return (min(blocks(n, _THREADS)[0], _MAX_BLOCKS),)
+
+
+def _act(a, g, mode):
+    """The activation (``g`` None) or its backward, in ``a``'s dtype and shape."""
+    out = cupy.empty(a.shape, a.dtype)
+    n = a.size
+    if n:
+        kernel(_ACT, "act", a.dtype)(_grid(n), (_THREADS,), (
+            _ptr(a), _ptr(g), out, np.int64(n), np.int32(mode)))
+    return out
+
+
+def _act_fits(a, g=None):
+    return a.dtype in CTYPES and (g is None or (g.dtype == a.dtype and g.shape == a.shape))
+
+
+def _gelu_mode(approximate):
+    return 1 if approximate == "tanh" else 0
+
+
+class CudaLoss:
+    """Cross-entropy against class indices and the GELU/SiLU activations as fused kernels
+    (the generic kernels for other dtypes and for empty inputs)."""
+
+    # -- activations -----------------------------------------------------------------
+
+    def gelu(self, a, approximate):
+        if not _act_fits(a):
+            return super().gelu(a, approximate)
+        return _act(a, None, _gelu_mode(approximate))
+
+    def gelu_backward(self, a, g, approximate):
+        if not _act_fits(a, g):
+            return super().gelu_backward(a, g, approximate)
+        return _act(a, g, _gelu_mode(approximate))
+
+    def silu(self, a):
+        if not _act_fits(a):
+            return super().silu(a)
+        return _act(a, None, 2)
+
+    def silu_backward(self, a, g):
+        if not _act_fits(a, g):
+            return super().silu_backward(a, g)
+        return _act(a, g, 2)
+
+    # -- cross-entropy ---------------------------------------------------------------
+
+    def _ce_rows(self, a, target, weight, ignore_index):
+        """``(x, t, wt, w, rows, C)``: the logits as C-contiguous ``(rows, C)``, the flat
+        int64 targets, the target weights and class weights in the compute dtype; None
+        where the kernels do not apply (raises as the generic kernel for a target out of
+        range)."""
+        if a.dtype not in CTYPES or a.ndim < 2 or not a.size or target.size * a.shape[1] != a.size:
+            return None
+        acc = _acc(a.dtype)
+        c = a.shape[1]
+        wt, _ = self.nll_target_weights(target, weight, c, ignore_index, acc)
+        x = last_axis(a, 1)
+        t = cupy.ascontiguousarray(target.reshape(-1).astype(np.int64, copy=False))
+        w = None if weight is None else _ptr(weight.astype(acc, copy=False))
+        return x, t, _ptr(wt), w, target.size, c
+
+    def cross_entropy(self, a, target, weight, ignore_index, reduction, label_smoothing):
+        got = self._ce_rows(a, target, weight, ignore_index)
+        if got is None:
+            return super().cross_entropy(a, target, weight, ignore_index, reduction,
+                                         label_smoothing)
+        x, t, wt, w, rows, c = got
+        acc = wt.dtype
+        loss = cupy.empty(rows, acc)
+        lse = cupy.empty(rows, acc)
+        grid, block, lanes = row_launch(rows, c)
+        kernel(ROWS + _CE, "ce_fwd", a.dtype)(grid, block, (
+            x, t, wt, _ptr(w), loss, lse, np.int64(rows),
+            np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes)))
+        if reduction == "none":
+            out = loss.reshape(target.shape)
+        else:
+            out = loss.sum()
+            if reduction == "mean":
+                out = out / wt.sum()
+        return out.astype(a.dtype, copy=False), lse.reshape(target.shape)
+
+    def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
+                               label_smoothing):
+        got = self._ce_rows(a, target, weight, ignore_index)
+        if got is None or lse.size != target.size:
+            return super().cross_entropy_backward(a, lse, g, target, weight, ignore_index,
+                                                   reduction, label_smoothing)
+        x, t, wt, w, rows, c = got
+        acc = wt.dtype
+        scale = g.astype(acc, copy=False)
+        if reduction == "mean":
+            total = wt.sum()
+            scale = scale / (total + (total == 0))         # 0 where W = 0, as the generic
+        per_row = reduction == "none"
+        wsum = None if w is None else w.sum()
+        gx = cupy.empty(x.shape, a.dtype)
+        n = x.size
+        kernel(ROWS + _CE, "ce_bwd", a.dtype)(_grid(n), (_THREADS,), (
+            x, _ptr(lse.astype(acc, copy=False)), t, wt, _ptr(w), _ptr(scale), _ptr(wsum), gx,
+            np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
+            np.int32(per_row)))
+        return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)
