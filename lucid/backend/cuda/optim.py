@@ -162,7 +162,8 @@ class CudaOptim:
             b = bufs[i] if momentum else None
             if p.dtype in CTYPES and _fast((p, grads[i], b), p.dtype):
                 if momentum and b is None:
-                    b = bufs[i] = self.xp.empty_like(p)
+                    with self._device:
+                        b = bufs[i] = self.xp.empty_like(p)
                     groups.setdefault((p.dtype, True), []).append((p, grads[i], b))
                 else:
                     groups.setdefault((p.dtype, False), []).append((p, grads[i], b))
