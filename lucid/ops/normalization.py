@@ -50,6 +50,9 @@ class _NormalizeBackward(Op):
         xv = x if view is None else x.reshape(view)
         w = wb[0].reshape(wshape) if wb else None
         b = wb[1].reshape(wshape) if len(wb) > 1 else None
+        if use_input_stats and running is None:
+            y, mean, rstd = be.norm_forward(xv, axes, center, w, b, eps)
+            return y.reshape(x.shape), mean, rstd
         if use_input_stats:
             mean, var = be.norm_moments(xv, axes, center)
             if running is not None and xv.size:
@@ -178,8 +181,9 @@ class LayerNormBackward(_NormalizeBackward):
     """ + _DOC_ATTRS.format(name="layer_norm") + r"""
     Notes
     -----
-    Backends: ``be.norm_moments`` (two-pass mean and biased variance, stable for inputs far
-    from zero), ``be.norm_normalize``, ``be.norm_backward``. Half inputs compute in float32.
+    Backends: ``be.norm_forward`` (generically ``be.norm_moments``, a two-pass mean and
+    biased variance, stable for inputs far from zero, then ``be.norm_normalize``; one fused
+    kernel on CUDA), ``be.norm_backward``. Half inputs compute in float32.
     """
 
     __slots__ = ()

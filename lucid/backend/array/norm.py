@@ -85,6 +85,11 @@ class XpNorm:
                 y += b
         return y.astype(x.dtype, copy=False), rstd
 
+    def norm_forward(self, x, axes, center, w, b, eps):
+        mean, var = self.norm_moments(x, axes, center)
+        y, rstd = self.norm_normalize(x, mean, var, w, b, eps)
+        return y, mean, rstd
+
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
         xp = self.xp
         gw32, xw = _work(xp, g), _work(xp, x)

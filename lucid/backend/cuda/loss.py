@@ -10,10 +10,11 @@ Forward, per row, with :math:`m' = \max_c x_c` (0 if infinite) and :math:`t` the
           + \sum_c w_c (m' - x_c)\big)
 
 (the smoothing term as two non-negative sums, no cancellation; 0 where ignored). The
-backward rebuilds :math:`p = e^{x - \mathrm{lse}}` once per element:
-:math:`s\,(p \sum_k q_k - q)` with :math:`\sum_k q_k = h + \sigma \sum_c w_c`,
-:math:`h = (1 - \varepsilon) w_t`, :math:`\sigma = \varepsilon / C` (times the
-output gradient :math:`s`). The activations are element-wise grid-stride kernels, each
+backward rebuilds :math:`p = e^{x - \mathrm{lse}}` once per element of a row:
+:math:`p \sum_k q_k - q` with :math:`q_c = h [c = t] + \sigma w_c`,
+:math:`\sum_k q_k = h + \sigma \sum_c w_c`, :math:`h = (1 - \varepsilon)\, s\, w_t`,
+:math:`\sigma = \varepsilon s / C` (0 where ignored), :math:`s` the output gradient
+(over :math:`W` for a mean). The activations are element-wise grid-stride kernels, each
 computing in ``A`` (float32 for half types, ``erff``/``tanhf``/``expf``) and writing the
 input's dtype.
 """
@@ -77,22 +78,22 @@ extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* 
 extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* target,
                                   const A* wt, const A* weight, const A* scale,
                                   const A* wsum, T* gx, long long rows, long long c,
-                                  long long ignore, double smooth, int per_row) {
-    long long n = rows * c;
-    const A keep = A(1.0 - smooth), share = A(smooth / (double)c);
-    const A wall = wsum ? wsum[0] : A(c);
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
-         k += (long long)gridDim.x * blockDim.x) {
-        long long r = k / c, i = k - r * c;
-        bool ign;
-        long long t = ce_target(target, r, ignore, &ign);
-        A s = scale[per_row ? r : 0];
-        A hot = keep * s * wt[r];
-        A spread = ign ? A(0) : share * s;
-        A q = hot + spread * wall;
-        A v = exp(static_cast<A>(x[k]) - lse[r]) * q - spread * (weight ? weight[i] : A(1));
+                                  long long ignore, double smooth, int per_row, int lanes) {
+    RowPos p(rows, lanes);
+    if (!p.ok) return;                     // no row reduction here
+    bool ign;
+    long long t = ce_target(target, p.r, ignore, &ign);
+    A s = scale[per_row ? p.r : 0];
+    A hot = A(1.0 - smooth) * s * wt[p.r];
+    A spread = ign ? A(0) : A(smooth / (double)c) * s;
+    A q = hot + spread * (wsum ? wsum[0] : A(c));
+    A l = lse[p.r];
+    const T* xr = x + p.r * c;
+    T* out = gx + p.r * c;
+    for (long long i = p.lane; i < c; i += lanes) {
+        A v = exp(static_cast<A>(xr[i]) - l) * q - spread * (weight ? weight[i] : A(1));
         if (i == t) v -= hot;
-        gx[k] = T(v);
+        out[i] = T(v);
     }
 }
 """
@@ -106,7 +107,8 @@ _ACT = r"""
 // mode: 0 exact GELU, 1 tanh GELU, 2 SiLU.
 __device__ __forceinline__ A act_value(A v, int mode) {
     if (mode == 0) return v * (A(0.5) + A(0.5) * erf(v * A(SQRT_HALF)));
-    if (mode == 1) return A(0.5) * v * (A(1) + tanh(A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v)));
+    if (mode == 1)
+        return A(0.5) * v * (A(1) + tanh(A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v)));
     return v * (A(1) / (A(1) + exp(-v)));
 }
 
@@ -132,6 +134,7 @@ extern "C" __global__ void act(const T* x, const T* g, T* y, long long n, int mo
 }
 """
 
+_CE_SOURCE = ROWS + _CE
 _THREADS = 256
 _MAX_BLOCKS = 65536          # grid-stride kernels: at most this many blocks
 
@@ -221,7 +224,7 @@ class CudaLoss:
         loss = cupy.empty(rows, acc)
         lse = cupy.empty(rows, acc)
         grid, block, lanes = row_launch(rows, c)
-        kernel(ROWS + _CE, "ce_fwd", a.dtype)(grid, block, (
+        kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
             x, t, wt, _ptr(w), loss, lse, np.int64(rows),
             np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes)))
         if reduction == "none":
@@ -247,9 +250,9 @@ class CudaLoss:
         per_row = reduction == "none"
         wsum = None if w is None else w.sum()
         gx = cupy.empty(x.shape, a.dtype)
-        n = x.size
-        kernel(ROWS + _CE, "ce_bwd", a.dtype)(_grid(n), (_THREADS,), (
+        grid, block, lanes = row_launch(rows, c)
+        kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
             x, _ptr(lse.astype(acc, copy=False)), t, wt, _ptr(w), _ptr(scale), _ptr(wsum), gx,
             np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
-            np.int32(per_row)))
+            np.int32(per_row), np.int32(lanes)))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)

@@ -28,8 +28,9 @@ from .softmax import ROWS, row_launch
 _NORM = r"""
 extern "C" __global__ void norm_fwd(const T* x, const T* w, const T* b, T* y, A* mean,
                                     A* rstd, long long rows, long long d, double eps,
-                                    int lanes, int center) {
+                                    int lanes) {
     RowPos p(rows, lanes);
+    bool center = mean != nullptr;         // layer norm; RMS norm passes no mean
     const T* xr = x + p.r * d;
     A mu = A(0);
     if (center) {
@@ -103,6 +104,7 @@ extern "C" __global__ void norm_bwd_w(const T* g, const T* x, const A* mean, con
 }
 """
 
+_SOURCE = ROWS + _NORM
 _COLS = 256            # columns per block of the affine-gradient kernel
 _TARGET_BLOCKS = 1024  # about how many blocks that kernel launches (over the row chunks)
 
@@ -151,9 +153,9 @@ class CudaNorm:
         mean = cupy.empty(stat, acc) if center else None
         rstd = cupy.empty(stat, acc)
         grid, block, lanes = row_launch(rows, d)
-        kernel(ROWS + _NORM, "norm_fwd", x.dtype)(
-            grid, block, (xc, _flat(w), _flat(b), y, _flat(mean), rstd, np.int64(rows), np.int64(d),
-                          np.float64(eps), np.int32(lanes), np.int32(bool(center))))
+        kernel(_SOURCE, "norm_fwd", x.dtype)(
+            grid, block, (xc, _flat(w), _flat(b), y, _flat(mean), rstd, np.int64(rows),
+                          np.int64(d), np.float64(eps), np.int32(lanes)))
         return y, mean, rstd
 
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
@@ -171,7 +173,7 @@ class CudaNorm:
         if need[0]:
             gx = cupy.empty(x.shape, x.dtype)
             grid, block, lanes = row_launch(rows, d)
-            kernel(ROWS + _NORM, "norm_bwd_x", x.dtype)(
+            kernel(_SOURCE, "norm_bwd_x", x.dtype)(
                 grid, block, (gc, xc, _flat(w), mu, r, gx, np.int64(rows), np.int64(d),
                               np.int32(lanes)))
         want_w, want_b = w is not None and need[1], need[2]
@@ -182,7 +184,7 @@ class CudaNorm:
             chunks = (rows + chunk - 1) // chunk
             pw = cupy.empty((chunks, d), r.dtype) if want_w else None
             pb = cupy.empty((chunks, d), r.dtype) if want_b else None
-            kernel(ROWS + _NORM, "norm_bwd_w", x.dtype)(
+            kernel(_SOURCE, "norm_bwd_w", x.dtype)(
                 (cols, chunks), (_COLS,), (gc, xc, mu, r, _flat(pw), _flat(pb), np.int64(rows),
                                            np.int64(d), np.int64(chunk)))
             pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k:]

@@ -73,9 +73,11 @@ extern "C" __global__ void softmax_fwd(const T* x, T* y, long long rows, long lo
     T* yr = y + p.r * d;
     if (log_mode) {
         A ls = log(s);
-        for (long long i = p.lane; i < d; i += lanes) yr[i] = T((static_cast<A>(xr[i]) - m) - ls);
+        for (long long i = p.lane; i < d; i += lanes)
+            yr[i] = T((static_cast<A>(xr[i]) - m) - ls);
     } else {
-        for (long long i = p.lane; i < d; i += lanes) yr[i] = T(exp(static_cast<A>(xr[i]) - m) / s);
+        for (long long i = p.lane; i < d; i += lanes)
+            yr[i] = T(exp(static_cast<A>(xr[i]) - m) / s);
     }
 }
 
@@ -99,6 +101,7 @@ extern "C" __global__ void softmax_bwd(const T* y, const T* g, T* gx, long long 
 }
 """
 
+_SOURCE = ROWS + _SOFTMAX
 _ROWS_PER_BLOCK = 8          # warps per block when a warp handles a row
 
 
@@ -131,9 +134,8 @@ def _run(name, arrays, axis, log_mode, dtype):
     rows = rowed[0].size // d
     out = cupy.empty(rowed[0].shape, dtype)
     grid, block, lanes = row_launch(rows, d)
-    kernel(ROWS + _SOFTMAX, name, dtype)(grid, block, (*rowed, out, np.int64(rows),
-                                                       np.int64(d), np.int32(lanes),
-                                                       np.int32(log_mode)))
+    kernel(_SOURCE, name, dtype)(grid, block, (*rowed, out, np.int64(rows), np.int64(d),
+                                               np.int32(lanes), np.int32(log_mode)))
     return _restore(out, axis, ndim)
 
 

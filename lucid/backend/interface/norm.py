@@ -32,6 +32,12 @@ class NormKernels(ABC):
         statistics)."""
 
     @abstractmethod
+    def norm_forward(self, x, axes, center, w, b, eps):
+        r"""``(y, mean, rstd)``: :meth:`norm_moments` then :meth:`norm_normalize` with the
+        statistics of ``x`` (one fused kernel where a backend has one); ``mean`` is None
+        without ``center``."""
+
+    @abstractmethod
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
         r"""``(gx, gw, gb)`` of :meth:`norm_normalize` (``None`` where ``need[i]`` is
         false), with :math:`\hat x = (x - \mu) r`, :math:`\hat g = g w`, means over
