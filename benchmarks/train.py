@@ -8,33 +8,53 @@ bound to ``lucid`` or to ``torch``: the same code, only the import differs.
 - cnn: two [conv3x3 + BatchNorm2d + ReLU + MaxPool2d] blocks (3 -> 32 -> 64 channels) and a
   linear head on 32x32 images, batch 32, SGD with momentum;
 - gpt: 2 pre-norm transformer blocks (d=128, 4 heads, causal attention, GELU MLP), sequence
-  64, batch 8, vocabulary 256, AdamW.
+  64, batch 8, vocabulary 256, AdamW; attention through scaled_dot_product_attention
+  (gpt-sdpa) and/or written out as matmul, causal mask, softmax, matmul (gpt-math).
 
-    python benchmarks/train.py [--steps 20] [--repeats 3] [--only mlp,cnn,gpt]
+On ``--device cuda`` both run on the GPU and the clock stops only after the device has
+finished (``lib.cuda.synchronize()`` after the warm-up and after each timed loop).
+
+    python benchmarks/train.py [--device cpu|cuda] [--steps 20] [--repeats 3] [--warmup 2]
+        [--only mlp,cnn,gpt] [--attention sdpa|math|both] [--json PATH]
+
+``--attention`` defaults to sdpa on the CPU and both on the GPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
+from common import (Table, free, guarded, ms_per_call, on_gpu, ratio,  # noqa: E402
+                    require_gpu, syncer, write_json)
+from transformer import gpt as gpt_model  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
+
+
+def data(shape, classes, tokens=False):
+    """Inputs (features, or token ids when ``tokens``) and class targets, as NumPy."""
+    rng = np.random.default_rng(0)
+    if tokens:
+        x = rng.integers(0, classes, size=shape)
+        y = rng.integers(0, classes, size=shape[0] * shape[1])
+    else:
+        x = rng.standard_normal(shape).astype(np.float32)
+        y = rng.integers(0, classes, size=shape[0])
+    return x, y
 
 
 def mlp(lib):
     nn = lib.nn
     model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                           nn.Linear(512, 10))
-    return model, lib.optim.Adam(model.parameters(), lr=1e-3), (128, 784), 10
+    return model, lambda params: lib.optim.Adam(params, lr=1e-3), data((128, 784), 10)
 
 
 def cnn(lib):
@@ -46,58 +66,23 @@ def cnn(lib):
 
     model = nn.Sequential(*block(3, 32), *block(32, 64), nn.Flatten(),
                           nn.Linear(64 * 8 * 8, 10))
-    return (model, lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9),
-            (32, 3, 32, 32), 10)
+    return (model, lambda params: lib.optim.SGD(params, lr=0.01, momentum=0.9),
+            data((32, 3, 32, 32), 10))
 
 
-def gpt(lib, vocab=256, d=128, heads=4, layers=2, seq=64, batch=8):
-    nn, F = lib.nn, lib.nn.functional
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
-            self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
-
-        def forward(self, x):
-            b, t, _ = x.shape
-            q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
-            q, k, v = (z.view(b, t, heads, d // heads).transpose(1, 2) for z in (q, k, v))
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
-            return x + self.out(F.gelu(self.fc(self.ln2(x))))
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
-            self.blocks = nn.Sequential(*[Block() for _ in range(layers)])
-            self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
-
-        def forward(self, idx):
-            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
-            return self.head(self.ln(self.blocks(x))).flatten(0, 1)
-
-    model = GPT()
-    return model, lib.optim.AdamW(model.parameters(), lr=3e-4), (batch, seq), vocab
+def gpt(lib, attention):
+    model = gpt_model(lib, vocab=256, d=128, heads=4, layers=2, seq=64, attention=attention)
+    return (model, lambda params: lib.optim.AdamW(params, lr=3e-4),
+            data((8, 64), 256, tokens=True))
 
 
-def data(shape, classes, tokens):
-    rng = np.random.default_rng(0)
-    if tokens:
-        x = rng.integers(0, classes, size=shape)
-        y = rng.integers(0, classes, size=shape[0] * shape[1])
-    else:
-        x = rng.standard_normal(shape).astype(np.float32)
-        y = rng.integers(0, classes, size=shape[0])
-    return x, y
-
-
-def step_fn(lib, build):
-    model, opt, shape, classes = build(lib)
-    x, y = data(shape, classes, tokens=build is gpt)
-    x, y = lib.from_numpy(x), lib.from_numpy(y)
+def step_fn(lib, build, device):
+    """One training step of the workload ``build`` on ``device`` (model moved there before
+    its optimizer is made)."""
+    model, make_opt, (x, y) = build(lib)
+    model.to(device)
+    opt = make_opt(model.parameters())
+    x, y = lib.from_numpy(x).to(device), lib.from_numpy(y).to(device)
     loss_fn = lib.nn.CrossEntropyLoss()
 
     def step():
@@ -110,30 +95,47 @@ def step_fn(lib, build):
     return step
 
 
-def ms_per_step(step, steps, repeats):
-    step(), step()                                  # warm up (state allocation)
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        for _ in range(steps):
-            step()
-        times.append((time.perf_counter() - t) / steps * 1e3)
-    return statistics.median(times)
+def workloads(only, attention):
+    """``(row name, builder)`` for each workload asked for."""
+    modes = ["math", "sdpa"] if attention == "both" else [attention]
+    out = []
+    for name in only.split(","):
+        if name == "gpt":
+            out += [(f"gpt-{m}", lambda lib, m=m: gpt(lib, m)) for m in modes]
+        else:
+            out.append((name, {"mlp": mlp, "cnn": cnn}[name]))
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default="cpu")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--only", default="mlp,cnn,gpt")
+    ap.add_argument("--attention", choices=["math", "sdpa", "both"])
+    ap.add_argument("--json")
     args = ap.parse_args()
-    builds = {"mlp": mlp, "cnn": cnn, "gpt": gpt}
-    print(f"{'workload':10s}{'lucid ms':>11s}{'torch ms':>11s}{'ratio':>8s}")
-    for name in args.only.split(","):
-        lucid.manual_seed(0), torch.manual_seed(0)
-        tl = ms_per_step(step_fn(lucid, builds[name]), args.steps, args.repeats)
-        tt = ms_per_step(step_fn(torch, builds[name]), args.steps, args.repeats)
-        print(f"{name:10s}{tl:11.2f}{tt:11.2f}{tl / tt:7.2f}x", flush=True)
+    if args.attention is None:
+        args.attention = "both" if on_gpu(args.device) else "sdpa"
+    if on_gpu(args.device):
+        require_gpu(lucid, torch)
+    table = Table(("workload", 10, "{}"), ("lucid ms", 11, "{:.2f}"),
+                  ("torch ms", 11, "{:.2f}"), ("ratio", 8, "{:.2f}x"))
+    results = []
+    for name, build in workloads(args.only, args.attention):
+        ms = {}
+        for lib in (lucid, torch):
+            lib.manual_seed(0)
+            ms[lib.__name__] = guarded(f"{lib.__name__} {name}", lambda: ms_per_call(
+                step_fn(lib, build, args.device), syncer(lib, args.device), args.steps,
+                args.repeats, args.warmup))
+            free(lib, args.device)
+        results.append({"workload": name, "lucid_ms": ms["lucid"], "torch_ms": ms["torch"],
+                        "ratio": ratio(ms["lucid"], ms["torch"])})
+        table.row(name, ms["lucid"], ms["torch"], results[-1]["ratio"])
+    write_json(args.json, args, results)
 
 
 if __name__ == "__main__":

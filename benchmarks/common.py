@@ -1,0 +1,116 @@
+"""What the benchmarks share: timing that synchronises the GPU, peak memory, freeing memory
+between runs, a failure kept to its row, fixed-width tables and the JSON of the results.
+
+Lucid and PyTorch spell the GPU calls alike (``lib.cuda.synchronize()``,
+``lib.cuda.max_memory_allocated()``, ...), so each helper takes ``lib`` (either module).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import statistics
+import sys
+import time
+import traceback
+
+
+def on_gpu(device):
+    return str(device).startswith("cuda")
+
+
+def require_gpu(*libs):
+    """Exit with a message unless every library in ``libs`` reaches a CUDA device."""
+    for lib in libs:
+        cuda = getattr(lib, "cuda", None)
+        if cuda is None or not cuda.is_available():
+            sys.exit(f"{lib.__name__} sees no CUDA device (needed: a GPU, a CUDA build of "
+                     "torch, and CuPy for Lucid: pip install -e '.[cuda12]' or '.[cuda13]')")
+
+
+def syncer(lib, device):
+    """A function that waits for the device's queued work (nothing to wait for on the CPU)."""
+    return lib.cuda.synchronize if on_gpu(device) else (lambda: None)
+
+
+def ms_per_call(fn, sync, calls, repeats, warmup):
+    """Median over ``repeats`` of the wall time of ``calls`` calls of ``fn``, in ms per call,
+    after ``warmup`` calls; ``sync`` runs before the clock starts and before it stops, so
+    the time is that of the device's work, not of queueing it."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        sync()
+        times.append((time.perf_counter() - t) / calls * 1e3)
+    return statistics.median(times)
+
+
+def reset_peak(lib, device):
+    if on_gpu(device):
+        lib.cuda.reset_peak_memory_stats()
+
+
+def peak_bytes(lib, device):
+    """``max_memory_allocated`` since the last :func:`reset_peak` (None on the CPU)."""
+    return lib.cuda.max_memory_allocated() if on_gpu(device) else None
+
+
+def free(lib, device):
+    """Collect what the last run left and hand the allocator's cached blocks back."""
+    gc.collect()
+    if on_gpu(device):
+        lib.cuda.empty_cache()
+
+
+def guarded(label, fn, *args):
+    """``fn(*args)``, or None after printing why it failed (the last frames only), so one
+    failing run leaves the others' rows."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 (a benchmark reports every failure and goes on)
+        frames = "".join(traceback.format_exception(e, limit=-3))
+        print(f"!! {label} failed:\n{frames[-1500:]}", flush=True)
+        return None
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+def scaled(v, k):
+    return None if v is None else v * k
+
+
+class Table:
+    """A fixed-width table printed a row at a time (flushed, so a long run shows progress).
+
+    ``columns`` are ``(header, width, template)``: a cell is ``template.format(value)``
+    right-aligned in ``width`` (the first column left-aligned); None prints ``n/a``.
+    """
+
+    def __init__(self, *columns):
+        self.columns = columns
+        print(self._line(h for h, _, _ in columns), flush=True)
+
+    def _line(self, cells):
+        out = []
+        for i, (cell, (_, width, _)) in enumerate(zip(cells, self.columns)):
+            out.append(cell.ljust(width) if i == 0 else cell.rjust(width))
+        return "".join(out)
+
+    def row(self, *values):
+        print(self._line("n/a" if v is None else template.format(v)
+                         for v, (_, _, template) in zip(values, self.columns)), flush=True)
+
+
+def write_json(path, args, results):
+    """Write ``{"args": vars(args), "results": results}`` to ``path`` (if given)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump({"args": vars(args), "results": results}, f, indent=1)
+        print(f"results written to {path}")
