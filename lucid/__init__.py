@@ -17,8 +17,9 @@ from .dtypes import (bfloat16, bool, can_cast, double, dtype, finfo, float, floa
 from ._tensor import Size, Tensor, as_tensor, from_dlpack, from_numpy, is_tensor, tensor
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
-from . import ops, autograd, amp
+from . import ops, autograd, amp, backends
 from .amp import autocast
+from .backends import get_float32_matmul_precision, set_float32_matmul_precision
 from ._tensor.format import get_printoptions, printoptions, set_printoptions
 from .ops import *  # noqa: F401,F403
 from . import random, return_types

@@ -1,9 +1,10 @@
 """The global switches the op path reads, in the bottom layer so every layer can read them.
 
 ``STATE`` holds every flag the hot path checks, so a feature that is off costs one
-attribute read: whether ops record a graph, inference mode, the autocast dtype (``None``
-when off), anomaly mode, and whether deterministic algorithms are required. The context
-managers that set them live in :mod:`lucid.autograd.grad_mode` and :mod:`lucid.amp`.
+attribute read: whether ops record a graph, inference mode, autocast (``None`` when off,
+else ``{device type: dtype}`` of the enabled device types), anomaly mode, and whether
+deterministic algorithms are required. The context managers that set them live in
+:mod:`lucid.autograd.grad_mode` and :mod:`lucid.amp`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ class _State:
     def __init__(self):
         self.grad_enabled = True
         self.inference = False
-        self.autocast = None        # the autocast dtype while autocast is on
+        self.autocast = None        # {device type: dtype} while autocast is on for any
         self.anomaly = False
         self.anomaly_nan = True
         self.deterministic = False

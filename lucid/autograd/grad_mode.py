@@ -1,8 +1,8 @@
 """Grad modes and the global switches the op path reads.
 
 ``STATE`` holds every flag the hot path checks, so a feature that is off costs one
-attribute read: whether ops record a graph, the autocast dtype (``None`` when off), anomaly
-mode, and whether deterministic algorithms are required.
+attribute read: whether ops record a graph, autocast (``None`` when off, else
+``{device type: dtype}``), anomaly mode, and whether deterministic algorithms are required.
 """
 
 from __future__ import annotations

@@ -255,17 +255,25 @@ def _cast(t, dt):
     return CastBackward.apply(t, dtype=dt)
 
 
+_HALF = (_dt.float16, _dt.bfloat16)
+_PROMOTABLE = (_dt.float32, _dt.float16, _dt.bfloat16)
+
+
 def _autocast(cls, inputs):
-    """Apply the op's AmpPolicy to floating inputs (the cast is recorded in the graph)."""
+    """Apply the op's AmpPolicy to floating inputs when autocast is on for their device
+    type (``STATE.autocast``: device type -> dtype); the cast is recorded in the graph.
+    PROMOTE casts float32/float16/bfloat16 (not float64, as PyTorch) to the autocast dtype;
+    FORCE_FP32 casts float16/bfloat16 to float32."""
     policy = cls._policy
     if policy is AmpPolicy.KEEP_INPUT:
         return inputs
+    want = STATE.autocast.get(inputs[0]._device.type)
+    if want is None:
+        return inputs
     if policy is AmpPolicy.PROMOTE:
-        want = STATE.autocast
-        return tuple(_cast(t, want) if t._dtype.is_floating_point and t._dtype is not want
+        return tuple(_cast(t, want) if t._dtype in _PROMOTABLE and t._dtype is not want
                      else t for t in inputs)
-    return tuple(_cast(t, _dt.float32) if t._dtype in (_dt.float16, _dt.bfloat16) else t
-                 for t in inputs)
+    return tuple(_cast(t, _dt.float32) if t._dtype in _HALF else t for t in inputs)
 
 
 # -- conversion helpers used by wrappers -------------------------------------------------
