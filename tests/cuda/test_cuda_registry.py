@@ -58,8 +58,8 @@ def _run(sample, dtype, device, grad):
         diff = [o for o in outs if o.requires_grad]
         if grad and wrt and diff:
             rng = np.random.default_rng(5)
-            gos = [lucid.tensor(rng.standard_normal(tuple(o.shape)), device=device).to(o.dtype)
-                   for o in diff]
+            gos = [lucid.tensor(rng.standard_normal(tuple(o.shape)), device=o.device)
+                   .to(o.dtype) for o in diff]
             grads = lucid.autograd.grad(diff, wrt, gos, allow_unused=True)
         return outs, grads, None
     except LucidError as e:

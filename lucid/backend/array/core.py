@@ -55,6 +55,11 @@ class XpCore:
         """``ufunc.accumulate`` along ``axis`` (a backend whose ufuncs lack it overrides)."""
         return ufunc.accumulate(a, axis=axis)
 
+    def _ufunc_at(self, ufunc, a, index, v):
+        """``ufunc.at(a, index, v)``: in place and unbuffered, so every repeat of an index
+        counts (a backend whose ``ufunc.at`` misses a dtype or ufunc overrides)."""
+        ufunc.at(a, index, v)
+
     def broadcast_to(self, a, shape):
         return self.xp.broadcast_to(a, shape)
 

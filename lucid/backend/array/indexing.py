@@ -24,7 +24,7 @@ class XpIndexing:
                 a[index] = v
             elif any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b"
                      for i in index):
-                self.xp.add.at(a, index, v)     # integer arrays may repeat an element
+                self._ufunc_at(self.xp.add, a, index, v)     # integer arrays may repeat an element
             else:
                 a[index] += v                   # slices and a mask never repeat one
         except IndexError as e:
@@ -76,7 +76,7 @@ class XpIndexing:
         out = xp.array(a, copy=True)
         if not include_self:
             out[index] = self._identity(reduce, a.dtype)
-        getattr(xp, _UFUNC[reduce]).at(out, index, src)
+        self._ufunc_at(getattr(xp, _UFUNC[reduce]), out, index, src)
         if reduce == "mean":
             n = self.scatter_count(a.shape, index, include_self, xp.int64)
             n[n == 0] = 1
@@ -86,5 +86,5 @@ class XpIndexing:
 
     def scatter_count(self, shape, index, include_self, npdtype):
         n = self.xp.full(shape, 1 if include_self else 0, dtype=npdtype)
-        self.xp.add.at(n, index, 1)
+        self._ufunc_at(self.xp.add, n, index, 1)
         return n

@@ -60,8 +60,9 @@ class XpLinalg:
         if p == 2:
             return xp.sqrt((a * a).sum(-1))
         if p == float("inf"):
-            return a.max(-1, initial=0)
-        return (a ** p).sum(-1) ** (1 / p)
+            return a.max(-1) if a.shape[-1] else xp.zeros(a.shape[:-1], a.dtype)
+        dt = a.dtype.type
+        return (a ** dt(p)).sum(-1) ** dt(1 / p)
 
     def cdist_backward(self, g, x1, x2, d, p):
         xp = self.xp

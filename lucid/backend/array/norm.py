@@ -176,13 +176,25 @@ class XpNorm:
         if p >= 1:
             return xp.zeros(shape, dtype=npdtype), None
         cdt = xp.float64 if xp.dtype(npdtype) == xp.float64 else xp.float32
-        keep = xp.asarray(rng.random(shape, dtype=cdt) >= p)
+        keep = self._dropout_keep(rng, shape, p, cdt)
         if not alpha:
             return (keep * cdt(1.0 / (1.0 - p))).astype(npdtype, copy=False), None
         k = keep.astype(cdt)
         a = ((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** -0.5
         shift = (k - (1 - p)) * cdt(a * _SELU_ALPHA_PRIME)
         return (k * cdt(a)).astype(npdtype, copy=False), shift.astype(npdtype, copy=False)
+
+    def _dropout_keep(self, rng, shape, p, cdt):
+        """The keep indicator :math:`k = [u \\ge p]`, :math:`u \\sim U[0, 1)` in ``cdt``
+        (bool, or 0/1 in ``cdt``)."""
+        return self.xp.asarray(rng.random(shape, dtype=cdt) >= p)
+
+    def dropout_forward(self, rng, x, p, noise_shape):
+        mask, _ = self.dropout_noise(rng, noise_shape, p, False, x.dtype)
+        return x * mask, mask
+
+    def dropout_backward(self, g, key):
+        return g * key
 
     # -- embeddings ------------------------------------------------------------------
 
@@ -202,7 +214,7 @@ class XpNorm:
         out = xp.zeros(num_weights * width, dtype=acc)
         # one flat scatter-add: the element (i, j) goes to row idx_i, column j
         pos = (flat.reshape(-1, 1) * width + xp.arange(width)).reshape(-1)
-        xp.add.at(out, pos, g2.reshape(-1))
+        self._ufunc_at(xp.add, out, pos, g2.reshape(-1))
         out = out.reshape((num_weights,) + d)
         if padding_idx is not None:
             out[padding_idx] = 0
@@ -218,11 +230,11 @@ class XpNorm:
         acc = xp.float64 if weight.dtype.itemsize < 4 else weight.dtype
         if mode == "max":
             out = xp.full(num_bags * d, -xp.inf, dtype=acc)
-            xp.maximum.at(out, pos, rows.reshape(-1).astype(acc, copy=False))
+            self._ufunc_at(xp.maximum, out, pos, rows.reshape(-1).astype(acc, copy=False))
             won = rows.reshape(-1) == out[pos]          # the entries holding each maximum
             first = xp.full(num_bags * d, iv.shape[0], dtype=xp.int64)
             entry = xp.broadcast_to(xp.arange(iv.shape[0]).reshape(-1, 1), rows.shape)
-            xp.minimum.at(first, pos[won], entry.reshape(-1)[won])
+            self._ufunc_at(xp.minimum, first, pos[won], entry.reshape(-1)[won])
             out[first == iv.shape[0]] = 0                 # empty bags
             rows_of = xp.concatenate([iv.astype(xp.int64), xp.full(1, -1, xp.int64)])
             return (out.reshape(num_bags, d).astype(weight.dtype, copy=False),
@@ -230,7 +242,7 @@ class XpNorm:
         if psw is not None:
             rows = rows * psw[keep].reshape(-1, 1)
         out = xp.zeros(num_bags * d, dtype=acc)
-        xp.add.at(out, pos, rows.reshape(-1).astype(acc, copy=False))
+        self._ufunc_at(xp.add, out, pos, rows.reshape(-1).astype(acc, copy=False))
         out = out.reshape(num_bags, d)
         sizes = None
         if mode == "mean":
@@ -251,7 +263,7 @@ class XpNorm:
                 acc = xp.float64 if g.dtype.itemsize < 4 else g.dtype
                 flat = xp.zeros(num_weights * d, dtype=acc)
                 pos = (aux * d + xp.arange(d)).reshape(-1)[hit]
-                xp.add.at(flat, pos, g.reshape(-1)[hit].astype(acc, copy=False))
+                self._ufunc_at(xp.add, flat, pos, g.reshape(-1)[hit].astype(acc, copy=False))
                 gw = flat.reshape(num_weights, d).astype(g.dtype, copy=False)
             else:
                 eg = g[bv]

@@ -131,7 +131,7 @@ class XpVision:
         base = (xp.arange(rows) * n_in)[:, None]
         for idx, wt in taps:
             v = gm if wt is None else gm * wt.astype(g.dtype)
-            xp.add.at(out, (base + idx).ravel(), v.ravel())
+            self._ufunc_at(xp.add, out, (base + idx).ravel(), v.ravel())
         return xp.moveaxis(out.reshape(lead + (n_in,)), -1, axis)
 
     def interpolate(self, x, size, mode, align_corners, scales):
@@ -313,7 +313,7 @@ class XpVision:
                 if input_grad:      # scatter-add, element-wise (1-d ufunc.at is the fast one)
                     wk = math.prod(w)
                     v = grows if isinstance(wk, int) else grows * wk.astype(g.dtype)[:, None]
-                    xp.add.at(gx, (row[:, None] * ch + chans).ravel(), v.ravel())
+                    self._ufunc_at(xp.add, gx, (row[:, None] * ch + chans).ravel(), v.ravel())
                 if rows is not None:
                     gv = (grows * xp.take(rows, row, axis=0)).sum(axis=1)
                     for a, k in enumerate(ks):

@@ -19,13 +19,14 @@ from cupy._core import _routines_linalg as _linalg
 
 from ...errors import ArgumentError, DeviceError, ExportError, LucidError
 from ..array import ArrayBackend
-from . import gemm, runtime
+from . import gemm, runtime, scatter
 from .attention import CudaAttention
 from .loss import CudaLoss
 from .norm import CudaNorm
 from .optim import CudaOptim
 from .random import CudaRandom
 from .softmax import CudaSoftmax
+from .xp import xp as _xp
 
 _KDL_CUDA, _KDL_CPU = 2, 1
 
@@ -39,12 +40,12 @@ class CudaCore:
     """Transfers, DLPack and the kernels where CuPy's behaviour differs from NumPy's."""
 
     name = "cuda"
-    xp = cupy
+    xp = _xp
     ndarray = cupy.ndarray
 
-    def __init__(self, index=0):
-        self.index = index
-        self._device = cupy.cuda.Device(index)
+    def __init__(self, ordinal=0):
+        self.ordinal = ordinal
+        self._device = cupy.cuda.Device(ordinal)
         self._tf32 = False
 
     # -- host and device transfers ---------------------------------------------------
@@ -94,8 +95,8 @@ class CudaCore:
 
     def to_dlpack(self, a, stream=None, max_version=None, dl_device=None, copy=None):
         if dl_device is not None and tuple(int(x) for x in dl_device) != (_KDL_CUDA,
-                                                                          self.index):
-            raise ExportError(f"__dlpack__: can't export a tensor on cuda:{self.index} to "
+                                                                          self.ordinal):
+            raise ExportError(f"__dlpack__: can't export a tensor on cuda:{self.ordinal} to "
                               f"DLPack device {tuple(dl_device)} without moving it")
         kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                     ("copy", copy)) if v is not None}
@@ -121,6 +122,10 @@ class CudaCore:
         set (off by default, as in PyTorch)."""
         if gemm.supports(a, b):
             return gemm.matmul(a, b)
+        if a.ndim == 1 and b.ndim > 2 and gemm.supports(a[None], b):     # vector @ stack
+            return gemm.matmul(a[None], b)[..., 0, :]
+        if b.ndim == 1 and a.ndim > 2 and gemm.supports(a, b[:, None]):
+            return gemm.matmul(a, b[:, None])[..., 0]
         if a.dtype == np.float32:
             want = _tf32_wanted()
             if want is not self._tf32:
@@ -128,6 +133,29 @@ class CudaCore:
                                          else _linalg.COMPUTE_TYPE_DEFAULT)
                 self._tf32 = want
         return cupy.matmul(a, b)
+
+    # -- scatters and segments -----------------------------------------------------------
+
+    def _ufunc_at(self, ufunc, a, index, v):
+        scatter.ufunc_at(ufunc, a, index, v)
+
+    def _segment_ids(self, counts, n):
+        """For each of ``n`` items, the segment holding it (``counts`` items each)."""
+        ends = cupy.cumsum(cupy.asarray(counts, dtype=cupy.int64))
+        return cupy.searchsorted(ends, cupy.arange(n, dtype=cupy.int64), side="right")
+
+    def repeat_indices(self, counts):
+        n = int(counts.sum()) if counts.size else 0          # the output's size: one read
+        return self._segment_ids(counts, n)
+
+    def segment_sum(self, a, counts, axis):
+        k = len(counts)
+        out = cupy.zeros(a.shape[:axis] + (k,) + a.shape[axis + 1:], dtype=a.dtype)
+        n = a.shape[axis]
+        if n and k:
+            self._ufunc_at(cupy.add, cupy.moveaxis(out, axis, 0), self._segment_ids(counts, n),
+                           cupy.moveaxis(a, axis, 0))
+        return out
 
     # -- scans ------------------------------------------------------------------------
 

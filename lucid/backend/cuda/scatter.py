@@ -1,0 +1,75 @@
+"""Unbuffered in-place reductions ``ufunc.at`` for every dtype and ufunc Lucid scatters with.
+
+CuPy has ``add.at`` (no bfloat16), ``maximum.at`` / ``minimum.at`` (no half types) and no
+``multiply.at``. What CuPy lacks runs on a working copy: half types in float32 (exact for
+max/min, one rounding for sums), and products through a compare-and-swap loop kernel
+(:data:`_MUL_AT`) in float32, float64 or int64. The working copy is flat, and the index is
+turned into flat positions once: ``arange(a.size).reshape(a.shape)[index]`` selects, for
+any index NumPy accepts, the positions the reduction visits.
+"""
+
+import cupy
+import numpy as np
+
+from .kernels import blocks, kernel
+
+_MUL_AT = r'''
+__device__ float cas_mul(float* p, float v) {
+    unsigned int* q = (unsigned int*)p; unsigned int old = *q, seen;
+    do { seen = old; old = atomicCAS(q, seen, __float_as_uint(__uint_as_float(seen) * v)); }
+    while (seen != old);
+    return __uint_as_float(old);
+}
+__device__ double cas_mul(double* p, double v) {
+    unsigned long long* q = (unsigned long long*)p; unsigned long long old = *q, seen;
+    do { seen = old;
+         old = atomicCAS(q, seen, __double_as_longlong(__longlong_as_double(seen) * v)); }
+    while (seen != old);
+    return __longlong_as_double(old);
+}
+__device__ long long cas_mul(long long* p, long long v) {
+    unsigned long long* q = (unsigned long long*)p; unsigned long long old = *q, seen;
+    do { seen = old; old = atomicCAS(q, seen, (unsigned long long)((long long)seen * v)); }
+    while (seen != old);
+    return (long long)old;
+}
+extern "C" __global__ void mul_at_f(float* a, const long long* pos, const float* v, long long n)
+{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
+extern "C" __global__ void mul_at_d(double* a, const long long* pos, const double* v, long long n)
+{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
+extern "C" __global__ void mul_at_q(long long* a, const long long* pos, const long long* v,
+                                    long long n)
+{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
+'''
+_MUL_ENTRY = {np.dtype(np.float32): "mul_at_f", np.dtype(np.float64): "mul_at_d",
+              np.dtype(np.int64): "mul_at_q"}
+_NATIVE = {"add": "efdIlLiq", "maximum": "fdIlLiq", "minimum": "fdIlLiq"}
+
+
+def _work_dtype(dt):
+    """The dtype a reduction of ``dt`` runs in on the working copy."""
+    if dt.kind == "f":
+        return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+    return np.dtype(np.int64)
+
+
+def ufunc_at(ufunc, a, index, v):
+    """``ufunc.at(a, index, v)`` in place, for ``add``, ``maximum``, ``minimum`` and
+    ``multiply`` over every dtype."""
+    name = ufunc.__name__.removeprefix("cupy_")
+    if name != "multiply" and a.dtype.char in _NATIVE.get(name, ""):
+        ufunc.at(a, index, v)
+        return
+    pos = cupy.arange(a.size, dtype=cupy.int64).reshape(a.shape)[index]
+    work = _work_dtype(a.dtype)
+    flat = a.astype(work).reshape(-1)
+    vals = cupy.ascontiguousarray(cupy.broadcast_to(cupy.asarray(v, dtype=work), pos.shape))
+    pos = cupy.ascontiguousarray(pos).reshape(-1)
+    if name == "multiply":
+        n = pos.size
+        if n:
+            kernel(_MUL_AT, _MUL_ENTRY[work])(blocks(n), (256,),
+                                              (flat, pos, vals.reshape(-1), np.int64(n)))
+    else:
+        ufunc.at(flat, pos, vals.reshape(-1))
+    a[...] = flat.reshape(a.shape).astype(a.dtype, copy=False)

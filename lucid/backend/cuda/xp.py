@@ -1,0 +1,86 @@
+"""CuPy as the CUDA backend's array module, with NumPy 2's dtype rules where CuPy differs.
+
+The shared array kernels (``lucid.backend.array``) are written against NumPy. CuPy follows
+it except in a few functions the kernels rely on; this module is ``cupy`` with those
+replaced (a plain module, so attribute lookups cost what ``cupy.x`` costs):
+
+- ``where``: a Python scalar beside an array takes the array's dtype (NumPy 2's weak
+  scalars); CuPy turns ``where(c, bfloat16_array, 0)`` into float32.
+- ``tril`` / ``triu``: keep bfloat16 (CuPy's promote it).
+- ``sort`` / ``argsort`` / ``isin``: bfloat16 sorts through float32 (exact: every bfloat16 is a
+  float32), which CuPy refuses.
+"""
+
+import types
+
+import cupy
+import cupy.fft
+import cupy.lib.stride_tricks
+import cupy.linalg
+import cupy.random
+import ml_dtypes
+import numpy as np
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+xp = types.ModuleType("lucid.backend.cuda.xp", __doc__)
+for _k in dir(cupy):
+    if not _k.startswith("__"):
+        try:
+            setattr(xp, _k, getattr(cupy, _k))
+        except AttributeError:           # a lazily deprecated name
+            pass
+
+
+def _weak(v, like):
+    """Scalar ``v`` as a 0-d array of the dtype NumPy 2 gives ``like`` combined with it."""
+    return cupy.asarray(v, dtype=np.result_type(like.dtype, v))
+
+
+def where(cond, x=None, y=None):
+    if x is None and y is None:
+        return cupy.where(cond)
+    xa, ya = isinstance(x, cupy.ndarray), isinstance(y, cupy.ndarray)
+    if xa and not ya:
+        y = _weak(y, x)
+        x = x.astype(y.dtype, copy=False)
+    elif ya and not xa:
+        x = _weak(x, y)
+        y = y.astype(x.dtype, copy=False)
+    return cupy.where(cond, x, y)
+
+
+def _triangle(a, k, lower):
+    n, m = a.shape[-2:]
+    keep = cupy.tri(n, m, k=k if lower else k - 1, dtype=bool)
+    return cupy.where(keep if lower else ~keep, a, cupy.zeros((), a.dtype))
+
+
+def tril(a, k=0):
+    return _triangle(a, k, True)
+
+
+def triu(a, k=0):
+    return _triangle(a, k, False)
+
+
+def sort(a, axis=-1, **kwargs):
+    if a.dtype == _BF16:
+        return cupy.sort(a.astype(np.float32), axis=axis, **kwargs).astype(_BF16)
+    return cupy.sort(a, axis=axis, **kwargs)
+
+
+def argsort(a, axis=-1, **kwargs):
+    return cupy.argsort(_f32(a), axis=axis, **kwargs)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False):
+    return cupy.isin(_f32(element), _f32(test_elements), assume_unique, invert)
+
+
+def _f32(a):
+    return a.astype(np.float32) if getattr(a, "dtype", None) == _BF16 else a
+
+
+xp.where, xp.tril, xp.triu, xp.sort, xp.argsort, xp.isin = \
+    where, tril, triu, sort, argsort, isin
