@@ -159,10 +159,10 @@ class CudaNorm:
         return y, mean, rstd
 
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
-        nd = _rows(x, axes, g, w)
+        nd = _rows(x, axes, w)
         k = len(axes)
         if nd is None or not stats_grad or tuple(paxes) != tuple(range(x.ndim - k)) or \
-                g.shape != x.shape or rstd.dtype != _acc(x.dtype) or \
+                g.shape != x.shape or g.dtype != x.dtype or rstd.dtype != _acc(x.dtype) or \
                 (mean is not None and mean.dtype != rstd.dtype):
             return super().norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad,
                                          need)
