@@ -279,3 +279,41 @@ def test_activations_strided_extreme_empty(dev, name, dtype):
     a[0, :6] = [0.0, -0.0, 30.0, -30.0, 9.0, -9.0]
     _compare(ACTS[name], [a], dtype, dev, view=lambda t: t.t()[::2], scale=2.0)
     _compare(ACTS[name], [_rand((0, 4))], dtype, dev)
+
+
+# -- the fused kernels run (no silent fallback to the generic ones) ----------------------
+
+GENERIC = {"lucid.backend.array.special.XpSpecial": ["softmax", "log_softmax",
+                                                      "softmax_backward",
+                                                      "log_softmax_backward"],
+           "lucid.backend.array.norm.XpNorm": ["norm_forward", "norm_backward"],
+           "lucid.backend.array.loss.XpLoss": ["cross_entropy", "cross_entropy_backward",
+                                               "gelu", "gelu_backward", "silu",
+                                               "silu_backward"]}
+
+
+def test_fused_paths_taken(dev, monkeypatch):
+    """Contiguous, transposed and K-dim inputs of every dtype never reach the generic
+    kernels."""
+    if lucid.device(dev).type == "cpu":
+        pytest.skip("the CPU runs the generic kernels")
+    import importlib
+
+    def generic(*args, **kwargs):
+        raise AssertionError("a generic kernel ran")
+    for path, names in GENERIC.items():
+        mod, cls = path.rsplit(".", 1)
+        for name in names:
+            monkeypatch.setattr(getattr(importlib.import_module(mod), cls), name, generic)
+    for dtype in DTYPES:
+        x = _leaf(_rand((6, 33)), dtype, dev)
+        w, b = _leaf(_rand((33,)), dtype, dev), _leaf(_rand((33,)), dtype, dev)
+        outs = [lucid.softmax(x, -1), lucid.softmax(x.t(), 0), F.log_softmax(x, 0),
+                F.layer_norm(x, (33,), w, b), F.rms_norm(x, (33,), w), F.gelu(x),
+                F.gelu(x, approximate="tanh"), F.silu(x.t()),
+                F.cross_entropy(x, lucid.tensor(np.arange(6) % 33).to(dev),
+                                label_smoothing=0.1),
+                F.cross_entropy(x.reshape(2, 33, 3),
+                                lucid.tensor(np.zeros((2, 3), np.int64)).to(dev))]
+        sum(o.float().sum() for o in outs).backward()
+        assert x.grad is not None and w.grad is not None and b.grad is not None
