@@ -28,6 +28,7 @@ def test_defaults_are_pytorchs():
     assert lucid.get_float32_matmul_precision() == "highest"
     assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32,
             cudnn.benchmark_limit) == (True, False, False, True, 10)
+    assert cudnn.is_available() is False
 
 
 def test_allow_tf32_and_the_float32_matmul_precision():

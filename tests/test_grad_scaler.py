@@ -113,9 +113,10 @@ def test_no_host_read_per_parameter(monkeypatch):
 def test_found_inf_per_device_and_unscaled_values():
     p = lucid.nn.Parameter(lucid.ones(3))
     q = lucid.nn.Parameter(lucid.ones(2, dtype=lucid.bfloat16))
-    opt = lucid.optim.SGD([p, q], lr=1.0)
+    e = lucid.nn.Parameter(lucid.ones(0))
+    opt = lucid.optim.SGD([p, q, e], lr=1.0)
     sc = GradScaler("cpu", init_scale=8.0)
-    sc.scale(p.sum() + q.float().sum()).backward()
+    sc.scale(p.sum() + q.float().sum() + e.sum()).backward()
     np.testing.assert_allclose(p.grad.numpy(), 8.0)
     sc.unscale_(opt)
     np.testing.assert_allclose(p.grad.numpy(), 1.0)

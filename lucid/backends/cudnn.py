@@ -1,8 +1,10 @@
-"""``lucid.backends.cudnn``: convolution switches, as ``torch.backends.cudnn``; the CUDA
-convolution reads them per call. ``enabled``: use cuDNN-class algorithms where available;
-``benchmark``: time the candidate algorithms once per shape and keep the fastest (up to
-``benchmark_limit`` of them); ``deterministic``: only algorithms with run-to-run identical
-results; ``allow_tf32``: float32 convolutions may use TF32 tensor cores."""
+"""``lucid.backends.cudnn``: convolution switches, as ``torch.backends.cudnn``, plain
+settable attributes that the CUDA convolution reads per call. ``enabled``: use cuDNN-class
+algorithms where available; ``benchmark``: time the candidate algorithms once per shape and
+keep the fastest (up to ``benchmark_limit`` of them); ``deterministic``: only algorithms
+with run-to-run identical results; ``allow_tf32``: float32 convolutions may use TF32 tensor
+cores. Lucid links no cuDNN (CuPy has no cuDNN bindings; convolutions run on its own
+kernels and GEMMs), so :func:`is_available` is False."""
 
 from __future__ import annotations
 
@@ -10,13 +12,19 @@ import contextlib
 import sys
 
 __all__ = ["enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32",
-           "flags"]
+           "flags", "is_available"]
 
 enabled = True
 benchmark = False
 benchmark_limit = 10
 deterministic = False
 allow_tf32 = True
+
+
+def is_available() -> bool:
+    """Whether cuDNN is linked: never in Lucid (see the module doc)."""
+    return False
+
 
 _NAMES = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
 
