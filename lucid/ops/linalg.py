@@ -140,7 +140,9 @@ def _operands(op, *xs):
 
 def _autocast_mix(a, b):
     """Under autocast, floating operands of different dtypes are fine: the op casts them."""
-    return STATE.autocast is not None and a.is_floating_point and b.is_floating_point
+    on = STATE.autocast
+    return on is not None and a._device.type in on and a.is_floating_point and \
+        b.is_floating_point
 
 
 def _need_ndim(op, t, ndims, what):

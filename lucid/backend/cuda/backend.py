@@ -31,9 +31,14 @@ from .xp import xp as _xp
 _KDL_CUDA, _KDL_CPU = 2, 1
 
 
+_FLAGS = []                                # lucid.backends.cuda.matmul, on first use
+
+
 def _tf32_wanted():
-    from ... import backends               # the user-facing switch (lucid.backends)
-    return bool(backends.cuda.matmul.allow_tf32)
+    if not _FLAGS:
+        from ... import backends           # the user-facing switch, a layer above
+        _FLAGS.append(backends.cuda.matmul)
+    return bool(_FLAGS[0].allow_tf32)
 
 
 class CudaCore:

@@ -32,7 +32,7 @@ def linear(input, weight, bias=None):
         raise ShapeError(f"linear: input of shape {tuple(input.shape)} does not match weight "
                          f"of shape {tuple(weight.shape)} (expected last dim "
                          f"{weight.shape[-1]})")
-    if STATE.autocast is None:
+    if STATE.autocast is None or input.device.type not in STATE.autocast:
         for name, t in (("weight", weight), ("bias", bias)):
             if t is not None and t.dtype is not input.dtype:
                 raise DTypeError(f"linear: input type ({input.dtype.name}) and {name} type "
