@@ -1,4 +1,5 @@
-"""Scaled dot-product attention: one fused op (``ScaledDotProductAttentionBackward``).
+"""Scaled dot-product attention: two fused ops, ``ScaledDotProductAttentionBackward``
+(saves the probabilities) and ``FlashAttentionBackward`` (recomputes them).
 
 The public wrapper is :func:`lucid.nn.functional.scaled_dot_product_attention`; this module
 holds the op and :func:`scaled_dot_product_attention`, which validates its arguments.
@@ -14,7 +15,7 @@ from .._tensor import Tensor
 from ..errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ..random import generator_for
 from ._formula import const
-from .base import MultiOutputOp, broadcast_shapes
+from .base import MultiOutputOp, Op, broadcast_shapes
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -106,32 +107,109 @@ class ScaledDotProductAttentionBackward(MultiOutputOp):
     def grad(self, F, g, q, k, v, *rest):
         go, gw = g
         bias = rest[0] if len(rest) == 2 else None
-        prm, need = self.params, self.needs_input_grad
-        groups, scale = prm["groups"], prm["scale"]
-        kk = k if groups == 1 else F.repeat_interleave(k, groups, k.ndim - 3)
-        vv = v if groups == 1 else F.repeat_interleave(v, groups, v.ndim - 3)
-        if F is self.be:
-            p = self.extra["probs"]
-        else:
-            p = F.attention_probs(q, kk, bias, prm["allowed"], scale, prm["causal"])
         keep = self.extra["keep"]
-        keep = None if keep is None else const(keep, p)
-        w = p if keep is None else p * keep
-        dv = None
-        if need[2] and go is not None:
-            dv = _group_sum(F, F.matmul(F.swapaxes(w, -1, -2), go), groups)
-        if not (need[0] or need[1] or len(need) == 4 and need[3]):
-            return _grads(None, None, dv, None, len(need))
-        # dW as the transpose of V dO^T: the layout of P (see be.attention_probs), so the
-        # element-wise steps and the sum of the softmax backward run on matching buffers
-        dw = None if go is None else F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
-        if gw is not None:
-            dw = gw if dw is None else dw + gw
-        ds = F.softmax_backward(p, dw if keep is None else dw * keep, -1)
-        dss = ds * scale
-        dq = F.matmul(dss, kk) if need[0] else None
-        dk = _group_sum(F, F.matmul(F.swapaxes(dss, -1, -2), q), groups) if need[1] else None
-        return _grads(dq, dk, dv, ds, len(need))
+        p = self.extra["probs"] if F is self.be else None
+        return _probs_grad(self, F, go, gw, q, k, v, bias, p, keep)
+
+
+@register
+class FlashAttentionBackward(Op):
+    r"""Autograd node for :math:`O = \mathrm{softmax}(QK^\top s + B)\,V` computed without
+    the probabilities in memory (flash attention): the path of
+    :func:`scaled_dot_product_attention` without weights or dropout on a backend that
+    prefers it (``be.prefers_flash_attention``: CUDA).
+
+    Saves the inputs, the output :math:`O` and the row log-sum-exp :math:`\ell`
+    (``saves_extra``), :math:`L` numbers per head instead of :math:`P`'s :math:`L \times
+    S`; the backward recomputes :math:`P` tile by tile.
+
+    Math
+    ----
+    With :math:`S = s\,QK^\top + B` (:math:`-\infty` where masked),
+    :math:`\ell_i = \log \sum_j e^{S_{ij}}`, :math:`P = e^{S - \ell}` and
+    :math:`O = PV`:
+
+    .. math::
+        \bar V = P^\top \bar O, \quad D_i = \textstyle\sum_e \bar O_{ie} O_{ie}, \quad
+        \bar S = P \odot (\bar O V^\top - D), \quad
+        \bar Q = s\,\bar S K, \quad \bar K = s\,\bar S^\top Q,
+
+    :math:`D_i = \sum_j P_{ij} (\bar O V^\top)_{ij}` being the softmax backward's row
+    sum. With grouped-query attention each key/value head serves ``groups`` consecutive
+    query heads and :math:`\bar K, \bar V` are summed over each group.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"flash_attention"``, ``AmpPolicy.PROMOTE`` (as the P-saving op); 3 or 4 inputs
+        (the float mask :math:`B`, taken only when it needs no gradient), 1 output.
+    saves_input : bool
+        True: :math:`Q, K, V` (and :math:`B`), from which :math:`P` is recomputed.
+    saves_output : bool
+        True (:math:`O`, for :math:`D`); ``saves_extra``: ``lse`` (:math:`\ell`, float32
+        for half inputs, :math:`+\infty` on a fully masked row so its :math:`P` is 0).
+
+    Notes
+    -----
+    Backends: ``be.attention_forward`` and ``be.attention_backward``. On CUDA these are
+    flash kernels (tiles of queries and keys, online softmax, tensor cores for half
+    inputs, :math:`\bar Q` accumulated atomically in float32); the array-module
+    implementation (NumPy, and CUDA for the shapes its kernels do not take)
+    materialises :math:`P` inside each call but keeps nothing. The float mask gets no
+    gradient (:func:`scaled_dot_product_attention` takes the P-saving op when it needs
+    one). Graph mode (``create_graph``) recomputes :math:`P` with Lucid ops
+    (``graph_ns.attention_probs``) and differentiates through it as the P-saving op does.
+    """
+
+    __slots__ = ()
+    schema_v1 = OpSchema("flash_attention", 1, AmpPolicy.PROMOTE, input_arity=-1)
+    saves_input = True
+    saves_output = True
+    saves_extra = ("lse",)
+
+    @staticmethod
+    def dispatch(be, q, k, v, bias=None, *, allowed, scale, causal, groups):
+        return be.attention_forward(q, k, v, bias, allowed, scale, causal, groups)
+
+    def grad(self, F, g, q, k, v, *rest):
+        bias = rest[0] if len(rest) == 2 else None
+        if F is not self.be:
+            return _probs_grad(self, F, g, None, q, k, v, bias, None, None)
+        prm = self.params
+        dq, dk, dv = F.attention_backward(g, q, k, v, bias, prm["allowed"], rest[-1],
+                                          self.extra["lse"], prm["scale"], prm["causal"],
+                                          prm["groups"])
+        need = self.needs_input_grad
+        return _grads(dq if need[0] else None, dk if need[1] else None,
+                      dv if need[2] else None, None, len(need))
+
+
+def _probs_grad(node, F, go, gw, q, k, v, bias, p, keep):
+    """The gradients of both ops through the probabilities :math:`P` (``p``, recomputed
+    with ``F.attention_probs`` when None) and the dropout mask ``keep`` (or None)."""
+    prm, need = node.params, node.needs_input_grad
+    groups, scale = prm["groups"], prm["scale"]
+    kk = k if groups == 1 else F.repeat_interleave(k, groups, k.ndim - 3)
+    vv = v if groups == 1 else F.repeat_interleave(v, groups, v.ndim - 3)
+    if p is None:
+        p = F.attention_probs(q, kk, bias, prm["allowed"], scale, prm["causal"])
+    keep = None if keep is None else const(keep, p)
+    w = p if keep is None else p * keep
+    dv = None
+    if need[2] and go is not None:
+        dv = _group_sum(F, F.matmul(F.swapaxes(w, -1, -2), go), groups)
+    if not (need[0] or need[1] or len(need) == 4 and need[3]):
+        return _grads(None, None, dv, None, len(need))
+    # dW as the transpose of V dO^T: the layout of P (see be.attention_probs), so the
+    # element-wise steps and the sum of the softmax backward run on matching buffers
+    dw = None if go is None else F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
+    if gw is not None:
+        dw = gw if dw is None else dw + gw
+    ds = F.softmax_backward(p, dw if keep is None else dw * keep, -1)
+    dss = ds * scale
+    dq = F.matmul(dss, kk) if need[0] else None
+    dk = _group_sum(F, F.matmul(F.swapaxes(dss, -1, -2), q), groups) if need[1] else None
+    return _grads(dq, dk, dv, ds, len(need))
 
 
 def _grads(dq, dk, dv, db, n):
@@ -151,7 +229,9 @@ def _group_sum(F, a, groups):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False,
                                  need_weights=False):
-    """Validate the arguments of scaled dot-product attention and run the fused op.
+    """Validate the arguments of scaled dot-product attention and run a fused op: the
+    flash op when the backend prefers it and neither weights, dropout nor the float mask's
+    gradient are asked for, else the P-saving op.
 
     Returns the output, or ``(output, weights)`` with ``need_weights`` (the attention
     weights after dropout, shape ``(..., L, S)``).
@@ -215,6 +295,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise DTypeError(f"{op}: expected attn_mask dtype to be bool or to match query "
                              f"dtype, but got attn_mask.dtype: {attn_mask.dtype.name} and "
                              f"query.dtype: {query.dtype.name}")
+    if not (need_weights or dropout_p) and query._device._backend.prefers_flash_attention \
+            and (len(inputs) == 3 or not inputs[3].requires_grad):
+        return FlashAttentionBackward.apply(*inputs, allowed=allowed, scale=float(scale),
+                                            causal=bool(is_causal), groups=groups)
     rng = None
     if dropout_p > 0:
         rng = generator_for(None, query.device, op)._impl

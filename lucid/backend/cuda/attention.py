@@ -1,5 +1,637 @@
-"""Flash attention: tiled online-softmax attention, forward and backward."""
+r"""Flash attention on CUDA: tiles of queries and keys, online softmax, no L x S matrix.
+
+Forward (per query row :math:`i`, over tiles of keys :math:`J`, running max :math:`m`,
+sum :math:`l` and unnormalised output :math:`a`):
+
+.. math:: m' = \max(m, \max_{j \in J} S_{ij}), \quad
+          l \leftarrow l\,e^{m - m'} + \textstyle\sum_{j \in J} e^{S_{ij} - m'}, \quad
+          a \leftarrow a\,e^{m - m'} + \textstyle\sum_{j \in J} e^{S_{ij} - m'} V_j,
+
+then :math:`O_i = a / l` and :math:`\ell_i = m + \log l` (saved; :math:`+\infty` for a
+fully masked row). float16/bfloat16 with head dims up to 128 take a tensor-core kernel
+(``mma.sync`` m16n8k16, float accumulation; 64 query rows and 64 keys a tile, head dim
+zero-padded to 32, 64 or 128); other dtypes and head dims up to 256 a plain tiled kernel
+(a warp per 4 query rows, a lane per key). Backward: :math:`D_i = \sum_e \bar O_{ie}
+O_{ie}` first, then one kernel per (key tile, batch, key/value head) recomputing
+:math:`P = e^{S - \ell}` for each step of 8 query rows of every head of its group,
+keeping :math:`\bar K, \bar V` of its 32 keys in registers and adding :math:`\bar Q`
+atomically in float32 (float64 for float64). What the kernels do not take (head dims
+past 256 forward, past 128 backward, a shared-memory budget the dtype exceeds, empty
+inputs) goes to the array-module implementation.
+"""
+
+import math
+
+import cupy
+import ml_dtypes
+import numpy as np
+
+from .kernels import blocks, kernel
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+           np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16"}
+_BN, _BM, _BR, _TM = 32, 16, 8, 64        # as BN, BM, BR, TM in the source
+_SMEM = 48 * 1024                         # static shared-memory limit of a launch
+_GRID_Y = 65535
+
+_SOURCE = r"""
+// Flash attention: tiles of queries and keys, online softmax, no L x S matrix in memory.
+// Every kernel is a template over the element type T (and the accumulation type A) with an
+// extern "C" instance per dtype suffix: f32, f64, f16, bf16 (mma kernels: f16, bf16 only).
+// Layouts: q, k, v are 4-D (batch, head, row, feature) with element strides for the first
+// three axes and unit feature stride; bias and the boolean mask are (batch, head, i, j) with
+// four strides (0 where broadcast); o, do, dq are contiguous (batch, head, L, E or EV), dk and
+// dv contiguous (batch, head / groups, S, E or EV), lse and D contiguous (batch, head, L).
+// Key/value head of query head h: h / G.
+
+typedef unsigned int u32;
+
+template <class A> __device__ __forceinline__ A neg_inf() {
+    return static_cast<A>(-__longlong_as_double(0x7ff0000000000000LL));
+}
+__device__ __forceinline__ float ex(float x) { return expf(x); }
+__device__ __forceinline__ double ex(double x) { return exp(x); }
+__device__ __forceinline__ float lg(float x) { return logf(x); }
+__device__ __forceinline__ double lg(double x) { return log(x); }
+
+template <class A> __device__ __forceinline__ A warp_max(A x) {
+    for (int o = 16; o; o >>= 1) x = max(x, __shfl_xor_sync(0xffffffffu, x, o));
+    return x;
+}
+template <class A> __device__ __forceinline__ A warp_sum(A x) {
+    for (int o = 16; o; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+// The masks of one (batch, head): a float bias and a boolean mask (null when absent).
+template <class T> struct Masks {
+    const T* bias; long long bi, bj;
+    const bool* ok; long long mi, mj;
+    long long L, S; int causal;
+
+    // s (already scaled) after the bias; -inf where (i, j) is masked or out of range
+    template <class A> __device__ __forceinline__ A apply(A s, long long i, long long j) const {
+        if (i >= L || j >= S || (causal && j > i) || (ok && !ok[i * mi + j * mj]))
+            return neg_inf<A>();
+        if (bias) s += static_cast<A>(bias[i * bi + j * bj]);
+        return s;
+    }
+};
+
+// The parameters every kernel takes, and the per-(batch, head) offsets derived from them.
+#define ATTN_PARAMS(T)                                                                    \
+    const T *q, const T *k, const T *v, const T *bias, const bool *ok, int has_bias,     \
+    int has_ok, long long H, long long G, long long L, long long S, int E, int EV,       \
+    long long qb, long long qh, long long ql, long long kb, long long kh, long long kl,  \
+    long long vb, long long vh, long long vl, long long bb, long long bh, long long bi,  \
+    long long bj, long long mb, long long mh, long long mi, long long mj, float scale,   \
+    int causal
+#define ATTN_ARGS q, k, v, bias, ok, has_bias, has_ok, H, G, L, S, E, EV, qb, qh, ql, kb, \
+    kh, kl, vb, vh, vl, bb, bh, bi, bj, mb, mh, mi, mj, scale, causal
+
+struct Head {
+    long long n, qo, ko, vo;    // flat (batch, head) index; element offsets of q, k, v
+};
+
+template <class T>
+__device__ __forceinline__ Head head_of(long long n, ATTN_PARAMS(T), Masks<T>& mk) {
+    long long b = n / H, h = n % H;
+    Head hd{n, b * qb + h * qh, b * kb + (h / G) * kh, b * vb + (h / G) * vh};
+    mk = Masks<T>{has_bias ? bias + b * bb + h * bh : nullptr, bi, bj,
+                  has_ok ? ok + b * mb + h * mh : nullptr, mi, mj, L, S, causal};
+    return hd;
+}
+
+// ---- plain tiled kernels (any dtype): a warp per RW query rows, a lane per key ----------
+
+#define BN 32
+#define RW 4
+#define BM 16                   // 4 warps x RW rows
+#define CH 8                    // feature chunks of 32 per lane: EV <= 256
+
+template <class T, class A>
+__device__ void fwd_plain(T* o, A* lse, ATTN_PARAMS(T)) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int E1 = E + 1;
+    T* Ks = reinterpret_cast<T*>(smem);             // BN x (E + 1)
+    T* Vs = Ks + BN * E1;                           // BN x EV
+    T* Qs = Vs + BN * EV;                           // BM x E
+    size_t off = ((size_t)(BN * E1 + BN * EV + BM * E) * sizeof(T) + 15) & ~(size_t)15;
+    A* Ps = reinterpret_cast<A*>(smem + off);       // BM x BN
+    const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31;
+    Masks<T> mk;
+    Head hd = head_of<T>(blockIdx.y, ATTN_ARGS, mk);
+    const long long i0 = (long long)blockIdx.x * BM;
+    for (int x = tid; x < BM * E; x += blockDim.x) {
+        int r = x / E, c = x % E;
+        Qs[x] = i0 + r < L ? q[hd.qo + (i0 + r) * ql + c] : T(0.0f);
+    }
+    A m[RW], l[RW], acc[RW][CH];
+    #pragma unroll
+    for (int rr = 0; rr < RW; ++rr) {
+        m[rr] = neg_inf<A>(); l[rr] = 0;
+        #pragma unroll
+        for (int c = 0; c < CH; ++c) acc[rr][c] = 0;
+    }
+    const long long jend = causal ? min(S, i0 + BM) : S;
+    for (long long j0 = 0; j0 < jend; j0 += BN) {
+        __syncthreads();
+        for (int x = tid; x < BN * E; x += blockDim.x) {
+            int r = x / E, c = x % E;
+            Ks[r * E1 + c] = j0 + r < S ? k[hd.ko + (j0 + r) * kl + c] : T(0.0f);
+        }
+        for (int x = tid; x < BN * EV; x += blockDim.x) {
+            int r = x / EV, c = x % EV;
+            Vs[x] = j0 + r < S ? v[hd.vo + (j0 + r) * vl + c] : T(0.0f);
+        }
+        __syncthreads();
+        #pragma unroll
+        for (int rr = 0; rr < RW; ++rr) {
+            const int r = w * RW + rr;
+            A s = 0;
+            for (int c = 0; c < E; ++c)
+                s += static_cast<A>(Qs[r * E + c]) * static_cast<A>(Ks[lane * E1 + c]);
+            s = mk.apply(s * static_cast<A>(scale), i0 + r, j0 + lane);
+            const A mn = max(m[rr], warp_max(s));
+            const A mu = mn == neg_inf<A>() ? A(0) : mn;   // a row masked so far: p = 0
+            const A p = ex(s - mu), alpha = ex(m[rr] - mu);
+            l[rr] = l[rr] * alpha + warp_sum(p);
+            m[rr] = mn;
+            #pragma unroll
+            for (int c = 0; c < CH; ++c) acc[rr][c] *= alpha;
+            Ps[r * BN + lane] = p;
+        }
+        __syncwarp();
+        const int nj = (int)min((long long)BN, S - j0);
+        for (int jj = 0; jj < nj; ++jj)
+            #pragma unroll
+            for (int rr = 0; rr < RW; ++rr) {
+                const A p = Ps[(w * RW + rr) * BN + jj];
+                #pragma unroll
+                for (int c = 0; c < CH; ++c)
+                    if (c * 32 + lane < EV)
+                        acc[rr][c] += p * static_cast<A>(Vs[jj * EV + c * 32 + lane]);
+            }
+    }
+    #pragma unroll
+    for (int rr = 0; rr < RW; ++rr) {
+        const long long i = i0 + w * RW + rr;
+        if (i >= L) continue;
+        const A inv = l[rr] > 0 ? A(1) / l[rr] : A(0);
+        #pragma unroll
+        for (int c = 0; c < CH; ++c)
+            if (c * 32 + lane < EV) o[(hd.n * L + i) * EV + c * 32 + lane] = T(acc[rr][c] * inv);
+        if (lane == 0) lse[hd.n * L + i] = l[rr] > 0 ? m[rr] + lg(l[rr]) : -neg_inf<A>();
+    }
+}
+
+#define BR 8                    // query rows per step of the backward
+#define CB 32                   // feature chunks of 4 per thread: E, EV <= 128
+
+// One block per (key tile, batch, key/value head): dK, dV of BN keys in registers over all
+// query rows of the group's heads; dQ added atomically (A) per (row step, key tile).
+template <class T, class A>
+__device__ void bwd_plain(const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv,
+                          ATTN_PARAMS(T)) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int E1 = E + 1, EV1 = EV + 1;
+    A* Ps = reinterpret_cast<A*>(smem);             // BR x BN
+    A* Ds = Ps + BR * BN;                           // BR x BN: dS
+    A* Ls = Ds + BR * BN;                           // BR: lse
+    A* Dr = Ls + BR;                                // BR: D
+    T* Ks = reinterpret_cast<T*>(Dr + BR);          // BN x (E + 1)
+    T* Vs = Ks + BN * E1;                           // BN x (EV + 1)
+    T* Qs = Vs + BN * EV1;                          // BR x E
+    T* Gs = Qs + BR * E;                            // BR x EV
+    const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31;
+    const long long hk_n = blockIdx.y, Hk = H / G;
+    const long long b = hk_n / Hk, hk = hk_n % Hk;
+    const long long j0 = (long long)blockIdx.x * BN;
+    {
+        Masks<T> mk;
+        Head hd = head_of<T>(b * H + hk * G, ATTN_ARGS, mk);
+        for (int x = tid; x < BN * E; x += blockDim.x) {
+            int r = x / E, c = x % E;
+            Ks[r * E1 + c] = j0 + r < S ? k[hd.ko + (j0 + r) * kl + c] : T(0.0f);
+        }
+        for (int x = tid; x < BN * EV; x += blockDim.x) {
+            int r = x / EV, c = x % EV;
+            Vs[r * EV1 + c] = j0 + r < S ? v[hd.vo + (j0 + r) * vl + c] : T(0.0f);
+        }
+    }
+    A dka[CB], dva[CB];
+    #pragma unroll
+    for (int c = 0; c < CB; ++c) dka[c] = dva[c] = 0;
+    const int jj = tid & 31, d0 = tid >> 5;         // accumulation: key jj, features d0 + 4c
+    for (long long g = 0; g < G; ++g) {
+        Masks<T> mk;
+        Head hd = head_of<T>(b * H + hk * G + g, ATTN_ARGS, mk);
+        const long long rows = hd.n * L;
+        for (long long i0 = causal ? j0 / BR * BR : 0; i0 < L; i0 += BR) {
+            __syncthreads();
+            for (int x = tid; x < BR * E; x += blockDim.x) {
+                int r = x / E, c = x % E;
+                Qs[x] = i0 + r < L ? q[hd.qo + (i0 + r) * ql + c] : T(0.0f);
+            }
+            for (int x = tid; x < BR * EV; x += blockDim.x) {
+                int r = x / EV, c = x % EV;
+                Gs[x] = i0 + r < L ? go[(rows + i0 + r) * EV + c] : T(0.0f);
+            }
+            if (tid < BR) {
+                Ls[tid] = i0 + tid < L ? lse[rows + i0 + tid] : A(0);
+                Dr[tid] = i0 + tid < L ? dd[rows + i0 + tid] : A(0);
+            }
+            __syncthreads();
+            for (int r = w; r < BR; r += 4) {
+                A s = 0, dp = 0;
+                for (int c = 0; c < E; ++c)
+                    s += static_cast<A>(Qs[r * E + c]) * static_cast<A>(Ks[lane * E1 + c]);
+                for (int c = 0; c < EV; ++c)
+                    dp += static_cast<A>(Gs[r * EV + c]) * static_cast<A>(Vs[lane * EV1 + c]);
+                s = mk.apply(s * static_cast<A>(scale), i0 + r, j0 + lane);
+                const A p = s == neg_inf<A>() ? A(0) : ex(s - Ls[r]);
+                Ps[r * BN + lane] = p;
+                Ds[r * BN + lane] = p * (dp - Dr[r]);
+            }
+            __syncthreads();
+            #pragma unroll
+            for (int c = 0; c < CB; ++c) {
+                const int d = d0 + 4 * c;
+                for (int r = 0; r < BR; ++r) {
+                    if (d < EV) dva[c] += Ps[r * BN + jj] * static_cast<A>(Gs[r * EV + d]);
+                    if (d < E) dka[c] += Ds[r * BN + jj] * static_cast<A>(Qs[r * E + d]);
+                }
+            }
+            for (int x = tid; x < BR * E; x += blockDim.x) {
+                const int r = x / E, d = x % E;
+                if (i0 + r >= L) continue;
+                A sum = 0;
+                for (int j = 0; j < BN; ++j) sum += Ds[r * BN + j] * static_cast<A>(Ks[j * E1 + d]);
+                atomicAdd(dq + (rows + i0 + r) * E + d, sum * static_cast<A>(scale));
+            }
+        }
+    }
+    if (j0 + jj < S) {
+        const long long row = hk_n * S + j0 + jj;
+        #pragma unroll
+        for (int c = 0; c < CB; ++c) {
+            const int d = d0 + 4 * c;
+            if (d < E) dk[row * E + d] = T(dka[c] * static_cast<A>(scale));
+            if (d < EV) dv[row * EV + d] = T(dva[c]);
+        }
+    }
+}
+
+// D = rowsum(dO * O) over rows of length EV, a warp per row; and the A -> T cast of dQ.
+template <class T, class A>
+__device__ void rowdot(const T* a, const T* b, A* out, long long rows, int ev) {
+    const long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (r >= rows) return;
+    A s = 0;
+    for (int c = threadIdx.x & 31; c < ev; c += 32)
+        s += static_cast<A>(a[r * ev + c]) * static_cast<A>(b[r * ev + c]);
+    s = warp_sum(s);
+    if ((threadIdx.x & 31) == 0) out[r] = s;
+}
+
+template <class T, class A>
+__device__ void cast(const A* src, T* dst, long long n) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = T(src[i]);
+}
+
+// ---- tensor-core forward (float16 / bfloat16): mma.sync m16n8k16, float accumulation ----
+// A block of 4 warps takes 64 query rows (16 per warp, Q fragments in registers), looping
+// over tiles of 64 keys staged in shared memory (K row-major, V transposed, rows padded by 8
+// halves so the fragment loads are free of bank conflicts). E, EV <= D (zero-padded).
+
+template <class H> struct Mma;
+template <> struct Mma<__half> {
+    static __device__ __forceinline__ u32 pack(float a, float b) {
+        __half2 h = __floats2half2_rn(a, b);
+        return *reinterpret_cast<u32*>(&h);
+    }
+    static __device__ __forceinline__ void mma(float* c, const u32* a, u32 b0,
+                                               u32 b1) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+template <> struct Mma<__nv_bfloat16> {
+    static __device__ __forceinline__ u32 pack(float a, float b) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+        return *reinterpret_cast<u32*>(&h);
+    }
+    static __device__ __forceinline__ void mma(float* c, const u32* a, u32 b0,
+                                               u32 b1) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+
+#define TM 64                   // query rows and keys per tile of the mma kernel
+
+// rows x D of src (row stride rs, the first n rows and e features real, zeros elsewhere)
+// into dst: row-major with leading dimension ld, or transposed (dst[c * ld + r]).
+template <class T, int D, bool TR>
+__device__ __forceinline__ void stage(T* dst, int ld, const T* src, long long rs,
+                                      long long n, int e, int vec) {
+    if (vec) {                  // e == D, 16-byte aligned rows: 8 elements a load
+        for (int x = threadIdx.x; x < TM * D / 8; x += blockDim.x) {
+            const int r = x / (D / 8), c = x % (D / 8) * 8;
+            uint4 u = make_uint4(0, 0, 0, 0);
+            if (r < n) u = *reinterpret_cast<const uint4*>(src + r * rs + c);
+            if (TR) {
+                const T* h = reinterpret_cast<const T*>(&u);
+                #pragma unroll
+                for (int y = 0; y < 8; ++y) dst[(c + y) * ld + r] = h[y];
+            } else {
+                *reinterpret_cast<uint4*>(dst + r * ld + c) = u;
+            }
+        }
+    } else {
+        for (int x = threadIdx.x; x < TM * D; x += blockDim.x) {
+            const int r = x / D, c = x % D;
+            const T val = r < n && c < e ? src[r * rs + c] : T(0.0f);
+            dst[TR ? c * ld + r : r * ld + c] = val;
+        }
+    }
+}
+
+template <class T, int D>
+__device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
+    constexpr int KL = D + 8, VL = TM + 8, NT = TM / 8, DT = D / 8, KS = D / 16;
+    __shared__ __align__(16) unsigned short ks_raw[TM * KL];
+    __shared__ __align__(16) unsigned short vt_raw[D * VL];
+    T* Ks = reinterpret_cast<T*>(ks_raw);
+    T* Vt = reinterpret_cast<T*>(vt_raw);
+    const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31, gr = lane >> 2, tq = lane & 3;
+    Masks<T> mk;
+    Head hd = head_of<T>(blockIdx.y, ATTN_ARGS, mk);
+    const long long i0 = (long long)(gridDim.x - 1 - blockIdx.x) * TM;  // long tiles first
+    const float sl2 = scale * 1.4426950408889634f;                       // scale * log2(e)
+
+    stage<T, D, false>(Ks, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);  // Q through Ks
+    __syncthreads();
+    u32 qa[KS][4];
+    {
+        const u32* r0 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr) * KL);
+        const u32* r8 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr + 8) * KL);
+        #pragma unroll
+        for (int s = 0; s < KS; ++s) {
+            qa[s][0] = r0[s * 8 + tq]; qa[s][1] = r8[s * 8 + tq];
+            qa[s][2] = r0[s * 8 + 4 + tq]; qa[s][3] = r8[s * 8 + 4 + tq];
+        }
+    }
+    float acc[DT][4], m[2] = {neg_inf<float>(), neg_inf<float>()}, l[2] = {0.f, 0.f};
+    #pragma unroll
+    for (int t = 0; t < DT; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
+    const long long ir[2] = {i0 + w * 16 + gr, i0 + w * 16 + gr + 8};
+    const long long jend = causal ? min(S, i0 + TM) : S;
+    const bool plain = !mk.bias && !mk.ok && !causal;
+    for (long long j0 = 0; j0 < jend; j0 += TM) {
+        __syncthreads();
+        stage<T, D, false>(Ks, KL, k + hd.ko + j0 * kl, kl, S - j0, E, vec);
+        stage<T, D, true>(Vt, VL, v + hd.vo + j0 * vl, vl, S - j0, EV, vec);
+        __syncthreads();
+        float sc[NT][4];
+        #pragma unroll
+        for (int t = 0; t < NT; ++t) {
+            sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.f;
+            const u32* kr = reinterpret_cast<const u32*>(Ks + (t * 8 + gr) * KL);
+            #pragma unroll
+            for (int s = 0; s < KS; ++s) Mma<T>::mma(sc[t], qa[s], kr[s * 8 + tq], kr[s * 8 + 4 + tq]);
+        }
+        const bool edge = j0 + TM > S || !plain;
+        float mt[2] = {m[0], m[1]};
+        #pragma unroll
+        for (int t = 0; t < NT; ++t)
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float s = sc[t][e] * sl2;
+                if (edge) {
+                    const long long j = j0 + t * 8 + 2 * tq + (e & 1);
+                    s = mk.apply(sc[t][e] * scale, ir[e >> 1], j) * 1.4426950408889634f;
+                }
+                sc[t][e] = s;
+                mt[e >> 1] = fmaxf(mt[e >> 1], s);
+            }
+        float mu[2], alpha[2];
+        #pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            mt[h] = fmaxf(mt[h], __shfl_xor_sync(0xffffffffu, mt[h], 1));
+            mt[h] = fmaxf(mt[h], __shfl_xor_sync(0xffffffffu, mt[h], 2));
+            mu[h] = mt[h] == neg_inf<float>() ? 0.f : mt[h];
+            alpha[h] = exp2f(m[h] - mu[h]);
+            m[h] = mt[h];
+            l[h] *= alpha[h];
+        }
+        #pragma unroll
+        for (int t = 0; t < DT; ++t)
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) acc[t][e] *= alpha[e >> 1];
+        u32 pa[NT / 2][4];
+        #pragma unroll
+        for (int t = 0; t < NT; ++t) {
+            float p[4];
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                p[e] = exp2f(sc[t][e] - mu[e >> 1]);
+                l[e >> 1] += p[e];
+            }
+            pa[t >> 1][(t & 1) * 2] = Mma<T>::pack(p[0], p[1]);
+            pa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(p[2], p[3]);
+        }
+        #pragma unroll
+        for (int t = 0; t < DT; ++t) {
+            const u32* vr = reinterpret_cast<const u32*>(Vt + (t * 8 + gr) * VL);
+            #pragma unroll
+            for (int s = 0; s < NT / 2; ++s) Mma<T>::mma(acc[t], pa[s], vr[s * 8 + tq], vr[s * 8 + 4 + tq]);
+        }
+    }
+    #pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+        l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+    }
+    #pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const long long i = ir[h];
+        if (i >= L) continue;
+        const float inv = l[h] > 0.f ? 1.f / l[h] : 0.f;
+        T* orow = o + (hd.n * L + i) * EV;
+        #pragma unroll
+        for (int t = 0; t < DT; ++t) {
+            const int c = t * 8 + 2 * tq;
+            if (c < EV) orow[c] = T(acc[t][2 * h] * inv);
+            if (c + 1 < EV) orow[c + 1] = T(acc[t][2 * h + 1] * inv);
+        }
+        if (tq == 0)
+            lse[hd.n * L + i] = l[h] > 0.f ? (m[h] + log2f(l[h])) * 0.6931471805599453f : -neg_inf<float>();
+    }
+}
+
+#define PLAIN(SUF, T, A)                                                                \
+    extern "C" __global__ void __launch_bounds__(128) attn_fwd_##SUF(T* o, A* lse,      \
+                                                                      ATTN_PARAMS(T)) {     \
+        fwd_plain<T, A>(o, lse, ATTN_ARGS);                                             \
+    }                                                                                   \
+    extern "C" __global__ void __launch_bounds__(128) attn_bwd_##SUF(                   \
+        const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv, ATTN_PARAMS(T)) {      \
+        bwd_plain<T, A>(go, lse, dd, dq, dk, dv, ATTN_ARGS);                            \
+    }                                                                                   \
+    extern "C" __global__ void attn_rowdot_##SUF(const T* a, const T* b, A* out,        \
+                                                 long long rows, int ev) {              \
+        rowdot<T, A>(a, b, out, rows, ev);                                              \
+    }                                                                                   \
+    extern "C" __global__ void attn_cast_##SUF(const A* src, T* dst, long long n) {     \
+        cast<T, A>(src, dst, n);                                                        \
+    }
+#define MMA(SUF, T, D)                                                                  \
+    extern "C" __global__ void __launch_bounds__(128) attn_fwd_mma##D##_##SUF(          \
+        T* o, float* lse, int vec, ATTN_PARAMS(T)) {                                       \
+        fwd_mma<T, D>(o, lse, vec, ATTN_ARGS);                                          \
+    }
+
+PLAIN(f32, float, float)
+PLAIN(f64, double, double)
+PLAIN(f16, __half, float)
+PLAIN(bf16, __nv_bfloat16, float)
+MMA(f16, __half, 32)
+MMA(f16, __half, 64)
+MMA(f16, __half, 128)
+MMA(bf16, __nv_bfloat16, 32)
+MMA(bf16, __nv_bfloat16, 64)
+MMA(bf16, __nv_bfloat16, 128)
+"""
+
+
+def _acc(dt):
+    """The accumulation (and lse) dtype of ``dt``."""
+    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+
+
+def _view4(a, lead, heads, tail):
+    """``a`` broadcast to ``lead + (heads,) + tail``, as 4-D ``(batch, heads) + tail``."""
+    a = cupy.broadcast_to(a, lead + (heads,) + tail)
+    return a if len(lead) == 1 else a.reshape((math.prod(lead), heads) + tail)
+
+
+def _strides(a):
+    return [np.int64(s // a.itemsize) for s in a.strides]
+
+
+class _Call:
+    """The 4-D views of one attention call and the kernel arguments they give."""
+
+    def __init__(self, q, k, v, bias, allowed, scale, causal, groups):
+        qb, kb, vb = q.shape[:-2], k.shape[:-2], v.shape[:-2]
+        if groups > 1:
+            kb, vb = kb[:-1] + (kb[-1] * groups,), vb[:-1] + (vb[-1] * groups,)
+        self.batch = bt = tuple(np.broadcast_shapes(qb, kb, vb))
+        lead, heads = (bt[:-1] or (1,), bt[-1]) if bt else ((1,), 1)
+        self.kv_batch = bt[:-1] + (heads // groups,) if bt else ()
+        self.L, self.E = q.shape[-2:]
+        self.S, self.EV = k.shape[-2], v.shape[-1]
+        self.n, self.groups = math.prod(lead) * heads, groups
+        self.dtype = q.dtype
+        self.empty = not (q.size and k.size and v.size and self.n)
+        rows = []
+        for a, h in ((q, heads), (k, heads // groups), (v, heads // groups)):
+            a = _view4(a, lead, h, a.shape[-2:])
+            if a.strides[-1] != a.itemsize:
+                a = cupy.ascontiguousarray(a)
+            rows.append(a)
+        self.rows = rows
+        masks, mstrides = [], []
+        for m, dt in ((bias, q.dtype), (allowed, np.bool_)):
+            if m is None:
+                masks.append(rows[0])
+                mstrides += [np.int64(0)] * 4
+            else:
+                m = _view4(cupy.asarray(m).astype(dt, copy=False), lead, heads,
+                           (self.L, self.S))
+                masks.append(m)
+                mstrides += _strides(m)
+        self.args = (*rows, *masks, np.int32(bias is not None), np.int32(allowed is not None),
+                     np.int64(heads), np.int64(groups), np.int64(self.L), np.int64(self.S),
+                     np.int32(self.E), np.int32(self.EV),
+                     *[s for a in rows for s in _strides(a)[:3]], *mstrides,
+                     np.float32(scale), np.int32(causal))
+        self.suffix = _SUFFIX[np.dtype(q.dtype)]
+
+    def smem(self, forward):
+        """Dynamic shared memory of the plain forward or backward kernel, in bytes."""
+        it, ac = np.dtype(self.dtype).itemsize, _acc(self.dtype).itemsize
+        e, ev = self.E, self.EV
+        if forward:
+            t = (_BN * (e + 1) + _BN * ev + _BM * e) * it
+            return (t + 15) // 16 * 16 + _BM * _BN * ac
+        return (2 * _BR * _BN + 2 * _BR) * ac + (_BN * (e + 1) + _BN * (ev + 1) + _BR * (e + ev)) * it
+
+    def mma_dim(self):
+        """The padded head dim of the tensor-core forward, or None where it does not apply."""
+        if np.dtype(self.dtype).itemsize != 2 or max(self.E, self.EV) > 128:
+            return None
+        return next(d for d in (32, 64, 128) if max(self.E, self.EV) <= d)
+
+    def vec(self, d):
+        """Whether the tensor-core kernel may load 16-byte vectors (unpadded, aligned)."""
+        return int(self.E == self.EV == d and all(
+            a.data.ptr % 16 == 0 and all(s % 8 == 0 for s in _strides(a)[:3])
+            for a in self.rows))
 
 
 class CudaAttention:
-    """Overrides of the array-module kernels (filled in by its own change)."""
+    """Flash-attention overrides of :meth:`attention_forward` and
+    :meth:`attention_backward` (and the preference for them)."""
+
+    prefers_flash_attention = True
+
+    def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
+        c = _Call(q, k, v, bias, allowed, scale, causal, groups)
+        d = c.mma_dim()
+        if c.empty or c.n > _GRID_Y or d is None and (
+                max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
+            return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
+        out = cupy.empty(c.batch + (c.L, c.EV), q.dtype)
+        lse = cupy.empty(c.batch + (c.L,), _acc(q.dtype))
+        if d is not None:
+            fn = kernel(_SOURCE, f"attn_fwd_mma{d}_{c.suffix}")
+            fn(((c.L + _TM - 1) // _TM, c.n), (128,), (out, lse, np.int32(c.vec(d))) + c.args)
+        else:
+            fn = kernel(_SOURCE, f"attn_fwd_{c.suffix}")
+            fn(((c.L + _BM - 1) // _BM, c.n), (128,), (out, lse) + c.args,
+               shared_mem=c.smem(True))
+        return out, lse
+
+    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
+                           groups):
+        c = _Call(q, k, v, bias, allowed, scale, causal, groups)
+        if c.empty or c.n > _GRID_Y * groups or max(c.E, c.EV) > 128 or \
+                c.smem(False) > _SMEM:
+            return super().attention_backward(g, q, k, v, bias, allowed, out, lse, scale,
+                                              causal, groups)
+        acc, rows = _acc(q.dtype), c.n * c.L
+        g = cupy.ascontiguousarray(g)
+        dd = cupy.empty(rows, acc)
+        kernel(_SOURCE, f"attn_rowdot_{c.suffix}")(
+            blocks(rows * 32, 256), (256,),
+            (g, cupy.ascontiguousarray(out), dd, np.int64(rows), np.int32(c.EV)))
+        dq = cupy.zeros(c.batch + (c.L, c.E), acc)
+        dk = cupy.empty(c.kv_batch + (c.S, c.E), q.dtype)
+        dv = cupy.empty(c.kv_batch + (c.S, c.EV), q.dtype)
+        kernel(_SOURCE, f"attn_bwd_{c.suffix}")(
+            ((c.S + _BN - 1) // _BN, c.n // groups), (128,),
+            (g, cupy.ascontiguousarray(lse), dd, dq, dk, dv) + c.args,
+            shared_mem=c.smem(False))
+        if dq.dtype != q.dtype:
+            half = cupy.empty(dq.shape, q.dtype)
+            kernel(_SOURCE, f"attn_cast_{c.suffix}")(
+                blocks(dq.size), (256,), (dq, half, np.int64(dq.size)))
+            dq = half
+        return dq, dk, dv

@@ -21,3 +21,43 @@ class AttentionKernels(ABC):
         A row with no finite score (fully masked) gives zeros, not nan. Half inputs
         compute in float32; the result has ``q``'s dtype and shape ``(..., L, S)``.
         """
+
+    #: Whether :func:`scaled_dot_product_attention` should take the recomputing fused path
+    #: (:meth:`attention_forward` / :meth:`attention_backward`, saving the row log-sum-exp
+    #: rather than :math:`P`) when no weights and no dropout are asked for: True where a
+    #: flash kernel keeps :math:`P` out of memory; False keeps the P-saving op (the CPU).
+    prefers_flash_attention = False
+
+    @abstractmethod
+    def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
+        r"""The attention output and the row log-sum-exp of its scores,
+
+        .. math:: O = \mathrm{softmax}(S)\,V, \qquad
+                  \ell_i = \log \textstyle\sum_j e^{S_{ij}}
+
+        with :math:`S` as in :meth:`attention_probs` (same ``q``, ``k``, ``bias``,
+        ``allowed``, ``scale``, ``causal``), ``v`` of shape ``(..., S, Ev)`` and each of
+        the ``k``/``v`` heads (axis -3) serving ``groups`` consecutive query heads. A fully
+        masked row gives :math:`O_i = 0` and :math:`\ell_i = +\infty` (so
+        :math:`e^{S_{ij} - \ell_i} = 0` recomputes its zero probabilities). Returns
+        ``(out, lse)``: ``out`` of ``q``'s dtype and shape ``(batch..., L, Ev)`` (the batch
+        axes broadcast), ``lse`` float32 (float64 for float64 inputs) of shape
+        ``(batch..., L)``.
+        """
+
+    @abstractmethod
+    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
+                           groups):
+        r"""The gradients ``(dq, dk, dv)`` of :meth:`attention_forward` for the output's
+        gradient ``g``, from its ``out`` and ``lse``, recomputing
+        :math:`P = e^{S - \ell}`:
+
+        .. math::
+            \bar V = P^\top \bar O, \quad \bar S = P \odot (\bar O V^\top - D), \quad
+            D_i = \textstyle\sum_e \bar O_{ie} O_{ie}, \quad
+            \bar Q = s\,\bar S K, \quad \bar K = s\,\bar S^\top Q
+
+        (``bias`` gets none: it is a constant here). ``dq`` has the broadcast batch shape
+        of the output; ``dk``, ``dv`` the same batch with ``k``'s heads (summed over each
+        group of query heads); each in its input's dtype.
+        """
