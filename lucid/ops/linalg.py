@@ -123,7 +123,7 @@ def _pair(op, a, b):
     if a._device is not b._device:
         raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, "
                                   f"but found tensors on {a._device} and {b._device}")
-    if a._dtype is not b._dtype and not _autocast_mix(a._dtype, b._dtype):
+    if a._dtype is not b._dtype and not _autocast_mix(a, b):
         raise DTypeError(f"{op}: expected all operands to have the same dtype, got "
                          f"{a._dtype.name} and {b._dtype.name}")
     if a._dtype is _dt.bool:
@@ -139,10 +139,11 @@ def _operands(op, *xs):
 
 
 def _autocast_mix(a, b):
-    """Under autocast, floating operands of different dtypes are fine: the op casts them."""
+    """Under autocast of their device type, floating operands of different dtypes are fine:
+    the op casts them."""
     on = STATE.autocast
-    return on is not None and a._device.type in on and a.is_floating_point and \
-        b.is_floating_point
+    return on is not None and a._device.type in on and a._dtype.is_floating_point and \
+        b._dtype.is_floating_point
 
 
 def _need_ndim(op, t, ndims, what):
@@ -572,7 +573,7 @@ def einsum(*args):
 def _scaled_add(input, prod, beta, alpha, op):
     """``beta * input + alpha * prod``; ``beta == 0`` ignores ``input`` (its NaNs too)."""
     input = to_tensor(input, prod)
-    if input._dtype is not prod._dtype and _autocast_mix(input._dtype, prod._dtype):
+    if input._dtype is not prod._dtype and _autocast_mix(input, prod):
         input = input.to(prod._dtype)
     if input._dtype is not prod._dtype:
         raise DTypeError(f"{op}: expected input and the matrices to have the same dtype, "
