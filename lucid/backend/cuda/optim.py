@@ -274,7 +274,7 @@ class CudaOptim:
 
     def _block_map(self, sizes):
         """The cached device block map for tensors of ``sizes`` (all nonzero)."""
-        key = (self.index, sizes)
+        key = (self.ordinal, sizes)
         got = _BLOCK_MAPS.get(key)
         if got is None:
             n = np.asarray(sizes, np.int64)
