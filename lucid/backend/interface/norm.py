@@ -72,6 +72,19 @@ class NormKernels(ABC):
         keeps zero mean and unit variance for SELU activations. ``p = 1``: a zero mask and
         no shift (the output is 0, as PyTorch)."""
 
+    @abstractmethod
+    def dropout_forward(self, rng, x, p, noise_shape):
+        r"""``(y, key)`` of plain dropout :math:`y = x \cdot mask`, the mask of
+        :meth:`dropout_noise` of shape ``noise_shape`` (``x``'s, or one broadcasting to it)
+        drawn from ``rng``. ``key`` is what :meth:`dropout_backward` needs to apply the
+        same mask again: the mask itself, or what regenerates it (a counter-based
+        generator's seed and counter), so a backend need not keep the mask."""
+
+    @abstractmethod
+    def dropout_backward(self, g, key):
+        r""":math:`g \cdot mask` for the mask behind ``key``: a :meth:`dropout_forward` key,
+        or a mask of :meth:`dropout_noise` (alpha dropout)."""
+
     # -- embeddings ------------------------------------------------------------------
 
     @abstractmethod
