@@ -13,17 +13,18 @@ class XpOptim:
 
     def _eff_grad(self, g, p, weight_decay, maximize):
         """The effective gradient ``(+-g + wd * p)`` and whether it is a fresh array the
-        kernel may overwrite."""
+        kernel may overwrite. (Fresh arrays are made with ``out=``: a ufunc on 0-d arrays
+        would otherwise return a scalar, which later in-place steps cannot write to.)"""
         xp = self.xp
         if weight_decay:
-            out = xp.multiply(p, weight_decay)
+            out = xp.multiply(p, weight_decay, out=xp.empty_like(p))
             if maximize:
                 out -= g
             else:
                 out += g
             return out, True
         if maximize:
-            return xp.negative(g), True
+            return xp.negative(g, out=xp.empty_like(g)), True
         return g, False
 
     def _lerp_(self, m, g, w, tmp):
@@ -61,7 +62,7 @@ class XpOptim:
                     else:
                         b += g
                 if nesterov:
-                    tmp = xp.multiply(b, momentum)
+                    tmp = xp.multiply(b, momentum, out=xp.empty_like(b))
                     tmp += g
                     d, g, owned = tmp, tmp, True
                 else:
@@ -166,7 +167,7 @@ class XpOptim:
             xp.divide(v, bc2, out=denom)
             xp.sqrt(denom, out=denom)
             denom += eps
-            tmp = xp.divide(g, denom)
+            tmp = xp.divide(g, denom, out=xp.empty_like(g))
             tmp *= -lr * (1.0 - mu) / (1.0 - mu_prod)
             p += tmp
             xp.divide(m, denom, out=tmp)
@@ -185,7 +186,7 @@ class XpOptim:
             bc1 = 1.0 - beta1 ** step
             bc2 = 1.0 - beta2 ** step
             rho_t = rho_inf - 2.0 * step * (beta2 ** step) / bc2
-            upd = xp.divide(m, bc1)
+            upd = xp.divide(m, bc1, out=xp.empty_like(m))
             upd *= lr
             if rho_t > 5.0:
                 rect = ((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
@@ -236,7 +237,7 @@ class XpOptim:
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             clr = lr / (1.0 + (step - 1.0) * lr_decay)
             acc = state_sums[i]
-            tmp = xp.multiply(g, g)
+            tmp = xp.multiply(g, g, out=xp.empty_like(g))
             acc += tmp
             xp.sqrt(acc, out=tmp)
             tmp += eps
@@ -256,7 +257,7 @@ class XpOptim:
             self._ema_sq_(v, g, rho, std)
             xp.add(v, eps, out=std)
             xp.sqrt(std, out=std)
-            delta = xp.add(u, eps)
+            delta = xp.add(u, eps, out=xp.empty_like(u))
             xp.sqrt(delta, out=delta)
             delta /= std
             delta *= g
@@ -273,7 +274,7 @@ class XpOptim:
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             eta = float(etas[i])
             p *= 1.0 - lambd * eta
-            tmp = xp.multiply(g, -eta)
+            tmp = xp.multiply(g, -eta, out=xp.empty_like(g))
             p += tmp
             ax = axs[i]
             mu = float(mus[i])
@@ -295,7 +296,7 @@ class XpOptim:
             s += 1
             g, owned = self._eff_grad(grads[i], p, 0.0, maximize)
             prev, size = prevs[i], step_sizes[i]
-            sign = xp.multiply(g, prev)
+            sign = xp.multiply(g, prev, out=xp.empty_like(g))
             xp.sign(sign, out=sign)
             down = sign < 0
             factor = xp.ones_like(sign)
