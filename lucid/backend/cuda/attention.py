@@ -13,9 +13,12 @@ fully masked row). float16/bfloat16 with head dims up to 128 take a tensor-core 
 zero-padded to 32, 64 or 128); other dtypes and head dims up to 256 a plain tiled kernel
 (a warp per 4 query rows, a lane per key). Backward: :math:`D_i = \sum_e \bar O_{ie}
 O_{ie}` first, then one kernel per (key tile, batch, key/value head) recomputing
-:math:`P = e^{S - \ell}` for each step of 8 query rows of every head of its group,
-keeping :math:`\bar K, \bar V` of its 32 keys in registers and adding :math:`\bar Q`
-atomically in float32 (float64 for float64). What the kernels do not take (head dims
+:math:`P = e^{S - \ell}` for each step of query rows of every head of its group,
+keeping :math:`\bar K, \bar V` of its keys in registers and adding :math:`\bar Q`
+atomically in float32 (float64 for float64): for float16/bfloat16 with head dims up to
+128 on tensor cores (64 keys, steps of 32 queries; :math:`\bar S` goes through shared
+memory for :math:`\bar Q = \bar S K`, B operands loaded transposed by ``ldmatrix``),
+else a plain kernel (32 keys, steps of 8 queries). What the kernels do not take (head dims
 past 256 forward, past 128 backward, a shared-memory budget the dtype exceeds, empty
 inputs) goes to the array-module implementation.
 """
@@ -30,7 +33,9 @@ from .kernels import blocks, kernel
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
            np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16"}
-_BN, _BM, _BR, _TM = 32, 16, 8, 64        # as BN, BM, BR, TM in the source
+_BN, _BM, _BR, _TM, _QM = 32, 16, 8, 64, 32   # as BN, BM, BR, TM, QM in the source
+_MMA_BACKWARD = True                      # False: half types take the plain backward too
+_RAISED = set()                           # (kernel, device) whose shared-memory limit is raised
 _SMEM = 48 * 1024                         # static shared-memory limit of a launch
 _GRID_Y = 65535
 
@@ -335,13 +340,13 @@ template <> struct Mma<__nv_bfloat16> {
 
 #define TM 64                   // query rows and keys per tile of the mma kernel
 
-// rows x D of src (row stride rs, the first n rows and e features real, zeros elsewhere)
+// R x D of src (row stride rs, the first n rows and e features real, zeros elsewhere)
 // into dst: row-major with leading dimension ld, or transposed (dst[c * ld + r]).
-template <class T, int D, bool TR>
+template <class T, int D, bool TR, int R = TM>
 __device__ __forceinline__ void stage(T* dst, int ld, const T* src, long long rs,
                                       long long n, int e, int vec) {
     if (vec) {                  // e == D, 16-byte aligned rows: 8 elements a load
-        for (int x = threadIdx.x; x < TM * D / 8; x += blockDim.x) {
+        for (int x = threadIdx.x; x < R * D / 8; x += blockDim.x) {
             const int r = x / (D / 8), c = x % (D / 8) * 8;
             uint4 u = make_uint4(0, 0, 0, 0);
             if (r < n) u = *reinterpret_cast<const uint4*>(src + r * rs + c);
@@ -354,7 +359,7 @@ __device__ __forceinline__ void stage(T* dst, int ld, const T* src, long long rs
             }
         }
     } else {
-        for (int x = threadIdx.x; x < TM * D; x += blockDim.x) {
+        for (int x = threadIdx.x; x < R * D; x += blockDim.x) {
             const int r = x / D, c = x % D;
             const T val = r < n && c < e ? src[r * rs + c] : T(0.0f);
             dst[TR ? c * ld + r : r * ld + c] = val;
@@ -475,6 +480,156 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
     }
 }
 
+
+// B fragments of two 8x8 tiles of a row-major [k][n] matrix in shared memory (k0 + 0..15,
+// n0 + 0..7; row pointers from lanes 0-15), transposed on load: the "col" B operand.
+__device__ __forceinline__ void ldsm_t(u32& b0, u32& b1, const void* row) {
+    const u32 a = (u32)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(b0), "=r"(b1) : "r"(a));
+}
+
+#define QM 32                   // query rows per step of the mma backward
+
+// One block per (64 keys, batch, key/value head); warp w owns keys w*16..w*16+15 and keeps
+// their dK, dV (16 x D each) in registers. Per step of QM query rows of each head of the
+// group: S^T = K Q^T, P^T = exp(S^T - lse), dP^T = V dO^T, dS^T = P^T (dP^T - D) (tiles of
+// 16 keys x QM queries), dV += P^T dO, dK += dS^T Q, then dS through shared memory for
+// dQ (QM x D, split over the warps) += dS K, added atomically in float32.
+template <class T, int D>
+__device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* dq, T* dk,
+                        T* dv, int vec, ATTN_PARAMS(T)) {
+    constexpr int KL = D + 8, SL = TM + 8, KS = D / 16, DT = D / 8, NQ = QM / 8;
+    extern __shared__ __align__(16) unsigned char smem[];
+    T* Ks = reinterpret_cast<T*>(smem);             // TM x KL
+    T* Vs = Ks + TM * KL;                           // TM x KL
+    T* Qs = Vs + TM * KL;                           // QM x KL
+    T* Gs = Qs + QM * KL;                           // QM x KL: dO
+    T* Ss = Gs + QM * KL;                           // QM x SL: dS, [query][key]
+    float* Ls = reinterpret_cast<float*>(Ss + QM * SL);
+    float* Dr = Ls + QM;
+    const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31, gr = lane >> 2, tq = lane & 3;
+    const long long hk_n = blockIdx.y, Hk = H / G;
+    const long long b = hk_n / Hk, hk = hk_n % Hk;
+    const long long j0 = (long long)blockIdx.x * TM;
+    {
+        Masks<T> mk;
+        Head hd = head_of<T>(b * H + hk * G, ATTN_ARGS, mk);
+        stage<T, D, false>(Ks, KL, k + hd.ko + j0 * kl, kl, S - j0, E, vec);
+        stage<T, D, false>(Vs, KL, v + hd.vo + j0 * vl, vl, S - j0, EV, vec);
+    }
+    float dka[DT][4], dva[DT][4];
+#pragma unroll
+    for (int t = 0; t < DT; ++t)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dka[t][e] = dva[t][e] = 0.f;
+    const u32* k0 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr) * KL);
+    const u32* k8 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr + 8) * KL);
+    const u32* v0 = reinterpret_cast<const u32*>(Vs + (w * 16 + gr) * KL);
+    const u32* v8 = reinterpret_cast<const u32*>(Vs + (w * 16 + gr + 8) * KL);
+    const long long jr[2] = {j0 + w * 16 + gr, j0 + w * 16 + gr + 8};
+    const float L2E = 1.4426950408889634f;
+    for (long long g = 0; g < G; ++g) {
+        Masks<T> mk;
+        Head hd = head_of<T>(b * H + hk * G + g, ATTN_ARGS, mk);
+        const long long rows = hd.n * L;
+        const bool plain = !mk.bias && !mk.ok && !causal;
+        for (long long i0 = causal ? j0 / QM * QM : 0; i0 < L; i0 += QM) {
+            __syncthreads();
+            stage<T, D, false, QM>(Qs, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);
+            stage<T, D, false, QM>(Gs, KL, go + (rows + i0) * EV, EV, L - i0, EV, vec);
+            if (tid < QM) {
+                Ls[tid] = i0 + tid < L ? lse[rows + i0 + tid] * L2E : 0.f;
+                Dr[tid] = i0 + tid < L ? dd[rows + i0 + tid] : 0.f;
+            }
+            __syncthreads();
+            float sc[NQ][4], dp[NQ][4];
+#pragma unroll
+            for (int t = 0; t < NQ; ++t) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sc[t][e] = dp[t][e] = 0.f;
+                const u32* qr = reinterpret_cast<const u32*>(Qs + (t * 8 + gr) * KL);
+                const u32* gq = reinterpret_cast<const u32*>(Gs + (t * 8 + gr) * KL);
+#pragma unroll
+                for (int s = 0; s < KS; ++s) {
+                    const u32 ka[4] = {k0[s * 8 + tq], k8[s * 8 + tq], k0[s * 8 + 4 + tq],
+                                       k8[s * 8 + 4 + tq]};
+                    const u32 va[4] = {v0[s * 8 + tq], v8[s * 8 + tq], v0[s * 8 + 4 + tq],
+                                       v8[s * 8 + 4 + tq]};
+                    Mma<T>::mma(sc[t], ka, qr[s * 8 + tq], qr[s * 8 + 4 + tq]);
+                    Mma<T>::mma(dp[t], va, gq[s * 8 + tq], gq[s * 8 + 4 + tq]);
+                }
+            }
+            const bool edge = !plain || j0 + TM > S || i0 + QM > L;
+            u32 pa[NQ / 2][4], sa[NQ / 2][4];
+#pragma unroll
+            for (int t = 0; t < NQ; ++t) {
+                float p[4], ds[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int c = t * 8 + 2 * tq + (e & 1);      // query column
+                    float s = sc[t][e] * scale;
+                    if (edge) s = mk.apply(s, i0 + c, jr[e >> 1]);
+                    p[e] = exp2f(s * L2E - Ls[c]);              // masked: exp2(-inf) = 0
+                    ds[e] = p[e] * (dp[t][e] - Dr[c]);
+                    Ss[c * SL + w * 16 + gr + (e >> 1) * 8] = T(ds[e]);
+                }
+                pa[t >> 1][(t & 1) * 2] = Mma<T>::pack(p[0], p[1]);
+                pa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(p[2], p[3]);
+                sa[t >> 1][(t & 1) * 2] = Mma<T>::pack(ds[0], ds[1]);
+                sa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(ds[2], ds[3]);
+            }
+#pragma unroll
+            for (int t = 0; t < DT; ++t)
+#pragma unroll
+                for (int s = 0; s < NQ / 2; ++s) {
+                    u32 b0, b1;
+                    ldsm_t(b0, b1, Gs + (s * 16 + (lane & 15)) * KL + t * 8);
+                    Mma<T>::mma(dva[t], pa[s], b0, b1);
+                    ldsm_t(b0, b1, Qs + (s * 16 + (lane & 15)) * KL + t * 8);
+                    Mma<T>::mma(dka[t], sa[s], b0, b1);
+                }
+            __syncthreads();
+            // dQ rows mt*16.. of this step, feature tiles nh*DT/2.. : (dS K) * scale
+            const int mt = w & 1, nh = w >> 1;
+            const u32* s0 = reinterpret_cast<const u32*>(Ss + (mt * 16 + gr) * SL);
+            const u32* s8 = reinterpret_cast<const u32*>(Ss + (mt * 16 + gr + 8) * SL);
+#pragma unroll
+            for (int t = 0; t < DT / 2; ++t) {
+                const int nt = nh * (DT / 2) + t;
+                float qa[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+                for (int s = 0; s < TM / 16; ++s) {
+                    const u32 a[4] = {s0[s * 8 + tq], s8[s * 8 + tq], s0[s * 8 + 4 + tq],
+                                      s8[s * 8 + 4 + tq]};
+                    u32 b0, b1;
+                    ldsm_t(b0, b1, Ks + (s * 16 + (lane & 15)) * KL + nt * 8);
+                    Mma<T>::mma(qa, a, b0, b1);
+                }
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const long long i = i0 + mt * 16 + gr + (e >> 1) * 8;
+                    const int c = nt * 8 + 2 * tq + (e & 1);
+                    if (i < L && c < E) atomicAdd(dq + (rows + i) * E + c, qa[e] * scale);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (jr[h] >= S) continue;
+        const long long row = hk_n * S + jr[h];
+#pragma unroll
+        for (int t = 0; t < DT; ++t) {
+            const int c = t * 8 + 2 * tq;
+            if (c < E) dk[row * E + c] = T(dka[t][2 * h] * scale);
+            if (c + 1 < E) dk[row * E + c + 1] = T(dka[t][2 * h + 1] * scale);
+            if (c < EV) dv[row * EV + c] = T(dva[t][2 * h]);
+            if (c + 1 < EV) dv[row * EV + c + 1] = T(dva[t][2 * h + 1]);
+        }
+    }
+}
+
 #define PLAIN(SUF, T, A)                                                                \
     extern "C" __global__ void __launch_bounds__(128) attn_fwd_##SUF(T* o, A* lse,      \
                                                                       ATTN_PARAMS(T)) {     \
@@ -495,6 +650,11 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
     extern "C" __global__ void __launch_bounds__(128) attn_fwd_mma##D##_##SUF(          \
         T* o, float* lse, int vec, ATTN_PARAMS(T)) {                                       \
         fwd_mma<T, D>(o, lse, vec, ATTN_ARGS);                                          \
+    }                                                                                   \
+    extern "C" __global__ void __launch_bounds__(128) attn_bwd_mma##D##_##SUF(          \
+        const T* go, const float* lse, const float* dd, float* dq, T* dk, T* dv, int vec, \
+        ATTN_PARAMS(T)) {                                                               \
+        bwd_mma<T, D>(go, lse, dd, dq, dk, dv, vec, ATTN_ARGS);                         \
     }
 
 PLAIN(f32, float, float)
@@ -625,10 +785,23 @@ class CudaAttention:
         dq = cupy.zeros(c.batch + (c.L, c.E), acc)
         dk = cupy.empty(c.kv_batch + (c.S, c.E), q.dtype)
         dv = cupy.empty(c.kv_batch + (c.S, c.EV), q.dtype)
-        kernel(_SOURCE, f"attn_bwd_{c.suffix}")(
-            ((c.S + _BN - 1) // _BN, c.n // groups), (128,),
-            (g, cupy.ascontiguousarray(lse), dd, dq, dk, dv) + c.args,
-            shared_mem=c.smem(False))
+        head = (g, cupy.ascontiguousarray(lse), dd, dq, dk, dv)
+        d = c.mma_dim() if _MMA_BACKWARD else None
+        if d is not None:
+            fn = kernel(_SOURCE, f"attn_bwd_mma{d}_{c.suffix}")
+            # K, V (TM rows), Q, dO (QM rows) of d + 8 halves, dS (QM x TM + 8), lse and D
+            smem = 2 * (2 * (_TM + _QM) * (d + 8) + _QM * (_TM + 8)) + 2 * 4 * _QM
+            key = (fn, cupy.cuda.runtime.getDevice())
+            if key not in _RAISED:          # past 48 KiB a launch must be allowed it
+                fn.max_dynamic_shared_size_bytes = smem
+                _RAISED.add(key)
+            vec = c.vec(d) and g.data.ptr % 16 == 0
+            fn(((c.S + _TM - 1) // _TM, c.n // groups), (128,),
+               head + (np.int32(vec),) + c.args, shared_mem=smem)
+        else:
+            kernel(_SOURCE, f"attn_bwd_{c.suffix}")(
+                ((c.S + _BN - 1) // _BN, c.n // groups), (128,), head + c.args,
+                shared_mem=c.smem(False))
         if dq.dtype != q.dtype:
             half = cupy.empty(dq.shape, q.dtype)
             kernel(_SOURCE, f"attn_cast_{c.suffix}")(
