@@ -180,7 +180,9 @@ extern "C" __global__ void philox_int(long long* out, long long n, unsigned long
     }
 }
 
-// y = x * (w_i >= threshold ? scale : 0): dropout's forward and (on g) its backward
+// y = x * (w_i >= threshold ? scale : 0): dropout's forward and (on g) its backward;
+// a thread's four elements move as one aligned vector where they can
+struct alignas(4 * sizeof(T)) Quad { T v[4]; };
 extern "C" __global__ void philox_dropout(const T* x, T* y, long long n,
                                           unsigned long long key, unsigned long long offset,
                                           unsigned int threshold, A scale) {
@@ -189,6 +191,14 @@ extern "C" __global__ void philox_dropout(const T* x, T* y, long long n,
     if (i0 >= n) return;
     uint4 q = philox(offset + (unsigned long long)t, 0u, key);
     unsigned int w[4] = {q.x, q.y, q.z, q.w};
+    if (i0 + 4 <= n && !(((unsigned long long)x | (unsigned long long)y) % sizeof(Quad))) {
+        Quad v = reinterpret_cast<const Quad*>(x)[t];     // one 4-element load and store
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            v.v[j] = T(static_cast<A>(v.v[j]) * (w[j] >= threshold ? scale : (A)0));
+        reinterpret_cast<Quad*>(y)[t] = v;
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < 4; ++j)
         if (i0 + j < n)
