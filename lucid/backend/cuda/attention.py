@@ -347,7 +347,8 @@ __device__ __forceinline__ void stage(T* dst, int ld, const T* src, long long rs
                                       long long n, int e, int vec) {
     if (vec) {                  // e == D, 16-byte aligned rows: 8 elements a load
         for (int x = threadIdx.x; x < R * D / 8; x += blockDim.x) {
-            const int r = x / (D / 8), c = x % (D / 8) * 8;
+            // transposed: a warp takes 32 rows of one chunk, so its stores hit 32 banks
+            const int r = TR ? x % R : x / (D / 8), c = TR ? x / R * 8 : x % (D / 8) * 8;
             uint4 u = make_uint4(0, 0, 0, 0);
             if (r < n) u = *reinterpret_cast<const uint4*>(src + r * rs + c);
             if (TR) {

@@ -28,18 +28,19 @@ def _sample(args, name, torch_fn=None, **kw):
 def _flash(args, name, scale=0.5, is_causal=False, groups=1, rows=None):
     """The flash op called directly (the CPU backend takes the P-saving op); ``rows`` a
     boolean mask, a fourth array in ``args`` a constant float mask."""
-    allowed = None if rows is None else lucid.tensor(rows)._data
     kw = dict(scale=scale, is_causal=is_causal, enable_gqa=groups > 1)
+
+    def fn(*a):
+        allowed = None if rows is None else lucid.tensor(rows, device=a[0].device)._data
+        return _Flash.apply(*a, allowed=allowed, scale=scale, causal=is_causal, groups=groups)
 
     def torch_fn(q, k, v, bias=None):
         mask = torch.from_numpy(rows) if rows is not None else \
             None if bias is None else bias.to(q.dtype)
         return TF.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw)
 
-    return Sample("flash_attention",
-                  lambda *a: _Flash.apply(*a, allowed=allowed, scale=scale, causal=is_causal,
-                                          groups=groups),
-                  args, torch_fn=torch_fn, name=f"flash_attention[{name}]")
+    return Sample("flash_attention", fn, args, torch_fn=torch_fn,
+                  name=f"flash_attention[{name}]")
 
 
 SAMPLES = [
