@@ -34,7 +34,7 @@ from .kernels import blocks, kernel
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
            np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16"}
 _BN, _BM, _BR, _TM, _QM = 32, 16, 8, 64, 32   # as BN, BM, BR, TM, QM in the source
-_MMA_BACKWARD = True                      # False: half types take the plain backward too
+_MMA_FORWARD = _MMA_BACKWARD = True       # False: half types take the plain kernel too
 _RAISED = set()                           # (kernel, device) whose shared-memory limit is raised
 _SMEM = 48 * 1024                         # static shared-memory limit of a launch
 _GRID_Y = 65535
@@ -755,7 +755,7 @@ class CudaAttention:
 
     def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
-        d = c.mma_dim()
+        d = c.mma_dim() if _MMA_FORWARD else None
         if c.empty or c.n > _GRID_Y or d is None and (
                 max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
             return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
