@@ -18,13 +18,16 @@ block :math:`t`: four values from single words for float32 and the half types, t
 Samplers that need a varying number of words per element (Poisson) give element :math:`i`
 the counters :math:`(o + i, j)`, :math:`j = 0, 1, \ldots`, and claim one offset each.
 
-Uniforms: :math:`u = \lfloor w / 2^{32-b} \rfloor 2^{-b}` on the :math:`b`-bit grid of the
-output (24, 53, 11 for float16, 8 for bfloat16; so :math:`u < 1` after rounding), and an
-open :math:`u^\circ = (2\lfloor w / 2^{33-b}\rfloor + 1)\,2^{-b} \in (0, 1)` where a
-logarithm or a tangent needs it. Normals by Box-Muller on word pairs,
-:math:`z = \sqrt{-2 \ln u^\circ_1}\,(\cos, \sin)(2\pi u_2)`; integers on :math:`[l, l + r)`
-as :math:`l + \lfloor x r / 2^{64} \rfloor` (64-bit :math:`x`, bias below
-:math:`r / 2^{64}`). The numbers are not the CPU generator's, only their distributions.
+Uniforms from a :math:`B`-bit word :math:`w` (32, or 64 for float64):
+:math:`u = \lfloor w / 2^{B-b} \rfloor 2^{-b}` on the :math:`b`-bit grid of the output
+(24, 53, 11 for float16, 8 for bfloat16; so :math:`u < 1` after rounding), and, where a
+logarithm or a tangent needs :math:`(0, 1)`, the open
+:math:`u^\circ = (2\lfloor w / 2^{B+1-b}\rfloor + 1)\,2^{-b}` with :math:`b` = 24 or 53
+(the other samplers compute in float32 for the half types). Normals by Box-Muller on word
+pairs, :math:`z = \sqrt{-2 \ln u^\circ_1}\,(\cos, \sin)(2\pi u_2)`; integers on
+:math:`[l, l + r)` as :math:`l + \lfloor x r / 2^{64} \rfloor` (64-bit :math:`x`, bias
+below :math:`r / 2^{64}`). The numbers are not the CPU generator's, only their
+distributions.
 
 Dropout is counter-based too: :meth:`CudaRandom.dropout_forward` keeps element :math:`i`
 when its word :math:`w_i \ge \mathrm{round}(p\, 2^{32})` and returns the
@@ -459,9 +462,10 @@ class CudaRandom:
         rows, n = p.shape
         if not replacement:
             e = self._floats(rng, (rows, n), _EXPONENTIAL, _F64, 1.0)
-            pos = p > 0
-            keys = cupy.where(pos, e / cupy.where(pos, p, 1.0), cupy.inf)
-            return cupy.argsort(keys, axis=1)[:, :num_samples].astype(np.int64)
+            with self._device:
+                pos = p > 0
+                keys = cupy.where(pos, e / cupy.where(pos, p, 1.0), cupy.inf)
+                return cupy.argsort(keys, axis=1)[:, :num_samples].astype(np.int64)
         with self._device:
             cdf = cupy.ascontiguousarray(cupy.cumsum(p, axis=1))
             cdf /= cdf[:, -1:]              # exactly 1 from the last positive weight on
