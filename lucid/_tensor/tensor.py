@@ -481,7 +481,7 @@ def _device_of(node):
     be = node.be
     if be.name == "cpu":
         return CPU
-    return _device_cls(be.name, getattr(be, "index", 0))
+    return _device_cls(be.name, be.ordinal)
 
 
 def _norm_dim(dim, ndim, op):

@@ -50,6 +50,7 @@ class CpuBackend(ArrayBackend):
     """Every kernel of :class:`Backend` on NumPy arrays."""
 
     name = "cpu"
+    ordinal = 0
     xp = np
     ndarray = np.ndarray
 

@@ -749,14 +749,15 @@ class _Call:
 
 class CudaAttention:
     """Flash-attention overrides of :meth:`attention_forward` and
-    :meth:`attention_backward` (and the preference for them)."""
+    :meth:`attention_backward` (and the preference for them). float64 takes the array
+    reference: the kernels take the scale and keep the log-sum-exp in float32."""
 
     prefers_flash_attention = True
 
     def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
         d = c.mma_dim() if _MMA_FORWARD else None
-        if c.empty or c.n > _GRID_Y or d is None and (
+        if c.empty or c.n > _GRID_Y or c.dtype == np.float64 or d is None and (
                 max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
             return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
         out = cupy.empty(c.batch + (c.L, c.EV), q.dtype)
@@ -773,8 +774,8 @@ class CudaAttention:
     def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
                            groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
-        if c.empty or c.n > _GRID_Y * groups or max(c.E, c.EV) > 128 or \
-                c.smem(False) > _SMEM:
+        if c.empty or c.n > _GRID_Y * groups or c.dtype == np.float64 or \
+                max(c.E, c.EV) > 128 or c.smem(False) > _SMEM:
             return super().attention_backward(g, q, k, v, bias, allowed, out, lse, scale,
                                               causal, groups)
         acc, rows = _acc(q.dtype), c.n * c.L

@@ -105,19 +105,21 @@ _ACT = r"""
 #define INV_SQRT_2PI 0.3989422804014327
 
 // mode: 0 exact GELU, 1 tanh GELU, 2 SiLU.
+__device__ __forceinline__ A gelu_u(A v) { return A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v); }
+
 __device__ __forceinline__ A act_value(A v, int mode) {
     if (mode == 0) return v * (A(0.5) + A(0.5) * erf(v * A(SQRT_HALF)));
-    if (mode == 1)
-        return A(0.5) * v * (A(1) + tanh(A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v)));
+    if (mode == 1)      // 0.5 v (1 + tanh u) as v sigmoid(2u): no cancellation for u << 0
+        return v / (A(1) + exp(A(-2) * gelu_u(v)));
     return v * (A(1) / (A(1) + exp(-v)));
 }
 
 __device__ __forceinline__ A act_slope(A v, int mode) {
     if (mode == 0) return A(0.5) + A(0.5) * erf(v * A(SQRT_HALF))
                           + v * (A(INV_SQRT_2PI) * exp(A(-0.5) * v * v));
-    if (mode == 1) {
-        A t = tanh(A(SQRT_2_OVER_PI) * (v + A(GELU_C) * v * v * v));
-        return A(0.5) * (A(1) + t) + A(0.5) * v * (A(1) - t * t)
+    if (mode == 1) {    // with s = sigmoid(2u) = (1 + tanh u) / 2: 1 - tanh^2 u = 4 s (1 - s)
+        A s = A(1) / (A(1) + exp(A(-2) * gelu_u(v)));
+        return s + A(2) * v * s * (A(1) - s)
                * (A(SQRT_2_OVER_PI) * (A(1) + A(3.0 * GELU_C) * v * v));
     }
     A s = A(1) / (A(1) + exp(-v));

@@ -6,7 +6,11 @@ replaced (a plain module, so attribute lookups cost what ``cupy.x`` costs):
 
 - ``where``: a Python scalar beside an array takes the array's dtype (NumPy 2's weak
   scalars); CuPy turns ``where(c, bfloat16_array, 0)`` into float32.
-- ``tril`` / ``triu``: keep bfloat16 (CuPy's promote it).
+  Selecting bfloat16 moves the raw 16-bit words (CuPy's ``where`` has no bfloat16 loop).
+- ``tril`` / ``triu``: keep bfloat16 (through that ``where``).
+- the math ufuncs (``power``, ``fmod``, ``log``, ``maximum``, ...): where CuPy has no
+  bfloat16 loop it computes in float32; the result is rounded back to bfloat16, once, as
+  the CPU's ml_dtypes does.
 - ``sort`` / ``argsort`` / ``isin``: bfloat16 sorts through float32 (exact: every bfloat16 is a
   float32), which CuPy refuses.
 """
@@ -47,7 +51,38 @@ def where(cond, x=None, y=None):
     elif ya and not xa:
         x = _weak(x, y)
         y = y.astype(x.dtype, copy=False)
+    if x.dtype == _BF16 and y.dtype == _BF16:        # a selection: move the bits
+        return cupy.where(cond, x.view(np.uint16), y.view(np.uint16)).view(_BF16)
     return cupy.where(cond, x, y)
+
+
+def _keep_bfloat16(ufunc):
+    """``ufunc`` whose float32 result is rounded back to bfloat16 when every array operand
+    is bfloat16 (CuPy has no bfloat16 loop for it and computes in float32)."""
+    def call(*args, **kwargs):
+        r = ufunc(*args, **kwargs)
+        if isinstance(r, cupy.ndarray) and r.dtype == np.float32 and "out" not in kwargs \
+                and all(a.dtype == _BF16 for a in args if isinstance(a, cupy.ndarray)) \
+                and any(isinstance(a, cupy.ndarray) for a in args):
+            return r.astype(_BF16)
+        return r
+    call.__name__ = call.__qualname__ = ufunc.__name__
+    call.__doc__ = ufunc.__doc__
+    for attr in ("at", "reduce", "accumulate", "reduceat", "outer", "nin", "nout"):
+        if hasattr(ufunc, attr):           # the ufunc's methods stay reachable
+            setattr(call, attr, getattr(ufunc, attr))
+    return call
+
+
+for _k in ("power", "float_power", "fmod", "remainder", "mod", "floor_divide", "divide",
+           "true_divide", "sign", "log", "log2", "log10", "log1p", "expm1", "exp2", "sqrt",
+           "cbrt", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+           "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2", "hypot",
+           "logaddexp", "logaddexp2", "maximum", "minimum", "fmax", "fmin", "copysign",
+           "floor", "ceil", "trunc", "rint", "fix", "absolute", "abs", "negative",
+           "square", "heaviside", "nextafter", "ldexp", "deg2rad", "rad2deg", "clip",
+           "multiply", "subtract", "add", "exp", "tanh"):
+    setattr(xp, _k, _keep_bfloat16(getattr(cupy, _k)))
 
 
 def _triangle(a, k, lower):

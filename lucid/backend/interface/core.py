@@ -6,8 +6,9 @@ from abc import ABC, abstractmethod
 class CoreKernels(ABC):
     """Primitive kernels every op and the Tensor itself build on.
 
-    Attributes: ``name`` (``"cpu"``, ``"cuda"``), ``xp`` (the array module), ``ndarray``
-    (the array type, to recognise results that need wrapping).
+    Attributes: ``name`` (``"cpu"``, ``"cuda"``), ``ordinal`` (the device index, 0 on the
+    CPU), ``xp`` (the array module), ``ndarray`` (the array type, to recognise results
+    that need wrapping).
     """
 
     @abstractmethod
