@@ -396,10 +396,8 @@ def _index_arg(op, index, x):
 
 def _check_range(op, be, a, n, dim, negative):
     """IndexingError unless every index of array ``a`` is in ``[-n, n)`` (``[0, n)``)."""
-    try:
-        be.check_index_bounds(a, -n if negative else 0, n)
-    except IndexingError as e:
-        raise IndexingError(f"{op}: {e} for dimension {dim} with size {n}") from None
+    be.check_index_bounds(a, -n if negative else 0, n,
+                          lambda e: f"{op}: {e} for dimension {dim} with size {n}")
 
 
 def _same_dtype(op, x, src, what="src"):

@@ -152,3 +152,25 @@ def test_tf32_switch_changes_float32_matmul():
         lucid.backends.cuda.matmul.allow_tf32 = False
     assert err_tf32 > 10 * err_fp32          # TF32 keeps 10 mantissa bits, float32 23
     assert np.abs((a @ a).cpu().numpy() - exact).max() == err_fp32
+
+
+def test_bounds_checks_run_on_the_device_and_report_at_the_next_read():
+    from lucid.errors import ArgumentError, IndexingError
+    w = lucid.randn(10, 4, device="cuda")
+    bad = lucid.tensor([1, 12, 3], device="cuda")
+    y = lucid.nn.functional.embedding(bad, w)          # queued: no host read, no error yet
+    with pytest.raises(IndexingError, match=r"embedding: index out of range.*index 12"):
+        y.sum().item()
+    y.sum().item()                                     # reported once, then cleared
+    logits = lucid.randn(3, 5, device="cuda")
+    loss = lucid.nn.functional.cross_entropy(logits, lucid.tensor([0, 7, 1], device="cuda"))
+    with pytest.raises(IndexingError, match="index 7 is out of bounds"):
+        lucid.cuda.synchronize()
+    assert np.isfinite(loss.item())                    # the clamped kernel read no garbage
+    p = lucid.tensor([0.5, 1.5], device="cuda")
+    lucid.nn.functional.binary_cross_entropy(p, lucid.ones(2, device="cuda"))
+    with pytest.raises(ArgumentError, match="binary_cross_entropy"):
+        p.cpu()
+    x = lucid.randn(4, device="cuda")
+    with pytest.raises(IndexingError, match="gather: index 9 is out of bounds for dimension 0"):
+        x.gather(0, lucid.tensor([9], device="cuda")).cpu()

@@ -6,6 +6,12 @@ _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
           "amin": "minimum"}
 
 
+
+def index_error(value, describe=None):
+    """The IndexingError of an out-of-bounds ``value`` (``describe`` adds the context)."""
+    msg = f"index {int(value)} is out of bounds"
+    return IndexingError(describe(msg) if describe is not None else msg)
+
 class XpIndexing:
     """Implements :class:`IndexingKernels` with ``self.xp``."""
 
@@ -33,12 +39,12 @@ class XpIndexing:
     def count_true(self, mask):
         return int(self.xp.count_nonzero(mask))
 
-    def check_index_bounds(self, a, low, high):
+    def check_index_bounds(self, a, low, high, describe=None):
         if a.size == 0:
             return
         lo, hi = int(a.min()), int(a.max())
         if lo < low or hi >= high:
-            raise IndexingError(f"index {hi if hi >= high else lo} is out of bounds")
+            raise index_error(hi if hi >= high else lo, describe)
 
     def grid_index(self, index, dim):
         xp = self.xp

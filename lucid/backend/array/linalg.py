@@ -50,8 +50,8 @@ class XpLinalg:
         xp = self.xp
         if use_mm:
             sq = (x1 * x1).sum(-1)[..., :, None] + (x2 * x2).sum(-1)[..., None, :] \
-                - 2 * xp.matmul(x1, xp.swapaxes(x2, -1, -2))
-            return xp.sqrt(xp.maximum(sq, 1e-30))
+                - 2 * self.matmul(x1, xp.swapaxes(x2, -1, -2))
+            return xp.sqrt(xp.maximum(sq, sq.dtype.type(1e-30)))
         a = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
         if p == 0:
             return (a != 0).sum(-1).astype(x1.dtype)
@@ -73,8 +73,8 @@ class XpLinalg:
         if p == 2:       # sum_j w_ij (x1_i - x2_j) as two GEMMs, no (P, R, M) tensor
             w = xp.where(d == 0, 0, g / xp.where(d == 0, 1, d))
             wt = xp.swapaxes(w, -1, -2)
-            return (x1 * w.sum(-1)[..., None] - xp.matmul(w, x2),
-                    x2 * wt.sum(-1)[..., None] - xp.matmul(wt, x1))
+            return (x1 * w.sum(-1)[..., None] - self.matmul(w, x2),
+                    x2 * wt.sum(-1)[..., None] - self.matmul(wt, x1))
         diff = x1[..., :, None, :] - x2[..., None, :, :]
         w = xp.sign(diff) * g[..., None]          # zero wherever diff (or d) is zero
         if p == float("inf"):

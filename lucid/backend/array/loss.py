@@ -38,7 +38,13 @@ class XpLoss:
     # -- fused activations ---------------------------------------------------------------
 
     def _gelu_tanh(self, x):
-        return self.xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x))
+        r""":math:`s = \frac12(1 + \tanh u) = \sigma(2u)`, :math:`u = \sqrt{2/\pi}(x +
+        0.044715 x^3)`, as :math:`1 / (1 + e^{-2u})`: no cancellation where
+        :math:`\tanh u \to -1`."""
+        xp = self.xp
+        u = x + _GELU_C * x * x * x
+        u *= -2.0 * _SQRT_2_OVER_PI
+        return 1.0 / (1.0 + xp.exp(u))
 
     def _gelu_cdf(self, x):
         r""":math:`\Phi(x) = \frac12(1 + \mathrm{erf}(x/\sqrt2))` of float64 ``x`` (float32
@@ -94,7 +100,7 @@ class XpLoss:
         if approximate != "tanh" and x.dtype == self.xp.float32:
             return self._gelu_erf32(x).astype(a.dtype, copy=False)
         if approximate == "tanh":
-            out = 0.5 * x * (1.0 + self._gelu_tanh(x))
+            out = x * self._gelu_tanh(x)
         else:
             out = x * self._gelu_cdf(x)
         return out.astype(a.dtype, copy=False)
@@ -105,10 +111,9 @@ class XpLoss:
         if approximate != "tanh" and x.dtype == xp.float32:
             return self._gelu_erf32(x, self._f32(g).astype(xp.float32, copy=False)).astype(
                 g.dtype, copy=False)
-        if approximate == "tanh":
-            t = self._gelu_tanh(x)
-            d = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * (
-                _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_C * x * x))
+        if approximate == "tanh":            # 1 - tanh(u)^2 = 4 s (1 - s)
+            s = self._gelu_tanh(x)
+            d = s + 2.0 * x * s * (1.0 - s) * (_SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_C * x * x))
         else:
             d = self._gelu_cdf(x) + x * (_INV_SQRT_2PI * xp.exp(-0.5 * x * x))
         return (self._f32(g) * d).astype(g.dtype, copy=False)

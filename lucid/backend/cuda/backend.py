@@ -15,11 +15,12 @@ import functools
 
 import cupy
 import numpy as np
-from cupy._core import _routines_linalg as _linalg
 
 from ...errors import ArgumentError, DeviceError, ExportError, LucidError
 from ..array import ArrayBackend
-from . import gemm, runtime, scatter
+from ...errors import ArgumentError as _ArgumentError
+from ..array.indexing import index_error
+from . import checks, gemm, runtime, scatter
 from .attention import CudaAttention
 from .loss import CudaLoss
 from .norm import CudaNorm
@@ -51,14 +52,15 @@ class CudaCore:
     def __init__(self, ordinal=0):
         self.ordinal = ordinal
         self._device = cupy.cuda.Device(ordinal)
-        self._tf32 = False
 
     # -- host and device transfers ---------------------------------------------------
 
     def to_numpy(self, a, non_blocking=False):
         """A host copy; with ``non_blocking`` into page-locked memory, ordered on the
-        current stream (valid once the stream has reached it)."""
+        current stream (valid once the stream has reached it). A blocking read first
+        reports the device-side checks queued so far (:mod:`.checks`)."""
         if not non_blocking:
+            checks.flush()
             return a.get()
         out = runtime.pinned_empty(a.shape, a.dtype)
         cupy.ascontiguousarray(a).get(stream=cupy.cuda.get_current_stream(), out=out,
@@ -122,22 +124,27 @@ class CudaCore:
     # -- GEMM -------------------------------------------------------------------------
 
     def matmul(self, a, b):
-        """cuBLAS through CuPy; stacks of half matrices through :mod:`.gemm`. float32
-        uses TF32 tensor cores only where ``lucid.backends.cuda.matmul.allow_tf32`` is
-        set (off by default, as in PyTorch)."""
-        if gemm.supports(a, b):
-            return gemm.matmul(a, b)
-        if a.ndim == 1 and b.ndim > 2 and gemm.supports(a[None], b):     # vector @ stack
-            return gemm.matmul(a[None], b)[..., 0, :]
-        if b.ndim == 1 and a.ndim > 2 and gemm.supports(a, b[:, None]):
-            return gemm.matmul(a, b[:, None])[..., 0]
-        if a.dtype == np.float32:
-            want = _tf32_wanted()
-            if want is not self._tf32:
-                _linalg.set_compute_type(np.float32, _linalg.COMPUTE_TYPE_TF32 if want
-                                         else _linalg.COMPUTE_TYPE_DEFAULT)
-                self._tf32 = want
-        return cupy.matmul(a, b)
+        """cuBLAS, called directly (:mod:`.gemm`) for float operands; float32 uses TF32
+        tensor cores only where ``lucid.backends.cuda.matmul.allow_tf32`` is set (off by
+        default, as in PyTorch). Vectors multiply as one-row or one-column matrices."""
+        a2 = a[None] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        if not gemm.supports(a2, b2):
+            return cupy.matmul(a, b)
+        out = gemm.matmul(a2, b2, _tf32_wanted() if a.dtype == np.float32 else False)
+        if b.ndim == 1:
+            out = out[..., 0]
+        if a.ndim == 1:
+            out = out[..., 0, :] if b.ndim > 1 else out[..., 0]
+        return out
+
+    # -- checks on the device -----------------------------------------------------------
+
+    def check_index_bounds(self, a, low, high, describe=None):
+        checks.defer(a, low, high, False, lambda v: index_error(v, describe))
+
+    def check_range(self, a, low, high, message):
+        checks.defer(a, low, high, True, lambda v: _ArgumentError(message))
 
     # -- scatters and segments -----------------------------------------------------------
 

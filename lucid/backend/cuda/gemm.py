@@ -1,11 +1,13 @@
-"""Half-precision batched GEMM through cuBLAS (``cublasGemmStridedBatchedEx``).
+"""Matrix products through cuBLAS (``cublasGemmStridedBatchedEx``), called directly.
 
-CuPy multiplies 2-D bfloat16/float16 matrices, but not stacks of them (its batched path has
-no bfloat16 type). Here a stack of row-major products :math:`C_i = A_i B_i` is one
-strided-batched call with float32 accumulation: cuBLAS is column-major, so it computes
+CuPy's ``matmul`` costs tens of microseconds of host time a call and has no batched
+bfloat16 path; one cuBLAS call here costs a few. A (stack of) row-major products
+:math:`C_i = A_i B_i` is one strided-batched call: cuBLAS is column-major, so it computes
 :math:`C_i^\\top = B_i^\\top A_i^\\top`, which in row-major memory is :math:`C_i` itself.
-A batch axis that broadcasts (size 1, or absent) gets stride 0: one matrix serves every
-product without being copied.
+An operand is passed as it lies in memory when it can be: rows contiguous (``op N``) or,
+for a transposed view such as ``w.T``, columns contiguous (``op T``), with its row or column
+stride as the leading dimension; a batch axis that broadcasts gets stride 0. Half types
+accumulate in float32; float32 uses TF32 tensor cores only where asked.
 """
 
 import cupy
@@ -13,48 +15,73 @@ import ml_dtypes
 import numpy as np
 from cupy_backends.cuda.libs import cublas
 
-_CUDA_R = {np.dtype(np.float16): 2, np.dtype(ml_dtypes.bfloat16): 14}   # cudaDataType
-_COMPUTE_32F = 68                                                       # CUBLAS_COMPUTE_32F
-_ALGO_DEFAULT = -1                                                      # CUBLAS_GEMM_DEFAULT
-_OP_N = 0                                                               # CUBLAS_OP_N
-_ONE, _ZERO = np.ones(1, np.float32), np.zeros(1, np.float32)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_COMPUTE_32F = getattr(cublas, "CUBLAS_COMPUTE_32F", 68)
+_COMPUTE_TF32 = getattr(cublas, "CUBLAS_COMPUTE_32F_FAST_TF32", 77)
+_COMPUTE_64F = getattr(cublas, "CUBLAS_COMPUTE_64F", 70)
+# dtype -> (cudaDataType, compute type, alpha/beta dtype)
+_TYPES = {np.dtype(np.float16): (2, _COMPUTE_32F, _F32),
+          np.dtype(ml_dtypes.bfloat16): (14, _COMPUTE_32F, _F32),
+          _F32: (0, _COMPUTE_32F, _F32), _F64: (1, _COMPUTE_64F, _F64)}
+_SCALARS = {dt: (np.ones(1, dt), np.zeros(1, dt)) for dt in (_F32, _F64)}
+_OP_N, _OP_T, _ALGO_DEFAULT = 0, 1, -1
 
 
 def supports(a, b):
-    """Whether :func:`matmul` handles ``a @ b``: a batched product of half matrices."""
-    return (a.dtype in _CUDA_R and a.dtype == b.dtype and a.ndim >= 2 and b.ndim >= 2
-            and max(a.ndim, b.ndim) > 2)
+    """Whether :func:`matmul` takes ``a @ b``: float matrices (or stacks) of one dtype."""
+    return a.dtype == b.dtype and a.dtype in _TYPES and a.ndim >= 2 and b.ndim >= 2
 
 
-def _batched(x, batch):
-    """``x`` as ``(count, r, c)`` contiguous matrices over ``batch``, and its batch stride
-    in elements (0 when one matrix broadcasts over the whole batch)."""
+def _operand(x, batch):
+    """``(array, op, leading dim, batch stride)`` of matrix stack ``x`` broadcast over
+    ``batch``, copied only where its layout has no cuBLAS description."""
     r, c = x.shape[-2:]
-    if all(n == 1 for n in x.shape[:-2]):
-        return cupy.ascontiguousarray(x.reshape(r, c)), 0
-    x = cupy.ascontiguousarray(cupy.broadcast_to(x, batch + (r, c)))
-    return x, r * c
+    if x.shape[:-2] != batch:
+        x = cupy.broadcast_to(x, batch + (r, c))
+    it = x.itemsize
+    st = [s // it if s % it == 0 and s >= 0 else -1 for s in x.strides]
+    rs, cs = st[-2], st[-1]
+    if (cs == 1 or c == 1) and rs >= max(c, 1):
+        op, ld = _OP_N, rs
+    elif (rs == 1 or r == 1) and cs >= max(r, 1):
+        op, ld = _OP_T, cs
+    else:
+        x = cupy.ascontiguousarray(x)
+        return _operand(x, batch)
+    bst = st[:-2]
+    if not bst or all(s == 0 for s in bst):
+        return x, op, ld, 0
+    # the batch axes must flatten into one stride (size-1 axes may have any stride)
+    dims = [(s, n) for s, n in zip(bst, batch) if n != 1]
+    for (s0, _), (s1, n1) in zip(dims, dims[1:]):
+        if s0 != s1 * n1 or s1 <= 0:
+            return _operand(cupy.ascontiguousarray(x), batch)
+    return x, op, ld, (dims[-1][0] if dims else 0)
 
 
-def matmul(a, b):
-    """``a @ b`` for half arrays with broadcast batch axes, in the inputs' dtype."""
+def matmul(a, b, tf32=False):
+    """``a @ b`` for float arrays of at least 2 dims (batch axes broadcast), in their
+    dtype; ``tf32`` lets float32 products use TF32 tensor cores."""
     batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    count = int(np.prod(batch, dtype=np.int64))
     out = cupy.empty(batch + (m, n), dtype=a.dtype)
     if out.size == 0:
         return out
     if k == 0:
         out.fill(0)
         return out
-    aa, sa = _batched(a, batch)
-    bb, sb = _batched(b, batch)
-    t = _CUDA_R[a.dtype]
+    count = out.size // (m * n)
+    aa, opa, lda, sa = _operand(a, batch)
+    bb, opb, ldb, sb = _operand(b, batch)
+    t, compute, sdt = _TYPES[a.dtype]
+    if tf32 and a.dtype == _F32:
+        compute = _COMPUTE_TF32
+    one, zero = _SCALARS[sdt]
     handle = cupy.cuda.device.get_cublas_handle()
     cublas.setStream(handle, cupy.cuda.get_current_stream().ptr)
     cublas.gemmStridedBatchedEx(
-        handle, _OP_N, _OP_N, n, m, k,
-        _ONE.ctypes.data, bb.data.ptr, t, n, sb, aa.data.ptr, t, k, sa,
-        _ZERO.ctypes.data, out.data.ptr, t, n, m * n, count, _COMPUTE_32F, _ALGO_DEFAULT)
+        handle, opb, opa, n, m, k, one.ctypes.data, bb.data.ptr, t, ldb, sb,
+        aa.data.ptr, t, lda, sa, zero.ctypes.data, out.data.ptr, t, n, m * n, count,
+        compute, _ALGO_DEFAULT)
     return out

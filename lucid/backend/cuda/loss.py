@@ -26,12 +26,14 @@ from .kernels import ACCUMULATE, CTYPES, blocks, kernel
 from .softmax import ROWS, last_axis, row_launch
 
 _CE = r"""
-// Row r's target t (ignored: class 0) and whether it is ignored.
+// Row r's target t (ignored: class 0) and whether it is ignored. Out-of-range targets
+// are clamped into [0, c): the bounds check runs on the device and reports at the next
+// host read (lucid/backend/cuda/checks.py), so this kernel must not read past the row.
 __device__ __forceinline__ long long ce_target(const long long* target, long long r,
-                                               long long ignore, bool* ign) {
+                                               long long ignore, long long c, bool* ign) {
     long long t = target[r];
     *ign = t == ignore;
-    return *ign ? 0 : t;
+    return *ign ? 0 : (t < 0 ? 0 : (t >= c ? c - 1 : t));
 }
 
 extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* wt,
@@ -64,7 +66,7 @@ extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* 
     if (!p.ok || p.lane != 0) return;
     A l = m + log(s);
     bool ign;
-    long long t = ce_target(target, p.r, ignore, &ign);
+    long long t = ce_target(target, p.r, ignore, c, &ign);
     A out = (l - static_cast<A>(xr[t])) * wt[p.r];
     if (smooth != 0.0) {
         A sm = ign ? A(0) : (l - m) * sw + swd;
@@ -82,7 +84,7 @@ extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* tar
     RowPos p(rows, lanes);
     if (!p.ok) return;                     // no row reduction here
     bool ign;
-    long long t = ce_target(target, p.r, ignore, &ign);
+    long long t = ce_target(target, p.r, ignore, c, &ign);
     A s = scale[per_row ? p.r : 0];
     A hot = A(1.0 - smooth) * s * wt[p.r];
     A spread = ign ? A(0) : A(smooth / (double)c) * s;

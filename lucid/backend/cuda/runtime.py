@@ -12,6 +12,7 @@ import cupy
 import numpy as np
 
 from ...errors import DeviceError
+from . import checks
 
 _POOL = cupy.get_default_memory_pool()
 _peak = {}                              # device index -> peak allocated bytes since reset
@@ -76,8 +77,10 @@ def device_properties(index):
 
 
 def synchronize(index):
+    """Wait for the device, then report the device-side checks queued so far."""
     with cupy.cuda.Device(check_index(index, "synchronize")):
         cupy.cuda.runtime.deviceSynchronize()
+    checks.flush()
 
 
 def mem_get_info(index):

@@ -36,11 +36,12 @@ class IndexingKernels(ABC):
         """
 
     @abstractmethod
-    def check_index_bounds(self, a, low, high):
-        """Raise :class:`~lucid.errors.IndexingError` ("index v is out of bounds") unless
-        every element of the integer array ``a`` is in ``[low, high)``: the bounds check of
-        gather, scatter, take and put, a backend concern so that a GPU backend can check on
-        the device instead of reading ``a`` back."""
+    def check_index_bounds(self, a, low, high, describe=None):
+        """Raise :class:`~lucid.errors.IndexingError` ("index v is out of bounds", passed
+        through ``describe`` when given, which adds the op's context) unless every element
+        of the integer array ``a`` is in ``[low, high)``: the bounds check of gather,
+        scatter, take, put, embeddings and class targets. A GPU backend checks on the
+        device and raises at the next host read instead of reading ``a`` back now."""
 
     @abstractmethod
     def count_true(self, mask):

@@ -43,7 +43,8 @@ class LossKernels(ABC):
         """Raise :class:`~lucid.errors.ArgumentError` with ``message`` unless every element
         of ``a`` lies in ``[low, high]`` (nan fails): the input checks of the losses
         (probabilities in :math:`[0, 1]`, non-negative variances), a backend concern so
-        that a GPU backend can check on the device instead of reading ``a`` back."""
+        that a GPU backend can check on the device (raising at the next host read) instead
+        of reading ``a`` back."""
 
     # -- class-index losses --------------------------------------------------------------
 

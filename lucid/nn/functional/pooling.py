@@ -12,7 +12,7 @@ import math
 import numbers
 
 from ... import dtypes as _dt, ops as _ops
-from ...errors import ArgumentError, DTypeError, IndexingError, ShapeError
+from ...errors import ArgumentError, DTypeError, ShapeError
 from ...ops.base import to_tensor
 from ...ops.pooling import (AdaptiveAvgPoolBackward, AdaptiveMaxPoolBackward,
                             AvgPoolBackward, MaxPoolBackward, MaxPoolIndicesBackward,
@@ -274,11 +274,9 @@ def _max_unpool(op, n, input, indices, kernel_size, stride, padding, output_size
                                  f"between {[d - st + 1 for d, st in zip(default, stride)]}"
                                  f" and {[d + st - 1 for d, st in zip(default, stride)]})")
     be = x._device._backend
-    try:
-        be.check_index_bounds(idx._data, 0, math.prod(size))
-    except IndexingError as e:
-        raise IndexingError(f"{op}: Found an invalid max index: {e} (the output has "
-                            f"{math.prod(size)} elements per channel)") from None
+    be.check_index_bounds(idx._data, 0, math.prod(size),
+                          lambda e: f"{op}: Found an invalid max index: {e} (the output has "
+                                    f"{math.prod(size)} elements per channel)")
     if idx._dtype is not _dt.int64:
         idx = idx.to(_dt.int64)
     y = MaxUnpoolBackward.apply(x, idx, out_spatial=size, accumulate=False)

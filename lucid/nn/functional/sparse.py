@@ -53,11 +53,9 @@ def _padding_idx(padding_idx, n, op):
 
 
 def _check_range(idx, n, op):
-    try:
-        idx._device._backend.check_index_bounds(idx._data, 0, n)
-    except IndexingError as e:
-        raise IndexingError(f"{op}: index out of range in self ({e}; the weight has {n} "
-                            "rows)") from None
+    idx._device._backend.check_index_bounds(
+        idx._data, 0, n,
+        lambda e: f"{op}: index out of range in self ({e}; the weight has {n} rows)")
 
 
 def _renorm(weight, idx, max_norm, norm_type):

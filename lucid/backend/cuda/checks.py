@@ -1,0 +1,68 @@
+"""Value checks that run on the GPU and report at the next host read.
+
+A bounds check that read its verdict back at once would stop the host until the GPU had
+caught up, every step (an embedding, a cross-entropy target). Here a check is one kernel
+that writes into a slot of a small device buffer; the verdicts are read with the next copy
+to the host (``Tensor.item()``, ``.numpy()``, ``.cpu()``, printing) or
+``lucid.cuda.synchronize()``, which wait for the GPU anyway, and the first failed check
+raises its error there, naming the op that queued it. Kernels that consume the checked
+values clamp or wrap them, so a bad index never reads outside its array in between.
+"""
+
+import cupy
+import numpy as np
+
+from .kernels import blocks, kernel
+
+_CHECK = r'''
+extern "C" __global__ void in_range(const T* a, long long n, double lo, double hi,
+                                    int inclusive, unsigned long long* slot) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        double v = (double)static_cast<A>(a[i]);
+        bool bad = !(v >= lo) || (inclusive ? !(v <= hi) : !(v < hi));
+        if (bad && atomicCAS(slot, 0ull, 1ull) == 0ull)      // the first offender's value
+            slot[1] = (unsigned long long)__double_as_longlong(v);
+    }
+}
+'''
+_SLOTS = 256                   # pending checks before a forced read
+_pending = []                  # (slot index, make_error(value)) per queued check
+_buffer = []                   # the device buffer: two uint64 words per slot
+
+
+def _slots():
+    if not _buffer:
+        _buffer.append(cupy.zeros(2 * _SLOTS, dtype=cupy.uint64))
+    return _buffer[0]
+
+
+def defer(a, lo, hi, inclusive, make_error):
+    """Queue the check that every element of ``a`` lies in ``[lo, hi)`` (``[lo, hi]`` if
+    ``inclusive``); ``make_error(value)`` builds the error for the first offender."""
+    if a.size == 0:
+        return
+    if len(_pending) == _SLOTS:
+        flush()
+    buf = _slots()
+    k = len(_pending)
+    src = a if a.dtype.kind == "f" else a.astype(np.float64)
+    kernel(_CHECK, "in_range", src.dtype)(
+        blocks(min(a.size, 1 << 20)), (256,),
+        (src, np.int64(a.size), np.float64(lo), np.float64(hi), np.int32(inclusive),
+         buf[2 * k:]))
+    _pending.append((k, make_error))
+
+
+def flush():
+    """Read the verdicts of the queued checks; raise the first failure's error."""
+    if not _pending:
+        return
+    n = len(_pending)
+    words = _buffer[0][:2 * n].get()
+    _buffer[0][:2 * n].fill(0)
+    checks = list(_pending)
+    _pending.clear()
+    for k, make_error in checks:
+        if words[2 * k]:
+            raise make_error(float(words[2 * k + 1:2 * k + 2].view(np.float64)[0]))
