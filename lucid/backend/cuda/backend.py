@@ -20,7 +20,7 @@ from ...errors import ArgumentError, DeviceError, ExportError, LucidError
 from ..array import ArrayBackend
 from ...errors import ArgumentError as _ArgumentError
 from ..array.indexing import index_error
-from . import checks, gemm, runtime, scatter
+from . import checks, elementwise, gemm, runtime, scatter
 from .attention import CudaAttention
 from .loss import CudaLoss
 from .norm import CudaNorm
@@ -78,6 +78,12 @@ class CudaCore:
                 out.set(np.ascontiguousarray(a), stream=cupy.cuda.get_current_stream())
                 return out
             return cupy.asarray(a)
+
+    def astype(self, a, npdtype):
+        """float32 <-> half casts (autocast's weight and gradient traffic) through the
+        vector kernel of :mod:`.elementwise`; others through CuPy."""
+        out = elementwise.cast(a, npdtype)
+        return a.astype(npdtype) if out is None else out
 
     def data_ptr(self, a):
         return a.data.ptr

@@ -79,7 +79,9 @@ def matmul(a, b, tf32=False):
         compute = _COMPUTE_TF32
     one, zero = _SCALARS[sdt]
     handle = cupy.cuda.device.get_cublas_handle()
-    cublas.setStream(handle, cupy.cuda.get_current_stream().ptr)
+    stream = cupy.cuda.get_current_stream().ptr
+    if cublas.getStream(handle) != stream:  # setStream also resets cuBLAS's workspace:
+        cublas.setStream(handle, stream)    # only when the stream changed
     cublas.gemmStridedBatchedEx(
         handle, opb, opa, n, m, k, one.ctypes.data, bb.data.ptr, t, ldb, sb,
         aa.data.ptr, t, lda, sa, zero.ctypes.data, out.data.ptr, t, n, m * n, count,

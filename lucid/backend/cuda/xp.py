@@ -10,7 +10,8 @@ replaced (a plain module, so attribute lookups cost what ``cupy.x`` costs):
 - ``tril`` / ``triu``: keep bfloat16 (through that ``where``).
 - the math ufuncs (``power``, ``fmod``, ``log``, ``maximum``, ...): where CuPy has no
   bfloat16 loop it computes in float32; the result is rounded back to bfloat16, once, as
-  the CPU's ml_dtypes does.
+  the CPU's ml_dtypes does; ``add``/``subtract``/``multiply`` of two equally shaped half
+  arrays take the vector kernel of :mod:`.elementwise`.
 - ``sort`` / ``argsort`` / ``isin``: bfloat16 sorts through float32 (exact: every bfloat16 is a
   float32), which CuPy refuses.
 """
@@ -25,6 +26,8 @@ import cupy.random
 import ml_dtypes
 import numpy as np
 
+from . import elementwise
+
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 xp = types.ModuleType("lucid.backend.cuda.xp", __doc__)
@@ -37,8 +40,14 @@ for _k in dir(cupy):
 
 
 def _weak(v, like):
-    """Scalar ``v`` as a 0-d array of the dtype NumPy 2 gives ``like`` combined with it."""
-    return cupy.asarray(v, dtype=np.result_type(like.dtype, v))
+    """Scalar ``v`` as a NumPy scalar of the dtype NumPy 2 gives ``like`` combined with it
+    (a kernel argument: no host-to-device copy, which would wait for the device)."""
+    return np.asarray(v, dtype=np.result_type(like.dtype, v))[()]
+
+
+def _bits(v):
+    """bfloat16 array or NumPy scalar ``v`` as its raw 16-bit words."""
+    return v.view(np.uint16) if isinstance(v, cupy.ndarray) else np.asarray(v).view(np.uint16)[()]
 
 
 def where(cond, x=None, y=None):
@@ -52,7 +61,7 @@ def where(cond, x=None, y=None):
         x = _weak(x, y)
         y = y.astype(x.dtype, copy=False)
     if xa | ya and x.dtype == _BF16 and y.dtype == _BF16:   # a selection: move the bits
-        return cupy.where(cond, x.view(np.uint16), y.view(np.uint16)).view(_BF16)
+        return cupy.where(cond, _bits(x), _bits(y)).view(_BF16)
     return cupy.where(cond, x, y)
 
 
@@ -74,6 +83,21 @@ def _keep_bfloat16(ufunc):
     return call
 
 
+def _fast_binary(name, slow):
+    """``slow`` (a ufunc wrapper) with :func:`.elementwise.binary`'s vector kernel first."""
+    def call(*args, **kwargs):
+        if len(args) == 2 and not kwargs:
+            r = elementwise.binary(name, *args)
+            if r is not None:
+                return r
+        return slow(*args, **kwargs)
+    for attr in ("__name__", "__qualname__", "__doc__", "at", "reduce", "accumulate",
+                 "reduceat", "outer", "nin", "nout"):
+        if hasattr(slow, attr):
+            setattr(call, attr, getattr(slow, attr))
+    return call
+
+
 for _k in ("power", "float_power", "fmod", "remainder", "mod", "floor_divide", "divide",
            "true_divide", "sign", "log", "log2", "log10", "log1p", "expm1", "exp2", "sqrt",
            "cbrt", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
@@ -83,12 +107,14 @@ for _k in ("power", "float_power", "fmod", "remainder", "mod", "floor_divide", "
            "square", "heaviside", "nextafter", "ldexp", "deg2rad", "rad2deg", "clip",
            "multiply", "subtract", "add", "exp", "tanh"):
     setattr(xp, _k, _keep_bfloat16(getattr(cupy, _k)))
+for _k in ("add", "subtract", "multiply"):
+    setattr(xp, _k, _fast_binary(_k, getattr(xp, _k)))
 
 
 def _triangle(a, k, lower):
     n, m = a.shape[-2:]
     keep = cupy.tri(n, m, k=k if lower else k - 1, dtype=bool)
-    return where(keep if lower else ~keep, a, cupy.zeros((), a.dtype))
+    return where(keep if lower else ~keep, a, 0)
 
 
 def tril(a, k=0):

@@ -1,0 +1,91 @@
+"""Vectorised element-wise kernels for the half-precision traffic of mixed precision.
+
+Under autocast every weight is cast to bfloat16 (or float16) in the forward and its
+gradient back to float32, and activations are added and multiplied in the half type.
+CuPy's generic kernels move these at a fraction of the memory bandwidth (one element a
+thread, strided indexing); these move four elements a thread with one vector load and
+store, on contiguous, aligned arrays:
+
+- :func:`cast`: float32 <-> float16/bfloat16 (round to nearest even, as CuPy and NumPy).
+- :func:`binary`: ``x + y``, ``x - y``, ``x * y`` of two half arrays of one shape,
+  computed in float32 and rounded once.
+
+Anything else returns None, and the caller takes CuPy's kernel.
+"""
+
+import cupy
+import ml_dtypes
+import numpy as np
+
+from .kernels import CTYPES, blocks, kernel
+
+_CAST = r'''
+struct __align__(4 * sizeof(S)) VS { S v[4]; };
+struct __align__(4 * sizeof(D)) VD { D v[4]; };
+extern "C" __global__ void cast(const S* x, D* y, long long n) {
+    long long q = n / 4;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q;
+         i += (long long)gridDim.x * blockDim.x) {
+        VS a = reinterpret_cast<const VS*>(x)[i];
+        VD b;
+        for (int j = 0; j < 4; ++j) b.v[j] = D(static_cast<float>(a.v[j]));
+        reinterpret_cast<VD*>(y)[i] = b;
+    }
+    long long t = 4 * q + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t < n) y[t] = D(static_cast<float>(x[t]));
+}
+'''
+_BINARY = r'''
+struct __align__(4 * sizeof(T)) V { T v[4]; };
+__device__ __forceinline__ float apply(float a, float b, int op) {
+    return op == 0 ? a + b : (op == 1 ? a - b : a * b);
+}
+extern "C" __global__ void binary(const T* x, const T* y, T* z, long long n, int op) {
+    long long q = n / 4;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q;
+         i += (long long)gridDim.x * blockDim.x) {
+        V a = reinterpret_cast<const V*>(x)[i], b = reinterpret_cast<const V*>(y)[i], c;
+        for (int j = 0; j < 4; ++j)
+            c.v[j] = T(apply(static_cast<float>(a.v[j]), static_cast<float>(b.v[j]), op));
+        reinterpret_cast<V*>(z)[i] = c;
+    }
+    long long t = 4 * q + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t < n) z[t] = T(apply(static_cast<float>(x[t]), static_cast<float>(y[t]), op));
+}
+'''
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_F32 = np.dtype(np.float32)
+_OPS = {"add": 0, "subtract": 1, "multiply": 2}
+_THREADS = 256
+
+
+def _aligned(*arrays):
+    return all(a.flags.c_contiguous and a.data.ptr % (4 * a.itemsize) == 0 for a in arrays)
+
+
+def _grid(n):
+    return (min(blocks(max(n // 4, 1), _THREADS)[0], 65535 * 8),)
+
+
+def cast(a, dtype):
+    """``a.astype(dtype)`` for float32 <-> half, or None where this kernel does not apply."""
+    dtype = np.dtype(dtype)
+    if not ((a.dtype == _F32 and dtype in _HALF) or (a.dtype in _HALF and dtype == _F32)) \
+            or a.size < 4096 or not _aligned(a):
+        return None
+    out = cupy.empty(a.shape, dtype)
+    src = f"typedef {CTYPES[a.dtype]} S;\ntypedef {CTYPES[dtype]} D;\n" + _CAST
+    kernel(src, "cast")(_grid(a.size), (_THREADS,), (a, out, np.int64(a.size)))
+    return out
+
+
+def binary(name, x, y):
+    """``x (op) y`` for two half arrays of one shape and dtype, or None."""
+    if not (isinstance(x, cupy.ndarray) and isinstance(y, cupy.ndarray)) or \
+            x.dtype not in _HALF or y.dtype != x.dtype or x.shape != y.shape or \
+            x.size < 4096 or not _aligned(x, y):
+        return None
+    out = cupy.empty(x.shape, x.dtype)
+    kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,),
+                                       (x, y, out, np.int64(x.size), np.int32(_OPS[name])))
+    return out
