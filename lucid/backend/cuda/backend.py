@@ -167,8 +167,6 @@ class CudaCore:
         return self._segment_ids(counts, n)
 
     def segment_sum(self, a, counts, axis):
-        if a.dtype.itemsize == 2 and a.dtype.kind == "f":    # half types: float32 sums
-            return self.segment_sum(a.astype(np.float32), counts, axis).astype(a.dtype)
         k = len(counts)
         out = cupy.zeros(a.shape[:axis] + (k,) + a.shape[axis + 1:], dtype=a.dtype)
         n = a.shape[axis]

@@ -9,6 +9,7 @@ any index NumPy accepts, the positions the reduction visits.
 """
 
 import cupy
+import ml_dtypes
 import numpy as np
 
 from .kernels import blocks, kernel
@@ -43,12 +44,14 @@ extern "C" __global__ void mul_at_q(long long* a, const long long* pos, const lo
 '''
 _MUL_ENTRY = {np.dtype(np.float32): "mul_at_f", np.dtype(np.float64): "mul_at_d",
               np.dtype(np.int64): "mul_at_q"}
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 _NATIVE = {"add": "efdIlLiq", "maximum": "fdIlLiq", "minimum": "fdIlLiq"}
 
 
 def _work_dtype(dt):
-    """The dtype a reduction of ``dt`` runs in on the working copy."""
-    if dt.kind == "f":
+    """The dtype a reduction of ``dt`` runs in on the working copy (bfloat16, whose NumPy
+    kind is "V", is a float type too)."""
+    if dt.kind == "f" or dt == _BF16:
         return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
     return np.dtype(np.int64)
 

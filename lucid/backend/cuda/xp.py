@@ -114,7 +114,7 @@ for _k in ("add", "subtract", "multiply"):
 def _triangle(a, k, lower):
     n, m = a.shape[-2:]
     keep = cupy.tri(n, m, k=k if lower else k - 1, dtype=bool)
-    return where(keep if lower else ~keep, a, 0)
+    return where(keep if lower else ~keep, a, a.dtype.type(0))
 
 
 def tril(a, k=0):
