@@ -5,7 +5,8 @@ Most kernels are the array-module code the CPU shares (``lucid.backend.array``) 
 optionally asynchronous), DLPack, batched half-precision GEMM (:mod:`.gemm`), the TF32
 switch, scans (CuPy's ufuncs have no ``accumulate``) and dtype-keeping fixes where CuPy
 promotes bfloat16 to float32. The mixins before :class:`CudaCore` hold the fused kernels
-(softmax, norms, losses, optimizers, attention) and the counter-based generator.
+(softmax, norms, losses, optimizers, attention, convolution, pooling) and the
+counter-based generator.
 
 One backend instance serves one device; arrays are created with that device current, and
 kernels run on the current stream (``lucid.cuda.stream``).
@@ -22,9 +23,11 @@ from ...errors import ArgumentError as _ArgumentError
 from ..array.indexing import index_error
 from . import checks, elementwise, gemm, runtime, scatter
 from .attention import CudaAttention
+from .conv import CudaConv
 from .loss import CudaLoss
 from .norm import CudaNorm
 from .optim import CudaOptim
+from .pooling import CudaPooling
 from .random import CudaRandom
 from .softmax import CudaSoftmax
 from .xp import xp as _xp
@@ -200,8 +203,8 @@ def _on_device(inner):
     return wrapped
 
 
-class CudaBackend(CudaAttention, CudaOptim, CudaLoss, CudaNorm, CudaSoftmax, CudaRandom,
-                  CudaCore, ArrayBackend):
+class CudaBackend(CudaAttention, CudaOptim, CudaLoss, CudaNorm, CudaSoftmax, CudaConv,
+                  CudaPooling, CudaRandom, CudaCore, ArrayBackend):
     """Every kernel of :class:`~lucid.backend.Backend` on CuPy arrays of one GPU."""
 
 
