@@ -1,9 +1,11 @@
 """Random number generators: :class:`Generator`, the default generators and seeding.
 
 A :class:`Generator` owns one backend generator object (on the CPU a NumPy PCG64
-``Generator``); every random function takes ``generator=`` and otherwise draws from the
-default generator of its output's device. The same seed gives the same numbers on one
-backend; the numbers are not PyTorch's bit for bit.
+``Generator``; on a GPU a counter-based Philox4x32-10 state, a seed and an offset, as
+PyTorch's CUDA generator); every random function takes ``generator=`` and otherwise draws
+from the default generator of its output's device. The same seed gives the same numbers on
+one backend; the numbers are not PyTorch's bit for bit, and the CPU and a GPU give
+different ones.
 """
 
 from __future__ import annotations
