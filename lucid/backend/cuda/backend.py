@@ -147,6 +147,14 @@ class CudaCore:
             out = out[..., 0, :] if b.ndim > 1 else out[..., 0]
         return out
 
+    def linear(self, x, w, b):
+        """One cuBLAS GEMM against ``w`` as it lies (``w.T`` is a transposed view), then the
+        bias added in place by one vector kernel (:func:`.elementwise.bias_add_`)."""
+        out = self.matmul(x.reshape(-1, x.shape[-1]), w.T)
+        if b is not None and not elementwise.bias_add_(out, b):
+            out += b
+        return out.reshape(x.shape[:-1] + (w.shape[0],))
+
     # -- checks on the device -----------------------------------------------------------
 
     def check_index_bounds(self, a, low, high, describe=None):

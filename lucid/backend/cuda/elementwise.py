@@ -9,6 +9,7 @@ store, on contiguous, aligned arrays:
 - :func:`cast`: float32 <-> float16/bfloat16 (round to nearest even, as CuPy and NumPy).
 - :func:`binary`: ``x + y``, ``x - y``, ``x * y`` of two half arrays of one shape,
   computed in float32 and rounded once.
+- :func:`bias_add_`: a linear layer's ``y += b`` over the rows of ``y`` (half or float32).
 
 Anything else returns None, and the caller takes CuPy's kernel.
 """
@@ -53,6 +54,26 @@ extern "C" __global__ void binary(const T* x, const T* y, T* z, long long n, int
     if (t < n) z[t] = T(apply(static_cast<float>(x[t]), static_cast<float>(y[t]), op));
 }
 '''
+_BIAS = r'''
+struct __align__(4 * sizeof(T)) V { T v[4]; };
+// y (rows x n, row-major) += b (n) in place; vec: n % 4 == 0 and y, b aligned.
+extern "C" __global__ void bias_add(T* y, const T* b, long long total, long long n, int vec) {
+    const long long step = (long long)gridDim.x * blockDim.x;
+    const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (vec) {
+        for (long long i = tid; i < total / 4; i += step) {
+            V a = reinterpret_cast<V*>(y)[i];
+            const V c = reinterpret_cast<const V*>(b)[i % (n / 4)];
+            for (int j = 0; j < 4; ++j)
+                a.v[j] = T(static_cast<float>(a.v[j]) + static_cast<float>(c.v[j]));
+            reinterpret_cast<V*>(y)[i] = a;
+        }
+        return;
+    }
+    for (long long i = tid; i < total; i += step)
+        y[i] = T(static_cast<float>(y[i]) + static_cast<float>(b[i % n]));
+}
+'''
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 _OPS = {"add": 0, "subtract": 1, "multiply": 2}
@@ -89,3 +110,17 @@ def binary(name, x, y):
     kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,),
                                        (x, y, out, np.int64(x.size), np.int32(_OPS[name])))
     return out
+
+
+def bias_add_(y, b):
+    """``y += b`` in place for C-contiguous ``y`` of shape ``(rows, n)`` and ``b`` of shape
+    ``(n,)`` in one half or float32 dtype; False (nothing done) where this does not apply."""
+    if y.ndim != 2 or b.shape != y.shape[1:] or b.dtype != y.dtype or \
+            y.dtype not in _HALF + (_F32,) or not y.flags.c_contiguous or y.size == 0:
+        return False
+    b = cupy.ascontiguousarray(b)
+    n = y.shape[1]
+    vec = int(n % 4 == 0 and _aligned(y, b))
+    kernel(_BIAS, "bias_add", y.dtype)(_grid(y.size), (_THREADS,),
+                                       (y, b, np.int64(y.size), np.int64(n), np.int32(vec)))
+    return True
