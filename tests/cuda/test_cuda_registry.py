@@ -3,6 +3,7 @@ against the CPU: outputs (shape, dtype, values) and gradients, in float64 and fl
 forward in float16 and bfloat16. Random ops compare shapes and dtypes only; an input the
 CPU refuses must be refused on the device with the same error class."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -10,32 +11,15 @@ import lucid
 from lucid.errors import LucidError
 
 from ..ops.samples import SAMPLES
-from ..ops.samples._sample import Const
+from ..ops.test_registry_suite import _lucid_args
 from .conftest import DEVICE
 
 pytestmark = pytest.mark.cuda
 
 TOL = {"float64": (1e-9, 1e-11), "float32": (2e-4, 2e-5), "float16": (2e-2, 2e-2),
        "bfloat16": (5e-2, 5e-2)}
-NP = {"float64": np.float64, "float32": np.float32}
-
-
-def _args(sample, dtype, device, grad):
-    out = []
-    for a in sample.args:
-        if isinstance(a, Const):
-            v = a.value
-            out.append(lucid.tensor(v, device=device) if isinstance(v, np.ndarray) else v)
-        elif isinstance(a, np.ndarray):
-            t = lucid.tensor(a, device=device)
-            if a.dtype.kind == "f":
-                t = t.to(dtype)
-                if grad and sample.grad:
-                    t.requires_grad_()
-            out.append(t)
-        else:
-            out.append(a)
-    return out
+NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16,
+      "bfloat16": ml_dtypes.bfloat16}
 
 
 def _outs(r):
@@ -52,7 +36,7 @@ def _run(sample, dtype, device, grad):
     prev = lucid.get_default_device()
     lucid.set_default_device(device)
     try:
-        args = _args(sample, dtype, device, grad)
+        args = _lucid_args(sample, NP[dtype], grad, device)
         outs = _outs(sample.fn(*args, **sample.kwargs))
         grads = []
         wrt = [a for a in args if isinstance(a, lucid.Tensor) and a.requires_grad]

@@ -13,15 +13,16 @@ from .samples import SAMPLES
 from .samples._sample import Const
 
 
-def _lucid_args(sample, dtype=np.float64, grad=True):
+def _lucid_args(sample, dtype=np.float64, grad=True, device=None):
     out = []
     for a in sample.args:
         if isinstance(a, Const):
             v = a.value
-            out.append(lucid.tensor(v) if isinstance(v, np.ndarray) else v)
+            out.append(lucid.tensor(v, device=device) if isinstance(v, np.ndarray) else v)
         elif isinstance(a, np.ndarray):
-            arr = a.astype(dtype) if a.dtype.kind == "f" else a
-            t = lucid.tensor(arr)
+            with np.errstate(over="ignore"):     # float16: large samples become inf
+                arr = a.astype(dtype) if a.dtype.kind == "f" else a
+            t = lucid.tensor(arr, device=device)
             if grad and sample.grad and arr.dtype.kind == "f":
                 t.requires_grad_()
             out.append(t)
