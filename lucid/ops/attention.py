@@ -117,7 +117,8 @@ class FlashAttentionBackward(Op):
     r"""Autograd node for :math:`O = \mathrm{softmax}(QK^\top s + B)\,V` computed without
     the probabilities in memory (flash attention): the path of
     :func:`scaled_dot_product_attention` without weights or dropout on a backend that
-    prefers it (``be.prefers_flash_attention``: CUDA).
+    prefers it (``be.prefers_flash_attention``: CUDA, for half types and for attention
+    whose :math:`P` would be large).
 
     Saves the inputs, the output :math:`O` and the row log-sum-exp :math:`\ell`
     (``saves_extra``), :math:`L` numbers per head instead of :math:`P`'s :math:`L \times
@@ -295,8 +296,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise DTypeError(f"{op}: expected attn_mask dtype to be bool or to match query "
                              f"dtype, but got attn_mask.dtype: {attn_mask.dtype.name} and "
                              f"query.dtype: {query.dtype.name}")
-    if not (need_weights or dropout_p) and query._device._backend.prefers_flash_attention \
-            and (len(inputs) == 3 or not inputs[3].requires_grad):
+    if not (need_weights or dropout_p) and (len(inputs) == 3 or not inputs[3].requires_grad) \
+            and query._device._backend.prefers_flash_attention(query._data.dtype,
+                                                               math.prod(out_shape)):
         return FlashAttentionBackward.apply(*inputs, allowed=allowed, scale=float(scale),
                                             causal=bool(is_causal), groups=groups)
     rng = None

@@ -1,8 +1,8 @@
 """Flash attention on the device under test against the CPU's P-saving op in float32.
 
-``F.scaled_dot_product_attention`` (no weights, no dropout) takes the flash op on CUDA: the
-tensor-core forward for float16/bfloat16 with head dims up to 128, the plain tiled kernels
-otherwise. Inputs are drawn once, rounded to the case's dtype, and the CPU reference runs on
+``F.scaled_dot_product_attention`` (no weights, no dropout) takes the flash op on CUDA (for
+float32/float64 only where P would be large; here always): the tensor-core forward for
+float16/bfloat16 with head dims up to 128, the plain tiled kernels otherwise. Inputs are drawn once, rounded to the case's dtype, and the CPU reference runs on
 those rounded values in float32; outputs and the gradients of q, k, v (contracted with a
 fixed random cotangent) must agree within the dtype's tolerance. Shapes: query lengths 1,
 7, 64, 130, 1024, head dims 32, 64, 128 (and 80, 200 off the fast paths), causal or not,
@@ -25,6 +25,26 @@ DTYPES = {"float32": lucid.float32, "float16": lucid.float16, "bfloat16": lucid.
 # (rtol, atol): the half kernels round P to the dtype before P V, the CPU keeps float32
 TOL = {"float32": (1e-4, 2e-5), "float64": (1e-9, 1e-11), "float16": (1e-2, 4e-3),
        "bfloat16": (4e-2, 3e-2)}
+
+
+@pytest.fixture(autouse=True)
+def _flash_for_every_dtype(monkeypatch):
+    """float32/float64 take the flash op only where P would be large; these tests check
+    the flash kernels of every dtype on small shapes, so the threshold is lowered to 0."""
+    if DEVICE != "cpu":
+        from lucid.backend.cuda import attention
+        monkeypatch.setattr(attention, "_PROBS_BYTES", 0)
+
+
+def test_float32_keeps_p_below_the_threshold_and_half_types_never(monkeypatch):
+    if DEVICE == "cpu":
+        pytest.skip("the CUDA backend's choice")
+    from lucid.backend.cuda import attention
+    monkeypatch.setattr(attention, "_PROBS_BYTES", 1 << 30)
+    for dt, op in ((lucid.float32, "ScaledDotProductAttentionBackward"),
+                   (lucid.bfloat16, "FlashAttentionBackward")):
+        q = lucid.randn(2, 4, 64, 32, dtype=dt, device=DEVICE, requires_grad=True)
+        assert type(F.scaled_dot_product_attention(q, q, q).grad_fn).__name__ == op
 
 
 def _round(a, dt):

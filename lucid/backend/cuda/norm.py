@@ -16,14 +16,31 @@ and the row's :math:`\mu`, :math:`r` stored in ``A``. Backward: one row kernel f
 (no :math:`\overline{\hat g}` for RMS), and one column kernel for
 :math:`g_w = \sum_n g \hat x`, :math:`g_b = \sum_n g`: each block sums a chunk of rows
 for 256 columns into float partials, which a ``sum`` over the chunks finishes. Other
-layouts (batch, instance, group norm) and running statistics use the generic kernels.
+layouts use the generic kernels, but for batch and instance norm (below).
+
+Batch and instance norm (statistics per channel, or per sample and channel, of a
+C-contiguous ``(N, C, *)`` input viewed as ``(N C, S)``): a statistics group is a channel
+(``N`` runs of ``S`` elements, ``C S`` apart) or a row. ``chan_stats`` reduces a group per
+block, two passes over its elements (a block per chunk of a large group, whose chunk
+means :math:`m_p` and :math:`M_p = \sum (x - m_p)^2` over :math:`n_p` elements
+``chan_stats_combine`` merges exactly: :math:`\mu = \sum n_p m_p / n`,
+:math:`n \sigma^2 = \sum M_p + n_p (m_p - \mu)^2`); ``chan_normalize`` writes
+:math:`y` (and :math:`r`) with the batch or the running statistics; ``chan_running``
+lerps the running ones. Backward: ``chan_bwd_sums`` takes a group's :math:`\sum g` and
+:math:`\sum g \hat x` (the affine gradients), ``chan_bwd_x`` writes
+:math:`g_x = r w (g - \bar g - \hat x\, \overline{g \hat x})` (:math:`r w g` with
+running statistics).
 """
+
+import math
 
 import cupy
 import numpy as np
 
-from .kernels import ACCUMULATE, CTYPES, kernel
+from .kernels import ACCUMULATE, CTYPES, blocks, kernel
 from .softmax import ROWS, row_launch
+
+_FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
 
 _NORM = r"""
 extern "C" __global__ void norm_fwd(const T* x, const T* w, const T* b, T* y, A* mean,

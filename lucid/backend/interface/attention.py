@@ -24,9 +24,13 @@ class AttentionKernels(ABC):
 
     #: Whether :func:`scaled_dot_product_attention` should take the recomputing fused path
     #: (:meth:`attention_forward` / :meth:`attention_backward`, saving the row log-sum-exp
-    #: rather than :math:`P`) when no weights and no dropout are asked for: True where a
-    #: flash kernel keeps :math:`P` out of memory; False keeps the P-saving op (the CPU).
-    prefers_flash_attention = False
+    def prefers_flash_attention(self, npdtype, probs):
+        """Whether ``scaled_dot_product_attention`` (no weights, no dropout) should take the
+        flash op (saving the output and row log-sum-exp, recomputing :math:`P` in the
+        backward) rather than the op that keeps :math:`P` (``probs`` elements of
+        ``npdtype``): True where a flash kernel is the faster or the only affordable
+        choice. The CPU keeps :math:`P`."""
+        return False
 
     @abstractmethod
     def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
