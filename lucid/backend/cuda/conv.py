@@ -26,6 +26,7 @@ every array has fewer than :math:`2^{31}` elements, else 64-bit. Inputs of anoth
 empty ones and non-contiguous columns go to the generic kernels.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -138,13 +139,18 @@ extern "C" __global__ void conv_bias(T* y, const T* b, long long total, long lon
 _THREADS = 256
 
 
+@functools.lru_cache(maxsize=1024)
+def _geometry_args(*rows):
+    lead = 3 - len(rows[0])
+    return tuple(np.int64(v) for r, f in zip(rows, (1, 1, 1, 1, 0, 1))
+                 for v in (f,) * lead + r)
+
+
 def _geometry(spatial, kernel, out, stride, padding, dilation):
     """The kernels' 18 geometry arguments: extents, kernel, output, stride, leading
     padding, dilation, three each (leading dims of extent 1 for 1-d and 2-d)."""
-    lead = 3 - len(spatial)
-    rows = (spatial, kernel, out, stride, [lo for lo, _ in padding], dilation)
-    return tuple(np.int64(v) for r, f in zip(rows, (1, 1, 1, 1, 0, 1))
-                 for v in (f,) * lead + tuple(r))
+    return _geometry_args(tuple(spatial), tuple(kernel), tuple(out), tuple(stride),
+                          tuple(lo for lo, _ in padding), tuple(dilation))
 
 
 def _launch(what, dtype, total, largest, args):
@@ -255,7 +261,8 @@ class CudaConv:
         ck, m = cg * math.prod(kernel), g.shape[0] * math.prod(g.shape[2:])
         col = self._im2col_kernel(self.xp.ascontiguousarray(x), kernel, g.shape[2:],
                                   stride, padding, dilation, True)
-        gt = self._swap01(self.xp.ascontiguousarray(g))
+        g = self.xp.ascontiguousarray(g)
+        gt = g if g.shape[0] == 1 else self._swap01(g)     # (C_out, N, *O)
         gw = self.matmul(gt.reshape(groups, co // groups, m),
                          self.xp.swapaxes(col.reshape(groups, ck, m), 1, 2))
         return gw.reshape((co, cg) + tuple(kernel))
