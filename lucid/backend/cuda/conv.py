@@ -11,7 +11,7 @@ in the generic code's layouts:
   layout ``(N, C, *K, *O)`` or channels-first ``(C, *K, N, *O)``; the forward is one
   batched GEMM of the weight ``(G, C_out/G, C_g K)`` with the per-sample columns
   ``(N, G, C_g K, P)`` (a 1x1, stride-1, unpadded kernel multiplies ``x`` itself), the
-  bias added by a third kernel.
+  bias added in place by a second kernel.
 - ``col2im``: one thread per image element gathers the column elements that land on it,
   :math:`x_{n,c,i} = \sum_{k:\ (i + lo - k d) / s = o \in [0, O)} \mathrm{col}_{n,c,k,o}`,
   summed in ``A`` (float32 for half types): no atomics, no zeroing. The input gradient is
@@ -22,8 +22,9 @@ in the generic code's layouts:
   im2col kernel with a unit kernel.
 
 Spatial dims are padded to three (leading dims of extent 1); indices are 32-bit where
-every array has fewer than :math:`2^{31}` elements, else 64-bit. Inputs of another dtype,
-empty ones and non-contiguous columns go to the generic kernels.
+every array has fewer than :math:`2^{31}` elements, else 64-bit. Non-contiguous inputs are
+copied once; other dtypes, empty arrays and non-contiguous columns (col2im of a broadcast)
+go to the generic kernels, as does every call while ``_FAST`` is off.
 """
 
 import functools
