@@ -48,15 +48,15 @@ __device__ __forceinline__ long long clamp_ll(long long v, long long hi) {
 
 // Output element t: plane (n, c) and position (o0, o1, o2).
 #define OUTPUT_POSITION(t)                                                      \
-    long long o2 = (t) % O2, r_ = (t) / O2;                                     \
-    long long o1 = r_ % O1; r_ /= O1;                                           \
-    long long o0 = r_ % O0, plane = r_ / O0;
+    long long o2 = (t) % O2, plane = (t) / O2;                                  \
+    long long o1 = plane % O1; plane /= O1;                                     \
+    long long o0 = plane % O0; plane /= O0;
 
 // Input element t: plane (n, c) and position (i0, i1, i2).
 #define INPUT_POSITION(t)                                                       \
-    long long i2 = (t) % S2, r_ = (t) / S2;                                     \
-    long long i1 = r_ % S1; r_ /= S1;                                           \
-    long long i0 = r_ % S0, plane = r_ / S0;
+    long long i2 = (t) % S2, plane = (t) / S2;                                  \
+    long long i1 = plane % S1; plane /= S1;                                     \
+    long long i0 = plane % S0; plane /= S0;
 
 // Loops over the kernel elements (k0, k1, k2) of window (o0, o1, o2) that fall in the
 // input, at input position (p0, p1, p2).
