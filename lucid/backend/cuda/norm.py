@@ -15,8 +15,8 @@ and the row's :math:`\mu`, :math:`r` stored in ``A``. Backward: one row kernel f
 
 (no :math:`\overline{\hat g}` for RMS), and one column kernel for
 :math:`g_w = \sum_n g \hat x`, :math:`g_b = \sum_n g`: each block sums a chunk of rows
-for 256 columns into float partials, which a ``sum`` over the chunks finishes. Other
-layouts use the generic kernels, but for batch and instance norm (below).
+for 256 columns into float partials, which a ``sum`` over the chunks finishes. Batch and
+instance norm have kernels of their own (below); other layouts use the generic kernels.
 
 Batch and instance norm (statistics per channel, or per sample and channel, of a
 C-contiguous ``(N, C, *)`` input viewed as ``(N C, S)``): a statistics group is a channel
@@ -31,8 +31,6 @@ lerps the running ones. Backward: ``chan_bwd_sums`` takes a group's :math:`\sum 
 :math:`g_x = r w (g - \bar g - \hat x\, \overline{g \hat x})` (:math:`r w g` with
 running statistics).
 """
-
-import math
 
 import cupy
 import numpy as np
@@ -122,6 +120,181 @@ extern "C" __global__ void norm_bwd_w(const T* g, const T* x, const A* mean, con
 """
 
 _SOURCE = ROWS + _NORM
+
+_CHANNEL = r"""
+// x viewed as (N C, S), C-contiguous. A statistics group is a channel c (batch norm:
+// N runs of S elements at c S + n C S) or a row (instance norm: its S elements).
+
+// Element i = start, start + step, ... of an (R, S) view with rows of C channels: its
+// row, position s and channel row % C, stepped without a division.
+struct ChanPos {
+    long long i, step, s, row, c, S, C, ds, dr, dc;
+    __device__ ChanPos(long long start, long long step_, long long S_, long long C_)
+        : i(start), step(step_), S(S_), C(C_) {
+        row = i / S; s = i - row * S; c = row % C;
+        dr = step / S; ds = step - dr * S; dc = dr % C;
+    }
+    __device__ void next() {
+        i += step;
+        s += ds;
+        long long carry = s >= S ? 1 : 0;
+        s -= carry * S;
+        row += dr + carry;
+        c += dc + carry;
+        if (c >= C) c -= C;
+    }
+};
+
+// Block (g, p): group g's elements l in [p chunk, (p + 1) chunk) of its L = M S, at
+// x[g S + (l / S) stride + l % S] (blockDim.x a power of two, 32..1024). One part: the
+// group's mean and biased variance; several: the chunk's mean and sum of squared
+// deviations at [p groups + g], for chan_stats_combine.
+extern "C" __global__ void __launch_bounds__(1024)
+chan_stats(const T* x, A* mean, A* var, long long groups, long long S, long long stride,
+           long long L, long long chunk) {
+    long long g = blockIdx.x, l0 = (long long)blockIdx.y * chunk;
+    long long l1 = l0 + chunk < L ? l0 + chunk : L;
+    int lanes = blockDim.x;
+    const T* xg = x + g * S;
+    A s1 = A(0);
+    for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next())
+        s1 += static_cast<A>(xg[p.row * stride + p.s]);
+    A mu = row_reduce<false>(s1, lanes) / A(l1 - l0);
+    A s2 = A(0);
+    for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next()) {
+        A d = static_cast<A>(xg[p.row * stride + p.s]) - mu;
+        s2 += d * d;
+    }
+    s2 = row_reduce<false>(s2, lanes);
+    if (threadIdx.x) return;
+    long long k = (long long)blockIdx.y * groups + g;
+    mean[k] = mu;
+    var[k] = gridDim.y == 1 ? s2 / A(l1 - l0) : s2;
+}
+
+// A thread per group: the chunks' (m_p, M_p) of chan_stats merged into the mean and
+// the biased variance.
+extern "C" __global__ void chan_stats_combine(const A* pm, const A* pv, A* mean, A* var,
+                                              long long groups, long long parts,
+                                              long long L, long long chunk) {
+    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups) return;
+    A mu = A(0);
+    for (long long p = 0; p < parts; ++p) {
+        long long n = L - p * chunk < chunk ? L - p * chunk : chunk;
+        mu += A(n) * pm[p * groups + g];
+    }
+    mu /= A(L);
+    A m2 = A(0);
+    for (long long p = 0; p < parts; ++p) {
+        long long n = L - p * chunk < chunk ? L - p * chunk : chunk;
+        A d = pm[p * groups + g] - mu;
+        m2 += pv[p * groups + g] + A(n) * d * d;
+    }
+    mean[g] = mu;
+    var[g] = m2 / A(L);
+}
+
+// y = (x - mu) r w + b over n elements, r = (var + eps)^{-1/2} of the element's group
+// (its row when per_row, else its channel); mean, w, b may be null. rstd (when given)
+// gets the groups' r.
+extern "C" __global__ void chan_normalize(const T* x, const A* mean, const A* var,
+                                          const T* w, const T* b, T* y, A* rstd,
+                                          long long n, long long S, long long C,
+                                          int per_row, long long groups, double eps) {
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    if (rstd) for (long long k = t; k < groups; k += step) rstd[k] = A(1) / sqrt(var[k] + A(eps));
+    for (ChanPos p(t, step, S, C); p.i < n; p.next()) {
+        long long k = per_row ? p.row : p.c;
+        A v = static_cast<A>(x[p.i]);
+        if (mean) v -= mean[k];
+        v *= A(1) / sqrt(var[k] + A(eps));
+        if (w) v *= static_cast<A>(w[p.c]);
+        if (b) v += static_cast<A>(b[p.c]);
+        y[p.i] = T(v);
+    }
+}
+
+// Block (g, p) as chan_stats: the chunk's sum of g and of g xhat, xhat = (x - mu) r
+// with the group's mu, r; into sg[k], sgx[k], k = p groups + g.
+extern "C" __global__ void __launch_bounds__(1024)
+chan_bwd_sums(const T* g, const T* x, const A* mean, const A* rstd, A* sg, A* sgx,
+              long long groups, long long S, long long stride, long long L, long long chunk) {
+    long long q = blockIdx.x, l0 = (long long)blockIdx.y * chunk;
+    long long l1 = l0 + chunk < L ? l0 + chunk : L;
+    int lanes = blockDim.x;
+    const T* xg = x + q * S;
+    const T* gg = g + q * S;
+    A mu = mean[q];
+    A a = A(0), c = A(0);
+    for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next()) {
+        long long o = p.row * stride + p.s;
+        A gv = static_cast<A>(gg[o]);
+        a += gv;
+        c += gv * (static_cast<A>(xg[o]) - mu);
+    }
+    a = row_reduce<false>(a, lanes);
+    c = row_reduce<false>(c, lanes);
+    if (threadIdx.x) return;
+    long long k = (long long)blockIdx.y * groups + q;
+    sg[k] = a;
+    sgx[k] = c * rstd[q];
+}
+
+// A thread per group: o[g] = sum over the parts of p[part groups + g], for two arrays.
+extern "C" __global__ void chan_sum_parts(const A* pa, const A* pb, A* a, A* b,
+                                          long long groups, long long parts) {
+    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups) return;
+    A u = A(0), v = A(0);
+    for (long long p = 0; p < parts; ++p) {
+        u += pa[p * groups + g];
+        v += pb[p * groups + g];
+    }
+    a[g] = u;
+    b[g] = v;
+}
+
+// gx = r w (g - inv (sg + xhat sgx)), xhat = (x - mu) r, with the element's group's
+// sums (statistics from x), or gx = r w g (sg null: running statistics); w may be null.
+extern "C" __global__ void chan_bwd_x(const T* g, const T* x, const T* w, const A* mean,
+                                      const A* rstd, const A* sg, const A* sgx, T* gx,
+                                      long long n, long long S, long long C, int per_row,
+                                      double inv) {
+    long long step = (long long)gridDim.x * blockDim.x;
+    for (ChanPos p((long long)blockIdx.x * blockDim.x + threadIdx.x, step, S, C); p.i < n;
+         p.next()) {
+        long long k = per_row ? p.row : p.c;
+        A r = rstd[k];
+        A v = static_cast<A>(g[p.i]);
+        if (sg) v -= A(inv) * (sg[k] + (static_cast<A>(x[p.i]) - mean[k]) * r * sgx[k]);
+        v *= r;
+        if (w) v *= static_cast<A>(w[p.c]);
+        gx[p.i] = T(v);
+    }
+}
+
+// A thread per channel c < C: R <- keep R + m s, s the mean over `rows` of the
+// statistics at [row C + c] (times unbias for the variance); T is the running arrays'
+// type (either may be null).
+extern "C" __global__ void chan_running(T* rmean, T* rvar, const A* mean, const A* var,
+                                        long long C, long long rows, double keep,
+                                        double m, double unbias) {
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    A sm = A(0), sv = A(0);
+    for (long long r = 0; r < rows; ++r) {
+        if (rmean) sm += mean[r * C + c];
+        if (rvar) sv += var[r * C + c];
+    }
+    if (rmean) rmean[c] = T(A(keep) * static_cast<A>(rmean[c]) + A(m) * (sm / A(rows)));
+    if (rvar)
+        rvar[c] = T(A(keep) * static_cast<A>(rvar[c]) + A(m) * (sv / A(rows) * A(unbias)));
+}
+"""
+
+_CSOURCE = ROWS + _CHANNEL
 _COLS = 256            # columns per block of the affine-gradient kernel
 _TARGET_BLOCKS = 1024  # about how many blocks that kernel launches (over the row chunks)
 
@@ -154,9 +327,92 @@ def _acc(dtype):
     return np.dtype(np.float64 if ACCUMULATE[dtype] == "double" else np.float32)
 
 
+_TARGET_PARTS = 1024   # about how many blocks a split group reduction launches
+_SPREAD = 65536        # a group's elements one block reduces before the group is split
+_CAP = 4096            # most blocks of an element-wise launch (grid-stride loops)
+_THREADS = 256
+
+
+def _ncs(x):
+    """``(N, C, S)`` of a non-empty C-contiguous float ``x`` of shape ``(N, C, *)`` (the
+    batch and instance norm kernels' inputs), else None."""
+    if not _FAST_CHANNEL or x.dtype not in CTYPES or x.ndim < 2 or not x.size or \
+            not x.flags.c_contiguous:
+        return None
+    n, c = x.shape[:2]
+    return n, c, x.size // (n * c)
+
+
+def _per_row(axes, ndim):
+    """True for instance norm's statistics axes ``(2, ...)``, False for batch norm's
+    ``(0, 2, ...)``, None for others."""
+    spatial = tuple(range(2, ndim))
+    axes = tuple(axes)
+    if axes == (0,) + spatial:
+        return False
+    return True if spatial and axes == spatial else None
+
+
+def _stat_rows(x, stat):
+    """Whether the statistics ``stat`` are per row ``(N, C, 1, ...)`` (True, N > 1) or per
+    channel ``(1, C, 1, ...)`` (False) of ``x``; None for another shape, a non-contiguous
+    array or a dtype that does not accumulate as ``x``'s."""
+    if stat.dtype not in CTYPES or _acc(stat.dtype) != _acc(x.dtype) or \
+            not stat.flags.c_contiguous:
+        return None
+    tail = (1,) * (x.ndim - 2)
+    if stat.shape == (1, x.shape[1]) + tail:
+        return False
+    return True if stat.shape == x.shape[:2] + tail else None
+
+
+def _per_channel(x, *params):
+    """Whether every array of ``params`` (None allowed) is a C-contiguous ``(1, C, 1, ...)``
+    array of ``x``'s dtype."""
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return all(p is None or (p.dtype == x.dtype and p.shape == shape and p.flags.c_contiguous)
+               for p in params)
+
+
+def _ptr(a):
+    """``a``, or a null pointer for None."""
+    return np.uint64(0) if a is None else a
+
+
+def _grid(n):
+    """The grid of an element-wise (grid-stride) launch over ``n`` elements."""
+    return (min(-(-n // _THREADS), _CAP),)
+
+
+def _reduce(name, combine, dtype, ins, groups, s, stride, size):
+    """The two sums (float arrays of ``groups``) of the group reduction ``name`` over the
+    arrays ``ins``, each group ``size`` elements in runs of ``s`` ``stride`` apart: a block
+    per group, or per chunk of a group past :data:`_SPREAD` elements (aiming at about
+    :data:`_TARGET_PARTS` blocks), whose partials ``combine`` merges."""
+    acc = _acc(dtype)
+    parts = max(1, min(-(-_TARGET_PARTS // groups), -(-size // _SPREAD)))
+    chunk = -(-size // parts)
+    parts = -(-size // chunk)
+    lanes = 32
+    while lanes < 1024 and lanes * 16 < chunk:
+        lanes *= 2
+    a, b = cupy.empty(groups, acc), cupy.empty(groups, acc)
+    dims = (np.int64(groups), np.int64(s), np.int64(stride), np.int64(size), np.int64(chunk))
+    if parts == 1:
+        kernel(_CSOURCE, name, dtype)((groups, 1), (lanes,), ins + (a, b) + dims)
+        return a, b
+    pa, pb = cupy.empty(parts * groups, acc), cupy.empty(parts * groups, acc)
+    kernel(_CSOURCE, name, dtype)((groups, parts), (lanes,), ins + (pa, pb) + dims)
+    args = (pa, pb, a, b, np.int64(groups), np.int64(parts))
+    if combine == "chan_stats_combine":
+        args += (np.int64(size), np.int64(chunk))
+    kernel(_CSOURCE, combine, dtype)(blocks(groups), (_THREADS,), args)
+    return a, b
+
+
 class CudaNorm:
-    """Layer and RMS norm forward and backward as row kernels (the generic kernels for
-    every other layout)."""
+    """Layer and RMS norm forward and backward as row kernels, batch and instance norm as
+    channel kernels (the generic kernels for every other layout)."""
 
     def norm_forward(self, x, axes, center, w, b, eps):
         nd = _rows(x, axes, w, b)
@@ -181,8 +437,8 @@ class CudaNorm:
         if nd is None or not stats_grad or tuple(paxes) != tuple(range(x.ndim - k)) or \
                 g.shape != x.shape or g.dtype != x.dtype or rstd.dtype != _acc(x.dtype) or \
                 (mean is not None and mean.dtype != rstd.dtype):
-            return super().norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad,
-                                         need)
+            return self._channel_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad,
+                                          need)
         rows, d = nd
         gc, xc = cupy.ascontiguousarray(g), cupy.ascontiguousarray(x)
         mu, r = _flat(mean), _flat(rstd)
@@ -210,3 +466,88 @@ class CudaNorm:
             if want_b:
                 gb = pb.sum(axis=0).astype(x.dtype, copy=False).reshape(pshape)
         return gx, gw, gb
+
+    def norm_moments(self, x, axes, center):
+        ncs = _ncs(x)
+        per_row = None if ncs is None or not center else _per_row(axes, x.ndim)
+        if per_row is None:
+            return super().norm_moments(x, axes, center)
+        n, c, s = ncs
+        groups, runs = (n * c, 1) if per_row else (c, n)
+        mean, var = _reduce("chan_stats", "chan_stats_combine", x.dtype, (x,), groups, s,
+                            c * s, runs * s)
+        shape = (n if per_row else 1, c) + (1,) * (x.ndim - 2)
+        return mean.reshape(shape), var.reshape(shape)
+
+    def norm_normalize(self, x, mean, var, w, b, eps):
+        ncs = _ncs(x)
+        per_row = None if ncs is None or var is None else _stat_rows(x, var)
+        if per_row is None or not _per_channel(x, w, b) or mean is not None and \
+                (mean.shape != var.shape or _stat_rows(x, mean) is None):
+            return super().norm_normalize(x, mean, var, w, b, eps)
+        n, c, s = ncs
+        acc = _acc(x.dtype)
+        mean = None if mean is None else mean.astype(acc, copy=False)
+        var = var.astype(acc, copy=False)
+        y = cupy.empty(x.shape, x.dtype)
+        rstd = cupy.empty(var.shape, acc)
+        kernel(_CSOURCE, "chan_normalize", x.dtype)(
+            _grid(x.size), (_THREADS,), (x, _ptr(mean), var, _ptr(w), _ptr(b), y, rstd,
+                                         np.int64(x.size), np.int64(s), np.int64(c),
+                                         np.int32(per_row), np.int64(var.size),
+                                         np.float64(eps)))
+        return y, rstd
+
+    def _channel_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
+        """Batch and instance norm's ``norm_backward`` (the generic kernel for others)."""
+        ncs = _ncs(x)
+        kind = None if ncs is None or mean is None else _per_row(axes, x.ndim)
+        per_row = None if kind is None else _stat_rows(x, rstd)
+        tail = (1,) * (x.ndim - 2)
+        if per_row is None or rstd.dtype != _acc(x.dtype) or mean.shape != rstd.shape or \
+                _stat_rows(x, mean) is None or tuple(paxes) != (0,) + tuple(range(2, x.ndim)) \
+                or stats_grad and rstd.shape != (x.shape[0] if kind else 1, x.shape[1]) + tail \
+                or g.shape != x.shape or g.dtype != x.dtype or not _per_channel(x, w):
+            return super().norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad,
+                                         need)
+        n, c, s = ncs
+        mean = mean.astype(rstd.dtype, copy=False)
+        g = cupy.ascontiguousarray(g)
+        groups, runs = (n * c, 1) if per_row else (c, n)
+        sg = sgx = None
+        if need[1] or need[2] or need[0] and stats_grad:
+            sg, sgx = _reduce("chan_bwd_sums", "chan_sum_parts", x.dtype, (g, x, mean, rstd),
+                              groups, s, c * s, runs * s)
+        gx = None
+        if need[0]:
+            gx = cupy.empty(x.shape, x.dtype)
+            sums = (sg, sgx) if stats_grad else (None, None)
+            kernel(_CSOURCE, "chan_bwd_x", x.dtype)(
+                _grid(x.size), (_THREADS,), (g, x, _ptr(w), mean, rstd, _ptr(sums[0]),
+                                             _ptr(sums[1]), gx,
+                                             np.int64(x.size), np.int64(s), np.int64(c),
+                                             np.int32(per_row), np.float64(1 / (runs * s))))
+        out = [gx]
+        for want, total in ((need[1], sgx), (need[2], sg)):
+            if want and per_row:
+                total = total.reshape(n, c).sum(axis=0)
+            out.append(total.astype(x.dtype, copy=False).reshape((1, c) + tail)
+                       if want else None)
+        return tuple(out)
+
+    def running_stats_update(self, running_mean, running_var, mean, var, momentum, n):
+        run = [a for a in (running_mean, running_var) if a is not None]
+        dt = run[0].dtype if run else None
+        c = run[0].shape[0] if run and run[0].ndim == 1 else 0
+        if not _FAST_CHANNEL or n < 2 or not c or dt not in CTYPES or mean is None or \
+                var is None or any(a.dtype != dt or a.shape != (c,) or
+                                   not a.flags.c_contiguous for a in run) or \
+                any(t.dtype != _acc(dt) or t.size != mean.size or not t.flags.c_contiguous
+                    for t in (mean, var)) or mean.size % c:
+            return super().running_stats_update(running_mean, running_var, mean, var,
+                                                momentum, n)
+        kernel(_CSOURCE, "chan_running", dt)(
+            blocks(c), (_THREADS,), (_ptr(running_mean), _ptr(running_var), mean, var,
+                                     np.int64(c), np.int64(mean.size // c),
+                                     np.float64(1 - momentum), np.float64(momentum),
+                                     np.float64(n / (n - 1))))
