@@ -1,7 +1,7 @@
 """Flash attention on the device under test against the CPU's P-saving op in float32.
 
 ``F.scaled_dot_product_attention`` (no weights, no dropout) takes the flash op on CUDA (for
-float32/float64 only where P would be large; here always): the tensor-core forward for
+float32/float64 only where P is small or large; here always): the tensor-core forward for
 float16/bfloat16 with head dims up to 128, the plain tiled kernels otherwise. Inputs are drawn once, rounded to the case's dtype, and the CPU reference runs on
 those rounded values in float32; outputs and the gradients of q, k, v (contracted with a
 fixed random cotangent) must agree within the dtype's tolerance. Shapes: query lengths 1,
@@ -29,22 +29,25 @@ TOL = {"float32": (1e-4, 2e-5), "float64": (1e-9, 1e-11), "float16": (1e-2, 4e-3
 
 @pytest.fixture(autouse=True)
 def _flash_for_every_dtype(monkeypatch):
-    """float32/float64 take the flash op only where P would be large; these tests check
-    the flash kernels of every dtype on small shapes, so the threshold is lowered to 0."""
+    """float32/float64 take the flash op only where P is small or large; these tests check
+    the flash kernels of every dtype on any shape, so the upper threshold is lowered to 0."""
     if DEVICE != "cpu":
         from lucid.backend.cuda import attention
         monkeypatch.setattr(attention, "_PROBS_BYTES", 0)
 
 
-def test_float32_keeps_p_below_the_threshold_and_half_types_never(monkeypatch):
+def test_float32_keeps_p_between_the_thresholds_and_half_types_never():
     if DEVICE == "cpu":
         pytest.skip("the CUDA backend's choice")
     from lucid.backend.cuda import attention
-    monkeypatch.setattr(attention, "_PROBS_BYTES", 1 << 30)
-    for dt, op in ((lucid.float32, "ScaledDotProductAttentionBackward"),
-                   (lucid.bfloat16, "FlashAttentionBackward")):
-        q = lucid.randn(2, 4, 64, 32, dtype=dt, device=DEVICE, requires_grad=True)
-        assert type(F.scaled_dot_product_attention(q, q, q).grad_fn).__name__ == op
+    be = lucid.device(DEVICE).backend
+    small, large = attention._PROBS_SMALL, 1 << 30
+    for n, flash in ((1, True), (small // 4, True), (small // 4 + 1, False),
+                     (large // 4, False), (large // 4 + 1, True)):
+        assert be.prefers_flash_attention(np.float32, n) is flash, n
+    assert be.prefers_flash_attention(np.float64, small // 4) is False
+    assert all(be.prefers_flash_attention(dt, n) for dt in (np.float16, lucid.bfloat16.np)
+               for n in (1, small, large))
 
 
 def _round(a, dt):

@@ -38,7 +38,7 @@ _MMA_FORWARD = _MMA_BACKWARD = True       # False: half types take the plain ker
 _RAISED = set()                           # (kernel, device) whose shared-memory limit is raised
 _SMEM = 48 * 1024                         # static shared-memory limit of a launch
 _GRID_Y = 65535
-_PROBS_BYTES = 1 << 30                    # float32/64: keep P below this, else flash
+_PROBS_SMALL, _PROBS_BYTES = 64 << 20, 1 << 30   # float32/64: keep P between these
 
 _SOURCE = r"""
 // Flash attention: tiles of queries and keys, online softmax, no L x S matrix in memory.
@@ -754,12 +754,16 @@ class CudaAttention:
     reference: the kernels take the scale and keep the log-sum-exp in float32."""
 
     def prefers_flash_attention(self, npdtype, probs):
-        """Half types: always (tensor-core kernels). float32/float64: only where keeping
-        :math:`P` would take more than ``_PROBS_BYTES``; below that the P-saving op, whose
-        products are cuBLAS GEMMs, is faster than the plain (CUDA-core) flash kernels
-        (GPT-2-small in float32 on an H200: 209 ms a step against 285 ms)."""
+        """Half types: always (tensor-core kernels). float32/float64: where :math:`P` is
+        small (up to ``_PROBS_SMALL``: the step is launch-bound, and flash is one launch
+        forward and a few backward) or would be large (over ``_PROBS_BYTES``: memory);
+        in between the P-saving op, whose products are cuBLAS GEMMs, is faster than the
+        plain (CUDA-core) flash kernels. Measured on an H200: GPT-2-small in float32
+        (400 MB of P a layer) 224 ms a step with P kept against 285 ms with flash; the
+        2-layer GPT of benchmarks/train.py (0.5 MB) slower with P kept."""
         dt = np.dtype(npdtype)
-        return dt.itemsize == 2 or probs * dt.itemsize > _PROBS_BYTES
+        size = probs * dt.itemsize
+        return dt.itemsize == 2 or size <= _PROBS_SMALL or size > _PROBS_BYTES
 
     def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
