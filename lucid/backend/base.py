@@ -8,6 +8,7 @@ from .interface.attention import AttentionKernels
 from .interface.binary import BinaryKernels
 from .interface.conv import ConvKernels
 from .interface.core import CoreKernels
+from .interface.decomp import DecompKernels
 from .interface.indexing import IndexingKernels
 from .interface.linalg import LinalgKernels
 from .interface.loss import LossKernels
@@ -25,7 +26,7 @@ from .interface.vision import VisionKernels
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
               NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
-              AttentionKernels, VisionKernels):
+              AttentionKernels, VisionKernels, DecompKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

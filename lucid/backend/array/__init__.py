@@ -7,6 +7,7 @@ from .attention import XpAttention
 from .binary import XpBinary
 from .conv import XpConv
 from .core import XpCore
+from .decomp import XpDecomp
 from .indexing import XpIndexing
 from .linalg import XpLinalg
 from .loss import XpLoss
@@ -30,5 +31,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, XpVision, Backend):
+                   XpAttention, XpVision, XpDecomp, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

@@ -1,0 +1,29 @@
+"""``lucid.linalg``: linear algebra on stacks of real matrices, as ``torch.linalg``.
+
+Factorisations (``cholesky``, ``qr``, ``svd``, ``eigh``, ``lu_factor``), inverses and
+solves (``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``lu_solve``,
+``lstsq``, ``pinv``), matrix functions and norms (``matrix_exp``, ``matrix_power``,
+``matrix_norm``, ``vector_norm``, ``norm``, ``cond``, ``matrix_rank``) and products
+(``multi_dot``, ``householder_product``, ``vecdot``, ``cross``, ``matmul``). Every function
+takes leading batch dims and is differentiable where PyTorch's is; the nodes are
+registered ops (:mod:`lucid.ops.decompositions`, :mod:`lucid.ops.linalg_solve`,
+:mod:`lucid.ops.matrix_fns`). Float32 and float64 only for now: ``eig`` and ``eigvals``
+(complex results) arrive with complex dtypes.
+"""
+
+from ..ops.decompositions import (cholesky, cholesky_ex, eigh, eigvalsh, lu, lu_factor,
+                                  lu_factor_ex, qr, svd, svdvals)
+from ..ops.linalg import matmul
+from ..ops.linalg_solve import (det, inv, inv_ex, lstsq, lu_solve, matrix_rank, pinv,
+                                slogdet, solve, solve_ex, solve_triangular, tensorinv,
+                                tensorsolve)
+from ..ops.matrix_fns import (cond, cross, diagonal, householder_product, matrix_exp,
+                              matrix_norm, matrix_power, multi_dot, norm, vander, vecdot,
+                              vector_norm)
+
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+           "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",
+           "vecdot", "vector_norm"]

@@ -1,0 +1,440 @@
+"""Matrix factorisations of ``lucid.linalg``: Cholesky, QR, SVD, the symmetric
+eigendecomposition and LU, each a registered node with its gradient; ``svdvals``,
+``eigvalsh``, ``lu`` and the ``_ex`` variants compose them.
+
+Registered nodes: :class:`CholeskyBackward`, :class:`QrBackward`, :class:`SvdBackward`,
+:class:`EighBackward`, :class:`LuFactorBackward`.
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..errors import ArgumentError, AutogradError
+from ._formula import array_of, const
+from .linalg_args import LinalgMultiOp, matrix, mT, result_type, schema
+from .registry import register
+
+__all__ = []
+
+_Cholesky = result_type("linalg_cholesky_ex", ("L", "info"))
+_QR = result_type("linalg_qr", ("Q", "R"))
+_SVD = result_type("linalg_svd", ("U", "S", "Vh"))
+_Eigh = result_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_LuFactor = result_type("linalg_lu_factor", ("LU", "pivots"))
+_LuFactorEx = result_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+_LU = result_type("linalg_lu", ("P", "L", "U"))
+
+
+def _eye(node, n, like):
+    """The identity of order ``n`` in ``like``'s dtype, a constant of ``node``'s formula."""
+    return const(node.be.eye(n, n, array_of(like).dtype), like)
+
+
+def _right_tri_solve(F, z, r, upper):
+    r""":math:`Z T^{-\top}` for the triangle ``T`` of ``r``: :math:`(T^{-1} Z^\top)^\top`."""
+    return mT(F.solve_triangular(r, mT(z), upper, False))
+
+
+@register
+class CholeskyBackward(LinalgMultiOp):
+    r"""Autograd node for the Cholesky factor :math:`A = LL^{\top}` (lower). Saves the output
+    :math:`L` only: the gradient is two triangular solves with it.
+
+    Math
+    ----
+    Murray's formula (2016), with :math:`\Phi` the lower triangle with its diagonal halved:
+
+    .. math:: S = L^{-\top}\,\Phi(L^{\top}\bar L)\,L^{-1}, \qquad
+              \bar A = \tfrac12 (S + S^{\top})
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"linalg_cholesky"``, ``AmpPolicy.FORCE_FP32`` (no half-precision LAPACK),
+        ``output_arity=2`` (``L`` and the int32 ``info``, which carries no gradient).
+    saves_input, saves_output : bool
+        False, True (:math:`L`).
+
+    Notes
+    -----
+    Backends: ``xp.linalg.cholesky`` (LAPACK potrf on NumPy, cuSOLVER on CuPy); only the
+    lower triangle of :math:`A` is read, so the gradient is the symmetric one (PyTorch's).
+    A matrix that is not positive definite gives NaN in ``L`` and its ``info`` (the order of
+    the failing leading minor); ``linalg.cholesky`` raises on it, ``cholesky_ex`` returns
+    it. The two triangular solves of the gradient are ``F.solve_triangular``.
+    """
+
+    __slots__ = ()
+    schema_v1 = schema("linalg_cholesky", output_arity=2)
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a):
+        return be.cholesky(a)
+
+    def grad(self, F, g, a, out):
+        low, gl = out[0], g[0]
+        if gl is None:
+            return None
+        m = mT(low) @ gl
+        phi = 0.5 * (F.tril(m, 0) + F.tril(m, -1))
+        # L^-T Phi L^-1: one solve from the left, one from the right (L^-1 = (L^T)^-1^T)
+        s = _right_tri_solve(F, F.solve_triangular(mT(low), phi, True, False), mT(low), True)
+        return 0.5 * (s + mT(s))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: the Cholesky factor of the symmetric positive-definite ``A`` and the
+    int32 ``info`` (0, or the order of the first leading minor that is not positive
+    definite)."""
+    A = matrix("cholesky", A, square=True)
+    low, info = CholeskyBackward.apply(A)
+    if check_errors:
+        _raise_info("cholesky", info, "the factorization could not be completed because the "
+                    "input is not positive-definite (the leading minor of order {} is not "
+                    "positive-definite)")
+    return _Cholesky(mT(low) if upper else low, info)
+
+
+def cholesky(A, *, upper=False):
+    """The Cholesky factor: lower ``L`` with :math:`A = LL^T` (``upper``: :math:`U = L^T`);
+    raises :class:`~lucid.errors.ArgumentError` when ``A`` is not positive definite."""
+    return cholesky_ex(A, upper=upper, check_errors=True).L
+
+
+def _raise_info(op, info, what):
+    """Raise for the first non-zero ``info`` (one device-to-host read, as PyTorch)."""
+    flat = info.reshape(-1)
+    if flat.numel() and bool((flat != 0).any()):
+        bad = int(flat.ne(0).int().argmax())
+        where = f" (batch element {bad})" if info.ndim else ""
+        raise ArgumentError(f"linalg.{op}{where}: " + what.format(int(flat[bad])))
+
+
+@register
+class QrBackward(LinalgMultiOp):
+    r"""Autograd node for :math:`A = QR`. Saves the outputs :math:`Q, R`: the gradient is
+    written in them and one triangular solve with :math:`R`.
+
+    Math
+    ----
+    For :math:`m \ge n` (and square blocks of wide inputs), with
+    :math:`M = \bar R R^{\top} - Q^{\top} \bar Q` and :math:`N` the symmetric matrix with
+    :math:`M`'s upper triangle (:math:`N = \mathrm{triu}(M) + \mathrm{triu}(M, 1)^{\top}`):
+
+    .. math:: \bar A = (\bar Q + Q N)\,R^{-\top}
+
+    For :math:`m < n`, :math:`A = [X\,|\,Y]`, :math:`R = [U\,|\,V]`: :math:`\bar Y = Q\bar V`
+    and :math:`\bar X` is the square formula with :math:`\bar Q + Y \bar V^{\top}`.
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"linalg_qr"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``.
+    saves_input, saves_output : bool
+        True (:math:`Y` of a wide input), True (:math:`Q` and :math:`R`).
+
+    Notes
+    -----
+    Backends: ``xp.linalg.qr`` (Householder QR, LAPACK geqrf/orgqr; cuSOLVER on CuPy), with
+    LAPACK's signs (the diagonal of :math:`R` may be negative, as in PyTorch). As in
+    PyTorch, ``mode='complete'`` with :math:`m > n` is not differentiable (:math:`Q`'s
+    extra columns are not determined by :math:`A`) and raises in the backward; a rank
+    deficient :math:`A` (a zero on :math:`R`'s diagonal) gives inf/NaN gradients.
+    """
+
+    __slots__ = ()
+    schema_v1 = schema("linalg_qr", output_arity=2)
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a, complete):
+        return be.qr_decompose(a, complete)
+
+    def grad(self, F, g, a, out):
+        (gq, gr), (q, r) = g, out
+        m, n = self.in_meta[0][0][-2:]
+        if self.params["complete"] and m > n:
+            raise AutogradError("linalg_qr: the QR decomposition is not differentiable when "
+                                "mode='complete' and nrows > ncols")
+        if m >= n:
+            return _qr_square(F, q, r, gq, gr)
+        gv = None if gr is None else gr[..., m:]
+        if gv is not None:                        # A = [X | Y] with Y = Q V
+            gyq = a[..., m:] @ mT(gv)
+            gq = gyq if gq is None else gq + gyq
+        gx = _qr_square(F, q, r[..., :m], gq, None if gr is None else gr[..., :m])
+        gy = F.zeros_like(a[..., m:]) if gv is None else q @ gv
+        return F.concatenate([gx, gy], -1)
+
+
+def _qr_square(F, q, r, gq, gr):
+    """The QR gradient for :math:`m \\ge n` (see :class:`QrBackward`)."""
+    m = 0
+    if gr is not None:
+        m = gr @ mT(r)
+    if gq is not None:
+        m = m - mT(q) @ gq
+    n = F.triu(m, 0) + mT(F.triu(m, 1))
+    z = q @ n if gq is None else gq + q @ n
+    return _right_tri_solve(F, z, r, True)
+
+
+def qr(A, mode="reduced"):
+    """``(Q, R)`` with :math:`A = QR`: ``mode`` ``'reduced'`` (Q (m, k)), ``'complete'``
+    (Q (m, m)) or ``'r'`` (R only; Q is empty)."""
+    A = matrix("qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise ArgumentError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got "
+                            f"{mode!r}")
+    q, r = QrBackward.apply(A, complete=mode == "complete")
+    if mode == "r":
+        q = Tensor._wrap(A._device._backend.full((0,), 0, A._dtype.np), A._dtype, A._device)
+    return _QR(q, r)
+
+
+@register
+class SvdBackward(LinalgMultiOp):
+    r"""Autograd node for :math:`A = U\,\mathrm{diag}(S)\,V^{\top}`. Saves the outputs only.
+
+    Math
+    ----
+    Townsend's formula (2016), with :math:`F_{ij} = 1/(s_j^2 - s_i^2)` off the diagonal
+    and 0 on it, :math:`J = F \circ (U^{\top}\bar U - \bar U^{\top} U)`,
+    :math:`K = F \circ (V^{\top}\bar V - \bar V^{\top} V)`:
+
+    .. math:: \bar A = U\,[\mathrm{diag}(\bar S) + J S + S K]\,V^{\top}
+              + (I - UU^{\top})\bar U S^{-1} V^{\top} + U S^{-1} \bar V^{\top}(I - VV^{\top})
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"linalg_svd"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=3``.
+    saves_input, saves_output : bool
+        False, True (:math:`U, S, V^{\top}`).
+
+    Notes
+    -----
+    Backends: ``xp.linalg.svd`` (LAPACK gesdd on NumPy, cuSOLVER gesvd on CuPy). With
+    ``full_matrices`` the gradient uses the first :math:`k = \min(m, n)` columns of
+    :math:`U` and rows of :math:`V^{\top}` (the others are not determined by :math:`A`), as
+    PyTorch. Instability, as documented by PyTorch: the terms of :math:`\bar U, \bar V`
+    divide by :math:`s_j^2 - s_i^2` and by :math:`s_i`, so with repeated (or zero) singular
+    values a gradient through :math:`U` or :math:`V^{\top}` is inf/NaN, exactly as
+    PyTorch's; a gradient through :math:`S` alone (``svdvals``, the nuclear norm) is
+    :math:`U\,\mathrm{diag}(\bar S) V^{\top}` and stays finite.
+    """
+
+    __slots__ = ()
+    schema_v1 = schema("linalg_svd", output_arity=3)
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a, full_matrices):
+        return be.svd(a, full_matrices)
+
+    def grad(self, F, g, a, out):
+        (gu, gs, gvh), (u, s, vh) = g, out
+        k = s.shape[-1]
+        m, n = self.in_meta[0][0][-2:]
+        if self.params["full_matrices"]:
+            u, vh = u[..., :k], vh[..., :k, :]
+            gu = None if gu is None else gu[..., :k]
+            gvh = None if gvh is None else gvh[..., :k, :]
+        eye = _eye(self, k, s)
+        inner = 0 if gs is None else gs[..., :, None] * eye
+        if gu is None and gvh is None:
+            return (u * gs[..., None, :]) @ vh
+        s2 = s * s
+        f = (1 - eye) / (s2[..., None, :] - s2[..., :, None] + eye)
+        extra = 0
+        if gu is not None:
+            utgu = mT(u) @ gu
+            inner = inner + f * (utgu - mT(utgu)) * s[..., None, :]
+            if m > k:
+                extra = ((gu - u @ utgu) / s[..., None, :]) @ vh
+        if gvh is not None:
+            vtgv = vh @ mT(gvh)
+            inner = inner + s[..., :, None] * (f * (vtgv - mT(vtgv)))
+            if n > k:
+                extra = extra + u @ ((gvh - (gvh @ mT(vh)) @ vh) / s[..., :, None])
+        return u @ inner @ vh + extra
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """``(U, S, Vh)`` with :math:`A = U\\,\\mathrm{diag}(S)\\,V^H`, ``S`` descending
+    (``driver`` is accepted for PyTorch compatibility; it selects cuSOLVER routines there)."""
+    A = matrix("svd", A)
+    return _SVD(*SvdBackward.apply(A, full_matrices=bool(full_matrices)))
+
+
+def svdvals(A, *, driver=None):
+    """The singular values of ``A``, descending. Under autograd they come from the SVD node
+    (gradient :math:`U\\,\\mathrm{diag}(\\bar S)V^T`); otherwise from the values-only kernel."""
+    A = matrix("svdvals", A)
+    if A._requires_grad and STATE.grad_enabled:
+        return SvdBackward.apply(A, full_matrices=False)[1]
+    return Tensor._wrap(A._device._backend.svdvals(A._data), A._dtype, A._device)
+
+
+@register
+class EighBackward(LinalgMultiOp):
+    r"""Autograd node for the symmetric eigendecomposition :math:`A = V\,\mathrm{diag}(w)
+    V^{\top}`. Saves the outputs only.
+
+    Math
+    ----
+    With :math:`E_{ij} = w_j - w_i` (:math:`E_{ii} = 1`) and
+    :math:`\Omega = \tfrac12 (V^{\top}\bar V - \bar V^{\top} V)`:
+
+    .. math:: \bar A = V\,[\Omega / E + \mathrm{diag}(\bar w)]\,V^{\top}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"linalg_eigh"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``.
+    saves_input, saves_output : bool
+        False, True (:math:`w, V`).
+
+    Notes
+    -----
+    Backends: ``xp.linalg.eigh`` (LAPACK syevd; cuSOLVER syevj on CuPy), lower triangle
+    read (``UPLO='L'``; ``'U'`` transposes first), eigenvalues ascending. The gradient is
+    symmetric. Instability, as PyTorch documents: a gradient through the eigenvectors
+    divides by :math:`w_j - w_i`, so repeated eigenvalues give inf/NaN, as in PyTorch; a
+    gradient through the eigenvalues alone (``eigvalsh``) is :math:`V\,\mathrm{diag}(\bar w)
+    V^{\top}` and stays finite.
+    """
+
+    __slots__ = ()
+    schema_v1 = schema("linalg_eigh", output_arity=2)
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a):
+        return be.eigh(a)
+
+    def grad(self, F, g, a, out):
+        (gw, gv), (w, v) = g, out
+        if gv is None:
+            return (v * gw[..., None, :]) @ mT(v)
+        eye = _eye(self, w.shape[-1], w)
+        vtgv = mT(v) @ gv
+        inner = 0.5 * (vtgv - mT(vtgv)) / (w[..., None, :] - w[..., :, None] + eye)
+        if gw is not None:
+            inner = inner + gw[..., :, None] * eye
+        return v @ inner @ mT(v)
+
+
+def _lower(op, A, UPLO):
+    A = matrix(op, A, square=True)
+    if UPLO not in ("L", "U"):
+        raise ArgumentError(f"linalg.{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return A if UPLO == "L" else mT(A)
+
+
+def eigh(A, UPLO="L"):
+    """``(eigenvalues, eigenvectors)`` of the symmetric ``A`` (triangle ``UPLO`` read),
+    eigenvalues ascending."""
+    return _Eigh(*EighBackward.apply(_lower("eigh", A, UPLO)))
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of the symmetric ``A``, ascending (through the eigh node under
+    autograd, gradient :math:`V\\,\\mathrm{diag}(\\bar w)V^T`)."""
+    A = _lower("eigvalsh", A, UPLO)
+    if A._requires_grad and STATE.grad_enabled:
+        return EighBackward.apply(A)[0]
+    return Tensor._wrap(A._device._backend.eigvalsh(A._data), A._dtype, A._device)
+
+
+@register
+class LuFactorBackward(LinalgMultiOp):
+    r"""Autograd node for the partial-pivoting LU factorisation :math:`A = PLU` in LAPACK's
+    packed form (``LU``, ``pivots``, ``info``). Saves the outputs (the factors and pivots).
+
+    Math
+    ----
+    With :math:`\bar L = \mathrm{tril}(\overline{LU}, -1)`,
+    :math:`\bar U = \mathrm{triu}(\overline{LU})`:
+
+    .. math:: \bar A = P\,L^{-\top}\,[\mathrm{tril}(L^{\top}\bar L, -1) +
+              \mathrm{triu}(\bar U U^{\top})]\,U^{-\top}
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"linalg_lu_factor"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=3`` (the int32
+        ``pivots`` and ``info`` carry no gradient).
+    saves_input, saves_output : bool
+        False, True.
+
+    Notes
+    -----
+    Backends: a batched right-looking partial-pivoting LU written over ``xp`` (NumPy has
+    no LU; the pivot is the first largest magnitude, as LAPACK's getrf, so ``pivots``
+    match PyTorch's): :math:`\min(m, n)` vectorised rank-1 updates. A zero pivot is
+    recorded in ``info`` and the factorisation goes on. The gradient is implemented for
+    square matrices (rectangular ones raise in the backward) and is inf/NaN for a
+    singular :math:`A`.
+    """
+
+    __slots__ = ()
+    schema_v1 = schema("linalg_lu_factor", output_arity=3)
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, a):
+        return be.lu_factor(a)
+
+    def grad(self, F, g, a, out):
+        glu, (lu, piv, _) = g[0], out
+        m, n = self.in_meta[0][0][-2:]
+        if m != n:
+            raise AutogradError(f"linalg_lu_factor: the gradient is implemented for square "
+                                f"matrices only, got {m} by {n}")
+        low = F.tril(lu, -1) + _eye(self, m, lu)
+        mid = F.tril(mT(low) @ F.tril(glu, -1), -1) + F.triu(F.triu(glu, 0) @ mT(F.triu(lu, 0)),
+                                                          0)
+        y = F.solve_triangular(mT(lu), mid, True, True)       # L^-T (unit upper L^T)
+        p = const(self.be.lu_permutation(array_of(piv), m, array_of(lu).dtype), lu)
+        return p @ _right_tri_solve(F, y, lu, True)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``(LU, pivots, info)``: the packed partial-pivoting LU of ``A`` (see
+    :class:`LuFactorBackward`); ``info`` > 0 marks an exactly singular ``U``."""
+    A = matrix("lu_factor", A)
+    if not pivot:
+        raise ArgumentError("linalg.lu_factor: LU without pivoting is not implemented on "
+                            "the CPU (as PyTorch); use pivot=True")
+    lu, piv, info = LuFactorBackward.apply(A)
+    if check_errors:
+        _raise_info("lu_factor", info, "U[{0},{0}] is zero, the matrix is singular")
+    return _LuFactorEx(lu, piv, info)
+
+
+def lu_factor(A, *, pivot=True):
+    """``(LU, pivots)``: the packed LU factorisation of ``A`` (LAPACK's getrf form)."""
+    lu, piv, _ = lu_factor_ex(A, pivot=pivot)
+    return _LuFactor(lu, piv)
+
+
+def lu(A, *, pivot=True):
+    """``(P, L, U)`` with :math:`A = PLU`: unit-lower ``L`` (m, k), upper ``U`` (k, n)."""
+    lu_, piv = lu_factor(A, pivot=pivot)
+    return _unpack(lu_, piv)
+
+
+def _unpack(lu_, piv):
+    """``(P, L, U)`` from the packed factors (differentiable in ``LU``)."""
+    m, n = lu_.shape[-2:]
+    k = min(m, n)
+    be = lu_._device._backend
+    eye = Tensor._wrap(be.eye(m, k, lu_._dtype.np), lu_._dtype, lu_._device)
+    low = lu_[..., :, :k].tril(-1) + eye
+    up = lu_[..., :k, :].triu()
+    p = Tensor._wrap(be.lu_permutation(piv._data, m, lu_._dtype.np), lu_._dtype, lu_._device)
+    return _LU(p, low, up)

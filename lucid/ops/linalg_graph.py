@@ -1,0 +1,26 @@
+"""The graph-mode forms (:mod:`lucid.ops.graph_ns`) of the ``lucid.linalg`` kernels that
+gradient formulas call: each takes the backend kernel's arguments and runs the registered
+op, so the gradient is differentiable again."""
+
+from __future__ import annotations
+
+from .linalg_solve import InvBackward, SolveBackward, SolveTriangularBackward
+from .matrix_fns import MatrixExpBackward
+
+__all__ = ["inv", "solve", "solve_triangular", "matrix_exp"]
+
+
+def inv(a):
+    return InvBackward.apply(a)
+
+
+def solve(a, b):
+    return SolveBackward.apply(a, b)
+
+
+def solve_triangular(a, b, upper, unitriangular):
+    return SolveTriangularBackward.apply(a, b, upper=upper, unitriangular=unitriangular)
+
+
+def matrix_exp(a):
+    return MatrixExpBackward.apply(a)
