@@ -363,6 +363,11 @@ class LuFactorBackward(LinalgMultiOp):
     .. math:: \bar A = P\,L^{-\top}\,[\mathrm{tril}(L^{\top}\bar L, -1) +
               \mathrm{triu}(\bar U U^{\top})]\,U^{-\top}
 
+    for square :math:`A`. Wide :math:`A = P L [U_1 | U_2]`: :math:`\bar A_2 = P L^{-\top}
+    \bar U_2` and the square formula with :math:`\bar L - L^{-\top}\bar U_2 U_2^{\top}`.
+    Tall :math:`P^{\top}A = [L_1; L_2] U`: :math:`\bar A_2 = P (\bar L_2 U^{-\top})` and the
+    square formula with :math:`\bar U - L_2^{\top}\bar L_2 U^{-\top}`.
+
     Attributes
     ----------
     schema_v1 : OpSchema
@@ -376,9 +381,8 @@ class LuFactorBackward(LinalgMultiOp):
     Backends: a batched right-looking partial-pivoting LU written over ``xp`` (NumPy has
     no LU; the pivot is the first largest magnitude, as LAPACK's getrf, so ``pivots``
     match PyTorch's): :math:`\min(m, n)` vectorised rank-1 updates. A zero pivot is
-    recorded in ``info`` and the factorisation goes on. The gradient is implemented for
-    square matrices (rectangular ones raise in the backward) and is inf/NaN for a
-    singular :math:`A`.
+    recorded in ``info`` and the factorisation goes on. The gradient is inf/NaN where
+    :math:`U` is singular.
     """
 
     __slots__ = ()
@@ -392,15 +396,28 @@ class LuFactorBackward(LinalgMultiOp):
     def grad(self, F, g, a, out):
         glu, (lu, piv, _) = g[0], out
         m, n = self.in_meta[0][0][-2:]
-        if m != n:
-            raise AutogradError(f"linalg_lu_factor: the gradient is implemented for square "
-                                f"matrices only, got {m} by {n}")
-        low = F.tril(lu, -1) + _eye(self, m, lu)
-        mid = F.tril(mT(low) @ F.tril(glu, -1), -1) + F.triu(F.triu(glu, 0) @ mT(F.triu(lu, 0)),
-                                                          0)
-        y = F.solve_triangular(mT(lu), mid, True, True)       # L^-T (unit upper L^T)
         p = const(self.be.lu_permutation(array_of(piv), m, array_of(lu).dtype), lu)
-        return p @ _right_tri_solve(F, y, lu, True)
+        if m <= n:            # A = P L [U1 | U2]: U2 = L^-1 P^T A2 also moves with L
+            sq, gsq = lu[..., :m], glu[..., :m]
+            gl, gu = F.tril(gsq, -1), F.triu(gsq, 0)
+            if m == n:
+                return p @ _lu_square(F, self, sq, gl, gu)
+            g2 = F.solve_triangular(mT(sq), glu[..., m:], True, True)     # L^-T gU2
+            gl = gl - g2 @ mT(lu[..., m:])
+            return p @ F.concatenate([_lu_square(F, self, sq, gl, gu), g2], -1)
+        sq, gsq = lu[..., :n, :], glu[..., :n, :]  # P^T A = [L1; L2] U: L2 = A2 U^-1
+        g2 = _right_tri_solve(F, glu[..., n:, :], sq, True)               # gL2 U^-T
+        gu = F.triu(gsq, 0) - mT(lu[..., n:, :]) @ g2
+        return p @ F.concatenate([_lu_square(F, self, sq, F.tril(gsq, -1), gu), g2], -2)
+
+
+def _lu_square(F, node, lu, gl, gu):
+    r""":math:`L^{-\top}[\mathrm{tril}(L^{\top}\bar L, -1) + \mathrm{triu}(\bar U
+    U^{\top})]U^{-\top}` for the square packed factors ``lu``."""
+    low = F.tril(lu, -1) + _eye(node, lu.shape[-1], lu)
+    mid = F.tril(mT(low) @ gl, -1) + F.triu(gu @ mT(F.triu(lu, 0)), 0)
+    y = F.solve_triangular(mT(lu), mid, True, True)           # L^-T: unit upper L^T
+    return _right_tri_solve(F, y, lu, True)
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):

@@ -5,9 +5,10 @@ op, so the gradient is differentiable again."""
 from __future__ import annotations
 
 from .linalg_solve import InvBackward, SolveBackward, SolveTriangularBackward
+from .decompositions import SvdBackward
 from .matrix_fns import MatrixExpBackward
 
-__all__ = ["inv", "solve", "solve_triangular", "matrix_exp"]
+__all__ = ["inv", "solve", "solve_triangular", "matrix_exp", "svd"]
 
 
 def inv(a):
@@ -24,3 +25,7 @@ def solve_triangular(a, b, upper, unitriangular):
 
 def matrix_exp(a):
     return MatrixExpBackward.apply(a)
+
+
+def svd(a, full_matrices):
+    return tuple(SvdBackward.apply(a, full_matrices=full_matrices))

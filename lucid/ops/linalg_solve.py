@@ -14,6 +14,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import ArgumentError, ShapeError
 from ._bind import tensor_method
+from ._formula import array_of, const
 from .base import Op, broadcast_shapes
 from .decompositions import _raise_info, eigvalsh, lu_factor_ex, svdvals
 from .linalg_args import LinalgMultiOp, matrix, mT, result_type, same_kind, schema
@@ -97,38 +98,50 @@ def inv_ex(A, *, check_errors=False):
 
 @register
 class DetBackward(Op):
-    r"""Autograd node for :math:`d = \det A`. Saves the input and the output:
-    :math:`\partial d / \partial A = d\,A^{-\top}`.
+    r"""Autograd node for :math:`d = \det A`. Saves the input: the gradient is the cofactor
+    matrix, computed from an SVD of :math:`A` so that it also holds for singular
+    :math:`A`.
 
     Math
     ----
-    .. math:: \bar A = \bar d\,d\,A^{-\top}
+    With :math:`A = U\,\mathrm{diag}(s)\,V^{\top}` and
+    :math:`\sigma = \det U \det V` (:math:`\pm 1`):
+
+    .. math:: \bar A = \bar d\,\mathrm{cof}(A) = \bar d\,\sigma\,U\,
+              \mathrm{diag}\Big(\prod_{j \ne i} s_j\Big) V^{\top}
+              \;(= \bar d\,d\,A^{-\top} \text{ for invertible } A)
 
     Attributes
     ----------
     schema_v1 : OpSchema
         ``"linalg_det"``, ``AmpPolicy.FORCE_FP32``.
     saves_input, saves_output : bool
-        True (:math:`A`), True (:math:`d`).
+        True (:math:`A`), False.
 
     Notes
     -----
-    Backends: ``xp.linalg.det`` (LU; product of the pivots). The gradient is written with
-    ``F.inv``, so it needs an invertible :math:`A`: for a singular one it raises (NumPy)
-    where PyTorch returns the adjugate through an SVD.
+    Backends: ``xp.linalg.det`` (LU; the product of the pivots). The backward runs one
+    SVD (``F.svd``; the sign :math:`\sigma` is a constant of the formula) and
+    ``F.prod_others`` (exact with a zero singular value), so a singular :math:`A` has the
+    finite cofactor gradient (finite differences agree; PyTorch 2.x returns zeros for
+    some exactly singular matrices, where its own gradcheck fails); the gradient is differentiable again through
+    the SVD node (whose own instability with repeated singular values then applies).
     """
 
     __slots__ = ()
     schema_v1 = schema("linalg_det")
     saves_input = True
-    saves_output = True
 
     @staticmethod
     def dispatch(be, a):
         return be.det(a)
 
     def grad(self, F, g, a, out):
-        return (g * out)[..., None, None] * mT(F.inv(a))
+        u, s, vh = F.svd(a, False)
+        be = self.be
+        sign = const(be.det(array_of(u)) * be.det(array_of(vh)), s)
+        cof = (u * F.prod_others(s, s.ndim - 1)[..., None, :]) @ vh
+        return (g * sign)[..., None, None] * cof
 
 
 @tensor_method("det")

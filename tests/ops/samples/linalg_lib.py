@@ -105,6 +105,9 @@ SAMPLES = [
     _s("linalg_inv", "batch", L.inv, T.inv, _dominant(2, 3, 3)),
     _s("linalg_det", "batch", L.det, T.det, _dominant(2, 3, 3)),
     _s("linalg_det", "0-d batch", L.det, T.det, rnd(3, 3) + 2 * np.eye(3)),
+    # the cofactor gradient; torch returns zeros here (its own gradcheck fails): no parity
+    _s("linalg_det", "singular", L.det, None, np.diag([2.0, 1.0, 0.0]) + np.outer(
+        [1.0, -1.0, 0.0], [0.5, 0.25, 0.0])),
     _s("linalg_slogdet", "batch", _slogdet(L), _slogdet(T), rnd(2, 3, 3) - 3 * np.eye(3)),
     _s("linalg_solve", "matrix rhs broadcast", _solve(L), _solve(T), _dominant(2, 3, 3),
        rnd(1, 3, 2, seed=1)),
@@ -133,6 +136,9 @@ SAMPLES = [
     _s("linalg_eigh", "upper", _eigh(L, "U"), _eigh(T, "U"), rnd(3, 3) + np.diag([1.0, 2, 3])),
     _s("linalg_eigh", "eigvalsh", _eigvalsh(L), _eigvalsh(T), rnd(2, 3, 3)),
     _s("linalg_lu_factor", "packed", _lu(L), _lu(T), rnd(2, 3, 3) + np.eye(3)),
+    _s("linalg_lu_factor", "tall", _lu(L), _lu(T), rnd(2, 4, 3) + np.eye(4, 3)),
+    _s("linalg_lu_factor", "wide unpacked", _lu_unpacked(L), _lu_unpacked(T),
+       rnd(3, 5) + np.eye(3, 5)),
     _s("linalg_lu_factor", "unpacked", _lu_unpacked(L), _lu_unpacked(T), rnd(3, 3)),
     _s("linalg_lu_factor", "lu_solve", _lu_solve(L), _lu_solve(T), _dominant(2, 3, 3),
        rnd(2, 3, 2, seed=1)),
