@@ -2,9 +2,10 @@
 
 ``STATE`` holds every flag the hot path checks, so a feature that is off costs one
 attribute read: whether ops record a graph, inference mode, autocast (``None`` when off,
-else ``{device type: dtype}`` of the enabled device types), anomaly mode, and whether
-deterministic algorithms are required. The context managers that set them live in
-:mod:`lucid.autograd.grad_mode` and :mod:`lucid.amp`.
+else ``{device type: dtype}`` of the enabled device types), anomaly mode, whether
+deterministic algorithms are required, and the number of active ``lucid.func.vmap``
+levels. The context managers that set them live in :mod:`lucid.autograd.grad_mode` and
+:mod:`lucid.amp` (vmap levels: :mod:`lucid.func.vmap`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ __all__ = ["STATE"]
 
 class _State:
     __slots__ = ("grad_enabled", "inference", "autocast", "anomaly", "anomaly_nan",
-                 "deterministic", "deterministic_warn_only")
+                 "deterministic", "deterministic_warn_only", "vmap")
 
     def __init__(self):
         self.grad_enabled = True
@@ -24,6 +25,7 @@ class _State:
         self.anomaly_nan = True
         self.deterministic = False
         self.deterministic_warn_only = False
+        self.vmap = 0               # number of active vmap levels (lucid.func.vmap)
 
 
 STATE = _State()

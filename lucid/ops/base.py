@@ -9,10 +9,11 @@ instance holding the edges to its inputs and what the backward needs.
 :meth:`Op.apply` is the one call pipeline (wrapper -> policy -> backend -> Tensor -> node),
 the hot path. Each feature that is off costs one flag read: autocast (``STATE.autocast``),
 determinism, graph recording (``STATE.grad_enabled`` and an input's ``requires_grad``),
-anomaly mode. Views and in-place writes live here too: a view keeps the chain of view ops
-from its base and, when the base changed in place since, replays it to take the base's new
-history (:func:`_refresh_view`); :func:`apply_inplace` writes a result into a tensor and
-rebases its history (and its base's, for a view).
+anomaly mode, vmap (``STATE.vmap``: the ops' batching rules, :mod:`lucid.func.batching`).
+Views and in-place writes live here too: a view keeps the chain of view ops from its base
+and, when the base changed in place since, replays it to take the base's new history
+(:func:`_refresh_view`); :func:`apply_inplace` writes a result into a tensor and rebases
+its history (and its base's, for a view).
 
 Base classes:
 
@@ -39,6 +40,7 @@ from ..autograd.graph import Node, new_node
 from ..errors import (ArgumentTypeError, AutogradError, DeterminismError, DeviceMismatchError,
                       DimError, DTypeError, LucidError, MemoryOverlapError, ShapeError,
                       set_op_name)
+from .registry import BATCHING as _BATCHING
 from .schema import AmpPolicy
 
 __all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp",
@@ -121,8 +123,12 @@ class Op(Node):
         a stale view's history and the real-valued cast (integers to the default float,
         before autocast: the call restarts with float inputs), the broadcast check,
         ``dispatch``, the outputs and, when some input requires grad and grad mode is on,
-        the node.
+        the node. Under vmap an op with a batched input runs its batching rule instead.
         """
+        if STATE.vmap:
+            out = _BATCHING[0](cls, inputs, params)
+            if out is not NotImplemented:
+                return out
         try:
             if STATE.autocast is not None or cls._nondet:
                 inputs = _prepare(cls, inputs)
@@ -605,8 +611,13 @@ def apply_inplace(fn, self_t, *args, **kwargs):
     The graph is rebased: ``self_t`` takes the new node as its ``grad_fn``; when it is a
     view, its base is rebased (its view region replaced by the new value) and every other
     view of the base takes the base's new history when next used, so gradients reach the
-    right history whichever alias is used afterwards.
+    right history whichever alias is used afterwards. Under vmap a batched operand takes
+    the batching module's in-place rule.
     """
+    if STATE.vmap:
+        out = _BATCHING[1](fn, self_t, args, kwargs)
+        if out is not NotImplemented:
+            return out
     name = getattr(fn, "__name__", "op")
     if self_t._base is not None and self_t._view_v != self_t._vc[0]:
         _refresh_view(self_t)

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-__all__ = ["register", "list_ops", "get_op", "all_ops"]
+__all__ = ["register", "list_ops", "get_op", "all_ops", "BATCHING"]
 
 _OPS: dict = {}
+
+# The batching hooks of ``lucid.func.vmap``: while a vmap level is active
+# (``STATE.vmap``), :meth:`~lucid.ops.base.Op.apply` first calls ``BATCHING[0](cls, inputs,
+# params)``, which runs the op's batching rule on batched inputs or returns NotImplemented,
+# and :func:`~lucid.ops.base.apply_inplace` calls ``BATCHING[1](fn, self, args, kwargs)``,
+# the in-place counterpart.
+BATCHING = [None, None]
 
 
 def register(cls):
