@@ -184,7 +184,8 @@ def _qr_square(F, q, r, gq, gr):
 
 def qr(A, mode="reduced"):
     """``(Q, R)`` with :math:`A = QR`: ``mode`` ``'reduced'`` (Q (m, k)), ``'complete'``
-    (Q (m, m)) or ``'r'`` (R only; Q is empty)."""
+    (Q (m, m)) or ``'r'`` (R only; Q is empty; unlike PyTorch, R is then differentiable
+    too, through the reduced factorisation)."""
     A = matrix("qr", A)
     if mode not in ("reduced", "complete", "r"):
         raise ArgumentError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got "

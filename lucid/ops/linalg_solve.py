@@ -191,6 +191,13 @@ def slogdet(A):
     return _Slogdet(*SlogdetBackward.apply(matrix("slogdet", A, square=True)))
 
 
+@tensor_method("logdet")
+def logdet(A):
+    """:math:`\\log \\det A` (NaN where the determinant is negative, as PyTorch)."""
+    sign, logabs = slogdet(A)
+    return logabs.where(sign >= 0, float("nan"))
+
+
 @register
 class SolveBackward(Op):
     r"""Autograd node for :math:`X = A^{-1}B` (``B`` (..., n, k)). Saves :math:`A` and the
@@ -231,20 +238,18 @@ class SolveBackward(Op):
         return (-(gb @ mT(out)) if self.needs_input_grad[0] else None), gb
 
 
-@tensor_method("logdet")
-def logdet(A):
-    """:math:`\\log \\det A` (NaN where the determinant is negative, as PyTorch)."""
-    sign, logabs = slogdet(A)
-    return logabs.where(sign >= 0, float("nan"))
+def _vector_rhs(A, B):
+    """PyTorch's rule: ``B`` is a (batch of) vector(s) when 1-D, or one dim short of ``A``
+    with ``A``'s leading shape."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
 def solve(A, B, *, left=True):
-    """:math:`X` with :math:`AX = B` (``left``) or :math:`XA = B`; ``B`` a batch of vectors
-    when it is 1-D or has one dim less than ``A`` with ``A``'s leading shape (PyTorch's
-    rule)."""
+    """:math:`X` with :math:`AX = B` (``left``) or :math:`XA = B`, ``B`` a matrix or a
+    vector (:func:`_vector_rhs`), batch dims broadcast."""
     A = matrix("solve", A, square=True)
     B = same_kind("solve", A, B)
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    vector = _vector_rhs(A, B)
     if vector:
         B = B.unsqueeze(-1)
     if B.ndim < 2 or B.shape[-2] != A.shape[-1] and left or \
@@ -271,7 +276,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
         return _SolveEx(solve(A, B, left=left), info)
     inv_a, _ = inv_ex(A)
     B = same_kind("solve_ex", A, B)
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    vector = _vector_rhs(A, B)
     b = B.unsqueeze(-1) if vector else B
     x = inv_a @ b if left else b @ inv_a
     return _SolveEx(x.squeeze(-1) if vector else x, info)
