@@ -234,7 +234,7 @@ def householder_product(A, tau):
     return q[..., :, :n]
 
 
-def vander(x, *, N=None):
+def vander(x, N=None):
     """The Vandermonde matrix of ``x`` (..., n): columns :math:`x^0, x^1, \\ldots,
     x^{N-1}` (``N`` defaults to n)."""
     n = x.shape[-1] if N is None else N
