@@ -29,6 +29,7 @@ from .device_ops import move  # noqa: F401
 from . import (activation, attention, conv, dropout, embedding, linear, loss,  # noqa: F401
                normalization, pooling, rnn, vision)
 from . import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-input nodes)
+from . import special_fns  # noqa: F401  (the ops of lucid.special beyond the core's)
 from . import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns     # F of every gradient formula in graph mode

@@ -73,6 +73,89 @@ class SpecialKernels(ABC):
         (:math:`e^{a_k + \mathrm{LRCSE}(\ln g^\pm - y)_k}`) so no intermediate overflows."""
 
 
+    # -- lucid.special: error-function, Bessel and zeta kernels ------------------------
+    # Floating inputs compute in float64 (no SciPy) and round once to their own dtype.
+
+    @abstractmethod
+    def erfcx(self, a):
+        r"""Element-wise scaled complementary error function
+        :math:`e^{a^2}\mathrm{erfc}(a)`: 0 at :math:`+\infty`, :math:`+\infty` from about
+        :math:`-26.6` down (overflow)."""
+
+    @abstractmethod
+    def ndtr(self, a):
+        r"""Element-wise standard normal CDF :math:`\Phi(a) = \tfrac12
+        \mathrm{erfc}(-a/\sqrt2)`, relatively accurate in the lower tail."""
+
+    @abstractmethod
+    def log_ndtr(self, a):
+        r"""Element-wise :math:`\ln\Phi(a)`: :math:`\ln(\tfrac12\mathrm{erfcx}(t)) - t^2`
+        with :math:`t = -a/\sqrt2` for :math:`a < -1` (no underflow), else
+        :math:`\mathrm{log1p}(-\Phi(-a))`."""
+
+    @abstractmethod
+    def ndtri(self, a):
+        r"""Element-wise inverse of :math:`\Phi` on :math:`[0, 1]`: :math:`\mp\infty` at 0
+        and 1, nan outside."""
+
+    @abstractmethod
+    def i0(self, a):
+        r"""Element-wise modified Bessel function :math:`I_0(a) = \sum_k (a^2/4)^k/k!^2`
+        (even; overflows to :math:`+\infty` past about 713)."""
+
+    @abstractmethod
+    def i0e(self, a):
+        r"""Element-wise exponentially scaled :math:`e^{-|a|} I_0(a)`."""
+
+    @abstractmethod
+    def i1(self, a):
+        r"""Element-wise modified Bessel function :math:`I_1(a) = \frac a2 \sum_k
+        (a^2/4)^k / (k!\,(k+1)!)` (odd)."""
+
+    @abstractmethod
+    def i1e(self, a):
+        r"""Element-wise exponentially scaled :math:`e^{-|a|} I_1(a)`."""
+
+    @abstractmethod
+    def bessel_j0(self, a):
+        r"""Element-wise Bessel function of the first kind :math:`J_0(a)` (even; 0 at
+        :math:`\pm\infty`). Absolute error below 1e-15 (not relative near the zeros)."""
+
+    @abstractmethod
+    def bessel_j1(self, a):
+        r"""Element-wise Bessel function of the first kind :math:`J_1(a)` (odd)."""
+
+    @abstractmethod
+    def spherical_bessel_j0(self, a):
+        r"""Element-wise :math:`j_0(a) = \sin(a)/a`, 1 at 0, 0 at :math:`\pm\infty`."""
+
+    @abstractmethod
+    def xlog1py(self, a, b):
+        r""":math:`a\,\ln(1 + b)`, 0 where :math:`a = 0` unless :math:`b` is nan."""
+
+    @abstractmethod
+    def entr(self, a):
+        r""":math:`-a \ln a` for :math:`a > 0`, 0 at 0, :math:`-\infty` for :math:`a < 0`;
+        nan stays nan."""
+
+    @abstractmethod
+    def zeta(self, x, q):
+        r"""Hurwitz zeta :math:`\zeta(x, q) = \sum_{k \ge 0} (q + k)^{-x}` (arrays of one
+        floating dtype): :math:`+\infty` at :math:`x = 1` and at the poles :math:`q \in
+        \{0, -1, \dots\}`, nan for :math:`x < 1` and for :math:`q < 0` with non-integer
+        :math:`x` (PyTorch's rules)."""
+
+    @abstractmethod
+    def gammainc(self, a, x):
+        r"""Regularised lower incomplete gamma :math:`P(a, x) = \gamma(a, x)/\Gamma(a)` for
+        :math:`a > 0, x \ge 0` (nan otherwise)."""
+
+    @abstractmethod
+    def gammaincc(self, a, x):
+        r"""Regularised upper incomplete gamma :math:`Q(a, x) = 1 - P(a, x)`, relatively
+        accurate where it is small."""
+
+
 class NumericKernels(ABC):
     """Floating-point representation, number theory, shifts and histograms."""
 
