@@ -160,7 +160,8 @@ NN_CASES = [
     # (lucid.nn.functional / torch.nn.functional call, input shape, in_dim)
     (lambda f, w: f.conv1d(f.pad(f.gelu(w[0]), (1, 1)), w[1]), (4, 2, 3, 6), 0),
     (lambda f, w: f.max_pool2d(w[0], 2) + f.avg_pool2d(w[0], 2), (2, 4, 3, 6, 6), 1),
-    (lambda f, w: f.layer_norm(w[0], (3, 6)) + f.group_norm(w[0], 1), (4, 2, 3, 6), 0),
+    (lambda f, w: f.layer_norm(w[0], (3, 6)) + f.group_norm(w[0], 1) + f.batch_norm(
+        w[0], w[1][0, :, 0], w[1][0, :, 1].abs()), (4, 2, 3, 6), 0),
     (lambda f, w: f.scaled_dot_product_attention(w[0], w[0], w[0]), (4, 2, 3, 5), 0),
     (lambda f, w: f.interpolate(f.silu(w[0]), scale_factor=2), (4, 2, 3, 5), -1),
 ]
@@ -210,6 +211,36 @@ def test_vmap_embedding_inplace_and_setitem():
           TF.grad(lambda a: TF.vmap(f)(a).pow(2).sum())(tx))
 
 
+def test_vmap_batched_index_mask_and_target():
+    (x, tx) = pair(5, 3, 4)
+    t = RNG.integers(0, 4, (5, 3))
+    t[0, 1] = -100
+    lt, tt = lucid.tensor(t), torch.tensor(t)
+    (w, tw) = pair(4)
+    w, tw = w.abs(), tw.abs()
+    for lk, tk in (({}, {}), ({"reduction": "sum"}, {"reduction": "sum"}),
+                   ({"reduction": "none"}, {"reduction": "none"}),
+                   ({"weight": w}, {"weight": tw}),
+                   ({"label_smoothing": 0.1}, {"label_smoothing": 0.1})):
+        close(F.vmap(lambda a, b: lucid.nn.functional.cross_entropy(a, b, **lk))(x, lt),
+              TF.vmap(lambda a, b: torch.nn.functional.cross_entropy(a, b, **tk))(tx, tt))
+    close(F.vmap(lambda a, b: lucid.nn.functional.nll_loss(a[0], b[0].clamp(0)))(x, lt),
+          TF.vmap(lambda a, b: torch.nn.functional.nll_loss(a[0], b[0].clamp(0)))(tx, tt))
+    i = RNG.integers(0, 3, (5, 2))
+    li, ti = lucid.tensor(i), torch.tensor(i)
+    for fn in (lambda a, j: a[j], lambda a, j: a[j, 1:], lambda a, j: a[j, j],
+               lambda a, j: a.gather(0, j.unsqueeze(1).expand(2, 4))):
+        close(F.vmap(fn)(x, li), TF.vmap(fn)(tx, ti))
+    close(F.vmap(lambda a, j: a[j], in_dims=(None, 0))(x[0], li),
+          TF.vmap(lambda a, j: a[j], in_dims=(None, 0))(tx[0], ti))
+    close(F.vmap(lambda j: F.vmap(lambda r: r[j])(x[0]))(lt[:, :2].clamp(0, 2)),
+          TF.vmap(lambda j: TF.vmap(lambda r: r[j])(tx[0]))(tt[:, :2].clamp(0, 2)))
+    close(F.vmap(lambda a: a.masked_fill(a > 0, 0.5))(x),
+          TF.vmap(lambda a: a.masked_fill(a > 0, 0.5))(tx))
+    close(F.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(x[0], x > 0),
+          TF.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(tx[0], tx > 0))
+
+
 def test_vmap_nested_trees_and_out_dims():
     (x, tx), (y, ty) = pair(2, 3, 4), pair(3, 4)
     lf = lambda a, d: (a * d["y"]).sum(-1)                 # noqa: E731
@@ -251,6 +282,14 @@ def test_vmap_composes_with_grad_jacrev_and_functional_call():
         return lambda p, a: fc(mod, p, (a.unsqueeze(0),)).tanh().sum()
     close(F.vmap(F.grad(loss(lm, F.functional_call)), in_dims=(None, 0))(lp, x),
           TF.vmap(TF.grad(loss(tm, TF.functional_call)), in_dims=(None, 0))(tp, tx))
+    y = [0, 1, 1, 0, 1]
+
+    def ce(mod, fc, nnf):
+        return lambda p, a, b: nnf.cross_entropy(fc(mod, p, (a[None],)), b[None])
+    close(F.vmap(F.grad(ce(lm, F.functional_call, lucid.nn.functional)),
+                 in_dims=(None, 0, 0))(lp, x, lucid.tensor(y)),
+          TF.vmap(TF.grad(ce(tm, TF.functional_call, torch.nn.functional)),
+                  in_dims=(None, 0, 0))(tp, tx, torch.tensor(y)))
     # an ensemble: batched weights through linear
     ws = {k: v.unsqueeze(0).expand(4, *v.shape) * lucid.arange(1, 5, dtype=lucid.float64)
           .reshape(4, *[1] * v.ndim) for k, v in lp.items()}
@@ -293,10 +332,13 @@ def test_functional_call_leaves_module_unchanged():
 
 def test_errors():
     x = lucid.randn(3, 4)
-    with pytest.raises(F.VmapError, match="no batching rule for op 'cross_entropy'"):
-        F.vmap(lambda a: lucid.nn.functional.cross_entropy(a, lucid.tensor(1)))(x)
-    with pytest.raises(F.VmapError, match="'mask' argument"):
-        F.vmap(lambda a, m: a.masked_fill(m, 0.0), in_dims=(None, 0))(x[0], x > 0)
+    with pytest.raises(F.VmapError, match="no batching rule for op 'cdist'"):
+        F.vmap(lambda a: lucid.cdist(a[None], a[None]))(x)
+    with pytest.raises(F.VmapError, match="boolean mask"):
+        F.vmap(lambda a, m: a[m], in_dims=(None, 0))(x[0], x > 0)
+    with pytest.raises(F.VmapError, match="'weight' argument"):
+        F.vmap(lambda a, w: lucid.nn.functional.cross_entropy(a, lucid.tensor(1),
+                                                              weight=w))(x, x)
     with pytest.raises(F.VmapError, match="add_ would write"):
         F.vmap(lambda a: lucid.zeros(4).add_(a))(x)
     with pytest.raises(F.VmapError, match="basic indices"):

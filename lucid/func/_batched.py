@@ -24,7 +24,7 @@ from ..errors import LucidError
 __all__ = ["BatchedTensor", "VmapError", "LEVELS", "wrap", "unwrap_all", "lift"]
 
 LEVELS = []     # per active vmap level (level L at LEVELS[L - 1]): (batch size, randomness)
-_PLACEHOLDERS = weakref.WeakValueDictionary()     # id -> the _data of a live BatchedTensor
+_PLACEHOLDERS = weakref.WeakValueDictionary()     # id(its _data) -> a live BatchedTensor
 
 
 class VmapError(LucidError, RuntimeError):
@@ -81,17 +81,20 @@ def wrap(phys, level):
     be = phys._device._backend
     shape = tuple(phys.shape)[1:]
     data = be.broadcast_to(be.full((), 0, phys._dtype.np), shape)
-    _PLACEHOLDERS[id(data)] = data
     t = BatchedTensor._wrap(data, phys._dtype, phys._device)
     t._bval = phys
     t._level = level
+    _PLACEHOLDERS[id(data)] = t
     return t
 
 
-def is_placeholder(a):
-    """Whether ``a`` is a batched tensor's placeholder array (its values read by an op that
-    took the tensor's data as a parameter: an index, a mask)."""
-    return a is not None and _PLACEHOLDERS.get(id(a)) is a
+def batched_of(a):
+    """The BatchedTensor whose placeholder array ``a`` is (an op took the tensor's data as
+    a parameter: an index, a mask, a target), else None."""
+    if a is None or a.__class__ in (int, float, bool, str, tuple):
+        return None
+    t = _PLACEHOLDERS.get(id(a))
+    return t if t is not None and t._data is a else None
 
 
 def unwrap_all(t):

@@ -20,10 +20,14 @@ Rule families (the op names in :data:`RULES`):
   dim prepended to the shape, the permutation or the index;
 - matmul, einsum, linear: the batch dim made a broadcast (or einsum) batch dimension;
 - trailing-dim ops (tril, triu) as they are; pad with no padding of the batch dim;
-- layer, RMS, group and instance norm: the batch dim one more kept axis (batched weights,
-  as ``vmap(grad)`` makes them, applied after by the element-wise rules);
+- layer, RMS, group, instance and batch norm (not updating running statistics): the
+  batch dim one more kept axis (batched weights, as ``vmap(grad)`` makes them, applied
+  after by the element-wise rules);
 - ops over a leading sample dim (convolution, pooling, interpolate; embedding's
   indices): the batch dim merged into the sample dim and split after;
+- indexing by batched index tensors (gather included): an ``arange`` over the batch as
+  one more advanced index; masked_fill by a batched mask: ``where``; cross-entropy and
+  NLL with batched targets: per-element losses reduced per entry;
 - dropout, by the level's ``randomness``: ``'different'`` masks per entry, ``'same'`` one
   mask broadcast over the batch, ``'error'`` raises.
 
@@ -35,6 +39,7 @@ batched destination's physical tensor.
 
 from __future__ import annotations
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..ops import registry
 from . import _batched as _b
@@ -54,15 +59,18 @@ def batched_apply(cls, inputs, params):
     """The ``BATCHING`` hook: the op's rule at the innermost level among ``inputs``, or
     NotImplemented when no input is batched."""
     level = _level(inputs)
-    name = cls.schema_v1.name
+    found = {}                          # param key -> batched tensors among its values
     for k, v in params.items():
-        if _b.is_placeholder(v) or v.__class__ in (tuple, list) and any(
-                _b.is_placeholder(e) for e in v):
-            raise VmapError(f"vmap: op '{name}' got a batched tensor as its '{k}' argument "
-                            "(an index or mask that differs per batch entry); only its "
-                            "tensor inputs can be batched")
+        ts = [_b.batched_of(e) for e in v] if v.__class__ in (tuple, list) else \
+            [_b.batched_of(v)]
+        if any(t is not None for t in ts):
+            found[k] = ts
+            level = max(level, max(t._level for t in ts if t is not None))
     if not level:
         return NotImplemented
+    name = cls.schema_v1.name
+    if found:
+        params = _param_physicals(name, params, found, level)
     rule = RULES.get(name)
     if rule is None:
         raise VmapError(f"vmap: there is no batching rule for op '{name}' "
@@ -77,6 +85,31 @@ def batched_apply(cls, inputs, params):
     if out.__class__ is tuple:
         return tuple(_b.wrap(o, level) for o in out)
     return _b.wrap(out, level)
+
+
+_ARRAY_PARAMS = {"index": "index", "masked_fill": "mask", "cross_entropy": "target",
+                 "nll_loss": "target"}       # ops whose rule takes a batched array param
+
+
+def _param_physicals(name, params, found, level):
+    """``params`` with each array of a tensor batched at ``level`` replaced by that
+    tensor's physical Tensor (for the rules of :data:`_ARRAY_PARAMS`); arrays of lower
+    levels stay, for those levels' rules."""
+    p = dict(params)
+    for k, ts in found.items():
+        hit = [t is not None and t._level == level for t in ts]
+        if not any(hit):
+            continue
+        if _ARRAY_PARAMS.get(name) != k:
+            raise VmapError(f"vmap: op '{name}' got a batched tensor as its '{k}' argument "
+                            "(a value that differs per batch entry), which its batching "
+                            "rule does not support")
+        v = p[k]
+        if v.__class__ in (tuple, list):
+            p[k] = tuple(t._bval if h else e for e, t, h in zip(v, ts, hit))
+        else:
+            p[k] = ts[0]._bval
+    return p
 
 
 def _level(tensors):
@@ -231,14 +264,15 @@ def _pad_rule(cls, vals, bat, params, level):
     return cls.apply(vals[0], **dict(params, pads=((0, 0),) + tuple(params["pads"])))
 
 
-@_rule("layer_norm", "rms_norm", "group_norm", "instance_norm")
+@_rule("layer_norm", "rms_norm", "group_norm", "instance_norm", "batch_norm")
 def _norm(cls, vals, bat, params, level):
     """The normalised axes shifted, the batch dim one more kept axis: statistics per
     entry. Batched weights (as ``vmap(grad)`` makes them) are applied after the op, by
-    the element-wise rules. Running statistics have no rule."""
-    if params.get("running") is not None:
-        raise VmapError(f"vmap: {cls.schema_v1.name} with running statistics has no "
-                        "batching rule (the statistics would be updated per batch entry)")
+    the element-wise rules. Running statistics are used (eval mode) but not updated."""
+    if params.get("running") is not None and params.get("use_input_stats", True):
+        raise VmapError(f"vmap: {cls.schema_v1.name} updating running statistics has no "
+                        "batching rule (they would be updated per batch entry); use eval "
+                        "mode or track_running_stats=False")
     view, axes, paxes, wshape = params["layout"]
     v = vals[0]
     layout = (None if view is None else (v.shape[0],) + tuple(view), _shift(tuple(axes)),
@@ -317,17 +351,120 @@ def _slice(cls, vals, bat, params, level):
 
 @_rule("index")
 def _index(cls, vals, bat, params, level):
-    """Advanced indexing by unbatched index arrays, the batch dim kept first. Separated
-    advanced indices put their dims first (NumPy's rule), before the batch dim: it is
-    moved back to the front."""
-    (v,) = vals
+    """Advanced indexing, the batch dim kept first. Unbatched index arrays: a full slice
+    over the batch dim before them (separated advanced indices put their dims first,
+    NumPy's rule, so the batch dim is moved back to the front). Batched integer indices
+    (physical Tensors here): :func:`_batched_index`."""
+    v = _batch(vals[0], bat[0], _param_size(vals, bat, params["index"]))
     index = tuple(params["index"])
     adv = [i for i, e in enumerate(index) if hasattr(e, "shape")]
+    if any(isinstance(e, Tensor) for e in index):
+        return _batched_index(cls, v, index, adv)
     out = cls.apply(v, index=(slice(None),) + index)
     if adv and adv[-1] - adv[0] + 1 != len(adv):
         k = max(1 if str(index[i].dtype) == "bool" else index[i].ndim for i in adv)
         out = out.movedim(k, 0)
     return out
+
+
+def _param_size(vals, bat, *params):
+    for v, b in zip(vals, bat):
+        if b:
+            return v.shape[0]
+    for p in params:
+        for e in p if isinstance(p, tuple) else (p,):
+            if isinstance(e, Tensor):
+                return e.shape[0]
+    raise VmapError("vmap: internal error: no batched operand")
+
+
+def _batched_index(cls, v, index, adv):
+    """Batched integer indices: the batch dim and any leading full slices become
+    ``arange`` advanced indices, broadcast with the others into one block (so the result
+    is ``(batch, sliced dims, index dims, rest)``)."""
+    p = adv[0] if adv else 0
+    shape = tuple(v.shape)
+    if adv != list(range(p, p + len(adv))) or not all(
+            _full(index[i], shape[i + 1]) for i in range(p)) or any(
+            isinstance(index[i], Tensor) and index[i]._dtype is _dt.bool for i in adv):
+        raise VmapError("vmap: indexing by a batched index tensor supports integer indices "
+                        "in one block after full slices (x[i], x[i, j], x[:, i], x[i, 1:]); "
+                        "a boolean mask per entry has a data-dependent shape")
+    na = max((e.ndim - 1 if isinstance(e, Tensor) else e.ndim) for e in
+             (index[i] for i in adv))
+    lead = 1 + p                                     # the batch dim and the sliced dims
+    grids = []
+    for k in range(lead):
+        g = _arange(shape[k], v).reshape((1,) * k + (shape[k],) + (1,) * (lead - 1 - k + na))
+        grids.append(g)
+    for i in adv:
+        e = index[i]
+        if isinstance(e, Tensor):
+            es = tuple(e.shape)
+            e = e.reshape(es[:1] + (1,) * (lead - 1 + na - (len(es) - 1)) + es[1:])
+        else:
+            e = _const(e, v)
+        grids.append(e)
+    full = _bshape(grids)
+    ix = tuple(g.expand(full)._data for g in grids)
+    return cls.apply(v, index=ix + index[p + len(adv):])
+
+
+def _full(e, n):
+    """Whether index entry ``e`` is a full slice of a dim of size ``n``."""
+    return isinstance(e, slice) and e.start in (None, 0) and e.step in (None, 1) and (
+        e.stop is None or e.stop >= n)
+
+
+def _arange(n, like):
+    from ..ops import arange
+    return arange(n, device=like._device)
+
+
+def _const(a, like):
+    """Array param ``a`` as a Tensor: the batched tensor of a lower level it stands for,
+    else a copy."""
+    from ..ops.base import to_tensor
+    t = _b.batched_of(a)
+    return t if t is not None else to_tensor(a, like)
+
+
+@_rule("masked_fill")
+def _masked_fill(cls, vals, bat, params, level):
+    """Only the input batched: the op as is (the mask broadcasts from the right). A batched
+    mask or value: ``where(mask, value, x)`` by the element-wise rule."""
+    mask = params["mask"]
+    if not isinstance(mask, Tensor) and not bat[1]:
+        return cls.apply(*vals, **params)
+    m = mask if isinstance(mask, Tensor) else _const(mask, vals[0])
+    return _elementwise(registry.get_op("where"), [m, vals[1], vals[0]],
+                        [isinstance(mask, Tensor), bat[1], bat[0]], {}, level)
+
+
+@_rule("cross_entropy", "nll_loss")
+def _class_loss(cls, vals, bat, params, level):
+    """Per-element losses (``reduction='none'``) over the batch merged into the sample dim,
+    then reduced per entry: ``'mean'`` divides by the entry's total target weight."""
+    t = params["target"]
+    size = _param_size(vals, bat, t)
+    x = _batch(vals[0], bat[0], size)
+    t = _batch(t if isinstance(t, Tensor) else _const(t, x), isinstance(t, Tensor), size)
+    xs, ts = tuple(x.shape), tuple(t.shape)
+    xf = x.reshape((size * xs[1],) + xs[2:])
+    tf = t.reshape((size * ts[1],) + ts[2:])
+    loss = cls.apply(xf, **dict(params, target=tf._data, reduction="none"))
+    red = params["reduction"]
+    if red == "none":
+        return loss.reshape(ts)
+    loss = loss.reshape(size, -1).sum(1)
+    if red == "sum":
+        return loss
+    valid = tf != params["ignore_index"]
+    w = valid.to(x.dtype)
+    if params.get("weight") is not None:
+        cw = _const(params["weight"], x).to(x.dtype)
+        w = w * cw[valid.to(tf.dtype) * tf]
+    return loss / w.reshape(size, -1).sum(1)
 
 
 @_rule("matmul")
