@@ -94,6 +94,16 @@ def test_vjp_jvp_jacobians_match_torch():
         close(lj(g2(lucid), argnums=(0, 1))(x, y), tj(g2(torch), argnums=(0, 1))(tx, ty))
 
 
+def test_linearize_matches_torch():
+    (x, tx), (t, tt) = pair(3, 4), pair(3, 4)
+    f = lambda a: (a @ a.mT).sin()                          # noqa: E731
+    out, fn = F.linearize(f, x)
+    tout, tfn = TF.linearize(f, tx)
+    close(out, tout)
+    close(fn(t), tfn(tt))
+    close(fn(t * 2), tfn(tt * 2))          # the same graph, another tangent
+
+
 def test_jvp_double_vjp_timing_against_torch():
     """Reported, not asserted: the double-vjp jvp against torch.func.jvp (true forward)."""
     (x, tx), (t, tt) = pair(64, 64), pair(64, 64)
@@ -296,6 +306,19 @@ def test_vmap_composes_with_grad_jacrev_and_functional_call():
     tws = {k: torch.tensor(v.numpy()) for k, v in ws.items()}
     close(F.vmap(F.functional_call, in_dims=(None, 0, None))(lm, ws, (x,)),
           TF.vmap(TF.functional_call, in_dims=(None, 0, None))(tm, tws, (tx,)))
+
+
+def test_vmap_chunk_size_and_stack_module_state():
+    (x, tx), (y, ty) = pair(7, 3), pair(3)
+    f = lambda a, b: ((a * b).sum(), a.exp())               # noqa: E731
+    close(F.vmap(f, (0, None), (0, 1), chunk_size=3)(x, y),
+          TF.vmap(f, (0, None), (0, 1), chunk_size=3)(tx, ty))
+    lucid.manual_seed(0)
+    ms = [nn.Linear(3, 2).double() for _ in range(4)]
+    p, b = F.stack_module_state(ms)
+    assert tuple(p["weight"].shape) == (4, 2, 3) and p["weight"].requires_grad and b == {}
+    out = F.vmap(lambda q, a: F.functional_call(ms[0], q, (a,)), in_dims=(0, None))(p, x)
+    close(out, lucid.stack([m(x) for m in ms]), 1e-6)
 
 
 def test_vmap_randomness():

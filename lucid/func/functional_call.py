@@ -1,12 +1,13 @@
 """``functional_call``: run a module with other parameters and buffers, leaving it as it
-was."""
+was; ``stack_module_state``: the parameters and buffers of several like modules stacked
+(for ``vmap`` over an ensemble)."""
 
 from __future__ import annotations
 
 from .._tensor import Tensor
 from ..errors import ArgumentError
 
-__all__ = ["functional_call"]
+__all__ = ["functional_call", "stack_module_state"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *,
@@ -80,3 +81,29 @@ def _slots(module):
                 if t is not None:
                     out[f"{prefix}.{k}" if prefix else k] = (store, k, t)
     return out
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: dicts of each name's tensors of ``models`` (modules of one
+    structure) stacked along a new dim 0. The stacked parameters are new leaves (requiring
+    grad where the originals do); ``vmap(lambda p, b, x: functional_call(model, (p, b),
+    (x,)), in_dims=(0, 0, None))`` then runs the whole ensemble at once."""
+    from ..ops import stack
+    models = list(models)
+    if not models:
+        raise ArgumentError("stack_module_state: expected at least one module")
+    out = []
+    for kind in ("named_parameters", "named_buffers"):
+        named = [dict(getattr(m, kind)()) for m in models]
+        for i, d in enumerate(named[1:], 1):
+            if d.keys() != named[0].keys():
+                raise ArgumentError(f"stack_module_state: module {i} has "
+                                    f"{kind[6:]} {sorted(d)}, module 0 has "
+                                    f"{sorted(named[0])}")
+        stacked = {}
+        for k, t in named[0].items():
+            s = stack([d[k].detach() for d in named])
+            stacked[k] = s.requires_grad_(t.requires_grad) if kind == "named_parameters" \
+                else s
+        out.append(stacked)
+    return tuple(out)

@@ -32,7 +32,8 @@ from ..errors import ArgumentError, DTypeError, ShapeError
 from . import _batched as _b
 from ._pytree import flatten, unflatten
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
+           "hessian"]
 
 _DEPTH = [0]        # how many autograd transforms are running (outer ones need graphs)
 
@@ -282,7 +283,7 @@ def jvp(func, primals, tangents, *, has_aux=False):
         raise ArgumentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     with enable_grad():
         inputs = _Inputs(primals, tuple(range(len(primals))), "jvp")
-        tans = _tangent_leaves(tangents, inputs)
+        tans = _tangent_leaves(tangents, inputs, "jvp")
         out, aux = _run(func, inputs.args, {}, has_aux, "jvp")
         outs, spec = _out_leaves(out, inputs.levels, "jvp")
         create = _needs_graph(inputs, outs, *tans)
@@ -292,18 +293,44 @@ def jvp(func, primals, tangents, *, has_aux=False):
     return (out, res, _detach(aux, create)) if has_aux else (out, res)
 
 
-def _tangent_leaves(tangents, inputs):
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is :math:`J t` at ``primals``,
+    each call one backward pass over a graph kept from this call (the forward is not
+    rerun).
+
+    Math
+    ----
+    :math:`t \mapsto J t`, by the double-vjp trick of :func:`jvp`: :math:`g(u) = u^\top
+    J` is recorded once; each call differentiates it against :math:`t`.
+    """
+    with enable_grad():
+        inputs = _Inputs(primals, tuple(range(len(primals))), "linearize")
+        out, _ = _run(func, inputs.args, {}, False, "linearize")
+        outs, spec = _out_leaves(out, inputs.levels, "linearize")
+        create = _needs_graph(inputs, outs)
+        us, gs = _dual(outs, inputs.leaves)
+
+    def jvp_fn(*tangents):
+        tans = _tangent_leaves(tangents, inputs, "linearize")
+        with enable_grad():
+            jv = _jvp_dual(us, gs, tans, create or any(t.requires_grad for t in tans))
+        return unflatten(spec, [_b.rewrap(j, inputs.levels) for j in jv])
+    return _detach(out, create), jvp_fn
+
+
+def _tangent_leaves(tangents, inputs, fn):
     ts = flatten(tangents)[0]
     if len(ts) != len(inputs.leaves):
-        raise ArgumentError(f"jvp: tangents must match primals' structure "
+        raise ArgumentError(f"{fn}: tangents must match primals' structure "
                             f"({len(inputs.leaves)} tensors), got {len(ts)}")
     out = []
     for i, (t, x) in enumerate(zip(ts, inputs.leaves)):
         if not isinstance(t, Tensor):
-            raise ArgumentError(f"jvp: tangent {i} must be a Tensor, got {type(t).__name__}")
+            raise ArgumentError(f"{fn}: tangent {i} must be a Tensor, got "
+                                f"{type(t).__name__}")
         p = _b.lift(t, inputs.levels)[1]
         if tuple(p.shape) != tuple(x.shape):
-            raise ShapeError(f"jvp: tangent {i} has shape {tuple(t.shape)}, expected its "
+            raise ShapeError(f"{fn}: tangent {i} has shape {tuple(t.shape)}, expected its "
                              "primal's shape")
         out.append(p)
     return out
@@ -322,7 +349,10 @@ def _dual(outs, leaves):
 
 def _jvp_plain(outs, leaves, tans, create, batch=None):
     """:math:`J t` per output: the vjp of :math:`g(u)` against the tangents."""
-    us, gs = _dual(outs, leaves)
+    return _jvp_dual(*_dual(outs, leaves), tans, create, batch)
+
+
+def _jvp_dual(us, gs, tans, create, batch=None):
     pairs = [(g, t) for g, t in zip(gs, tans) if g is not None and g.requires_grad]
     return _vjp_plain([p[0] for p in pairs], us, [p[1] for p in pairs], create, batch)
 

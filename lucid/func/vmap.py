@@ -25,7 +25,7 @@ __all__ = ["vmap"]
 _RANDOMNESS = ("error", "different", "same")
 
 
-def vmap(func, in_dims=0, out_dims=0, randomness="error"):
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` vectorized over a batch dim of its inputs.
 
     Parameters
@@ -44,6 +44,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error"):
         What a random op (dropout) does on batched input: raise, draw per batch entry, or
         draw once for the whole batch. Tensors drawn by factories (``lucid.randn``) inside
         ``func`` have no batch dim, so they are the same for every entry.
+    chunk_size : int, optional
+        Run the batch in chunks of this many entries (one vectorized call each, the
+        results concatenated) to bound memory; None: all at once.
 
     Math
     ----
@@ -61,10 +64,16 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error"):
                             f"{randomness!r}")
     if not callable(func):
         raise ArgumentError(f"vmap: func must be callable, got {type(func).__name__}")
+    if chunk_size is not None and not (isinstance(chunk_size, numbers.Integral) and
+                                       chunk_size > 0):
+        raise ArgumentError(f"vmap: chunk_size must be a positive int or None, got "
+                            f"{chunk_size!r}")
 
     @functools.wraps(func)
     def batched(*args, **kwargs):
-        return _call(func, in_dims, out_dims, randomness, args, kwargs)
+        if chunk_size is None:
+            return _call(func, in_dims, out_dims, randomness, args, kwargs)
+        return _chunked(func, in_dims, out_dims, randomness, args, kwargs, chunk_size)
     return batched
 
 
@@ -74,14 +83,41 @@ def _check_dim(d, what):
                             f"{type(d).__name__}")
 
 
-def _call(func, in_dims, out_dims, randomness, args, kwargs):
+def _in_dims(in_dims, args):
     if isinstance(in_dims, (tuple, list)):
         if len(in_dims) != len(args):
             raise ArgumentError(f"vmap: in_dims has {len(in_dims)} entries but the function "
                                 f"got {len(args)} positional arguments")
-        dims = prefix_leaves(tuple(in_dims), args, "in_dims", "vmap")
-    else:
-        dims = prefix_leaves(in_dims, args, "in_dims", "vmap")
+        return prefix_leaves(tuple(in_dims), args, "in_dims", "vmap")
+    return prefix_leaves(in_dims, args, "in_dims", "vmap")
+
+
+def _chunked(func, in_dims, out_dims, randomness, args, kwargs, chunk):
+    """vmap over slices of ``chunk`` entries, the outputs concatenated along out_dims."""
+    from ..ops import cat
+    dims = _in_dims(in_dims, args)
+    leaves, spec = flatten(args)
+    sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None and
+             isinstance(x, Tensor) and -x.ndim <= d < x.ndim}
+    if len(sizes) != 1:
+        return _call(func, in_dims, out_dims, randomness, args, kwargs)    # its errors
+    n = sizes.pop()
+    outs = []
+    for s in range(0, n, chunk):
+        part = [x.narrow(d, s, min(chunk, n - s)) if d is not None else x
+                for x, d in zip(leaves, dims)]
+        outs.append(_call(func, in_dims, out_dims, randomness, unflatten(spec, part),
+                          kwargs))
+    flat = [flatten(o)[0] for o in outs]
+    ospec = flatten(outs[0])[1]
+    odims = prefix_leaves(tuple(out_dims) if isinstance(out_dims, list) else out_dims,
+                          outs[0], "out_dims", "vmap")
+    return unflatten(ospec, [parts[0] if d is None else cat(parts, d)
+                             for d, parts in zip(odims, zip(*flat))])
+
+
+def _call(func, in_dims, out_dims, randomness, args, kwargs):
+    dims = _in_dims(in_dims, args)
     leaves, spec = flatten(args)
     level = STATE.vmap + 1
     size = None
