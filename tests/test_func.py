@@ -252,6 +252,47 @@ def test_vmap_batched_index_mask_and_target():
           TF.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(tx[0], tx > 0))
 
 
+def _plain_ops(n_inputs):
+    """The element-wise ops with a rule that run on ``n_inputs`` float tensors and no
+    params."""
+    from lucid.func.batching import RULES, _elementwise
+    from lucid.ops import registry
+    x = lucid.tensor([0.25, 0.5])
+    out = []
+    for name in sorted(n for n, r in RULES.items() if r is _elementwise):
+        cls = registry.all_ops().get(name)
+        try:
+            cls.call(*[x] * n_inputs)
+        except Exception:           # not registered, or needs params / other inputs
+            continue
+        out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _plain_ops(1))
+def test_vmap_elementwise_rule_equals_per_entry(name):
+    """Every one-input element-wise rule: vmap equals the op entry by entry."""
+    from lucid.ops import registry
+    cls = registry.get_op(name)
+    x = lucid.tensor(RNG.uniform(0.1, 0.9, (3, 2, 4)))
+    got = F.vmap(lambda a: cls.call(a), in_dims=1)(x)
+    want = lucid.stack([cls.call(x[:, i]) for i in range(2)])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", _plain_ops(2))
+def test_vmap_binary_rule_broadcasts_like_per_entry(name):
+    """Every two-input element-wise rule, one side batched, the other broadcast."""
+    from lucid.ops import registry
+    cls = registry.get_op(name)
+    x = lucid.tensor(RNG.uniform(0.1, 0.9, (2, 3, 4)))
+    y = lucid.tensor(RNG.uniform(0.1, 0.9, (4,)))
+    for f in (lambda a: cls.call(a, y), lambda a: cls.call(y, a)):
+        got = F.vmap(f)(x)
+        want = lucid.stack([f(x[i]) for i in range(2)])
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, equal_nan=True)
+
+
 def test_vmap_nested_trees_and_out_dims():
     (x, tx), (y, ty) = pair(2, 3, 4), pair(3, 4)
     lf = lambda a, d: (a * d["y"]).sum(-1)                 # noqa: E731

@@ -178,6 +178,9 @@ _ELEMENTWISE = (
     "logit", "nan_to_num", "neg", "polygamma", "reciprocal", "relu", "round", "rsqrt",
     "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh",
     "trunc", "gelu", "silu", "cast", "clone", "bitwise_not", "logical_not",
+    # special functions (lucid.special)
+    "bessel_j0", "bessel_j1", "spherical_bessel_j0", "i0", "i0e", "i1", "i1e", "ndtr",
+    "ndtri", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta", "gammainc", "gammaincc",
     # with a Python scalar
     "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "pow_scalar",
     # binary and ternary
