@@ -293,6 +293,52 @@ def test_vmap_binary_rule_broadcasts_like_per_entry(name):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, equal_nan=True)
 
 
+_Y64 = lucid.tensor(RNG.standard_normal(5))
+LF = lucid.nn.functional
+PER_ENTRY = {
+    # the Tensor surface and nn.functional under vmap against a loop over the entries
+    "mixed dtypes": lambda a: a * _Y64 + lucid.arange(5),
+    "where scalars": lambda a: lucid.where(a > 0, 1.0, 0.0),
+    "clamp tensor": lambda a: a.clamp(min=lucid.zeros(5)),
+    "casts": lambda a: a.double().float().type_as(_Y64) + (a * 3).int(),
+    "T, mT, contiguous": lambda a: a.T.sum() + a.mT.contiguous().sum(0),
+    "sum dtype": lambda a: a.sum(0, dtype=lucid.float64),
+    "comparisons": lambda a: ((a > 0) == (a < 1)) & (a > -5).all(-1, keepdim=True),
+    "argsort": lambda a: a.argsort(-1),
+    "norm": lambda a: a.norm(dim=-1) + lucid.outer(a[0], a[1]).sum(),
+    "view_as, expand_as": lambda a: a.view_as(lucid.zeros(20)) + a[:1].expand_as(a).flatten(),
+    "chunk, triu": lambda a: a.chunk(2, -1)[1].sum() + a.triu(1),
+    "max, min": lambda a: a.max() + a.min() + lucid.maximum(a, lucid.tensor(0.0)),
+    "powers": lambda a: a.abs() ** lucid.tensor(2.0) + 2 ** a,
+    "indexing": lambda a: a[-1, ::2].sum() + a[..., 1].sum() + a[[0, 2]].sum() + a[
+        lucid.tensor([True, False, True, False])].sum(),
+    "factories": lambda a: a.new_zeros(3) + lucid.zeros_like(a)[0, :3] + lucid.full_like(
+        a, 2.0)[0, :3],
+    "squeeze": lambda a: a[:1].squeeze(0) + a.unsqueeze(-1).squeeze(-1)[0],
+    "causal attention": lambda a: LF.scaled_dot_product_attention(a, a, a, is_causal=True),
+    "losses": lambda a: LF.mse_loss(a, lucid.zeros(4, 5)) + LF.l1_loss(a, a.flip(0)) +
+    LF.binary_cross_entropy_with_logits(a, (a > 0).float()),
+    "cosine, lerp, addcmul": lambda a: LF.cosine_similarity(a, a.flip(0)).sum() + lucid.lerp(
+        a, a.flip(0), 0.3) + lucid.addcmul(a, a, a, value=0.5),
+    "in-place activations": lambda a: a.clone().clamp_(-0.5, 0.5) + LF.relu(a.clone(),
+                                                                             inplace=True),
+    "scans and sorts": lambda a: a.cumsum(-1) + a.sort(-1, descending=True)[0] + a.var(
+        0, unbiased=False),
+    "products": lambda a: (a @ a.mT).sum() + lucid.einsum("ij,ij->", a, a),
+    "logsumexp, amax": lambda a: a.logsumexp(-1, keepdim=True) + a.amax(-1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PER_ENTRY))
+def test_vmap_equals_loop_over_entries(name):
+    f = PER_ENTRY[name]
+    x = lucid.tensor(RNG.standard_normal((3, 4, 5)).astype(np.float32))
+    got = F.vmap(f)(x)
+    want = lucid.stack([f(x[k]) for k in range(3)])
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_vmap_nested_trees_and_out_dims():
     (x, tx), (y, ty) = pair(2, 3, 4), pair(3, 4)
     lf = lambda a, d: (a * d["y"]).sum(-1)                 # noqa: E731

@@ -416,8 +416,9 @@ _I64 = 2 ** 63       # Python ints outside int64 take the general path, which re
 
 
 def _promote(t, dt):
-    """``t`` in dtype ``dt``: a recorded cast if it requires grad, else a plain copy."""
-    if t._requires_grad:
+    """``t`` in dtype ``dt``: a recorded cast if it requires grad (or under vmap, where
+    ``t`` may be batched: the cast op has a batching rule), else a plain copy."""
+    if t._requires_grad or STATE.vmap:
         return _cast(t, dt)
     return _wrap(t._device._backend.astype(t._data, dt.np), dt, t._device)
 
