@@ -2,7 +2,9 @@ r"""The ops of :mod:`lucid.special` that Lucid's core does not have already.
 
 The scaled complementary error function ``erfcx``, the normal distribution's ``ndtr``,
 ``log_ndtr`` and ``ndtri``, the modified Bessel functions ``i0``, ``i0e``, ``i1``, ``i1e``,
-the Bessel functions ``bessel_j0``, ``bessel_j1`` and ``spherical_bessel_j0``, ``entr``,
+the Bessel functions ``bessel_j0``, ``bessel_j1``, ``bessel_y0``, ``bessel_y1``,
+``modified_bessel_k0``, ``modified_bessel_k1`` (and their scaled forms) and
+``spherical_bessel_j0``, ``entr``,
 ``xlog1py``, the Hurwitz ``zeta`` and the regularised incomplete gamma functions
 ``gammainc`` / ``gammaincc``; ``multigammaln`` is composed of :func:`lucid.lgamma`.
 
@@ -10,8 +12,8 @@ Every kernel computes in float64 from series, interpolants and continued fractio
 own (no SciPy; see ``lucid/backend/array/special.py``) and rounds once to the input dtype;
 integer inputs compute in the default float dtype. Gradients follow PyTorch's
 ``derivatives.yaml``; where PyTorch has none although the derivative is elementary
-(``bessel_j0``, ``bessel_j1``) Lucid gives it, and where PyTorch raises (``zeta`` in
-:math:`x`, ``gammainc`` in :math:`a`) Lucid raises too, at backward.
+(the Bessel functions of the first and second kinds) Lucid gives it, and where PyTorch
+raises (``zeta`` in :math:`x`, ``gammainc`` in :math:`a`) Lucid raises too, at backward.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from .schema import AmpPolicy, OpSchema
 from .special import lgamma
 
 __all__ = ["erfcx", "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1", "i1e", "bessel_j0",
-           "bessel_j1", "spherical_bessel_j0", "entr", "xlog1py", "zeta", "gammainc",
-           "gammaincc", "multigammaln"]
+           "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+           "entr", "xlog1py", "zeta", "gammainc", "gammaincc", "multigammaln"]
 
 _FP32 = AmpPolicy.FORCE_FP32
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -466,6 +469,227 @@ class BesselJ1Backward(UnaryOp):
         return g * F.where(zero, 0.5, F.bessel_j0(xs) - out / xs)
 
 
+_BESSEL_YK_NOTES = r"""
+    Backends: ``be.KERNEL`` in float64: below 2 the logarithmic series (:math:`\ln(x/2)`
+    times the regular function plus a series weighted by harmonic numbers); on
+    :math:`[2, 26)` Chebyshev series fitted (on first use) to 80-digit values of that
+    series; beyond, ASYMPTOTIC. Relative error about 1e-15 (absolute near zeros).
+    DOMAIN. PyTorch defines no gradient; Lucid gives the elementary one."""
+_Y_NOTES = _BESSEL_YK_NOTES.replace(
+    "ASYMPTOTIC", r"Hankel's expansion :math:`\sqrt{2/(\pi x)}(P\sin\chi + Q\cos\chi)`"
+).replace("DOMAIN", r":math:`-\infty` at 0, nan for :math:`x < 0`, 0 at :math:`+\infty` "
+          "(PyTorch: nan)")
+_K_NOTES = _BESSEL_YK_NOTES.replace(
+    "ASYMPTOTIC", r":math:`e^{x} K_\nu(x) \sim \sqrt{\pi/(2x)} \sum_k a_k(\nu) x^{-k}` "
+    "(30 terms)"
+).replace("DOMAIN", r":math:`+\infty` at 0, nan for :math:`x < 0`, 0 at :math:`+\infty`")
+
+
+def _doc(head, notes, kernel):
+    return head + notes.replace("KERNEL", kernel) + "\n    "
+
+
+@register
+class BesselY0Backward(UnaryOp):
+    __doc__ = _doc(r"""Autograd node for the Bessel function of the second kind
+    :math:`y = Y_0(x)`.
+
+    Saves the input: the derivative is :math:`-Y_1(x)`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = -Y_1(x)\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"bessel_y0"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input, saves_output : bool
+        True, False.
+
+    Notes
+    -----""", _Y_NOTES, "bessel_y0")
+
+    __slots__ = ()
+    schema_v1 = _schema("bessel_y0")
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.bessel_y0(x)
+
+    def grad(self, F, g, x, out):
+        return -g * F.bessel_y1(x)
+
+
+@register
+class BesselY1Backward(UnaryOp):
+    __doc__ = _doc(r"""Autograd node for the Bessel function of the second kind
+    :math:`y = Y_1(x)`.
+
+    Saves input and output: the derivative is :math:`Y_0(x) - y/x`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \Big(Y_0(x) - \frac yx\Big)\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"bessel_y1"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----""", _Y_NOTES, "bessel_y1")
+
+    __slots__ = ()
+    schema_v1 = _schema("bessel_y1")
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.bessel_y1(x)
+
+    def grad(self, F, g, x, out):
+        return g * (F.bessel_y0(x) - out / x)
+
+
+@register
+class ModifiedBesselK0Backward(UnaryOp):
+    __doc__ = _doc(r"""Autograd node for the modified Bessel function of the second kind
+    :math:`y = K_0(x)`.
+
+    Saves the input: the derivative is :math:`-K_1(x)`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = -K_1(x)\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"modified_bessel_k0"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input, saves_output : bool
+        True, False.
+
+    Notes
+    -----""", _K_NOTES, "modified_bessel_k0")
+
+    __slots__ = ()
+    schema_v1 = _schema("modified_bessel_k0")
+    saves_input = True
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.modified_bessel_k0(x)
+
+    def grad(self, F, g, x, out):
+        return -g * F.modified_bessel_k1(x)
+
+
+@register
+class ModifiedBesselK1Backward(UnaryOp):
+    __doc__ = _doc(r"""Autograd node for the modified Bessel function of the second kind
+    :math:`y = K_1(x)`.
+
+    Saves input and output: the derivative is :math:`-K_0(x) - y/x`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = -\Big(K_0(x) + \frac yx\Big)\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"modified_bessel_k1"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----""", _K_NOTES, "modified_bessel_k1")
+
+    __slots__ = ()
+    schema_v1 = _schema("modified_bessel_k1")
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.modified_bessel_k1(x)
+
+    def grad(self, F, g, x, out):
+        return -g * (F.modified_bessel_k0(x) + out / x)
+
+
+@register
+class ScaledModifiedBesselK0Backward(UnaryOp):
+    __doc__ = _doc(r"""Autograd node for :math:`y = e^x K_0(x)`.
+
+    Saves input and output: the derivative is :math:`y - e^x K_1(x)`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \big(y - e^x K_1(x)\big)\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"scaled_modified_bessel_k0"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----""", _K_NOTES, "scaled_modified_bessel_k0")
+
+    __slots__ = ()
+    schema_v1 = _schema("scaled_modified_bessel_k0")
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.scaled_modified_bessel_k0(x)
+
+    def grad(self, F, g, x, out):
+        return g * (out - F.scaled_modified_bessel_k1(x))
+
+
+@register
+class ScaledModifiedBesselK1Backward(UnaryOp):
+    __doc__ = _doc(r"""Autograd node for :math:`y = e^x K_1(x)`.
+
+    Saves input and output: the derivative is :math:`y (1 - 1/x) - e^x K_0(x)`.
+
+    Math
+    ----
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \Big(y\,\big(1 - \tfrac1x\big) -
+              e^x K_0(x)\Big)\, g
+
+    Attributes
+    ----------
+    schema_v1 : OpSchema
+        ``"scaled_modified_bessel_k1"``, ``AmpPolicy.FORCE_FP32``, real-valued.
+    saves_input, saves_output : bool
+        True, True.
+
+    Notes
+    -----""", _K_NOTES, "scaled_modified_bessel_k1")
+
+    __slots__ = ()
+    schema_v1 = _schema("scaled_modified_bessel_k1")
+    saves_input = True
+    saves_output = True
+
+    @staticmethod
+    def dispatch(be, x):
+        return be.scaled_modified_bessel_k1(x)
+
+    def grad(self, F, g, x, out):
+        return g * (out * (1 - 1 / x) - F.scaled_modified_bessel_k0(x))
+
+
 @register
 class SphericalBesselJ0Backward(UnaryOp):
     r"""Node of the spherical Bessel function :math:`y = j_0(x) = \sin(x)/x`; not
@@ -741,6 +965,16 @@ i1 = _unary(I1Backward, "i1", "Element-wise modified Bessel function :math:`I_1`
 i1e = _unary(I1eBackward, "i1e", r"Element-wise :math:`e^{-|x|} I_1(x)`.")
 bessel_j0 = _unary(BesselJ0Backward, "bessel_j0", "Element-wise Bessel function :math:`J_0`.")
 bessel_j1 = _unary(BesselJ1Backward, "bessel_j1", "Element-wise Bessel function :math:`J_1`.")
+bessel_y0 = _unary(BesselY0Backward, "bessel_y0", "Element-wise Bessel function :math:`Y_0`.")
+bessel_y1 = _unary(BesselY1Backward, "bessel_y1", "Element-wise Bessel function :math:`Y_1`.")
+modified_bessel_k0 = _unary(ModifiedBesselK0Backward, "modified_bessel_k0",
+                            "Element-wise modified Bessel function :math:`K_0`.")
+modified_bessel_k1 = _unary(ModifiedBesselK1Backward, "modified_bessel_k1",
+                            "Element-wise modified Bessel function :math:`K_1`.")
+scaled_modified_bessel_k0 = _unary(ScaledModifiedBesselK0Backward, "scaled_modified_bessel_k0",
+                                   r"Element-wise :math:`e^x K_0(x)`.")
+scaled_modified_bessel_k1 = _unary(ScaledModifiedBesselK1Backward, "scaled_modified_bessel_k1",
+                                   r"Element-wise :math:`e^x K_1(x)`.")
 spherical_bessel_j0 = _unary(SphericalBesselJ0Backward, "spherical_bessel_j0",
                              r"Element-wise :math:`\sin(x)/x` (1 at 0).")
 entr = _unary(EntrBackward, "entr", r"Element-wise :math:`-x\ln x` (0 at 0, "

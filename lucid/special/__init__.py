@@ -4,9 +4,10 @@ Functions the core already has are named here under torch.special's names (``gam
 :func:`lucid.lgamma`, ``psi`` is :func:`lucid.digamma`, ``expit`` is :func:`lucid.sigmoid`,
 ``erf``, ``logit``, ``softmax``, ``logsumexp``, ...); the others are registered ops of
 :mod:`lucid.ops.special_fns` (``erfcx``, ``ndtr``, ``ndtri``, ``log_ndtr``, the Bessel
-functions, ``entr``, ``xlog1py``, ``zeta``, ``gammainc``, ``gammaincc``) and
-``multigammaln``, composed of ``lgamma``. Every kernel is Lucid's own (no SciPy), float64
-inside, element-wise over the backend's array module, so the CUDA backend runs them too.
+functions of both kinds and the modified ones, ``entr``, ``xlog1py``, ``zeta``,
+``gammainc``, ``gammaincc``) and ``multigammaln``, composed of ``lgamma``. Every kernel is
+Lucid's own (no SciPy), float64 inside, element-wise over the backend's array module, so
+the CUDA backend runs them too.
 
 ``modified_bessel_i0`` and ``modified_bessel_i1`` are :func:`i0` and :func:`i1` (PyTorch
 computes them by separate kernels without a derivative; here they are differentiable).
@@ -15,8 +16,10 @@ computes them by separate kernels without a derivative; here they are differenti
 from ..ops.binary import xlogy
 from ..ops.reduction import logsumexp
 from ..ops.special import digamma, lgamma, log_softmax, polygamma, softmax
-from ..ops.special_fns import (bessel_j0, bessel_j1, entr, erfcx, gammainc, gammaincc, i0,
-                               i0e, i1, i1e, log_ndtr, multigammaln, ndtr, ndtri,
+from ..ops.special_fns import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, entr, erfcx,
+                               gammainc, gammaincc, i0, i0e, i1, i1e, log_ndtr,
+                               modified_bessel_k0, modified_bessel_k1, multigammaln, ndtr,
+                               ndtri, scaled_modified_bessel_k0, scaled_modified_bessel_k1,
                                spherical_bessel_j0, xlog1py, zeta)
 from ..ops.unary import erf, erfc, erfinv, exp2, expm1, log1p, logit, round, sigmoid, sinc
 
@@ -26,9 +29,10 @@ expit = sigmoid
 modified_bessel_i0 = i0
 modified_bessel_i1 = i1
 
-__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
-           "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1",
-           "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri",
-           "polygamma", "psi", "round", "sinc", "softmax", "spherical_bessel_j0", "xlog1py",
-           "xlogy", "zeta"]
+__all__ = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc",
+           "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0",
+           "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+           "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+           "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc", "softmax",
+           "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]

@@ -31,6 +31,7 @@ the end of the module) also compute in float64 and round once:
   their series and continued fraction, iterated until every element has converged.
 """
 
+import functools
 import math
 from fractions import Fraction
 
@@ -458,44 +459,128 @@ class XpSpecial:
     def i1e(self, a):
         return self._special64(lambda x: self._bessel_i(x, 1, True), a)
 
-    def _bessel_j(self, x, order):
-        r""":math:`J_\nu` (``order`` 0 or 1): the power series in :math:`x^2/4` below 2
-        (exact at 0), Chebyshev series (Clenshaw) on the pieces :math:`[4k + 2, 4k + 6)`
-        of :math:`[2, 26)`, Hankel's expansion
-        :math:`\sqrt{2/(\pi x)}\,(P \cos\chi - Q \sin\chi)`, :math:`\chi = x - (2\nu +
-        1)\pi/4`, beyond."""
+    def _bessel_piecewise(self, ax, kind, order, small_fn, big_fn):
+        r"""One of :math:`J, Y, K_e` (``kind`` ``"J"``, ``"Y"``, ``"Ke"``; ``order`` 0 or 1)
+        at ``ax >= 0``: ``small_fn`` below 2, the Chebyshev series of ``_bessel_cheb`` on
+        the pieces :math:`[4k + 2, 4k + 6)` of :math:`[2, 26)` (Clenshaw), ``big_fn``
+        from 26 on; 0 at :math:`+\infty`, nan stays nan."""
         xp = self.xp
-        ax = xp.abs(x)
-        out = xp.zeros_like(x)                           # +-inf: the limit 0
-        small = ax < _J_SERIES_MAX
+        out = xp.where(ax != ax, ax, 0.0)
+        small = ax < _CHEB_LO
         if bool(small.any()):
-            xs = ax[small]
-            v = _horner(xp, xs * xs * 0.25, _J_SERIES[order])
-            out[small] = v * (0.5 * xs) if order else v
-        idx = xp.floor((ax - _J_SERIES_MAX) * (1 / _J_WIDTH))
-        for k, coef in enumerate(_J_CHEB[order]):
+            out[small] = small_fn(ax[small])
+        idx = xp.floor((ax - _CHEB_LO) * (1 / _CHEB_WIDTH))
+        for k, coef in enumerate(_bessel_cheb(kind, order)):
             m = idx == k
             if bool(m.any()):
-                mid = _J_SERIES_MAX + _J_WIDTH * (k + 0.5)
-                out[m] = _clenshaw(xp, (ax[m] - mid) * (2 / _J_WIDTH), coef)
-        big = (ax >= _J_HANKEL_MIN) & (ax < xp.inf)
+                mid = _CHEB_LO + _CHEB_WIDTH * (k + 0.5)
+                out[m] = _clenshaw(xp, (ax[m] - mid) * (2 / _CHEB_WIDTH), coef)
+        big = (ax >= _CHEB_HI) & (ax < xp.inf)
         if bool(big.any()):
-            xb = ax[big]
-            inv2 = 1 / (xb * xb)
-            p = _horner(xp, inv2, _J_HANKEL_P[order])
-            qq = _horner(xp, inv2, _J_HANKEL_Q[order]) / xb
-            c, s = xp.cos(xb), xp.sin(xb)
-            # cos chi, sin chi from cos x, sin x (no rounding of x - pi/4 in the argument)
-            cc, sc = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))
-            out[big] = xp.sqrt(1 / (math.pi * xb)) * (p * cc - qq * sc)
-        out = xp.where(x != x, x, out)
+            out[big] = big_fn(ax[big])
+        return out
+
+    def _hankel(self, x, order, kind):
+        r"""Hankel's expansion for :math:`x \ge 26`: :math:`\sqrt{2/(\pi x)}\,(P\cos\chi -
+        Q\sin\chi)` for :math:`J_\nu`, :math:`(P\sin\chi + Q\cos\chi)` for :math:`Y_\nu`,
+        :math:`\chi = x - (2\nu + 1)\pi/4`; :math:`\cos\chi` and :math:`\sin\chi` come from
+        :math:`\cos x`, :math:`\sin x`, so :math:`x - \pi/4` is never rounded."""
+        xp = self.xp
+        inv2 = 1 / (x * x)
+        p = _horner(xp, inv2, _HANKEL_P[order])
+        q = _horner(xp, inv2, _HANKEL_Q[order]) / x
+        c, s = xp.cos(x), xp.sin(x)
+        cc, sc = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))   # sqrt2 cos, sin chi
+        mix = p * cc - q * sc if kind == "J" else p * sc + q * cc
+        return xp.sqrt(1 / (math.pi * x)) * mix
+
+    def _bessel_j(self, x, order):
+        r""":math:`J_\nu` (``order`` 0 or 1): the power series in :math:`x^2/4` below 2
+        (exact at 0), Chebyshev series to 26, Hankel's expansion beyond; odd for
+        :math:`\nu = 1`."""
+        xp = self.xp
+
+        def small(v):
+            s = _horner(xp, v * v * 0.25, _J_SERIES[order])
+            return s * (0.5 * v) if order else s
+        out = self._bessel_piecewise(xp.abs(x), "J", order, small,
+                                     lambda v: self._hankel(v, order, "J"))
         return xp.where(x < 0, -out, out) if order else out
+
+    def _bessel_log_series(self, x, kind, order):
+        r""":math:`Y_\nu` or :math:`K_\nu` for :math:`0 < x < 2` from the logarithmic
+        series: with :math:`t = x^2/4`, :math:`L = \ln(x/2)`, :math:`R` the regular
+        function (:math:`J_\nu` or :math:`I_\nu`) and :math:`S = \sum_k (\mp t)^k w_k /
+        (k!\,(k+\nu)!)`, :math:`w_k = H_k` (:math:`\nu = 0`) or :math:`H_k + H_{k+1} -
+        2\gamma`: :math:`Y_0 = \frac2\pi((L + \gamma) J_0 - S)`, :math:`Y_1 = \frac2\pi L J_1
+        - \frac{2}{\pi x} - \frac{x}{2\pi} S`, :math:`K_0 = S - (L + \gamma) I_0`,
+        :math:`K_1 = \frac1x + L I_1 - \frac x4 S`."""
+        xp = self.xp
+        t = x * x * 0.25
+        log = xp.log(0.5 * x)
+        reg = _horner(xp, t, (_J_SERIES if kind == "Y" else _I_SERIES)[order])
+        ser = _horner(xp, t, _LOG_SERIES[kind, order])
+        if order:
+            reg = reg * (0.5 * x)
+        if kind == "Y":
+            return (2 / math.pi) * ((log + _EULER_GAMMA) * reg - ser) if order == 0 else \
+                (2 / math.pi) * log * reg - 2 / (math.pi * x) - x * (0.5 / math.pi) * ser
+        return ser - (log + _EULER_GAMMA) * reg if order == 0 else \
+            1 / x + log * reg - 0.25 * x * ser
+
+    def _bessel_y(self, x, order):
+        r""":math:`Y_\nu`: the logarithmic series below 2, Chebyshev series to 26, Hankel's
+        expansion beyond; :math:`-\infty` at 0, nan below."""
+        xp = self.xp
+        out = self._bessel_piecewise(x, "Y", order,
+                                     lambda v: self._bessel_log_series(v, "Y", order),
+                                     lambda v: self._hankel(v, order, "Y"))
+        out = xp.where(x == 0, -xp.inf, out)
+        return xp.where(x < 0, xp.nan, out)
+
+    def _bessel_k(self, x, order, scaled):
+        r""":math:`K_\nu` (times :math:`e^x` if ``scaled``): the logarithmic series below 2;
+        the Chebyshev series of :math:`e^x K_\nu` to 26; beyond the asymptotic expansion
+        :math:`\sqrt{\pi/(2x)}\,\sum_k a_k(\nu) x^{-k}` of :math:`e^x K_\nu`;
+        :math:`+\infty` at 0, nan below."""
+        xp = self.xp
+
+        def small(v):
+            k = self._bessel_log_series(v, "K", order)
+            return k * xp.exp(v) if scaled else k
+
+        def big(v):
+            return xp.sqrt(0.5 * math.pi / v) * _horner(xp, 1 / v, _K_ASYM[order])
+        out = self._bessel_piecewise(x, "Ke", order, small, big)
+        if not scaled:
+            mid = x >= _CHEB_LO
+            out[mid] = out[mid] * xp.exp(-x[mid])
+        out = xp.where(x == 0, xp.inf, out)
+        return xp.where(x < 0, xp.nan, out)
 
     def bessel_j0(self, a):
         return self._special64(lambda x: self._bessel_j(x, 0), a)
 
     def bessel_j1(self, a):
         return self._special64(lambda x: self._bessel_j(x, 1), a)
+
+    def bessel_y0(self, a):
+        return self._special64(lambda x: self._bessel_y(x, 0), a)
+
+    def bessel_y1(self, a):
+        return self._special64(lambda x: self._bessel_y(x, 1), a)
+
+    def modified_bessel_k0(self, a):
+        return self._special64(lambda x: self._bessel_k(x, 0, False), a)
+
+    def modified_bessel_k1(self, a):
+        return self._special64(lambda x: self._bessel_k(x, 1, False), a)
+
+    def scaled_modified_bessel_k0(self, a):
+        return self._special64(lambda x: self._bessel_k(x, 0, True), a)
+
+    def scaled_modified_bessel_k1(self, a):
+        return self._special64(lambda x: self._bessel_k(x, 1, True), a)
 
     def _spherical_j0_64(self, x):
         xp = self.xp
@@ -733,28 +818,49 @@ _I_SERIES = tuple(tuple(1 / (math.factorial(k) * math.factorial(k + nu)) for k i
 _I_ASYM = tuple(tuple(float((-1) ** k * _hankel_a(nu, k)) for k in range(30))
                 for nu in (0, 1))
 # Hankel: P = sum_k (-1)^k a_{2k} x^{-2k}, Q = sum_k (-1)^k a_{2k+1} x^{-2k}/x; from x = 26
-_J_HANKEL_P = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k)) for k in range(20))
-                    for nu in (0, 1))
-_J_HANKEL_Q = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k + 1)) for k in range(20))
-                    for nu in (0, 1))
+_HANKEL_P = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k)) for k in range(20))
+                  for nu in (0, 1))
+_HANKEL_Q = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k + 1)) for k in range(20))
+                  for nu in (0, 1))
+# e^x K_nu(x) ~ sqrt(pi/(2x)) sum_k a_k(nu) x^{-k}; 30 terms: below 1e-18 at x = 26
+_K_ASYM = tuple(tuple(float(_hankel_a(nu, k)) for k in range(30)) for nu in (0, 1))
+
+# 50 digits of pi and of Euler's gamma, for the 80-digit references
+_PI_50 = "3.14159265358979323846264338327950288419716939937511"
+_GAMMA_50 = "0.57721566490153286060651209008240243104215933593992"
 
 
-def _bessel_j_ref(nu, x):
-    r""":math:`J_\nu(x) = (x/2)^\nu \sum_k (-x^2/4)^k / (k!\,(k+\nu)!)` in 60-digit
-    decimal arithmetic (the alternating terms reach 1e10 at :math:`x = 26`)."""
+def _bessel_ref(kind, nu, x):
+    r""":math:`J_\nu`, :math:`Y_\nu` or :math:`e^x K_\nu` (``kind`` ``"J"``, ``"Y"``,
+    ``"Ke"``; :math:`\nu` 0 or 1) at :math:`x > 0` in 80-digit decimal arithmetic: the
+    power series, and for Y and K the logarithmic series of ``_bessel_log_series`` (their
+    cancellation, up to about 1e22 at :math:`x = 26`, stays far below 80 digits)."""
     from decimal import Decimal, localcontext
     with localcontext() as ctx:
-        ctx.prec = 60
-        xd = Decimal(x)
-        t = -xd * xd / 4
-        term = (xd / 2) ** nu / math.factorial(nu)
-        total = term
+        ctx.prec = 80
+        xd, pi, gamma = Decimal(x), Decimal(_PI_50), Decimal(_GAMMA_50)
+        t, half = xd * xd / 4, xd / 2
+        sign = 1 if kind == "Ke" else -1
+        term = Decimal(1) / math.factorial(nu)          # (sign t)^k / (k! (k + nu)!)
+        reg = ser = h = Decimal(0)                      # h: the harmonic number H_k
         k = 0
-        while abs(term) > Decimal(10) ** -45 or k < 10:
+        while k < 10 or abs(term) > Decimal(10) ** -70:
+            h_next = h + Decimal(1) / (k + 1)
+            reg += term
+            ser += term * (h if nu == 0 else h + h_next - 2 * gamma)
             k += 1
-            term = term * t / (k * (k + nu))
-            total += term
-        return float(total)
+            term = term * sign * t / (k * (k + nu))
+            h = h_next
+        reg *= half ** nu
+        if kind == "J":
+            return float(reg)
+        log = half.ln()
+        if kind == "Y":
+            v = 2 / pi * ((log + gamma) * reg - ser) if nu == 0 else \
+                2 / pi * log * reg - 2 / (pi * xd) - half / pi * ser
+            return float(v)
+        v = ser - (log + gamma) * reg if nu == 0 else 1 / xd + log * reg - xd / 4 * ser
+        return float(v * xd.exp())
 
 
 def _cheb_coefs(f, lo, hi, n):
@@ -781,10 +887,26 @@ def _clenshaw(xp, s, c):
     return s * b1 - b2 + c[0]
 
 
-# J_nu(x) = (x/2)^nu sum_k (-t)^k / (k! (k + nu)!), t = x^2/4 <= 1: 20 terms below x = 2;
-# then 6 Chebyshev pieces of width 4 (26 coefficients: the last below 1e-20); Hankel from 26
-_J_SERIES_MAX, _J_WIDTH, _J_HANKEL_MIN = 2.0, 4.0, 26.0
+def _harmonic(k):
+    return math.fsum(1 / j for j in range(1, k + 1))
+
+
+# Below x = 2 (t = x^2/4 <= 1, 20 terms): the power series of J_nu, and the weights
+# (sign^k w_k / (k! (k + nu)!)) of the logarithmic series of Y_nu (sign -1) and K_nu (+1)
 _J_SERIES = tuple(tuple((-1) ** k / (math.factorial(k) * math.factorial(k + nu))
                         for k in range(20)) for nu in (0, 1))
-_J_CHEB = tuple(tuple(_cheb_coefs(lambda v, nu=nu: _bessel_j_ref(nu, v), lo, lo + _J_WIDTH, 26)
-                      for lo in (2.0, 6.0, 10.0, 14.0, 18.0, 22.0)) for nu in (0, 1))
+_LOG_SERIES = {
+    (kind, nu): tuple(sign ** k * (_harmonic(k) if nu == 0 else
+                                   _harmonic(k) + _harmonic(k + 1) - 2 * _EULER_GAMMA)
+                      / (math.factorial(k) * math.factorial(k + nu)) for k in range(20))
+    for kind, sign in (("Y", -1), ("K", 1)) for nu in (0, 1)}
+# [2, 26): 6 Chebyshev pieces of width 4, 26 coefficients each (the last below 1e-20)
+_CHEB_LO, _CHEB_WIDTH, _CHEB_HI = 2.0, 4.0, 26.0
+
+
+@functools.cache
+def _bessel_cheb(kind, nu):
+    """The Chebyshev pieces of one function, fitted on its first use (about 20 ms, so
+    importing Lucid does not pay for all six)."""
+    return tuple(_cheb_coefs(lambda v: _bessel_ref(kind, nu, v), lo, lo + _CHEB_WIDTH, 26)
+                 for lo in (2.0, 6.0, 10.0, 14.0, 18.0, 22.0))

@@ -126,6 +126,32 @@ class SpecialKernels(ABC):
         r"""Element-wise Bessel function of the first kind :math:`J_1(a)` (odd)."""
 
     @abstractmethod
+    def bessel_y0(self, a):
+        r"""Element-wise Bessel function of the second kind :math:`Y_0(a)`:
+        :math:`-\infty` at 0, nan for :math:`a < 0`, 0 at :math:`+\infty`."""
+
+    @abstractmethod
+    def bessel_y1(self, a):
+        r"""Element-wise :math:`Y_1(a)` (same domain rules as :meth:`bessel_y0`)."""
+
+    @abstractmethod
+    def modified_bessel_k0(self, a):
+        r"""Element-wise modified Bessel function of the second kind :math:`K_0(a)`:
+        :math:`+\infty` at 0, nan for :math:`a < 0`, 0 at :math:`+\infty`."""
+
+    @abstractmethod
+    def modified_bessel_k1(self, a):
+        r"""Element-wise :math:`K_1(a)` (same domain rules as :meth:`modified_bessel_k0`)."""
+
+    @abstractmethod
+    def scaled_modified_bessel_k0(self, a):
+        r"""Element-wise :math:`e^{a} K_0(a)` (no underflow for large :math:`a`)."""
+
+    @abstractmethod
+    def scaled_modified_bessel_k1(self, a):
+        r"""Element-wise :math:`e^{a} K_1(a)`."""
+
+    @abstractmethod
     def spherical_bessel_j0(self, a):
         r"""Element-wise :math:`j_0(a) = \sin(a)/a`, 1 at 0, 0 at :math:`\pm\infty`."""
 

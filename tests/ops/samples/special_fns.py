@@ -27,10 +27,20 @@ SAMPLES = [
     Sample("i1", S.i1, (_WIDE,), torch_fn=ts.i1),
     Sample("i1e", S.i1e, (_WIDE,), torch_fn=ts.i1e),
     Sample("i1", S.i1, (np.array(0.0),), torch_fn=ts.i1, name="i1[0-d zero]"),
-    # torch's bessel_j0/j1 are accurate to ~1e-7 only and have no gradient: the values are
-    # checked against mpmath in tests/test_special.py
+    # torch's bessel_j0/j1/y0/y1 are accurate to ~1e-7 only and have no gradient: the
+    # values are checked against mpmath in tests/test_special.py
     Sample("bessel_j0", S.bessel_j0, (_WIDE,)),
     Sample("bessel_j1", S.bessel_j1, (_WIDE,)),
+    Sample("bessel_y0", S.bessel_y0, (np.abs(_WIDE) + 0.5,)),
+    Sample("bessel_y1", S.bessel_y1, (np.abs(_WIDE) + 0.5,)),
+    Sample("modified_bessel_k0", S.modified_bessel_k0, (np.abs(_WIDE) + 0.5,),
+           torch_fn=ts.modified_bessel_k0),
+    Sample("modified_bessel_k1", S.modified_bessel_k1, (np.abs(_WIDE) + 0.5,),
+           torch_fn=ts.modified_bessel_k1),
+    Sample("scaled_modified_bessel_k0", S.scaled_modified_bessel_k0, (np.abs(_WIDE) + 0.5,),
+           torch_fn=ts.scaled_modified_bessel_k0),
+    Sample("scaled_modified_bessel_k1", S.scaled_modified_bessel_k1, (np.abs(_WIDE) + 0.5,),
+           torch_fn=ts.scaled_modified_bessel_k1),
     Sample("spherical_bessel_j0", S.spherical_bessel_j0, (np.array([-4.0, 0.0, 1e-8, 2.5]),),
            torch_fn=ts.spherical_bessel_j0, grad=False),
     Sample("entr", S.entr, (pos(3, 4),), torch_fn=ts.entr),
