@@ -16,8 +16,8 @@ Rule families (the op names in :data:`RULES`):
   broadcasting lines the batch dim up at the front;
 - dim-indexed ops (reductions, softmax, cumulative, sort, select, cat...): each
   non-negative dim param shifted by one (negative dims count from the end: unchanged);
-- shape ops (view/reshape, permute, expand, repeat, basic and advanced indexing): the batch
-  dim prepended to the shape, the permutation or the index;
+- shape ops (view/reshape, permute, expand, repeat, sum_to_size, basic and advanced
+  indexing): the batch dim prepended to the shape, the permutation or the index;
 - matmul, einsum, linear: the batch dim made a broadcast (or einsum) batch dimension;
 - trailing-dim ops (tril, triu) as they are; pad with no padding of the batch dim;
 - layer, RMS, group, instance and batch norm (not updating running statistics): the
@@ -337,6 +337,17 @@ def _expand(cls, vals, bat, params, level):
     (v,) = vals
     shape = tuple(params["shape"])
     return cls.apply(_pad(v, len(shape)), shape=(v.shape[0],) + shape)
+
+
+@_rule("sum_to_size")
+def _sum_to_size(cls, vals, bat, params, level):
+    """Each entry summed down to ``shape``: the target padded to the entry's rank behind
+    the batch dim, then the padding dropped."""
+    (v,) = vals
+    shape = tuple(params["shape"])
+    size, nd = v.shape[0], v.ndim - 1
+    out = cls.apply(v, shape=(size,) + (1,) * (nd - len(shape)) + shape)
+    return out.reshape((size,) + shape)
 
 
 @_rule("repeat")

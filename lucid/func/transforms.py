@@ -16,7 +16,10 @@ tangent :math:`t`. It costs two backward passes instead of one forward-mode pass
 every op on the path to be twice differentiable (Lucid's graph-mode backward).
 ``jacrev`` and ``jacfwd`` take one row (one column) per basis vector through
 ``lucid.autograd.grad(..., is_grads_batched=True)``, which runs one backward per row over
-the retained graph.
+the retained graph. ``vmap(vjp_fn)`` (for a ``vjp`` taken outside vmap) is vectorized
+instead: the batched cotangents flow through the engine's graph-mode backward, whose
+formulas are ops with batching rules; a formula that writes a batched gradient in place
+into a fresh unbatched tensor (the slice backward) raises :class:`VmapError`.
 """
 
 from __future__ import annotations
@@ -233,28 +236,30 @@ def vjp(func, *primals, has_aux=False):
         create = _needs_graph(inputs, outs)
 
     def vjp_fn(cotangents):
+        """:math:`v^\\top J`. Under a vmap opened after ``vjp`` (``vmap(vjp_fn)``: many
+        cotangents at once), the backward itself runs batched: the engine's graph-mode
+        formulas are ops, which take their batching rules."""
         cts, cspec = flatten(cotangents)
         if len(cts) != len(outs):
             raise ArgumentError(f"vjp_fn: expected cotangents shaped like the output "
                                 f"({len(outs)} tensors), got {len(cts)}")
-        plain = []
+        plain, batched = [], False
         for i, (c, o) in enumerate(zip(cts, outs)):
             if not isinstance(c, Tensor):
                 raise ArgumentError(f"vjp_fn: cotangent {i} must be a Tensor, got "
                                     f"{type(c).__name__}")
-            if _b.unwrap_all(c)[1] and not set(_b.unwrap_all(c)[1]) <= set(inputs.levels):
-                raise _b.VmapError("vjp_fn: the cotangent is batched at a vmap level opened "
-                                   "after vjp was called; vmap over vjp_fn is not supported "
-                                   "(use jacrev for Jacobians)")
-            p = _b.lift(c, inputs.levels)[1]
+            p = _b.lift(c, inputs.levels)[1] if set(_b.unwrap_all(c)[1]) <= set(
+                inputs.levels) else _new_level_cotangent(c, inputs.levels)
+            batched = batched or p.__class__ is _b.BatchedTensor
             if tuple(p.shape) != tuple(o.shape):
                 raise ShapeError(f"vjp_fn: cotangent {i} has shape {tuple(c.shape)}, "
                                  f"expected the output's shape")
             plain.append(p)
         with enable_grad():
-            gs = _vjp_plain(outs, inputs.leaves, plain, create or any(
+            gs = _vjp_plain(outs, inputs.leaves, plain, create or batched or any(
                 p.requires_grad for p in plain))
-        return tuple(inputs.trees(gs, False))
+        res = tuple(inputs.trees(gs, False))
+        return res if create or not batched else _detach(res, False)
 
     out = _detach(out, create)
     return (out, vjp_fn, _detach(aux, create)) if has_aux else (out, vjp_fn)
@@ -334,6 +339,16 @@ def _tangent_leaves(tangents, inputs, fn):
                              "primal's shape")
         out.append(p)
     return out
+
+
+def _new_level_cotangent(c, levels):
+    """A cotangent batched at vmap levels opened after ``vjp`` (which had ``levels``):
+    supported when ``vjp`` ran outside any vmap, the cotangent then passing batched into
+    the backward."""
+    if levels:
+        raise _b.VmapError("vjp_fn: vmap over vjp_fn is supported when vjp itself ran "
+                           "outside vmap; here vjp ran inside one")
+    return c
 
 
 def _dual(outs, leaves):
