@@ -233,17 +233,31 @@ def _dims_rule(*keys):
     return rule
 
 
-for _names, _keys in (
-        (("sum", "mean", "prod", "var", "std", "norm", "logsumexp", "amax", "amin", "all",
-          "any", "count_nonzero", "nansum", "nanmean", "flip"), ("dim",)),
-        (("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp", "cummax", "cummin",
-          "max", "min", "median", "mode", "kthvalue", "sort", "topk", "unbind", "split",
-          "select", "narrow", "cat", "stack"), ("dim",)),
-        (("diagonal",), ("dim1", "dim2"))):
+_DIM_PARAMS = {     # op names -> their dim params; () : leading dims are batch dims
+    ("sum", "mean", "prod", "var", "std", "norm", "logsumexp", "amax", "amin", "all", "any",
+     "count_nonzero", "nansum", "nanmean", "softmax", "log_softmax", "cumsum", "cumprod",
+     "logcumsumexp", "cummax", "cummin", "max", "min", "median", "mode", "kthvalue", "sort",
+     "topk", "unbind", "split", "select", "narrow", "cat", "stack", "diff", "cross",
+     "unfold"): ("dim",),
+    ("flip",): ("dims",),
+    ("diagonal", "diag_embed"): ("dim1", "dim2"),
+    ("scaled_dot_product_attention", "cdist", "linalg_det", "linalg_slogdet", "linalg_inv",
+     "linalg_solve", "linalg_solve_triangular", "linalg_cholesky", "linalg_qr",
+     "linalg_svd", "linalg_eigh", "linalg_pinv", "linalg_matrix_exp",
+     "linalg_lu_factor"): (),
+}
+for _names, _keys in _DIM_PARAMS.items():
     _rule(*_names)(_dims_rule(*_keys))
-RULES["flip"] = _dims_rule("dims")
-RULES["diff"] = _dims_rule("dim")
-RULES["scaled_dot_product_attention"] = _dims_rule()     # leading dims are batch dims
+
+
+@_rule("repeat_interleave")
+def _repeat_interleave(cls, vals, bat, params, level):
+    """``dim=None`` repeats each flattened entry."""
+    (v,) = vals
+    if params["dim"] is None:
+        v = v.reshape(v.shape[0], -1)
+        return cls.apply(v, **dict(params, dim=1))
+    return cls.apply(v, **dict(params, dim=_shift(params["dim"])))
 
 
 @_rule("tril", "triu")
