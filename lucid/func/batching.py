@@ -166,10 +166,6 @@ def _batch(v, b, size):
     return v if b else v.unsqueeze(0).expand((size,) + tuple(v.shape))
 
 
-def _size(vals, bat):
-    return next(v for v, b in zip(vals, bat) if b).shape[0]
-
-
 _ELEMENTWISE = (
     # unary math
     "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "clamp", "cos", "cosh",
@@ -225,7 +221,7 @@ def _dims_rule(*keys):
     """Rule for ops whose params ``keys`` are dims (int or tuple); every tensor input is
     batched (an unbatched one broadcast: cat, stack)."""
     def rule(cls, vals, bat, params, level):
-        size = _size(vals, bat)
+        size = _batch_size(vals, bat)
         p = dict(params)
         for k in keys:
             p[k] = _shift(p[k])
@@ -383,7 +379,7 @@ def _index(cls, vals, bat, params, level):
     over the batch dim before them (separated advanced indices put their dims first,
     NumPy's rule, so the batch dim is moved back to the front). Batched integer indices
     (physical Tensors here): :func:`_batched_index`."""
-    v = _batch(vals[0], bat[0], _param_size(vals, bat, params["index"]))
+    v = _batch(vals[0], bat[0], _batch_size(vals, bat, params["index"]))
     index = tuple(params["index"])
     adv = [i for i, e in enumerate(index) if hasattr(e, "shape")]
     if any(isinstance(e, Tensor) for e in index):
@@ -395,7 +391,8 @@ def _index(cls, vals, bat, params, level):
     return out
 
 
-def _param_size(vals, bat, *params):
+def _batch_size(vals, bat, *params):
+    """The batch size: of a batched input, else of a batched tensor among ``params``."""
     for v, b in zip(vals, bat):
         if b:
             return v.shape[0]
@@ -474,7 +471,7 @@ def _class_loss(cls, vals, bat, params, level):
     """Per-element losses (``reduction='none'``) over the batch merged into the sample dim,
     then reduced per entry: ``'mean'`` divides by the entry's total target weight."""
     t = params["target"]
-    size = _param_size(vals, bat, t)
+    size = _batch_size(vals, bat, t)
     x = _batch(vals[0], bat[0], size)
     t = _batch(t if isinstance(t, Tensor) else _const(t, x), isinstance(t, Tensor), size)
     xs, ts = tuple(x.shape), tuple(t.shape)
