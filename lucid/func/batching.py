@@ -177,6 +177,8 @@ _ELEMENTWISE = (
     # special functions (lucid.special)
     "bessel_j0", "bessel_j1", "spherical_bessel_j0", "i0", "i0e", "i1", "i1e", "ndtr",
     "ndtri", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta", "gammainc", "gammaincc",
+    "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "orthogonal_polynomial",
     # with a Python scalar
     "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "pow_scalar",
     # binary and ternary
