@@ -40,6 +40,11 @@ def _wide(n=400):
                            10 ** RNG.uniform(-8, 2.5, n // 4), -10 ** RNG.uniform(-8, 2.5, n // 4)])
 
 
+POLYNOMIALS = [f"{s}chebyshev_polynomial_{k}" for s in ("", "shifted_") for k in "tuvw"] + \
+    ["hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+     "legendre_polynomial_p"]
+
+
 # -- names ---------------------------------------------------------------------------------
 
 def test_every_listed_torch_special_function_is_there():
@@ -49,7 +54,8 @@ def test_every_listed_torch_special_function_is_there():
              "log_softmax", "softmax", "logsumexp", "exp2", "expm1", "log1p", "round",
              "gammainc", "gammaincc", "spherical_bessel_j0", "modified_bessel_i0",
              "modified_bessel_i1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
-             "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
+             "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+             "airy_ai", *POLYNOMIALS]
     for n in names:
         assert callable(getattr(S, n)) and hasattr(ts, n), n
     assert sorted(S.__all__) == sorted(names)
@@ -239,6 +245,16 @@ def test_bessel_y_match_mpmath():
         assert np.all(np.abs(_lucid(fn, x) - want) <= 1e-15 + 3e-15 * np.abs(want))
 
 
+def test_airy_ai_matches_mpmath():
+    x = np.concatenate([RNG.uniform(-10, 10, 300), [-10.0, 0.0, 2.5, 10.0, 1e-300]])
+    _same(_lucid(S.airy_ai, x), _mp(mpmath.airyai, x), 1e-14, 1e-15)
+    big = RNG.uniform(10, 100, 50)
+    _same(_lucid(S.airy_ai, big), _mp(mpmath.airyai, big), 2e-13)
+    neg = -RNG.uniform(10, 100, 50)                     # the phase's rounding: eps * zeta
+    _same(_lucid(S.airy_ai, neg), _mp(mpmath.airyai, neg), 0, 5e-14)
+    _same(_lucid(S.airy_ai, np.array([INF, -INF, NAN])), [0.0, 0.0, NAN], 0)
+
+
 def test_gammainc_matches_mpmath_for_large_a():
     a = 10 ** RNG.uniform(0, 3, 60)
     x = a * RNG.uniform(0.5, 1.5, 60)
@@ -354,7 +370,7 @@ def test_spherical_bessel_j0_is_not_differentiable_like_torch():
 @pytest.mark.parametrize("name", ["erfcx", "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1",
                                   "i1e", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
                                   "modified_bessel_k0", "scaled_modified_bessel_k1",
-                                  "spherical_bessel_j0", "entr"])
+                                  "spherical_bessel_j0", "entr", "airy_ai"])
 def test_unary_shapes_0d_empty_and_non_contiguous(name):
     fn = getattr(S, name)
     x = RNG.uniform(0.05, 0.95, (4, 3))
@@ -385,3 +401,23 @@ def test_half_inputs_keep_their_dtype(dtype):
         assert out.dtype == dtype
         want = _lucid(getattr(S, name), x.to(lucid.float64).numpy())
         np.testing.assert_allclose(out.to(lucid.float64).numpy(), want, rtol=1e-2)
+
+
+# -- orthogonal polynomials ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_orthogonal_polynomials_match_torch(name):
+    x = np.concatenate([RNG.uniform(-1.5, 1.5, 300), [-1.0, 0.0, 1.0, 0.5, 2.0]])
+    n = RNG.integers(-2, 40, x.size).astype(np.float64)
+    n[:20] += 0.7                                          # fractional degrees truncate
+    _same(_lucid(getattr(S, name), x, n), _torch(getattr(ts, name), x, n), 1e-12, 1e-12)
+    got = getattr(S, name)(lucid.tensor(x[:5]), 3).numpy()
+    _same(got, getattr(ts, name)(torch.tensor(x[:5]), 3).numpy(), 1e-12, 1e-12)
+    x32 = lucid.tensor(x[:5].astype(np.float32))
+    assert getattr(S, name)(x32, lucid.tensor([2])).dtype == lucid.float32
+
+
+def test_orthogonal_polynomials_are_not_differentiable_and_keep_nan():
+    t = lucid.tensor([0.3, NAN], requires_grad=True)
+    out = S.chebyshev_polynomial_u(t, 3)
+    assert not out.requires_grad and np.isnan(out.numpy()[1])

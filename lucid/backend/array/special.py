@@ -25,8 +25,12 @@ the end of the module) also compute in float64 and round once:
   the middle and Halley steps on the lower-tail :math:`\Phi` in the tails.
 - :math:`I_0, I_1` (and the scaled forms): the positive power series below 25, the
   asymptotic expansion (exact coefficients :math:`a_k(\nu)` from ``fractions``) beyond.
-- :math:`J_0, J_1`: the power series below 2, Chebyshev series on :math:`[2, 26)` fitted at
-  import to 60-digit ``decimal`` values of the power series, Hankel's expansion beyond.
+- :math:`J_\nu, Y_\nu, K_\nu` (:math:`\nu = 0, 1`): the power (J) or logarithmic (Y, K)
+  series below 2, Chebyshev series (Clenshaw) on :math:`[2, 26)`, Hankel's or the
+  asymptotic expansion beyond; Airy :math:`\mathrm{Ai}`: Chebyshev series on
+  :math:`[-10, 10)`, the asymptotic expansions beyond. The Chebyshev coefficients are
+  fitted on first use to 80-digit ``decimal`` values of the series (cached).
+- the orthogonal polynomials by their three-term recurrences.
 - Hurwitz :math:`\zeta(x, q)` by Euler-Maclaurin; :math:`P(a, x)`, :math:`Q(a, x)` by
   their series and continued fraction, iterated until every element has converged.
 """
@@ -582,6 +586,44 @@ class XpSpecial:
     def scaled_modified_bessel_k1(self, a):
         return self._special64(lambda x: self._bessel_k(x, 1, True), a)
 
+    def _airy_ai64(self, x):
+        r""":math:`\mathrm{Ai}`: Chebyshev series on the 16 pieces of width 5/4 of
+        :math:`[-10, 10)` (of :math:`e^{\zeta}\mathrm{Ai}` from 5/2 on, :math:`\zeta =
+        \frac23 |x|^{3/2}`); beyond, the asymptotic expansions
+        :math:`\frac{e^{-\zeta}}{2\sqrt\pi x^{1/4}} \sum_k (-1)^k u_k \zeta^{-k}` and, for
+        :math:`x \le -10`, :math:`\frac{1}{\sqrt\pi |x|^{1/4}} (\sin(\zeta + \frac\pi4)
+        P - \cos(\zeta + \frac\pi4) Q)`."""
+        xp = self.xp
+        out = xp.where(x != x, x, 0.0)                     # +-inf: the limit 0
+        z = xp.abs(x)
+        zeta = (2 / 3) * z * xp.sqrt(z)
+        idx = xp.floor((x + _AIRY_HI) * (1 / _AIRY_WIDTH))
+        for k, coef in enumerate(_airy_cheb()):
+            m = idx == k
+            if bool(m.any()):
+                mid = -_AIRY_HI + _AIRY_WIDTH * (k + 0.5)
+                v = _clenshaw(xp, (x[m] - mid) * (2 / _AIRY_WIDTH), coef)
+                out[m] = v * xp.exp(-zeta[m]) if mid > _AIRY_SCALED else v
+        pos = (x >= _AIRY_HI) & (x < xp.inf)
+        if bool(pos.any()):
+            zp, zt = z[pos], zeta[pos]
+            s = _horner(xp, 1 / zt, _AIRY_U_ALT)
+            out[pos] = s * xp.exp(-zt) / (2 * math.sqrt(math.pi) * xp.sqrt(xp.sqrt(zp)))
+        neg = (x <= -_AIRY_HI) & (x > -xp.inf)
+        if bool(neg.any()):
+            zn, zt = z[neg], zeta[neg]
+            inv2 = 1 / (zt * zt)
+            p = _horner(xp, inv2, _AIRY_P)
+            q = _horner(xp, inv2, _AIRY_Q) / zt
+            c, s = xp.cos(zt), xp.sin(zt)
+            # sqrt2 sin(zeta + pi/4) = s + c, sqrt2 cos(zeta + pi/4) = c - s
+            out[neg] = ((s + c) * p - (c - s) * q) / (math.sqrt(2 * math.pi) *
+                                                      xp.sqrt(xp.sqrt(zn)))
+        return out
+
+    def airy_ai(self, a):
+        return self._special64(self._airy_ai64, a)
+
     def _spherical_j0_64(self, x):
         xp = self.xp
         out = xp.sin(x) / x
@@ -644,6 +686,36 @@ class XpSpecial:
 
     def zeta(self, x, q):
         return self._special64(self._zeta64, x, q)
+
+    def _orthogonal_polynomial64(self, kind, x, n):
+        xp = self.xp
+        x, n = xp.broadcast_arrays(x, xp.trunc(n))
+        if kind.startswith("shifted_"):
+            kind, x = kind[len("shifted_"):], 2 * x - 1
+        a, first = _POLY_FIRST[kind]
+        p0, p1 = xp.ones_like(x), a * x + first
+        out = xp.where(n == 0, 1.0, xp.where(n == 1, p1, 0.0))
+        top = int(n.max()) if n.size else 0
+        for k in range(1, top):
+            p0, p1 = p1, self._poly_step(kind, x, k, p0, p1)
+            out = xp.where(n == k + 1, p1, out)
+        return xp.where(x != x, x, out)
+
+    @staticmethod
+    def _poly_step(kind, x, k, p0, p1):
+        """:math:`p_{k+1}` from :math:`p_{k-1}`, :math:`p_k` (the three-term recurrences)."""
+        if kind.startswith("chebyshev"):
+            return 2 * x * p1 - p0
+        if kind == "hermite_h":
+            return 2 * x * p1 - 2 * k * p0
+        if kind == "hermite_he":
+            return x * p1 - k * p0
+        if kind == "laguerre_l":
+            return ((2 * k + 1 - x) * p1 - k * p0) / (k + 1)
+        return ((2 * k + 1) * x * p1 - k * p0) / (k + 1)            # legendre_p
+
+    def orthogonal_polynomial(self, kind, x, n):
+        return self._special64(lambda s, t: self._orthogonal_polynomial64(kind, s, t), x, n)
 
     def _gammainc64(self, a, x, upper):
         r"""The series :math:`P = \frac{x^a e^{-x}}{\Gamma(a + 1)} \sum_n \frac{x^n}
@@ -825,6 +897,11 @@ _HANKEL_Q = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k + 1)) for k in ran
 # e^x K_nu(x) ~ sqrt(pi/(2x)) sum_k a_k(nu) x^{-k}; 30 terms: below 1e-18 at x = 26
 _K_ASYM = tuple(tuple(float(_hankel_a(nu, k)) for k in range(30)) for nu in (0, 1))
 
+# p_1 = a x + first for each family (p_0 = 1); the shifted forms are these at 2x - 1
+_POLY_FIRST = {"chebyshev_t": (1, 0), "chebyshev_u": (2, 0), "chebyshev_v": (2, -1),
+               "chebyshev_w": (2, 1), "hermite_h": (2, 0), "hermite_he": (1, 0),
+               "laguerre_l": (-1, 1), "legendre_p": (1, 0)}
+
 # 50 digits of pi and of Euler's gamma, for the 80-digit references
 _PI_50 = "3.14159265358979323846264338327950288419716939937511"
 _GAMMA_50 = "0.57721566490153286060651209008240243104215933593992"
@@ -910,3 +987,53 @@ def _bessel_cheb(kind, nu):
     importing Lucid does not pay for all six)."""
     return tuple(_cheb_coefs(lambda v: _bessel_ref(kind, nu, v), lo, lo + _CHEB_WIDTH, 26)
                  for lo in (2.0, 6.0, 10.0, 14.0, 18.0, 22.0))
+
+
+# Airy Ai: the Maclaurin series Ai = c1 f - c2 g (c1 = Ai(0), c2 = -Ai'(0), 50 digits) as the
+# 80-digit reference of 16 Chebyshev pieces of width 5/4 on [-10, 10) (e^zeta Ai from 5/2 on);
+# u_k = (2k + 1)(2k + 3)...(6k - 1) / (216^k k!) for the asymptotic expansions beyond
+_AIRY_C1 = "0.35502805388781723926006318600418317639797917419918"
+_AIRY_C2 = "0.25881940379280679840518356018920396347909113835493"
+_AIRY_HI, _AIRY_WIDTH, _AIRY_SCALED = 10.0, 1.25, 2.5
+
+
+def _airy_u(k):
+    v = Fraction(1, 216 ** k * math.factorial(k))
+    for j in range(2 * k + 1, 6 * k, 2):
+        v *= j
+    return v
+
+
+_AIRY_U_ALT = tuple(float((-1) ** k * _airy_u(k)) for k in range(40))
+_AIRY_P = tuple(float((-1) ** k * _airy_u(2 * k)) for k in range(20))      # x <= -10
+_AIRY_Q = tuple(float((-1) ** k * _airy_u(2 * k + 1)) for k in range(20))
+
+
+def _airy_ref(x):
+    r""":math:`\mathrm{Ai}(x)` (times :math:`e^{\zeta}` past 5/2) in 80-digit decimal
+    arithmetic; the series' cancellation (about 1e20 at :math:`x = 10`) stays far below."""
+    from decimal import Decimal, localcontext
+    with localcontext() as ctx:
+        ctx.prec = 80
+        xd = Decimal(x)
+        x3 = xd ** 3
+        a, b = Decimal(1), xd
+        f, g = a, b
+        k = 0
+        while k < 10 or abs(a) + abs(b) > Decimal(10) ** -75:
+            k += 1
+            a = a * x3 / ((3 * k - 1) * (3 * k))
+            b = b * x3 / ((3 * k) * (3 * k + 1))
+            f += a
+            g += b
+        v = Decimal(_AIRY_C1) * f - Decimal(_AIRY_C2) * g
+        if x > _AIRY_SCALED:
+            v *= (2 * xd * xd.sqrt() / 3).exp()
+        return float(v)
+
+
+@functools.cache
+def _airy_cheb():
+    """The 16 Chebyshev pieces of Ai, fitted on first use."""
+    return tuple(_cheb_coefs(_airy_ref, lo, lo + _AIRY_WIDTH, 26)
+                 for lo in (-_AIRY_HI + _AIRY_WIDTH * k for k in range(16)))

@@ -152,6 +152,11 @@ class SpecialKernels(ABC):
         r"""Element-wise :math:`e^{a} K_1(a)`."""
 
     @abstractmethod
+    def airy_ai(self, a):
+        r"""Element-wise Airy function :math:`\mathrm{Ai}(a)`, the solution of
+        :math:`y'' = a y` that decays as :math:`a \to +\infty`; 0 at :math:`\pm\infty`."""
+
+    @abstractmethod
     def spherical_bessel_j0(self, a):
         r"""Element-wise :math:`j_0(a) = \sin(a)/a`, 1 at 0, 0 at :math:`\pm\infty`."""
 
@@ -170,6 +175,15 @@ class SpecialKernels(ABC):
         floating dtype): :math:`+\infty` at :math:`x = 1` and at the poles :math:`q \in
         \{0, -1, \dots\}`, nan for :math:`x < 1` and for :math:`q < 0` with non-integer
         :math:`x` (PyTorch's rules)."""
+
+    @abstractmethod
+    def orthogonal_polynomial(self, kind, x, n):
+        r"""The classical orthogonal polynomial ``kind`` of degree ``n`` (an array of the
+        dtype of ``x``, truncated to integers; 0 where negative) at ``x``, by its three-term
+        recurrence :math:`p_{k+1} = (a_k x + b_k) p_k - c_k p_{k-1}`. ``kind``:
+        ``"chebyshev_t"``, ``"chebyshev_u"``, ``"chebyshev_v"``, ``"chebyshev_w"`` (their
+        ``"shifted_"`` forms at :math:`2x - 1`), ``"hermite_h"``, ``"hermite_he"``,
+        ``"laguerre_l"``, ``"legendre_p"``."""
 
     @abstractmethod
     def gammainc(self, a, x):
