@@ -23,9 +23,13 @@ from .backends import get_float32_matmul_precision, set_float32_matmul_precision
 from ._tensor.format import get_printoptions, printoptions, set_printoptions
 from .ops import *  # noqa: F401,F403
 from . import random, return_types
+from . import special  # noqa: E402
+from . import linalg  # noqa: E402
 from . import utils
 from . import nn, optim  # noqa: E402
+from . import func  # noqa: E402
 from . import cuda  # noqa: E402
+from . import einops  # noqa: E402
 from .serialization import *  # noqa: F401,F403
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)

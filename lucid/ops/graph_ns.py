@@ -26,6 +26,7 @@ from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
 from .joins import _split, cat as _cat, stack as _stack, unbind as _unbind
 from .linalg import CrossBackward, EinsumBackward, matmul as _matmul
+from .linalg_graph import inv, matrix_exp, solve, solve_triangular, svd
 from .reduction import (DiffBackward, _cumprod_grad_t, _dof, _inv, _masked_div_t,
                         _prod_others_t, cumsum as _cumsum, mean as _mean, sum as _sum)
 from .shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
@@ -47,7 +48,8 @@ __all__ = [
     "sum", "prod_others", "var_backward", "std_backward", "logsumexp_backward",
     "vector_norm_backward", "index_add_along", "reverse_cumsum", "cumprod_backward", "diff",
     # linear algebra
-    "matmul", "swapaxes", "einsum", "cross", "cdist_backward",
+    "matmul", "swapaxes", "einsum", "cross", "cdist_backward", "inv", "solve",
+    "solve_triangular", "matrix_exp", "svd",
     # shape, joins, views and writes
     "permute", "flip", "roll", "unfold", "unfold_backward", "repeat_interleave",
     "segment_sum", "concatenate", "stack", "split", "unbind", "narrow", "select",
@@ -370,6 +372,18 @@ from .unary import exp2  # noqa: E402
 
 __all__ += ["digamma", "polygamma", "exp2", "softmax_backward", "log_softmax_backward",
             "logcumsumexp_backward"]
+
+
+# -- lucid.special's own ops (lucid.ops.special_fns) -------------------------------------
+
+from .special import lgamma  # noqa: E402
+from .special_fns import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, erfcx,  # noqa: E402
+                          i0, i0e, i1, i1e, modified_bessel_k0, modified_bessel_k1,
+                          scaled_modified_bessel_k0, scaled_modified_bessel_k1, xlog1py, zeta)
+
+__all__ += ["lgamma", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "erfcx", "i0", "i0e",
+            "i1", "i1e", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+            "scaled_modified_bessel_k1", "xlog1py", "zeta"]
 
 
 def softmax_backward(out, g, axis):

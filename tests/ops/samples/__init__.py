@@ -2,12 +2,13 @@
 
 from . import (binary, compare, core, creation, indexing, joins, linalg, random, reduction,
                shape, sort, unary)
-from . import numeric, special
+from . import numeric, special, special_fns
+from . import linalg_lib
 from . import (nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding, nn_linear,
                nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision)
 
 SAMPLES = [s for m in (binary, compare, core, creation, indexing, joins, linalg, random,
-                       reduction, shape, sort, unary, special, numeric, nn_activation,
-                       nn_attention, nn_conv, nn_dropout, nn_embedding, nn_linear, nn_loss,
-                       nn_norm, nn_pooling, nn_rnn, nn_vision)
+                       reduction, shape, sort, unary, special, special_fns, numeric,
+                       nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding,
+                       nn_linear, nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision, linalg_lib)
            for s in m.SAMPLES]
