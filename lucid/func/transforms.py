@@ -299,7 +299,7 @@ def jvp(func, primals, tangents, *, has_aux=False):
 
 
 def linearize(func, *primals):
-    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is :math:`J t` at ``primals``,
+    r"""``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is :math:`J t` at ``primals``,
     each call one backward pass over a graph kept from this call (the forward is not
     rerun).
 
