@@ -1,0 +1,177 @@
+"""Distributions over K categories: Categorical (an index), OneHotCategorical (a one-hot
+vector), Multinomial (counts of ``total_count`` draws)."""
+
+import math
+
+import lucid
+import lucid.nn.functional as F
+
+from . import constraints
+from .discrete import _ProbsOrLogits
+from .distribution import Distribution
+
+__all__ = ["Categorical", "Multinomial", "OneHotCategorical"]
+
+
+class Categorical(_ProbsOrLogits):
+    """:math:`P(i) = p_i`, :math:`i \\in \\{0, \\dots, K-1\\}`; ``probs`` are normalised
+    along the last dim, ``logits`` are unnormalised log-probabilities."""
+    arg_constraints = {"probs": constraints.simplex,
+                       "logits": constraints.independent(constraints.real, 1)}
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        given = probs if probs is not None else logits
+        if given is not None and given.dim() < 1:
+            from lucid import errors
+            raise errors.ShapeError(f"{type(self).__name__}: parameter "
+                                    f"{'probs' if probs is not None else 'logits'} must have "
+                                    "at least one dim, got a scalar")
+        p, _ = self._set(probs, logits, is_binary=False)
+        self._num_events = p.shape[-1]
+        super().__init__(p.shape[:-1], validate_args=validate_args)
+
+    @property
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @property
+    def param_shape(self):
+        return self.probs.shape
+
+    @property
+    def mean(self):
+        return lucid.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(-1)
+
+    @property
+    def variance(self):
+        return lucid.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
+
+    def sample(self, sample_shape=()):
+        with lucid.no_grad():
+            n = 1
+            for s in sample_shape if not isinstance(sample_shape, int) else (sample_shape,):
+                n *= s
+            flat = self.probs.reshape(-1, self._num_events)
+            draws = lucid.multinomial(flat, n, replacement=True)      # (batch, n)
+            shape = tuple(lucid.Size(sample_shape if not isinstance(sample_shape, int)
+                                     else (sample_shape,)))
+            return draws.mT.reshape(*(shape + tuple(self.batch_shape)))
+
+    def log_prob(self, value):
+        self._check(value)
+        value = value.long().unsqueeze(-1)
+        value, log_pmf = lucid.broadcast_tensors(value, self.logits)
+        return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
+
+    def entropy(self):
+        tiny = lucid.finfo(self.logits.dtype).min
+        return -(self.logits.clamp(min=tiny) * self.probs).sum(-1)
+
+    def enumerate_support(self, expand=True):
+        values = lucid.arange(self._num_events, device=self.probs.device)
+        values = values.reshape((-1,) + (1,) * len(self.batch_shape))
+        return values.expand(self._num_events, *self.batch_shape) if expand else values
+
+
+class OneHotCategorical(Distribution):
+    """A Categorical whose samples are one-hot vectors of length K (event shape ``(K,)``)."""
+    arg_constraints = Categorical.arg_constraints
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        self._categorical_given = "probs" if probs is not None else "logits"
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._categorical = self._categorical.expand(batch_shape)
+        new._batch_shape = lucid.Size(list(batch_shape))
+        return new
+
+    probs = property(lambda self: self._categorical.probs)
+    logits = property(lambda self: self._categorical.logits)
+    mean = property(lambda self: self._categorical.probs)
+    variance = property(lambda self: self.probs * (1 - self.probs))
+
+    @property
+    def mode(self):
+        return F.one_hot(self._categorical.mode, self.event_shape[0]).to(self.probs.dtype)
+
+    def sample(self, sample_shape=()):
+        idx = self._categorical.sample(sample_shape)
+        return F.one_hot(idx, self.event_shape[0]).to(self.probs.dtype)
+
+    def log_prob(self, value):
+        self._check(value)
+        return self._categorical.log_prob(value.argmax(-1))
+
+    def entropy(self):
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand=True):
+        n = self.event_shape[0]
+        values = lucid.eye(n, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.reshape((n,) + (1,) * len(self.batch_shape) + (n,))
+        return values.expand(n, *self.batch_shape, n) if expand else values
+
+
+class Multinomial(Distribution):
+    """Counts of ``total_count`` categorical draws:
+    :math:`P(x) = \\frac{n!}{\\prod x_i!} \\prod p_i^{x_i}`, :math:`\\sum x_i = n`."""
+    arg_constraints = Categorical.arg_constraints
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int):
+            from lucid import errors
+            raise errors.ArgumentTypeError("Multinomial: total_count must be an int, got "
+                                           f"{type(total_count).__name__}")
+        self.total_count = total_count
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    expand = OneHotCategorical.expand
+
+    @property
+    def support(self):
+        return constraints.multinomial(self.total_count)
+
+    probs = property(lambda self: self._categorical.probs)
+    logits = property(lambda self: self._categorical.logits)
+    mean = property(lambda self: self.probs * self.total_count)
+    variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
+
+    def sample(self, sample_shape=()):
+        idx = self._categorical.sample(lucid.Size([self.total_count])
+                                       + lucid.Size(sample_shape if not isinstance(sample_shape, int) else (sample_shape,)))
+        counts = F.one_hot(idx, self.event_shape[0]).sum(0)
+        return counts.to(self.probs.dtype)
+
+    def log_prob(self, value):
+        self._check(value)
+        logits, value = lucid.broadcast_tensors(self.logits, value)
+        tiny = lucid.finfo(logits.dtype).min
+        return lucid.lgamma(value.sum(-1) + 1) - lucid.lgamma(value + 1).sum(-1) \
+            + (value * logits.clamp(min=tiny)).sum(-1)
+
+    def entropy(self):
+        """By enumeration of the binomial marginals (as torch):
+        :math:`H = -\\log n! - n\\sum p_i\\log p_i + \\sum_i E[\\log x_i!]`."""
+        from .discrete import Binomial
+        n = self.total_count
+        binom = Binomial(n, probs=self.probs, validate_args=False)
+        support = binom.enumerate_support(expand=False)[1:]
+        log_factorial = lucid.lgamma(support + 1)
+        weights = binom.log_prob(support).exp()
+        return -math.lgamma(n + 1) \
+            + n * Categorical(probs=self.probs, validate_args=False).entropy() \
+            + (weights * log_factorial).sum([0, -1])
