@@ -8,7 +8,7 @@ import lucid.nn.functional as F
 
 from . import constraints
 from .discrete import _ProbsOrLogits
-from .distribution import Distribution
+from .distribution import Distribution, as_size
 
 __all__ = ["Categorical", "Multinomial", "OneHotCategorical"]
 
@@ -53,14 +53,10 @@ class Categorical(_ProbsOrLogits):
 
     def sample(self, sample_shape=()):
         with lucid.no_grad():
-            n = 1
-            for s in sample_shape if not isinstance(sample_shape, int) else (sample_shape,):
-                n *= s
+            shape = as_size(sample_shape)
             flat = self.probs.reshape(-1, self._num_events)
-            draws = lucid.multinomial(flat, n, replacement=True)      # (batch, n)
-            shape = tuple(lucid.Size(sample_shape if not isinstance(sample_shape, int)
-                                     else (sample_shape,)))
-            return draws.mT.reshape(*(shape + tuple(self.batch_shape)))
+            draws = lucid.multinomial(flat, max(shape.numel(), 1), replacement=True)
+            return draws.mT.reshape(*(shape + self.batch_shape))       # (batch, n) -> shape
 
     def log_prob(self, value):
         self._check(value)
@@ -151,8 +147,7 @@ class Multinomial(Distribution):
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
     def sample(self, sample_shape=()):
-        idx = self._categorical.sample(lucid.Size([self.total_count])
-                                       + lucid.Size(sample_shape if not isinstance(sample_shape, int) else (sample_shape,)))
+        idx = self._categorical.sample(lucid.Size([self.total_count]) + as_size(sample_shape))
         counts = F.one_hot(idx, self.event_shape[0]).sum(0)
         return counts.to(self.probs.dtype)
 

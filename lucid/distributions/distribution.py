@@ -7,7 +7,7 @@ from lucid import errors
 
 from . import constraints
 
-__all__ = ["Distribution", "broadcast_all", "set_default_validate_args"]
+__all__ = ["Distribution", "as_size", "broadcast_all", "set_default_validate_args"]
 
 _VALIDATE_DEFAULT = [True]
 
@@ -32,7 +32,8 @@ def broadcast_all(*values):
     return lucid.broadcast_tensors(*ts) if len(ts) > 1 else ts
 
 
-def _size(shape):
+def as_size(shape):
+    """A :class:`lucid.Size` from an int or a sequence of ints."""
     if isinstance(shape, int):
         return lucid.Size([shape])
     return lucid.Size(list(shape))
@@ -53,7 +54,7 @@ class Distribution:
     support = None
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
-        self._batch_shape, self._event_shape = _size(batch_shape), _size(event_shape)
+        self._batch_shape, self._event_shape = as_size(batch_shape), as_size(event_shape)
         self._validate_args = _VALIDATE_DEFAULT[0] if validate_args is None else validate_args
         if self._validate_args:
             for name, constraint in self.arg_constraints.items():
@@ -77,17 +78,17 @@ class Distribution:
         return self._event_shape
 
     def _extended_shape(self, sample_shape=()):
-        return _size(sample_shape) + self._batch_shape + self._event_shape
+        return as_size(sample_shape) + self._batch_shape + self._event_shape
 
     def expand(self, batch_shape, _instance=None):
         """The same distribution over a larger ``batch_shape`` (parameters broadcast, no
         copy). Parameters are the tensors whose leading dims are the batch shape."""
-        batch_shape = _size(batch_shape)
+        batch_shape = as_size(batch_shape)
         new = _instance if _instance is not None else type(self).__new__(type(self))
         n = len(self._batch_shape)
         for key, value in self.__dict__.items():
-            if isinstance(value, lucid.Tensor) and tuple(value.shape[:n]) == tuple(self._batch_shape) \
-                    and value.dim() >= n:
+            if isinstance(value, lucid.Tensor) and value.dim() >= n \
+                    and tuple(value.shape[:n]) == tuple(self._batch_shape):
                 value = value.expand(*(batch_shape + value.shape[n:]))
             new.__dict__.setdefault(key, value)
         new._batch_shape = batch_shape
@@ -100,7 +101,7 @@ class Distribution:
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()):
-        raise errors.ArgumentError(
+        raise NotImplementedError(
             f"{type(self).__name__}: rsample is not available (has_rsample is False)")
 
     def sample_n(self, n):
@@ -172,9 +173,11 @@ class Distribution:
             self._validate_sample(value)
 
     def __repr__(self):
-        shown = [f"{k}: {tuple(getattr(self, k).shape) if getattr(self, k).dim() else getattr(self, k).item()}"
-                 for k in self.arg_constraints if k in self.__dict__
-                 and isinstance(getattr(self, k), lucid.Tensor)]
+        shown = []
+        for k in self.arg_constraints:
+            v = self.__dict__.get(k)
+            if isinstance(v, lucid.Tensor):
+                shown.append(f"{k}: {v.item() if v.dim() == 0 else tuple(v.shape)}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
 

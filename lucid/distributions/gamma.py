@@ -3,7 +3,8 @@ Beta, Dirichlet, StudentT.
 
 Gamma variates come from Marsaglia and Tsang's rejection sampler; their gradient with
 respect to the concentration is the implicit reparameterisation
-:math:`\\partial x/\\partial\\alpha = -\\frac{\\partial F(x;\\alpha)/\\partial\\alpha}{p(x;\\alpha)}`
+:math:`\\partial x/\\partial\\alpha =
+-\\frac{\\partial F(x;\\alpha)/\\partial\\alpha}{p(x;\\alpha)}`
 (Figurnov et al., 2018), the numerator from a central difference of the regularised
 incomplete gamma function :math:`F = P(\\alpha, x)`.
 """
@@ -53,7 +54,8 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         alpha, x = ctx.saved_tensors
         h = 1e-5 * alpha.clamp(min=1e-2)
-        dF = (lucid.special.gammainc(alpha + h, x) - lucid.special.gammainc(alpha - h, x)) / (2 * h)
+        P = lucid.special.gammainc
+        dF = (P(alpha + h, x) - P(alpha - h, x)) / (2 * h)
         log_pdf = (alpha - 1) * x.log() - x - lucid.lgamma(alpha)
         return grad * (-dF / log_pdf.exp())
 

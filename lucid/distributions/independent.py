@@ -6,7 +6,7 @@ from lucid import errors
 
 from . import constraints
 from .categorical import Categorical
-from .distribution import Distribution
+from .distribution import Distribution, as_size
 
 __all__ = ["Independent", "MixtureSameFamily"]
 
@@ -78,8 +78,9 @@ class MixtureSameFamily(Distribution):
 
     def __init__(self, mixture_distribution, component_distribution, validate_args=None):
         if not isinstance(mixture_distribution, Categorical):
-            raise errors.ArgumentTypeError("MixtureSameFamily: mixture_distribution must be a "
-                                           f"Categorical, got {type(mixture_distribution).__name__}")
+            raise errors.ArgumentTypeError(
+                "MixtureSameFamily: mixture_distribution must be a Categorical, got "
+                f"{type(mixture_distribution).__name__}")
         cb = component_distribution.batch_shape
         k = mixture_distribution.probs.shape[-1]
         if len(cb) < 1 or cb[-1] != k:
@@ -136,8 +137,7 @@ class MixtureSameFamily(Distribution):
 
     def sample(self, sample_shape=()):
         with lucid.no_grad():
-            sample_shape = lucid.Size(sample_shape if not isinstance(sample_shape, int)
-                                      else (sample_shape,))
+            sample_shape = as_size(sample_shape)
             idx = self._mixture.expand(self.batch_shape).sample(sample_shape)
             comps = self._component.sample(sample_shape)
             lead = tuple(idx.shape)

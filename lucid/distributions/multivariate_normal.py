@@ -25,7 +25,8 @@ def _half_logdet(L):
 
 
 class MultivariateNormal(Distribution):
-    """:math:`p(x) = (2\\pi)^{-k/2} |\\Sigma|^{-1/2} e^{-\\frac12 (x-\\mu)^\\top\\Sigma^{-1}(x-\\mu)}`;
+    """:math:`p(x) = (2\\pi)^{-k/2} |\\Sigma|^{-1/2}
+    e^{-\\frac12 (x-\\mu)^\\top\\Sigma^{-1}(x-\\mu)}`;
     give exactly one of ``covariance_matrix``, ``precision_matrix``, ``scale_tril``."""
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,

@@ -55,8 +55,9 @@ class RelaxedBernoulli(TransformedDistribution):
 
 
 class ExpRelaxedCategorical(Distribution):
-    """The log of a RelaxedOneHotCategorical: :math:`x = \\mathrm{log\\_softmax}((\\ell + g)/\\tau)`,
-    :math:`g` Gumbel noise; density (Maddison et al., eq. 13)
+    """The log of a RelaxedOneHotCategorical:
+    :math:`x = \\mathrm{log\\_softmax}((\\ell + g)/\\tau)`, :math:`g` Gumbel noise;
+    density (Maddison et al., eq. 13)
     :math:`\\log p(x) = \\log (K-1)! + (K-1)\\log\\tau + \\sum(\\ell - \\tau x)
     - K\\,\\mathrm{logsumexp}(\\ell - \\tau x)`."""
     arg_constraints = {"probs": constraints.simplex,
