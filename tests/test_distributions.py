@@ -66,13 +66,22 @@ CASES = {
     "Bernoulli": (lambda b: dict(probs=unit(*b)), lambda s: RNG.integers(0, 2, s)),
     "Geometric": (lambda b: dict(probs=unit(*b)), lambda s: RNG.integers(0, 5, s)),
     "Poisson": (lambda b: dict(rate=pos(*b)), lambda s: RNG.integers(0, 6, s)),
+    "NegativeBinomial": (lambda b: dict(total_count=pos(*b), probs=unit(*b)),
+                         lambda s: RNG.integers(0, 6, s)),
+    "HalfCauchy": (lambda b: dict(scale=pos(*b)), lambda s: pos(*s)),
+    "Pareto": (lambda b: dict(scale=pos(*b) / 2, alpha=pos(*b) + 2), lambda s: pos(*s) + 1.5),
+    # concentration > 1: for k < 1 torch's mode is NaN where Lucid gives the true mode, 0
+    "Weibull": (lambda b: dict(scale=pos(*b), concentration=pos(*b) + 1), lambda s: pos(*s)),
+    "InverseGamma": (lambda b: dict(concentration=pos(*b) + 2, rate=pos(*b)), lambda s: pos(*s)),
+    "FisherSnedecor": (lambda b: dict(df1=pos(*b) + 2, df2=pos(*b) + 4), lambda s: pos(*s)),
 }
 
 # what each family defines (as torch does)
 HAS = {"cdf": {"Normal", "Laplace", "Cauchy", "Gumbel", "Uniform", "Exponential", "Gamma",
-               "LogNormal", "HalfNormal"},
-       "icdf": {"Normal", "Laplace", "Cauchy", "Uniform", "Exponential", "HalfNormal"},
-       "no_entropy": {"Poisson", "VonMises"}}
+               "LogNormal", "HalfNormal", "HalfCauchy", "Pareto", "Weibull", "InverseGamma"},
+       "icdf": {"Normal", "Laplace", "Cauchy", "Uniform", "Exponential", "HalfNormal",
+                "HalfCauchy", "Pareto"},
+       "no_entropy": {"Poisson", "VonMises", "NegativeBinomial", "FisherSnedecor"}}
 
 
 def make(name, params):
@@ -245,6 +254,21 @@ def test_kl_parity(name):
     close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq))
 
 
+CROSS_KL = [("Exponential", "Gamma"), ("Gamma", "Exponential"), ("Exponential", "Normal"),
+            ("Laplace", "Normal"), ("Normal", "Laplace"), ("Normal", "Gumbel"),
+            ("Uniform", "Normal"), ("Uniform", "Exponential"), ("Uniform", "Gamma")]
+
+
+@pytest.mark.parametrize("pair", CROSS_KL, ids="-".join)
+def test_kl_cross_family_parity(pair):
+    a, b = pair
+    pa = CASES[a][0]((3,))
+    if a == "Uniform":                         # some supports inside (0, inf), one not
+        pa = dict(low=np.array([-0.5, 0.2, 0.0]), high=pos(3) + 1)
+    (p, tp), (q, tq) = make(a, pa), make(b, KL_PAIRS[b]())
+    close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq))
+
+
 def test_kl_uniform_independent_binomial():
     lo, hi = -pos(3), pos(3)
     p, tp = D.Uniform(L(lo), L(hi)), TD.Uniform(T(lo), T(hi))
@@ -305,24 +329,6 @@ def test_kl_gradients():
     _grads(D.MultivariateNormal, TD.MultivariateNormal, pa, loss)
 
 
-@pytest.mark.parametrize("name", ["Normal", "LogNormal", "Laplace", "Exponential", "Uniform"])
-def test_rsample_gradients_match_pathwise_formula(name):
-    """A reparameterised sample's gradient equals dx/dtheta of the sampling map."""
-    params, _ = CASES[name]
-    p = {k: L(v).requires_grad_() for k, v in params((3,)).items()}
-    d = getattr(D, name)(**p)
-    assert d.has_rsample
-    lucid.manual_seed(0)
-    x = d.rsample((2000,))
-    x.mean(0).sum().backward()
-    # the mean's gradient is the gradient of the analytic mean, up to Monte Carlo error
-    p2 = {k: v.detach().requires_grad_() for k, v in p.items()}
-    getattr(D, name)(**p2).mean.sum().backward()
-    for k in p:
-        expected = p2[k].grad.numpy() if p2[k].grad is not None else 0.0
-        np.testing.assert_allclose(p[k].grad.numpy(), expected, rtol=0.05, atol=0.1)
-
-
 def test_gamma_rsample_concentration_gradient():
     """The implicit reparameterisation: d E[x] / d alpha = 1 / rate."""
     lucid.manual_seed(1)
@@ -347,7 +353,29 @@ SAMPLERS = {
     "Bernoulli": dict(probs=[0.2, 0.7]),
     "Geometric": dict(probs=[0.3, 0.8]),
     "Binomial": dict(total_count=[5.0, 12.0], probs=[0.3, 0.6]),
+    "NegativeBinomial": dict(total_count=[3.0, 7.5], probs=[0.3, 0.6]),
+    "Weibull": dict(scale=[1.0, 2.0], concentration=[1.5, 4.0]),
+    "Pareto": dict(scale=[1.0, 2.0], alpha=[9.0, 12.0]),
+    "InverseGamma": dict(concentration=[9.0, 12.0], rate=[1.0, 3.0]),
+    "FisherSnedecor": dict(df1=[8.0, 20.0], df2=[40.0, 60.0]),
 }
+
+
+@pytest.mark.parametrize("name", ["Normal", "LogNormal", "Laplace", "Exponential", "Uniform"])
+def test_rsample_gradients_match_pathwise_formula(name):
+    """A reparameterised sample's gradient equals dx/dtheta of the sampling map."""
+    p = {k: L(v).requires_grad_() for k, v in SAMPLERS[name].items()}
+    d = getattr(D, name)(**p)
+    assert d.has_rsample
+    lucid.manual_seed(0)
+    x = d.rsample((2000,))
+    x.mean(0).sum().backward()
+    # the mean's gradient is the gradient of the analytic mean, up to Monte Carlo error
+    p2 = {k: v.detach().requires_grad_() for k, v in p.items()}
+    getattr(D, name)(**p2).mean.sum().backward()
+    for k in p:
+        expected = p2[k].grad.numpy() if p2[k].grad is not None else 0.0
+        np.testing.assert_allclose(p[k].grad.numpy(), expected, rtol=0.05, atol=0.1)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLERS))
@@ -409,6 +437,22 @@ def test_expand():
     assert tuple(mvn.log_prob(L(np.zeros((4, 2)))).shape) == (4,)
     b = D.Beta(1.0, 2.0).expand((3,))
     assert tuple(b.sample().shape) == (3,)
+    wrapped = {
+        D.Multinomial(4, probs=L([0.2, 0.8])): (3, 2),
+        D.OneHotCategorical(logits=L(np.zeros(3))): (3, 3),
+        D.RelaxedOneHotCategorical(L(0.5), logits=L(np.zeros(3))): (3, 3),
+        D.Pareto(1.0, L([3.0, 4.0])).expand((1, 2)): (3, 2),
+        D.LogNormal(0.0, L([1.0, 2.0])).expand((1, 2)): (3, 2),
+        D.Independent(D.Normal(L(np.zeros(3)), 1.0), 1): (3, 3),
+        D.TransformedDistribution(D.Normal(L(np.zeros(3)), 1.0),
+                                  D.StickBreakingTransform()): (3, 4),
+        D.MixtureSameFamily(D.Categorical(logits=L(np.zeros(2))),
+                            D.Normal(L(np.zeros(2)), 1.0)): (3,),
+    }
+    for d, shape in wrapped.items():
+        e = d.expand((3,) if len(d.batch_shape) < 2 else (3, 2))
+        assert tuple(e.sample().shape) == shape, type(d).__name__
+        assert tuple(e.log_prob(e.sample()).shape) == tuple(e.batch_shape)
 
 
 def test_validation_errors():
@@ -465,6 +509,14 @@ TRANSFORMS = [
     (lambda: D.TanhTransform(), lambda: TD.TanhTransform(), lambda: RNG.normal(size=(4, 3))),
     (lambda: D.PowerTransform(L(2.5)), lambda: TD.PowerTransform(T(2.5)), lambda: pos(4, 3)),
     (lambda: D.StickBreakingTransform(), lambda: TD.StickBreakingTransform(),
+     lambda: RNG.normal(size=(4, 3))),
+    (lambda: D.SoftplusTransform(), lambda: TD.SoftplusTransform(), lambda: RNG.normal(size=(4, 3))),
+    (lambda: D.IndependentTransform(D.ExpTransform(), 1),
+     lambda: TD.IndependentTransform(TD.ExpTransform(), 1), lambda: RNG.normal(size=(4, 3))),
+    (lambda: D.ReshapeTransform((3,), (3, 1)), lambda: TD.ReshapeTransform((3,), (3, 1)),
+     lambda: RNG.normal(size=(4, 3))),
+    (lambda: D.CumulativeDistributionTransform(D.Normal(L(0.5), L(2.0))),
+     lambda: TD.CumulativeDistributionTransform(TD.Normal(T(0.5), T(2.0))),
      lambda: RNG.normal(size=(4, 3))),
     (lambda: D.ComposeTransform([D.AffineTransform(0.5, 2.0), D.ExpTransform()]),
      lambda: TD.ComposeTransform([TD.AffineTransform(0.5, 2.0), TD.ExpTransform()]),

@@ -74,27 +74,33 @@ class Categorical(_ProbsOrLogits):
         return values.expand(self._num_events, *self.batch_shape) if expand else values
 
 
-class OneHotCategorical(Distribution):
-    """A Categorical whose samples are one-hot vectors of length K (event shape ``(K,)``)."""
+class CategoricalWrapper(Distribution):
+    """A distribution built on a Categorical ``_categorical`` (its probs and logits, the
+    category count as the event shape)."""
     arg_constraints = Categorical.arg_constraints
-    support = constraints.one_hot
-    has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def _wrap(self, probs, logits, validate_args):
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        self._categorical_given = "probs" if probs is not None else "logits"
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
+        Distribution.__init__(self, self._categorical.batch_shape,
+                              self._categorical.param_shape[-1:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
+        new = super().expand(batch_shape, _instance)
         new._categorical = self._categorical.expand(batch_shape)
-        new._batch_shape = lucid.Size(list(batch_shape))
         return new
 
     probs = property(lambda self: self._categorical.probs)
     logits = property(lambda self: self._categorical.logits)
+
+
+class OneHotCategorical(CategoricalWrapper):
+    """A Categorical whose samples are one-hot vectors of length K (event shape ``(K,)``)."""
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._wrap(probs, logits, validate_args)
+
     mean = property(lambda self: self._categorical.probs)
     variance = property(lambda self: self.probs * (1 - self.probs))
 
@@ -120,29 +126,21 @@ class OneHotCategorical(Distribution):
         return values.expand(n, *self.batch_shape, n) if expand else values
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalWrapper):
     """Counts of ``total_count`` categorical draws:
     :math:`P(x) = \\frac{n!}{\\prod x_i!} \\prod p_i^{x_i}`, :math:`\\sum x_i = n`."""
-    arg_constraints = Categorical.arg_constraints
-
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
             from lucid import errors
             raise errors.ArgumentTypeError("Multinomial: total_count must be an int, got "
                                            f"{type(total_count).__name__}")
         self.total_count = total_count
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
-
-    expand = OneHotCategorical.expand
+        self._wrap(probs, logits, validate_args)
 
     @property
     def support(self):
         return constraints.multinomial(self.total_count)
 
-    probs = property(lambda self: self._categorical.probs)
-    logits = property(lambda self: self._categorical.logits)
     mean = property(lambda self: self.probs * self.total_count)
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 

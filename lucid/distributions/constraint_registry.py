@@ -46,28 +46,8 @@ def _interval(c):
 
 
 def _independent_in(registry):
-    return lambda c: _IndependentTransform(registry(c.base_constraint),
-                                           c.reinterpreted_batch_ndims)
-
-
-class _IndependentTransform(T.Transform):
-    """``base`` with ``n`` more dims reduced in the log determinant."""
-    bijective = True
-
-    def __init__(self, base, n):
-        super().__init__()
-        self.base, self.n = base, n
-
-    domain = property(lambda self: constraints.independent(self.base.domain, self.n))
-    codomain = property(lambda self: constraints.independent(self.base.codomain, self.n))
-    inv = property(lambda self: _IndependentTransform(self.base.inv, self.n))
-
-    def _call(self, x):
-        return self.base(x)
-
-    def log_abs_det_jacobian(self, x, y):
-        ladj = self.base.log_abs_det_jacobian(x, y)
-        return ladj.sum(list(range(-self.n, 0))) if self.n else ladj
+    return lambda c: T.IndependentTransform(registry(c.base_constraint),
+                                            c.reinterpreted_batch_ndims)
 
 
 for _registry in (biject_to, transform_to):
@@ -77,3 +57,4 @@ for _registry in (biject_to, transform_to):
 
 biject_to.register(constraints._Simplex, lambda c: T.StickBreakingTransform())
 transform_to.register(constraints._Simplex, lambda c: T.SoftmaxTransform())
+transform_to.register(constraints._LowerCholesky, lambda c: T.LowerCholeskyTransform())

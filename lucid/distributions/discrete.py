@@ -1,5 +1,5 @@
 """Counting distributions with a probability (or logit) parameter or a rate: Bernoulli,
-Geometric, Binomial, Poisson."""
+Geometric, Binomial, NegativeBinomial, Poisson."""
 
 import lucid
 import lucid.nn.functional as F
@@ -7,7 +7,8 @@ import lucid.nn.functional as F
 from . import constraints
 from .distribution import Distribution, broadcast_all
 
-__all__ = ["Bernoulli", "Binomial", "Geometric", "Poisson", "probs_and_logits"]
+__all__ = ["Bernoulli", "Binomial", "Geometric", "NegativeBinomial", "Poisson",
+           "probs_and_logits"]
 
 
 def probs_and_logits(name, probs, logits, is_binary=True):
@@ -196,3 +197,41 @@ class Poisson(Distribution):
         self._check(value)
         rate, value = lucid.broadcast_tensors(self.rate, value)
         return lucid.special.xlogy(value, rate) - rate - lucid.lgamma(value + 1)
+
+
+class NegativeBinomial(_ProbsOrLogits):
+    """Successes before ``total_count`` failures, success probability :math:`p`:
+    :math:`P(k) = \\frac{\\Gamma(k+r)}{k!\\,\\Gamma(r)} p^k (1-p)^r`; sampled as a
+    Poisson whose rate is Gamma(r, (1-p)/p)."""
+    arg_constraints = {"total_count": constraints.greater_than_eq(0.0),
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        p, l = self._set(probs, logits)
+        given = "probs" if probs is not None else "logits"
+        self.total_count, self.__dict__[given] = broadcast_all(total_count,
+                                                               self.__dict__[given])
+        self._other = (self._other[0], self._other[1].expand(*self.total_count.shape))
+        super().__init__(self.total_count.shape, validate_args=validate_args)
+
+    mean = property(lambda self: self.total_count * self.logits.exp())
+    mode = property(lambda self: ((self.total_count - 1) * self.logits.exp()).floor()
+                    .clamp(min=0.0))
+    variance = property(lambda self: self.mean / lucid.sigmoid(-self.logits))
+
+    def sample(self, sample_shape=()):
+        from .gamma import Gamma
+        with lucid.no_grad():
+            rate = Gamma(self.total_count, (-self.logits).exp(),
+                         validate_args=False).sample(sample_shape)
+            return lucid.poisson(rate)
+
+    def log_prob(self, value):
+        self._check(value)
+        r, l = self.total_count, self.logits
+        log_norm = lucid.lgamma(value + r) - lucid.lgamma(value + 1) - lucid.lgamma(r)
+        # k log p + r log(1-p) = k logsigmoid(l) + r logsigmoid(-l)
+        lp = value * F.logsigmoid(l) + r * F.logsigmoid(-l)
+        return log_norm + lucid.where((r == 0) & (value == 0), 0.0, lp)

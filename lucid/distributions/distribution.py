@@ -7,7 +7,8 @@ from lucid import errors
 
 from . import constraints
 
-__all__ = ["Distribution", "as_size", "broadcast_all", "set_default_validate_args"]
+__all__ = ["Distribution", "as_size", "broadcast_all", "set_default_validate_args",
+           "sum_rightmost"]
 
 _VALIDATE_DEFAULT = [True]
 
@@ -30,6 +31,11 @@ def broadcast_all(*values):
     ts = [v if isinstance(v, lucid.Tensor) else lucid.tensor(float(v), dtype=dtype, device=device)
           for v in values]
     return lucid.broadcast_tensors(*ts) if len(ts) > 1 else ts
+
+
+def sum_rightmost(x, n):
+    """``x`` summed over its ``n`` rightmost dims."""
+    return x.sum(list(range(-n, 0))) if n > 0 else x
 
 
 def as_size(shape):

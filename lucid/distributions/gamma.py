@@ -1,5 +1,5 @@
 """The gamma family and what is built from gamma variates: Gamma, Exponential, Chi2,
-Beta, Dirichlet, StudentT.
+Beta, Dirichlet, StudentT, FisherSnedecor.
 
 Gamma variates come from Marsaglia and Tsang's rejection sampler; their gradient with
 respect to the concentration is the implicit reparameterisation
@@ -17,7 +17,7 @@ from lucid.autograd import Function
 from . import constraints
 from .distribution import Distribution, broadcast_all
 
-__all__ = ["Beta", "Chi2", "Dirichlet", "Exponential", "Gamma", "StudentT"]
+__all__ = ["Beta", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "StudentT"]
 
 
 def _marsaglia_tsang(alpha):
@@ -281,3 +281,46 @@ class StudentT(Distribution):
         return self.scale.log() + 0.5 * (nu + 1) * (lucid.digamma(0.5 * (nu + 1))
                                                     - lucid.digamma(0.5 * nu)) \
             + 0.5 * nu.log() + lbeta
+
+
+class FisherSnedecor(Distribution):
+    """:math:`F(d_1, d_2) = \\frac{\\chi^2_{d_1}/d_1}{\\chi^2_{d_2}/d_2}`:
+    :math:`\\log p(x) = \\frac{d_1}{2}\\log\\frac{d_1}{d_2} + (\\frac{d_1}{2}-1)\\log x
+    - \\frac{d_1+d_2}{2}\\log(1 + \\frac{d_1}{d_2}x) - \\log B(\\frac{d_1}{2}, \\frac{d_2}{2})`."""
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        super().__init__(self.df1.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        d2 = self.df2.clamp(min=2.0)
+        return lucid.where(self.df2 > 2, d2 / (d2 - 2), math.nan)
+
+    @property
+    def mode(self):
+        d1 = self.df1.clamp(min=2.0)
+        return lucid.where(self.df1 > 2, (d1 - 2) / d1 * self.df2 / (self.df2 + 2), math.nan)
+
+    @property
+    def variance(self):
+        d1, d2 = self.df1, self.df2.clamp(min=4.0)
+        v = 2 * d2.pow(2) * (d1 + d2 - 2) / (d1 * (d2 - 2).pow(2) * (d2 - 4))
+        return lucid.where(self.df2 > 4, v, math.nan)
+
+    def rsample(self, sample_shape=()):
+        shape = tuple(self._extended_shape(sample_shape))
+        x1 = _standard_gamma((0.5 * self.df1).expand(*shape)) / self.df1
+        x2 = _standard_gamma((0.5 * self.df2).expand(*shape)) / self.df2
+        return (x1 / x2).clamp(min=lucid.finfo(x1.dtype).tiny)
+
+    def log_prob(self, value):
+        self._check(value)
+        a, b = 0.5 * self.df1, 0.5 * self.df2
+        ratio = self.df1 / self.df2
+        lbeta = lucid.lgamma(a) + lucid.lgamma(b) - lucid.lgamma(a + b)
+        return a * ratio.log() + (a - 1) * value.log() - (a + b) * (ratio * value).log1p() \
+            - lbeta

@@ -6,13 +6,9 @@ from lucid import errors
 
 from . import constraints
 from .categorical import Categorical
-from .distribution import Distribution, as_size
+from .distribution import Distribution, as_size, sum_rightmost
 
 __all__ = ["Independent", "MixtureSameFamily"]
-
-
-def _sum_rightmost(x, n):
-    return x.sum(list(range(-n, 0))) if n > 0 else x
 
 
 class Independent(Distribution):
@@ -32,12 +28,10 @@ class Independent(Distribution):
         super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
+        new = super().expand(batch_shape, _instance)
         n = self.reinterpreted_batch_ndims
-        tail = list(self.base_dist.batch_shape[len(self.base_dist.batch_shape) - n:])
-        new.base_dist = self.base_dist.expand(lucid.Size(list(batch_shape) + tail))
-        new._batch_shape = lucid.Size(list(batch_shape))
+        tail = self.base_dist.batch_shape[len(self.base_dist.batch_shape) - n:]
+        new.base_dist = self.base_dist.expand(new.batch_shape + tail)
         return new
 
     has_rsample = property(lambda self: self.base_dist.has_rsample)
@@ -61,10 +55,10 @@ class Independent(Distribution):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):
-        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
     def entropy(self):
-        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def __repr__(self):
         return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"
@@ -98,13 +92,10 @@ class MixtureSameFamily(Distribution):
     support = property(lambda self: self._component.support)
 
     def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        batch_shape = lucid.Size(list(batch_shape))
+        new = super().expand(batch_shape, _instance)
         k = self._component.batch_shape[-1]
-        new._component = self._component.expand(batch_shape + lucid.Size([k]))
-        new._mixture = self._mixture.expand(batch_shape)
-        new._batch_shape = batch_shape
+        new._component = self._component.expand(new.batch_shape + lucid.Size([k]))
+        new._mixture = self._mixture.expand(new.batch_shape)
         return new
 
     def _pad(self, x):

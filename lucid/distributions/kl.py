@@ -11,6 +11,7 @@ from lucid import errors
 
 from .categorical import Categorical, OneHotCategorical
 from .discrete import Bernoulli, Binomial, Geometric, Poisson
+from .distribution import LOG_2PI, sum_rightmost
 from .gamma import Beta, Dirichlet, Exponential, Gamma
 from .independent import Independent
 from .location_scale import Cauchy, Gumbel, Laplace, Normal, Uniform
@@ -19,6 +20,7 @@ from .transformed import TransformedDistribution
 
 __all__ = ["kl_divergence", "register_kl"]
 
+_EULER = 0.57721566490153286061
 _KL_REGISTRY = {}
 _KL_CACHE = {}
 
@@ -162,11 +164,10 @@ def _kl_cauchy_cauchy(p, q):
 
 @register_kl(Gumbel, Gumbel)
 def _kl_gumbel_gumbel(p, q):
-    euler = 0.57721566490153286061
     ratio = p.scale / q.scale
     a, b = q.loc / q.scale, p.loc / q.scale
-    return -ratio.log() - a + b + ratio * euler + (a + lucid.lgamma(1 + ratio) - b).exp() \
-        - (1 + euler)
+    return -ratio.log() - a + b + ratio * _EULER + (a + lucid.lgamma(1 + ratio) - b).exp() \
+        - (1 + _EULER)
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
@@ -194,9 +195,7 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError("kl_divergence: Independent || Independent needs equal "
                                   "reinterpreted_batch_ndims")
-    kl = kl_divergence(p.base_dist, q.base_dist)
-    n = p.reinterpreted_batch_ndims
-    return kl.sum(list(range(-n, 0))) if n else kl
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
 @register_kl(TransformedDistribution, TransformedDistribution)
@@ -205,6 +204,73 @@ def _kl_transformed_transformed(p, q):
     if p.transforms != q.transforms or p.event_shape != q.event_shape:
         raise NotImplementedError("kl_divergence: TransformedDistributions need the same "
                                   "transforms and event shape")
-    kl = kl_divergence(p.base_dist, q.base_dist)
     extra = len(p.event_shape) - len(p.base_dist.event_shape)
-    return kl.sum(list(range(-extra, 0))) if extra > 0 else kl
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra)
+
+
+# ---- pairs of different families: KL = -H(p) - E_p[log q], E_p in closed form ----------
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    # E_p[log x] = -gamma - log(rate), E_p[x] = 1/rate
+    a, b = q.concentration, q.rate
+    e_log = -_EULER - p.rate.log()
+    return -p.entropy() - a * b.log() + lucid.lgamma(a) - (a - 1) * e_log + b / p.rate
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    # E_p[(x - mu)^2] = 2/rate^2 - 2 mu/rate + mu^2
+    second = 2 / p.rate.pow(2) - 2 * q.loc / p.rate + q.loc.pow(2)
+    return -p.entropy() + 0.5 * LOG_2PI + q.scale.log() + second / (2 * q.scale.pow(2))
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    second = 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2)
+    return -p.entropy() + 0.5 * LOG_2PI + q.scale.log() + second / (2 * q.scale.pow(2))
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    # E|N(m, s^2)| = s sqrt(2/pi) e^{-m^2/2s^2} + m (1 - 2 Phi(-m/s))
+    m, s = p.loc - q.loc, p.scale
+    abs_mean = s * math.sqrt(2 / math.pi) * (-(m / s).pow(2) / 2).exp() \
+        + m * (1 - 2 * lucid.special.ndtr(-m / s))
+    return -p.entropy() + (2 * q.scale).log() + abs_mean / q.scale
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    # z = (x - loc_q)/scale_q ~ N(m, s^2): E[z + e^{-z}] = m + e^{-m + s^2/2}
+    m, s = (p.loc - q.loc) / q.scale, p.scale / q.scale
+    return -p.entropy() + q.scale.log() + m + (-m + s.pow(2) / 2).exp()
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    lo, hi = p.low - q.loc, p.high - q.loc
+    second = (hi.pow(3) - lo.pow(3)) / (3 * (hi - lo))
+    return -p.entropy() + 0.5 * LOG_2PI + q.scale.log() + second / (2 * q.scale.pow(2))
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    kl = -p.entropy() - q.rate.log() + q.rate * p.mean
+    return lucid.where(p.low < 0, math.inf, kl)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    # E_p[log x] = (b log b - a log a)/(b - a) - 1
+    a, b = p.low, p.high
+    xlogx = lucid.special.xlogy
+    e_log = (xlogx(b, b) - xlogx(a, a)) / (b - a) - 1
+    c, r = q.concentration, q.rate
+    kl = -p.entropy() - c * r.log() + lucid.lgamma(c) - (c - 1) * e_log + r * p.mean
+    return lucid.where(p.low < 0, math.inf, kl)

@@ -8,7 +8,7 @@ import lucid
 
 from . import constraints
 from .discrete import _ProbsOrLogits
-from .distribution import Distribution
+from .categorical import CategoricalWrapper
 from .location_scale import _open_uniform
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
@@ -54,33 +54,23 @@ class RelaxedBernoulli(TransformedDistribution):
     logits = property(lambda self: self.base_dist.logits)
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(CategoricalWrapper):
     """The log of a RelaxedOneHotCategorical:
     :math:`x = \\mathrm{log\\_softmax}((\\ell + g)/\\tau)`, :math:`g` Gumbel noise;
     density (Maddison et al., eq. 13)
     :math:`\\log p(x) = \\log (K-1)! + (K-1)\\log\\tau + \\sum(\\ell - \\tau x)
     - K\\,\\mathrm{logsumexp}(\\ell - \\tau x)`."""
-    arg_constraints = {"probs": constraints.simplex,
-                       "logits": constraints.independent(constraints.real, 1)}
     support = constraints.real_vector
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        from .categorical import Categorical
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        self.temperature = lucid.as_tensor(temperature, dtype=self._categorical.probs.dtype)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
+        self._wrap(probs, logits, validate_args)
+        self.temperature = lucid.as_tensor(temperature, dtype=self.probs.dtype)
 
     def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._categorical = self._categorical.expand(batch_shape)
-        new._batch_shape = lucid.Size(list(batch_shape))
+        new = super().expand(batch_shape, _instance)
+        new.temperature = self.temperature        # one temperature per event: kept as given
         return new
-
-    probs = property(lambda self: self._categorical.probs)
-    logits = property(lambda self: self._categorical.logits)
 
     def rsample(self, sample_shape=()):
         u = _open_uniform(self.logits, self._extended_shape(sample_shape))

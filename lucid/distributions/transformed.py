@@ -9,15 +9,16 @@ import math
 import lucid
 
 from . import constraints
-from .distribution import Distribution
-from .location_scale import Normal
-from .transforms import AbsTransform, ComposeTransform, ExpTransform, Transform
+from .distribution import Distribution, broadcast_all, sum_rightmost
+from .gamma import Exponential, Gamma
+from .location_scale import Cauchy, Normal
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
+                         PowerTransform, Transform)
 
-__all__ = ["HalfNormal", "LogNormal", "TransformedDistribution"]
+__all__ = ["HalfCauchy", "HalfNormal", "InverseGamma", "LogNormal", "Pareto",
+           "TransformedDistribution", "Weibull"]
 
-
-def _sum_rightmost(x, n):
-    return x.sum(list(range(-n, 0))) if n > 0 else x
+_EULER = 0.57721566490153286061
 
 
 class TransformedDistribution(Distribution):
@@ -52,13 +53,10 @@ class TransformedDistribution(Distribution):
         return constraints.independent(support, extra) if extra > 0 else support
 
     def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        extra = len(self.base_dist.event_shape) - len(self.event_shape)
-        base_batch = lucid.Size(list(batch_shape) + list(self.event_shape[:extra]) if extra > 0
-                                else list(batch_shape))
-        new.base_dist = self.base_dist.expand(base_batch)
-        new._batch_shape = lucid.Size(list(batch_shape))
+        new = super().expand(batch_shape, _instance)
+        # base batch dims beyond ours are event dims here (a transform may reshape them)
+        tail = self.base_dist.batch_shape[len(self.batch_shape):]
+        new.base_dist = self.base_dist.expand(new.batch_shape + tail)
         return new
 
     def sample(self, sample_shape=()):
@@ -81,11 +79,11 @@ class TransformedDistribution(Distribution):
         for t in reversed(self.transforms):
             x = t.inv(y)
             event_dim += t.domain.event_dim - t.codomain.event_dim
-            lp = lp - _sum_rightmost(t.log_abs_det_jacobian(x, y),
+            lp = lp - sum_rightmost(t.log_abs_det_jacobian(x, y),
                                      event_dim - t.domain.event_dim)
             y = x
         base_lp = self.base_dist.log_prob(y)
-        return lp + _sum_rightmost(base_lp, event_dim - len(self.base_dist.event_shape))
+        return lp + sum_rightmost(base_lp, event_dim - len(self.base_dist.event_shape))
 
     def _monotone_sign(self):
         sign = 1
@@ -134,21 +132,17 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(TransformedDistribution):
-    """:math:`|X|`, :math:`X \\sim N(0, \\sigma^2)`:
-    :math:`p(x) = \\frac{\\sqrt2}{\\sigma\\sqrt\\pi} e^{-x^2/2\\sigma^2}`, :math:`x \\ge 0`."""
-    arg_constraints = {"scale": constraints.positive}
+class _Folded(TransformedDistribution):
+    """:math:`|X|` for ``base`` symmetric about 0: :math:`p(x) = 2 p_X(x)` on
+    :math:`x \\ge 0`, :math:`F(x) = 2F_X(x) - 1`, entropy :math:`H_X - \\log 2`."""
     support = constraints.nonnegative
     has_rsample = True
 
-    def __init__(self, scale, validate_args=None):
-        base = Normal(0.0, scale, validate_args=validate_args)
+    def __init__(self, base, validate_args=None):
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
     scale = property(lambda self: self.base_dist.scale)
-    mean = property(lambda self: self.scale * math.sqrt(2 / math.pi))
     mode = property(lambda self: lucid.zeros_like(self.scale))
-    variance = property(lambda self: self.scale.pow(2) * (1 - 2 / math.pi))
 
     def log_prob(self, value):
         self._check(value)
@@ -164,3 +158,126 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """:math:`|X|`, :math:`X \\sim N(0, \\sigma^2)`:
+    :math:`p(x) = \\frac{\\sqrt2}{\\sigma\\sqrt\\pi} e^{-x^2/2\\sigma^2}`, :math:`x \\ge 0`."""
+    arg_constraints = {"scale": constraints.positive}
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Normal(0.0, scale, validate_args=validate_args), validate_args)
+
+    mean = property(lambda self: self.scale * math.sqrt(2 / math.pi))
+    variance = property(lambda self: self.scale.pow(2) * (1 - 2 / math.pi))
+
+
+class HalfCauchy(_Folded):
+    """:math:`|X|`, :math:`X \\sim` Cauchy(0, scale):
+    :math:`p(x) = \\frac{2}{\\pi\\gamma(1 + (x/\\gamma)^2)}`, :math:`x \\ge 0` (mean and
+    variance infinite)."""
+    arg_constraints = {"scale": constraints.positive}
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Cauchy(0.0, scale, validate_args=validate_args), validate_args)
+
+    mean = property(lambda self: lucid.full_like(self.scale, math.inf))
+    variance = property(lambda self: lucid.full_like(self.scale, math.inf))
+
+
+class Pareto(TransformedDistribution):
+    """:math:`p(x) = \\alpha s^\\alpha / x^{\\alpha+1}`, :math:`x \\ge s`: the image of
+    Exponential(:math:`\\alpha`) under :math:`x \\mapsto s e^x`."""
+    arg_constraints = {"scale": constraints.positive, "alpha": constraints.positive}
+    has_rsample = True
+
+    def __init__(self, scale, alpha, validate_args=None):
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base = Exponential(self.alpha, validate_args=validate_args)
+        super().__init__(base, [ExpTransform(), AffineTransform(0.0, self.scale)],
+                         validate_args=validate_args)
+
+    @property
+    def support(self):
+        return constraints.greater_than_eq(self.scale)
+
+    @property
+    def mean(self):
+        a = self.alpha.clamp(min=1.0)
+        return lucid.where(self.alpha > 1, a * self.scale / (a - 1), math.inf)
+
+    mode = property(lambda self: self.scale)
+
+    @property
+    def variance(self):
+        a = self.alpha.clamp(min=2.0)
+        v = self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+        return lucid.where(self.alpha > 2, v, math.inf)
+
+    def entropy(self):
+        return (self.scale / self.alpha).log() + 1 / self.alpha + 1
+
+
+class Weibull(TransformedDistribution):
+    """:math:`p(x) = \\frac{k}{\\lambda}(x/\\lambda)^{k-1} e^{-(x/\\lambda)^k}`: the image of
+    Exponential(1) under :math:`x \\mapsto \\lambda x^{1/k}`."""
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, scale, concentration, validate_args=None):
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        base = Exponential(lucid.ones_like(self.scale), validate_args=validate_args)
+        super().__init__(base, [PowerTransform(self.concentration.reciprocal()),
+                                AffineTransform(0.0, self.scale)], validate_args=validate_args)
+
+    mean = property(lambda self: self.scale * lucid.lgamma(1 + self.concentration.reciprocal())
+                    .exp())
+
+    @property
+    def mode(self):
+        k = self.concentration
+        return self.scale * ((k - 1) / k).clamp(min=0.0).pow(1 / k)
+
+    @property
+    def variance(self):
+        k = self.concentration
+        return self.scale.pow(2) * (lucid.lgamma(1 + 2 / k).exp()
+                                    - lucid.lgamma(1 + 1 / k).mul(2).exp())
+
+    def entropy(self):
+        k = self.concentration
+        return _EULER * (1 - 1 / k) + (self.scale / k).log() + 1
+
+
+class InverseGamma(TransformedDistribution):
+    """:math:`1/X`, :math:`X \\sim` Gamma(:math:`\\alpha`, :math:`\\beta`):
+    :math:`p(x) = \\frac{\\beta^\\alpha}{\\Gamma(\\alpha)} x^{-\\alpha-1} e^{-\\beta/x}`."""
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, concentration, rate, validate_args=None):
+        base = Gamma(concentration, rate, validate_args=validate_args)
+        neg_one = -lucid.ones_like(base.rate)
+        super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
+
+    concentration = property(lambda self: self.base_dist.concentration)
+    rate = property(lambda self: self.base_dist.rate)
+
+    @property
+    def mean(self):
+        a = self.concentration.clamp(min=1.0)
+        return lucid.where(self.concentration > 1, self.rate / (a - 1), math.inf)
+
+    mode = property(lambda self: self.rate / (self.concentration + 1))
+
+    @property
+    def variance(self):
+        a = self.concentration.clamp(min=2.0)
+        v = self.rate.pow(2) / ((a - 1).pow(2) * (a - 2))
+        return lucid.where(self.concentration > 2, v, math.inf)
+
+    def entropy(self):
+        a = self.concentration
+        return a + self.rate.log() + lucid.lgamma(a) - (1 + a) * lucid.digamma(a)

@@ -7,14 +7,13 @@ import lucid
 import lucid.nn.functional as F
 
 from . import constraints
+from .distribution import sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform", "identity_transform"]
-
-
-def _sum_rightmost(x, n):
-    return x.sum(list(range(-n, 0))) if n > 0 else x
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -174,7 +173,7 @@ class ComposeTransform(Transform):
         for p in self.parts:
             y_p = p(x)
             ladj = p.log_abs_det_jacobian(x, y_p)
-            total = total + _sum_rightmost(ladj, event_dim - p.domain.event_dim)
+            total = total + sum_rightmost(ladj, event_dim - p.domain.event_dim)
             event_dim += p.codomain.event_dim - p.domain.event_dim
             x = y_p
         return total
@@ -323,7 +322,7 @@ class AffineTransform(Transform):
             result = lucid.full_like(x, math.log(abs(scale)))
         shape = lucid.broadcast_shapes(x.shape, result.shape)
         result = result.expand(*shape)
-        return _sum_rightmost(result, self._event_dim)
+        return sum_rightmost(result, self._event_dim)
 
     def forward_shape(self, shape):
         return lucid.broadcast_shapes(shape, getattr(self.loc, "shape", ()),
@@ -390,3 +389,122 @@ class StickBreakingTransform(Transform):
 
     def inverse_shape(self, shape):
         return lucid.Size(list(shape[:-1]) + [shape[-1] - 1])
+
+
+class SoftplusTransform(Transform):
+    """:math:`y = \\log(1 + e^x)`, inverse :math:`x = y + \\log(-\\mathrm{expm1}(-y))`,
+    :math:`\\log|dy/dx| = -\\mathrm{softplus}(-x)`."""
+    domain, codomain, bijective = constraints.real, constraints.positive, True
+
+    def _call(self, x):
+        return F.softplus(x)
+
+    def _inverse(self, y):
+        return y + (-(-y).expm1()).log()
+
+    def log_abs_det_jacobian(self, x, y):
+        return -F.softplus(-x)
+
+
+class IndependentTransform(Transform):
+    """``base_transform`` with ``reinterpreted_batch_ndims`` more dims counted as event dims
+    (its log determinant summed over them)."""
+
+    def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
+        super().__init__(cache_size)
+        self.base_transform, self.reinterpreted_batch_ndims = \
+            base_transform, reinterpreted_batch_ndims
+
+    domain = property(lambda self: constraints.independent(self.base_transform.domain,
+                                                           self.reinterpreted_batch_ndims))
+    codomain = property(lambda self: constraints.independent(self.base_transform.codomain,
+                                                             self.reinterpreted_batch_ndims))
+    bijective = property(lambda self: self.base_transform.bijective)
+    sign = property(lambda self: self.base_transform.sign)
+
+    @property
+    def inv(self):
+        return IndependentTransform(self.base_transform.inv, self.reinterpreted_batch_ndims)
+
+    def _call(self, x):
+        return self.base_transform(x)
+
+    def log_abs_det_jacobian(self, x, y):
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
+                             self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost ``in_shape`` dims to ``out_shape`` (same element count);
+    volume preserving, :math:`\\log|\\det J| = 0`."""
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        super().__init__(cache_size)
+        self.in_shape, self.out_shape = lucid.Size(in_shape), lucid.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            from lucid import errors
+            raise errors.ShapeError(f"ReshapeTransform: in_shape {tuple(in_shape)} and "
+                                    f"out_shape {tuple(out_shape)} differ in size")
+
+    domain = property(lambda self: constraints.independent(constraints.real,
+                                                           len(self.in_shape)))
+    codomain = property(lambda self: constraints.independent(constraints.real,
+                                                             len(self.out_shape)))
+
+    def _call(self, x):
+        return x.reshape(*x.shape[:x.dim() - len(self.in_shape)], *self.out_shape)
+
+    def _inverse(self, y):
+        return y.reshape(*y.shape[:y.dim() - len(self.out_shape)], *self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        batch = x.shape[:x.dim() - len(self.in_shape)]
+        return lucid.zeros(tuple(batch), dtype=x.dtype, device=x.device)
+
+    def forward_shape(self, shape):
+        return lucid.Size(list(shape[:len(shape) - len(self.in_shape)]) + list(self.out_shape))
+
+    def inverse_shape(self, shape):
+        return lucid.Size(list(shape[:len(shape) - len(self.out_shape)]) + list(self.in_shape))
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower-triangular ones with a positive diagonal: the strict lower
+    triangle kept, the diagonal exponentiated (not used for densities: no Jacobian)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return x.tril(-1) + lucid.diagonal(x, 0, -2, -1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + lucid.diagonal(y, 0, -2, -1).log().diag_embed()
+
+
+class CumulativeDistributionTransform(Transform):
+    """:math:`y = F(x)`, the CDF of a univariate ``distribution``;
+    :math:`\\log|dy/dx| = \\log p(x)`."""
+    bijective, sign = True, 1
+    codomain = constraints.unit_interval
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size)
+        self.distribution = distribution
+
+    domain = property(lambda self: self.distribution.support)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
