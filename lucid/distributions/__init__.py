@@ -14,8 +14,8 @@ from .location_scale import Cauchy, Gumbel, Laplace, Normal, Uniform
 from .multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from .relaxed import (ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli,
                       RelaxedOneHotCategorical)
-from .transformed import (HalfCauchy, HalfNormal, InverseGamma, LogNormal, Pareto,
-                          TransformedDistribution, Weibull)
+from .transformed import (HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, LogNormal,
+                          LogisticNormal, Pareto, TransformedDistribution, Weibull)
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform,
                          CumulativeDistributionTransform, ExpTransform, IndependentTransform,
                          LowerCholeskyTransform, PowerTransform, ReshapeTransform,
@@ -27,7 +27,8 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform",
            "Dirichlet", "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential",
            "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "IndependentTransform", "InverseGamma", "Laplace", "LogNormal",
+           "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
+           "LogNormal", "LogisticNormal",
            "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform",
            "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
            "Normal", "OneHotCategorical", "Pareto", "Poisson", "PowerTransform",

@@ -12,6 +12,7 @@ incomplete gamma function :math:`F = P(\\alpha, x)`.
 import math
 
 import lucid
+import lucid.nn.functional as F
 from lucid.autograd import Function
 
 from . import constraints
@@ -53,11 +54,13 @@ class _StandardGamma(Function):
     @staticmethod
     def backward(ctx, grad):
         alpha, x = ctx.saved_tensors
+        dtype = alpha.dtype
+        alpha, x = alpha.to(lucid.float64), x.to(lucid.float64)   # the difference needs it
         h = 1e-5 * alpha.clamp(min=1e-2)
         P = lucid.special.gammainc
         dF = (P(alpha + h, x) - P(alpha - h, x)) / (2 * h)
         log_pdf = (alpha - 1) * x.log() - x - lucid.lgamma(alpha)
-        return grad * (-dF / log_pdf.exp())
+        return grad * (-dF / log_pdf.exp()).to(dtype)
 
 
 def _standard_gamma(alpha):
@@ -166,8 +169,14 @@ class Dirichlet(Distribution):
 
     @property
     def mode(self):
+        """:math:`(\\alpha - 1)_+ / \\sum(\\alpha - 1)_+`; where every :math:`\\alpha_i < 1`
+        the density is unbounded at the vertices: the vertex of the largest :math:`\\alpha_i`."""
         a = (self.concentration - 1).clamp(min=0.0)
-        return a / a.sum(-1, keepdim=True)
+        interior = a / a.sum(-1, keepdim=True)
+        k = self.concentration.shape[-1]
+        vertex = F.one_hot(self.concentration.argmax(-1), k).to(a.dtype)
+        corner = (self.concentration < 1).all(-1, keepdim=True)
+        return lucid.where(corner, vertex, interior)
 
     @property
     def variance(self):

@@ -1,5 +1,6 @@
 """Distributions of :math:`Y = f(X)` for a base distribution and invertible transforms:
-TransformedDistribution and the families defined that way, LogNormal and HalfNormal.
+TransformedDistribution and the families defined that way: LogNormal, HalfNormal,
+HalfCauchy, Pareto, Weibull, InverseGamma, Kumaraswamy, LogisticNormal.
 
 :math:`\\log p_Y(y) = \\log p_X(f^{-1}(y)) - \\log|\\det J_f(f^{-1}(y))|`.
 """
@@ -11,12 +12,13 @@ import lucid
 from . import constraints
 from .distribution import Distribution, broadcast_all, sum_rightmost
 from .gamma import Exponential, Gamma
-from .location_scale import Cauchy, Normal
+from .independent import Independent
+from .location_scale import Cauchy, Normal, Uniform
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
-                         PowerTransform, Transform)
+                         PowerTransform, StickBreakingTransform, Transform)
 
-__all__ = ["HalfCauchy", "HalfNormal", "InverseGamma", "LogNormal", "Pareto",
-           "TransformedDistribution", "Weibull"]
+__all__ = ["HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogNormal",
+           "LogisticNormal", "Pareto", "TransformedDistribution", "Weibull"]
 
 _EULER = 0.57721566490153286061
 
@@ -281,3 +283,54 @@ class InverseGamma(TransformedDistribution):
     def entropy(self):
         a = self.concentration
         return a + self.rate.log() + lucid.lgamma(a) - (1 + a) * lucid.digamma(a)
+
+
+class Kumaraswamy(TransformedDistribution):
+    """:math:`p(x) = ab\\,x^{a-1}(1-x^a)^{b-1}` on (0, 1): the image of U(0, 1) under its
+    inverse CDF :math:`x = (1 - (1-u)^{1/b})^{1/a}`; :math:`E[X^n] = b\\,B(1 + n/a, b)`."""
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
+        a, b = self.concentration1, self.concentration0
+        base = Uniform(lucid.zeros_like(a), lucid.ones_like(a), validate_args=validate_args)
+        flip = AffineTransform(1.0, -1.0)
+        super().__init__(base, [flip, PowerTransform(b.reciprocal()), flip,
+                                PowerTransform(a.reciprocal())], validate_args=validate_args)
+
+    def _moment(self, n):
+        a, b = self.concentration1, self.concentration0
+        return b * (lucid.lgamma(1 + n / a) + lucid.lgamma(b) - lucid.lgamma(1 + n / a + b)).exp()
+
+    mean = property(lambda self: self._moment(1))
+    variance = property(lambda self: self._moment(2) - self._moment(1).pow(2))
+
+    @property
+    def mode(self):
+        a, b = self.concentration1, self.concentration0
+        m = ((a - 1) / (a * b - 1)).pow(1 / a)
+        return lucid.where((a < 1) | (b < 1), math.nan, m)
+
+    def entropy(self):
+        a, b = self.concentration1, self.concentration0
+        harmonic_b = lucid.digamma(b + 1) + _EULER
+        return (1 - 1 / b) + (1 - 1 / a) * harmonic_b - (a * b).log()
+
+
+class LogisticNormal(TransformedDistribution):
+    """The image of :math:`N(\\mu, \\mathrm{diag}(\\sigma^2))` on :math:`\\mathbb{R}^{K-1}`
+    under the stick-breaking map onto the K-simplex."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        normal = Normal(loc, scale, validate_args=validate_args)
+        base = Independent(normal, 1) if normal.batch_shape else normal
+        super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
+
+    loc = property(lambda self: self.base_dist.base_dist.loc)
+    scale = property(lambda self: self.base_dist.base_dist.scale)
