@@ -76,13 +76,17 @@ CASES = {
     "FisherSnedecor": (lambda b: dict(df1=pos(*b) + 2, df2=pos(*b) + 4), lambda s: pos(*s)),
     "Kumaraswamy": (lambda b: dict(concentration1=pos(*b), concentration0=pos(*b)),
                     lambda s: unit(*s)),
+    # probabilities on both sides of 1/2 and inside the Taylor band around it
+    "ContinuousBernoulli": (lambda b: dict(probs=RNG.choice([0.1, 0.4995, 0.5, 0.7, 0.95], b)),
+                            lambda s: unit(*s)),
 }
 
 # what each family defines (as torch does)
 HAS = {"cdf": {"Normal", "Laplace", "Cauchy", "Gumbel", "Uniform", "Exponential", "Gamma",
-               "LogNormal", "HalfNormal", "HalfCauchy", "Pareto", "Weibull", "InverseGamma"},
+               "LogNormal", "HalfNormal", "HalfCauchy", "Pareto", "Weibull", "InverseGamma",
+               "ContinuousBernoulli"},
        "icdf": {"Normal", "Laplace", "Cauchy", "Uniform", "Exponential", "HalfNormal",
-                "HalfCauchy", "Pareto"},
+                "HalfCauchy", "Pareto", "ContinuousBernoulli"},
        "no_entropy": {"Poisson", "VonMises", "NegativeBinomial", "FisherSnedecor"}}
 
 
@@ -103,8 +107,8 @@ def test_univariate_parity(name, batch):
     if name not in HAS["no_entropy"]:
         close(d.entropy(), t.entropy())
     for moment in ("mean", "variance", "mode"):
-        if name in ("Uniform", "Kumaraswamy") and moment == "mode":
-            continue        # torch: NaN for Uniform; a NaN-giving formula for Kumaraswamy
+        if name in ("Uniform", "Kumaraswamy", "ContinuousBernoulli") and moment == "mode":
+            continue        # torch: NaN, a NaN-giving formula, none
         close(getattr(d, moment), getattr(t, moment), 1e-6 if name == "VonMises" else 1e-8)
     if name in HAS["cdf"]:
         close(d.cdf(L(x)), t.cdf(T(x)))
@@ -251,6 +255,8 @@ KL_PAIRS = {
     "LogNormal": lambda: dict(loc=RNG.normal(size=3), scale=pos(3)),
     "HalfNormal": lambda: dict(scale=pos(3)),
     "MultivariateNormal": lambda: dict(loc=RNG.normal(size=(2, 3)), covariance_matrix=_spd(2)),
+    "ContinuousBernoulli": lambda: dict(probs=RNG.choice([0.1, 0.4995, 0.5, 0.7, 0.95], 5)),
+    "Pareto": lambda: dict(scale=pos(4), alpha=pos(4)),     # some supports not nested: inf
 }
 
 
@@ -377,6 +383,8 @@ SAMPLERS = {
     "Pareto": dict(scale=[1.0, 2.0], alpha=[9.0, 12.0]),
     "InverseGamma": dict(concentration=[9.0, 12.0], rate=[1.0, 3.0]),
     "FisherSnedecor": dict(df1=[8.0, 20.0], df2=[40.0, 60.0]),
+    "ContinuousBernoulli": dict(probs=[0.2, 0.5]),
+    "Kumaraswamy": dict(concentration1=[0.8, 3.0], concentration0=[2.0, 1.5]),
 }
 
 

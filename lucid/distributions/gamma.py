@@ -170,11 +170,11 @@ class Dirichlet(Distribution):
     @property
     def mode(self):
         """:math:`(\\alpha - 1)_+ / \\sum(\\alpha - 1)_+`; where every :math:`\\alpha_i < 1`
-        the density is unbounded at the vertices: the vertex of the largest :math:`\\alpha_i`."""
+        the density is unbounded at every vertex: the first vertex, as torch gives."""
         a = (self.concentration - 1).clamp(min=0.0)
         interior = a / a.sum(-1, keepdim=True)
-        k = self.concentration.shape[-1]
-        vertex = F.one_hot(self.concentration.argmax(-1), k).to(a.dtype)
+        vertex = F.one_hot(lucid.zeros_like(a[..., 0], dtype=lucid.int64),
+                           a.shape[-1]).to(a.dtype)
         corner = (self.concentration < 1).all(-1, keepdim=True)
         return lucid.where(corner, vertex, interior)
 

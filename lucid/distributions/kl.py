@@ -10,13 +10,14 @@ import lucid.nn.functional as F
 from lucid import errors
 
 from .categorical import Categorical, OneHotCategorical
+from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Geometric, Poisson
 from .distribution import LOG_2PI, sum_rightmost
 from .gamma import Beta, Dirichlet, Exponential, Gamma
 from .independent import Independent
 from .location_scale import Cauchy, Gumbel, Laplace, Normal, Uniform
 from .multivariate_normal import MultivariateNormal, _half_logdet
-from .transformed import TransformedDistribution
+from .transformed import Pareto, TransformedDistribution
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -188,6 +189,21 @@ def _kl_mvn_mvn(p, q):
                                       upper=False).squeeze(-1)
     k = p.event_shape[0]
     return _half_logdet(Lq) - _half_logdet(Lp) + 0.5 * (trace + z.pow(2).sum(-1) - k)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli(p, q):
+    # E_p[log p - log q] = m (l_p - l_q) + log(1-p) - log(1-q) + log C_p - log C_q
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = (-p.probs).log1p() - (-q.probs).log1p() + p._log_normalizer() - q._log_normalizer()
+    return t1 + t2
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    ratio = q.alpha / p.alpha
+    kl = q.alpha * (p.scale / q.scale).log() - ratio.log() + ratio - 1
+    return lucid.where(p.scale < q.scale, math.inf, kl)
 
 
 @register_kl(Independent, Independent)
