@@ -15,6 +15,14 @@ from lucid import errors
 RNG = np.random.default_rng(0)
 
 
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Each test draws the same parameters and samples however the suite is run."""
+    global RNG
+    RNG = np.random.default_rng(0)
+    lucid.manual_seed(0)
+
+
 def L(a):
     return lucid.tensor(np.asarray(a, dtype=np.float64))
 

@@ -27,19 +27,20 @@ def _marsaglia_tsang(alpha):
     a = lucid.where(boost, alpha + 1, alpha)
     d = a - 1.0 / 3
     c = 1.0 / (9 * d).sqrt()
+    tiny = lucid.finfo(a.dtype).tiny
     out = lucid.zeros_like(a)
     todo = lucid.ones_like(a, dtype=lucid.bool)
     while bool(todo.any().item()):
         x = lucid.randn(tuple(a.shape), dtype=a.dtype, device=a.device)
         v = (1 + c * x) ** 3
-        u = lucid.rand(tuple(a.shape), dtype=a.dtype, device=a.device)
-        ok = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=1e-300).log())
+        u = lucid.rand(tuple(a.shape), dtype=a.dtype, device=a.device).clamp(min=tiny)
+        ok = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=tiny).log())
         take = todo & ok
         out = lucid.where(take, d * v, out)
         todo = todo & ~ok
     u = lucid.rand(tuple(a.shape), dtype=a.dtype, device=a.device)
     out = lucid.where(boost, out * u.pow(1.0 / alpha), out)
-    return out.clamp(min=lucid.finfo(a.dtype).tiny)
+    return out.clamp(min=tiny)
 
 
 class _StandardGamma(Function):
