@@ -533,6 +533,20 @@ def test_constraints():
                                   ).numpy().tolist() == [True, False]
     assert C.positive_definite.check(L(_spd(2))).numpy().tolist() == [True, True]
     assert not C.positive_definite.check(L(-np.eye(2))).item()
+    assert C.square.check(L(np.zeros((2, 3, 3)))).numpy().tolist() == [True, True]
+    assert not C.square.check(L(np.zeros((2, 3)))).item()
+    assert C.symmetric.check(L(_spd(2))).numpy().tolist() == [True, True]
+
+
+def test_straight_through_gradient():
+    """x + p - stop_grad(p): a one-hot forward, d/dp of the loss backward."""
+    p = L([0.2, 0.3, 0.8]).requires_grad_()
+    x = D.OneHotCategoricalStraightThrough(probs=p).rsample((4,))
+    assert (x.detach().sum(-1).numpy() == 1).all()
+    (x * L([1.0, 2.0, 3.0])).sum().backward()
+    tp = T([0.2, 0.3, 0.8]).requires_grad_()
+    (tp / tp.sum() * T([1.0, 2.0, 3.0]) * 4).sum().backward()
+    close(p.grad, tp.grad)
 
 
 TRANSFORMS = [

@@ -3,7 +3,8 @@ sampling, densities and moments, their constraints, transforms and KL divergence
 ``torch.distributions``."""
 
 from . import constraints, transforms
-from .categorical import Categorical, Multinomial, OneHotCategorical
+from .categorical import (Categorical, Multinomial, OneHotCategorical,
+                          OneHotCategoricalStraightThrough)
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
@@ -32,9 +33,10 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
            "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
            "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-           "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
-           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
            "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
            "constraints", "kl_divergence", "register_kl", "set_default_validate_args",

@@ -10,7 +10,8 @@ from . import constraints
 from .discrete import _ProbsOrLogits
 from .distribution import Distribution, as_size
 
-__all__ = ["Categorical", "Multinomial", "OneHotCategorical"]
+__all__ = ["Categorical", "CategoricalWrapper", "Multinomial", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough"]
 
 
 class Categorical(_ProbsOrLogits):
@@ -168,3 +169,14 @@ class Multinomial(CategoricalWrapper):
         return -math.lgamma(n + 1) \
             + n * Categorical(probs=self.probs, validate_args=False).entropy() \
             + (weights * log_factorial).sum([0, -1])
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose ``rsample`` is the straight-through estimator (Bengio et
+    al., 2013): the one-hot sample forward, the gradient of ``probs`` backward,
+    :math:`x + p - \\mathrm{stop\\_grad}(p)`."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        x = self.sample(sample_shape)
+        return x + (self.probs - self.probs.detach())

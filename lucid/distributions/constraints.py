@@ -11,7 +11,7 @@ __all__ = ["Constraint", "boolean", "cat", "dependent", "greater_than",
            "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
            "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
            "positive_definite", "positive_integer", "positive_semidefinite", "real",
-           "real_vector", "simplex", "stack", "unit_interval"]
+           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -203,6 +203,14 @@ class _Symmetric(Constraint):
         return ((value - value.mT).abs() < 1e-6 * (1 + value.abs())).all(-1).all(-1)
 
 
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return lucid.full(tuple(value.shape[:-2]), value.shape[-1] == value.shape[-2],
+                          dtype=lucid.bool, device=value.device)
+
+
 class _PositiveDefinite(_Symmetric):
     """Symmetric matrices with positive eigenvalues."""
 
@@ -262,6 +270,8 @@ unit_interval = interval(0.0, 1.0)
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
 positive_semidefinite = _PositiveSemidefinite()
 independent = _Independent
