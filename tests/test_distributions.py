@@ -125,6 +125,26 @@ def test_univariate_parity(name, batch):
         close(d.icdf(L(u)), t.icdf(T(u)))
 
 
+def test_generalized_pareto():
+    """In float32: torch's GeneralizedPareto compares with a float32 zero and rejects
+    float64. Lucid's variance is inf (not NaN) for 1/2 <= xi < 1, where it diverges."""
+    loc, scale, xi = [0.0, 1.0, -1.0, 0.5], [1.0, 2.0, 0.5, 1.5], [0.0, 0.3, -0.4, 0.2]
+    f = lambda a: lucid.tensor(a, dtype=lucid.float32)              # noqa: E731
+    g = lambda a: torch.tensor(a, dtype=torch.float32)              # noqa: E731
+    d = D.GeneralizedPareto(f(loc), f(scale), f(xi))
+    t = TD.GeneralizedPareto(g(loc), g(scale), g(xi))
+    x = [0.5, 2.0, -0.7, 2.5]
+    for got, want in ((d.log_prob(f(x)), t.log_prob(g(x))), (d.cdf(f(x)), t.cdf(g(x))),
+                      (d.icdf(f(x[:1] * 4).sigmoid()), t.icdf(g(x[:1] * 4).sigmoid())),
+                      (d.entropy(), t.entropy()), (d.mean, t.mean), (d.variance, t.variance)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    assert D.GeneralizedPareto(0.0, 1.0, 0.7).variance.item() == math.inf
+    s = d.sample((20000,)).numpy()
+    se = np.sqrt(d.variance.numpy() / 20000)
+    assert np.all(np.abs(s.mean(0) - d.mean.numpy()) < 5 * se)
+    assert (s >= np.array(loc) - 1e-6).all() and (s[:, 2] <= 0.25 + 1e-6).all()
+
+
 def test_broadcasting_of_parameters_and_values():
     d = D.Normal(L(RNG.normal(size=(2, 1))), L(pos(3)))
     assert tuple(d.batch_shape) == (2, 3)

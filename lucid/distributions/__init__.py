@@ -9,6 +9,7 @@ from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
 from .distribution import Distribution, set_default_validate_args
+from .generalized_pareto import GeneralizedPareto
 from .gamma import Beta, Chi2, Dirichlet, Exponential, FisherSnedecor, Gamma, StudentT
 from .independent import Independent, MixtureSameFamily
 from .kl import kl_divergence, register_kl
@@ -29,9 +30,9 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
            "CumulativeDistributionTransform", "Dirichlet", "Distribution",
            "ExpRelaxedCategorical", "ExpTransform", "Exponential", "FisherSnedecor", "Gamma",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
+           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
+           "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
            "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
            "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
