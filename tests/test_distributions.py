@@ -212,6 +212,26 @@ def test_multivariate_normal(kind):
     assert tuple(d.sample((5,)).shape) == (5, 2, 3)
 
 
+@pytest.mark.parametrize("kind", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart(kind):
+    s = _spd(2)
+    m = np.linalg.cholesky(s) if kind == "scale_tril" else s
+    df = np.array([4.5, 7.0])
+    d, t = D.Wishart(L(df), **{kind: L(m)}), TD.Wishart(T(df), **{kind: T(m)})
+    b = RNG.normal(size=(5, 2, 3, 3))
+    x = b @ np.swapaxes(b, -1, -2) + np.eye(3)
+    close(d.log_prob(L(x)), t.log_prob(T(x)))
+    for name in ("entropy", "mean", "variance", "mode"):
+        got, want = getattr(d, name), getattr(t, name)
+        close(got() if callable(got) else got, want() if callable(want) else want)
+    samples = d.sample((4000,)).numpy()
+    assert samples.shape == (4000, 2, 3, 3)
+    se = np.sqrt(d.variance.numpy() / 4000)
+    assert np.all(np.abs(samples.mean(0) - d.mean.numpy()) < 5 * se)
+    with pytest.raises(errors.ArgumentError, match="Wishart: parameter df"):
+        D.Wishart(L(1.0), covariance_matrix=L(np.eye(3)))
+
+
 def test_low_rank_multivariate_normal_and_dirichlet():
     loc, w, diag = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 2)), pos(3)
     d = D.LowRankMultivariateNormal(L(loc), L(w), L(diag))

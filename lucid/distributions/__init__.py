@@ -25,6 +25,7 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform,
                          SigmoidTransform, SoftmaxTransform, SoftplusTransform,
                          StickBreakingTransform, TanhTransform, Transform)
 from .von_mises import VonMises
+from .wishart import Wishart
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
            "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
@@ -39,6 +40,6 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
            "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to",
            "constraints", "kl_divergence", "register_kl", "set_default_validate_args",
            "transform_to", "transforms"]
