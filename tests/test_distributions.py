@@ -232,6 +232,21 @@ def test_wishart(kind):
         D.Wishart(L(1.0), covariance_matrix=L(np.eye(3)))
 
 
+@pytest.mark.parametrize("dim,eta", [(2, 0.5), (4, 2.5)])
+def test_lkj_cholesky(dim, eta):
+    """log_prob against torch; every correlation r of LL^T has Var(r) = 1/(2 eta + d - 1)."""
+    d = D.LKJCholesky(dim, L([eta, eta + 1]))
+    t = TD.LKJCholesky(dim, T([eta, eta + 1]))
+    s = d.sample((4000,))
+    assert tuple(s.shape) == (4000, 2, dim, dim)
+    assert bool(lucid.all(d.support.check(s)).item())
+    close(d.log_prob(s[:5]), t.log_prob(T(s[:5].numpy())))
+    corr = (s @ s.mT).numpy()
+    expected = 1 / (2 * np.array([eta, eta + 1]) + dim - 1)
+    for i, j in [(1, 0), (dim - 1, dim - 2)]:
+        np.testing.assert_allclose(corr[..., i, j].var(0), expected, rtol=0.1)
+
+
 def test_low_rank_multivariate_normal_and_dirichlet():
     loc, w, diag = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 2)), pos(3)
     d = D.LowRankMultivariateNormal(L(loc), L(w), L(diag))
