@@ -24,7 +24,33 @@ def _half_logdet(L):
     return lucid.diagonal(L, 0, -2, -1).log().sum(-1)
 
 
-class MultivariateNormal(Distribution):
+class ScaleTrilMatrices:
+    """The matrices of a distribution parameterised by a Cholesky factor ``L`` (kept
+    unbroadcast as ``_unbroadcasted_scale_tril``): ``scale_tril`` :math:`L`,
+    ``covariance_matrix`` :math:`LL^\top` and ``precision_matrix`` :math:`(LL^\top)^{-1}`,
+    each broadcast to the batch shape, and ``expand`` sharing ``L``."""
+
+    def expand(self, batch_shape, _instance=None):
+        new = super().expand(batch_shape, _instance)
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
+        return new
+
+    @property
+    def scale_tril(self):
+        L = self._unbroadcasted_scale_tril
+        return L.expand(*self.batch_shape, *L.shape[-2:])
+
+    @property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.mT).expand(*self.batch_shape, *L.shape[-2:])
+
+    @property
+    def precision_matrix(self):
+        return lucid.linalg.inv(self.covariance_matrix)
+
+
+class MultivariateNormal(ScaleTrilMatrices, Distribution):
     """:math:`p(x) = (2\\pi)^{-k/2} |\\Sigma|^{-1/2}
     e^{-\\frac12 (x-\\mu)^\\top\\Sigma^{-1}(x-\\mu)}`;
     give exactly one of ``covariance_matrix``, ``precision_matrix``, ``scale_tril``."""
@@ -61,24 +87,6 @@ class MultivariateNormal(Distribution):
             self._unbroadcasted_scale_tril = lucid.linalg.cholesky(lucid.linalg.inv(matrix))
         super().__init__(batch, (k,), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = super().expand(batch_shape, _instance)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        return new
-
-    @property
-    def scale_tril(self):
-        L = self._unbroadcasted_scale_tril
-        return L.expand(*self.batch_shape, *L.shape[-2:])
-
-    @property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(*self.batch_shape, *L.shape[-2:])
-
-    @property
-    def precision_matrix(self):
-        return lucid.linalg.inv(self.covariance_matrix)
 
     mean = property(lambda self: self.loc)
     mode = property(lambda self: self.loc)

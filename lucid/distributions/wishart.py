@@ -8,12 +8,12 @@ from lucid import errors
 from . import constraints
 from .distribution import Distribution, broadcast_all
 from .gamma import _standard_gamma
-from .multivariate_normal import _half_logdet
+from .multivariate_normal import ScaleTrilMatrices, _half_logdet
 
 __all__ = ["Wishart"]
 
 
-class Wishart(Distribution):
+class Wishart(ScaleTrilMatrices, Distribution):
     """:math:`\\log p(X) = \\frac{\\nu-k-1}{2}\\log|X| - \\frac12\\mathrm{tr}(\\Sigma^{-1}X)
     - \\frac{\\nu k}{2}\\log 2 - \\frac{\\nu}{2}\\log|\\Sigma| - \\log\\Gamma_k(\\nu/2)` for
     :math:`k \\times k` :math:`X`; give ``df`` :math:`\\nu > k-1` and one of
@@ -50,24 +50,6 @@ class Wishart(Distribution):
                                 else constraints.positive_definite}
         super().__init__(batch, (k, k), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = super().expand(batch_shape, _instance)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        return new
-
-    @property
-    def scale_tril(self):
-        L = self._unbroadcasted_scale_tril
-        return L.expand(*self.batch_shape, *L.shape[-2:])
-
-    @property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(*self.batch_shape, *L.shape[-2:])
-
-    @property
-    def precision_matrix(self):
-        return lucid.linalg.inv(self.covariance_matrix)
 
     def _df(self):
         return self.df.reshape(*self.df.shape, 1, 1)
