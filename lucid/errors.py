@@ -114,6 +114,17 @@ class ExportError(LucidError, BufferError):
     requires grad)."""
 
 
+class DistributedError(LucidError, RuntimeError):
+    """A ``lucid.distributed`` collective that cannot run or failed: no process group,
+    a rank that died, tensors that differ across ranks, a backend that is not installed
+    (PyTorch: ``RuntimeError`` / ``DistBackendError``)."""
+
+
+class DistributedTimeoutError(DistributedError, TimeoutError):
+    """A collective that did not complete within the process group's timeout: a rank
+    died, hangs, or never called it (PyTorch: ``DistBackendError`` after its watchdog)."""
+
+
 # -- naming the op the user called ---------------------------------------------------------
 
 _OP_PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?(?: \([^)]*\))?: ")

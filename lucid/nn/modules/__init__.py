@@ -16,11 +16,12 @@ from .upsampling import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
+from .sync_batchnorm import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
-from . import module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, instancenorm, dropout, sparse, attention, transformer
+from . import module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, sync_batchnorm, instancenorm, dropout, sparse, attention, transformer
 
-__all__ = [n for m in (module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, instancenorm, dropout, sparse, attention, transformer) for n in m.__all__]
+__all__ = [n for m in (module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, sync_batchnorm, instancenorm, dropout, sparse, attention, transformer) for n in m.__all__]

@@ -1,0 +1,178 @@
+"""Process groups: the ranks that take part in a collective and the backend communicator
+they share, plus the default group that :func:`init_process_group` makes.
+
+A backend subclasses :class:`ProcessGroup` and implements the primitives on *wire
+buffers*: flat contiguous tensors on the backend's device in a dtype it can move (and, for
+reductions, reduce). :mod:`lucid.distributed.collectives` turns the user's tensors into
+wire buffers (:meth:`ProcessGroup.stage`) and copies staged results back.
+"""
+
+from __future__ import annotations
+
+import atexit
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import no_grad
+from ..errors import DistributedError
+from ..ops import empty
+from .work import ReduceOp
+
+__all__ = ["ProcessGroup", "GroupMember", "group"]
+
+
+class ProcessGroup:
+    """Ranks ``ranks`` (global ranks, in group-rank order) of which this process is group
+    rank ``rank``; collectives that wait longer than ``timeout`` seconds fail.
+
+    Subclass attributes: ``name`` (the backend), ``native_avg`` (the backend averages
+    itself; else AVG is SUM then a division), ``reduce_as`` (dtype -> the dtype a
+    reduction runs in, for dtypes the backend cannot reduce natively), ``errors`` (the
+    exception types of the backend library that :meth:`_guard` translates)."""
+
+    name = None
+    native_avg = False
+    reduce_as = {}
+    errors = ()
+
+    def __init__(self, ranks, rank, timeout, global_rank):
+        self.ranks, self.rank, self.size = tuple(ranks), rank, len(ranks)
+        self.timeout, self.global_rank = timeout, global_rank
+        self.broken = None
+
+    def __repr__(self):
+        return f"ProcessGroup({self.name}, ranks={list(self.ranks)}, rank={self.rank})"
+
+    # -- failure -------------------------------------------------------------------------
+
+    def _guard(self, op, fn, *args):
+        """``fn(*args)``, with the backend library's errors raised as DistributedError."""
+        if self.broken is not None:
+            raise DistributedError(f"{op}: the process group is unusable after an earlier "
+                                   f"failure: {self.broken}")
+        try:
+            return fn(*args)
+        except self.errors as e:
+            err = DistributedError(f"{op}: {self.describe(e)} (rank {self.global_rank}, "
+                                   f"process group of ranks {list(self.ranks)})")
+        self._fail(err)
+
+    def _fail(self, err):
+        """Mark the group broken by ``err`` and raise it; at exit the job is aborted
+        rather than finalised (a peer may never answer)."""
+        self.broken = err
+        _BROKEN.append(self)
+        raise err
+
+    def describe(self, e):
+        return str(e)
+
+    def abort(self):
+        """End every process of the job (after a failure)."""
+
+    # -- wire buffers ----------------------------------------------------------------------
+
+    def device_of(self, t, op):
+        """The device the wire buffer of ``t`` lives on (raises where it cannot be)."""
+        raise NotImplementedError  # abstract
+
+    def stage(self, t, op, reduce=False, read=True):
+        """``(buffer, writeback)``: a flat contiguous tensor holding ``t`` on the wire
+        device — as bytes (``uint8``) for moves, in a reducible dtype for reductions —
+        sharing ``t``'s memory when it can, and the function that puts what the backend
+        wrote into it back into ``t`` (a version bump, or a copy). ``read=False``: the
+        backend only writes it."""
+        dev = self.device_of(t, op)
+        wire_dt = self.reduce_as.get(t.dtype, t.dtype) if reduce else t.dtype
+        if t.dtype == wire_dt and t.device == dev and t.is_contiguous():
+            s = t.detach()
+            vc = t._vc
+
+            def back():
+                vc[0] += 1
+        else:
+            s = t.detach().to(device=dev, dtype=wire_dt).contiguous() if read else \
+                empty(tuple(t.shape), dtype=wire_dt, device=dev)
+
+            def back():
+                with no_grad():
+                    t.copy_(s.to(device=t.device))
+        flat = s.reshape(-1)
+        if not reduce or wire_dt == _dt.bool:
+            flat = flat.view(_dt.uint8)
+        return flat, back
+
+    @staticmethod
+    def wire_op(op, dtype):
+        """The backend's reduction for ``op`` on ``dtype``: bool reduces as uint8, where
+        SUM (logical or) is MAX and PRODUCT (logical and) is MIN."""
+        if dtype == _dt.bool:
+            return {ReduceOp.SUM: ReduceOp.MAX, ReduceOp.PRODUCT: ReduceOp.MIN}.get(op, op)
+        return op
+
+    # -- primitives on wire buffers (group ranks; each returns a Work) ---------------------
+
+    def allreduce(self, buf, op):
+        raise NotImplementedError  # abstract
+
+    def broadcast(self, buf, root):
+        raise NotImplementedError  # abstract
+
+    def reduce(self, buf, op, root):
+        raise NotImplementedError  # abstract
+
+    def allgather(self, out, inp):
+        raise NotImplementedError  # abstract
+
+    def reduce_scatter(self, out, inp, op):
+        raise NotImplementedError  # abstract
+
+    def gather(self, out, inp, root):
+        raise NotImplementedError  # abstract
+
+    def scatter(self, out, inp, root):
+        raise NotImplementedError  # abstract
+
+    def alltoall(self, out, inp, out_counts, in_counts):
+        raise NotImplementedError  # abstract
+
+    def send(self, buf, dst, tag):
+        raise NotImplementedError  # abstract
+
+    def recv(self, buf, src, tag):
+        raise NotImplementedError  # abstract
+
+    def barrier(self):
+        raise NotImplementedError  # abstract
+
+    def split(self, ranks, timeout):
+        """The group of global ``ranks`` (every rank of this group calls it): a new
+        ProcessGroup where this rank is a member, else None."""
+        raise NotImplementedError  # abstract
+
+    def destroy(self):
+        """Release the communicator."""
+
+
+class GroupMember:
+    """``NON_GROUP_MEMBER``: what :func:`new_group` returns on ranks outside the group."""
+
+    NON_GROUP_MEMBER = object()
+
+
+class _Groups:
+    """``lucid.distributed.group.WORLD``: the default process group (None before
+    :func:`~lucid.distributed.init_process_group`)."""
+
+    WORLD = None
+
+
+group = _Groups()
+_BROKEN = []
+
+
+@atexit.register
+def _abort_if_broken():
+    """A group broke (a peer died or timed out): abort the job, since finalising it would
+    wait for that peer."""
+    if _BROKEN:
+        _BROKEN[0].abort()

