@@ -11,9 +11,10 @@ from . import dtypes, errors
 from ._state import STATE as _STATE
 from ._device import device, get_default_device, set_default_device
 from . import backend  # noqa: F401  (registers the backends of each device type)
-from .dtypes import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16,
-                     float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32,
-                     int64, long, promote_types, result_type, set_default_dtype, short, uint8)
+from .dtypes import (bfloat16, bool, can_cast, cdouble, cfloat, complex64, complex128,
+                     double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
+                     promote_types, result_type, set_default_dtype, short, uint8)
 from ._tensor import Size, Tensor, as_tensor, from_dlpack, from_numpy, is_tensor, tensor
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
@@ -43,6 +44,11 @@ del backend     # the backends are internals: reach them through a device (lucid
 def is_floating_point(t):
     """Whether tensor ``t`` has a floating dtype."""
     return t._dtype.is_floating_point
+
+
+def is_complex(t):
+    """Whether tensor ``t`` has a complex dtype."""
+    return t._dtype.is_complex
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False) -> None:

@@ -2,10 +2,20 @@
 
 A :class:`dtype` names one element type and knows its NumPy storage type (``bfloat16``
 comes from ``ml_dtypes``). Promotion follows PyTorch: types are ordered by category
-(bool < integer < floating); among tensors of one category the wider type wins, a 0-d tensor
-only matters when its category is higher than every dimensioned operand's, and a Python
-scalar is *weak*: it only sets the category (``float32 tensor * 2.0`` stays float32, an
-``int32 tensor * 2.5`` becomes the default float dtype).
+(bool < integer < floating < complex); among tensors of one category the wider type wins, a
+0-d tensor only matters when its category is higher than every dimensioned operand's, and a
+Python scalar is *weak*: it only sets the category (``float32 tensor * 2.0`` stays float32,
+an ``int32 tensor * 2.5`` becomes the default float dtype).
+
+Complex: ``complex64`` (``cfloat``, two float32) and ``complex128`` (``cdouble``). A complex
+and a floating type promote to the complex type whose parts hold both (``float64 +
+complex64`` is ``complex128``; ``float16``/``bfloat16 + complex64`` is ``complex64``); a
+complex operand of a lower priority group keeps the floating precision of a higher one
+(``float64 tensor * 1j`` is ``complex128``, ``float32 tensor + 0-d complex128`` is
+``complex64``), and a Python complex alone takes the default complex dtype (``complex64``
+while the default float is ``float32``, ``complex128`` with ``float64``). PyTorch's
+``complex32`` is not provided: where PyTorch makes one (``float16 tensor * 1j``) Lucid
+makes ``complex64``.
 """
 
 from __future__ import annotations
@@ -19,32 +29,42 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "half",
     "bfloat16", "float32", "float", "float64", "double", "long", "int", "short",
     "promote_types", "result_type", "can_cast", "set_default_dtype", "get_default_dtype",
-    "finfo", "iinfo", "as_dtype",
+    "finfo", "iinfo", "as_dtype", "complex64", "cfloat", "complex128", "cdouble",
 ]
 
-_py_bool, _py_int, _py_float = bool, int, float
+_py_bool, _py_int, _py_float, _py_complex = bool, int, float, complex
 
 
 class dtype:
     """One element type: its name, width, category and NumPy storage type."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point", "is_signed", "np", "_rank", "_cat")
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "np",
+                 "_rank", "_cat", "_grad")
 
     def __init__(self, name, np_type, rank, category):
         self.name = name
         self.np = np.dtype(np_type)
         self.itemsize = self.np.itemsize
         self.is_floating_point = category == 2
+        self.is_complex = category == 3
         self.is_signed = name not in ("bool", "uint8")
         self._rank = rank      # position in the promotion lattice
-        self._cat = category   # 0 bool, 1 integer, 2 floating
-
-    @property
-    def is_complex(self):
-        return False
+        self._cat = category   # 0 bool, 1 integer, 2 floating, 3 complex
+        self._grad = category >= 2   # tensors of this dtype can carry gradients
 
     def to_real(self):
-        return self
+        """The dtype of the real and imaginary parts of a complex dtype (``complex64`` ->
+        ``float32``); any other dtype is returned as is."""
+        return _REAL_OF.get(self, self)
+
+    def to_complex(self):
+        """The complex dtype whose parts have this floating dtype (``float32`` ->
+        ``complex64``); a complex dtype is returned as is."""
+        got = _COMPLEX_OF.get(self)
+        if got is None:
+            raise DTypeError(f"to_complex: no complex dtype for {self} (complex64 holds "
+                             "float32 parts, complex128 float64; complex32 is not supported)")
+        return got
 
     def __repr__(self):
         return f"lucid.{self.name}"
@@ -63,19 +83,40 @@ float16 = dtype("float16", np.float16, 6, 2)
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 7, 2)
 float32 = dtype("float32", np.float32, 8, 2)
 float64 = dtype("float64", np.float64, 9, 2)
+complex64 = dtype("complex64", np.complex64, 10, 3)
+complex128 = dtype("complex128", np.complex128, 11, 3)
 half, float, double, long, int, short = float16, float32, float64, int64, int32, int16
+cfloat, cdouble = complex64, complex128
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+       complex64, complex128)
 FLOATING = (float16, bfloat16, float32, float64)
+COMPLEX = (complex64, complex128)
+_REAL_OF = {complex64: float32, complex128: float64}
+_COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64,
+               complex128: complex128}
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update(half=float16, float=float32, double=float64, long=int64, int=int32,
-                short=int16)
+                short=int16, cfloat=complex64, cdouble=complex128)
 _BY_NP = {d.np: d for d in ALL}
+
+
+def _complex_holding(f: dtype) -> dtype:
+    """The complex dtype a floating ``f`` promotes to with a complex operand (float16 and
+    bfloat16 parts widen to float32: no complex32)."""
+    return complex128 if f is float64 else complex64
 
 
 def _promote_pair(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if a._cat == 3 or b._cat == 3:
+        c, o = (a, b) if a._cat == 3 else (b, a)
+        if o._cat == 3:
+            return a if a._rank > b._rank else b
+        if o._cat == 2:
+            return _complex_holding(_promote_pair(c.to_real(), o))
+        return c
     if a._cat != b._cat:
         return a if a._cat > b._cat else b
     if a._cat == 1 and (a is uint8 or b is uint8):
@@ -111,6 +152,12 @@ def get_default_dtype() -> dtype:
     return _default_float
 
 
+def get_default_complex_dtype() -> dtype:
+    """The dtype Python complex numbers take: ``complex128`` when the default float dtype
+    is float64, else ``complex64``."""
+    return _complex_holding(_default_float)
+
+
 def scalar_dtype(value) -> dtype:
     """The dtype a Python scalar takes when it makes a tensor."""
     if isinstance(value, _py_bool) or isinstance(value, np.bool_):
@@ -119,6 +166,10 @@ def scalar_dtype(value) -> dtype:
         return int64
     if isinstance(value, (_py_float, np.floating)):
         return _default_float
+    if isinstance(value, np.complexfloating):
+        return _BY_NP[value.dtype]
+    if isinstance(value, _py_complex):
+        return _complex_holding(_default_float)
     raise DTypeError(f"cannot infer a dtype from {type(value).__name__} {value!r}")
 
 
@@ -128,6 +179,10 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
+    if higher._cat == 3:
+        return higher
+    if lower._cat == 3:            # keeps a floating group's precision (float64 * 1j)
+        return _complex_holding(higher) if higher._cat == 2 else lower
     if higher._cat == 2:
         return higher
     if higher is bool or lower._cat == 2:
@@ -196,12 +251,14 @@ def from_numpy_dtype(npd) -> dtype:
 
 
 class finfo:
-    """Limits of a floating dtype: ``bits``, ``eps``, ``max``, ``min``, ``tiny``, ``resolution``."""
+    """Limits of a floating dtype: ``bits``, ``eps``, ``max``, ``min``, ``tiny``, ``resolution``.
+
+    For a complex dtype, those of its parts (PyTorch: ``finfo(complex64)`` is float32's)."""
 
     def __init__(self, d=None):
-        d = _default_float if d is None else as_dtype(d)
+        d = _default_float if d is None else as_dtype(d).to_real()
         if not d.is_floating_point:
-            raise DTypeError(f"finfo: got {d}, expected a floating dtype")
+            raise DTypeError(f"finfo: got {d}, expected a floating dtype or a complex one")
         info = ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
         self.dtype = d.name
         self.bits = d.itemsize * 8
@@ -222,7 +279,7 @@ class iinfo:
 
     def __init__(self, d):
         d = as_dtype(d)
-        if d.is_floating_point:
+        if d._cat >= 2:
             raise DTypeError(f"iinfo: got {d}, expected an integer or bool dtype")
         info = np.iinfo(np.uint8 if d is bool else d.np)
         self.dtype = d.name

@@ -9,7 +9,9 @@ lists are lists and whose every other non-scalar is a tagged object ``{"$t": tag
 ``dict`` / ``odict`` (items as ``[key, value]`` pairs, so keys keep their type: an
 optimizer's state is keyed by ints), ``tuple``, ``size``, ``float`` (only NaN and the
 infinities, which JSON lacks), ``bytes`` (base64), ``dtype``, ``device`` and ``tensor``
-(its key, device, ``requires_grad`` and whether it was an ``nn.Parameter``). Loading builds
+(its key, device, ``requires_grad`` and whether it was an ``nn.Parameter``; a complex
+tensor, which safetensors has no dtype for, is stored as its ``view_as_real`` pairs and
+marked ``"complex": true``; ``save_safetensors`` refuses complex tensors). Loading builds
 only these types: nothing in a file can name a class or run code, and a structure with
 anything else is refused with a :class:`~lucid.errors.SerializationError`. No pickle is
 involved anywhere.
@@ -107,10 +109,14 @@ class _Encoder:
         if key is None:
             key = self._keys[id(t)] = str(len(self.arrays))
             self._alive.append(t)
-            self.arrays[key] = _host_array(t)
-        return {"$t": "tensor", "key": key, "device": str(t._device),
+            a = _host_array(t)
+            self.arrays[key] = host.complex_as_pairs(a) if t._dtype.is_complex else a
+        node = {"$t": "tensor", "key": key, "device": str(t._device),
                 "requires_grad": t._requires_grad,
                 "param": self._param is not None and isinstance(t, self._param)}
+        if t._dtype.is_complex:
+            node["complex"] = True       # stored as (real, imaginary) pairs
+        return node
 
 
 def _file_mode(path):
@@ -180,6 +186,10 @@ def save_safetensors(tensors, path, metadata=None) -> None:
                 f"save_safetensors: expected str keys and Tensor values, got "
                 f"{type(k).__name__} -> {type(t).__name__} (for nested or non-tensor "
                 "entries use lucid.save)")
+        if t._dtype.is_complex:
+            raise SerializationError(f"save_safetensors: tensor {k!r} is {t._dtype.name}; "
+                                     "the safetensors format has no complex dtype (save "
+                                     "view_as_real(t), or use lucid.save, which does)")
         arrays[k] = _host_array(t)
     if metadata is not None and not (isinstance(metadata, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
@@ -319,8 +329,13 @@ class _Decoder:
         if key not in self._arrays:
             raise self._bad(f"a reference to tensor {key!r}, which the file does not hold")
         loc = str(node["device"])
+        arr = self._arrays[key][1]
+        if node.get("complex", False) is not False:
+            arr = host.pairs_as_complex(arr) if node["complex"] is True else None
+            if arr is None:
+                raise self._bad(f"complex tensor {key!r} not stored as float32/float64 pairs")
         try:
-            t = self._locate(from_numpy(self._arrays[key][1]), loc)
+            t = self._locate(from_numpy(arr), loc)
         except DeviceError as e:
             raise DeviceError(f"load: can't restore a tensor saved on {loc} ({e}); pass "
                               "map_location='cpu' (or another device) to load it there") \
@@ -328,7 +343,7 @@ class _Decoder:
         if not isinstance(t, Tensor):
             raise ArgumentTypeError(f"load: map_location returned a "
                                     f"{type(t).__name__}, expected a Tensor")
-        rg = node["requires_grad"] is True and t.dtype.is_floating_point
+        rg = node["requires_grad"] is True and t.dtype._grad
         if node["param"] is True and self._param is not None:
             t = self._param(t, requires_grad=rg)
         elif rg:

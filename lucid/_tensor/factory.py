@@ -97,7 +97,7 @@ def _to_array(data, dtype, dev):
         raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
                          "expected a number, nested sequence, ndarray or Tensor")
     dt = want or _infer_dtype(data)
-    if not dt.is_floating_point:
+    if dt._cat < 2:
         # Python ints beyond int64 never fit an integer dtype (PyTorch: "Overflow when
         # unpacking long long"); into a float or bool dtype they convert like any number
         big = _overflowing_int(data)

@@ -12,6 +12,8 @@
 - more than ``threshold`` elements are summarised: ``edgeitems`` at each end of every dim,
   `` ...`` between (``...`` rows between rows);
 - a row holds ``floor((linewidth - indent) / (width + 2))`` elements;
+- a complex element is its real part, then its imaginary part with its sign and ``j``,
+  each part formatted by those rules over all the parts of its kind;
 - ``dtype=`` is shown unless the dtype is the default float, int64 or bool (and always for
   an empty tensor whose dtype is not the default float), ``size=`` for an empty tensor that
   is not 1-D; suffixes move to a new line when they would pass ``linewidth``.
@@ -144,6 +146,28 @@ class _Formatter:
         return s.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """A complex element as PyTorch writes it: the real part with one formatter, the
+    imaginary part with another (each chosen from all the parts of its kind), joined by its
+    sign and followed by ``j`` (``1.5000+2.0000j``, ``0.-1.j``)."""
+
+    __slots__ = ("re", "im", "width")
+
+    def __init__(self, values):
+        self.re = _Formatter([v.real for v in values], True)
+        self.im = _Formatter([v.imag for v in values], True)
+        self.width = self.re.width + self.im.width + 1
+
+    def format(self, v):
+        imag = (self.im.format(v.imag) + "j").lstrip()
+        return self.re.format(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
+def _formatter(values, dt):
+    return _ComplexFormatter(values) if dt.is_complex else \
+        _Formatter(values, dt.is_floating_point)
+
+
 _ELLIPSIS = object()      # the place of the elided elements of a summarised dim
 
 
@@ -201,16 +225,15 @@ def _body(t, indent):
     formatting decision is made on those Python numbers."""
     be = t._device.backend
     a = t._data
-    floating = t._dtype.is_floating_point
     shape = tuple(a.shape)
     if not shape:
         v = be.to_list(a)
-        return _Formatter([v], floating).format(v)
+        return _formatter([v], t._dtype).format(v)
     summarize = math.prod(shape) > PRINT_OPTS.threshold
     edge = int(PRINT_OPTS.edgeitems)
     values = be.to_list(be.edge_items(a, edge) if summarize else a)
     nested = _collect(values, shape, summarize, edge)
-    fmt = _Formatter(_flat(nested, []), floating)
+    fmt = _formatter(_flat(nested, []), t._dtype)
     return _nested_str(nested, len(shape), indent, fmt)
 
 
@@ -248,7 +271,7 @@ def tensor_repr(t) -> str:
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append(f"size={tuple(t._data.shape)}")
-        if dt not in (default, _dt.int64, _dt.bool):
+        if dt not in (default, _dt.int64, _dt.bool, _dt.get_default_complex_dtype()):
             suffixes.append(f"dtype={dt!r}")
         body = _body(t, indent)
     if t.grad_fn is not None:

@@ -149,7 +149,7 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self):
-        return False
+        return self._dtype.is_complex
 
     def is_contiguous(self, memory_format=None):
         return self._device._backend.is_contiguous(self._data)
@@ -225,9 +225,10 @@ class Tensor:
                     "requires_grad: you can only change requires_grad flags of leaf tensors; "
                     "use detach() to get a tensor that does not require grad")
             return
-        if flag and not self._dtype.is_floating_point:
+        if flag and not self._dtype._grad:
             raise DTypeError(f"requires_grad: only floating point tensors can require "
-                             f"gradients, got dtype {self._dtype}")
+                             f"gradients, got dtype {self._dtype} (floating point and "
+                             "complex dtypes can)")
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -369,10 +370,17 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     def __float__(self):
-        return float(self.item())
+        return float(self._real_item("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._real_item("int"))
+
+    def _real_item(self, what):
+        v = self.item()
+        if v.__class__ is complex:
+            raise TypeError(f"{what}(): can't convert a complex tensor to a real number; "
+                            "use .real or abs() first")
+        return v
 
     def __bool__(self):
         if self._data.size != 1:
@@ -381,7 +389,7 @@ class Tensor:
         return bool(self.item())
 
     def __index__(self):
-        if self._dtype.is_floating_point or self._data.size != 1:
+        if self._dtype._cat >= 2 or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to "
                             "an index")
         return int(self.item())

@@ -41,6 +41,9 @@ def _root_grad(i, t, g, create_graph, what):
         if t._data.size != 1:
             raise AutogradError(f"{what}: grad can be implicitly created only for scalar "
                                 f"outputs, got output {i} of shape {tuple(t.shape)}")
+        if t._dtype.is_complex:
+            raise AutogradError(f"{what}: grad can be implicitly created only for real "
+                                f"scalar outputs, got output {i} of dtype {t._dtype.name}")
         arr = t._device.backend.ones(t._data.shape, t._dtype.np)
         return _to_tensor(arr, t._device) if create_graph else arr
     if not isinstance(g, Tensor):
@@ -53,7 +56,7 @@ def _root_grad(i, t, g, create_graph, what):
         raise DeviceMismatchError(f"{what}: grad_output {i} is on {g._device} but output {i} "
                                   f"is on {t._device}")
     if g._dtype is not t._dtype:
-        if not g._dtype.is_floating_point:
+        if not g._dtype._grad:
             raise AutogradError(f"{what}: grad_output {i} has dtype {g._dtype.name}, expected "
                                 f"a floating dtype like output {i} ({t._dtype.name})")
         g = g.to(t._dtype)
@@ -229,7 +232,7 @@ def _check_anomaly(node, grads):
         if g is None:
             continue
         a = g._data if hasattr(g, "_data") else g
-        if dtypes._BY_NP[a.dtype].is_floating_point and node.be.any_nan(a):
+        if dtypes._BY_NP[a.dtype]._grad and node.be.any_nan(a):
             trace = "".join(node._anomaly_trace or ())
             raise AutogradError(f"Function '{node.name()}' returned nan values in its "
                                 f"{i}th output.\nForward call that created it:\n{trace}")

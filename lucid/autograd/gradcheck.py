@@ -2,7 +2,15 @@
 
 The analytical Jacobian row for output element :math:`k` comes from a backward with
 ``grad_output = e_k``; the numerical column for input element :math:`j` from central
-differences :math:`(f(x + \\epsilon e_j) - f(x - \\epsilon e_j)) / 2\\epsilon`. Use float64.
+differences :math:`(f(x + \\epsilon e_j) - f(x - \\epsilon e_j)) / 2\\epsilon`. Use float64
+(complex128 for complex inputs).
+
+Complex tensors count as pairs of real coordinates (real, imaginary), as PyTorch's check
+does: a complex input element has two columns (perturbed by :math:`\\epsilon` and by
+:math:`i\\epsilon`), a complex output element two rows, whose analytical entries come from
+backwards with ``grad_output`` 1 and :math:`i`. With PyTorch's convention (the gradient of
+a real :math:`L` with respect to :math:`z = x + iy` is :math:`\\partial L/\\partial x + i\\,
+\\partial L/\\partial y`) the two parts of that gradient are the two columns' entries.
 """
 
 from __future__ import annotations
@@ -33,9 +41,24 @@ _F64 = _dt.float64.np
 
 
 def _flat64(t):
-    """``t``'s values as a new flat float64 array of its backend."""
+    """``t``'s values as a new flat float64 array of its backend (a complex tensor's as
+    interleaved real and imaginary parts)."""
     be = t._device.backend
-    return be.astype(be.copy(t._data), _F64).reshape(-1)
+    a = be.copy(t._data)
+    if t._dtype.is_complex:
+        a = be.view_as_real(a)
+    return be.astype(a, _F64).reshape(-1)
+
+
+def _rsize(t):
+    """The number of real coordinates of ``t`` (two per complex element)."""
+    return t._data.size * (2 if t._dtype.is_complex else 1)
+
+
+def _steps(t, eps):
+    """The perturbations of one element of ``t``: along the real axis, and the imaginary
+    one for a complex ``t``."""
+    return (eps, eps * 1j) if t._dtype.is_complex else (eps,)
 
 
 def _zeros(be, m, n):
@@ -57,21 +80,22 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
     wrt = [t for t in _tensors(inputs) if t._requires_grad]
     with no_grad():
         outs = _outputs(fn, inputs)
-    jac = [[_zeros(o._device.backend, o._data.size, t._data.size) for t in wrt]
-           for o in outs]
+    jac = [[_zeros(o._device.backend, _rsize(o), _rsize(t)) for t in wrt] for o in outs]
     for j, t in enumerate(wrt):
         a = t._data
+        steps = _steps(t, eps)
         for flat in range(a.size):
             idx = _unravel(flat, a.shape)
             orig = a[idx].copy()
-            with no_grad():
-                a[idx] = orig + eps
-                plus = [_flat64(o) for o in _outputs(fn, inputs)]
-                a[idx] = orig - eps
-                minus = [_flat64(o) for o in _outputs(fn, inputs)]
-                a[idx] = orig
-            for k in range(len(outs)):
-                jac[k][j][:, flat] = (plus[k] - minus[k]) / (2 * eps)
+            for s, step in enumerate(steps):
+                with no_grad():
+                    a[idx] = orig + step
+                    plus = [_flat64(o) for o in _outputs(fn, inputs)]
+                    a[idx] = orig - step
+                    minus = [_flat64(o) for o in _outputs(fn, inputs)]
+                    a[idx] = orig
+                for k in range(len(outs)):
+                    jac[k][j][:, flat * len(steps) + s] = (plus[k] - minus[k]) / (2 * eps)
     return jac
 
 
@@ -79,15 +103,15 @@ def analytical_jacobian(fn, inputs, create_graph=False):
     """Same layout as :func:`numerical_jacobian`, by one backward per output element."""
     wrt = [t for t in _tensors(inputs) if t._requires_grad]
     outs = _outputs(fn, inputs)
-    jac = [[_zeros(o._device.backend, o._data.size, t._data.size) for t in wrt]
-           for o in outs]
+    jac = [[_zeros(o._device.backend, _rsize(o), _rsize(t)) for t in wrt] for o in outs]
     for k, o in enumerate(outs):
         if not o._requires_grad:
             continue
         be = o._device.backend
-        for r in range(o._data.size):
+        units = _steps(o, 1)
+        for r in range(_rsize(o)):
             e = be.full(o._data.shape, 0, o._dtype.np)
-            e.reshape(-1)[r] = 1
+            e.reshape(-1)[r // len(units)] = units[r % len(units)]
             gs = _grad((o,), wrt, (Tensor._wrap(e, o._dtype, o._device),),
                        retain_graph=True, allow_unused=True, create_graph=create_graph)
             for j, g in enumerate(gs):
@@ -116,9 +140,9 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
         inputs = (inputs,)
     inputs = tuple(inputs)
     for t in _tensors(inputs):
-        if t._requires_grad and t._dtype.name != "float64":
-            warnings.warn(f"gradcheck: input of dtype {t._dtype.name} is not float64; the "
-                          "check may fail from rounding alone", stacklevel=2)
+        if t._requires_grad and t._dtype.name not in ("float64", "complex128"):
+            warnings.warn(f"gradcheck: input of dtype {t._dtype.name} is not float64 or "
+                          "complex128; the check may fail from rounding alone", stacklevel=2)
     num = numerical_jacobian(fn, inputs, eps)
     ana = analytical_jacobian(fn, inputs)
     for k, (nrow, arow) in enumerate(zip(num, ana)):
@@ -151,9 +175,12 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
         for o in outs:
             be = o._device.backend
             rng = be.rng_create(seed)
-            v = Tensor._wrap(be.normal(rng, o._data.shape, 0.0, 1.0, o._dtype.np),
-                             o._dtype, o._device)
-            v.requires_grad = o._dtype.is_floating_point
+            part = o._dtype.to_real().np
+            v = be.normal(rng, o._data.shape, 0.0, 1.0, part)
+            if o._dtype.is_complex:
+                v = be.make_complex(v, be.normal(rng, o._data.shape, 0.0, 1.0, part))
+            v = Tensor._wrap(v, o._dtype, o._device)
+            v.requires_grad = o._dtype._grad
             grad_outputs.append(v)
     grad_outputs = tuple(grad_outputs)
     n_in = len(inputs)

@@ -4,7 +4,8 @@ A node is created by an op call that records a graph. It holds one *edge* per in
 ``(node, output_nr)`` of the input's producer, the leaf's :class:`AccumulateGrad`, or
 ``None`` for an input that needs no gradient — plus the shape and dtype of each input, so
 the gradient it returns is summed back over broadcast axes (``sum_to``) and cast back to the
-input's dtype here, once, for every op.
+input's dtype here, once, for every op (a complex gradient of a real input keeps its real
+part, as in PyTorch).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import traceback
 import weakref
 
+from .. import dtypes
 from .._hooks import RemovableHandle as _RemovableHandle
 from .._state import STATE
 from .._tensor import Tensor
@@ -134,6 +136,8 @@ class Node:
                     self.be.broadcast_to(g, shape)
             npd = dt.np
             if g.dtype is not npd and g.dtype != npd:
+                if dt._cat < 3 and dtypes._BY_NP[g.dtype]._cat == 3:
+                    g = g.real           # a real input's gradient: the real part (PyTorch)
                 g = g.astype(npd)
             out[i] = g
         return out
@@ -156,7 +160,10 @@ class Node:
             if g.shape != shape:
                 g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
             if g._dtype is not dt:
-                g = g.to(dt)
+                if g._dtype.is_complex and not dt.is_complex:
+                    g = g.real
+                if g._dtype is not dt:
+                    g = g.to(dt)
             out.append(g)
         return out
 

@@ -6,6 +6,7 @@ implementing this interface. It is assembled from one interface class per area.
 
 from .interface.attention import AttentionKernels
 from .interface.binary import BinaryKernels
+from .interface.complex import ComplexKernels
 from .interface.conv import ConvKernels
 from .interface.core import CoreKernels
 from .interface.decomp import DecompKernels
@@ -26,7 +27,7 @@ from .interface.vision import VisionKernels
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
               NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
-              AttentionKernels, VisionKernels, DecompKernels):
+              AttentionKernels, VisionKernels, DecompKernels, ComplexKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import ShapeError, ValueOverflowError
+from ..errors import DTypeError, ShapeError, ValueOverflowError
 
 __all__ = ["is_array", "is_scalar", "is_array_dtype", "is_writeable", "from_dlpack",
            "scalar_array", "nested_array", "array_kind", "contiguous", "from_buffer"]
@@ -78,14 +78,19 @@ def nested_array(data, dt, op="tensor"):
     ``[min, max]`` (nan and inf never fit); integers too, except that an unsigned dtype also
     takes ``-max..-1`` (wrapping, as ``tensor([-1], dtype=uint8)`` is 255)."""
     try:
-        host = np.array(data, dtype=np.float64 if dt.is_floating_point else None)
+        host = np.array(data, dtype=np.float64 if dt.is_floating_point else
+                        np.complex128 if dt.is_complex else None)
     except OverflowError as e:      # an int too large for a float64
         raise ValueOverflowError(f"{op}: overflow converting to {dt.name} ({e})") from None
     except ValueError as e:
         raise ShapeError(f"{op}: nested sequences have inconsistent lengths ({e})") from None
+    except TypeError:               # complex numbers into a real dtype
+        raise DTypeError(f"{op}: can't convert complex values to {dt.name}") from None
     if host.dtype == object:
         raise ShapeError(f"{op}: nested sequences have inconsistent lengths")
-    if dt.is_floating_point or dt is _dt.bool:
+    if dt._cat >= 2 or dt is _dt.bool:        # floating, complex
+        if host.dtype.kind == "c" and dt._cat < 3:
+            raise DTypeError(f"{op}: can't convert complex values to {dt.name}")
         return host.astype(dt.np)
     _check_fits(host, dt, op)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -116,3 +121,18 @@ def _check_fits(host, dt, op):
         v = host[bad].flat[0]
         raise ValueOverflowError(f"{op}: value {v.item()!r} cannot be converted to type "
                                  f"{dt.name} without overflow (range [{dmin}, {hi}])")
+
+
+def complex_as_pairs(a):
+    """Complex host array ``a`` as a C-contiguous real array of shape ``a.shape + (2,)``
+    (real, imaginary): safetensors has no complex dtype."""
+    return np.ascontiguousarray(a)[..., None].view(a.real.dtype)
+
+
+def pairs_as_complex(a):
+    """The inverse of :func:`complex_as_pairs`, or None when ``a`` is not float32/float64
+    pairs."""
+    if a.dtype not in (np.float32, np.float64) or not a.ndim or a.shape[-1] != 2:
+        return None
+    return np.ascontiguousarray(a).view(np.complex64 if a.dtype == np.float32 else
+                                        np.complex128)[..., 0]

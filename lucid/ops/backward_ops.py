@@ -46,7 +46,7 @@ class TanhBackwardBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("tanh_backward", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         internal=True)
+                         internal=True, complex_grad="holomorphic")
     saves_input = ((1,), (0, 1))
 
     @staticmethod
@@ -87,7 +87,7 @@ class SigmoidBackwardBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("sigmoid_backward", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         internal=True)
+                         internal=True, complex_grad="holomorphic")
     saves_input = ((1,), (0, 1))
 
     @staticmethod
@@ -132,7 +132,7 @@ class PowScalarBackwardBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("pow_scalar_backward", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         internal=True)
+                         internal=True, complex_grad="holomorphic")
     saves_input = ((1,), (0, 1))
 
     @staticmethod

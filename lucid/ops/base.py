@@ -69,11 +69,17 @@ class Op(Node):
     _broadcast = False      # inputs broadcast against each other
     _nondet = False         # mirrors not schema_v1.deterministic
     _tuple_out = False      # dispatch returns a tuple (several outputs or saves_extra)
+    _holomorphic = False    # schema_v1.complex_grad == "holomorphic"
+    # per input dtype category (bool, integer, floating, complex): whether an input of it
+    # leaves the hot path (real-valued cast of integers, complex refused or handled)
+    _slow_cat = (False, False, False, True)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         s = cls.__dict__.get("schema_v1")
         if s is not None:
+            cls._holomorphic = s.complex_grad == "holomorphic"
+            cls._slow_cat = (s.real_valued, s.real_valued, False, s.complex_grad is None)
             cls._real = s.real_valued
             cls._diff = s.differentiable
             cls._policy = s.amp_policy
@@ -97,7 +103,16 @@ class Op(Node):
         raise AutogradError(f"{self.name()} is not differentiable")
 
     def grad_formula(self, grad):
-        """The eager backward: :meth:`grad` on backend arrays with ``F`` the backend."""
+        r"""The eager backward: :meth:`grad` on backend arrays with ``F`` the backend.
+
+        A holomorphic op (``complex_grad="holomorphic"``) on complex data runs its real
+        formula ``g f'(z)`` as ``conj(grad(conj(g)))`` = :math:`g\,\overline{f'(z)}`, the
+        gradient with respect to :math:`\bar z` PyTorch's convention asks for."""
+        if self._holomorphic and _complex_grad(grad):
+            return _conj_each(self.be, self._grad_eager(_conj_each(self.be, grad)))
+        return self._grad_eager(grad)
+
+    def _grad_eager(self, grad):
         saved = self.saved
         if saved is None:
             return self.grad(self.be, grad, *(None,) * len(self.in_meta), self.out)
@@ -109,7 +124,11 @@ class Op(Node):
 
     def grad_formula_impl(self, grad, *args):
         """The graph-mode backward: :meth:`grad` on Tensors with ``F`` the Lucid ops, so
-        the gradient is itself recorded (double backward)."""
+        the gradient is itself recorded (double backward); complex data as in
+        :meth:`grad_formula`, through the recorded ``conj`` op."""
+        if self._holomorphic and _complex_grad(grad):
+            F = self.graph_ns
+            return _conj_each(F, self.grad(F, _conj_each(F, grad), *args))
         return self.grad(self.graph_ns, grad, *args)
 
     # -- the call pipeline ----------------------------------------------------------------
@@ -141,8 +160,8 @@ class Op(Node):
                     _refresh_view(t)
                 if t._requires_grad:
                     grad = True
-                if cls._real and t._dtype._cat != 2:
-                    return cls.apply(*[_to_float(t) for t in inputs], **params)
+                if t._dtype._cat != 2 and cls._slow_cat[t._dtype._cat]:
+                    return _non_float_inputs(cls, inputs, params)
         except AttributeError:       # a number or array among the inputs: make it a Tensor
             if all(isinstance(t, Tensor) for t in inputs):
                 raise
@@ -174,7 +193,7 @@ class Op(Node):
         t = _wrap(out, _BY_NP[out.dtype], dev)
         if cls._view:
             _link_view(t, inputs[0], cls, params)
-        if record and t._dtype.is_floating_point:
+        if record and t._dtype._grad:
             t._grad_fn = new_node(cls, be, inputs, params, out, (t,))
             t._requires_grad = True
         return t
@@ -208,7 +227,7 @@ def _finish_tuple(cls, be, dev, out, inputs, params, record):
             t = _wrap(out[0], _BY_NP[out[0].dtype], dev)
             if cls._view:
                 _link_view(t, inputs[0], cls, params)
-            if record and t._dtype.is_floating_point:
+            if record and t._dtype._grad:
                 t._grad_fn = new_node(cls, be, inputs, params, out[0], (t,), extra)
                 t._requires_grad = True
             return t
@@ -224,7 +243,7 @@ def _finish_tuple(cls, be, dev, out, inputs, params, record):
         node._out_meta = tuple((t._data.shape, t._dtype) for t in outs)
         which = cls._diff_outputs
         for i, t in enumerate(outs):
-            if t._dtype.is_floating_point and (which is None or i in which):
+            if t._dtype._grad and (which is None or i in which):
                 t._requires_grad = True
                 t._grad_fn = node
                 t._output_nr = i
@@ -251,9 +270,40 @@ def _nondeterministic(cls, inputs):
 
 
 def _to_float(t):
-    if t._dtype.is_floating_point:
+    if t._dtype._cat >= 2:          # floating or complex: kept
         return t
     return _cast(t, _dt.get_default_dtype())
+
+
+def _non_float_inputs(cls, inputs, params):
+    """The pipeline's slow path for a non-floating input: a complex one is refused by an op
+    that does not declare ``complex_grad`` (PyTorch's ``relu``, ``max``, ``lt`` refuse it
+    too: never a silent wrong answer); a real-valued op computes integer and bool inputs in
+    the default float dtype (the call restarts with them cast)."""
+    if cls._slow_cat[3]:
+        for t in inputs:
+            if t._dtype._cat == 3:
+                raise DTypeError(f"{cls.schema_v1.name}: does not support complex input "
+                                 f"(got {t._dtype.name}); expected a real dtype")
+    return cls.apply(*[_to_float(t) for t in inputs], **params)
+
+
+def _complex_grad(g):
+    """Whether gradient ``g`` (array or Tensor; a tuple of them for several outputs) is
+    complex."""
+    if g.__class__ is tuple:
+        g = next((x for x in g if x is not None), None)
+        if g is None:
+            return False
+    d = g.dtype
+    return (d if d.__class__ is _dt.dtype else _BY_NP[d])._cat == 3
+
+
+def _conj_each(F, g):
+    """``conj`` of a gradient or of each of a tuple of them (None stays None)."""
+    if g.__class__ is tuple:
+        return tuple(None if x is None else F.conj(x) for x in g)
+    return None if g is None else F.conj(g)
 
 
 def _cast(t, dt):
@@ -380,13 +430,13 @@ class BinaryOp(BroadcastOp):
             except DTypeError as e:     # an array operand becomes a tensor, as in PyTorch
                 s = _array_operand(s, t, e)
                 return cls.call(t, s, **params) if ta else cls.call(s, t, **params)
-            if cls._real and not rd.is_floating_point:
+            if cls._real and rd._cat < 2:
                 rd = _dt.get_default_dtype()
             s = scalar_like(s, rd, t)
             a, b = (t, s) if ta else (s, t)
         else:
             return cls.call(to_tensor(a), b, **params)
-        if cls._real and not rd.is_floating_point:
+        if cls._real and rd._cat < 2:
             rd = _dt.get_default_dtype()
         cdt = cls.compute_dtype(rd)
         if a._dtype is not cdt:
@@ -455,7 +505,7 @@ def _scalar_result(cls, dt, s):
     """Promotion of a tensor of dtype ``dt`` with a weak Python scalar ``s``."""
     k = s.__class__
     if k is float:
-        return dt if dt._cat == 2 else _dt.get_default_dtype()
+        return dt if dt._cat >= 2 else _dt.get_default_dtype()
     if k is int:
         return _dt.int64 if dt is _dt.bool else dt
     if k is bool:
@@ -464,9 +514,9 @@ def _scalar_result(cls, dt, s):
 
 
 def _check_scalar(cls, s):
-    if isinstance(s, (numbers.Number, bool)) and not isinstance(s, complex):
+    if isinstance(s, (numbers.Number, bool)):
         return s
-    raise DTypeError(f"{cls.schema_v1.name}: expected a Tensor or a real number, got "
+    raise DTypeError(f"{cls.schema_v1.name}: expected a Tensor or a number, got "
                      f"{type(s).__name__}")
 
 

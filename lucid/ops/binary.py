@@ -81,7 +81,7 @@ class AddBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("add", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("add", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, a, b, alpha=1):
@@ -120,7 +120,7 @@ class MulBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("mul", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("mul", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic")
     saves_input = ((1,), (0,))   # the gradient of a needs b, that of b needs a
 
     @staticmethod
@@ -157,7 +157,7 @@ class SubBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("sub", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("sub", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, a, b, alpha=1):
@@ -198,7 +198,8 @@ class DivBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("div", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2)
+    schema_v1 = OpSchema("div", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2,
+            complex_grad="holomorphic")
     saves_input = ((1,), (0, 1))   # grad a needs b; grad b needs a and b
 
     @staticmethod
@@ -266,7 +267,7 @@ class PowBackward(BinaryOp):
     .. math:: \frac{\partial \mathcal{L}}{\partial a} = g\, b\, a^{b-1}\ (0 \text{ where } b = 0),
               \qquad
               \frac{\partial \mathcal{L}}{\partial b} = g\, y \ln a\
-              (0 \text{ where } a = 0,\ b \ge 0)
+              (0 \text{ where } a = 0,\ \operatorname{Re} b \ge 0)
 
     Attributes
     ----------
@@ -284,7 +285,7 @@ class PowBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("pow", 1, AmpPolicy.FORCE_FP32, input_arity=2)
+    schema_v1 = OpSchema("pow", 1, AmpPolicy.FORCE_FP32, input_arity=2, complex_grad="holomorphic")
     saves_input = True
     saves_output = True
 
@@ -296,7 +297,7 @@ class PowBackward(BinaryOp):
     def grad(self, F, g, a, b, out):
         e = self.next_edges
         return (F.where(b == 0, 0, g * (b * F.pow(a, b - 1))) if e[0] is not None else None,
-                g * F.where((a == 0) & (b >= 0), 0, out * F.log(a)) if e[1] is not None
+                g * F.where((a == 0) & (b.real >= 0), 0, out * F.log(a)) if e[1] is not None
                 else None)
 
 
@@ -331,7 +332,7 @@ class PowScalarBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("pow_scalar", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("pow_scalar", 1, AmpPolicy.FORCE_FP32, complex_grad="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -847,7 +848,8 @@ class LerpBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("lerp", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    schema_v1 = OpSchema("lerp", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
+            complex_grad="holomorphic")
     saves_input = ((2,), (2,), (0, 1, 2))   # what PyTorch keeps
 
     @staticmethod
@@ -890,7 +892,8 @@ class AddcmulBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("addcmul", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    schema_v1 = OpSchema("addcmul", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
+            complex_grad="holomorphic")
     saves_input = ((), (2,), (1,))
 
     @staticmethod
@@ -936,7 +939,8 @@ class AddcdivBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    schema_v1 = OpSchema("addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
+            complex_grad="holomorphic")
     saves_input = ((2,), (2,), (1, 2))   # what PyTorch keeps (t2 even for x's gradient)
 
     @staticmethod
@@ -978,7 +982,8 @@ class WhereBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("where", 1, AmpPolicy.KEEP_INPUT, input_arity=3)
+    schema_v1 = OpSchema("where", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
+            complex_grad="holomorphic")
     saves_input = ((), (0,), (0,))
 
     @staticmethod
@@ -998,7 +1003,7 @@ def _is_bool(x):
 
 
 def _check_alpha(name, input, other, alpha):
-    if isinstance(alpha, float) and not _dt.result_type(input, other).is_floating_point:
+    if isinstance(alpha, float) and _dt.result_type(input, other)._cat < 2:
         raise DTypeError(f"{name}: for integral input tensors, argument alpha must not be a "
                          f"floating point number (got alpha={alpha})")
 
@@ -1083,7 +1088,7 @@ def pow(input, exponent):
             not isinstance(exponent, numbers.Number):     # arrays: PowBackward converts
         return PowBackward.call(input, exponent)
     rd = _scalar_result(PowBackward, input._dtype, exponent)
-    if not rd.is_floating_point and exponent < 0:
+    if rd._cat < 2 and exponent < 0:
         raise DTypeError(f"pow: integers to negative integer powers are not allowed (got a "
                          f"{input._dtype.name} tensor to the power {exponent})")
     return PowScalarBackward.call(input if input._dtype is rd else _cast(input, rd),
@@ -1201,9 +1206,9 @@ def lerp(input, end, weight):
     _require_tensor("lerp", "input", input)
     _require_tensor("lerp", "end", end)
     dt = input._dtype
-    if not dt.is_floating_point:
+    if dt._cat < 2:
         raise DTypeError(f"lerp: not implemented for {dt.name} tensors; expected a floating "
-                         "dtype")
+                         "or complex dtype")
     if end._dtype is not dt:
         raise DTypeError(f"lerp: expected dtype {dt.name} for `end` but got dtype "
                          f"{end._dtype.name}")
@@ -1220,13 +1225,12 @@ def lerp(input, end, weight):
 def _addc(cls, name, input, tensor1, tensor2, value):
     for arg, x in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
         _require_tensor(name, arg, x)
-    if cls is AddcdivBackward and not (tensor1._dtype.is_floating_point or
-                                       tensor2._dtype.is_floating_point):
+    if cls is AddcdivBackward and tensor1._dtype._cat < 2 and tensor2._dtype._cat < 2:
         raise DTypeError("addcdiv: integer division with addcdiv is not supported; got "
                          f"tensor1 {tensor1._dtype.name} and tensor2 {tensor2._dtype.name} "
                          "(use a floating dtype, or floor_divide)")
     rd = _dt.result_type(input, tensor1, tensor2)
-    if not rd.is_floating_point:
+    if rd._cat < 2:
         if rd is _dt.bool:
             raise DTypeError(f"{name}: not implemented for bool tensors")
         value = int(value)

@@ -26,8 +26,9 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less
            "bitwise_xor", "bitwise_not", "isin"]
 
 
-def _schema(name, arity=2):
-    return OpSchema(name, 1, AmpPolicy.KEEP_INPUT, input_arity=arity, differentiable=False)
+def _schema(name, arity=2, cx=None):
+    return OpSchema(name, 1, AmpPolicy.KEEP_INPUT, input_arity=arity, differentiable=False,
+                    complex_grad=cx)
 
 
 _CMP_NOTES = """
@@ -59,7 +60,7 @@ class EqBackward(BinaryOp):
     __doc__ = _cmp_doc("Node of element-wise equality :math:`y = [a = b]`.", "y_i = [a_i = b_i]",
                        "eq", "equal", _PROMOTED + "nan equals nothing, not even nan.")
     __slots__ = ()
-    schema_v1 = _schema("eq")
+    schema_v1 = _schema("eq", cx="custom")
 
     @staticmethod
     def dispatch(be, a, b):
@@ -72,7 +73,7 @@ class NeBackward(BinaryOp):
                        "y_i = [a_i \\ne b_i]", "ne", "not_equal",
                        _PROMOTED + "nan differs from everything, itself included.")
     __slots__ = ()
-    schema_v1 = _schema("ne")
+    schema_v1 = _schema("ne", cx="custom")
 
     @staticmethod
     def dispatch(be, a, b):
@@ -436,7 +437,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 # -- operators ----------------------------------------------------------------------------
 
-_OPERANDS = (Tensor, numbers.Real)
+_OPERANDS = (Tensor, numbers.Number)
 
 
 def _eq_operator(cls):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from .. import dtypes as _dt
 from .._device import device as _device_cls
 from .._tensor import Tensor
@@ -28,7 +30,7 @@ class CastBackward(UnaryOp):
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"cast"``, ``AmpPolicy.KEEP_INPUT``.
+        ``"cast"``, ``AmpPolicy.KEEP_INPUT``, ``complex_grad="custom"`` (the identity).
     saves_input, saves_output : bool
         False, False.
 
@@ -36,13 +38,20 @@ class CastBackward(UnaryOp):
     -----
     Backends: ``ndarray.astype``. Float to integer truncates toward zero; out-of-range
     integers wrap like C casts; float to bfloat16 rounds to nearest even (ml_dtypes).
+    Complex to real keeps the real part with a ``UserWarning`` (PyTorch's); its gradient
+    is real, made complex with imaginary part 0, and a real-to-complex cast's gradient
+    keeps the real part (the node's cast back to the input dtype).
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cast", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("cast", 1, AmpPolicy.KEEP_INPUT, complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x, dtype):
+        if dtype._cat < 3 and _dt._BY_NP[x.dtype]._cat == 3:
+            warnings.warn("cast: casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=5)
+            x = be.real(x)
         return be.astype(x, dtype.np)
 
     def grad(self, F, g, x, out):
@@ -72,7 +81,7 @@ class CloneBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("clone", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("clone", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x):
@@ -108,7 +117,7 @@ class SumToSizeBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("sum_to_size", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("sum_to_size", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, shape):
@@ -154,7 +163,7 @@ class ViewScatterBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("view_scatter", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         internal=True)
+                         internal=True, complex_grad="holomorphic")
     saves_input = True     # the base, for its memory layout (its values are never read)
 
     @staticmethod
@@ -288,7 +297,8 @@ class CopyBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("copy", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("copy", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, src):

@@ -55,11 +55,12 @@ def device_arg(device):
     return get_default_device() if device is None else _device_cls(device)
 
 
-def number_arg(value, op, name):
-    """A Python number from a number or a one-element tensor."""
+def number_arg(value, op, name, complex_ok=False):
+    """A Python number from a number or a one-element tensor (a complex one only where
+    ``complex_ok``: fill values)."""
     if isinstance(value, Tensor):
-        return value.item()
-    if isinstance(value, numbers.Number) and not isinstance(value, complex):
+        value = value.item()
+    if isinstance(value, numbers.Number) and (complex_ok or not isinstance(value, complex)):
         return value
     raise DTypeError(f"{op}: {name} must be a real number, got {type(value).__name__}")
 
@@ -103,6 +104,11 @@ def fit_scalar(value, dt, op):
     Floats into integer dtypes must lie in the dtype's range and truncate toward zero;
     ints into unsigned dtypes may be as low as ``-max`` and wrap (``-1`` is 255 in uint8).
     """
+    if dt.is_complex:
+        return value
+    if isinstance(value, complex):
+        raise DTypeError(f"{op}: the complex value {value} cannot be converted to type "
+                         f"{dt.name}")
     if dt is _dt.bool:
         return bool(value)
     lo, hi, bits = _limits(dt)
@@ -160,7 +166,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of ``size`` filled with ``fill_value``; the dtype is inferred from the value
     when not given (bool -> bool, int -> int64, float -> the default float dtype)."""
-    value = number_arg(fill_value, "full", "fill_value")
+    value = number_arg(fill_value, "full", "fill_value", complex_ok=True)
     dt = _dt.scalar_dtype(value) if dtype is None else dtype_arg(dtype, "full")
     return _new("full", size_arg((size,), "full"), value, dt, device_arg(device),
                 requires_grad)
@@ -291,7 +297,7 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
     """``fill_value`` in ``input``'s shape (and dtype and device unless given)."""
-    return _like("full_like", input, number_arg(fill_value, "full_like", "fill_value"),
+    return _like("full_like", input, number_arg(fill_value, "full_like", "fill_value", True),
                  dtype, device, requires_grad)
 
 
@@ -322,7 +328,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     unless given."""
     dt, dev = _new_args(self, dtype, device, "new_full")
     return _new("new_full", size_arg((size,), "new_full"),
-                number_arg(fill_value, "new_full", "fill_value"), dt, dev, requires_grad)
+                number_arg(fill_value, "new_full", "fill_value", True), dt, dev,
+                requires_grad)
 
 
 @tensor_method("new_tensor")
@@ -369,7 +376,7 @@ class TrilBackward(_TriangleBackward):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("tril", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("tril", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, diagonal):
@@ -401,7 +408,7 @@ class TriuBackward(_TriangleBackward):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("triu", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("triu", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, diagonal):
@@ -510,7 +517,8 @@ class FillBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("fill", 1, AmpPolicy.KEEP_INPUT, input_arity=-1)
+    schema_v1 = OpSchema("fill", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, *inputs, value):
@@ -553,7 +561,7 @@ def fill_(input, value):
                              f"with {value._data.ndim} dimensions")
         if value._requires_grad and STATE.grad_enabled:
             return apply_inplace(_fill_from_tensor, input, value)
-    value = number_arg(value, "fill_", "value")
+    value = number_arg(value, "fill_", "value", complex_ok=True)
     dt = input._dtype
     arr = input._device._backend.full((), fit_scalar(value, dt, "fill_"), dt.np)
     return overwrite_(input, arr, "fill")

@@ -45,7 +45,7 @@ class ToDeviceBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("to_device", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("to_device", 1, AmpPolicy.KEEP_INPUT, complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x, dst, non_blocking=False):

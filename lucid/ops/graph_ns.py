@@ -21,6 +21,7 @@ from .base import apply_inplace, scalar_like
 from ._formula import const
 from .backward_ops import (PowScalarBackwardBackward, SigmoidBackwardBackward,
                            TanhBackwardBackward)
+from .complex import ComplexBackward, ConjBackward, ViewAsRealBackward, sgn
 from .creation import TrilBackward, TriuBackward
 from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
@@ -40,6 +41,7 @@ __all__ = [
     "abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg", "reciprocal",
     "relu", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh",
     "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul",
+    "conj", "sgn", "make_complex", "view_as_real",
     "div", "div_floor", "div_trunc", "pow", "pow_scalar", "xlogy", "where",
     # creation, casts, broadcasting
     "zeros_like", "ones_like", "astype", "sum_to", "broadcast_to", "broadcast_copy",
@@ -91,6 +93,19 @@ def pow_scalar(x, p):
 
 def where(cond, a, b):
     return _where(cond, a, b)
+
+
+def conj(a):
+    """The conjugate, recorded (a copy for real ``a`` too, as the backend kernel)."""
+    return ConjBackward.call(a)
+
+
+def make_complex(re, im):
+    return ComplexBackward.apply(re, im)
+
+
+def view_as_real(a):
+    return ViewAsRealBackward.call(a)
 
 
 # -- derivative kernels of the unary ops --------------------------------------------------

@@ -79,7 +79,7 @@ class SliceBackward(_SelectViewBackward):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("slice", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("slice", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, index):
@@ -115,7 +115,7 @@ class IndexBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("index", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("index", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, index):
@@ -166,7 +166,7 @@ class IndexPutBackward(Op):
     __slots__ = ()
     schema_v1 = OpSchema("index_put", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
                          deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note=_ATOMICS_NOTE)
+                         determinism_note=_ATOMICS_NOTE, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, v, index, accumulate):
@@ -211,7 +211,8 @@ class MaskedFillBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("masked_fill", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("masked_fill", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, v, mask):
@@ -271,7 +272,7 @@ class ScatterReduceBackward(Op):
     __slots__ = ()
     schema_v1 = OpSchema("scatter_reduce", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
                          deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note=_ATOMICS_NOTE)
+                         determinism_note=_ATOMICS_NOTE, complex_grad="holomorphic")
     saves_input = True
     saves_output = True
 
@@ -358,7 +359,8 @@ class NonzeroBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+    schema_v1 = OpSchema("nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
+            complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x):
@@ -814,6 +816,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise IndexArgumentError(f"scatter_reduce: reduce argument must be one of "
                                  f"{', '.join(_REDUCTIONS)}, got {reduce!r}")
     x, grid, v = _scatter_src("scatter_reduce", input, dim, index, src)
+    if reduce in ("amax", "amin") and x._dtype.is_complex:
+        raise DTypeError(f"scatter_reduce: reduce={reduce!r} does not support complex input "
+                         f"(got {x._dtype.name}); complex numbers are not ordered")
     out = ScatterReduceBackward.apply(x, v, index=grid, reduce=reduce,
                                       include_self=bool(include_self))
     return _unvec(out, input)

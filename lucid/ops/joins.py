@@ -57,7 +57,8 @@ class CatBackward(NaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cat", 1, AmpPolicy.KEEP_INPUT, input_arity=-1)
+    schema_v1 = OpSchema("cat", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, *xs, dim, skip=False):
@@ -159,7 +160,8 @@ class StackBackward(NaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("stack", 1, AmpPolicy.KEEP_INPUT, input_arity=-1)
+    schema_v1 = OpSchema("stack", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, *xs, dim):
@@ -276,7 +278,8 @@ class SplitBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("split", 1, AmpPolicy.KEEP_INPUT, output_arity=-1)
+    schema_v1 = OpSchema("split", 1, AmpPolicy.KEEP_INPUT, output_arity=-1,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, sizes):
@@ -402,7 +405,8 @@ class UnbindBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unbind", 1, AmpPolicy.KEEP_INPUT, output_arity=-1)
+    schema_v1 = OpSchema("unbind", 1, AmpPolicy.KEEP_INPUT, output_arity=-1,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim):

@@ -22,6 +22,7 @@ from ..errors import (ArgumentError, DeviceMismatchError, DimError, DTypeError, 
 from ._bind import tensor_method
 from .base import Op, UnaryOp, apply_inplace, broadcast_shapes, norm_dim, to_tensor
 from .binary import AddBackward, MulBackward
+from .complex import conj as _conj
 from ._formula import array_of, const
 from .core import clone as _clone
 from .registry import register
@@ -67,7 +68,7 @@ class MatmulBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("matmul", 1, AmpPolicy.PROMOTE, input_arity=2)
+    schema_v1 = OpSchema("matmul", 1, AmpPolicy.PROMOTE, input_arity=2, complex_grad="holomorphic")
     saves_input = ((1,), (0,))   # the gradient of A needs B, that of B needs A
 
     @staticmethod
@@ -241,7 +242,8 @@ def dot(input, tensor):
 @tensor_method("vdot")
 def vdot(input, other):
     """Inner product of two 1-D tensors, conjugating the first (real dtypes: ``dot``)."""
-    return _dot("vdot", input, other)
+    input = to_tensor(input)
+    return _dot("vdot", _conj(input), other)
 
 
 @tensor_method("outer", "ger")
@@ -367,7 +369,8 @@ class EinsumBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("einsum", 1, AmpPolicy.PROMOTE, input_arity=-1)
+    schema_v1 = OpSchema("einsum", 1, AmpPolicy.PROMOTE, input_arity=-1,
+            complex_grad="holomorphic")
     saves_input = "others"
 
     @staticmethod
@@ -578,8 +581,7 @@ def _scaled_add(input, prod, beta, alpha, op):
     if input._dtype is not prod._dtype:
         raise DTypeError(f"{op}: expected input and the matrices to have the same dtype, "
                          f"got {input._dtype.name} and {prod._dtype.name}")
-    if not prod._dtype.is_floating_point and (isinstance(alpha, float) or
-                                              isinstance(beta, float)):
+    if prod._dtype._cat < 2 and (isinstance(alpha, float) or isinstance(beta, float)):
         raise DTypeError(f"{op}: for integral tensors, beta and alpha must not be floating "
                          f"point numbers, got beta={beta}, alpha={alpha}")
     si, sp = _shape(input), _shape(prod)
@@ -676,7 +678,8 @@ class CrossBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cross", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
+    schema_v1 = OpSchema("cross", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
+            complex_grad="holomorphic")
     saves_input = ((1,), (0,))
 
     @staticmethod
@@ -746,7 +749,7 @@ class DiagEmbedBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("diag_embed", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("diag_embed", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, offset, dim1, dim2):

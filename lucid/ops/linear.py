@@ -51,7 +51,8 @@ class LinearBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("linear", 1, AmpPolicy.PROMOTE, input_arity=-1)
+    schema_v1 = OpSchema("linear", 1, AmpPolicy.PROMOTE, input_arity=-1,
+            complex_grad="holomorphic")
     saves_input = ((1,), (0,), ())
 
     @staticmethod

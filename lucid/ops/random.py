@@ -31,11 +31,19 @@ def _rng(generator, dev, op):
     return generator_for(generator, dev, op)._impl
 
 
-def _float_dtype(dtype, op):
+def _float_dtype(dtype, op, complex_ok=False):
     dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
-    if not dt.is_floating_point:
+    if not (dt.is_floating_point or complex_ok and dt.is_complex):
         raise DTypeError(f"{op}: expected a floating point dtype, got {dt.name}")
     return dt
+
+
+def _parts(be, dt, shape, draw):
+    """``draw(shape, npdtype)`` in ``dt``; a complex ``dt`` draws its real and imaginary
+    parts independently, in the parts' dtype (as PyTorch's complex rand/randn)."""
+    if dt.is_complex:
+        return be.view_as_complex(draw(tuple(shape) + (2,), dt.to_real().np))
+    return draw(shape, dt.np)
 
 
 def _float_tensor(t, op):
@@ -74,16 +82,22 @@ def _int_range(low, high, dt, op):
 # -- samplers -----------------------------------------------------------------------------
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Samples of :math:`U[0, 1)` of the given size."""
-    shape, dt, dev = size_arg(size, "rand"), _float_dtype(dtype, "rand"), device_arg(device)
-    arr = dev.backend.uniform(_rng(generator, dev, "rand"), shape, 0.0, 1.0, dt.np)
+    """Samples of :math:`U[0, 1)` of the given size (complex: both parts)."""
+    shape, dt = size_arg(size, "rand"), _float_dtype(dtype, "rand", complex_ok=True)
+    dev = device_arg(device)
+    be, rng = dev.backend, _rng(generator, dev, "rand")
+    arr = _parts(be, dt, shape, lambda s, npd: be.uniform(rng, s, 0.0, 1.0, npd))
     return leaf(arr, dt, dev, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Samples of the standard normal :math:`\\mathcal{N}(0, 1)` of the given size."""
-    shape, dt, dev = size_arg(size, "randn"), _float_dtype(dtype, "randn"), device_arg(device)
-    arr = dev.backend.normal(_rng(generator, dev, "randn"), shape, 0.0, 1.0, dt.np)
+    """Samples of the standard normal :math:`\\mathcal{N}(0, 1)` of the given size; complex:
+    the standard complex normal (each part :math:`\\mathcal{N}(0, 1/2)`, as PyTorch)."""
+    shape, dt = size_arg(size, "randn"), _float_dtype(dtype, "randn", complex_ok=True)
+    dev = device_arg(device)
+    be, rng = dev.backend, _rng(generator, dev, "randn")
+    std = 0.5 ** 0.5 if dt.is_complex else 1.0
+    arr = _parts(be, dt, shape, lambda s, npd: be.normal(rng, s, 0.0, std, npd))
     return leaf(arr, dt, dev, requires_grad)
 
 

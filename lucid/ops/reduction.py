@@ -119,7 +119,7 @@ def _acc(x, dtype):
     """The NumPy dtype to accumulate in: ``dtype`` if given, int64 for integers/bool."""
     if dtype is not None:
         return dtype.np
-    return None if _dt._BY_NP[x.dtype].is_floating_point else _dt.int64.np
+    return None if _dt._BY_NP[x.dtype]._cat >= 2 else _dt.int64.np
 
 
 def _floating(x, op, dtype=None):
@@ -194,7 +194,7 @@ class SumBackward(ReductionOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("sum", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("sum", 1, AmpPolicy.FORCE_FP32, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, keepdim, dtype=None):
@@ -228,7 +228,7 @@ class MeanBackward(ReductionOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("mean", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("mean", 1, AmpPolicy.FORCE_FP32, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, keepdim, dtype=None):
@@ -275,7 +275,7 @@ class ProdBackward(ReductionOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("prod", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("prod", 1, AmpPolicy.FORCE_FP32, complex_grad="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -844,7 +844,8 @@ class AllBackward(ReductionOp):
         notes="Backends: ``xp.all``. uint8 input gives uint8, like PyTorch; an empty "
               "reduction gives True.")
     __slots__ = ()
-    schema_v1 = OpSchema("all", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+    schema_v1 = OpSchema("all", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
+            complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x, dim, keepdim):
@@ -860,7 +861,8 @@ class AnyBackward(ReductionOp):
         notes="Backends: ``xp.any``. uint8 input gives uint8, like PyTorch; an empty "
               "reduction gives False.")
     __slots__ = ()
-    schema_v1 = OpSchema("any", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+    schema_v1 = OpSchema("any", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
+            complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x, dim, keepdim):
@@ -876,7 +878,8 @@ class CountNonzeroBackward(ReductionOp):
         math=r"y = \sum_{i \in D} [x_i \ne 0]",
         notes="Backends: ``xp.sum(x != 0)``; nan counts as non-zero.")
     __slots__ = ()
-    schema_v1 = OpSchema("count_nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+    schema_v1 = OpSchema("count_nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
+            complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x, dim, keepdim):
@@ -939,7 +942,7 @@ class CumsumBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cumsum", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("cumsum", 1, AmpPolicy.FORCE_FP32, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, dtype=None):
@@ -981,7 +984,7 @@ class CumprodBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cumprod", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("cumprod", 1, AmpPolicy.FORCE_FP32, complex_grad="holomorphic")
     saves_input = True
     saves_output = True
 
@@ -1060,7 +1063,7 @@ class DiffBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("diff", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("diff", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, n, dim):
@@ -1108,7 +1111,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     dim = _dim_arg(x, dim, "mean")
     if dtype is not None:
         return MeanBackward.call(x, dim, keepdim, dtype=dtype_arg(dtype, "mean"))
-    if not x._dtype.is_floating_point:
+    if x._dtype._cat < 2:
         raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either "
                          f"a floating point or complex dtype. Got: {x._dtype.name}")
     return MeanBackward.call(x, dim, keepdim)

@@ -20,8 +20,8 @@ from .schema import AmpPolicy, OpSchema
 __all__ = []
 
 
-def _schema(name):
-    return OpSchema(name, 1, AmpPolicy.KEEP_INPUT)
+def _schema(name, cx=None):
+    return OpSchema(name, 1, AmpPolicy.KEEP_INPUT, complex_grad=cx)
 
 
 def _opmath(be, kernel, x, number):
@@ -72,7 +72,7 @@ class AddScalarBackward(_ScalarOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("add_scalar")
+    schema_v1 = _schema("add_scalar", cx="holomorphic")
 
     @staticmethod
     def dispatch(be, x, other, alpha=1):
@@ -105,7 +105,7 @@ class SubScalarBackward(AddScalarBackward):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("sub_scalar")
+    schema_v1 = _schema("sub_scalar", cx="holomorphic")
 
     @staticmethod
     def dispatch(be, x, other, alpha=1):
@@ -136,7 +136,7 @@ class RsubScalarBackward(_ScalarOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("rsub_scalar")
+    schema_v1 = _schema("rsub_scalar", cx="holomorphic")
 
     @staticmethod
     def dispatch(be, x, other, alpha=1):
@@ -172,7 +172,7 @@ class MulScalarBackward(_ScalarOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("mul_scalar")
+    schema_v1 = _schema("mul_scalar", cx="holomorphic")
 
     @staticmethod
     def dispatch(be, x, other):
@@ -208,7 +208,7 @@ class DivScalarBackward(_ScalarOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("div_scalar")
+    schema_v1 = _schema("div_scalar", cx="holomorphic")
 
     @staticmethod
     def dispatch(be, x, other):

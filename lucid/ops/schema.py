@@ -36,7 +36,12 @@ class OpSchema:
     norm's ``out`` but not its saved ``mean``/``rstd``; None: every floating output);
     ``nondeterministic_on`` names the device types where a ``deterministic=False`` op
     varies (scatter-add's atomics on CUDA), so ``use_deterministic_algorithms`` refuses it
-    there only.
+    there only. ``complex_grad`` declares complex support: ``None`` (the default) refuses
+    complex inputs with a :class:`~lucid.errors.DTypeError` at the forward; ``"holomorphic"``
+    marks an op whose real gradient formula ``g f'(z)`` is its complex derivative, so the
+    base class runs it as ``conj(grad(conj(g)))`` on complex data; ``"custom"`` an op whose
+    ``grad`` handles complex itself (``abs``, ``angle``, ``real``: not holomorphic), or a
+    non-differentiable op that accepts complex (``eq``).
     """
 
     name: str
@@ -51,3 +56,9 @@ class OpSchema:
     differentiable: bool = True
     differentiable_outputs: tuple | None = None
     nondeterministic_on: tuple = ("cpu", "cuda")
+    complex_grad: str | None = None
+
+    def __post_init__(self):
+        if self.complex_grad not in (None, "holomorphic", "custom"):
+            raise ValueError(f"OpSchema {self.name!r}: complex_grad must be None, "
+                             f"'holomorphic' or 'custom', got {self.complex_grad!r}")

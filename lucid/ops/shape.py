@@ -108,7 +108,7 @@ class ReshapeBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("reshape", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("reshape", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, shape):
@@ -144,7 +144,7 @@ class ViewBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("view", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("view", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, shape):
@@ -361,7 +361,7 @@ class ExpandBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("expand", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("expand", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, shape):
@@ -463,7 +463,7 @@ class PermuteBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("permute", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("permute", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dims):
@@ -632,7 +632,7 @@ class NarrowBackward(_SelectViewBackward):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("narrow", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("narrow", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, start, length):
@@ -688,7 +688,7 @@ class SelectBackward(_SelectViewBackward):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("select", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("select", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, index):
@@ -742,7 +742,7 @@ class AsStridedBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("as_strided", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("as_strided", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
     saves_extra = ("out_pos", "in_pos")
 
     @staticmethod
@@ -826,7 +826,7 @@ class DiagonalBackward(_SelectViewBackward):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("diagonal", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("diagonal", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, offset, dim1, dim2):
@@ -873,7 +873,7 @@ class UnfoldBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unfold", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("unfold", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dim, size, step):
@@ -909,7 +909,8 @@ class UnfoldGradBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unfold_backward", 1, AmpPolicy.KEEP_INPUT, internal=True)
+    schema_v1 = OpSchema("unfold_backward", 1, AmpPolicy.KEEP_INPUT, internal=True,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, g, shape, dim, size, step):
@@ -971,7 +972,7 @@ class FlipBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("flip", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("flip", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, dims):
@@ -1029,7 +1030,7 @@ class RollBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("roll", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("roll", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, shifts, dims):
@@ -1123,7 +1124,7 @@ class RepeatBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("repeat", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("repeat", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, reps):
@@ -1192,7 +1193,7 @@ class RepeatInterleaveBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("repeat_interleave", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("repeat_interleave", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, repeats, dim):
@@ -1236,7 +1237,8 @@ class SegmentSumBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("segment_sum", 1, AmpPolicy.KEEP_INPUT, internal=True)
+    schema_v1 = OpSchema("segment_sum", 1, AmpPolicy.KEEP_INPUT, internal=True,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, counts, dim):
@@ -1334,7 +1336,7 @@ class PadBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("pad", 1, AmpPolicy.KEEP_INPUT)
+    schema_v1 = OpSchema("pad", 1, AmpPolicy.KEEP_INPUT, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, pads, mode, value):
@@ -1370,7 +1372,8 @@ class PadGradBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("pad_backward", 1, AmpPolicy.KEEP_INPUT, internal=True)
+    schema_v1 = OpSchema("pad_backward", 1, AmpPolicy.KEEP_INPUT, internal=True,
+            complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, g, pads, mode):

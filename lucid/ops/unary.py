@@ -27,7 +27,7 @@ from .base import UnaryOp, _cast, apply_inplace, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["neg", "negative", "positive", "abs", "absolute", "sign", "sgn", "signbit",
+__all__ = ["neg", "negative", "positive", "abs", "absolute", "sign", "signbit",
            "square", "relu", "clamp", "clip", "clamp_min", "clamp_max",
            "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
            "reciprocal", "sigmoid", "logit",
@@ -45,8 +45,8 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
 
 
-def _schema(name, policy, real=False):
-    return OpSchema(name, 1, policy, real_valued=real)
+def _schema(name, policy, real=False, cx=None):
+    return OpSchema(name, 1, policy, real_valued=real, complex_grad=cx)
 
 
 class _StepBackward(UnaryOp):
@@ -85,7 +85,7 @@ class NegBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("neg", _KEEP)
+    schema_v1 = _schema("neg", _KEEP, cx="holomorphic")
 
     @staticmethod
     def dispatch(be, x):
@@ -106,12 +106,13 @@ class AbsBackward(UnaryOp):
     .. math:: \frac{\partial \mathcal{L}}{\partial x} = \operatorname{sgn}(x)\, g
 
     with :math:`\operatorname{sgn}(0) = \operatorname{sgn}(\mathrm{nan}) = 0` (PyTorch's
-    choice).
+    choice); for complex :math:`z` the result :math:`|z|` is real and
+    :math:`\operatorname{sgn}(z) = z/|z|`, so the gradient is :math:`g\,z/|z|`.
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"abs"``, ``AmpPolicy.KEEP_INPUT``.
+        ``"abs"``, ``AmpPolicy.KEEP_INPUT``, ``complex_grad="custom"`` (not holomorphic).
     saves_input : bool
         True: :math:`x`.
     saves_output : bool
@@ -124,7 +125,7 @@ class AbsBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("abs", _KEEP)
+    schema_v1 = _schema("abs", _KEEP, cx="custom")
     saves_input = True
 
     @staticmethod
@@ -132,7 +133,7 @@ class AbsBackward(UnaryOp):
         return be.abs(x)
 
     def grad(self, F, g, x, out):
-        return g * F.sign(x)
+        return g * F.sgn(x)
 
 
 @register
@@ -192,7 +193,7 @@ class SquareBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("square", _FP32)
+    schema_v1 = _schema("square", _FP32, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -349,7 +350,8 @@ class ExpBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("exp", 1, AmpPolicy.FORCE_FP32, deterministic=True, real_valued=True)
+    schema_v1 = OpSchema("exp", 1, AmpPolicy.FORCE_FP32, deterministic=True, real_valued=True,
+            complex_grad="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -386,7 +388,7 @@ class Exp2Backward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("exp2", _FP32, real=True)
+    schema_v1 = _schema("exp2", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -423,7 +425,7 @@ class Expm1Backward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("expm1", _FP32, real=True)
+    schema_v1 = _schema("expm1", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -460,7 +462,7 @@ class LogBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("log", _FP32, real=True)
+    schema_v1 = _schema("log", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -496,7 +498,7 @@ class Log2Backward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("log2", _FP32, real=True)
+    schema_v1 = _schema("log2", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -532,7 +534,7 @@ class Log10Backward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("log10", _FP32, real=True)
+    schema_v1 = _schema("log10", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -568,7 +570,7 @@ class Log1pBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("log1p", _FP32, real=True)
+    schema_v1 = _schema("log1p", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -605,7 +607,7 @@ class SqrtBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("sqrt", _FP32, real=True)
+    schema_v1 = _schema("sqrt", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -641,7 +643,7 @@ class RsqrtBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("rsqrt", _FP32, real=True)
+    schema_v1 = _schema("rsqrt", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -678,7 +680,7 @@ class ReciprocalBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("reciprocal", _FP32, real=True)
+    schema_v1 = _schema("reciprocal", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -717,7 +719,7 @@ class SigmoidBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("sigmoid", _FP32, real=True)
+    schema_v1 = _schema("sigmoid", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -804,7 +806,7 @@ class SinBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("sin", _FP32, real=True)
+    schema_v1 = _schema("sin", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -840,7 +842,7 @@ class CosBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("cos", _FP32, real=True)
+    schema_v1 = _schema("cos", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -877,7 +879,7 @@ class TanBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("tan", _FP32, real=True)
+    schema_v1 = _schema("tan", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -914,7 +916,7 @@ class AsinBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("asin", _FP32, real=True)
+    schema_v1 = _schema("asin", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -951,7 +953,7 @@ class AcosBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("acos", _FP32, real=True)
+    schema_v1 = _schema("acos", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -987,7 +989,7 @@ class AtanBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("atan", _FP32, real=True)
+    schema_v1 = _schema("atan", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1024,7 +1026,7 @@ class SinhBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("sinh", _FP32, real=True)
+    schema_v1 = _schema("sinh", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1060,7 +1062,7 @@ class CoshBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("cosh", _FP32, real=True)
+    schema_v1 = _schema("cosh", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1098,7 +1100,7 @@ class TanhBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("tanh", _FP32, real=True)
+    schema_v1 = _schema("tanh", _FP32, real=True, cx="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -1134,7 +1136,7 @@ class AsinhBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("asinh", _FP32, real=True)
+    schema_v1 = _schema("asinh", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1170,7 +1172,7 @@ class AcoshBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("acosh", _FP32, real=True)
+    schema_v1 = _schema("acosh", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1206,7 +1208,7 @@ class AtanhBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("atanh", _FP32, real=True)
+    schema_v1 = _schema("atanh", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1605,8 +1607,8 @@ def _predicate_doc(summary, kernel, extra=""):
     """
 
 
-def _predicate(name):
-    return OpSchema(name, 1, _KEEP, differentiable=False)
+def _predicate(name, cx=None):
+    return OpSchema(name, 1, _KEEP, differentiable=False, complex_grad=cx)
 
 
 @register
@@ -1614,7 +1616,7 @@ class IsnanBackward(UnaryOp):
     __doc__ = _predicate_doc(":math:`x \\ne x`", "x \\text{ is nan}",
                              "Backends: ``xp.isnan``.")
     __slots__ = ()
-    schema_v1 = _predicate("isnan")
+    schema_v1 = _predicate("isnan", cx="custom")
 
     @staticmethod
     def dispatch(be, x):
@@ -1626,7 +1628,7 @@ class IsinfBackward(UnaryOp):
     __doc__ = _predicate_doc(":math:`|x| = \\infty`", "|x| = \\infty",
                              "Backends: ``xp.isinf``.")
     __slots__ = ()
-    schema_v1 = _predicate("isinf")
+    schema_v1 = _predicate("isinf", cx="custom")
 
     @staticmethod
     def dispatch(be, x):
@@ -1662,7 +1664,7 @@ class IsfiniteBackward(UnaryOp):
     __doc__ = _predicate_doc("'x is neither nan nor infinite'", "x \\text{ finite}",
                              "Backends: ``xp.isfinite``.")
     __slots__ = ()
-    schema_v1 = _predicate("isfinite")
+    schema_v1 = _predicate("isfinite", cx="custom")
 
     @staticmethod
     def dispatch(be, x):
@@ -1725,8 +1727,7 @@ def _inplace(fn, *aliases):
 neg = _unary(NegBackward, "neg", "Element-wise :math:`-x` (bool rejected: use ``~``).",
              _NUMERIC, ("negative",))
 abs = _unary(AbsBackward, "abs", "Element-wise :math:`|x|`.", _NUMERIC, ("absolute",))
-sign = _unary(SignBackward, "sign", r"Element-wise sign in :math:`\{-1, 0, 1\}`.",
-              aliases=("sgn",))
+sign = _unary(SignBackward, "sign", r"Element-wise sign in :math:`\{-1, 0, 1\}`.")
 exp2 = _unary(Exp2Backward, "exp2", "Element-wise :math:`2^x`.")
 expm1 = _unary(Expm1Backward, "expm1", "Element-wise :math:`e^x - 1`.")
 log = _unary(LogBackward, "log", r"Element-wise natural logarithm :math:`\ln x`.")
@@ -1769,7 +1770,7 @@ isneginf = _unary(IsneginfBackward, "isneginf", r"Element-wise bool: is :math:`-
 isfinite = _unary(IsfiniteBackward, "isfinite", "Element-wise bool: is finite.")
 signbit = _unary(SignbitBackward, "signbit", "Element-wise bool: the sign bit is set.")
 
-negative, absolute, sgn, fix = neg, abs, sign, trunc
+negative, absolute, fix = neg, abs, trunc
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 
 
@@ -1867,6 +1868,9 @@ def clamp(input, min=None, max=None):
     if input._dtype._cat == 2 and min.__class__ in _PLAIN_BOUND and \
             max.__class__ in _PLAIN_BOUND and (min is not None or max is not None):
         return ClampBackward.call(input, min=min, max=max)       # the common case
+    if input._dtype.is_complex:
+        raise DTypeError(f"clamp: does not support complex input (got {input._dtype.name}); "
+                         "complex numbers are not ordered")
     lo, hi = _bound("min", min), _bound("max", max)
     if lo is None and hi is None:
         raise DTypeError("clamp: at least one of 'min' or 'max' must not be None")
@@ -1922,7 +1926,7 @@ def clamp_max(input, max):
 exp_ = _inplace(exp)
 neg_ = _inplace(neg, "negative_")
 abs_ = _inplace(abs, "absolute_")
-sign_ = _inplace(sign, "sgn_")
+sign_ = _inplace(sign)
 square_ = _inplace(square)
 relu_ = _inplace(relu)
 clamp_ = _inplace(clamp, "clip_")
@@ -1967,10 +1971,10 @@ __all__ += [f.__name__ for f in (
     log_, log2_, log10_, log1p_, sqrt_, rsqrt_, reciprocal_, sigmoid_, logit_, sin_, cos_,
     tan_, asin_, acos_, atan_, sinh_, cosh_, tanh_, asinh_, acosh_, atanh_, sinc_, erf_,
     erfc_, erfinv_, floor_, ceil_, round_, trunc_, frac_, nan_to_num_)]
-negative_, absolute_, sgn_, fix_, clip_ = neg_, abs_, sign_, trunc_, clamp_
+negative_, absolute_, fix_, clip_ = neg_, abs_, trunc_, clamp_
 arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
-__all__ += ["negative_", "absolute_", "sgn_", "fix_", "clip_", "arcsin_", "arccos_",
+__all__ += ["negative_", "absolute_", "fix_", "clip_", "arcsin_", "arccos_",
             "arctan_", "arcsinh_", "arccosh_", "arctanh_"]
 
 Tensor.__neg__ = neg

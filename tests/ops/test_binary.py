@@ -494,9 +494,9 @@ def test_error_paths():
         (DTypeError, "addcdiv: integer division", lambda: lucid.addcdiv(f, i, i)),
         (DTypeError, "addcmul: .*tensor1.*must be a Tensor", lambda: lucid.addcmul(f, 2, f)),
         (DTypeError, "where: expected condition to be a bool", lambda: lucid.where(i, f, f)),
-        (DTypeError, "where: expected a Tensor or a real number", lambda: lucid.where(
+        (DTypeError, "where: expected a Tensor or a number", lambda: lucid.where(
             b, f, "x")),
-        (DTypeError, "sub: expected a Tensor or a real number", lambda: f - "x"),
+        (DTypeError, "sub: expected a Tensor or a number", lambda: f - "x"),
         (ShapeError, r"div: shapes \(2,\), \(3,\) cannot be broadcast", lambda: f / lucid.tensor(
             [1.0, 2.0, 3.0])),
         (ShapeError, r"where: shapes .*cannot be broadcast", lambda: lucid.where(

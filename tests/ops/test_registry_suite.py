@@ -1,6 +1,12 @@
 """Registry-driven suite: every registered op has samples, and each sample passes
 gradcheck (float64), eager/graph-mode backward agreement, gradgradcheck where twice
-differentiable, and forward/backward parity with PyTorch in float64 and float32."""
+differentiable, and forward/backward parity with PyTorch in float64 and float32.
+
+Complex: every sample of an op declaring ``complex_grad="holomorphic"`` also runs as its
+complex variant (float arrays made complex, ``complex_variant``), and the samples of the
+complex ops are complex themselves: gradcheck in complex128 (real and imaginary parts
+perturbed), eager = graph backward, gradgradcheck, and parity with PyTorch's values and
+``.grad`` in complex128 and complex64."""
 
 import numpy as np
 import pytest
@@ -9,8 +15,31 @@ import torch
 import lucid
 from lucid.autograd.gradcheck import gradcheck, gradgradcheck
 
-from .samples import SAMPLES
-from .samples._sample import Const
+from .samples import SAMPLES as _REAL_SAMPLES
+from .samples._sample import Const, complex_variant
+
+
+def _holomorphic(sample):
+    return lucid.ops.registry.get_op(sample.op).schema_v1.complex_grad == "holomorphic"
+
+
+SAMPLES = _REAL_SAMPLES + [complex_variant(s) for s in _REAL_SAMPLES
+                           if s.complex and _holomorphic(s)]
+
+
+def _as(a, dtype):
+    """Float array ``a`` in ``dtype``, complex ``a`` in the complex dtype of its precision."""
+    if a.dtype.kind == "c":
+        return a.astype(np.result_type(dtype, np.complex64))
+    return a.astype(dtype) if a.dtype.kind == "f" else a
+
+
+def _normal_like(rng, shape, dt):
+    """Standard normal values of ``shape`` in NumPy dtype ``dt`` (both parts if complex)."""
+    g = rng.standard_normal(shape)
+    if np.dtype(dt).kind == "c":
+        g = g + 1j * rng.standard_normal(shape)
+    return np.asarray(g).astype(dt)
 
 
 def _lucid_args(sample, dtype=np.float64, grad=True, device=None):
@@ -21,9 +50,9 @@ def _lucid_args(sample, dtype=np.float64, grad=True, device=None):
             out.append(lucid.tensor(v, device=device) if isinstance(v, np.ndarray) else v)
         elif isinstance(a, np.ndarray):
             with np.errstate(over="ignore"):     # float16: large samples become inf
-                arr = a.astype(dtype) if a.dtype.kind == "f" else a
+                arr = _as(a, dtype)
             t = lucid.tensor(arr, device=device)
-            if grad and sample.grad and arr.dtype.kind == "f":
+            if grad and sample.grad and arr.dtype.kind in "fc":
                 t.requires_grad_()
             out.append(t)
         else:
@@ -38,9 +67,9 @@ def _torch_args(sample, dtype=np.float64):
             v = a.value
             out.append(torch.from_numpy(np.array(v)) if isinstance(v, np.ndarray) else v)
         elif isinstance(a, np.ndarray):
-            arr = a.astype(dtype) if a.dtype.kind == "f" else a
+            arr = _as(a, dtype)
             t = torch.from_numpy(np.array(arr))
-            if sample.grad and arr.dtype.kind == "f":
+            if sample.grad and arr.dtype.kind in "fc":
                 t.requires_grad_()
             out.append(t)
         else:
@@ -107,7 +136,7 @@ def test_eager_and_graph_backward_agree(sample):
     wrt = [a for a in args if isinstance(a, lucid.Tensor) and a.requires_grad]
     outs = [o for o in _outs(sample.fn(*args, **sample.kwargs)) if o.requires_grad]
     rng = np.random.default_rng(3)
-    gos = [lucid.tensor(rng.standard_normal(tuple(o.shape))) for o in outs]
+    gos = [lucid.tensor(_normal_like(rng, tuple(o.shape), o.dtype.np)) for o in outs]
     eager = lucid.autograd.grad(outs, wrt, gos, retain_graph=True, allow_unused=True)
     graph = lucid.autograd.grad(outs, wrt, gos, create_graph=True, allow_unused=True)
     for e, g in zip(eager, graph):
@@ -168,15 +197,17 @@ def test_parity_with_torch(sample, dtype):
     assert len(lo) == len(to)
     for l, t in zip(lo, to):
         assert tuple(l.shape) == tuple(t.shape)
-        np.testing.assert_allclose(l.detach().numpy().astype(np.float64),
-                                   t.detach().numpy().astype(np.float64), rtol=rtol, atol=atol)
+        assert l.dtype.is_complex == t.dtype.is_complex, (l.dtype, t.dtype)
+        np.testing.assert_allclose(_wide(l.detach().numpy()),
+                                   _wide(t.detach().resolve_conj().numpy()),
+                                   rtol=rtol, atol=atol)
     lw = [a for a in la if isinstance(a, lucid.Tensor) and a.requires_grad]
     tw = [a for a in ta if isinstance(a, torch.Tensor) and a.requires_grad]
     pairs = [(l, t) for l, t in zip(lo, to) if l.requires_grad and t.requires_grad]
     if not pairs or not lw:
         return
     rng = np.random.default_rng(5)
-    gos = [rng.standard_normal(tuple(l.shape)).astype(dtype) for l, _ in pairs]
+    gos = [_normal_like(rng, tuple(l.shape), l.dtype.np) for l, _ in pairs]
     lg = lucid.autograd.grad([p[0] for p in pairs], lw, [lucid.tensor(g) for g in gos],
                              allow_unused=True)
     tg = torch.autograd.grad([p[1] for p in pairs], tw, [torch.from_numpy(g) for g in gos],
@@ -185,5 +216,10 @@ def test_parity_with_torch(sample, dtype):
         if t is None:
             assert l is None or not np.any(l.numpy())
             continue
-        np.testing.assert_allclose(l.numpy().astype(np.float64),
-                                   t.numpy().astype(np.float64), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(_wide(l.numpy()), _wide(t.resolve_conj().numpy()),
+                                   rtol=rtol, atol=atol)
+
+
+def _wide(a):
+    """``a`` in float64, or complex128 when complex, for comparison."""
+    return np.asarray(a).astype(np.complex128 if a.dtype.kind == "c" else np.float64)

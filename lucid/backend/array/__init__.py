@@ -5,6 +5,7 @@ import warnings
 from ..base import Backend
 from .attention import XpAttention
 from .binary import XpBinary
+from .complex import XpComplex
 from .conv import XpConv
 from .core import XpCore
 from .decomp import XpDecomp
@@ -31,5 +32,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, XpVision, XpDecomp, Backend):
+                   XpAttention, XpVision, XpDecomp, XpComplex, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

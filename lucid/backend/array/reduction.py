@@ -260,6 +260,9 @@ class XpReduction:
 
     def index_add_along(self, g, idx, axis, size):
         xp = self.xp
+        if g.dtype.kind == "c":        # bincount weights are real: each part on its own
+            return self.make_complex(self.index_add_along(g.real, idx, axis, size),
+                                     self.index_add_along(g.imag, idx, axis, size))
         g2 = xp.moveaxis(g, axis, -1)
         i2 = xp.moveaxis(idx, axis, -1)
         lead = g2.shape[:-1]

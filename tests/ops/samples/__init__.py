@@ -1,7 +1,7 @@
 """All samples of the registry suite, gathered from one module per op area."""
 
-from . import (binary, compare, core, creation, indexing, joins, linalg, random, reduction,
-               shape, sort, unary)
+from . import (binary, compare, complex, core, creation, indexing, joins, linalg, random,
+               reduction, shape, sort, unary)
 from . import numeric, special, special_fns
 from . import linalg_lib
 from . import (nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding, nn_linear,
@@ -10,5 +10,6 @@ from . import (nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding, n
 SAMPLES = [s for m in (binary, compare, core, creation, indexing, joins, linalg, random,
                        reduction, shape, sort, unary, special, special_fns, numeric,
                        nn_activation, nn_attention, nn_conv, nn_dropout, nn_embedding,
-                       nn_linear, nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision, linalg_lib)
+                       nn_linear, nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision, linalg_lib,
+                       complex)
            for s in m.SAMPLES]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -23,6 +24,9 @@ class Sample:
     ``args`` becomes a Lucid tensor (float64 arrays require grad); ``Const`` wraps arrays
     that must not; anything else is passed as is. ``torch_fn`` (optional) is the same call
     on torch tensors, for parity. ``gradgrad`` says whether second derivatives exist here.
+    Complex arrays (complex128) become complex tensors. ``complex``: whether the suite also
+    runs the sample's complex variant (:func:`complex_variant`) when the op declares
+    ``complex_grad="holomorphic"``.
     """
 
     op: str
@@ -35,6 +39,7 @@ class Sample:
     atol: float = 1e-5
     rtol: float = 1e-3
     name: str = ""
+    complex: bool = True
 
     def __post_init__(self):
         if not self.name:
@@ -51,3 +56,18 @@ def rnd(*shape, seed=0, low=-1.0, high=1.0):
 def pos(*shape, seed=0):
     """Positive float64 test data in ``[0.5, 2)``."""
     return rnd(*shape, seed=seed, low=0.5, high=2.0)
+
+
+def complex_variant(sample):
+    """``sample`` with every float array argument ``a`` made complex, ``a + i b`` with a
+    reproducible ``b`` in ``[-0.5, 0.5)`` (small, so a positive domain stays off the branch
+    cuts of ``log`` and ``sqrt``); ``Const`` arguments stay as they are."""
+    args = tuple(np.asarray(a + 1j * np.random.default_rng(17 + i).uniform(-0.5, 0.5, a.shape))
+                 if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
+                 for i, a in enumerate(sample.args))
+    return dataclasses.replace(sample, args=args, name=sample.name + "[complex]")
+
+
+def crnd(*shape, seed=0):
+    """Reproducible complex128 test data, both parts in ``[-1, 1)``."""
+    return np.asarray(rnd(*shape, seed=seed) + 1j * rnd(*shape, seed=seed + 1))

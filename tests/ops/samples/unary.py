@@ -51,14 +51,15 @@ _LOGIT = rnd(3, 4, low=0.05, high=0.95)
 
 def _first_grad(fn):
     """``x -> d(sum fn(x) * w)/dx`` with create_graph: the backward op as a function
-    (``fn`` a unary op's name, or "cube" / "root" for ``x ** 3`` / ``x ** 0.5``)."""
+    (``fn`` a unary op's name, or "cube" / "root" for ``x ** 3`` / ``x ** 0.5``); ``w`` is
+    the backward's grad_output, so complex ``x`` works too."""
     def first(x):
         lib = lucid if isinstance(x, lucid.Tensor) else torch
         w = lib.tensor(rnd(*x.shape, seed=5), dtype=x.dtype)
         with lib.enable_grad():        # gradcheck's finite differences run under no_grad
             x = x if x.requires_grad else x.detach().requires_grad_()
             y = x ** 3 if fn == "cube" else x ** 0.5 if fn == "root" else getattr(lib, fn)(x)
-            (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+            (g,) = lib.autograd.grad(y, x, w, create_graph=True)
         return g
     return first
 
