@@ -10,12 +10,13 @@ WORKER = pathlib.Path(__file__).with_name("worker.py")
 LIMIT_S = 120       # a launch that outlives this fails its test (a hang, not a slow run)
 
 
-def launch(n, checks, out, worker_timeout=60):
-    """Run ``checks`` on ``n`` ranks; returns the finished process and, per rank that
-    wrote one, its results (check -> "ok" or the failure)."""
+def launch(n, checks, out, worker_timeout=60, launcher=()):
+    """Run ``checks`` on ``n`` ranks (``launcher``: more options of the launcher);
+    returns the finished process and, per rank that wrote one, its results (check ->
+    "ok" or the failure)."""
     env = dict(os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "lucid.distributed.run", "--nproc-per-node", str(n),
-           str(WORKER), str(out)] + list(checks)
+           *launcher, str(WORKER), str(out)] + list(checks)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT_S, env=env)
     results = {}
     for r in range(n):

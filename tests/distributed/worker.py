@@ -292,7 +292,7 @@ class _null:
         return False
 
 
-def ddp_case(r, w, kind, steps_per_sync=1, bucket_cap_mb=25):
+def ddp_case(r, w, kind, steps_per_sync=1, **ddp_kw):
     """DDP on local batches of 4 against one process on the global batch of 4w."""
     steps, per = 20, 4
     data = batches(kind, steps, per * w)
@@ -304,7 +304,7 @@ def ddp_case(r, w, kind, steps_per_sync=1, bucket_cap_mb=25):
         mine = nn.SyncBatchNorm.convert_sync_batchnorm(mine)
     if r == 0:
         mine.load_state_dict(ref.state_dict())
-    model = DDP(mine, bucket_cap_mb=bucket_cap_mb)
+    model = DDP(mine, **ddp_kw)
     opt_ref = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     train(ref, data, opt_ref, steps_per_sync)
@@ -315,6 +315,7 @@ def ddp_case(r, w, kind, steps_per_sync=1, bucket_cap_mb=25):
         if not np.allclose(a, b, rtol=2e-4, atol=2e-5):
             raise AssertionError(f"{kind}: {name} differs from single-process training by "
                                  f"{np.abs(a - b).max():.3g}")
+    return model
 
 
 def check_ddp_mlp(r, w):
@@ -322,7 +323,20 @@ def check_ddp_mlp(r, w):
 
 
 def check_ddp_mlp_small_buckets(r, w):
-    ddp_case(r, w, "mlp", bucket_cap_mb=0.001)           # a bucket per parameter or so
+    ddp_case(r, w, "mlp", bucket_cap_mb=0.001)            # about a bucket per parameter
+
+
+def check_ddp_bucket_view(r, w):
+    """gradient_as_bucket_view trains alike, and leaves each .grad a view of its bucket."""
+    model = ddp_case(r, w, "mlp", bucket_cap_mb=0.001, gradient_as_bucket_view=True)
+    for b in model.reducer.buckets:
+        for k, p in enumerate(b.params):
+            assert p.grad is None or p.grad.data_ptr() == b.slot(k).data_ptr()
+    x = lucid.ones(2, 12)
+    model(x).sum().backward()
+    for b in model.reducer.buckets:
+        for k, p in enumerate(b.params):
+            assert p.grad.data_ptr() == b.slot(k).data_ptr(), "grad is not a bucket view"
 
 
 def check_ddp_cnn_syncbn(r, w):
@@ -421,10 +435,23 @@ def check_hang(r, w):
     dist.all_reduce(lucid.ones(4))
 
 
+def check_nccl_needs_cuda_tensors(r, w):
+    from lucid.errors import DistributedError
+    try:
+        dist.all_reduce(lucid.ones(2, device="cpu"))
+    except DistributedError as e:
+        assert "moves CUDA tensors, got a tensor on cpu" in str(e), e
+    else:
+        raise AssertionError("no DistributedError for a CPU tensor on nccl")
+
+
 def main():
+    """``WORKER_BACKEND`` (mpi) and ``WORKER_DEVICE`` (cpu: where the checks make their
+    tensors and models) choose what runs; tests/cuda/test_distributed_nccl.py sets them."""
     out, checks = sys.argv[1], sys.argv[2:]
     timeout = float(os.environ.get("WORKER_TIMEOUT", "60"))
-    dist.init_process_group("mpi", timeout=timeout)
+    lucid.set_default_device(os.environ.get("WORKER_DEVICE", "cpu"))
+    dist.init_process_group(os.environ.get("WORKER_BACKEND", "mpi"), timeout=timeout)
     r, w = dist.get_rank(), dist.get_world_size()
     results = {}
     for name in checks:

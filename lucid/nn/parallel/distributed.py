@@ -31,10 +31,12 @@ class DistributedDataParallel(Module):
     the start of every forward. ``find_unused_parameters``: find, after each forward, the
     parameters its output does not depend on, and treat them as ready (without it, a
     parameter that gets no gradient stalls its bucket and the next forward raises); a
-    parameter no rank used keeps its ``.grad``. :meth:`no_sync` skips the reduction, so
-    gradients accumulate locally until the first backward outside it.
-    ``device_ids``/``output_device`` are accepted for PyTorch compatibility (one device
-    per process: the module's own)."""
+    parameter no rank used keeps its ``.grad``. ``gradient_as_bucket_view``: after the
+    first reduction each ``.grad`` is a view of its bucket, which saves a copy each way.
+    :meth:`no_sync` skips the reduction, so gradients accumulate locally until the first
+    backward outside it. ``device_ids``, ``output_device``, ``dim``, ``check_reduction``
+    and ``static_graph`` are accepted for PyTorch compatibility and change nothing (one
+    device per process, the module's own; the reducer needs no hint of a static graph)."""
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
                  broadcast_buffers=True, process_group=None, bucket_cap_mb=25,
@@ -64,7 +66,8 @@ class DistributedDataParallel(Module):
         self._params = params
         self._check_same_model(params)
         self._broadcast(params + [b for b in module.buffers() if b is not None])
-        self.reducer = Reducer(params, process_group, bucket_cap_mb, find_unused_parameters)
+        self.reducer = Reducer(params, process_group, bucket_cap_mb, find_unused_parameters,
+                               gradient_as_bucket_view)
 
     def _check_same_model(self, params):
         """Every rank has as many parameters of the same shapes (compared by a checksum of

@@ -2,16 +2,20 @@
 bucket all-reduced asynchronously as soon as every gradient in it is ready.
 
 Buckets follow the parameters in reverse registration order (the order a backward
-usually produces their gradients in), at most ``bucket_cap_mb`` MiB each, one dtype and
-device per bucket. A hook after each parameter's gradient accumulation copies the gradient,
-divided by the world size, into its bucket's flat buffer; a bucket whose gradients are all
-in is all-reduced (SUM) at once, in bucket order on every rank (so the ranks issue the
-same collectives in the same order), while the backward goes on. When the last bucket is
-launched the reducer waits for all of them and copies the averages back into ``.grad``:
-when ``backward()`` returns, the gradients are the mean over the ranks.
+usually produces their gradients in), at most ``bucket_cap_mb`` MiB each — the first at
+most 1 MiB, as PyTorch's, so that the first all-reduce starts early in the backward — one
+dtype and device per bucket. A hook after each parameter's gradient accumulation copies
+the gradient into its bucket's flat buffer; a bucket whose gradients are all in is divided
+by the world size and all-reduced (SUM) at once, in bucket order on every rank (so the
+ranks issue the same collectives in the same order), while the backward goes on. When
+the last bucket is launched the reducer waits for all of them (``wait_s`` adds up that
+waiting: the communication the backward did not hide) and puts the averages into
+``.grad``: when ``backward()`` returns, the gradients are the mean over the ranks.
 """
 
 from __future__ import annotations
+
+import time
 
 from ... import distributed as dist
 from ...autograd.grad_mode import no_grad
@@ -19,6 +23,8 @@ from ...errors import DistributedError
 from ...ops import zeros
 
 __all__ = ["Reducer"]
+
+FIRST_BUCKET_BYTES = 1024 * 1024
 
 
 class _Bucket:
@@ -34,12 +40,18 @@ class _Bucket:
         self.pending = len(params)
         self.work = None
 
+    def slot(self, k):
+        """The part of the flat buffer that holds parameter ``k``'s gradient."""
+        return self.flat[self.offsets[k]:self.offsets[k] + self.params[k].numel()]
+
 
 class Reducer:
     """Buckets of ``params`` reduced over ``group`` (see the module docstring)."""
 
-    def __init__(self, params, group, bucket_cap_mb, find_unused):
+    def __init__(self, params, group, bucket_cap_mb, find_unused, as_view):
         self.params, self.group, self.find_unused = params, group, find_unused
+        self.as_view = as_view
+        self.wait_s = 0.0           # time spent waiting for all-reduces after the backward
         self.world = dist.get_world_size(group)
         self.buckets, self.where = self._assign(params, bucket_cap_mb * 1024 * 1024)
         self.armed = False          # a forward prepared a backward that syncs
@@ -56,7 +68,8 @@ class Reducer:
         for i in reversed(range(len(params))):
             p = params[i]
             nbytes = p.numel() * p.element_size()
-            if cur and (size + nbytes > cap or p.dtype != cur[0][1].dtype or
+            limit = min(cap, FIRST_BUCKET_BYTES) if not buckets else cap
+            if cur and (size + nbytes > limit or p.dtype != cur[0][1].dtype or
                         p.device != cur[0][1].device):
                 buckets.append(cur)
                 cur, size = [], 0
@@ -125,15 +138,18 @@ class Reducer:
         bucket = self.buckets[b]
         p = bucket.params[k]
         with no_grad():
-            part = bucket.flat[bucket.offsets[k]:bucket.offsets[k] + p.numel()]
-            if p.grad is None:
+            part = bucket.slot(k)
+            g = p.grad
+            if g is None:
                 part.zero_()
-            else:
-                part.copy_(p.grad.reshape(-1))
-                part.div_(self.world)
+            elif not (self.as_view and g.data_ptr() == part.data_ptr()):
+                part.copy_(g.reshape(-1))
         bucket.pending -= 1
         while self.next < len(self.buckets) and self.buckets[self.next].pending == 0:
             nb = self.buckets[self.next]
+            if self.world > 1:
+                with no_grad():
+                    nb.flat.div_(self.world)
             nb.work = dist.all_reduce(nb.flat, dist.ReduceOp.SUM, self.group, async_op=True)
             self.next += 1
         if self.next == len(self.buckets):
@@ -144,22 +160,29 @@ class Reducer:
                     break
 
     def _finish(self):
-        """Wait for every bucket and put the averaged gradients into ``.grad``."""
+        """Wait for every bucket and put the averaged gradients into ``.grad`` (as views
+        of the bucket with ``gradient_as_bucket_view``: later backward passes then
+        accumulate straight into the bucket)."""
         self.armed = False
+        t0 = time.perf_counter()
         used = None
         if self.used_work is not None:
             self.used_work.wait()
             used = self.used.tolist()
             self.used_work = None
+        for bucket in self.buckets:
+            bucket.work.wait()
+        self.wait_s += time.perf_counter() - t0
         with no_grad():
             for bucket in self.buckets:
-                bucket.work.wait()
                 for k, (i, p) in enumerate(zip(bucket.index, bucket.params)):
                     if used is not None and not used[i]:
                         continue        # no rank used it: its .grad stays as it was
-                    g = bucket.flat[bucket.offsets[k]:bucket.offsets[k] + p.numel()] \
-                        .reshape(tuple(p.shape))
-                    if p.grad is None:
+                    g = bucket.slot(k).reshape(tuple(p.shape))
+                    if self.as_view:
+                        if p.grad is None or p.grad.data_ptr() != g.data_ptr():
+                            p.grad = g
+                    elif p.grad is None:
                         p.grad = g.clone()
                     else:
                         p.grad.copy_(g)
