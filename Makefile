@@ -30,6 +30,7 @@ test: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/ops.py
 	$(BIN)/python benchmarks/train.py
+	$(BIN)/python benchmarks/distributed.py
 
 clean:
 	rm -rf $(VENV) *.egg-info

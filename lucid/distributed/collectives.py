@@ -264,25 +264,31 @@ def _reduce_scatter(pg, name, output, ib, wire, async_op):
     return _run(pg.reduce_scatter(ob, ib, wire), async_op, *then)
 
 
-def _root_list(op, name, ts, pg, root, like):
-    """The list argument of gather/scatter: required (one per rank) on the root only."""
+def _rooted(op, tensor, ts, rank, group, list_name, rank_name):
+    """What gather and scatter check: ``(group, root's group rank, the list)`` with the
+    list None off the root, or None when this rank is not in the group."""
+    pg = resolve(group, op)
+    if pg is None:
+        return None
+    _tensor_arg(op, "tensor", tensor)
+    root = _root(pg, rank, op, rank_name)
     if pg.rank == root:
-        return _tensor_list(op, name, ts, pg.size, like)
-    if ts:
-        raise ArgumentError(f"{op}: {name} must be None or empty on a rank that is not "
+        _tensor_list(op, list_name, ts, pg.size, tensor)
+    elif ts:
+        raise ArgumentError(f"{op}: {list_name} must be None or empty on a rank that is not "
                             f"the root (rank {pg.ranks[root]})")
-    return None
+    else:
+        ts = None
+    _check_across(pg, op, tensor)
+    return pg, root, ts
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     """Fill rank ``dst``'s ``gather_list[r]`` with rank ``r``'s ``tensor``."""
-    pg = resolve(group, "gather")
-    if pg is None:
+    checked = _rooted("gather", tensor, gather_list, dst, group, "gather_list", "dst")
+    if checked is None:
         return None
-    _tensor_arg("gather", "tensor", tensor)
-    root = _root(pg, dst, "gather", "dst")
-    ts = _root_list("gather", "gather_list", gather_list, pg, root, tensor)
-    _check_across(pg, "gather", tensor)
+    pg, root, ts = checked
     ib, _ = pg.stage(tensor, "gather")
     if ts is None:
         return _run(pg.gather(ib[:0], ib, root), async_op)
@@ -292,13 +298,10 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     """Rank ``r``'s ``tensor`` becomes rank ``src``'s ``scatter_list[r]``."""
-    pg = resolve(group, "scatter")
-    if pg is None:
+    checked = _rooted("scatter", tensor, scatter_list, src, group, "scatter_list", "src")
+    if checked is None:
         return None
-    _tensor_arg("scatter", "tensor", tensor)
-    root = _root(pg, src, "scatter", "src")
-    ts = _root_list("scatter", "scatter_list", scatter_list, pg, root, tensor)
-    _check_across(pg, "scatter", tensor)
+    pg, root, ts = checked
     ob, back = pg.stage(tensor, "scatter", read=False)
     ib = ob[:0] if ts is None else _stacked(pg, "scatter", ts)[0]
     return _run(pg.scatter(ob, ib, root), async_op, back)

@@ -153,10 +153,15 @@ class ProcessGroup:
         """Release the communicator."""
 
 
+class _NonMember:
+    def __repr__(self):
+        return "GroupMember.NON_GROUP_MEMBER"
+
+
 class GroupMember:
     """``NON_GROUP_MEMBER``: what :func:`new_group` returns on ranks outside the group."""
 
-    NON_GROUP_MEMBER = object()
+    NON_GROUP_MEMBER = _NonMember()
 
 
 class _Groups:

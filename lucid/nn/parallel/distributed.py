@@ -7,7 +7,7 @@ import contextlib
 
 from ... import distributed as dist
 from ...autograd.grad_mode import is_grad_enabled, no_grad
-from ...errors import DistributedError
+from ...errors import ArgumentError, DistributedError
 from ..._tensor import tensor
 from ...ops import cat
 from ..modules.module import Module
@@ -48,8 +48,8 @@ class DistributedDataParallel(Module):
                                    "not been initialized; call "
                                    "lucid.distributed.init_process_group() first")
         if not bucket_cap_mb > 0:
-            raise DistributedError(f"DistributedDataParallel: bucket_cap_mb must be positive, "
-                                   f"got {bucket_cap_mb}")
+            raise ArgumentError(f"DistributedDataParallel: bucket_cap_mb must be positive, "
+                                f"got {bucket_cap_mb}")
         self.module = module
         self.process_group = process_group
         self.broadcast_buffers = broadcast_buffers
