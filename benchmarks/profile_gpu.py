@@ -11,7 +11,6 @@ well as cuBLAS's) and the host functions by own time (cProfile).
 
 import argparse
 import cProfile
-import io
 import pstats
 import sys
 import time
@@ -67,12 +66,21 @@ def profile(name, step, steps, rows):
                                     max_name_column_width=60))
     pr = cProfile.Profile()
     pr.enable()
-    step()
+    for _ in range(steps):
+        step()
     lucid.cuda.synchronize()
     pr.disable()
-    out = io.StringIO()
-    pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(rows)
-    print(out.getvalue())
+    print_host_table(pstats.Stats(pr), steps, rows)
+
+
+def print_host_table(stats, steps, rows):
+    """The functions with the most own host time, in microseconds per step."""
+    entries = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:rows]
+    print(f"{'own us/step':>12} {'total us/step':>14} {'calls/step':>11}  function")
+    for (path, line, fn), (_, calls, own, total, _) in entries:
+        where = f"{Path(path).name}:{line}({fn})" if line else fn
+        print(f"{1e6 * own / steps:12.1f} {1e6 * total / steps:14.1f} "
+              f"{calls / steps:11.1f}  {where}")
 
 
 def main():

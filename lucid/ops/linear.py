@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ._formula import array_of, const
 from .base import Op
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -45,9 +44,10 @@ class LinearBackward(Op):
     transposed view: BLAS reads it as is; cuBLAS on CuPy), then the bias added in place;
     half inputs multiply in float32 on the CPU. The gradients are ``matmul`` calls on the
     flattened operands, so graph mode (``create_graph=True``) records matmul ops and the
-    gradient is differentiable again; the bias gradient is ``matmul`` of a ones vector
-    with :math:`G_2` (a gemv, two to three times faster than the column sum). An empty
-    batch gives an empty output and zero weight and bias gradients.
+    gradient is differentiable again; the bias gradient is ``be.sum_rows`` of :math:`G_2`
+    (the CPU: a gemv of a ones vector, two to three times faster than the strided column
+    sum; CUDA: one reduction). An empty batch gives an empty output and zero weight and
+    bias gradients.
     """
 
     __slots__ = ()
@@ -70,8 +70,4 @@ class LinearBackward(Op):
             return gx, gw
         if not need[2]:
             return gx, gw, None
-        # the bias gradient, the column sums of G_2, as a vector-matrix product: a BLAS
-        # gemv, two to three times faster than the strided column reduction
-        rows = array_of(g2)
-        ones = const(self.be.ones((rows.shape[0],), rows.dtype), g2)
-        return gx, gw, F.matmul(ones, g2)
+        return gx, gw, F.sum_rows(g2)

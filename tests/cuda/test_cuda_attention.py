@@ -36,12 +36,13 @@ def _flash_for_every_dtype(monkeypatch):
         monkeypatch.setattr(attention, "_PROBS_BYTES", 0)
 
 
-def test_float32_keeps_p_between_the_thresholds_and_half_types_never():
+def test_float32_keeps_p_between_the_thresholds_and_half_types_never(monkeypatch):
     if DEVICE == "cpu":
         pytest.skip("the CUDA backend's choice")
     from lucid.backend.cuda import attention
+    monkeypatch.undo()                      # the module's thresholds, not the fixture's
     be = lucid.device(DEVICE).backend
-    small, large = attention._PROBS_SMALL, 1 << 30
+    small, large = attention._PROBS_SMALL, attention._PROBS_BYTES
     for n, flash in ((1, True), (small // 4, True), (small // 4 + 1, False),
                      (large // 4, False), (large // 4 + 1, True)):
         assert be.prefers_flash_attention(np.float32, n) is flash, n

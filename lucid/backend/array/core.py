@@ -46,10 +46,10 @@ class XpCore:
         if a.shape == shape:
             return a
         lead = a.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(
-            lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
-        out = a.sum(axis=axes, keepdims=True) if axes else a
-        return out.reshape(shape)
+        keep = tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+        if not keep:                   # leading axes only: the sum has the shape (and owns
+            return a.sum(axis=tuple(range(lead)))             # its memory: no view of it)
+        return a.sum(axis=tuple(range(lead)) + keep, keepdims=True).reshape(shape)
 
     def _accumulate(self, ufunc, a, axis):
         """``ufunc.accumulate`` along ``axis`` (a backend whose ufuncs lack it overrides)."""

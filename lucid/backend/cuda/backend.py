@@ -140,7 +140,7 @@ class CudaCore:
         b2 = b[:, None] if b.ndim == 1 else b
         if not gemm.supports(a2, b2):
             return cupy.matmul(a, b)
-        out = gemm.matmul(a2, b2, _tf32_wanted() if a.dtype == np.float32 else False)
+        out = gemm.matmul(a2, b2, _tf32_wanted() if a.dtype == np.float32 else False)[0]
         if b.ndim == 1:
             out = out[..., 0]
         if a.ndim == 1:
@@ -148,12 +148,29 @@ class CudaCore:
         return out
 
     def linear(self, x, w, b):
-        """One cuBLAS GEMM against ``w`` as it lies (``w.T`` is a transposed view), then the
-        bias added in place by one vector kernel (:func:`.elementwise.bias_add_`)."""
-        out = self.matmul(x.reshape(-1, x.shape[-1]), w.T)
-        if b is not None and not elementwise.bias_add_(out, b):
+        """One cuBLAS GEMM against ``w`` as it lies (``w.T`` is a transposed view), with
+        the bias added in its epilogue (cuBLASLt), else in place by one vector kernel
+        (:func:`.elementwise.bias_add_`)."""
+        x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        if gemm.supports(x2, w):
+            tf32 = _tf32_wanted() if x.dtype == np.float32 else False
+            out, added = gemm.matmul(x2, w.T, tf32, b)
+        else:
+            out, added = cupy.matmul(x2, w.T), False
+        if b is not None and not added and not elementwise.bias_add_(out, b):
             out += b
-        return out.reshape(x.shape[:-1] + (w.shape[0],))
+        return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
+
+    def ones(self, shape, npdtype):
+        """A fill on the device, 0-d included (``asarray(1)`` would copy from the host and
+        wait: the seed of every ``backward()``)."""
+        return cupy.ones(shape, dtype=npdtype)
+
+    def sum_rows(self, a):
+        """One reduction, accumulating half types in float32."""
+        if a.itemsize == 2 and a.dtype.kind in "fV":             # float16, bfloat16
+            return a.sum(axis=0, dtype=np.float32).astype(a.dtype)
+        return a.sum(axis=0)
 
     # -- checks on the device -----------------------------------------------------------
 

@@ -26,6 +26,7 @@ extern "C" __global__ void in_range(const T* a, long long n, double lo, double h
     }
 }
 '''
+_INT = np.dtype(np.int64)     # checked as it lies (other integer and bool arrays: as float64)
 _SLOTS = 256                   # pending checks before a forced read
 _pending = []                  # (slot index, make_error(value)) per queued check
 _buffer = []                   # the device buffer: two uint64 words per slot
@@ -37,21 +38,27 @@ def _slots():
     return _buffer[0]
 
 
+def slot(make_error):
+    """A fresh slot (two device words: a flag, then the first offender as float64 bits)
+    for a kernel that checks values itself; ``make_error(value)`` builds the error."""
+    if len(_pending) == _SLOTS:
+        flush()
+    k = len(_pending)
+    _pending.append((k, make_error))
+    return _slots()[2 * k:]
+
+
 def defer(a, lo, hi, inclusive, make_error):
     """Queue the check that every element of ``a`` lies in ``[lo, hi)`` (``[lo, hi]`` if
     ``inclusive``); ``make_error(value)`` builds the error for the first offender."""
     if a.size == 0:
         return
-    if len(_pending) == _SLOTS:
-        flush()
-    buf = _slots()
-    k = len(_pending)
-    src = a if a.dtype.kind == "f" else a.astype(np.float64)
+    keep = a.dtype.kind == "f" or a.dtype == _INT
+    src = cupy.ascontiguousarray(a) if keep else a.astype(np.float64)   # read linearly
     kernel(_CHECK, "in_range", src.dtype)(
         blocks(min(a.size, 1 << 20)), (256,),
         (src, np.int64(a.size), np.float64(lo), np.float64(hi), np.int32(inclusive),
-         buf[2 * k:]))
-    _pending.append((k, make_error))
+         slot(make_error)))
 
 
 def flush():

@@ -15,6 +15,8 @@ import ml_dtypes
 import numpy as np
 from cupy_backends.cuda.libs import cublas
 
+from . import cublaslt
+
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _COMPUTE_32F = getattr(cublas, "CUBLAS_COMPUTE_32F", 68)
 _COMPUTE_TF32 = getattr(cublas, "CUBLAS_COMPUTE_32F_FAST_TF32", 77)
@@ -23,7 +25,9 @@ _COMPUTE_64F = getattr(cublas, "CUBLAS_COMPUTE_64F", 70)
 _TYPES = {np.dtype(np.float16): (2, _COMPUTE_32F, _F32),
           np.dtype(ml_dtypes.bfloat16): (14, _COMPUTE_32F, _F32),
           _F32: (0, _COMPUTE_32F, _F32), _F64: (1, _COMPUTE_64F, _F64)}
-_SCALARS = {dt: (np.ones(1, dt), np.zeros(1, dt)) for dt in (_F32, _F64)}
+_SCALAR_ARRAYS = [(np.ones(1, dt), np.zeros(1, dt)) for dt in (_F32, _F64)]
+_SCALARS = {a.dtype: (a.ctypes.data, b.ctypes.data) for a, b in _SCALAR_ARRAYS}  # pointers
+_SCALE_TYPE = {_F32: 0, _F64: 1}        # cudaDataType of alpha and beta
 _OP_N, _OP_T, _ALGO_DEFAULT = 0, 1, -1
 
 
@@ -35,6 +39,13 @@ def supports(a, b):
 def _operand(x, batch):
     """``(array, op, leading dim, batch stride)`` of matrix stack ``x`` broadcast over
     ``batch``, copied only where its layout has no cuBLAS description."""
+    if not batch and x.ndim == 2:               # the common case, without the generality
+        it = x.itemsize
+        (r, c), (rs, cs) = x.shape, x.strides
+        if cs == it and rs >= c * it and rs % it == 0:
+            return x, _OP_N, rs // it, 0
+        if rs == it and cs >= r * it and cs % it == 0:
+            return x, _OP_T, cs // it, 0
     r, c = x.shape[-2:]
     if x.shape[:-2] != batch:
         x = cupy.broadcast_to(x, batch + (r, c))
@@ -59,18 +70,23 @@ def _operand(x, batch):
     return x, op, ld, (dims[-1][0] if dims else 0)
 
 
-def matmul(a, b, tf32=False):
+def matmul(a, b, tf32=False, bias=None):
     """``a @ b`` for float arrays of at least 2 dims (batch axes broadcast), in their
-    dtype; ``tf32`` lets float32 products use TF32 tensor cores."""
-    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    dtype; ``tf32`` lets float32 products use TF32 tensor cores. ``bias`` (a vector of
+    ``b``'s column count, 2-D products only) is added to every row in the GEMM's epilogue
+    where cuBLASLt takes it; the result says whether it was: ``(out, bias_added)``."""
+    if a.ndim == 2 and b.ndim == 2:
+        batch = ()
+    else:
+        batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     m, k = a.shape[-2:]
     n = b.shape[-1]
     out = cupy.empty(batch + (m, n), dtype=a.dtype)
     if out.size == 0:
-        return out
+        return out, False
     if k == 0:
         out.fill(0)
-        return out
+        return out, False
     count = out.size // (m * n)
     aa, opa, lda, sa = _operand(a, batch)
     bb, opb, ldb, sb = _operand(b, batch)
@@ -78,12 +94,24 @@ def matmul(a, b, tf32=False):
     if tf32 and a.dtype == _F32:
         compute = _COMPUTE_TF32
     one, zero = _SCALARS[sdt]
-    handle = cupy.cuda.device.get_cublas_handle()
     stream = cupy.cuda.get_current_stream().ptr
+    pa, pb, pc = bb.data.ptr, aa.data.ptr, out.data.ptr
+    pbias = 0
+    if bias is not None and not batch and bias.dtype == a.dtype and bias.shape == (n,) \
+            and bias.flags.c_contiguous:
+        pbias = bias.data.ptr
+    al = cublaslt.alignment
+    # cuBLAS is column-major: C^T = B^T A^T, so cuBLAS's A is our b and its B our a
+    key = (t, compute, _SCALE_TYPE[sdt], opb, opa, n, m, k, ldb, lda, n, count, sb, sa,
+           m * n, cublaslt.EPILOGUE_BIAS if pbias else cublaslt.EPILOGUE_DEFAULT,
+           (al(pa), al(pb), al(pc), al(pbias)))
+    if cublaslt.matmul(key, one, pa, pb, zero, pc, stream, pbias):
+        return out, bool(pbias)
+    handle = cupy.cuda.device.get_cublas_handle()
     if cublas.getStream(handle) != stream:  # setStream also resets cuBLAS's workspace:
         cublas.setStream(handle, stream)    # only when the stream changed
     cublas.gemmStridedBatchedEx(
-        handle, opb, opa, n, m, k, one.ctypes.data, bb.data.ptr, t, ldb, sb,
-        aa.data.ptr, t, lda, sa, zero.ctypes.data, out.data.ptr, t, n, m * n, count,
+        handle, opb, opa, n, m, k, one, pa, t, ldb, sb,
+        pb, t, lda, sa, zero, pc, t, n, m * n, count,
         compute, _ALGO_DEFAULT)
-    return out
+    return out, False

@@ -17,6 +17,9 @@ import numpy as np
 CTYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
           np.dtype(np.float16): "__half", np.dtype(ml_dtypes.bfloat16): "__nv_bfloat16"}
 ACCUMULATE = {d: ("double" if c == "double" else "float") for d, c in CTYPES.items()}
+# (T, A) of every dtype a kernel may be compiled for: the float types, and int64 (indices)
+_TYPEDEFS = {**{d: (c, ACCUMULATE[d]) for d, c in CTYPES.items()},
+             np.dtype(np.int64): ("long long", "double")}
 _PRELUDE = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
 _OPTIONS = ("--std=c++17",)
 
@@ -24,14 +27,23 @@ _OPTIONS = ("--std=c++17",)
 @functools.lru_cache(maxsize=None)
 def kernel(source, name, dtype=None):
     """The function ``name`` of ``source`` compiled with ``T``/``A`` for ``dtype``
-    (a NumPy dtype of a float kind, or None for a source that names no ``T``)."""
+    (a NumPy float dtype or int64, or None for a source that names no ``T``)."""
     head = _PRELUDE
     if dtype is not None:
-        dt = np.dtype(dtype)
-        head += f"typedef {CTYPES[dt]} T;\ntypedef {ACCUMULATE[dt]} A;\n"
+        head += "typedef {} T;\ntypedef {} A;\n".format(*_TYPEDEFS[np.dtype(dtype)])
     return cupy.RawModule(code=head + source, options=_OPTIONS).get_function(name)
 
 
 def blocks(n, threads=256):
     """The grid size covering ``n`` items with ``threads`` per block (at least one block)."""
     return (max((int(n) + threads - 1) // threads, 1),)
+
+
+def flat(a):
+    """``a`` as a flat C-contiguous array (a copy only where it is not contiguous), or a
+    null pointer for None: CuPy passes None to a raw kernel as an invalid address, not
+    NULL."""
+    if a is None:
+        return np.uint64(0)
+    a = cupy.ascontiguousarray(a)
+    return a if a.ndim == 1 else a.reshape(-1)

@@ -22,7 +22,9 @@ input's dtype.
 import cupy
 import numpy as np
 
-from .kernels import ACCUMULATE, CTYPES, blocks, kernel
+from ..array.indexing import index_error
+from . import checks
+from .kernels import ACCUMULATE, CTYPES, blocks, flat, kernel
 from .softmax import ROWS, last_axis, row_launch
 
 _CE = r"""
@@ -36,9 +38,12 @@ __device__ __forceinline__ long long ce_target(const long long* target, long lon
     return *ign ? 0 : (t < 0 ? 0 : (t >= c ? c - 1 : t));
 }
 
-extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* wt,
-                                  const A* weight, A* loss, A* lse, long long rows,
-                                  long long c, long long ignore, double smooth, int lanes) {
+// Row r's loss and lse; wt (if not null) gets the row's weight w_t (0 where ignored), and
+// check (lucid/backend/cuda/checks.py) the first target outside [0, c) that is not ignored.
+extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* weight,
+                                  A* loss, A* lse, A* wt, unsigned long long* check,
+                                  long long rows, long long c, long long ignore,
+                                  double smooth, int lanes) {
     RowPos p(rows, lanes);
     const T* xr = x + p.r * c;
     A m = A(-LUCID_INF);
@@ -67,26 +72,65 @@ extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* 
     A l = m + log(s);
     bool ign;
     long long t = ce_target(target, p.r, ignore, c, &ign);
-    A out = (l - static_cast<A>(xr[t])) * wt[p.r];
+    A w = ign ? A(0) : (weight ? weight[t] : A(1));
+    A out = (l - static_cast<A>(xr[t])) * w;
     if (smooth != 0.0) {
         A sm = ign ? A(0) : (l - m) * sw + swd;
         out = (A(1) - A(smooth)) * out + A(smooth / (double)c) * sm;
     }
     loss[p.r] = out;
     lse[p.r] = l;
+    if (wt) wt[p.r] = w;
+    long long raw = target[p.r];
+    if (!ign && (raw < 0 || raw >= c) && atomicCAS(check, 0ull, 1ull) == 0ull)
+        check[1] = (unsigned long long)__double_as_longlong((double)raw);
+}
+
+// One block: out = sum_r loss_r, over sum_r wt_r for a mean.
+extern "C" __global__ void ce_sum(const A* loss, const A* wt, T* out, long long rows,
+                                  int mean) {
+    A s = A(0), w = A(0);
+    for (long long i = threadIdx.x; i < rows; i += blockDim.x) {
+        s += loss[i];
+        if (mean) w += wt[i];
+    }
+    s = row_reduce<false>(s, blockDim.x);
+    w = row_reduce<false>(w, blockDim.x);
+    if (threadIdx.x == 0) out[0] = T(mean ? s / w : s);
+}
+
+// One block: out[0] = g / W for a mean (W = sum_r w_t, 0 -> 1: no gradient where every
+// row is ignored), else g; out[1] = sum_c w_c (with class weights).
+extern "C" __global__ void ce_scale(const long long* target, const A* weight, const T* g,
+                                    A* out, long long rows, long long c, long long ignore,
+                                    int mean) {
+    A w = A(0), ws = A(0);
+    if (mean) for (long long r = threadIdx.x; r < rows; r += blockDim.x) {
+        bool ign;
+        long long t = ce_target(target, r, ignore, c, &ign);
+        w += ign ? A(0) : (weight ? weight[t] : A(1));
+    }
+    if (weight) for (long long i = threadIdx.x; i < c; i += blockDim.x) ws += weight[i];
+    w = row_reduce<false>(w, blockDim.x);
+    ws = row_reduce<false>(ws, blockDim.x);
+    if (threadIdx.x != 0) return;
+    A gv = static_cast<A>(g[0]);
+    out[0] = mean ? gv / (w + A(w == A(0))) : gv;
+    out[1] = ws;
 }
 
 // scale: the output gradient per row (per_row) or one value; wsum: sum_c w_c (null: C).
 extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* target,
-                                  const A* wt, const A* weight, const A* scale,
-                                  const A* wsum, T* gx, long long rows, long long c,
-                                  long long ignore, double smooth, int per_row, int lanes) {
+                                  const A* weight, const A* scale, const A* wsum, T* gx,
+                                  long long rows, long long c, long long ignore,
+                                  double smooth, int per_row, int lanes) {
     RowPos p(rows, lanes);
     if (!p.ok) return;                     // no row reduction here
     bool ign;
     long long t = ce_target(target, p.r, ignore, c, &ign);
     A s = scale[per_row ? p.r : 0];
-    A hot = A(1.0 - smooth) * s * wt[p.r];
+    A w = ign ? A(0) : (weight ? weight[t] : A(1));
+    A hot = A(1.0 - smooth) * s * w;
     A spread = ign ? A(0) : A(smooth / (double)c) * s;
     A q = hot + spread * (wsum ? wsum[0] : A(c));
     A l = lse[p.r];
@@ -160,16 +204,11 @@ extern "C" __global__ void act(const T* x, const T* g, T* y, long long n, int mo
 _CE_SOURCE = ROWS + _CE
 _THREADS = 256
 _MAX_BLOCKS = 65536          # grid-stride kernels: at most this many blocks
+_ONE_BLOCK = 1024            # threads of the one-block reductions
 
 
 def _acc(dtype):
     return np.dtype(np.float64 if ACCUMULATE[dtype] == "double" else np.float32)
-
-
-def _ptr(a):
-    """``a`` flat and C-contiguous, or a null pointer for None (CuPy passes None to a raw
-    kernel as an invalid address, not NULL)."""
-    return np.uint64(0) if a is None else cupy.ascontiguousarray(a).reshape(-1)
 
 
 def _grid(n):
@@ -181,7 +220,7 @@ def _act(a, g, mode):
     out = cupy.empty(a.shape, a.dtype)
     n = a.size
     if n:
-        x, gg = _ptr(a), _ptr(g)
+        x, gg = flat(a), flat(g)
         vec = all(v.data.ptr % (4 * a.itemsize) == 0 for v in (x, out) + (
             () if g is None else (gg,)))
         kernel(_ACT, "act", a.dtype)(_grid(n // 4 if vec else n), (_THREADS,), (
@@ -225,60 +264,64 @@ class CudaLoss:
 
     # -- cross-entropy ---------------------------------------------------------------
 
-    def _ce_rows(self, a, target, weight, ignore_index):
-        """``(x, t, wt, w, rows, C)``: the logits as C-contiguous ``(rows, C)``, the flat
-        int64 targets, the target weights and class weights in the compute dtype; None
-        where the kernels do not apply (raises as the generic kernel for a target out of
-        range)."""
+    def _ce_rows(self, a, target, weight):
+        """``(x, t, w, rows, C)``: the logits as C-contiguous ``(rows, C)``, the flat int64
+        targets and the class weights in the compute dtype; None where the kernels do not
+        apply. Target weights and the bounds check happen inside the kernels."""
         if a.dtype not in CTYPES or a.ndim < 2 or not a.size or target.size * a.shape[1] != a.size:
             return None
-        acc = _acc(a.dtype)
-        c = a.shape[1]
-        wt, _ = self.nll_target_weights(target, weight, c, ignore_index, acc)
         x = last_axis(a, 1)
-        t = cupy.ascontiguousarray(target.reshape(-1).astype(np.int64, copy=False))
-        w = None if weight is None else _ptr(weight.astype(acc, copy=False))
-        return x, t, _ptr(wt), w, target.size, c
+        t = target if target.ndim == 1 else target.reshape(-1)
+        t = cupy.ascontiguousarray(t.astype(np.int64, copy=False))
+        w = None if weight is None else flat(weight.astype(_acc(a.dtype), copy=False))
+        return x, t, w, target.size, a.shape[1]
 
     def cross_entropy(self, a, target, weight, ignore_index, reduction, label_smoothing):
-        got = self._ce_rows(a, target, weight, ignore_index)
+        got = self._ce_rows(a, target, weight)
         if got is None:
             return super().cross_entropy(a, target, weight, ignore_index, reduction,
                                          label_smoothing)
-        x, t, wt, w, rows, c = got
-        acc = wt.dtype
+        x, t, w, rows, c = got
+        acc = _acc(a.dtype)
         loss = cupy.empty(rows, acc)
         lse = cupy.empty(rows, acc)
+        mean = reduction == "mean"
+        wt = cupy.empty(rows, acc) if mean else None
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
-            x, t, wt, _ptr(w), loss, lse, np.int64(rows),
+            x, t, flat(w), loss, lse, flat(wt), checks.slot(index_error), np.int64(rows),
             np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes)))
         if reduction == "none":
-            out = loss.reshape(target.shape)
+            out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
-            out = loss.sum()
-            if reduction == "mean":
-                out = out / wt.sum()
-        return out.astype(a.dtype, copy=False), lse.reshape(target.shape)
+            out = cupy.empty((), a.dtype)
+            kernel(_CE_SOURCE, "ce_sum", a.dtype)((1,), (_ONE_BLOCK,), (
+                loss, flat(wt), out, np.int64(rows), np.int32(mean)))
+        return out, lse.reshape(target.shape)
 
     def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
                                label_smoothing):
-        got = self._ce_rows(a, target, weight, ignore_index)
-        if got is None or lse.size != target.size:
+        got = self._ce_rows(a, target, weight)
+        if got is None or lse.size != target.size or g.dtype != a.dtype:
             return super().cross_entropy_backward(a, lse, g, target, weight, ignore_index,
                                                    reduction, label_smoothing)
-        x, t, wt, w, rows, c = got
-        acc = wt.dtype
-        scale = g.astype(acc, copy=False)
-        if reduction == "mean":
-            total = wt.sum()
-            scale = scale / (total + (total == 0))         # 0 where W = 0, as the generic
+        x, t, w, rows, c = got
+        acc = _acc(a.dtype)
+        mean = reduction == "mean"
         per_row = reduction == "none"
-        wsum = None if w is None else w.sum()
+        g = flat(g)
+        sums = None                          # [scale, sum_c w_c]
+        if mean or (w is not None and label_smoothing):
+            sums = cupy.empty(2, acc)
+            kernel(_CE_SOURCE, "ce_scale", a.dtype)((1,), (_ONE_BLOCK,), (
+                t, flat(w), g, sums, np.int64(rows), np.int64(c), np.int64(ignore_index),
+                np.int32(mean)))
+        scale = sums if mean else g.astype(acc, copy=False)
+        wsum = None if w is None or sums is None else sums[1:]
         gx = cupy.empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
-            x, _ptr(lse.astype(acc, copy=False)), t, wt, _ptr(w), _ptr(scale), _ptr(wsum), gx,
+            x, flat(lse.astype(acc, copy=False)), t, flat(w), scale, flat(wsum), gx,
             np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
             np.int32(per_row), np.int32(lanes)))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)

@@ -15,7 +15,7 @@ and the row's :math:`\mu`, :math:`r` stored in ``A``. Backward: one row kernel f
 
 (no :math:`\overline{\hat g}` for RMS), and one column kernel for
 :math:`g_w = \sum_n g \hat x`, :math:`g_b = \sum_n g`: each block sums a chunk of rows
-for 256 columns into float partials, which a ``sum`` over the chunks finishes. Batch and
+for 256 columns into float partials, which a second column kernel sums over the chunks. Batch and
 instance norm have kernels of their own (below); other layouts use the generic kernels.
 
 Batch and instance norm (statistics per channel, or per sample and channel, of a
@@ -35,7 +35,7 @@ running statistics).
 import cupy
 import numpy as np
 
-from .kernels import ACCUMULATE, CTYPES, blocks, kernel
+from .kernels import ACCUMULATE, CTYPES, blocks, flat, kernel
 from .softmax import ROWS, row_launch
 
 _FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
@@ -116,6 +116,20 @@ extern "C" __global__ void norm_bwd_w(const T* g, const T* x, const A* mean, con
     }
     if (pw) pw[blockIdx.y * d + j] = sw;
     if (pb) pb[blockIdx.y * d + j] = sb;
+}
+
+// Column j: the chunk partials of norm_bwd_w summed into gw[j], gb[j] (null: not wanted).
+extern "C" __global__ void norm_bwd_w_sum(const A* pw, const A* pb, T* gw, T* gb,
+                                          long long chunks, long long d) {
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= d) return;
+    A sw = A(0), sb = A(0);
+    for (long long c = 0; c < chunks; ++c) {
+        if (pw) sw += pw[c * d + j];
+        if (pb) sb += pb[c * d + j];
+    }
+    if (gw) gw[j] = T(sw);
+    if (gb) gb[j] = T(sb);
 }
 """
 
@@ -316,12 +330,6 @@ def _rows(x, axes, *params):
     return x.size // d, d
 
 
-def _flat(a):
-    """``a`` as a flat C-contiguous array, or a null pointer for None (CuPy passes None
-    to a raw kernel as an invalid address, not NULL)."""
-    return np.uint64(0) if a is None else cupy.ascontiguousarray(a).reshape(-1)
-
-
 def _acc(dtype):
     """The statistics' dtype: float64 for float64, float32 otherwise."""
     return np.dtype(np.float64 if ACCUMULATE[dtype] == "double" else np.float32)
@@ -427,7 +435,7 @@ class CudaNorm:
         rstd = cupy.empty(stat, acc)
         grid, block, lanes = row_launch(rows, d)
         kernel(_SOURCE, "norm_fwd", x.dtype)(
-            grid, block, (xc, _flat(w), _flat(b), y, _flat(mean), rstd, np.int64(rows),
+            grid, block, (xc, flat(w), flat(b), y, flat(mean), rstd, np.int64(rows),
                           np.int64(d), np.float64(eps), np.int32(lanes)))
         return y, mean, rstd
 
@@ -441,13 +449,13 @@ class CudaNorm:
                                           need)
         rows, d = nd
         gc, xc = cupy.ascontiguousarray(g), cupy.ascontiguousarray(x)
-        mu, r = _flat(mean), _flat(rstd)
+        mu, r = flat(mean), flat(rstd)
         gx = gw = gb = None
         if need[0]:
             gx = cupy.empty(x.shape, x.dtype)
             grid, block, lanes = row_launch(rows, d)
             kernel(_SOURCE, "norm_bwd_x", x.dtype)(
-                grid, block, (gc, xc, _flat(w), mu, r, gx, np.int64(rows), np.int64(d),
+                grid, block, (gc, xc, flat(w), mu, r, gx, np.int64(rows), np.int64(d),
                               np.int32(lanes)))
         want_w, want_b = w is not None and need[1], need[2]
         if want_w or want_b:
@@ -458,13 +466,14 @@ class CudaNorm:
             pw = cupy.empty((chunks, d), r.dtype) if want_w else None
             pb = cupy.empty((chunks, d), r.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w", x.dtype)(
-                (cols, chunks), (_COLS,), (gc, xc, mu, r, _flat(pw), _flat(pb), np.int64(rows),
+                (cols, chunks), (_COLS,), (gc, xc, mu, r, flat(pw), flat(pb), np.int64(rows),
                                            np.int64(d), np.int64(chunk)))
             pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k:]
-            if want_w:
-                gw = pw.sum(axis=0).astype(x.dtype, copy=False).reshape(pshape)
-            if want_b:
-                gb = pb.sum(axis=0).astype(x.dtype, copy=False).reshape(pshape)
+            gw = cupy.empty(pshape, x.dtype) if want_w else None
+            gb = cupy.empty(pshape, x.dtype) if want_b else None
+            kernel(_SOURCE, "norm_bwd_w_sum", x.dtype)(
+                (cols,), (_COLS,), (flat(pw), flat(pb), flat(gw), flat(gb), np.int64(chunks),
+                                    np.int64(d)))
         return gx, gw, gb
 
     def norm_moments(self, x, axes, center):

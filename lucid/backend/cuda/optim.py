@@ -30,6 +30,7 @@ CHUNK = 2048            # elements per block
 THREADS = 256           # threads per block (CHUNK / THREADS elements each)
 _MAX_MAPS = 64          # cached block maps (distinct lists of sizes)
 _BLOCK_MAPS = {}        # (device index, sizes) -> the device block map
+_TABLES = {}            # (device index, table bytes) -> the table on the device
 
 # The block's tensor row and element range, and the Adam-family prologue (weight decay,
 # both moments; the moments stored, their A values returned).
@@ -287,6 +288,17 @@ class CudaOptim:
             got = _BLOCK_MAPS[key] = cupy.asarray(np.stack([owner, start], axis=1))
         return got
 
+    def _device_table(self, table):
+        """``table`` on the device, cached by content: in a steady loop the memory pool
+        hands out the same addresses every step, so the copy is made once."""
+        key = (self.ordinal, table.tobytes())
+        got = _TABLES.get(key)
+        if got is None:
+            if len(_TABLES) >= _MAX_MAPS:
+                _TABLES.clear()
+            got = _TABLES[key] = cupy.asarray(table)
+        return got
+
     def _launch(self, name, rows, scalars, flags=()):
         """Run kernel ``name`` over ``rows`` (per tensor: its table columns, the parameter
         first) of one dtype; ``scalars`` are cast to the accumulation type, ``flags`` to
@@ -302,7 +314,8 @@ class CudaOptim:
             blocks = self._block_map(tuple(r[0].size for r in rows))
             kernel(_SOURCES[name], name, dt)(
                 (blocks.shape[0],), (THREADS,),
-                (cupy.asarray(table), blocks, np.int64(CHUNK), *(acc(s) for s in scalars),
+                (self._device_table(table), blocks, np.int64(CHUNK),
+                 *(acc(s) for s in scalars),
                  *(np.int32(bool(f)) for f in flags)))
 
     @staticmethod

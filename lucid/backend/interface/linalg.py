@@ -17,6 +17,11 @@ class LinalgKernels(ABC):
         transposed (not copied) ``w``, the bias added in place; result (..., out)."""
 
     @abstractmethod
+    def sum_rows(self, a):
+        r"""The column sums of a 2-D array, :math:`\sum_n a_{n\cdot}` (a linear layer's
+        bias gradient), in its dtype."""
+
+    @abstractmethod
     def qr(self, a):
         """Reduced QR factorisation of a 2-D float array :math:`a = QR` (M, N) with
         :math:`K = \\min(M, N)`: ``(q, r)``, ``q`` (M, K) with orthonormal columns, ``r``
