@@ -50,7 +50,7 @@ __all__ = [
     "sum", "prod_others", "var_backward", "std_backward", "logsumexp_backward",
     "vector_norm_backward", "index_add_along", "reverse_cumsum", "cumprod_backward", "diff",
     # linear algebra
-    "matmul", "swapaxes", "einsum", "cross", "cdist_backward", "inv", "solve",
+    "matmul", "sum_rows", "swapaxes", "einsum", "cross", "cdist_backward", "inv", "solve",
     "solve_triangular", "matrix_exp", "svd",
     # shape, joins, views and writes
     "permute", "flip", "roll", "unfold", "unfold_backward", "repeat_interleave",
@@ -228,6 +228,10 @@ def diff(a, n, axis):
 
 def matmul(a, b):
     return _matmul(a, b)
+
+
+def sum_rows(a):
+    return _sum(a, 0)
 
 
 def swapaxes(a, d0, d1):

@@ -241,7 +241,7 @@ class ReluBackward(UnaryOp):
         return be.relu(x)
 
     def grad(self, F, g, x, out):
-        return g * ~(out <= 0)
+        return F.where(out <= 0, 0, g)
 
 
 @register
