@@ -57,6 +57,9 @@ class MPIGroup(ProcessGroup):
         dead = getattr(self.MPI, "ERR_PROC_FAILED", None)
         if dead is not None and e.Get_error_class() == dead:
             return "a peer process died (MPI_ERR_PROC_FAILED)"
+        if e.Get_error_class() == self.MPI.ERR_TRUNCATE:
+            return ("the ranks' tensors differ in size (MPI_ERR_TRUNCATE); run with "
+                    "LUCID_DISTRIBUTED_DEBUG=DETAIL to see each rank's shape")
         return f"MPI error: {e.Get_error_string()}"
 
     def abort(self):

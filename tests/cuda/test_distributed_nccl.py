@@ -17,10 +17,11 @@ from .conftest import DEVICE
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(DEVICE == "cpu", reason="needs a GPU (CUDA tensors)")]
 
-COLLECTIVES = ["all_reduce", "async", "broadcast", "reduce", "all_gather", "reduce_scatter",
-               "gather_scatter", "all_to_all", "errors", "sampler", "syncbn_grad"]
-DDP = ["ddp_mlp", "ddp_mlp_small_buckets", "ddp_bucket_view", "ddp_cnn_syncbn",
-       "ddp_no_sync", "ddp_unused", "ddp_stall_error"]
+COLLECTIVES = ["all_reduce", "async", "broadcast", "views_and_scalars", "reduce",
+               "all_gather", "reduce_scatter", "gather_scatter", "all_to_all", "errors",
+               "sampler", "syncbn_grad"]
+DDP = ["ddp_mlp", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
+       "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_stall_error"]
 
 
 def _check(proc, results, n, checks):
@@ -42,6 +43,7 @@ def test_nccl_one_rank_every_collective_and_ddp(tmp_path, monkeypatch):
 
 def test_two_mpi_ranks_share_the_gpu(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKER_DEVICE", DEVICE)
-    checks = COLLECTIVES + ["send_recv", "new_group", "debug_shapes", "ddp_mismatch"] + DDP
+    checks = COLLECTIVES + ["send_recv", "new_group", "debug_shapes", "ddp_mismatch",
+                            "ddp_broadcast_buffers"] + DDP
     proc, results = launch(2, checks, tmp_path)
     _check(proc, results, 2, checks)

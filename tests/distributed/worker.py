@@ -99,6 +99,24 @@ def check_broadcast(r, w):
             close(x, value(src, (2, 3), dtype), f"broadcast {dtype} from {src}")
 
 
+def check_views_and_scalars(r, w):
+    """Non-contiguous views and 0-d tensors are written in place by every kind of
+    collective (staged through a contiguous copy and written back)."""
+    base = lucid.arange(6, dtype=lucid.float64).reshape(2, 3) + 10 * r
+    dist.broadcast(base.t(), w - 1)
+    close(base, np.arange(6).reshape(2, 3) + 10 * (w - 1), "broadcast into a view")
+    s = lucid.tensor(float(r + 1))
+    dist.all_reduce(s, dist.ReduceOp.PRODUCT)
+    assert s.dim() == 0
+    close(s, float(np.prod(np.arange(1, w + 1))), "0-d all_reduce")
+    out = [lucid.zeros(()) for _ in range(w)]
+    dist.all_gather(out, lucid.tensor(float(r)))
+    close(lucid.stack(out), np.arange(w), "0-d all_gather")
+    big = lucid.zeros(3, 2 * w)
+    dist.all_gather_into_tensor(big.t(), lucid.full((2, 3), float(r)))   # view as output
+    close(big.t(), np.repeat(np.arange(w), 2)[:, None] * np.ones((1, 3)), "agit view")
+
+
 def check_reduce(r, w):
     for dst in range(w):
         for name in ("SUM", "MAX", "AVG"):
@@ -323,7 +341,47 @@ def check_ddp_mlp(r, w):
 
 
 def check_ddp_mlp_small_buckets(r, w):
-    ddp_case(r, w, "mlp", bucket_cap_mb=0.001)            # about a bucket per parameter
+    model = ddp_case(r, w, "mlp", bucket_cap_mb=0.0001)  # a bucket per parameter
+    assert len(model.reducer.buckets) == len(list(model.parameters()))
+    assert len(DDP(mlp()).reducer.buckets) == 1          # 25 MiB hold this MLP whole
+
+
+def check_ddp_overlap(r, w):
+    """Each bucket's all-reduce starts, asynchronously, during the backward: the first one
+    while most gradients are still to come, and none waits before the last is started."""
+    model = DDP(mlp(), bucket_cap_mb=0.0001)
+    launched = []
+    real = dist.all_reduce
+
+    def spy(t, op=dist.ReduceOp.SUM, group=None, async_op=False):
+        launched.append((sum(model.reducer.ready), async_op))
+        return real(t, op, group, async_op)
+    dist.all_reduce = spy
+    try:
+        model(lucid.ones(2, 12)).sum().backward()
+    finally:
+        dist.all_reduce = real
+    n = len(list(model.parameters()))
+    assert [a for _, a in launched] == [True] * n, launched
+    assert [k for k, _ in launched] == list(range(1, n + 1)), launched
+
+
+def check_ddp_broadcast_buffers(r, w):
+    """broadcast_buffers: each forward starts from rank 0's BatchNorm statistics; without
+    it every rank keeps its own."""
+    for flag in (True, False):
+        lucid.manual_seed(0)
+        model = DDP(cnn(), broadcast_buffers=flag)
+        x = lucid.randn(4, 3, 8, 8) + r                 # each rank's own statistics
+        model(x).sum().backward()
+        model.eval()
+        with lucid.no_grad():
+            model(x)
+        mean = model.module[1].running_mean
+        every = [lucid.zeros_like(mean) for _ in range(w)]
+        dist.all_gather(every, mean)
+        same = all(np.allclose(e.tolist(), every[0].tolist()) for e in every)
+        assert same == flag, f"broadcast_buffers={flag}: ranks agree: {same}"
 
 
 def check_ddp_bucket_view(r, w):
