@@ -291,6 +291,17 @@ def test_view_as_real_and_view_as_complex_share_memory():
     assert f.dtype is lucid.complex64
 
 
+def test_view_as_another_dtype_reinterprets_the_bytes():
+    v = _z(2, 3).astype(np.complex64)
+    for dt in ("float32", "int32", "complex64", "float64"):
+        got = lucid.tensor(v).view(getattr(lucid, dt))
+        want = torch.tensor(v).view(getattr(torch, dt))
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    back = lucid.ones(2, 4).view(lucid.complex64)
+    assert back.shape == (2, 2) and back.tolist()[0] == [1 + 1j, 1 + 1j]
+
+
 def test_view_errors_match_torch_conditions():
     with pytest.raises(DTypeError, match="view_as_real: expected a complex tensor"):
         lucid.view_as_real(lucid.ones(3))
@@ -370,7 +381,9 @@ def test_comparisons_eq_ne_only():
     ("cummax", lambda z: z.cummax(0)), ("topk", lambda z: z.topk(1)),
     ("atan2", lambda z: lucid.atan2(z, z)), ("remainder", lambda z: z % 2),
     ("logsumexp", lambda z: z.logsumexp(0)), ("softmax", lambda z: z.softmax(0)),
-    ("nansum", lucid.nansum), ("var", lucid.var), ("median", lucid.median),
+    ("nansum", lucid.nansum), ("median", lucid.median), ("unique", lucid.unique),
+    ("log_softmax", lambda z: z.log_softmax(0)), ("cdist", lambda z: lucid.cdist(z[None], z[None])),
+    ("abs_", lambda z: z.abs_()), ("linspace", lambda z: lucid.linspace(0, 1j, 3)),
     ("scatter_reduce", lambda z: z.scatter_reduce(0, lucid.tensor([0, 0]), z, "amax"))])
 def test_ops_without_complex_support_raise_naming_the_op(op, call):
     z = lucid.tensor([1 + 1j, 2 - 1j])
@@ -385,7 +398,9 @@ def test_reductions_match_torch(dt):
     tol = 1e-5 if dt == "complex64" else 1e-12
     for f in (lambda x: x.sum(), lambda x: x.sum(1, keepdim=True), lambda x: x.mean(0),
               lambda x: x.prod(1), lambda x: x.cumsum(-1), lambda x: x.cumprod(0),
-              lambda x: x.diff(dim=1), lambda x: x.count_nonzero(), lambda x: x.any()):
+              lambda x: x.diff(dim=1), lambda x: x.count_nonzero(), lambda x: x.any(),
+              lambda x: x.var(1), lambda x: x.std(), lambda x: x.norm(), lambda x: x.norm(1, 0),
+              lambda x: x.dist(x * 2j, 3), lambda x: x.all(0)):
         np.testing.assert_allclose(f(lz).numpy(), f(tz).numpy(), rtol=tol, atol=tol)
     assert lz.sum().dtype.name == dt
 
@@ -428,6 +443,31 @@ def test_shape_and_indexing_ops_keep_complex_values():
     t[0] = 5j
     t[1:, 1] += 1
     np.testing.assert_allclose(w.numpy(), t.numpy())
+
+
+def test_conjugate_transposes_conjugate():
+    v = _z(2, 3, 4)
+    lz, tz = lucid.tensor(v), torch.tensor(v)
+    for f in (lambda z: z.mH, lambda z: z.adjoint(), lambda z: z[0].H, lambda z: z.mT):
+        np.testing.assert_array_equal(f(lz).numpy(), f(tz).resolve_conj().numpy())
+    x = lucid.ones(2, 3)
+    assert x.mH.shape == (3, 2) and x.mH._base is x          # real: still the view mT
+
+
+def test_closeness_and_logical_ops_accept_complex():
+    a = lucid.tensor([1 + 1j, 0j, 2 - 1j])
+    b = a + lucid.tensor([1e-9j, 0, 1e-3])
+    assert lucid.isclose(a, b).tolist() == [True, True, False]
+    assert lucid.allclose(a, a * (1 + 1e-9j)) and not lucid.allclose(a, b)
+    assert lucid.logical_not(a).tolist() == [False, True, False]
+    assert lucid.logical_and(a, a).tolist() == [True, False, True]
+    assert lucid.logical_or(a, lucid.tensor([0j, 1, 0])).tolist() == [True, True, True]
+    assert lucid.logical_xor(a, a).tolist() == [False, False, False]
+    assert lucid.equal(a, a.clone())
+    d = lucid.zeros(3, 3, dtype=lucid.complex64).fill_diagonal_(1j)
+    np.testing.assert_array_equal(d.numpy(), np.eye(3) * 1j)
+    with pytest.raises(DTypeError, match="complex value"):
+        lucid.zeros(2, 2).fill_diagonal_(1j)
 
 
 def test_autocast_leaves_complex_alone():

@@ -6,6 +6,12 @@ forms).
 Gradient formulas follow PyTorch's ``derivatives.yaml`` term for term (including its masks
 at 0, ties and nan), so eager, graph-mode and PyTorch gradients agree bit for bit where the
 arithmetic allows.
+
+Complex: ``add``, ``sub``, ``mul``, ``div``, ``pow`` (either side), ``lerp``, ``addcmul``,
+``addcdiv`` and ``where`` are holomorphic; Python complex scalars promote as PyTorch's
+(``float64 tensor * 1j`` is complex128). The ordering ops (``maximum``, ``fmax``,
+``remainder``, ``atan2``, ``hypot``, ``copysign``, ``logaddexp``, ``xlogy``, rounding
+division) refuse complex input.
 """
 
 from __future__ import annotations

@@ -139,7 +139,7 @@ class LogicalAndBackward(BinaryOp):
                        "y_i = [a_i \\ne 0 \\land b_i \\ne 0]", "logical_and", "logical_and",
                        _TRUTHY)
     __slots__ = ()
-    schema_v1 = _schema("logical_and")
+    schema_v1 = _schema("logical_and", cx="custom")
 
     @staticmethod
     def dispatch(be, a, b):
@@ -152,7 +152,7 @@ class LogicalOrBackward(BinaryOp):
                        "y_i = [a_i \\ne 0 \\lor b_i \\ne 0]", "logical_or", "logical_or",
                        _TRUTHY)
     __slots__ = ()
-    schema_v1 = _schema("logical_or")
+    schema_v1 = _schema("logical_or", cx="custom")
 
     @staticmethod
     def dispatch(be, a, b):
@@ -165,7 +165,7 @@ class LogicalXorBackward(BinaryOp):
                        "y_i = [a_i \\ne 0] \\oplus [b_i \\ne 0]", "logical_xor", "logical_xor",
                        _TRUTHY)
     __slots__ = ()
-    schema_v1 = _schema("logical_xor")
+    schema_v1 = _schema("logical_xor", cx="custom")
 
     @staticmethod
     def dispatch(be, a, b):
@@ -177,7 +177,7 @@ class LogicalNotBackward(UnaryOp):
     __doc__ = _cmp_doc("Node of element-wise :math:`y = (x = 0)`.", "y_i = [x_i = 0]",
                        "logical_not", "logical_not", _TRUTHY)
     __slots__ = ()
-    schema_v1 = _schema("logical_not", 1)
+    schema_v1 = _schema("logical_not", 1, cx="custom")
 
     @staticmethod
     def dispatch(be, x):
@@ -285,7 +285,7 @@ class IscloseBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("isclose")
+    schema_v1 = _schema("isclose", cx="custom")
 
     @staticmethod
     def dispatch(be, a, b, rtol, atol, equal_nan, float_dtype):
@@ -397,7 +397,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise ArgumentError(f"isclose: rtol and atol must be greater than or equal to zero, "
                          f"got rtol={rtol}, atol={atol}")
     dt = input._dtype
-    fdt = dt if dt.is_floating_point else _dt.get_default_dtype()
+    fdt = dt if dt._cat >= 2 else _dt.get_default_dtype()
     return IscloseBackward.call(input, other, rtol=float(rtol), atol=float(atol),
                                 equal_nan=bool(equal_nan), float_dtype=fdt.np)
 

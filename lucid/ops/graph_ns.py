@@ -191,9 +191,13 @@ def logsumexp_backward(a, out, g):
 
 
 def vector_norm_backward(a, out, g, p, axis):
-    """The gradient of the ``p``-norm: piecewise-constant factors (``p`` 0, 1, ±inf) and
-    the masks where ``out`` (or, for ``p < 1``, ``a``) is 0 are constants."""
+    """The gradient of the ``p``-norm: piecewise-constant factors (``p`` 0, 1, ±inf; for
+    complex ``a`` only the ±inf tie weights, ``sgn(a)`` being smooth) and the masks where
+    ``out`` (or, for ``p < 1``, ``a``) is 0 are constants."""
     be, arr, y = a._device._backend, a._data, out._data
+    if p and a._dtype.is_complex and p in (1, math.inf, -math.inf):   # sgn(z): smooth
+        w = 1 if p == 1 else const(be.even_weights(be.abs(arr) == y, axis, arr.dtype), g)
+        return g * sgn(a) * w
     if p in (0, 1, math.inf, -math.inf):
         return g * const(be.vector_norm_backward(arr, y, be.ones((), arr.dtype), p, axis), g)
     scale = _masked_div_t(be, g, out, y, p - 1)
@@ -201,7 +205,7 @@ def vector_norm_backward(a, out, g, p, axis):
         return a * scale if p == 2 else a * abs(a) ** (p - 2) * scale
     nz = be.astype(arr != 0, arr.dtype)
     safe = a * const(nz, g) + const(1 - nz, g)
-    return sign(a) * abs(safe) ** (p - 1) * scale
+    return sgn(a) * abs(safe) ** (p - 1) * scale
 
 
 def index_add_along(g, idx, axis, size):

@@ -13,6 +13,9 @@ advanced index (``gather`` indexes with ``arange`` grids, ``index_select`` along
 ``take`` the flattened input) and every scatter-like op an index-put, so two mutually
 adjoint classes serve them all; ``masked_fill`` (no host sync on the mask) and
 ``scatter_reduce`` (non-additive reductions) have their own nodes.
+
+Complex tensors index, scatter and fill like any other dtype; ``scatter_reduce`` with
+``amax``/``amin`` refuses them (complex numbers are not ordered).
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ unbind.
 linked to the input with the single-output view ops that reproduce it (``narrow``, then a
 reshape for ``unbind``), so an in-place write through one output replays correctly, while
 the backward stays one node (outputs without a gradient contribute zeros).
+
+Complex tensors join and split like any other dtype (holomorphic ops).
 """
 
 from __future__ import annotations

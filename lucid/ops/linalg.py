@@ -5,6 +5,9 @@ Registered nodes: :class:`MatmulBackward` (every GEMM-shaped product routes here
 all run at BLAS speed without copies), :class:`EinsumBackward` (n-ary),
 :class:`CrossBackward`, :class:`DiagEmbedBackward`, :class:`CdistBackward`. ``tensordot``,
 ``outer``, ``kron`` and the ``add*`` family are compositions of registered ops.
+
+Complex: ``matmul`` (and mm, bmm, mv, dot), ``einsum``, ``cross`` and ``diag_embed`` are
+holomorphic; ``vdot`` conjugates its first argument; ``cdist`` is real only.
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ As in PyTorch, an empty ``dim`` list means every dim for the reductions that tak
 integer and bool inputs sum, multiply and scan in int64, and ``mean``/``var``/``std``/
 ``norm`` refuse them. Graph-mode backwards use Lucid ops; the non-differentiable factors
 (tie masks, signs, one-hot index masks) enter them as constants.
+
+Complex: ``sum``, ``mean``, ``prod``, ``cumsum``, ``cumprod`` and ``diff`` are
+holomorphic; ``norm``, ``var`` and ``std`` give real results (of :math:`|z|`); ``all``,
+``any``, ``count_nonzero`` accept it. The ordering reductions (``max``, ``amax``,
+``argmax``, ``median``, ``cummax``, ``logsumexp``, ``nansum``...) refuse it, as PyTorch.
 """
 
 from __future__ import annotations
@@ -122,14 +127,15 @@ def _acc(x, dtype):
     return None if _dt._BY_NP[x.dtype]._cat >= 2 else _dt.int64.np
 
 
-def _floating(x, op, dtype=None):
-    """``x`` (cast to ``dtype`` when given); a DTypeError unless it is floating."""
+def _floating(x, op, dtype=None, complex_ok=False):
+    """``x`` (cast to ``dtype`` when given); a DTypeError unless it is floating (or, where
+    ``complex_ok``, complex)."""
     x = to_tensor(x)
     if dtype is not None:
         dtype = dtype_arg(dtype, op)
         if x._dtype is not dtype:
             x = x.to(dtype)
-    if not x._dtype.is_floating_point:
+    if not (x._dtype.is_floating_point or complex_ok and x._dtype.is_complex):
         raise DTypeError(f"{op}(): expected a floating point input, got {x._dtype.name}; "
                          "pass dtype= or cast the input first")
     return x
@@ -678,7 +684,7 @@ class VarBackward(ReductionOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("var", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("var", 1, AmpPolicy.FORCE_FP32, complex_grad="custom")
     saves_input = True
 
     @staticmethod
@@ -716,7 +722,7 @@ class StdBackward(ReductionOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("std", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("std", 1, AmpPolicy.FORCE_FP32, complex_grad="custom")
     saves_input = True
     saves_output = True
 
@@ -781,12 +787,14 @@ class NormBackward(ReductionOp):
               g\,\frac{\mathrm{sign}(x_i)\,|x_i|^{p-1}}{y^{p-1}}
 
     :math:`p = \pm\infty`: :math:`g\,\mathrm{sign}(x_i)` split evenly among the elements
-    of extreme magnitude; :math:`p = 0` (the count of non-zeros): 0.
+    of extreme magnitude; :math:`p = 0` (the count of non-zeros): 0. For complex :math:`x`
+    the norm (real) is that of :math:`|x_i|` and :math:`\mathrm{sign}(x_i)` is
+    :math:`x_i/|x_i|` (PyTorch's ``sgn``), the gradient of :math:`|x_i|`.
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"norm"``, ``AmpPolicy.FORCE_FP32``.
+        ``"norm"``, ``AmpPolicy.FORCE_FP32``, ``complex_grad="custom"`` (a real result).
     saves_input, saves_output : bool
         True, True.
 
@@ -799,7 +807,7 @@ class NormBackward(ReductionOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("norm", 1, AmpPolicy.FORCE_FP32)
+    schema_v1 = OpSchema("norm", 1, AmpPolicy.FORCE_FP32, complex_grad="custom")
     saves_input = True
     saves_output = True
 
@@ -1259,7 +1267,7 @@ def _moment(cls, input, dim, unbiased, keepdim, correction, op):
         raise DTypeError(f"{op}(): pass either unbiased or correction, not both")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    x = _floating(input, op)
+    x = _floating(input, op, complex_ok=True)
     return cls.call(x, _dim_arg(x, dim, op), keepdim, correction=correction)
 
 
@@ -1310,7 +1318,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector ``p``-norm over ``dim`` (all dims when None): ``p`` a number, inf, -inf,
     None (the 2-norm, as PyTorch) or ``'fro'`` (the 2-norm over at most two dims); ``'nuc'``
     needs ``lucid.linalg``."""
-    x = _floating(input, "norm", dtype)
+    x = _floating(input, "norm", dtype, complex_ok=True)
     if p is None:
         p = 2
     elif not isinstance(p, (str, numbers.Real)) or isinstance(p, bool):

@@ -6,6 +6,10 @@ input; their params are exactly the dispatch params, so ``cls.apply(base, **para
 replays the view (in-place writes through a view rebase the base with that chain).
 Ops made of other views (``squeeze``, ``movedim``, ``t``, ``broadcast_to``, ...) call the
 view classes here rather than registering twins.
+
+Every shape op and view takes complex tensors (holomorphic: the gradient is moved back
+unchanged); ``mH``, ``H`` and ``adjoint`` conjugate (into new memory: Lucid has no lazy
+conjugate bit).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ..errors import (ArgumentError, AutogradError, DimError, DTypeError, Indexi
 from ._bind import tensor_method
 from ._formula import const
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
+from .complex import conj as _conj
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
@@ -188,7 +193,8 @@ class ViewDtypeBackward(ViewOp):
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"view_dtype"``, ``AmpPolicy.KEEP_INPUT``, not differentiable.
+        ``"view_dtype"``, ``AmpPolicy.KEEP_INPUT``, not differentiable; complex tensors
+        reinterpret too (``complex64`` as pairs of ``float32``).
     saves_input, saves_output : bool
         False, False.
 
@@ -201,7 +207,8 @@ class ViewDtypeBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("view_dtype", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
+    schema_v1 = OpSchema("view_dtype", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
+                         complex_grad="custom")
 
     @staticmethod
     def dispatch(be, x, dtype):
@@ -575,18 +582,24 @@ def _T(input):
 
 
 def _H(input):
-    """The conjugate transpose of a matrix (the transpose: tensors are real)."""
+    """The conjugate transpose of a matrix (a copy for complex: no lazy conjugate bit)."""
     if input._data.ndim not in (0, 2):
         raise ShapeError(f"H: only supported on matrices (2-D tensors); got a "
                          f"{input._data.ndim}-D tensor")
-    return _T(input)
+    return _conj(_T(input))
+
+
+def _mH(input):
+    """The conjugate transpose of the last two dims (for real tensors the view ``mT``;
+    complex ones are conjugated into new memory)."""
+    return _conj(_mT(input))
 
 
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
-Tensor.mH = property(_mT)
+Tensor.mH = property(_mH)
 Tensor.H = property(_H)
-adjoint = tensor_method("adjoint")(_mT)
+adjoint = tensor_method("adjoint")(_mH)
 
 
 # -- views selecting elements ------------------------------------------------------------

@@ -241,7 +241,7 @@ def dist(input, other, p=2):
     if a._dtype is _dt.bool or b._dtype is _dt.bool:
         raise DTypeError("dist(): bool tensors are not supported (their difference is "
                          "undefined)")
-    if not rd.is_floating_point:
+    if rd._cat < 2:
         raise DTypeError(f"dist(): input dtype should be floating point, got {rd.name} (the "
                          f"promoted dtype of {a._dtype.name} and {b._dtype.name})")
     return ops.norm(ops.sub(a, b).reshape(-1), p)

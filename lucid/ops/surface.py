@@ -131,9 +131,12 @@ def fill_diagonal_(self, fill_value, wrap=False):
     if not isinstance(fill_value, numbers.Number):
         raise DTypeError(f"fill_diagonal_: fill_value must be a number, got "
                          f"{type(fill_value).__name__}")
+    if isinstance(fill_value, complex) and not self._dtype.is_complex:
+        raise DTypeError(f"fill_diagonal_: can't fill a {self._dtype.name} tensor with the "
+                         f"complex value {fill_value}")
     if self._dtype is _dt.bool:
         fill_value = bool(fill_value)
-    elif not self._dtype.is_floating_point:
+    elif self._dtype._cat < 2:
         fill_value = int(fill_value)            # truncates, like the C cast PyTorch does
     return apply_inplace(_fill_diagonal, self, fill_value, bool(wrap))
 

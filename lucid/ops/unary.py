@@ -1,4 +1,4 @@
-"""Element-wise unary ops: ``y = f(x)``.
+r"""Element-wise unary ops: ``y = f(x)``.
 
 Families: sign and magnitude (``neg``, ``abs``, ``sign``, ``square``, ``relu``, ``clamp``),
 exponentials and logarithms, trigonometric and hyperbolic functions, the error function,
@@ -12,6 +12,14 @@ the rounding ops and ``clamp`` keep integer dtypes. Gradient formulas follow PyT
 once, as ``grad(self, F, g, x, out)`` (see :meth:`~lucid.ops.base.Op.grad`); in graph mode
 its masks are comparisons, tensors without history, where PyTorch uses boolean selections,
 so the second derivative through a piecewise op is that of the selected branch.
+
+Complex input (``complex_grad`` in the schemas): the exponentials, logarithms, roots,
+reciprocal, sigmoid, ``neg``, ``square`` and the trigonometric and hyperbolic functions
+and their inverses are holomorphic (principal branches, as NumPy and PyTorch); ``abs``
+gives a real result with the gradient :math:`g\,z/|z|`; ``isnan``/``isinf``/``isfinite``
+test either part. ``sign``, ``relu``, ``clamp``, the rounding ops, ``erf*``, ``sinc``,
+``logit`` and ``signbit`` refuse complex input, as in PyTorch (``sgn`` is
+:mod:`lucid.ops.complex`'s).
 """
 
 from __future__ import annotations
@@ -213,9 +221,11 @@ class ReluBackward(UnaryOp):
 
     Math
     ----
-    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathbb{1}[\lnot(y \le 0)]\, g
+    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \begin{cases} 0 & y \le 0 \\
+              g & \text{otherwise} \end{cases}
 
-    (0 at :math:`x = 0`, passed through at nan, like PyTorch's ``threshold_backward``).
+    (a selection, not a product: 0 at :math:`x = 0` even for an infinite :math:`g`, passed
+    through at nan, like PyTorch's ``threshold_backward``).
 
     Attributes
     ----------
@@ -1925,7 +1935,17 @@ def clamp_max(input, max):
 
 exp_ = _inplace(exp)
 neg_ = _inplace(neg, "negative_")
-abs_ = _inplace(abs, "absolute_")
+
+
+@tensor_method("abs_", "absolute_")
+def abs_(input):
+    """In-place :func:`abs` (not for complex tensors, whose abs is real: PyTorch refuses)."""
+    if input._dtype.is_complex:
+        raise DTypeError(f"abs_: in-place abs is not supported for complex tensors (the "
+                         f"result is real; got {input._dtype.name}); use abs()")
+    return apply_inplace(abs, input)
+
+
 sign_ = _inplace(sign)
 square_ = _inplace(square)
 relu_ = _inplace(relu)

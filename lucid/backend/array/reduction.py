@@ -112,16 +112,17 @@ class XpReduction:
         work = a.astype(xp.float32) if _is_half(a) else a
         d = self._centered(work, axis)
         with _quiet(xp):
-            return xp.sum(d * d, axis=axis, keepdims=keepdims) / d.dtype.type(
+            sq = d * d if d.dtype.kind != "c" else d.real * d.real + d.imag * d.imag
+            return xp.sum(sq, axis=axis, keepdims=keepdims) / sq.dtype.type(
                 self._dof(a, axis, correction))
 
     def var(self, a, axis, keepdims, correction):
-        return self._var(a, axis, keepdims, correction).astype(a.dtype, copy=False)
+        return self._var(a, axis, keepdims, correction).astype(a.real.dtype, copy=False)
 
     def std(self, a, axis, keepdims, correction):
         with _quiet(self.xp):
             return self.xp.sqrt(self._var(a, axis, keepdims, correction)).astype(
-                a.dtype, copy=False)
+                a.real.dtype, copy=False)
 
     def var_backward(self, a, g, axis, correction):
         with _quiet(self.xp):
@@ -155,6 +156,8 @@ class XpReduction:
 
     def vector_norm(self, a, p, axis, keepdims):
         xp = self.xp
+        if a.dtype.kind == "c":        # the norm of the magnitudes (a real result)
+            return self.vector_norm(xp.absolute(a), p, axis, keepdims)
         work = a.astype(xp.float32) if _is_half(a) else a
         with _quiet(xp):
             if p == 2:
@@ -174,20 +177,20 @@ class XpReduction:
 
     def vector_norm_backward(self, a, out, g, p, axis):
         xp = self.xp
-        t = a.dtype.type
+        tr = a.real.dtype.type          # the parts' type, for complex a
         with _quiet(xp):
             if p == 0:
                 return xp.zeros_like(a) * g
             if p == 1:
-                return xp.sign(a) * g
+                return self.sgn(a) * g
             if p in (float("inf"), float("-inf")):
-                return xp.sign(a) * self.even_weights(xp.abs(a) == out, axis, a.dtype) * g
-            scale = xp.where(out == 0, t(0), g / (out if p == 2 else out ** t(p - 1)))
+                return self.sgn(a) * self.even_weights(xp.abs(a) == out, axis, a.dtype) * g
+            scale = xp.where(out == 0, tr(0), g / (out if p == 2 else out ** tr(p - 1)))
             if p == 2:
                 return a * scale
             if p > 2:
-                return a * xp.abs(a) ** t(p - 2) * scale
-            return xp.sign(a) * xp.where(a == 0, t(0), xp.abs(a) ** t(p - 1)) * scale
+                return a * xp.abs(a) ** tr(p - 2) * scale
+            return self.sgn(a) * xp.where(a == 0, tr(0), xp.abs(a) ** tr(p - 1)) * scale
 
     # -- extremes --------------------------------------------------------------------
 

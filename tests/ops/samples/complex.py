@@ -75,6 +75,13 @@ SAMPLES = [
     *[Sample(n, getattr(lucid, n), (Const(np.array([[1j, 0], [2, 1 + 1j]])),), {"dim": 1},
              torch_fn=getattr(torch, n), grad=False, name=f"{n}[complex]")
       for n in ("all", "any", "count_nonzero")],
+    *[Sample("norm", lambda z, p=p: lucid.norm(z, p, dim=1), (_Z,),
+             torch_fn=lambda z, p=p: torch.norm(z, p, dim=1), name=f"norm[p={p}][complex]")
+      for p in (2, 1, 3, 0.5, float("inf"))],
+    *[Sample(n, lambda z, n=n, c=c: getattr(z, n)(1, correction=c), (_Z,),
+             torch_fn=lambda z, n=n, c=c: getattr(z, n)(1, correction=c),
+             name=f"{n}[c={c}][complex]")
+      for n in ("var", "std") for c in (0, 1)],
     Sample("nonzero", lambda z: z.nonzero(), (Const(np.array([[1j, 0], [0, 1 + 1j]])),),
            torch_fn=lambda z: z.nonzero(), grad=False, name="nonzero[complex]"),
 ]
