@@ -561,3 +561,22 @@ def test_requires_grad_on_complex_and_leaf_accumulation():
     (z * 1j).real.sum().backward()
     assert z.grad.dtype is lucid.complex64
     np.testing.assert_allclose(z.grad.numpy(), [-2j, -2j])
+
+
+@pytest.mark.parametrize("name, kw", [
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}), ("Adam", {"lr": 0.1}),
+    ("AdamW", {"lr": 0.1, "amsgrad": True}), ("RMSprop", {"lr": 0.05, "centered": True}),
+    ("Adagrad", {"lr": 0.1}), ("Adamax", {"lr": 0.1}), ("NAdam", {"lr": 0.1}),
+    ("RAdam", {"lr": 0.1}), ("Adadelta", {}), ("ASGD", {"lr": 0.1}), ("Rprop", {"lr": 0.1})])
+def test_optimizers_on_complex_parameters_match_torch(name, kw):
+    # PyTorch updates a complex parameter as its (real, imaginary) pairs
+    z0 = _z(2, 3)
+    lz, tz = lucid.tensor(z0, requires_grad=True), torch.tensor(z0, requires_grad=True)
+    lo, to = getattr(lucid.optim, name)([lz], **kw), getattr(torch.optim, name)([tz], **kw)
+    for _ in range(4):
+        for z, opt in ((lz, lo), (tz, to)):
+            opt.zero_grad()
+            ((z * z.conj()).real ** 2 + z.real * 3 - z.imag).sum().backward()
+            opt.step()
+    np.testing.assert_allclose(lz.detach().numpy(), tz.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert lz.dtype is lucid.complex128

@@ -332,11 +332,21 @@ def _leaf(node, grads, create_graph, targets, captured, accumulate):
     if not accumulate:
         return
     owned = not create_graph and _SOLE_REF is not None and \
-        sys.getrefcount(g) == _SOLE_REF                 # counted before g is pushed below
+        sys.getrefcount(g) == _SOLE_REF and _whole(g)   # counted before g is pushed below
     node.accumulate(g, create_graph, owned)
     if meta is not None and meta.get("post_accumulate"):
         for h in list(meta["post_accumulate"]):
             h(var)
+
+
+def _whole(g):
+    """Whether array ``g`` owns its memory, or is a view of the whole of an array that
+    nothing but ``g`` holds (a reshaped product): either way ``.grad`` may keep it."""
+    b = g.base
+    if b is None:
+        return True
+    return type(b) is type(g) and b.base is None and b.size == g.size and \
+        sys.getrefcount(b) == _SOLE_REF + 1           # the view's reference and ``b``'s
 
 
 def _sole_ref_count():

@@ -208,8 +208,9 @@ class AccumulateGrad(Node):
     def accumulate(self, grad, graph_mode, owned=False):
         """Add ``grad`` into ``.grad``: in place when it exists (references to ``.grad``
         stay valid, like PyTorch), out of place with a graph under ``create_graph``.
-        ``owned``: the caller holds the only reference to the array ``grad`` (the engine's
-        ``_leaf`` checks), so the first gradient may be kept as it is."""
+        ``owned``: the caller holds the only reference to the array ``grad`` and to its
+        memory (the engine's ``_leaf`` checks), so the first gradient may be kept as it
+        is."""
         var = self._var()
         if var is None:          # the leaf is gone: nothing to accumulate into
             return
@@ -218,8 +219,7 @@ class AccumulateGrad(Node):
             var._grad = grad.clone() if old is None else old + grad
         elif old is None:
             be = self.be
-            if not (owned and grad.base is None and be.is_contiguous(grad)
-                    and not be.is_read_only(grad)):
+            if not (owned and be.is_contiguous(grad) and not be.is_read_only(grad)):
                 grad = be.copy(grad)
             var._grad = Tensor._wrap(grad, var._dtype, var._device)
         else:

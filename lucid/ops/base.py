@@ -48,6 +48,7 @@ __all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", 
            "check_writable", "broadcast_shapes", "scalar_like"]
 
 _BY_NP = _dt._BY_NP
+_COMPLEX_NP = frozenset(d.np for d in _dt.COMPLEX)
 _wrap = Tensor._wrap
 
 
@@ -108,7 +109,8 @@ class Op(Node):
         A holomorphic op (``complex_grad="holomorphic"``) on complex data runs its real
         formula ``g f'(z)`` as ``conj(grad(conj(g)))`` = :math:`g\,\overline{f'(z)}`, the
         gradient with respect to :math:`\bar z` PyTorch's convention asks for."""
-        if self._holomorphic and _complex_grad(grad):
+        if self._holomorphic and (grad.dtype in _COMPLEX_NP if grad.__class__ is not tuple
+                                  else _complex_grad(grad)):
             return _conj_each(self.be, self._grad_eager(_conj_each(self.be, grad)))
         return self._grad_eager(grad)
 
@@ -126,7 +128,8 @@ class Op(Node):
         """The graph-mode backward: :meth:`grad` on Tensors with ``F`` the Lucid ops, so
         the gradient is itself recorded (double backward); complex data as in
         :meth:`grad_formula`, through the recorded ``conj`` op."""
-        if self._holomorphic and _complex_grad(grad):
+        if self._holomorphic and (grad._dtype._cat == 3 if grad.__class__ is not tuple
+                                  else _complex_grad(grad)):
             F = self.graph_ns
             return _conj_each(F, self.grad(F, _conj_each(F, grad), *args))
         return self.grad(self.graph_ns, grad, *args)

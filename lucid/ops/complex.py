@@ -25,7 +25,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import DTypeError, ShapeError
 from ._bind import tensor_method
-from ._formula import const
+from ._formula import array_of, const
 from .base import BinaryOp, UnaryOp, ViewOp, apply_inplace, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
@@ -291,7 +291,8 @@ class AngleBackward(UnaryOp):
 
 
 def _abs2_array(node, x):
-    a = x._data if isinstance(x, Tensor) else x
+    """:math:`|z|^2` of operand ``x`` (array or Tensor) as a backend array, for masks."""
+    a = array_of(x)
     return node.be.real(a) ** 2 + node.be.imag(a) ** 2
 
 

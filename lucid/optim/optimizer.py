@@ -409,11 +409,22 @@ def _cast(param, value, key):
     return value
 
 
+def _array(t):
+    return t._data
+
+
+def _real_view(t):
+    """``t``'s array, viewed as (real, imaginary) pairs when complex (shared memory)."""
+    return t._device.backend.view_as_real(t._data) if t._dtype.is_complex else t._data
+
+
 def run_kernel(kernel, params, grads, *lists, **hyper):
     """Call backend kernel ``kernel`` on the arrays of ``params``, ``grads`` and the state
     ``lists`` (each a list of Tensors, of ``None`` entries, or ``None``), once per device,
     and bump the parameters' version counters. Returns the kernel's result (per device
-    group, concatenated back in order) when it returns one."""
+    group, concatenated back in order) when it returns one. Complex parameters, gradients
+    and states reach the kernel as their ``view_as_real`` views, as in PyTorch: each part
+    is its own parameter (Adam's second moment is per part, not :math:`g^2`)."""
     dev = params[0]._device
     if all(p._device == dev for p in params):
         groups = [(dev, range(len(params)))]
@@ -424,16 +435,18 @@ def run_kernel(kernel, params, grads, *lists, **hyper):
         groups = list(by.items())
     results = [None] * len(params)
     got = False
+    part = _real_view if any(p._dtype.is_complex for p in params) else _array
     for dev, idx in groups:
-        arrays = [[params[i]._data for i in idx], [grads[i]._data for i in idx]]
+        arrays = [[part(params[i]) for i in idx], [part(grads[i]) for i in idx]]
         for lst in lists:
             arrays.append(None if lst is None else
-                          [None if lst[i] is None else lst[i]._data for i in idx])
+                          [None if lst[i] is None else part(lst[i]) for i in idx])
         res = getattr(dev.backend, kernel)(*arrays, **hyper)
         if res is not None:
             got = True
-            for i, r in zip(idx, res):
-                results[i] = r
+            for i, r in zip(idx, res):      # (new complex state: back from its pairs)
+                results[i] = dev.backend.view_as_complex(r) if part is _real_view and \
+                    r is not None and params[i]._dtype.is_complex else r
     for p in params:
         p._vc[0] += 1
     return results if got else None

@@ -50,7 +50,7 @@ class Rprop(Optimizer):
             def init(p, st):
                 st["step"] = host_scalar(0.0)
                 st["prev"] = zeros_like(p)
-                st["step_size"] = full_like(p, lr)
+                st["step_size"] = full_like(p, complex(lr, lr) if p._dtype.is_complex else lr)
 
             params, grads, (prevs, sizes, steps) = self._gather(
                 group, init, ("prev", "step_size", "step"))
