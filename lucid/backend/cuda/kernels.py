@@ -39,11 +39,8 @@ def blocks(n, threads=256):
     return (max((int(n) + threads - 1) // threads, 1),)
 
 
-def flat(a):
-    """``a`` as a flat C-contiguous array (a copy only where it is not contiguous), or a
-    null pointer for None: CuPy passes None to a raw kernel as an invalid address, not
-    NULL."""
-    if a is None:
-        return np.uint64(0)
-    a = cupy.ascontiguousarray(a)
-    return a if a.ndim == 1 else a.reshape(-1)
+def ptr_arg(a):
+    """``a`` as a raw kernel's pointer argument: C-contiguous (a copy only where it is
+    not; the kernel indexes it linearly, so its shape does not matter), or a null pointer
+    for None (CuPy passes None to a raw kernel as an invalid address, not NULL)."""
+    return np.uint64(0) if a is None else cupy.ascontiguousarray(a)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..array.indexing import index_error
 from . import checks
-from .kernels import ACCUMULATE, CTYPES, blocks, flat, kernel
+from .kernels import ACCUMULATE, CTYPES, blocks, kernel, ptr_arg
 from .softmax import ROWS, last_axis, row_launch
 
 _CE = r"""
@@ -220,7 +220,7 @@ def _act(a, g, mode):
     out = cupy.empty(a.shape, a.dtype)
     n = a.size
     if n:
-        x, gg = flat(a), flat(g)
+        x, gg = ptr_arg(a), ptr_arg(g)
         vec = all(v.data.ptr % (4 * a.itemsize) == 0 for v in (x, out) + (
             () if g is None else (gg,)))
         kernel(_ACT, "act", a.dtype)(_grid(n // 4 if vec else n), (_THREADS,), (
@@ -271,9 +271,8 @@ class CudaLoss:
         if a.dtype not in CTYPES or a.ndim < 2 or not a.size or target.size * a.shape[1] != a.size:
             return None
         x = last_axis(a, 1)
-        t = target if target.ndim == 1 else target.reshape(-1)
-        t = cupy.ascontiguousarray(t.astype(np.int64, copy=False))
-        w = None if weight is None else flat(weight.astype(_acc(a.dtype), copy=False))
+        t = cupy.ascontiguousarray(target.astype(np.int64, copy=False))   # read linearly
+        w = None if weight is None else ptr_arg(weight.astype(_acc(a.dtype), copy=False))
         return x, t, w, target.size, a.shape[1]
 
     def cross_entropy(self, a, target, weight, ignore_index, reduction, label_smoothing):
@@ -289,14 +288,14 @@ class CudaLoss:
         wt = cupy.empty(rows, acc) if mean else None
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
-            x, t, flat(w), loss, lse, flat(wt), checks.slot(index_error), np.int64(rows),
+            x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), np.int64(rows),
             np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes)))
         if reduction == "none":
             out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
             out = cupy.empty((), a.dtype)
             kernel(_CE_SOURCE, "ce_sum", a.dtype)((1,), (_ONE_BLOCK,), (
-                loss, flat(wt), out, np.int64(rows), np.int32(mean)))
+                loss, ptr_arg(wt), out, np.int64(rows), np.int32(mean)))
         return out, lse.reshape(target.shape)
 
     def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
@@ -309,19 +308,19 @@ class CudaLoss:
         acc = _acc(a.dtype)
         mean = reduction == "mean"
         per_row = reduction == "none"
-        g = flat(g)
+        g = ptr_arg(g)
         sums = None                          # [scale, sum_c w_c]
         if mean or (w is not None and label_smoothing):
             sums = cupy.empty(2, acc)
             kernel(_CE_SOURCE, "ce_scale", a.dtype)((1,), (_ONE_BLOCK,), (
-                t, flat(w), g, sums, np.int64(rows), np.int64(c), np.int64(ignore_index),
+                t, ptr_arg(w), g, sums, np.int64(rows), np.int64(c), np.int64(ignore_index),
                 np.int32(mean)))
         scale = sums if mean else g.astype(acc, copy=False)
         wsum = None if w is None or sums is None else sums[1:]
         gx = cupy.empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
-            x, flat(lse.astype(acc, copy=False)), t, flat(w), scale, flat(wsum), gx,
+            x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,
             np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
             np.int32(per_row), np.int32(lanes)))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)

@@ -35,7 +35,7 @@ running statistics).
 import cupy
 import numpy as np
 
-from .kernels import ACCUMULATE, CTYPES, blocks, flat, kernel
+from .kernels import ACCUMULATE, CTYPES, blocks, kernel, ptr_arg
 from .softmax import ROWS, row_launch
 
 _FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
@@ -435,7 +435,7 @@ class CudaNorm:
         rstd = cupy.empty(stat, acc)
         grid, block, lanes = row_launch(rows, d)
         kernel(_SOURCE, "norm_fwd", x.dtype)(
-            grid, block, (xc, flat(w), flat(b), y, flat(mean), rstd, np.int64(rows),
+            grid, block, (xc, ptr_arg(w), ptr_arg(b), y, ptr_arg(mean), rstd, np.int64(rows),
                           np.int64(d), np.float64(eps), np.int32(lanes)))
         return y, mean, rstd
 
@@ -449,13 +449,13 @@ class CudaNorm:
                                           need)
         rows, d = nd
         gc, xc = cupy.ascontiguousarray(g), cupy.ascontiguousarray(x)
-        mu, r = flat(mean), flat(rstd)
+        mu, r = ptr_arg(mean), ptr_arg(rstd)
         gx = gw = gb = None
         if need[0]:
             gx = cupy.empty(x.shape, x.dtype)
             grid, block, lanes = row_launch(rows, d)
             kernel(_SOURCE, "norm_bwd_x", x.dtype)(
-                grid, block, (gc, xc, flat(w), mu, r, gx, np.int64(rows), np.int64(d),
+                grid, block, (gc, xc, ptr_arg(w), mu, r, gx, np.int64(rows), np.int64(d),
                               np.int32(lanes)))
         want_w, want_b = w is not None and need[1], need[2]
         if want_w or want_b:
@@ -466,13 +466,13 @@ class CudaNorm:
             pw = cupy.empty((chunks, d), r.dtype) if want_w else None
             pb = cupy.empty((chunks, d), r.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w", x.dtype)(
-                (cols, chunks), (_COLS,), (gc, xc, mu, r, flat(pw), flat(pb), np.int64(rows),
+                (cols, chunks), (_COLS,), (gc, xc, mu, r, ptr_arg(pw), ptr_arg(pb), np.int64(rows),
                                            np.int64(d), np.int64(chunk)))
             pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k:]
             gw = cupy.empty(pshape, x.dtype) if want_w else None
             gb = cupy.empty(pshape, x.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w_sum", x.dtype)(
-                (cols,), (_COLS,), (flat(pw), flat(pb), flat(gw), flat(gb), np.int64(chunks),
+                (cols,), (_COLS,), (ptr_arg(pw), ptr_arg(pb), ptr_arg(gw), ptr_arg(gb), np.int64(chunks),
                                     np.int64(d)))
         return gx, gw, gb
 
