@@ -580,3 +580,18 @@ def test_optimizers_on_complex_parameters_match_torch(name, kw):
             opt.step()
     np.testing.assert_allclose(lz.detach().numpy(), tz.detach().numpy(), rtol=1e-10, atol=1e-12)
     assert lz.dtype is lucid.complex128
+
+
+def test_vmap_and_func_grad_over_complex():
+    v = _z(3, 2)
+    f = lambda m: lambda z: m.view_as_real(m.sgn(z) * z.conj()).sum(0) + m.angle(z)[:1]
+    np.testing.assert_allclose(lucid.func.vmap(f(lucid))(lucid.tensor(v)).numpy(),
+                               torch.func.vmap(f(torch))(torch.tensor(v)).numpy(), rtol=1e-12)
+    loss = lambda m: lambda z: (m.polar(z.abs(), m.angle(z) * 2) * z).real.sum()
+    np.testing.assert_allclose(lucid.func.grad(loss(lucid))(lucid.tensor(v)).numpy(),
+                               torch.func.grad(loss(torch))(torch.tensor(v)).numpy(),
+                               rtol=1e-10)
+    t = lucid.tensor([1 + 2j, 3 - 1j])
+    np.testing.assert_array_equal(torch.from_dlpack(t).numpy(), t.numpy())
+    back = lucid.from_dlpack(torch.tensor([1j, 2], dtype=torch.complex64))
+    assert back.dtype is lucid.complex64 and back.tolist() == [1j, 2 + 0j]

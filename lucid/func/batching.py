@@ -190,6 +190,9 @@ _ELEMENTWISE = (
     "addcdiv", "copy",
     # backward helpers (element-wise on a gradient and a saved tensor)
     "sigmoid_backward", "tanh_backward", "pow_scalar_backward",
+    # complex numbers (view_as_real/view_as_complex add/drop a trailing dim: batch-safe)
+    "conj", "real", "imag", "angle", "sgn", "polar", "complex", "view_as_real",
+    "view_as_complex",
 )
 
 

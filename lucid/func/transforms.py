@@ -75,10 +75,10 @@ class _Inputs:
             xs, spec = flatten(args[a])
             new = []
             for x in xs:
-                if not isinstance(x, Tensor) or not x._dtype.is_floating_point:
+                if not isinstance(x, Tensor) or not x._dtype._grad:
                     what = type(x).__name__ if not isinstance(x, Tensor) else x._dtype
-                    raise DTypeError(f"{fn}: argument {a} must be a floating-point Tensor "
-                                     f"or a tree of them, got {what}")
+                    raise DTypeError(f"{fn}: argument {a} must be a floating-point (or "
+                                     f"complex) Tensor or a tree of them, got {what}")
                 plain = _b.lift(x, self.levels)[1]
                 self.outer = self.outer or plain.requires_grad
                 leaf = plain.view_as(plain) if plain.requires_grad else \
