@@ -227,6 +227,17 @@ def test_in_place_complex_result_into_a_real_tensor_raises():
     x = lucid.ones(2)
     with pytest.raises(DTypeError, match="can't be cast"):
         x.add_(lucid.tensor([1j, 1j]))
+    for op, call in (("masked_fill", lambda: x.masked_fill(x > 0, 1j)),
+                     ("masked_fill", lambda: x.masked_fill(x > 0, lucid.tensor(2j))),
+                     ("__setitem__", lambda: x.__setitem__(0, 1j)),
+                     ("index_fill", lambda: x.index_fill(0, lucid.tensor([0]), 1j)),
+                     ("full_like", lambda: lucid.full_like(x, 1j)),
+                     ("fill_", lambda: x.fill_(1j))):
+        with pytest.raises(DTypeError, match=op):
+            call()
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        x[0] = lucid.tensor(1 + 1j)                   # a tensor value is cast, as PyTorch
+    assert x.tolist() == [1.0, 1.0]
 
 
 def test_save_and_load_round_trip(tmp_path):
@@ -384,7 +395,8 @@ def test_comparisons_eq_ne_only():
     ("nansum", lucid.nansum), ("median", lucid.median), ("unique", lucid.unique),
     ("log_softmax", lambda z: z.log_softmax(0)), ("cdist", lambda z: lucid.cdist(z[None], z[None])),
     ("abs_", lambda z: z.abs_()), ("linspace", lambda z: lucid.linspace(0, 1j, 3)),
-    ("scatter_reduce", lambda z: z.scatter_reduce(0, lucid.tensor([0, 0]), z, "amax"))])
+    ("scatter_reduce", lambda z: z.scatter_reduce(0, lucid.tensor([0, 0]), z, "amax")),
+    ("cosine_similarity", lambda z: lucid.nn.functional.cosine_similarity(z[None], z[None]))])
 def test_ops_without_complex_support_raise_naming_the_op(op, call):
     z = lucid.tensor([1 + 1j, 2 - 1j])
     with pytest.raises(DTypeError, match=op):

@@ -428,7 +428,10 @@ def _fits(vs, shape):
 
 
 def _fill_value(op, value, x):
-    """``value`` (a number or 0-d tensor) as a 0-d tensor of ``x``'s dtype and device."""
+    """``value`` (a number or 0-d tensor) as a 0-d tensor of ``x``'s dtype and device; a
+    complex value for a real ``x`` is refused (PyTorch: it cannot be converted)."""
+    if isinstance(value, Tensor) and value._dtype.is_complex:
+        _complex_into(op, x)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise ShapeError(f"{op}: only supports a 0-dimensional value tensor, but got "
@@ -439,7 +442,16 @@ def _fill_value(op, value, x):
     if not isinstance(value, numbers.Number):
         raise DTypeError(f"{op}: value must be a number or a 0-d tensor, got "
                          f"{type(value).__name__}")
+    if isinstance(value, complex):
+        _complex_into(op, x)
     return scalar_like(value, x._dtype, x)
+
+
+def _complex_into(op, x):
+    """Refuse a complex value for a real ``x`` (PyTorch: it cannot be converted)."""
+    if not x._dtype.is_complex:
+        raise DTypeError(f"{op}: a complex value cannot be converted to the {x._dtype.name} "
+                         "tensor")
 
 
 def _mask_arg(op, mask, x):
@@ -668,6 +680,8 @@ def _value(op, value, x, shape):
         if value._dtype is not x._dtype:
             value = value.to(x._dtype)
     elif isinstance(value, numbers.Number):
+        if isinstance(value, complex):
+            _complex_into(op, x)
         return scalar_like(value, x._dtype, x)
     else:
         value = to_tensor(value, x, dtype=x._dtype)

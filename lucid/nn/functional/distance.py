@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...errors import ArgumentError, ShapeError, reports_as
+from ...errors import ArgumentError, DTypeError, ShapeError, reports_as
 from ...ops import broadcast_tensors, cdist, triu_indices
 
 __all__ = ["cosine_similarity", "pairwise_distance", "normalize", "pdist"]
@@ -25,6 +25,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     \\frac{x_2}{\\max(\\lVert x_2 \\rVert_2, \\epsilon)}` along ``dim``, the inputs
     broadcast (PyTorch's formula: each input scaled by its own clamped norm)."""
     x1, x2 = broadcast_tensors(x1, x2)
+    if x1.dtype.is_complex or x2.dtype.is_complex:
+        raise DTypeError(f"cosine_similarity: expected floating point inputs, got "
+                         f"{x1.dtype.name} and {x2.dtype.name} (as PyTorch: no complex)")
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
