@@ -89,11 +89,10 @@ class Work:
         return f"Work({self._op}, completed={self._done})"
 
 
-def done(group, op, then=()):
-    """A :class:`Work` for an operation that has completed already."""
-    w = Work(group, op, lambda: True, then)
-    w._finish()
-    return w
+def done(group, op):
+    """A :class:`Work` for an operation with nothing left to wait for (its callbacks run
+    at the first wait or poll, as any Work's)."""
+    return Work(group, op, lambda: True)
 
 
 def _seconds(timeout):

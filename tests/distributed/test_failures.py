@@ -6,12 +6,15 @@ from .launch import launch
 
 
 def test_killed_rank_fails_the_others(tmp_path):
+    """The survivors raise "a peer process died" at once (MPI's ULFM, not the 30 s
+    timeout). The first to exit aborts the job, which may end the other survivor before
+    it has written its result; every result written is that error."""
     proc, results = launch(3, ["kill"], tmp_path, worker_timeout=30)
     assert proc.returncode != 0
-    assert sorted(results) == [0, 2]            # rank 1 was killed before writing
-    for r in (0, 2):
+    assert results and set(results) <= {0, 2}    # rank 1 was killed before writing
+    for r, res in results.items():
         assert "lucid.errors.DistributedError: all_reduce: a peer process died" in \
-            results[r]["kill"], results[r]["kill"]
+            res["kill"], res["kill"]
 
 
 def test_hung_rank_times_the_others_out(tmp_path):

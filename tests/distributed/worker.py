@@ -427,7 +427,7 @@ def check_ddp_unused(r, w):
 
 def check_ddp_stall_error(r, w):
     """Without find_unused_parameters a parameter without gradient stalls its bucket: the
-    next forward says so."""
+    next forward says so (a forward without backward does not)."""
     from lucid.errors import DistributedError
     class Net(nn.Module):
         def __init__(self):
@@ -436,7 +436,11 @@ def check_ddp_stall_error(r, w):
 
         def forward(self, x):
             return self.a(x)
+    model = DDP(Net(), find_unused_parameters=True)
+    model(lucid.ones(1, 2))                             # forwards without a backward are
+    model(lucid.ones(1, 2)).sum().backward()            # fine, before one with it
     model = DDP(Net())
+    model(lucid.ones(1, 2))
     model(lucid.ones(1, 2)).sum().backward()
     try:
         model(lucid.ones(1, 2))

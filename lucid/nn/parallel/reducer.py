@@ -20,6 +20,7 @@ import time
 from ... import distributed as dist
 from ...autograd.grad_mode import no_grad
 from ...errors import DistributedError
+from ..._tensor import tensor
 from ...ops import zeros
 
 __all__ = ["Reducer"]
@@ -55,12 +56,13 @@ class Reducer:
         self.world = dist.get_world_size(group)
         self.buckets, self.where = self._assign(params, bucket_cap_mb * 1024 * 1024)
         self.armed = False          # a forward prepared a backward that syncs
+        self.started = False        # and that backward has produced a gradient
         self.ready = [False] * len(params)
         self.next = 0               # the next bucket to launch, in order
         self.used = None            # globally used flags (find_unused_parameters)
         self.used_work = None
-        self.handles = [p.register_post_accumulate_grad_hook(self._hook(i))
-                        for i, p in enumerate(params)]
+        for i, p in enumerate(params):
+            p.register_post_accumulate_grad_hook(self._hook(i))
 
     @staticmethod
     def _assign(params, cap):
@@ -84,10 +86,6 @@ class Reducer:
             out.append(_Bucket([i for i, _ in members], [p for _, p in members]))
         return out, where
 
-    def remove_hooks(self):
-        for h in self.handles:
-            h.remove()
-
     # -- one iteration -------------------------------------------------------------------
 
     def prepare(self, outputs):
@@ -95,12 +93,14 @@ class Reducer:
         ``find_unused_parameters``, mark ready every parameter the graph of ``outputs``
         does not reach and start all-reducing the flags of which ranks used which."""
         if self.armed:
-            raise DistributedError(
-                "DistributedDataParallel: the previous iteration's gradients were not all "
-                "reduced: some parameters got no gradient in its backward (or backward was "
-                "not called). Pass find_unused_parameters=True when part of the model "
-                "does not take part in the loss, and call backward once per forward")
-        self.armed = True
+            if self.started:
+                raise DistributedError(
+                    "DistributedDataParallel: the previous iteration's gradients were not "
+                    "all reduced: some parameters got no gradient in its backward. Pass "
+                    "find_unused_parameters=True when part of the model does not take "
+                    "part in the loss")
+            self._drain()           # a forward without backward: start again
+        self.armed, self.started = True, False
         self.ready = [False] * len(self.params)
         self.next = 0
         for b in self.buckets:
@@ -109,12 +109,8 @@ class Reducer:
             return
         reached = _reached_leaves(outputs)
         local = [id(p) in reached for p in self.params]
-        self.used = zeros(len(self.params), dtype=self.buckets[0].flat.dtype,
-                          device=self.buckets[0].flat.device)
-        with no_grad():
-            for i, u in enumerate(local):
-                if u:
-                    self.used[i] = 1.0
+        flat = self.buckets[0].flat
+        self.used = tensor([float(u) for u in local], dtype=flat.dtype, device=flat.device)
         self.used_work = dist.all_reduce(self.used, dist.ReduceOp.MAX, self.group,
                                          async_op=True)
         for i, u in enumerate(local):
@@ -124,8 +120,18 @@ class Reducer:
     def _hook(self, i):
         def hook(p):
             if self.armed:
+                self.started = True
                 self._mark(i)
         return hook
+
+    def _drain(self):
+        """Complete what a forward that got no backward launched (the flags of used
+        parameters, buckets of unused ones): every rank launched the same."""
+        for b in self.buckets[:self.next]:
+            b.work.wait()
+        if self.used_work is not None:
+            self.used_work.wait()
+            self.used_work = None
 
     def _mark(self, i):
         if self.ready[i]:
