@@ -349,7 +349,7 @@ def test_angle_abs_sgn_values_at_special_points():
 _UNARY = ["exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
           "sigmoid", "expm1", "log1p", "square", "reciprocal", "neg", "asin", "acos", "atan",
           "asinh", "acosh", "atanh", "log2", "log10", "exp2", "abs", "sgn", "angle", "conj",
-          "isnan", "isinf", "isfinite"]
+          "isnan", "isinf", "isfinite", "sinc", "nan_to_num"]
 
 
 @pytest.mark.parametrize("name", _UNARY)
@@ -532,6 +532,30 @@ def test_real_input_keeps_the_real_part_of_its_gradient():
     (xt * (2 + 3j)).abs().sum().backward()
     assert x.grad.dtype is lucid.float64
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy())
+
+
+def test_complex_embedding_forward_as_torch_and_gradient_by_finite_differences():
+    # PyTorch embeds complex weights but has no autograd for it; Lucid's is checked here
+    w, idx = _z(5, 3), np.array([[0, 2, 2], [4, 0, 1]])
+    got = lucid.nn.functional.embedding(lucid.tensor(idx), lucid.tensor(w))
+    want = torch.nn.functional.embedding(torch.tensor(idx), torch.tensor(w))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    wt = lucid.tensor(w, requires_grad=True)
+    f = lambda w: lucid.nn.functional.embedding(lucid.tensor(idx), w) * (1 + 2j)
+    assert gradcheck(f, (wt,)) and gradgradcheck(f, (wt,))
+
+
+def test_nan_to_num_replaces_each_part_and_passes_each_part_of_the_gradient():
+    v = [complex(np.nan, 1), complex(np.inf, -np.inf), 1 + 1j, complex(-np.inf, 2)]
+    for dt, kw in (("complex64", {}), ("complex128", {"nan": 2.0, "posinf": 5.0})):
+        got = lucid.nan_to_num(lucid.tensor(v, dtype=getattr(lucid, dt)), **kw)
+        want = torch.nan_to_num(torch.tensor(v, dtype=getattr(torch, dt)), **kw)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    z = lucid.tensor(v, dtype=lucid.complex128, requires_grad=True)
+    y = lucid.nan_to_num(z)
+    (y.real * 2 + y.imag * 3).sum().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [3j, 0, 2 + 3j, 3j])
+    assert gradcheck(lucid.nan_to_num, (lucid.tensor(_z(4), requires_grad=True),))
 
 
 def test_gradcheck_and_gradgradcheck_on_complex_compositions():

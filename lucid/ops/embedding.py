@@ -31,7 +31,8 @@ class EmbeddingBackward(Op):
     schema_v1 : OpSchema
         ``"embedding"``, ``AmpPolicy.KEEP_INPUT`` (a gather), two inputs (the weight and
         the integer indices, which get no gradient); not deterministic on CUDA, where the
-        scatter-add uses atomics.
+        scatter-add uses atomics; ``complex_grad="holomorphic"`` (complex weights, whose
+        gradient PyTorch does not have).
     saves_input : tuple
         The indices, for the weight's gradient; never the weight.
     saves_output : bool
@@ -52,7 +53,7 @@ class EmbeddingBackward(Op):
     schema_v1 = OpSchema("embedding", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
                          deterministic=False, nondeterministic_on=("cuda",),
                          determinism_note="The weight gradient scatter-adds with atomics "
-                         "on CUDA.")
+                         "on CUDA.", complex_grad="holomorphic")
     saves_input = ((1,), ())
 
     @staticmethod

@@ -14,12 +14,12 @@ its masks are comparisons, tensors without history, where PyTorch uses boolean s
 so the second derivative through a piecewise op is that of the selected branch.
 
 Complex input (``complex_grad`` in the schemas): the exponentials, logarithms, roots,
-reciprocal, sigmoid, ``neg``, ``square`` and the trigonometric and hyperbolic functions
-and their inverses are holomorphic (principal branches, as NumPy and PyTorch); ``abs``
-gives a real result with the gradient :math:`g\,z/|z|`; ``isnan``/``isinf``/``isfinite``
-test either part. ``sign``, ``relu``, ``clamp``, the rounding ops, ``erf*``, ``sinc``,
-``logit`` and ``signbit`` refuse complex input, as in PyTorch (``sgn`` is
-:mod:`lucid.ops.complex`'s).
+reciprocal, sigmoid, ``sinc``, ``neg``, ``square`` and the trigonometric and hyperbolic
+functions and their inverses are holomorphic (principal branches, as NumPy and PyTorch);
+``abs`` gives a real result with the gradient :math:`g\,z/|z|`; ``isnan``/``isinf``/
+``isfinite`` test either part and ``nan_to_num`` replaces each part. ``sign``, ``relu``,
+``clamp``, the rounding ops, ``erf*``, ``logit`` and ``signbit`` refuse complex input, as
+in PyTorch (``sgn`` is :mod:`lucid.ops.complex`'s).
 """
 
 from __future__ import annotations
@@ -1261,7 +1261,7 @@ class SincBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("sinc", _FP32, real=True)
+    schema_v1 = _schema("sinc", _FP32, real=True, cx="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -1567,11 +1567,15 @@ class NanToNumBackward(UnaryOp):
     ----
     .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathbb{1}[x \text{ finite}]\, g
 
+    Complex :math:`z`: each part is replaced on its own, so each part of :math:`g` passes
+    where that part of :math:`z` is finite (PyTorch has no complex gradient here).
+
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"nan_to_num"``, ``AmpPolicy.KEEP_INPUT``; ``params``: ``nan``, ``posinf``,
-        ``neginf`` (the wrapper resolves defaults to 0 and the dtype's max and min).
+        ``"nan_to_num"``, ``AmpPolicy.KEEP_INPUT``, ``complex_grad="custom"``; ``params``:
+        ``nan``, ``posinf``, ``neginf`` (the wrapper resolves defaults to 0 and the dtype's
+        max and min, of the parts' dtype for complex).
     saves_input : bool
         True: :math:`x`.
     saves_output : bool
@@ -1584,7 +1588,7 @@ class NanToNumBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = _schema("nan_to_num", _KEEP)
+    schema_v1 = _schema("nan_to_num", _KEEP, cx="custom")
     saves_input = True
 
     @staticmethod
@@ -1592,6 +1596,8 @@ class NanToNumBackward(UnaryOp):
         return be.nan_to_num(x, nan, posinf, neginf)
 
     def grad(self, F, g, x, out):
+        if self.in_meta[0][1].is_complex:
+            return F.make_complex(g.real * F.isfinite(x.real), g.imag * F.isfinite(x.imag))
         return g * F.isfinite(x)
 
 
@@ -1851,7 +1857,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
             raise DTypeError(f"nan_to_num: {arg} must be a number or None, got "
                              f"{type(v).__name__}")
     dt = input._dtype
-    if dt.is_floating_point and (posinf is None or neginf is None):
+    if dt._cat >= 2 and (posinf is None or neginf is None):
         info = _dt.finfo(dt)
         posinf = info.max if posinf is None else posinf
         neginf = info.min if neginf is None else neginf

@@ -455,6 +455,9 @@ class XpUnary:
         xp = self.xp
         if _is_int(a):
             return a.copy()
+        if a.dtype.kind == "c":        # each part on its own (PyTorch)
+            return self.make_complex(self.nan_to_num(a.real, nan, posinf, neginf),
+                                     self.nan_to_num(a.imag, nan, posinf, neginf))
         dt = a.dtype.type
         out = xp.where(xp.isnan(a), dt(nan), a)
         out = xp.where(out == math.inf, dt(posinf), out)
