@@ -143,7 +143,8 @@ def _worker(a):
     if rank == 0:
         print("RESULT " + json.dumps({"ranks": world, "bucket_mb": a.bucket_mb,
                                       "buckets": len(flats), "lucid_ms": lucid_ms,
-                                      "local_ms": local_ms, "comm_ms": comm_ms, "wait_ms": wait_ms,
+                                      "local_ms": local_ms, "comm_ms": comm_ms,
+                                      "wait_ms": wait_ms,
                                       "torch_ms": torch_ms,
                                       "grad_mb": sum(f.numel() * 4 for f in flats) / 2**20}),
               flush=True)

@@ -33,7 +33,7 @@ __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_t
            "all_to_all_single", "send", "recv", "isend", "irecv", "barrier"]
 
 _DTYPES = [_dt.bool, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.float16,
-           _dt.bfloat16, _dt.float32, _dt.float64]
+           _dt.bfloat16, _dt.float32, _dt.float64, _dt.complex64, _dt.complex128]
 
 
 def _debug():
@@ -71,9 +71,10 @@ def _same_as(op, name, t, like):
 def _reduce_op(op, name, t, pg):
     if not isinstance(op, ReduceOp):
         raise ArgumentTypeError(f"{name}: op must be a lucid.distributed.ReduceOp, got {op!r}")
-    if op is ReduceOp.AVG and not t.dtype.is_floating_point:
-        raise DTypeError(f"{name}: ReduceOp.AVG needs a floating tensor, got {t.dtype}")
-    return pg.wire_op(op, t.dtype)
+    if op is ReduceOp.AVG and not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise DTypeError(f"{name}: ReduceOp.AVG needs a floating or complex tensor, got "
+                         f"{t.dtype}")
+    return pg.wire_op(op, t.dtype, name)
 
 
 def _check_across(pg, op, t):
@@ -82,8 +83,8 @@ def _check_across(pg, op, t):
         return
     shape = tuple(t.shape)
     sig = _tensor([len(shape), _DTYPES.index(t.dtype)] + list(shape[:6]) +
-                  [0] * (6 - len(shape[:6])), dtype=_dt.int64)
-    out = empty((pg.size, sig.numel()), dtype=_dt.int64)
+                  [0] * (6 - len(shape[:6])), dtype=_dt.int64, device=t.device)
+    out = empty((pg.size, sig.numel()), dtype=_dt.int64, device=t.device)
     ob, oback = pg.stage(out, op, read=False)
     ib, _ = pg.stage(sig, op)
     pg.allgather(ob, ib).wait()
@@ -166,8 +167,7 @@ def _stacked(pg, op, ts, reduce=False):
     dev = pg.device_of(ts[0], op)
     dt = pg.reduce_as.get(ts[0].dtype, ts[0].dtype) if reduce else ts[0].dtype
     s = stack([t.detach().to(device=dev, dtype=dt) for t in ts])
-    flat = s.reshape(-1)
-    return (flat if reduce and dt != _dt.bool else flat.view(_dt.uint8)), s
+    return pg.wire_view(s.reshape(-1), reduce), s
 
 
 def _gathered(pg, op, like):

@@ -13,7 +13,7 @@ import atexit
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
-from ..errors import DistributedError
+from ..errors import DistributedError, DTypeError
 from ..ops import empty
 from .work import ReduceOp
 
@@ -26,12 +26,14 @@ class ProcessGroup:
 
     Subclass attributes: ``name`` (the backend), ``native_avg`` (the backend averages
     itself; else AVG is SUM then a division), ``reduce_as`` (dtype -> the dtype a
-    reduction runs in, for dtypes the backend cannot reduce natively), ``errors`` (the
+    reduction runs in, for dtypes the backend cannot reduce natively),
+    ``complex_as_real`` (complex tensors reduce as their parts), ``errors`` (the
     exception types of the backend library that :meth:`_guard` translates)."""
 
     name = None
     native_avg = False
     reduce_as = {}
+    complex_as_real = False
     errors = ()
 
     def __init__(self, ranks, rank, timeout, global_rank):
@@ -96,17 +98,28 @@ class ProcessGroup:
             def back():
                 with no_grad():
                     t.copy_(s.to(device=t.device))
-        flat = s.reshape(-1)
-        if not reduce or wire_dt == _dt.bool:
-            flat = flat.view(_dt.uint8)
-        return flat, back
+        return self.wire_view(s.reshape(-1), reduce), back
 
-    @staticmethod
-    def wire_op(op, dtype):
+    def wire_view(self, flat, reduce):
+        """The flat contiguous ``flat`` as the backend moves it: bytes unless reduced;
+        bool reduced as uint8; complex, on a backend without complex reductions
+        (``complex_as_real``), as its real and imaginary parts."""
+        if not reduce or flat.dtype == _dt.bool:
+            return flat.view(_dt.uint8)
+        if flat.dtype.is_complex and self.complex_as_real:
+            return flat.view(flat.dtype.to_real())
+        return flat
+
+    def wire_op(self, op, dtype, name):
         """The backend's reduction for ``op`` on ``dtype``: bool reduces as uint8, where
-        SUM (logical or) is MAX and PRODUCT (logical and) is MIN."""
+        SUM (logical or) is MAX and PRODUCT (logical and) is MIN; complex has no order,
+        and on a ``complex_as_real`` backend no product."""
         if dtype == _dt.bool:
             return {ReduceOp.SUM: ReduceOp.MAX, ReduceOp.PRODUCT: ReduceOp.MIN}.get(op, op)
+        if dtype.is_complex and (op in (ReduceOp.MIN, ReduceOp.MAX) or
+                                 (op is ReduceOp.PRODUCT and self.complex_as_real)):
+            raise DTypeError(f"{name}: ReduceOp.{op.name} is not supported for {dtype} "
+                             f"tensors on the {self.name!r} backend")
         return op
 
     # -- primitives on wire buffers (group ranks; each returns a Work) ---------------------

@@ -5,7 +5,8 @@ operation is queued on the current CUDA stream of that device, after the kernels
 its inputs; its Work waits on a CUDA event recorded after it, polling with the group's
 timeout and NCCL's asynchronous error state, and aborts the communicator when a peer
 fails. NCCL has no gather, scatter or all-to-all: those are grouped sends and receives.
-bool moves as uint8 (SUM as MAX, PRODUCT as MIN) and int16 reduces in int32.
+bool moves as uint8 (SUM as MAX, PRODUCT as MIN), int16 reduces in int32, complex as its
+real and imaginary parts (SUM and AVG).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class NCCLGroup(ProcessGroup):
     """A process group over an NCCL communicator ``comm`` on CUDA device ``dev``."""
 
     name = "nccl"
+    complex_as_real = True
 
     def __init__(self, comm, ranks, rank, dev, timeout, global_rank):
         super().__init__(ranks, rank, timeout, global_rank)

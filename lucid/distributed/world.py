@@ -54,7 +54,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     tensors through host memory; the ranks are MPI's) or ``"nccl"`` (CUDA tensors; ranks
     from ``rank``/``world_size`` or the environment). ``timeout`` (a ``timedelta`` or
     seconds; 30 minutes by default) bounds every wait for a collective: past it the
-    operation raises :class:`~lucid.errors.DistributedTimeoutError`."""
+    operation raises :class:`~lucid.errors.DistributedTimeoutError`. ``init_method``
+    (``"tcp://host:port"``) replaces MASTER_ADDR/PORT for ``"nccl"``; MPI meets by
+    itself. ``device_id`` picks the GPU of ``"nccl"`` (default ``cuda:LOCAL_RANK``).
+    ``store``, ``group_name`` and ``pg_options`` are accepted for PyTorch compatibility
+    and unused."""
     if is_initialized():
         raise DistributedError("init_process_group: the default process group is already "
                                "initialized; call destroy_process_group() first")
@@ -156,7 +160,9 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
               use_local_synchronization=False, group_desc=None):
     """A process group of the global ``ranks`` (default: all) on the default group's
     backend. Every rank of the world must call it, in the same order as its other
-    collectives; ranks outside ``ranks`` get ``GroupMember.NON_GROUP_MEMBER``."""
+    collectives; ranks outside ``ranks`` get ``GroupMember.NON_GROUP_MEMBER``.
+    ``pg_options``, ``use_local_synchronization`` and ``group_desc`` are accepted for
+    PyTorch compatibility and unused."""
     world = resolve(None, "new_group")
     ranks = sorted(range(world.size) if ranks is None else {int(r) for r in ranks})
     bad = [r for r in ranks if not 0 <= r < world.size]

@@ -17,9 +17,9 @@ from .conftest import DEVICE
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(DEVICE == "cpu", reason="needs a GPU (CUDA tensors)")]
 
-COLLECTIVES = ["all_reduce", "async", "broadcast", "views_and_scalars", "reduce",
-               "all_gather", "reduce_scatter", "gather_scatter", "all_to_all", "errors",
-               "sampler", "syncbn_grad"]
+COLLECTIVES = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars",
+               "reduce", "all_gather", "reduce_scatter", "gather_scatter", "all_to_all",
+               "errors", "sampler", "syncbn_grad"]
 DDP = ["ddp_mlp", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
        "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_stall_error"]
 

@@ -79,6 +79,35 @@ def check_all_reduce(r, w):
     close(base, np.arange(12).reshape(3, 4) * sum(range(1, w + 1)), "all_reduce view")
 
 
+def check_complex(r, w):
+    """complex64/complex128: SUM, AVG and (on MPI) PRODUCT as the complex arithmetic;
+    moves keep both parts; MIN and MAX raise."""
+    from lucid.errors import DTypeError
+
+    def cvalue(q):
+        return value(q, (2, 3), "float64") + 1j * value(q + 1, (2, 3), "float64")
+    every = np.stack([cvalue(q) for q in range(w)])
+    ops = {"SUM": every.sum(0), "AVG": every.mean(0)}
+    if dist.get_backend() == "mpi":
+        ops["PRODUCT"] = every.prod(0)
+    for dtype in (lucid.complex64, lucid.complex128):
+        for name, want in ops.items():
+            x = lucid.tensor(cvalue(r).tolist(), dtype=dtype)
+            dist.all_reduce(x, getattr(dist.ReduceOp, name))
+            assert x.dtype == dtype
+            close(x.real, want.real, f"all_reduce {name} {dtype} (real)")
+            close(x.imag, want.imag, f"all_reduce {name} {dtype} (imag)")
+        out = [lucid.zeros(2, 3, dtype=dtype) for _ in range(w)]
+        dist.all_gather(out, lucid.tensor(cvalue(r).tolist(), dtype=dtype))
+        close(lucid.stack(out).imag, every.imag, f"all_gather {dtype}")
+        try:
+            dist.all_reduce(lucid.ones(2, dtype=dtype), dist.ReduceOp.MAX)
+        except DTypeError as e:
+            assert "MAX is not supported for" in str(e), e
+        else:
+            raise AssertionError("no DTypeError for MAX of complex tensors")
+
+
 def check_async(r, w):
     xs = [lucid.full((5,), float(r + k)) for k in range(3)]
     works = [dist.all_reduce(x, async_op=True) for x in xs]
@@ -228,7 +257,8 @@ def check_errors(r, w):
         (lambda: dist.all_gather([lucid.ones(3)] * w, lucid.ones(2)), ShapeError, "shape"),
         (lambda: dist.all_gather_into_tensor(lucid.ones(w * 2 + 1), lucid.ones(2)),
          ShapeError, "world size"),
-        (lambda: dist.reduce_scatter_tensor(lucid.ones(2), lucid.ones(w * 2, dtype=lucid.int64)),
+        (lambda: dist.reduce_scatter_tensor(lucid.ones(2),
+                                            lucid.ones(w * 2, dtype=lucid.int64)),
          DTypeError, "dtype"),
         (lambda: dist.send(lucid.ones(1), r), ArgumentError, "own rank"),
     ]
@@ -329,7 +359,8 @@ def ddp_case(r, w, kind, steps_per_sync=1, **ddp_kw):
     local = [(x[r * per:(r + 1) * per], y[r * per:(r + 1) * per]) for x, y in data]
     train(model, local, opt, steps_per_sync, ddp=model)
     for (name, a), b in zip(ref.state_dict().items(), model.module.state_dict().values()):
-        a, b = np.asarray(a.to(lucid.float64).tolist()), np.asarray(b.to(lucid.float64).tolist())
+        a = np.asarray(a.to(lucid.float64).tolist())
+        b = np.asarray(b.to(lucid.float64).tolist())
         if not np.allclose(a, b, rtol=2e-4, atol=2e-5):
             raise AssertionError(f"{kind}: {name} differs from single-process training by "
                                  f"{np.abs(a - b).max():.3g}")

@@ -75,7 +75,7 @@ class DistributedDataParallel(Module):
         sig = [len(params)] + [sum((k + 1) * (d + 3) * (j + 7) for k, d in
                                    enumerate(p.shape)) for j, p in enumerate(params)]
         code = float(sum((i + 1) * s for i, s in enumerate(sig)) % 1000003)
-        lo = tensor([code, float(len(params))])
+        lo = tensor([code, float(len(params))], device=params[0].device)
         hi = lo.clone()
         dist.all_reduce(lo, dist.ReduceOp.MIN, self.process_group)
         dist.all_reduce(hi, dist.ReduceOp.MAX, self.process_group)
