@@ -50,7 +50,8 @@ __all__ = [
     "sum", "prod_others", "var_backward", "std_backward", "logsumexp_backward",
     "vector_norm_backward", "index_add_along", "reverse_cumsum", "cumprod_backward", "diff",
     # linear algebra
-    "matmul", "sum_rows", "swapaxes", "einsum", "cross", "cdist_backward", "inv", "solve",
+    "matmul", "sum_rows", "linear_weight_grad", "swapaxes", "einsum", "cross",
+    "cdist_backward", "inv", "solve",
     "solve_triangular", "matrix_exp", "svd",
     # shape, joins, views and writes
     "permute", "flip", "roll", "unfold", "unfold_backward", "repeat_interleave",
@@ -236,6 +237,10 @@ def matmul(a, b):
 
 def sum_rows(a):
     return _sum(a, 0)
+
+
+def linear_weight_grad(g, x):
+    return _matmul(g.transpose(0, 1), x), sum_rows(g)
 
 
 def swapaxes(a, d0, d1):

@@ -44,9 +44,11 @@ class LinearBackward(Op):
     transposed view: BLAS reads it as is; cuBLAS on CuPy), then the bias added in place;
     half inputs multiply in float32 on the CPU. The gradients are ``matmul`` calls on the
     flattened operands, so graph mode (``create_graph=True``) records matmul ops and the
-    gradient is differentiable again; the bias gradient is ``be.sum_rows`` of :math:`G_2`
-    (the CPU: a gemv of a ones vector, two to three times faster than the strided column
-    sum; CUDA: one reduction). An empty batch gives an empty output and zero weight and
+    gradient is differentiable again. The weight and bias gradients together are
+    ``be.linear_weight_grad`` (CUDA: one cuBLASLt GEMM whose epilogue sums :math:`G_2`'s
+    columns); the bias gradient alone is ``be.sum_rows`` of :math:`G_2` (the CPU: a gemv
+    of a ones vector, two to three times faster than the strided column sum; CUDA: one
+    reduction). An empty batch gives an empty output and zero weight and
     bias gradients.
     """
 
@@ -64,10 +66,12 @@ class LinearBackward(Op):
         x_shape, w_shape = self.in_meta[0][0], self.in_meta[1][0]
         g2 = F.reshape(g, (-1, w_shape[0]))
         gx = F.reshape(F.matmul(g2, w), x_shape) if need[0] else None
+        want_b = len(need) == 3 and need[2]
+        if need[1] and want_b:
+            gw, gb = F.linear_weight_grad(g2, F.reshape(x, (-1, w_shape[1])))
+            return gx, gw, gb
         gw = F.matmul(F.swapaxes(g2, 0, 1), F.reshape(x, (-1, w_shape[1]))) \
             if need[1] else None
         if len(need) == 2:
             return gx, gw
-        if not need[2]:
-            return gx, gw, None
-        return gx, gw, F.sum_rows(g2)
+        return gx, gw, F.sum_rows(g2) if want_b else None

@@ -18,6 +18,9 @@ class XpLinalg:
             out += b
         return out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    def linear_weight_grad(self, g, x):
+        return self.matmul(g.T, x), self.sum_rows(g)
+
     def sum_rows(self, a):
         # a vector-matrix product (BLAS gemv): two to three times faster than NumPy's
         # strided column reduction

@@ -161,6 +161,16 @@ class CudaCore:
             out += b
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    def linear_weight_grad(self, g, x):
+        """One cuBLASLt GEMM whose epilogue also sums ``g``'s columns (``BGRADB``), else
+        the GEMM and :meth:`sum_rows`."""
+        if gemm.supports(g, x):
+            gb = cupy.empty(g.shape[1], g.dtype)
+            tf32 = _tf32_wanted() if g.dtype == np.float32 else False
+            gw, done = gemm.matmul(g.T, x, tf32, bias_grad=gb)
+            return gw, gb if done else self.sum_rows(g)
+        return cupy.matmul(g.T, x), self.sum_rows(g)
+
     def ones(self, shape, npdtype):
         """A fill on the device, 0-d included (``asarray(1)`` would copy from the host and
         wait: the seed of every ``backward()``)."""

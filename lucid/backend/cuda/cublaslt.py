@@ -10,7 +10,8 @@ classic API); CuPy's cuBLAS has already loaded it into the process.
 
 A plan may carry an epilogue: ``BIAS`` adds a vector along the output's rows of the
 column-major problem (the features of a row-major ``x @ w.T``), ``BGRADB`` writes the
-column sums of the second operand alongside the product (a bias gradient for free).
+second operand's sums over the reduced dimension alongside the product (a bias gradient
+for free).
 """
 
 import ctypes

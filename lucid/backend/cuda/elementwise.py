@@ -14,6 +14,8 @@ store, on contiguous, aligned arrays:
 Anything else returns None, and the caller takes CuPy's kernel.
 """
 
+import functools
+
 import cupy
 import ml_dtypes
 import numpy as np
@@ -92,19 +94,23 @@ def cast(a, dtype):
     """``a.astype(dtype)`` for float32 <-> half, or None where this kernel does not apply."""
     dtype = np.dtype(dtype)
     if not ((a.dtype == _F32 and dtype in _HALF) or (a.dtype in _HALF and dtype == _F32)) \
-            or a.size < 4096 or not _aligned(a):
+            or not a.size or not _aligned(a):
         return None
     out = cupy.empty(a.shape, dtype)
-    src = f"typedef {CTYPES[a.dtype]} S;\ntypedef {CTYPES[dtype]} D;\n" + _CAST
-    kernel(src, "cast")(_grid(a.size), (_THREADS,), (a, out, np.int64(a.size)))
+    _cast_kernel(a.dtype, dtype)(_grid(a.size), (_THREADS,), (a, out, np.int64(a.size)))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _cast_kernel(src, dst):
+    return kernel(f"typedef {CTYPES[src]} S;\ntypedef {CTYPES[dst]} D;\n" + _CAST, "cast")
 
 
 def binary(name, x, y):
     """``x (op) y`` for two half arrays of one shape and dtype, or None."""
     if not (isinstance(x, cupy.ndarray) and isinstance(y, cupy.ndarray)) or \
             x.dtype not in _HALF or y.dtype != x.dtype or x.shape != y.shape or \
-            x.size < 4096 or not _aligned(x, y):
+            not x.size or not _aligned(x, y):
         return None
     out = cupy.empty(x.shape, x.dtype)
     kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,),

@@ -70,11 +70,14 @@ def _operand(x, batch):
     return x, op, ld, (dims[-1][0] if dims else 0)
 
 
-def matmul(a, b, tf32=False, bias=None):
+def matmul(a, b, tf32=False, bias=None, bias_grad=None):
     """``a @ b`` for float arrays of at least 2 dims (batch axes broadcast), in their
-    dtype; ``tf32`` lets float32 products use TF32 tensor cores. ``bias`` (a vector of
-    ``b``'s column count, 2-D products only) is added to every row in the GEMM's epilogue
-    where cuBLASLt takes it; the result says whether it was: ``(out, bias_added)``."""
+    dtype; ``tf32`` lets float32 products use TF32 tensor cores. 2-D products may carry
+    an epilogue where cuBLASLt takes it: ``bias`` (a vector of ``b``'s column count) added
+    to every row, or ``bias_grad`` (an empty vector of ``a``'s row count) filled with the
+    row sums of ``a`` (a linear layer's weight gradient ``g.T @ x`` then brings the bias
+    gradient, the column sums of ``g``, along). The result says whether the epilogue
+    ran: ``(out, done)``."""
     if a.ndim == 2 and b.ndim == 2:
         batch = ()
     else:
@@ -96,15 +99,19 @@ def matmul(a, b, tf32=False, bias=None):
     one, zero = _SCALARS[sdt]
     stream = cupy.cuda.get_current_stream().ptr
     pa, pb, pc = bb.data.ptr, aa.data.ptr, out.data.ptr
+    # cuBLAS is column-major: C^T = B^T A^T, so cuBLAS's A is our b and its B our a: BIAS
+    # adds along the rows of C^T (b's columns), BGRADB sums cuBLAS's B over k (a's rows)
+    vec, length, epilogue = ((bias, n, cublaslt.EPILOGUE_BIAS) if bias is not None else
+                             (bias_grad, m, cublaslt.EPILOGUE_BGRADB))
     pbias = 0
-    if bias is not None and not batch and bias.dtype == a.dtype and bias.shape == (n,) \
-            and bias.flags.c_contiguous:
-        pbias = bias.data.ptr
+    if vec is not None and not batch and vec.dtype == a.dtype and vec.shape == (length,) \
+            and vec.flags.c_contiguous:
+        pbias = vec.data.ptr
+    else:
+        epilogue = cublaslt.EPILOGUE_DEFAULT
     al = cublaslt.alignment
-    # cuBLAS is column-major: C^T = B^T A^T, so cuBLAS's A is our b and its B our a
     key = (t, compute, _SCALE_TYPE[sdt], opb, opa, n, m, k, ldb, lda, n, count, sb, sa,
-           m * n, cublaslt.EPILOGUE_BIAS if pbias else cublaslt.EPILOGUE_DEFAULT,
-           (al(pa), al(pb), al(pc), al(pbias)))
+           m * n, epilogue, (al(pa), al(pb), al(pc), al(pbias)))
     if cublaslt.matmul(key, one, pa, pb, zero, pc, stream, pbias):
         return out, bool(pbias)
     handle = cupy.cuda.device.get_cublas_handle()

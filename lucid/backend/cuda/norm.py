@@ -32,6 +32,8 @@ lerps the running ones. Backward: ``chan_bwd_sums`` takes a group's :math:`\sum 
 running statistics).
 """
 
+import math
+
 import cupy
 import numpy as np
 
@@ -322,11 +324,11 @@ def _rows(x, axes, *params):
             tuple(axes) != tuple(range(x.ndim - k, x.ndim)):
         return None
     tail = x.shape[x.ndim - k:]
+    d = math.prod(tail)
     for p in params:
         if p is not None and (p.dtype != x.dtype or p.shape[p.ndim - k:] != tail or
-                              p.size != int(np.prod(tail))):
+                              p.size != d):
             return None
-    d = int(np.prod(tail))
     return x.size // d, d
 
 

@@ -17,6 +17,11 @@ class LinalgKernels(ABC):
         transposed (not copied) ``w``, the bias added in place; result (..., out)."""
 
     @abstractmethod
+    def linear_weight_grad(self, g, x):
+        r"""A linear layer's weight and bias gradients from the 2-D output gradient ``g``
+        (N, out) and input ``x`` (N, in): :math:`(g^\top x, \sum_n g_{n\cdot})`."""
+
+    @abstractmethod
     def sum_rows(self, a):
         r"""The column sums of a 2-D array, :math:`\sum_n a_{n\cdot}` (a linear layer's
         bias gradient), in its dtype."""
