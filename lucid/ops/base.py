@@ -10,7 +10,10 @@ instance holding the edges to its inputs and what the backward needs.
 the hot path. Each feature that is off costs one flag read: autocast (``STATE.autocast``),
 determinism, graph recording (``STATE.grad_enabled`` and an input's ``requires_grad``),
 anomaly mode, vmap (``STATE.vmap``: the ops' batching rules, :mod:`lucid.func.batching`).
-Views and in-place writes live here too: a view keeps the chain of view ops from its base
+A complex input leaves the hot path through the same per-input dtype check: refused (a
+``DTypeError`` naming the op) unless the schema declares ``complex_grad``; a holomorphic
+op's one formula then serves complex data too (:meth:`Op.grad_formula`). Views and
+in-place writes live here too: a view keeps the chain of view ops from its base
 and, when the base changed in place since, replays it to take the base's new history
 (:func:`_refresh_view`); :func:`apply_inplace` writes a result into a tensor and rebases
 its history (and its base's, for a view).
