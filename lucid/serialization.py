@@ -9,9 +9,10 @@ lists are lists and whose every other non-scalar is a tagged object ``{"$t": tag
 ``dict`` / ``odict`` (items as ``[key, value]`` pairs, so keys keep their type: an
 optimizer's state is keyed by ints), ``tuple``, ``size``, ``float`` (only NaN and the
 infinities, which JSON lacks), ``bytes`` (base64), ``dtype``, ``device`` and ``tensor``
-(its key, device, ``requires_grad`` and whether it was an ``nn.Parameter``; a complex
-tensor, which safetensors has no dtype for, is stored as its ``view_as_real`` pairs and
-marked ``"complex": true``; ``save_safetensors`` refuses complex tensors). Loading builds
+(its key, device, ``requires_grad`` and whether it was an ``nn.Parameter``; complex64 is
+stored as safetensors' ``C64``, complex128, which the format has no dtype for, as its
+``view_as_real`` pairs marked ``"complex": true``, and ``save_safetensors`` refuses it).
+Loading builds
 only these types: nothing in a file can name a class or run code, and a structure with
 anything else is refused with a :class:`~lucid.errors.SerializationError`. No pickle is
 involved anywhere.
@@ -48,7 +49,7 @@ _FORMAT = "lucid/1"
 # safetensors dtype codes and the Lucid dtype each one loads as
 _CODES = {"F64": _dt.float64, "F32": _dt.float32, "F16": _dt.float16, "BF16": _dt.bfloat16,
           "I64": _dt.int64, "I32": _dt.int32, "I16": _dt.int16, "I8": _dt.int8,
-          "U8": _dt.uint8, "BOOL": _dt.bool}
+          "U8": _dt.uint8, "BOOL": _dt.bool, "C64": _dt.complex64}
 
 
 def _parameter_class():
@@ -110,11 +111,11 @@ class _Encoder:
             key = self._keys[id(t)] = str(len(self.arrays))
             self._alive.append(t)
             a = _host_array(t)
-            self.arrays[key] = host.complex_as_pairs(a) if t._dtype.is_complex else a
+            self.arrays[key] = host.complex_as_pairs(a) if t._dtype is _dt.complex128 else a
         node = {"$t": "tensor", "key": key, "device": str(t._device),
                 "requires_grad": t._requires_grad,
                 "param": self._param is not None and isinstance(t, self._param)}
-        if t._dtype.is_complex:
+        if t._dtype is _dt.complex128:
             node["complex"] = True       # stored as (real, imaginary) pairs
         return node
 
@@ -186,10 +187,10 @@ def save_safetensors(tensors, path, metadata=None) -> None:
                 f"save_safetensors: expected str keys and Tensor values, got "
                 f"{type(k).__name__} -> {type(t).__name__} (for nested or non-tensor "
                 "entries use lucid.save)")
-        if t._dtype.is_complex:
-            raise SerializationError(f"save_safetensors: tensor {k!r} is {t._dtype.name}; "
-                                     "the safetensors format has no complex dtype (save "
-                                     "view_as_real(t), or use lucid.save, which does)")
+        if t._dtype is _dt.complex128:
+            raise SerializationError(f"save_safetensors: tensor {k!r} is complex128, which "
+                                     "the safetensors format has no dtype for (complex64 "
+                                     "it has); save view_as_real(t), or use lucid.save")
         arrays[k] = _host_array(t)
     if metadata is not None and not (isinstance(metadata, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):

@@ -248,6 +248,15 @@ def test_save_and_load_round_trip(tmp_path):
     assert back["z"].dtype is lucid.complex128 and back["w"].dtype is lucid.complex64
     np.testing.assert_array_equal(back["z"].numpy(), z.numpy())
     np.testing.assert_array_equal(back["w"].numpy(), w.numpy())
+    # safetensors has complex64 ("C64", PyTorch reads it) but no complex128
+    from safetensors.torch import load_file, save_file
+    lucid.save_safetensors({"w": w}, tmp_path / "w.safetensors")
+    np.testing.assert_array_equal(load_file(tmp_path / "w.safetensors")["w"].numpy(), w.numpy())
+    save_file({"t": torch.tensor([3j, 1], dtype=torch.complex64)}, tmp_path / "t.safetensors")
+    t = lucid.load_safetensors(tmp_path / "t.safetensors")["t"]
+    assert t.dtype is lucid.complex64 and t.tolist() == [3j, 1 + 0j]
+    with pytest.raises(lucid.errors.SerializationError, match="complex128"):
+        lucid.save_safetensors({"z": z}, tmp_path / "z.safetensors")
 
 
 # -- parts, conjugate and views ---------------------------------------------------------------
