@@ -172,6 +172,17 @@ def test_factories_with_complex_dtypes(dt):
         lucid.full((2,), 1j, dtype=lucid.float32)
 
 
+@pytest.mark.parametrize("args, dt", [((0, 1 + 1j, 5), None), ((1j, -2, 4), "complex128"),
+                                      ((0, 2, 3), "complex64"), ((0, 1j, 1), None),
+                                      ((2j, 1j, 0), None)])
+def test_linspace_and_logspace_with_complex_ends(args, dt):
+    for fn in ("linspace", "logspace"):
+        got = getattr(lucid, fn)(*args, **({"dtype": getattr(lucid, dt)} if dt else {}))
+        want = getattr(torch, fn)(*args, **({"dtype": getattr(torch, dt)} if dt else {}))
+        assert got.dtype.name == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
 def test_randn_and_rand_with_complex_dtype():
     lucid.manual_seed(0)
     z = lucid.randn(40000, dtype=lucid.complex64)
@@ -403,7 +414,8 @@ def test_comparisons_eq_ne_only():
     ("logsumexp", lambda z: z.logsumexp(0)), ("softmax", lambda z: z.softmax(0)),
     ("nansum", lucid.nansum), ("median", lucid.median), ("unique", lucid.unique),
     ("log_softmax", lambda z: z.log_softmax(0)), ("cdist", lambda z: lucid.cdist(z[None], z[None])),
-    ("abs_", lambda z: z.abs_()), ("linspace", lambda z: lucid.linspace(0, 1j, 3)),
+    ("abs_", lambda z: z.abs_()),
+    ("linspace", lambda z: lucid.linspace(0, 1j, 3, dtype=lucid.float32)),
     ("scatter_reduce", lambda z: z.scatter_reduce(0, lucid.tensor([0, 0]), z, "amax")),
     ("cosine_similarity", lambda z: lucid.nn.functional.cosine_similarity(z[None], z[None]))])
 def test_ops_without_complex_support_raise_naming_the_op(op, call):

@@ -233,15 +233,19 @@ def _check_arange(start, end, step):
 
 
 def _spaced(op, start, end, steps, dtype):
-    start = number_arg(start, op, "start")
-    end = number_arg(end, op, "end")
+    start = number_arg(start, op, "start", complex_ok=True)
+    end = number_arg(end, op, "end", complex_ok=True)
     steps = int_arg(steps, op, "steps")
     if steps < 0:
         raise ShapeError(f"{op}: number of steps must be non-negative, got {steps}")
-    dt = _dtype_or(dtype, _dt.get_default_dtype(), op)
+    cx = isinstance(start, complex) or isinstance(end, complex)
+    dt = _dtype_or(dtype, _dt.get_default_complex_dtype() if cx else _dt.get_default_dtype(),
+                   op)
+    if cx and not dt.is_complex:
+        raise DTypeError(f"{op}: complex start or end need a complex dtype, got {dt.name}")
     if dt is _dt.bool and steps > 1:    # PyTorch has no bool kernel; 0 or 1 steps need none
         raise DTypeError(f"{op}: not implemented for dtype bool")
-    if not dt.is_floating_point and dt is not _dt.bool:
+    if dt._cat < 2 and dt is not _dt.bool:
         if op == "linspace" and steps:  # the ends the result holds are converted to the
             start = fit_scalar(start, dt, op)   # dtype first, as in PyTorch (must fit; wrap)
             end = fit_scalar(end, dt, op) if steps > 1 else end
@@ -260,9 +264,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """``base ** linspace(start, end, steps)``. With an integer ``dtype`` the exponents are
     truncated first, except for a single step, which is ``base ** start`` truncated once
     (PyTorch's two paths: ``logspace(0.5, 2, 1, dtype=int64)`` is ``[3]``)."""
-    raw = number_arg(start, "logspace", "start")
+    raw = number_arg(start, "logspace", "start", complex_ok=True)
     start, end, steps, dt = _spaced("logspace", start, end, steps, dtype)
-    if steps == 1 and not dt.is_floating_point and dt is not _dt.bool:
+    if steps == 1 and dt._cat < 2 and dt is not _dt.bool:
         start = raw
         fit_scalar(base ** raw, dt, "logspace")     # the one value must fit, as in PyTorch
     base = number_arg(base, "logspace", "base")
