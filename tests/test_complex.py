@@ -197,6 +197,17 @@ def test_randn_and_rand_with_complex_dtype():
         assert 0 <= part.min().item() and part.max().item() < 1
         assert abs(part.mean().item() - 0.5) < 0.01
     assert lucid.randn_like(z[:3]).dtype is lucid.complex64
+    n = lucid.normal(1.0, 2.0, (40000,), dtype=lucid.complex128)
+    w = lucid.zeros(40000, dtype=lucid.complex64).normal_(1.0, 2.0)
+    for x in (n, w):           # PyTorch's complex normal: each part N(mean, std^2 / 2)
+        for part in (x.real, x.imag):
+            assert abs(part.mean().item() - 1) < 0.03 and abs(part.var().item() - 2) < 0.06
+    v = lucid.zeros(40000, dtype=lucid.complex64).uniform_(-1, 3)
+    for part in (v.real, v.imag):
+        assert -1 <= part.min().item() and part.max().item() < 3
+        assert abs(part.mean().item() - 1) < 0.03
+    with pytest.raises(DTypeError, match="randint"):
+        lucid.randint(0, 3, (2,), dtype=lucid.complex64)
 
 
 @pytest.mark.parametrize("values, dt", [

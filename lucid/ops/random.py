@@ -46,10 +46,16 @@ def _parts(be, dt, shape, draw):
     return draw(shape, dt.np)
 
 
-def _float_tensor(t, op):
+def _part_std(std, dt):
+    """The standard deviation of each part: :math:`\\sigma/\\sqrt 2` for complex (PyTorch's
+    complex normal: :math:`E|z - \\mu|^2 = \\sigma^2`)."""
+    return std * 0.5 ** 0.5 if dt.is_complex else std
+
+
+def _float_tensor(t, op, complex_ok=False):
     if not isinstance(t, Tensor):
         raise DTypeError(f"{op}: expected a Tensor, got {type(t).__name__}")
-    if not t._dtype.is_floating_point:
+    if not (t._dtype.is_floating_point or complex_ok and t._dtype.is_complex):
         raise DTypeError(f"{op}: expected a floating point tensor, got {t._dtype.name}")
     return t
 
@@ -71,6 +77,9 @@ def _int_range(low, high, dt, op):
     if low >= high:
         raise ShapeError(f"{op}: expects 'from' to be less than 'to', but got from={low} >= "
                          f"to={high}")
+    if dt.is_complex:
+        raise DTypeError(f"{op}: expected an integral, floating point or bool dtype, got "
+                         f"{dt.name}")
     if not dt.is_floating_point:
         info = _dt.iinfo(dt)
         if low < info.min:
@@ -96,7 +105,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     shape, dt = size_arg(size, "randn"), _float_dtype(dtype, "randn", complex_ok=True)
     dev = device_arg(device)
     be, rng = dev.backend, _rng(generator, dev, "randn")
-    std = 0.5 ** 0.5 if dt.is_complex else 1.0
+    std = _part_std(1.0, dt)
     arr = _parts(be, dt, shape, lambda s, npd: be.normal(rng, s, 0.0, std, npd))
     return leaf(arr, dt, dev, requires_grad)
 
@@ -145,9 +154,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
             raise DTypeError("normal: expected a size when mean and std are numbers")
         mean, std = number_arg(mean, "normal", "mean"), number_arg(std, "normal", "std")
         _check_std(std, "normal")
-        shape, dt, dev = size_arg((size,), "normal"), _float_dtype(dtype, "normal"), \
-            device_arg(device)
-        arr = dev.backend.normal(_rng(generator, dev, "normal"), shape, mean, std, dt.np)
+        shape, dt = size_arg((size,), "normal"), _float_dtype(dtype, "normal", complex_ok=True)
+        dev = device_arg(device)
+        be, rng, std = dev.backend, _rng(generator, dev, "normal"), _part_std(std, dt)
+        arr = _parts(be, dt, shape, lambda s, npd: be.normal(rng, s, mean, std, npd))
         return leaf(arr, dt, dev, requires_grad)
     if size is not None:
         raise DTypeError("normal: size is only allowed when mean and std are numbers")
@@ -263,27 +273,31 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 # -- in-place samplers ----------------------------------------------------------------------
 
 def _sample_into(x, name, kernel, *args, generator):
-    """Draw ``kernel(rng, shape, *args, dtype)`` and write it into ``x`` as op ``name``."""
+    """Draw ``kernel(rng, shape, *args, dtype)`` and write it into ``x`` as op ``name``
+    (complex ``x``: each part drawn so)."""
     dev = x._device
     be = dev.backend
-    arr = getattr(be, kernel)(_rng(generator, dev, name + "_"), x._data.shape, *args,
-                              x._dtype.np)
+    rng = _rng(generator, dev, name + "_")
+    arr = _parts(be, x._dtype, x._data.shape,
+                 lambda s, npd: getattr(be, kernel)(rng, s, *args, npd))
     return overwrite_(x, arr, name)
 
 
 @tensor_method("normal_")
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    """Fill with samples of :math:`\\mathcal{N}(mean, std^2)` in place."""
-    _float_tensor(self, "normal_")
+    """Fill with samples of :math:`\\mathcal{N}(mean, std^2)` in place (complex: each part
+    :math:`\\mathcal{N}(mean, std^2/2)`, as PyTorch)."""
+    _float_tensor(self, "normal_", complex_ok=True)
     mean, std = number_arg(mean, "normal_", "mean"), number_arg(std, "normal_", "std")
     _check_std(std, "normal_")
-    return _sample_into(self, "normal", "normal", mean, std, generator=generator)
+    return _sample_into(self, "normal", "normal", mean, _part_std(std, self._dtype),
+                        generator=generator)
 
 
 @tensor_method("uniform_")
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    """Fill with samples of :math:`U[from, to)` in place."""
-    _float_tensor(self, "uniform_")
+    """Fill with samples of :math:`U[from, to)` in place (complex: each part)."""
+    _float_tensor(self, "uniform_", complex_ok=True)
     lo, hi = number_arg(from_, "uniform_", "from"), number_arg(to, "uniform_", "to")
     if not lo <= hi:
         raise ShapeError(f"uniform_: expects to return a [from, to) range, but found "
