@@ -26,6 +26,7 @@ from .ops import *  # noqa: F401,F403
 from . import random, return_types
 from . import special  # noqa: E402
 from . import linalg  # noqa: E402
+from . import fft  # noqa: E402
 from . import distributions  # noqa: E402
 from . import utils
 from . import nn, optim  # noqa: E402

@@ -138,7 +138,7 @@ class Node:
             if g.dtype is not npd and g.dtype != npd:
                 if dt._cat < 3 and dtypes._BY_NP[g.dtype]._cat == 3:
                     g = g.real           # a real input's gradient: the real part (PyTorch)
-                g = g.astype(npd)
+                g = self.be.astype(g, npd)
             out[i] = g
         return out
 

@@ -10,6 +10,7 @@ from .interface.complex import ComplexKernels
 from .interface.conv import ConvKernels
 from .interface.core import CoreKernels
 from .interface.decomp import DecompKernels
+from .interface.fft import FftKernels
 from .interface.indexing import IndexingKernels
 from .interface.linalg import LinalgKernels
 from .interface.loss import LossKernels
@@ -27,7 +28,7 @@ from .interface.vision import VisionKernels
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
               NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
-              AttentionKernels, VisionKernels, DecompKernels, ComplexKernels):
+              AttentionKernels, VisionKernels, DecompKernels, ComplexKernels, FftKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

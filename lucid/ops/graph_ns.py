@@ -807,3 +807,22 @@ def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_gr
         gc = [gc[a] * const(axes[a][0], g) for a in range(d)]
     gg = _stack(gc[::-1], -1).reshape(tuple(grid.shape))
     return gx if input_grad else None, gg if grid_grad else None
+
+
+# -- Fourier transforms ------------------------------------------------------------------------
+
+from .fft import FftC2cBackward, FftC2rBackward, FftR2cBackward  # noqa: E402
+
+__all__ += ["fft_c2c", "fft_r2c", "fft_c2r"]
+
+
+def fft_c2c(a, axes, norm, forward):
+    return FftC2cBackward.apply(a, axes=axes, norm=norm, forward=forward)
+
+
+def fft_r2c(a, axes, norm):
+    return FftR2cBackward.apply(a, axes=axes, norm=norm)
+
+
+def fft_c2r(a, axes, norm, last):
+    return FftC2rBackward.apply(a, axes=axes, norm=norm, last=last)

@@ -9,6 +9,7 @@ from .complex import XpComplex
 from .conv import XpConv
 from .core import XpCore
 from .decomp import XpDecomp
+from .fft import XpFft
 from .indexing import XpIndexing
 from .linalg import XpLinalg
 from .loss import XpLoss
@@ -32,5 +33,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, XpVision, XpDecomp, XpComplex, Backend):
+                   XpAttention, XpVision, XpDecomp, XpComplex, XpFft, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""
