@@ -7,12 +7,14 @@ solves (``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``lu_sol
 (``multi_dot``, ``householder_product``, ``vecdot``, ``cross``, ``matmul``). Every function
 takes leading batch dims and is differentiable where PyTorch's is; the nodes are
 registered ops (:mod:`lucid.ops.decompositions`, :mod:`lucid.ops.linalg_solve`,
-:mod:`lucid.ops.matrix_fns`). Float32 and float64 only for now: ``eig`` and ``eigvals``
-(complex results) arrive with complex dtypes.
+:mod:`lucid.ops.matrix_fns`). Float32 and float64 only for now, except ``eig`` and
+``eigvals`` (:mod:`lucid.ops.eig`), which take real or complex matrices and return complex
+results.
 """
 
 from ..ops.decompositions import (cholesky, cholesky_ex, eigh, eigvalsh, lu, lu_factor,
                                   lu_factor_ex, qr, svd, svdvals)
+from ..ops.eig import eig, eigvals
 from ..ops.linalg import matmul
 from ..ops.linalg_solve import (det, inv, inv_ex, lstsq, lu_solve, matrix_rank, pinv,
                                 slogdet, solve, solve_ex, solve_triangular, tensorinv,
@@ -21,8 +23,8 @@ from ..ops.matrix_fns import (cond, cross, diagonal, householder_product, matrix
                               matrix_norm, matrix_power, multi_dot, norm, vander, vecdot,
                               vector_norm)
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
+           "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
            "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
            "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",

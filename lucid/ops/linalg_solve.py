@@ -225,7 +225,7 @@ class SolveBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_solve", input_arity=2)
+    schema_v1 = schema("linalg_solve", input_arity=2, complex_grad="holomorphic")
     saves_input = ((0,), (0,))
     saves_output = True
 

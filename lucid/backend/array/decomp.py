@@ -1,5 +1,7 @@
 """Decomposition and matrix-function kernels over an array module (NumPy or CuPy)."""
 
+import numpy as np
+
 from ...errors import ArgumentError
 
 
@@ -99,6 +101,21 @@ class XpDecomp:
 
     def eigvalsh(self, a):
         return self.xp.linalg.eigvalsh(a, UPLO="L")
+
+    def eig(self, a):
+        ct = (a[..., :0, :0] * 1j).dtype          # the complex dtype of a's precision
+        if a.size == 0:
+            return (self.xp.empty(a.shape[:-1], dtype=ct), self.xp.empty(a.shape, dtype=ct))
+        fn = getattr(self.xp.linalg, "eig", None)
+        try:
+            if fn is None:       # an array module without geev (older CuPy): the host's
+                w, v = (self.asarray(r) for r in np.linalg.eig(self.to_numpy(a)))
+            else:
+                w, v = fn(a)
+        except (self._linalg_error(), np.linalg.LinAlgError):
+            raise ArgumentError("linalg.eig: the eigenvalue algorithm did not converge "
+                                "(or the input has NaN/inf entries)") from None
+        return w.astype(ct, copy=False), v.astype(ct, copy=False)
 
     def lu_factor(self, a):
         xp = self.xp

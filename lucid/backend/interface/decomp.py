@@ -67,6 +67,12 @@ class DecompKernels(ABC):
         """The eigenvalues of the symmetric ``a`` (lower triangle read), ascending."""
 
     @abstractmethod
+    def eig(self, a):
+        r"""``(w, V)`` with :math:`A = V\,\mathrm{diag}(w)\,V^{-1}` for square ``a``, both
+        complex (complex64 for float32/complex64 input, complex128 otherwise), each column
+        of ``V`` of unit norm."""
+
+    @abstractmethod
     def lu_factor(self, a):
         """``(LU, pivots, info)``: partial-pivoting LU of ``a`` (..., m, n) as LAPACK's
         getrf stores it: :math:`PA' = LU` with unit-lower ``L`` below the diagonal of
