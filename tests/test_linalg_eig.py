@@ -77,3 +77,19 @@ def test_float32_gradient_through_eigenvalues_only():
     lucid.linalg.eigvals(a).real.sum().backward()
     torch.linalg.eigvals(t).real.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), atol=1e-4)
+
+
+def test_complex_solve_matches_torch_with_gradients():
+    a_np = Z[0] + 4 * np.eye(5)
+    b_np = Z[1][:, :2]
+    out = []
+    for lib in (lucid, torch):
+        a, b = lib.tensor(a_np, requires_grad=True), lib.tensor(b_np, requires_grad=True)
+        x = lib.linalg.solve(a, b)
+        (x.abs() ** 2).sum().backward()
+        out.append([t.detach().numpy() if lib is lucid else t.detach().resolve_conj().numpy()
+                    for t in (x, a.grad, b.grad)])
+    for got, ref in zip(*out):
+        np.testing.assert_allclose(got, ref, atol=1e-10)
+    with pytest.raises(DTypeError, match="linalg.solve"):
+        lucid.linalg.solve(lucid.tensor(A[0]), lucid.tensor(Z[0]))

@@ -17,11 +17,12 @@ __all__ = []
 _REAL = (_dt.float32, _dt.float64)
 
 
-def matrix(op, a, name="A", square=False):
-    """``a`` as a float32/float64 Tensor with at least 2 dims (square ones if asked)."""
+def matrix(op, a, name="A", square=False, complex_ok=False):
+    """``a`` as a float32/float64 (or, where ``complex_ok``, complex) Tensor with at least
+    2 dims (square ones if asked)."""
     if not isinstance(a, Tensor):
         a = to_tensor(a)
-    if a._dtype not in _REAL:
+    if a._dtype not in _REAL and not (complex_ok and a._dtype.is_complex):
         raise DTypeError(f"linalg.{op}: expected {name} to be a float32 or float64 tensor "
                          f"(complex dtypes are not supported yet), got {a._dtype.name}")
     shape = tuple(a._data.shape)

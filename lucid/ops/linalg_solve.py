@@ -247,7 +247,7 @@ def _vector_rhs(A, B):
 def solve(A, B, *, left=True):
     """:math:`X` with :math:`AX = B` (``left``) or :math:`XA = B`, ``B`` a matrix or a
     vector (:func:`_vector_rhs`), batch dims broadcast."""
-    A = matrix("solve", A, square=True)
+    A = matrix("solve", A, square=True, complex_ok=True)
     B = same_kind("solve", A, B)
     vector = _vector_rhs(A, B)
     if vector:
