@@ -4,7 +4,8 @@ Every operation is MPI's non-blocking form (``MPI_Iallreduce``, ``MPI_Ibcast``, 
 blocking call is a non-blocking one waited on with the group's timeout. Buffers are the
 tensors' host arrays, handed to MPI through the buffer protocol (no copy when a tensor is
 contiguous on the CPU in a dtype MPI reduces); CUDA tensors are staged through host memory.
-float16 and bfloat16 reduce in float32; AVG is SUM divided by the group size.
+float16 and bfloat16 reduce in float32, complex natively (``MPI_C_FLOAT_COMPLEX``, ...);
+AVG is SUM divided by the group size.
 
 Launched by ``mpiexec`` (``python -m lucid.distributed.run``), which starts the ranks; the
 launcher asks Open MPI for ULFM fault tolerance, under which an operation with a dead peer
@@ -68,13 +69,13 @@ class MPIGroup(ProcessGroup):
     def device_of(self, t, op):
         return CPU
 
-    def _start(self, op, start, *bufs, then=()):
+    def _start(self, op, start, *bufs):
         """Start MPI request ``start()`` on ``bufs`` (kept alive until it completes)."""
         req = self._guard(op, start)
 
         def test(req=req, bufs=bufs):
             return req.Test()
-        return Work(self, op, test, then)
+        return Work(self, op, test)
 
     def allreduce(self, buf, op):
         return self._start("all_reduce", lambda: self.comm.Iallreduce(
@@ -125,12 +126,11 @@ class MPIGroup(ProcessGroup):
         req = self._guard("recv", lambda: self.comm.Irecv(
             buf._data, MPI.ANY_SOURCE if src is None else src, tag))
 
-        def test():
+        def test(buf=buf):              # the buffer lives as long as the request
             return req.Test(status)
         work = Work(self, "recv", test)
         work._then.append(lambda: setattr(work, "result_value",
                                           self.ranks[status.Get_source()]))
-        work._buf = buf
         return work
 
     def barrier(self):

@@ -39,12 +39,12 @@ class Work:
     """A collective in flight on one process group.
 
     ``test()`` (one poll of the backend, returns whether it completed) is what a backend
-    supplies; ``then`` callbacks run once, in order, when it has completed (copying a
-    staged result back into the user's tensor)."""
+    supplies; the callbacks in ``_then`` run once, in order, when it has completed
+    (copying a staged result back into the user's tensor)."""
 
-    def __init__(self, group, op, test, then=()):
+    def __init__(self, group, op, test):
         self._group, self._op, self._test = group, op, test
-        self._then = list(then)
+        self._then = []
         self._done = False
         self.result_value = None
 
