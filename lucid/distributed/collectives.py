@@ -202,20 +202,24 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """Rank ``r``'s ``input_tensor`` becomes chunk ``r`` (along dim 0) of every rank's
     ``output_tensor``, of ``W`` times its size (``(W*n, ...)`` or ``(W, n, ...)``)."""
     op = "all_gather_into_tensor"
-    pg = resolve(group, op)
+    pg = _chunked(op, group, output_tensor, input_tensor, "output_tensor", "input_tensor")
     if pg is None:
         return None
-    _tensor_arg(op, "input_tensor", input_tensor)
-    _tensor_arg(op, "output_tensor", output_tensor)
-    _sized(op, output_tensor, input_tensor, pg.size, "output_tensor", "input_tensor")
     _check_across(pg, op, input_tensor)
     ib, _ = pg.stage(input_tensor, op)
     ob, back = pg.stage(output_tensor, op, read=False)
     return _run(pg.allgather(ob, ib), async_op, back)
 
 
-def _sized(op, big, small, n, big_name, small_name):
-    """``big`` holds ``n`` copies of ``small``: same dtype, ``n`` times the elements."""
+def _chunked(op, group, big, small, big_name, small_name):
+    """The group of an operation between ``big``, the ``W`` chunks along dim 0, and
+    ``small``, one chunk (same dtype, ``W`` times the elements); None off the group."""
+    pg = resolve(group, op)
+    if pg is None:
+        return None
+    _tensor_arg(op, small_name, small)
+    _tensor_arg(op, big_name, big)
+    n = pg.size
     if big.dtype != small.dtype:
         raise DTypeError(f"{op}: {big_name} has dtype {big.dtype}, {small_name} {small.dtype}")
     if big.numel() != n * small.numel() or (big.dim() and small.dim() and
@@ -224,6 +228,7 @@ def _sized(op, big, small, n, big_name, small_name):
         raise ShapeError(f"{op}: {big_name} of shape {tuple(big.shape)} must be the world "
                          f"size ({n}) times {small_name} of shape {tuple(small.shape)} "
                          "along dim 0")
+    return pg
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -244,12 +249,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     """Rank ``r``'s ``output`` becomes the reduction of chunk ``r`` (along dim 0) of every
     rank's ``input``, of ``W`` times ``output``'s size."""
     name = "reduce_scatter_tensor"
-    pg = resolve(group, name)
+    pg = _chunked(name, group, input, output, "input", "output")
     if pg is None:
         return None
-    _tensor_arg(name, "output", output)
-    _tensor_arg(name, "input", input)
-    _sized(name, input, output, pg.size, "input", "output")
     wire = _reduce_op(op, name, output, pg)
     _check_across(pg, name, input)
     ib, _ = pg.stage(input, name, reduce=True)
