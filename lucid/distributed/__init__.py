@@ -12,6 +12,7 @@ from .collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to
                           all_to_all_single, barrier, broadcast, gather, irecv, isend, recv,
                           reduce, reduce_scatter, reduce_scatter_tensor, scatter, send)
 from .group import GroupMember, ProcessGroup, group
+from .objects import all_gather_object, broadcast_object_list, gather_object
 from .work import ReduceOp, Work
 from .world import (default_pg_timeout, destroy_process_group, get_backend, get_global_rank,
                     get_group_rank, get_process_group_ranks, get_rank, get_world_size,
@@ -25,4 +26,4 @@ __all__ = ["init_process_group", "destroy_process_group", "is_initialized", "is_
            "default_pg_timeout", "all_reduce", "broadcast", "reduce", "all_gather",
            "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor", "gather",
            "scatter", "all_to_all", "all_to_all_single", "send", "recv", "isend", "irecv",
-           "barrier"]
+           "barrier", "all_gather_object", "broadcast_object_list", "gather_object"]

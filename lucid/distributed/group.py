@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 
 from .. import dtypes as _dt
+from .._device import CPU
 from ..autograd.grad_mode import no_grad
 from ..errors import DistributedError, DTypeError
 from ..ops import empty
@@ -28,9 +29,11 @@ class ProcessGroup:
     itself; else AVG is SUM then a division), ``reduce_as`` (dtype -> the dtype a
     reduction runs in, for dtypes the backend cannot reduce natively),
     ``complex_as_real`` (complex tensors reduce as their parts), ``errors`` (the
-    exception types of the backend library that :meth:`_guard` translates)."""
+    exception types of the backend library that :meth:`_guard` translates), ``dev``
+    (the device of this rank's buffers of its own making)."""
 
     name = None
+    dev = CPU
     native_avg = False
     reduce_as = {}
     complex_as_real = False

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.cuda,
 
 COLLECTIVES = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars",
                "reduce", "all_gather", "reduce_scatter", "gather_scatter", "all_to_all",
-               "errors", "sampler", "syncbn_grad"]
+               "objects", "errors", "sampler", "syncbn_grad"]
 DDP = ["ddp_mlp", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
        "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_stall_error"]
 

@@ -227,6 +227,30 @@ def check_send_recv(r, w):
         dist.send(lucid.full((1,), float(r)), 0)
 
 
+def check_objects(r, w):
+    """Picklable objects: all-gathered, gathered to each root, broadcast from each."""
+    from lucid.errors import ArgumentError
+    mine = {"rank": r, "text": "x" * (5 * r), "nested": [r, (r, None)]}
+    got = [None] * w
+    dist.all_gather_object(got, mine)
+    want = [{"rank": q, "text": "x" * (5 * q), "nested": [q, (q, None)]} for q in range(w)]
+    assert got == want, got
+    for root in range(w):
+        lst = [None] * w if r == root else None
+        dist.gather_object(("from", r), lst, dst=root)
+        if r == root:
+            assert lst == [("from", q) for q in range(w)], lst
+        objs = [f"root {root}", {root}] if r == root else [None, None]
+        dist.broadcast_object_list(objs, src=root)
+        assert objs == [f"root {root}", {root}], objs
+    try:
+        dist.all_gather_object([None], 1)
+    except ArgumentError as e:
+        assert "one slot per rank" in str(e), e
+    else:
+        raise AssertionError("no ArgumentError for a list of the wrong length")
+
+
 def check_new_group(r, w):
     ranks = list(range(1, w))
     g = dist.new_group(ranks)
