@@ -42,6 +42,24 @@ from .softmax import ROWS, row_launch
 
 _FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
 
+_PARTS = r"""
+// A thread per item g of n: a[g] = sum over the parts of pa[part n + g], and b from pb
+// (a null pair is skipped); the sums are written in O.
+template <typename O>
+__device__ void sum_parts(const A* pa, const A* pb, O* a, O* b, long long n,
+                          long long parts) {
+    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n) return;
+    A u = A(0), v = A(0);
+    for (long long p = 0; p < parts; ++p) {
+        if (pa) u += pa[p * n + g];
+        if (pb) v += pb[p * n + g];
+    }
+    if (a) a[g] = O(u);
+    if (b) b[g] = O(v);
+}
+"""
+
 _NORM = r"""
 extern "C" __global__ void norm_fwd(const T* x, const T* w, const T* b, T* y, A* mean,
                                     A* rstd, long long rows, long long d, double eps,
@@ -123,19 +141,11 @@ extern "C" __global__ void norm_bwd_w(const T* g, const T* x, const A* mean, con
 // Column j: the chunk partials of norm_bwd_w summed into gw[j], gb[j] (null: not wanted).
 extern "C" __global__ void norm_bwd_w_sum(const A* pw, const A* pb, T* gw, T* gb,
                                           long long chunks, long long d) {
-    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= d) return;
-    A sw = A(0), sb = A(0);
-    for (long long c = 0; c < chunks; ++c) {
-        if (pw) sw += pw[c * d + j];
-        if (pb) sb += pb[c * d + j];
-    }
-    if (gw) gw[j] = T(sw);
-    if (gb) gb[j] = T(sb);
+    sum_parts(pw, pb, gw, gb, d, chunks);
 }
 """
 
-_SOURCE = ROWS + _NORM
+_SOURCE = ROWS + _PARTS + _NORM
 
 _CHANNEL = r"""
 // x viewed as (N C, S), C-contiguous. A statistics group is a channel c (batch norm:
@@ -258,18 +268,10 @@ chan_bwd_sums(const T* g, const T* x, const A* mean, const A* rstd, A* sg, A* sg
     sgx[k] = c * rstd[q];
 }
 
-// A thread per group: o[g] = sum over the parts of p[part groups + g], for two arrays.
+// A thread per group: the parts of two arrays summed (see sum_parts).
 extern "C" __global__ void chan_sum_parts(const A* pa, const A* pb, A* a, A* b,
                                           long long groups, long long parts) {
-    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= groups) return;
-    A u = A(0), v = A(0);
-    for (long long p = 0; p < parts; ++p) {
-        u += pa[p * groups + g];
-        v += pb[p * groups + g];
-    }
-    a[g] = u;
-    b[g] = v;
+    sum_parts(pa, pb, a, b, groups, parts);
 }
 
 // gx = r w (g - inv (sg + xhat sgx)), xhat = (x - mu) r, with the element's group's
@@ -310,7 +312,7 @@ extern "C" __global__ void chan_running(T* rmean, T* rvar, const A* mean, const 
 }
 """
 
-_CSOURCE = ROWS + _CHANNEL
+_CSOURCE = ROWS + _PARTS + _CHANNEL
 _COLS = 256            # columns per block of the affine-gradient kernel
 _TARGET_BLOCKS = 1024  # about how many blocks that kernel launches (over the row chunks)
 
