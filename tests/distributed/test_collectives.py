@@ -16,7 +16,7 @@ CHECKS = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars", "r
           "objects", "new_group", "errors", "debug_shapes", "sampler", "syncbn_grad",
           "ddp_mlp", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
           "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_broadcast_buffers",
-          "ddp_stall_error", "ddp_mismatch"]
+          "ddp_frozen_parameters", "ddp_stall_error", "ddp_mismatch"]
 
 
 @pytest.fixture(scope="module", params=[2, 3], ids=lambda n: f"{n}ranks")

@@ -505,6 +505,20 @@ def check_ddp_stall_error(r, w):
         raise AssertionError("no DistributedError for a stalled bucket")
 
 
+def check_ddp_frozen_parameters(r, w):
+    """Frozen parameters take rank 0's values too, and get no gradient."""
+    lucid.manual_seed(r)
+    net = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+    net[0].weight.requires_grad_(False)
+    model = DDP(net)
+    w0 = net[0].weight
+    every = [lucid.zeros_like(w0) for _ in range(w)]
+    dist.all_gather(every, w0.detach())
+    assert all(np.array_equal(e.tolist(), every[0].tolist()) for e in every)
+    model(lucid.ones(2, 3)).sum().backward()
+    assert w0.grad is None and net[1].weight.grad is not None
+
+
 def check_ddp_mismatch(r, w):
     from lucid.errors import DistributedError
     try:

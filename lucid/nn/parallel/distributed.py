@@ -65,7 +65,8 @@ class DistributedDataParallel(Module):
                                    "that requires a gradient")
         self._params = params
         self._check_same_model(params)
-        self._broadcast(params + [b for b in module.buffers() if b is not None])
+        frozen = [p for p in module.parameters() if not p.requires_grad]
+        self._broadcast(params + frozen + [b for b in module.buffers() if b is not None])
         self.reducer = Reducer(params, process_group, bucket_cap_mb, find_unused_parameters,
                                gradient_as_bucket_view)
 
