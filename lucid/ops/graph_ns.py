@@ -39,7 +39,8 @@ from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p,
 __all__ = [
     # element-wise
     "abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg", "reciprocal",
-    "relu", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh",
+    "relu", "relu_backward", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+    "tan", "tanh",
     "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul",
     "conj", "sgn", "make_complex", "view_as_real",
     "div", "div_floor", "div_trunc", "pow", "pow_scalar", "xlogy", "where",
@@ -233,6 +234,10 @@ def diff(a, n, axis):
 
 def matmul(a, b):
     return _matmul(a, b)
+
+
+def relu_backward(y, g):
+    return _where(y <= 0, 0, g)
 
 
 def sum_rows(a):

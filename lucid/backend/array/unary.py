@@ -144,6 +144,9 @@ class XpUnary:
     def relu(self, a):
         return self.xp.maximum(a, a.dtype.type(0))
 
+    def relu_backward(self, y, g):
+        return self.xp.where(y <= 0, 0, g)
+
     def clamp(self, a, lo, hi):
         xp = self.xp
         if lo is not None and lo.__class__ is not xp.ndarray:

@@ -171,6 +171,13 @@ class CudaCore:
             return gw, gb if done else self.sum_rows(g)
         return cupy.matmul(g.T, x), self.sum_rows(g)
 
+    def relu_backward(self, y, g):
+        """One element-wise kernel (select, not compare then select) where the dtypes
+        allow it."""
+        if y.dtype == g.dtype and y.dtype in _RELU_DTYPES:
+            return _relu_backward(y, g)
+        return super().relu_backward(y, g)
+
     def ones(self, shape, npdtype):
         """A fill on the device, 0-d included (``asarray(1)`` would copy from the host and
         wait: the seed of every ``backward()``)."""
@@ -227,6 +234,11 @@ class CudaCore:
             out[hi] = ufunc(out[hi], out[lo])
             step *= 2
         return out
+
+
+_RELU_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_relu_backward = cupy.ElementwiseKernel("T y, T g", "T o", "o = y <= (T)0 ? (T)0 : g",
+                                        "lucid_relu_backward")
 
 
 def _on_device(inner):

@@ -41,6 +41,11 @@ class UnaryKernels(ABC):
         r"""Element-wise :math:`\max(a, 0)` (nan stays nan)."""
 
     @abstractmethod
+    def relu_backward(self, y, g):
+        r"""ReLU's gradient from its output ``y``: 0 where :math:`y \le 0`, else ``g`` (a
+        selection: nan in ``y`` passes ``g``, an infinite ``g`` at :math:`y \le 0` gives 0)."""
+
+    @abstractmethod
     def clamp(self, a, lo, hi):
         r"""Element-wise :math:`\min(\max(a, lo), hi)`; ``lo``/``hi`` are arrays of ``a``'s
         dtype (broadcasting), Python numbers, or None (no bound). When :math:`lo > hi` the
