@@ -60,9 +60,13 @@ def unique_id() -> bytes:
 
 def communicator(world_size, uid, rank):
     """An NCCL communicator of ``world_size`` ranks from the unique id ``uid``; its
-    methods take device pointers, element counts, NCCL constants and a stream handle."""
-    signed = tuple(b - 256 if b > 127 else b for b in uid)    # CuPy's id is C chars
-    return load("init_process_group").NcclCommunicator(world_size, signed, rank)
+    methods take device pointers, element counts, NCCL constants and a stream handle.
+    CuPy 14 takes the id as bytes, earlier versions as a tuple of C chars."""
+    make = load("init_process_group").NcclCommunicator
+    try:
+        return make(world_size, bytes(uid), rank)
+    except TypeError:
+        return make(world_size, tuple(b - 256 if b > 127 else b for b in uid), rank)
 
 
 def datatype(dt):

@@ -438,6 +438,8 @@ NORM = sum([
           (4, 3, 5, 6)),
     _norm("BatchNorm2d-cma", lambda: nn.BatchNorm2d(3, momentum=None), (4, 3, 5, 6)),
     _norm("BatchNorm3d", lambda: nn.BatchNorm3d(2, eps=1e-3), (2, 2, 3, 4, 3)),
+    # without a process group (or with one rank) SyncBatchNorm is batch norm
+    _norm("SyncBatchNorm", lambda: nn.SyncBatchNorm(3), (4, 3, 5, 6)),
     _norm("InstanceNorm1d", lambda: nn.InstanceNorm1d(4), (3, 4, 7)),
     _norm("InstanceNorm2d-affine-stats",
           lambda: nn.InstanceNorm2d(3, affine=True, track_running_stats=True), (2, 3, 5, 6)),
