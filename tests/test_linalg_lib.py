@@ -233,7 +233,8 @@ def test_tensor_methods():
 
 
 def test_errors_name_the_function():
-    with pytest.raises(DTypeError, match=r"linalg.inv: expected A to be a float32 or float64"):
+    with pytest.raises(DTypeError, match=r"linalg.inv: expected A to be a float32, float64, "
+                       r"complex64 or complex128"):
         L.inv(lucid.ones(2, 2, dtype=lucid.int64))
     with pytest.raises(ShapeError, match="batches of square matrices"):
         L.det(lucid.ones(2, 3))

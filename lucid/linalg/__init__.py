@@ -1,4 +1,5 @@
-"""``lucid.linalg``: linear algebra on stacks of real matrices, as ``torch.linalg``.
+"""``lucid.linalg``: linear algebra on stacks of real or complex matrices, as
+``torch.linalg``.
 
 Factorisations (``cholesky``, ``qr``, ``svd``, ``eigh``, ``lu_factor``), inverses and
 solves (``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``lu_solve``,
@@ -7,9 +8,17 @@ solves (``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``lu_sol
 (``multi_dot``, ``householder_product``, ``vecdot``, ``cross``, ``matmul``). Every function
 takes leading batch dims and is differentiable where PyTorch's is; the nodes are
 registered ops (:mod:`lucid.ops.decompositions`, :mod:`lucid.ops.linalg_solve`,
-:mod:`lucid.ops.matrix_fns`). Float32 and float64 only for now, except ``eig`` and
-``eigvals`` (:mod:`lucid.ops.eig`), which take real or complex matrices and return complex
-results.
+:mod:`lucid.ops.matrix_fns`, :mod:`lucid.ops.eig`).
+
+Every function takes float32, float64, complex64 and complex128 inputs, with PyTorch's
+complex conventions: conjugate transposes where the real function has transposes
+(``cholesky``'s :math:`A = LL^{\\mathsf H}`, ``eigh``'s Hermitian input, ``svd``'s
+:math:`V^{\\mathsf H}`, ``householder_product``, ``lu_solve(adjoint=True)``), ``vecdot``
+conjugating its first argument, real results where PyTorch's are real (singular values,
+``eigh``'s eigenvalues, ``slogdet``'s ``logabsdet``, norms, ``cond``, ``matrix_rank``), and
+the gradients of PyTorch's convention (:mod:`lucid.ops.complex`), including its refusal of
+a loss that depends on the phases of complex singular or eigen vectors. ``eig`` and
+``eigvals`` return complex results for real input too.
 """
 
 from ..ops.decompositions import (cholesky, cholesky_ex, eigh, eigvalsh, lu, lu_factor,

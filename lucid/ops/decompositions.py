@@ -2,6 +2,11 @@
 eigendecomposition and LU, each a registered node with its gradient; ``svdvals``,
 ``eigvalsh``, ``lu`` and the ``_ex`` variants compose them.
 
+Complex inputs: LU is holomorphic (its real formula, with transposes, serves complex data
+through the base class); Cholesky, QR, SVD and eigh are not (Hermitian inputs, real
+diagonals, real singular values and eigenvalues) and write their complex gradient with
+conjugate transposes (:func:`~lucid.ops.linalg_args.mH`), as PyTorch's.
+
 Registered nodes: :class:`CholeskyBackward`, :class:`QrBackward`, :class:`SvdBackward`,
 :class:`EighBackward`, :class:`LuFactorBackward`.
 """
@@ -12,7 +17,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..errors import ArgumentError, AutogradError
 from ._formula import array_of, const
-from .linalg_args import LinalgMultiOp, matrix, mT, result_type, schema
+from .linalg_args import LinalgMultiOp, conj, is_complex, mH, matrix, mT, result_type, schema
 from .registry import register
 
 __all__ = []
@@ -32,41 +37,64 @@ def _eye(node, n, like):
 
 
 def _right_tri_solve(F, z, r, upper):
-    r""":math:`Z T^{-\top}` for the triangle ``T`` of ``r``: :math:`(T^{-1} Z^\top)^\top`."""
+    r""":math:`Z T^{-\top}` for the triangle ``T`` of ``r``: :math:`(T^{-1} Z^\top)^\top`
+    (:math:`Z T^{-\mathsf H}` when ``r`` is :math:`\bar T`)."""
     return mT(F.solve_triangular(r, mT(z), upper, False))
+
+
+def _imag_diag(m, eye):
+    r""":math:`i\,\mathrm{diag}(\mathrm{Im}\,M)` as a matrix (``eye`` the identity)."""
+    return (m - m.conj()) * (0.5 * eye)
+
+
+def _check_phase(node, op, im, other=None):
+    """PyTorch's check that a loss does not depend on the phases of complex singular or
+    eigen vectors: ``im`` (the imaginary diagonal of :math:`V^H\bar V`, or of
+    :math:`U^H\bar U`, with ``other`` that of :math:`V^H\bar V`) must vanish (sum to
+    zero), to 1e-2 as PyTorch's ``allclose``."""
+    be, x = node.be, array_of(im)
+    y = 0 if other is None else array_of(other)
+    bad = be.abs(x + y) > 1e-2 * (1 + be.abs(y))
+    if x.size and bool(bad.any()):
+        what = "singular vectors" if other is not None else "eigenvectors"
+        raise AutogradError(f"{op}_backward: the {what} in the complex case are specified "
+                            "up to multiplication by e^{i phi}; the loss depends on this "
+                            "phase, so its gradient is ill-defined")
 
 
 @register
 class CholeskyBackward(LinalgMultiOp):
-    r"""Autograd node for the Cholesky factor :math:`A = LL^{\top}` (lower). Saves the output
-    :math:`L` only: the gradient is two triangular solves with it.
+    r"""Autograd node for the Cholesky factor :math:`A = LL^{\mathsf H}` (lower; ``H`` is
+    the transpose for real :math:`A`). Saves the output :math:`L` only: the gradient is two
+    triangular solves with it.
 
     Math
     ----
     Murray's formula (2016), with :math:`\Phi` the lower triangle with its diagonal halved:
 
-    .. math:: S = L^{-\top}\,\Phi(L^{\top}\bar L)\,L^{-1}, \qquad
-              \bar A = \tfrac12 (S + S^{\top})
+    .. math:: S = L^{-\mathsf H}\,\Phi(L^{\mathsf H}\bar L)\,L^{-1}, \qquad
+              \bar A = \tfrac12 (S + S^{\mathsf H})
 
     Attributes
     ----------
     schema_v1 : OpSchema
         ``"linalg_cholesky"``, ``AmpPolicy.FORCE_FP32`` (no half-precision LAPACK),
-        ``output_arity=2`` (``L`` and the int32 ``info``, which carries no gradient).
+        ``output_arity=2`` (``L`` and the int32 ``info``, which carries no gradient),
+        ``complex_grad="custom"`` (Hermitian input, real diagonal of ``L``).
     saves_input, saves_output : bool
         False, True (:math:`L`).
 
     Notes
     -----
     Backends: ``xp.linalg.cholesky`` (LAPACK potrf on NumPy, cuSOLVER on CuPy); only the
-    lower triangle of :math:`A` is read, so the gradient is the symmetric one (PyTorch's).
+    lower triangle of :math:`A` is read, so the gradient is the Hermitian one (PyTorch's).
     A matrix that is not positive definite gives NaN in ``L`` and its ``info`` (the order of
     the failing leading minor); ``linalg.cholesky`` raises on it, ``cholesky_ex`` returns
     it. The two triangular solves of the gradient are ``F.solve_triangular``.
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_cholesky", output_arity=2)
+    schema_v1 = schema("linalg_cholesky", output_arity=2, complex_grad="custom")
     saves_output = True
 
     @staticmethod
@@ -77,28 +105,28 @@ class CholeskyBackward(LinalgMultiOp):
         low, gl = out[0], g[0]
         if gl is None:
             return None
-        m = mT(low) @ gl
+        m = mH(low) @ gl
         phi = 0.5 * (F.tril(m, 0) + F.tril(m, -1))
-        # L^-T Phi L^-1: one solve from the left, one from the right (L^-1 = (L^T)^-1^T)
-        s = _right_tri_solve(F, F.solve_triangular(mT(low), phi, True, False), mT(low), True)
-        return 0.5 * (s + mT(s))
+        # L^-H Phi L^-1: one solve from the left, one from the right (L^-1 = (L^T)^-1^T)
+        s = _right_tri_solve(F, F.solve_triangular(mH(low), phi, True, False), mT(low), True)
+        return 0.5 * (s + mH(s))
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
-    """``(L, info)``: the Cholesky factor of the symmetric positive-definite ``A`` and the
-    int32 ``info`` (0, or the order of the first leading minor that is not positive
-    definite)."""
+    """``(L, info)``: the Cholesky factor of the Hermitian (real: symmetric)
+    positive-definite ``A`` and the int32 ``info`` (0, or the order of the first leading
+    minor that is not positive definite); ``upper``: :math:`U = L^{\\mathsf H}`."""
     A = matrix("cholesky", A, square=True)
     low, info = CholeskyBackward.apply(A)
     if check_errors:
         _raise_info("cholesky", info, "the factorization could not be completed because the "
                     "input is not positive-definite (the leading minor of order {} is not "
                     "positive-definite)")
-    return _Cholesky(mT(low) if upper else low, info)
+    return _Cholesky(mH(low) if upper else low, info)
 
 
 def cholesky(A, *, upper=False):
-    """The Cholesky factor: lower ``L`` with :math:`A = LL^T` (``upper``: :math:`U = L^T`);
+    """The Cholesky factor: lower ``L`` with :math:`A = LL^H` (``upper``: :math:`U = L^H`);
     raises :class:`~lucid.errors.ArgumentError` when ``A`` is not positive definite."""
     return cholesky_ex(A, upper=upper, check_errors=True).L
 
@@ -120,18 +148,21 @@ class QrBackward(LinalgMultiOp):
     Math
     ----
     For :math:`m \ge n` (and square blocks of wide inputs), with
-    :math:`M = \bar R R^{\top} - Q^{\top} \bar Q` and :math:`N` the symmetric matrix with
-    :math:`M`'s upper triangle (:math:`N = \mathrm{triu}(M) + \mathrm{triu}(M, 1)^{\top}`):
+    :math:`M = \bar R R^{\mathsf H} - Q^{\mathsf H} \bar Q` and :math:`N` the Hermitian
+    matrix with :math:`M`'s strict upper triangle and real diagonal
+    (:math:`N = \mathrm{triu}(M, 1) + \mathrm{triu}(M, 1)^{\mathsf H} +
+    \mathrm{diag}(\mathrm{Re}\,M)`; ``H`` is the transpose for real data):
 
-    .. math:: \bar A = (\bar Q + Q N)\,R^{-\top}
+    .. math:: \bar A = (\bar Q + Q N)\,R^{-\mathsf H}
 
     For :math:`m < n`, :math:`A = [X\,|\,Y]`, :math:`R = [U\,|\,V]`: :math:`\bar Y = Q\bar V`
-    and :math:`\bar X` is the square formula with :math:`\bar Q + Y \bar V^{\top}`.
+    and :math:`\bar X` is the square formula with :math:`\bar Q + Y \bar V^{\mathsf H}`.
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_qr"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``.
+        ``"linalg_qr"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``,
+        ``complex_grad="custom"`` (LAPACK's complex :math:`R` has a real diagonal).
     saves_input, saves_output : bool
         True (:math:`Y` of a wide input), True (:math:`Q` and :math:`R`).
 
@@ -145,7 +176,7 @@ class QrBackward(LinalgMultiOp):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_qr", output_arity=2)
+    schema_v1 = schema("linalg_qr", output_arity=2, complex_grad="custom")
     saves_input = True
     saves_output = True
 
@@ -160,26 +191,28 @@ class QrBackward(LinalgMultiOp):
             raise AutogradError("linalg_qr: the QR decomposition is not differentiable when "
                                 "mode='complete' and nrows > ncols")
         if m >= n:
-            return _qr_square(F, q, r, gq, gr)
+            return _qr_square(F, self, q, r, gq, gr)
         gv = None if gr is None else gr[..., m:]
         if gv is not None:                        # A = [X | Y] with Y = Q V
-            gyq = a[..., m:] @ mT(gv)
+            gyq = a[..., m:] @ mH(gv)
             gq = gyq if gq is None else gq + gyq
-        gx = _qr_square(F, q, r[..., :m], gq, None if gr is None else gr[..., :m])
+        gx = _qr_square(F, self, q, r[..., :m], gq, None if gr is None else gr[..., :m])
         gy = F.zeros_like(a[..., m:]) if gv is None else q @ gv
         return F.concatenate([gx, gy], -1)
 
 
-def _qr_square(F, q, r, gq, gr):
+def _qr_square(F, node, q, r, gq, gr):
     """The QR gradient for :math:`m \\ge n` (see :class:`QrBackward`)."""
     m = 0
     if gr is not None:
-        m = gr @ mT(r)
+        m = gr @ mH(r)
     if gq is not None:
-        m = m - mT(q) @ gq
-    n = F.triu(m, 0) + mT(F.triu(m, 1))
+        m = m - mH(q) @ gq
+    n = F.triu(m, 0) + mH(F.triu(m, 1))
+    if is_complex(m):                             # the real part of the diagonal only
+        n = n - _imag_diag(m, _eye(node, m.shape[-1], r))
     z = q @ n if gq is None else gq + q @ n
-    return _right_tri_solve(F, z, r, True)
+    return _right_tri_solve(F, z, conj(r), True)
 
 
 def qr(A, mode="reduced"):
@@ -198,23 +231,28 @@ def qr(A, mode="reduced"):
 
 @register
 class SvdBackward(LinalgMultiOp):
-    r"""Autograd node for :math:`A = U\,\mathrm{diag}(S)\,V^{\top}`. Saves the outputs only.
+    r"""Autograd node for :math:`A = U\,\mathrm{diag}(S)\,V^{\mathsf H}` (``H``: the
+    transpose for real :math:`A`; :math:`S` real). Saves the outputs only.
 
     Math
     ----
     Townsend's formula (2016), with :math:`F_{ij} = 1/(s_j^2 - s_i^2)` off the diagonal
-    and 0 on it, :math:`J = F \circ (U^{\top}\bar U - \bar U^{\top} U)`,
-    :math:`K = F \circ (V^{\top}\bar V - \bar V^{\top} V)`:
+    and 0 on it, :math:`M = U^{\mathsf H}\bar U`, :math:`N = V^{\mathsf H}\bar V`,
+    :math:`J = F \circ (M - M^{\mathsf H})`, :math:`K = F \circ (N - N^{\mathsf H})` and,
+    for complex :math:`A`, :math:`D = \tfrac{i}{2}\,\mathrm{Im}\,\mathrm{diag}(M - N)
+    S^{-1}` (else 0):
 
-    .. math:: \bar A = U\,[\mathrm{diag}(\bar S) + J S + S K]\,V^{\top}
-              + (I - UU^{\top})\bar U S^{-1} V^{\top} + U S^{-1} \bar V^{\top}(I - VV^{\top})
+    .. math:: \bar A = U\,[\mathrm{diag}(\bar S) + J S + S K + D]\,V^{\mathsf H}
+              + (I - UU^{\mathsf H})\bar U S^{-1} V^{\mathsf H}
+              + U S^{-1} \bar V^{\mathsf H}(I - VV^{\mathsf H})
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_svd"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=3``.
+        ``"linalg_svd"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=3``,
+        ``complex_grad="custom"`` (real :math:`S`, phase-defined vectors).
     saves_input, saves_output : bool
-        False, True (:math:`U, S, V^{\top}`).
+        False, True (:math:`U, S, V^{\mathsf H}`).
 
     Notes
     -----
@@ -223,13 +261,16 @@ class SvdBackward(LinalgMultiOp):
     :math:`U` and rows of :math:`V^{\top}` (the others are not determined by :math:`A`), as
     PyTorch. Instability, as documented by PyTorch: the terms of :math:`\bar U, \bar V`
     divide by :math:`s_j^2 - s_i^2` and by :math:`s_i`, so with repeated (or zero) singular
-    values a gradient through :math:`U` or :math:`V^{\top}` is inf/NaN, exactly as
+    values a gradient through :math:`U` or :math:`V^{\mathsf H}` is inf/NaN, exactly as
     PyTorch's; a gradient through :math:`S` alone (``svdvals``, the nuclear norm) is
-    :math:`U\,\mathrm{diag}(\bar S) V^{\top}` and stays finite.
+    :math:`U\,\mathrm{diag}(\bar S) V^{\mathsf H}` and stays finite. Complex singular
+    vectors are defined up to a phase each (:math:`u_i e^{i\phi}`, :math:`v_i e^{i\phi}`):
+    as PyTorch, the backward raises :class:`~lucid.errors.AutogradError` when the loss
+    depends on it (:math:`\mathrm{Im}\,\mathrm{diag}(M + N) \ne 0`).
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_svd", output_arity=3)
+    schema_v1 = schema("linalg_svd", output_arity=3, complex_grad="custom")
     saves_output = True
 
     @staticmethod
@@ -251,21 +292,27 @@ class SvdBackward(LinalgMultiOp):
         s2 = s * s
         f = (1 - eye) / (s2[..., None, :] - s2[..., :, None] + eye)
         extra = 0
+        utgu = vtgv = None
         if gu is not None:
-            utgu = mT(u) @ gu
-            inner = inner + f * (utgu - mT(utgu)) * s[..., None, :]
+            utgu = mH(u) @ gu
+            inner = inner + f * (utgu - mH(utgu)) * s[..., None, :]
             if m > k:
                 extra = ((gu - u @ utgu) / s[..., None, :]) @ vh
         if gvh is not None:
-            vtgv = vh @ mT(gvh)
-            inner = inner + s[..., :, None] * (f * (vtgv - mT(vtgv)))
+            vtgv = vh @ mH(gvh)
+            inner = inner + s[..., :, None] * (f * (vtgv - mH(vtgv)))
             if n > k:
-                extra = extra + u @ ((gvh - (gvh @ mT(vh)) @ vh) / s[..., :, None])
+                extra = extra + u @ ((gvh - (gvh @ mH(vh)) @ vh) / s[..., :, None])
+        if is_complex(u):      # the phase terms D: i Im diag(M - N) / (2 s)
+            mu, nv = (None if x is None else _imag_diag(x, eye) for x in (utgu, vtgv))
+            _check_phase(self, "svd", 0 * eye if mu is None else mu, nv)
+            im = mu if nv is None else -nv if mu is None else mu - nv
+            inner = inner + im / (2 * s[..., None, :])
         return u @ inner @ vh + extra
 
 
 def svd(A, full_matrices=True, *, driver=None):
-    """``(U, S, Vh)`` with :math:`A = U\\,\\mathrm{diag}(S)\\,V^H`, ``S`` descending
+    """``(U, S, Vh)`` with :math:`A = U\\,\\mathrm{diag}(S)\\,V^H`, ``S`` real, descending
     (``driver`` is accepted for PyTorch compatibility; it selects cuSOLVER routines there)."""
     A = matrix("svd", A)
     return _SVD(*SvdBackward.apply(A, full_matrices=bool(full_matrices)))
@@ -273,44 +320,48 @@ def svd(A, full_matrices=True, *, driver=None):
 
 def svdvals(A, *, driver=None):
     """The singular values of ``A``, descending. Under autograd they come from the SVD node
-    (gradient :math:`U\\,\\mathrm{diag}(\\bar S)V^T`); otherwise from the values-only kernel."""
+    (gradient :math:`U\\,\\mathrm{diag}(\\bar S)V^H`); otherwise from the values-only kernel."""
     A = matrix("svdvals", A)
     if A._requires_grad and STATE.grad_enabled:
         return SvdBackward.apply(A, full_matrices=False)[1]
-    return Tensor._wrap(A._device._backend.svdvals(A._data), A._dtype, A._device)
+    return Tensor._wrap(A._device._backend.svdvals(A._data), A._dtype.to_real(), A._device)
 
 
 @register
 class EighBackward(LinalgMultiOp):
-    r"""Autograd node for the symmetric eigendecomposition :math:`A = V\,\mathrm{diag}(w)
-    V^{\top}`. Saves the outputs only.
+    r"""Autograd node for the Hermitian (real: symmetric) eigendecomposition
+    :math:`A = V\,\mathrm{diag}(w)\,V^{\mathsf H}`, :math:`w` real. Saves the outputs only.
 
     Math
     ----
     With :math:`E_{ij} = w_j - w_i` (:math:`E_{ii} = 1`) and
-    :math:`\Omega = \tfrac12 (V^{\top}\bar V - \bar V^{\top} V)`:
+    :math:`\Omega = \tfrac12 (V^{\mathsf H}\bar V - \bar V^{\mathsf H} V)`:
 
-    .. math:: \bar A = V\,[\Omega / E + \mathrm{diag}(\bar w)]\,V^{\top}
+    .. math:: \bar A = V\,[\Omega / E + \mathrm{diag}(\bar w)]\,V^{\mathsf H}
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_eigh"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``.
+        ``"linalg_eigh"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``,
+        ``complex_grad="custom"`` (Hermitian input, real eigenvalues).
     saves_input, saves_output : bool
         False, True (:math:`w, V`).
 
     Notes
     -----
     Backends: ``xp.linalg.eigh`` (LAPACK syevd; cuSOLVER syevj on CuPy), lower triangle
-    read (``UPLO='L'``; ``'U'`` transposes first), eigenvalues ascending. The gradient is
-    symmetric. Instability, as PyTorch documents: a gradient through the eigenvectors
+    read (``UPLO='L'``; ``'U'`` takes the conjugate transpose first), eigenvalues
+    ascending. The gradient is Hermitian (symmetric). Complex eigenvectors are defined up
+    to a phase each: as PyTorch, the backward raises :class:`~lucid.errors.AutogradError`
+    when the loss depends on it (:math:`\mathrm{Im}\,\mathrm{diag}(V^{\mathsf H}\bar V)
+    \ne 0`). Instability, as PyTorch documents: a gradient through the eigenvectors
     divides by :math:`w_j - w_i`, so repeated eigenvalues give inf/NaN, as in PyTorch; a
     gradient through the eigenvalues alone (``eigvalsh``) is :math:`V\,\mathrm{diag}(\bar w)
-    V^{\top}` and stays finite.
+    V^{\mathsf H}` and stays finite.
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_eigh", output_arity=2)
+    schema_v1 = schema("linalg_eigh", output_arity=2, complex_grad="custom")
     saves_output = True
 
     @staticmethod
@@ -320,35 +371,37 @@ class EighBackward(LinalgMultiOp):
     def grad(self, F, g, a, out):
         (gw, gv), (w, v) = g, out
         if gv is None:
-            return (v * gw[..., None, :]) @ mT(v)
+            return (v * gw[..., None, :]) @ mH(v)
         eye = _eye(self, w.shape[-1], w)
-        vtgv = mT(v) @ gv
-        inner = 0.5 * (vtgv - mT(vtgv)) / (w[..., None, :] - w[..., :, None] + eye)
+        vtgv = mH(v) @ gv
+        if is_complex(v):
+            _check_phase(self, "eigh", _imag_diag(vtgv, eye))
+        inner = 0.5 * (vtgv - mH(vtgv)) / (w[..., None, :] - w[..., :, None] + eye)
         if gw is not None:
             inner = inner + gw[..., :, None] * eye
-        return v @ inner @ mT(v)
+        return v @ inner @ mH(v)
 
 
 def _lower(op, A, UPLO):
     A = matrix(op, A, square=True)
     if UPLO not in ("L", "U"):
         raise ArgumentError(f"linalg.{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
-    return A if UPLO == "L" else mT(A)
+    return A if UPLO == "L" else mH(A)
 
 
 def eigh(A, UPLO="L"):
-    """``(eigenvalues, eigenvectors)`` of the symmetric ``A`` (triangle ``UPLO`` read),
-    eigenvalues ascending."""
+    """``(eigenvalues, eigenvectors)`` of the Hermitian (real: symmetric) ``A`` (triangle
+    ``UPLO`` read), eigenvalues real and ascending."""
     return _Eigh(*EighBackward.apply(_lower("eigh", A, UPLO)))
 
 
 def eigvalsh(A, UPLO="L"):
-    """The eigenvalues of the symmetric ``A``, ascending (through the eigh node under
-    autograd, gradient :math:`V\\,\\mathrm{diag}(\\bar w)V^T`)."""
+    """The eigenvalues of the Hermitian ``A``, real and ascending (through the eigh node
+    under autograd, gradient :math:`V\\,\\mathrm{diag}(\\bar w)V^H`)."""
     A = _lower("eigvalsh", A, UPLO)
     if A._requires_grad and STATE.grad_enabled:
         return EighBackward.apply(A)[0]
-    return Tensor._wrap(A._device._backend.eigvalsh(A._data), A._dtype, A._device)
+    return Tensor._wrap(A._device._backend.eigvalsh(A._data), A._dtype.to_real(), A._device)
 
 
 @register
@@ -373,21 +426,22 @@ class LuFactorBackward(LinalgMultiOp):
     ----------
     schema_v1 : OpSchema
         ``"linalg_lu_factor"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=3`` (the int32
-        ``pivots`` and ``info`` carry no gradient).
+        ``pivots`` and ``info`` carry no gradient), ``complex_grad="holomorphic"`` (the
+        factors are rational in :math:`A` at fixed pivots).
     saves_input, saves_output : bool
         False, True.
 
     Notes
     -----
     Backends: a batched right-looking partial-pivoting LU written over ``xp`` (NumPy has
-    no LU; the pivot is the first largest magnitude, as LAPACK's getrf, so ``pivots``
-    match PyTorch's): :math:`\min(m, n)` vectorised rank-1 updates. A zero pivot is
-    recorded in ``info`` and the factorisation goes on. The gradient is inf/NaN where
-    :math:`U` is singular.
+    no LU; the pivot is the first largest magnitude, :math:`|\mathrm{Re}| + |\mathrm{Im}|`
+    for complex data, as LAPACK's getrf, so ``pivots`` match PyTorch's):
+    :math:`\min(m, n)` vectorised rank-1 updates. A zero pivot is recorded in ``info``
+    and the factorisation goes on. The gradient is inf/NaN where :math:`U` is singular.
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_lu_factor", output_arity=3)
+    schema_v1 = schema("linalg_lu_factor", output_arity=3, complex_grad="holomorphic")
     saves_output = True
 
     @staticmethod

@@ -27,7 +27,7 @@ from .indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
                        SliceBackward, _put, scatter_add as _scatter_add)
 from .joins import _split, cat as _cat, stack as _stack, unbind as _unbind
 from .linalg import CrossBackward, EinsumBackward, matmul as _matmul
-from .linalg_graph import inv, matrix_exp, solve, solve_triangular, svd
+from .linalg_graph import det, inv, matrix_exp, solve, solve_triangular, svd
 from .reduction import (DiffBackward, _cumprod_grad_t, _dof, _inv, _masked_div_t,
                         _prod_others_t, cumsum as _cumsum, mean as _mean, sum as _sum)
 from .shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
@@ -53,7 +53,7 @@ __all__ = [
     # linear algebra
     "matmul", "sum_rows", "linear_weight_grad", "swapaxes", "einsum", "cross",
     "cdist_backward", "inv", "solve",
-    "solve_triangular", "matrix_exp", "svd",
+    "solve_triangular", "matrix_exp", "svd", "det",
     # shape, joins, views and writes
     "permute", "flip", "roll", "unfold", "unfold_backward", "repeat_interleave",
     "segment_sum", "concatenate", "stack", "split", "unbind", "narrow", "select",

@@ -1,5 +1,6 @@
 """What every ``lucid.linalg`` function shares: argument checks, the base class of the
-linalg nodes, the transpose of the last two dims and the named-tuple result types."""
+linalg nodes, the transpose and conjugate transpose of the last two dims and the named-tuple
+result types."""
 
 from __future__ import annotations
 
@@ -17,14 +18,16 @@ __all__ = []
 _REAL = (_dt.float32, _dt.float64)
 
 
-def matrix(op, a, name="A", square=False, complex_ok=False):
-    """``a`` as a float32/float64 (or, where ``complex_ok``, complex) Tensor with at least
-    2 dims (square ones if asked)."""
+def matrix(op, a, name="A", square=False, complex_ok=True):
+    """``a`` as a float32/float64/complex64/complex128 (real only unless ``complex_ok``)
+    Tensor with at least 2 dims (square ones if asked)."""
     if not isinstance(a, Tensor):
         a = to_tensor(a)
     if a._dtype not in _REAL and not (complex_ok and a._dtype.is_complex):
-        raise DTypeError(f"linalg.{op}: expected {name} to be a float32 or float64 tensor "
-                         f"(complex dtypes are not supported yet), got {a._dtype.name}")
+        kinds = "float32, float64, complex64 or complex128" if complex_ok else \
+            "float32 or float64 (real)"
+        raise DTypeError(f"linalg.{op}: expected {name} to be a {kinds} tensor, got "
+                         f"{a._dtype.name}")
     shape = tuple(a._data.shape)
     if len(shape) < 2:
         raise ShapeError(f"linalg.{op}: {name} must have at least 2 dimensions, got shape "
@@ -48,6 +51,23 @@ def same_kind(op, a, b, name="B"):
 def mT(x):
     """``x`` with its last two dims swapped (a backend array or a Tensor)."""
     return x.swapaxes(-1, -2)
+
+
+def is_complex(x):
+    """Whether ``x`` (a backend array or a Tensor) holds complex numbers."""
+    d = x.dtype
+    return d.is_complex if d.__class__ is _dt.dtype else d.kind == "c"
+
+
+def conj(x):
+    """The complex conjugate of ``x`` (array or Tensor; recorded in graph mode), ``x``
+    itself when real (no copy)."""
+    return x.conj() if is_complex(x) else x
+
+
+def mH(x):
+    """The conjugate transpose of the last two dims (:func:`mT` for real ``x``)."""
+    return mT(conj(x))
 
 
 def result_type(name, fields):

@@ -4,15 +4,19 @@ op, so the gradient is differentiable again."""
 
 from __future__ import annotations
 
-from .linalg_solve import InvBackward, SolveBackward, SolveTriangularBackward
+from .linalg_solve import DetBackward, InvBackward, SolveBackward, SolveTriangularBackward
 from .decompositions import SvdBackward
 from .matrix_fns import MatrixExpBackward
 
-__all__ = ["inv", "solve", "solve_triangular", "matrix_exp", "svd"]
+__all__ = ["inv", "det", "solve", "solve_triangular", "matrix_exp", "svd"]
 
 
 def inv(a):
     return InvBackward.apply(a)
+
+
+def det(a):
+    return DetBackward.apply(a)
 
 
 def solve(a, b):

@@ -4,6 +4,11 @@ Registered nodes: :class:`InvBackward`, :class:`DetBackward`, :class:`SlogdetBac
 :class:`SolveBackward`, :class:`SolveTriangularBackward`, :class:`PinvBackward`.
 ``inv_ex``, ``solve_ex``, ``lu_solve``, ``lstsq``, ``matrix_rank``, ``tensorinv`` and
 ``tensorsolve`` compose them.
+
+Complex inputs: inv, det, solve and solve_triangular are holomorphic (their real formulas,
+with transposes, serve complex data through the base class); slogdet (a real
+``logabsdet``) and pinv (built from :math:`A^{\\mathsf H}`) write their complex gradients
+with conjugate transposes, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from ._bind import tensor_method
 from ._formula import array_of, const
 from .base import Op, broadcast_shapes
 from .decompositions import _raise_info, eigvalsh, lu_factor_ex, svdvals
-from .linalg_args import LinalgMultiOp, matrix, mT, result_type, same_kind, schema
+from .linalg_args import (LinalgMultiOp, conj, is_complex, matrix, mH, mT, result_type,
+                          same_kind, schema)
 from .registry import register
 
 __all__ = []
@@ -49,7 +55,9 @@ class InvBackward(Op):
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_inv"``, ``AmpPolicy.FORCE_FP32`` (no half-precision LAPACK).
+        ``"linalg_inv"``, ``AmpPolicy.FORCE_FP32`` (no half-precision LAPACK),
+        ``complex_grad="holomorphic"`` (:math:`\bar A = -X^{\mathsf H}\bar X
+        X^{\mathsf H}` on complex data).
     saves_input, saves_output : bool
         False, True (:math:`X`).
 
@@ -61,7 +69,7 @@ class InvBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_inv")
+    schema_v1 = schema("linalg_inv", complex_grad="holomorphic")
     saves_output = True
 
     @staticmethod
@@ -104,24 +112,29 @@ class DetBackward(Op):
 
     Math
     ----
-    With :math:`A = U\,\mathrm{diag}(s)\,V^{\top}` and
-    :math:`\sigma = \det U \det V` (:math:`\pm 1`):
+    With :math:`A = U\,\mathrm{diag}(s)\,V^{\mathsf H}` and
+    :math:`\sigma = \det(U V^{\mathsf H})` (:math:`\pm 1` when real):
 
-    .. math:: \bar A = \bar d\,\mathrm{cof}(A) = \bar d\,\sigma\,U\,
-              \mathrm{diag}\Big(\prod_{j \ne i} s_j\Big) V^{\top}
+    .. math:: \bar A = \bar d\,\mathrm{cof}(A) = \bar d\,\sigma\,\bar U\,
+              \mathrm{diag}\Big(\prod_{j \ne i} s_j\Big) V^{\mathsf T}
               \;(= \bar d\,d\,A^{-\top} \text{ for invertible } A)
+
+    (the holomorphic derivative; complex data get :math:`\bar d\,\overline{\mathrm{cof}(A)}`
+    through the base class).
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_det"``, ``AmpPolicy.FORCE_FP32``.
+        ``"linalg_det"``, ``AmpPolicy.FORCE_FP32``, ``complex_grad="holomorphic"``.
     saves_input, saves_output : bool
         True (:math:`A`), False.
 
     Notes
     -----
     Backends: ``xp.linalg.det`` (LU; the product of the pivots). The backward runs one
-    SVD (``F.svd``; the sign :math:`\sigma` is a constant of the formula) and
+    SVD (``F.svd``; the real sign :math:`\sigma` is a constant of the formula, the complex
+    phase :math:`\det(UV^{\mathsf H})` is differentiated, ``F.det``, and independent of
+    the singular vectors' phases) and
     ``F.prod_others`` (exact with a zero singular value), so a singular :math:`A` has the
     finite cofactor gradient (finite differences agree; PyTorch 2.x returns zeros for
     some exactly singular matrices, where its own gradcheck fails); the gradient is differentiable again through
@@ -129,7 +142,7 @@ class DetBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_det")
+    schema_v1 = schema("linalg_det", complex_grad="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -138,8 +151,12 @@ class DetBackward(Op):
 
     def grad(self, F, g, a, out):
         u, s, vh = F.svd(a, False)
-        be = self.be
-        sign = const(be.det(array_of(u)) * be.det(array_of(vh)), s)
+        if is_complex(u):
+            sign = F.det(u @ vh)
+            u, vh = conj(u), conj(vh)
+        else:
+            be = self.be
+            sign = const(be.det(array_of(u)) * be.det(array_of(vh)), s)
         cof = (u * F.prod_others(s, s.ndim - 1)[..., None, :]) @ vh
         return (g * sign)[..., None, None] * cof
 
@@ -152,20 +169,25 @@ def det(A):
 
 @register
 class SlogdetBackward(LinalgMultiOp):
-    r"""Autograd node for :math:`(\mathrm{sign}, \log|\det A|)`. Saves the input; the sign
-    is piecewise constant and carries no gradient.
+    r"""Autograd node for :math:`(\mathrm{sign}, \log|\det A|)`. Saves the input and the
+    outputs; a real sign is piecewise constant (a zero gradient, as PyTorch's), a complex
+    one is :math:`e^{i\arg\det A}`.
 
     Math
     ----
-    .. math:: \overline{A} = \overline{\log|\det A|}\;A^{-\top}
+    With :math:`c = \overline{\log|\det A|} - i\,\mathrm{Im}(\overline{\bar\sigma}\,\sigma)`
+    (:math:`\bar\sigma` the sign's incoming gradient; :math:`c = \overline{\log|\det A|}`
+    for real :math:`A`):
+
+    .. math:: \overline{A} = c\;A^{-\mathsf H}
 
     Attributes
     ----------
     schema_v1 : OpSchema
         ``"linalg_slogdet"``, ``AmpPolicy.FORCE_FP32``, ``output_arity=2``,
-        ``differentiable_outputs=(1,)``.
+        ``complex_grad="custom"`` (``logabsdet`` is real).
     saves_input, saves_output : bool
-        True (:math:`A`), False.
+        True (:math:`A`), True (the sign).
 
     Notes
     -----
@@ -174,27 +196,41 @@ class SlogdetBackward(LinalgMultiOp):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_slogdet", output_arity=2, differentiable_outputs=(1,))
+    schema_v1 = schema("linalg_slogdet", output_arity=2, complex_grad="custom")
     saves_input = True
+    saves_output = True
 
     @staticmethod
     def dispatch(be, a):
         return be.slogdet(a)
 
     def grad(self, F, g, a, out):
-        return g[1][..., None, None] * mT(F.inv(a))
+        (gs, gl), sign = g, out[0]
+        if is_complex(sign) and gs is not None:
+            phase = F.conj(gs) * sign              # c = gl - i Im(conj(gs) sign)
+            c = 0.5 * (F.conj(phase) - phase)
+            c = c if gl is None else c + gl
+        elif gl is None:
+            return None
+        else:
+            c = gl
+        return c[..., None, None] * mH(F.inv(a))
 
 
 @tensor_method("slogdet")
 def slogdet(A):
-    """``(sign, logabsdet)`` with :math:`\\det A = \\mathrm{sign}\\,e^{\\mathrm{logabsdet}}`."""
+    """``(sign, logabsdet)`` with :math:`\\det A = \\mathrm{sign}\\,e^{\\mathrm{logabsdet}}`
+    (``sign`` of ``A``'s dtype, of modulus 1 or 0; ``logabsdet`` real)."""
     return _Slogdet(*SlogdetBackward.apply(matrix("slogdet", A, square=True)))
 
 
 @tensor_method("logdet")
 def logdet(A):
-    """:math:`\\log \\det A` (NaN where the determinant is negative, as PyTorch)."""
+    """:math:`\\log \\det A` (NaN where a real determinant is negative, as PyTorch; complex
+    :math:`A`: the principal complex logarithm)."""
     sign, logabs = slogdet(A)
+    if sign.is_complex():
+        return sign.log() + logabs
     return logabs.where(sign >= 0, float("nan"))
 
 
@@ -247,7 +283,7 @@ def _vector_rhs(A, B):
 def solve(A, B, *, left=True):
     """:math:`X` with :math:`AX = B` (``left``) or :math:`XA = B`, ``B`` a matrix or a
     vector (:func:`_vector_rhs`), batch dims broadcast."""
-    A = matrix("solve", A, square=True, complex_ok=True)
+    A = matrix("solve", A, square=True)
     B = same_kind("solve", A, B)
     vector = _vector_rhs(A, B)
     if vector:
@@ -298,7 +334,8 @@ class SolveTriangularBackward(Op):
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_solve_triangular"``, ``AmpPolicy.FORCE_FP32``, ``input_arity=2``.
+        ``"linalg_solve_triangular"``, ``AmpPolicy.FORCE_FP32``, ``input_arity=2``,
+        ``complex_grad="holomorphic"``.
     saves_input : tuple
         :math:`A` for either gradient.
     saves_output : bool
@@ -313,7 +350,7 @@ class SolveTriangularBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_solve_triangular", input_arity=2)
+    schema_v1 = schema("linalg_solve_triangular", input_arity=2, complex_grad="holomorphic")
     saves_input = ((0,), (0,))
     saves_output = True
 
@@ -350,7 +387,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """:math:`X` with :math:`AX = B` from ``lu_factor``'s ``(LU, pivots)`` of :math:`A = PLU`
-    (``adjoint``: :math:`A^{\\top}X = B`; ``left=False``: :math:`XA = B`)."""
+    (``adjoint``: :math:`A^{\\mathsf H}X = B`; ``left=False``: :math:`XA = B`)."""
     LU = matrix("lu_solve", LU, "LU", square=True)
     B = matrix("lu_solve", same_kind("lu_solve", LU, B), "B")
     n = LU.shape[-1]
@@ -360,11 +397,11 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     be = LU._device._backend
     p = Tensor._wrap(be.lu_permutation(pivots._data, n, LU._dtype.np), LU._dtype,
                      LU._device)
-    if not left:                        # X A = B  <=>  A^T X^T = B^T
-        return mT(lu_solve(LU, pivots, mT(B), adjoint=not adjoint))
-    if adjoint:                         # U^T L^T P^T x = b
-        y = solve_triangular(mT(LU), B, upper=False)
-        y = solve_triangular(mT(LU), y, upper=True, unitriangular=True)
+    if not left:                        # X A = B  <=>  A^H X^H = B^H
+        return mH(lu_solve(LU, pivots, mH(B), adjoint=not adjoint))
+    if adjoint:                         # U^H L^H P^T x = b
+        y = solve_triangular(mH(LU), B, upper=False)
+        y = solve_triangular(mH(LU), y, upper=True, unitriangular=True)
         return p @ y
     y = solve_triangular(LU, mT(p) @ B, upper=False, unitriangular=True)
     return solve_triangular(LU, y, upper=True)
@@ -379,13 +416,17 @@ class PinvBackward(Op):
     ----
     Golub and Pereyra's derivative of :math:`A^{+}` at constant rank:
 
-    .. math:: \bar A = -P^{\top}\bar P P^{\top} + (I - AP)\,\bar P^{\top} P P^{\top}
-              + P^{\top}P\,\bar P^{\top} (I - PA)
+    .. math:: \bar A = -P^{\mathsf H}\bar P P^{\mathsf H}
+              + (I - AP)\,\bar P^{\mathsf H} P P^{\mathsf H}
+              + P^{\mathsf H}P\,\bar P^{\mathsf H} (I - PA)
+
+    (``H`` the transpose for real :math:`A`).
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_pinv"``, ``AmpPolicy.FORCE_FP32``.
+        ``"linalg_pinv"``, ``AmpPolicy.FORCE_FP32``, ``complex_grad="custom"`` (the
+        pseudo-inverse is built from :math:`A^{\mathsf H}`, not holomorphic).
     saves_input, saves_output : bool
         True, True.
 
@@ -398,7 +439,7 @@ class PinvBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_pinv")
+    schema_v1 = schema("linalg_pinv", complex_grad="custom")
     saves_input = True
     saves_output = True
 
@@ -406,16 +447,16 @@ class PinvBackward(Op):
     def dispatch(be, a, atol, rtol, hermitian):
         if hermitian:
             w, v = be.eigh(a)
-            s, u, vt = be.abs(w), v * be.sign(w)[..., None, :], mT(v)
+            s, u, vt = be.abs(w), v * be.sign(w)[..., None, :], mH(v)
         else:
             u, s, vt = be.svd(a, False)
         top = s.max(-1, keepdims=True) if s.shape[-1] else s[..., :1]
         keep = s > be.maximum(top * rtol, atol)
         inv_s = be.where(keep, 1 / be.where(keep, s, 1), 0)
-        return (mT(vt) * inv_s[..., None, :]) @ mT(u)
+        return (mH(vt) * inv_s[..., None, :]) @ mH(u)
 
     def grad(self, F, g, a, out):
-        p, pt, gt = out, mT(out), mT(g)
+        p, pt, gt = out, mH(out), mH(g)
         gpp = gt @ p @ pt
         ppg = pt @ p @ gt
         return -(pt @ g @ pt) + gpp - a @ (p @ gpp) + ppg - (ppg @ p) @ a
@@ -457,7 +498,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of :math:`AX \\approx B` (minimum norm; through the
     pseudo-inverse, as LAPACK's gelsd): ``(solution, residuals, rank, singular_values)``.
-    ``residuals`` (squared column norms of :math:`AX - B`) is filled when :math:`m > n`
+    ``residuals`` (real squared column norms of :math:`AX - B`) is filled when :math:`m > n`
     and ``A`` has full rank, else empty; ``rank`` and ``singular_values`` as gelsd."""
     A = matrix("lstsq", A)
     B = same_kind("lstsq", A, B)
@@ -475,7 +516,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty = Tensor._wrap(A._device._backend.full((0,), 0, A._dtype.np), A._dtype, A._device)
     res = empty
     if m > n and A.numel() and bool((rank == n).all()):
-        res = ((A @ x - b) ** 2).sum(-2)
+        res = ((A @ x - b).abs() ** 2 if A.is_complex() else (A @ x - b) ** 2).sum(-2)
         res = res.squeeze(-1) if vector else res
     return _Lstsq(x.squeeze(-1) if vector else x, res, rank, svdvals(A.detach()))
 

@@ -2,7 +2,9 @@
 node), powers, vector and matrix norms, the condition number, chained and Householder
 products, Vandermonde matrices, and the names ``lucid.linalg`` shares with ``lucid``.
 
-Registered node: :class:`MatrixExpBackward`; the rest compose registered ops.
+Registered node: :class:`MatrixExpBackward` (holomorphic: complex data get
+:math:`A^{\\mathsf H}` in its gradient through the base class); the rest compose
+registered ops, complex inputs included (norms and condition numbers are real).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from ._bind import tensor_method
 from .base import Op, norm_dim
 from .decompositions import svdvals
 from .linalg import cross as _cross, matmul
-from .linalg_args import matrix, mT, schema
+from .linalg_args import conj, matrix, mH, mT, schema
 from .linalg_solve import inv
 from .reduction import norm as _norm
 from .registry import register
@@ -41,7 +43,7 @@ class MatrixExpBackward(Op):
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linalg_matrix_exp"``, ``AmpPolicy.FORCE_FP32``.
+        ``"linalg_matrix_exp"``, ``AmpPolicy.FORCE_FP32``, ``complex_grad="holomorphic"``.
     saves_input, saves_output : bool
         True (:math:`A`), False.
 
@@ -54,7 +56,7 @@ class MatrixExpBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_matrix_exp")
+    schema_v1 = schema("linalg_matrix_exp", complex_grad="holomorphic")
     saves_input = True
 
     @staticmethod
@@ -216,7 +218,7 @@ def _chain(ts, split, i, j):
 
 def householder_product(A, tau):
     """The first ``n`` columns of :math:`H_1 \\cdots H_k`, :math:`H_i = I - \\tau_i v_i
-    v_i^{\\top}`, with :math:`v_i` the ``i``-th column of ``A`` below the diagonal and 1 on
+    v_i^{\\mathsf H}`, with :math:`v_i` the ``i``-th column of ``A`` below the diagonal and 1 on
     it (LAPACK's orgqr)."""
     A = matrix("householder_product", A)
     m, n = A.shape[-2:]
@@ -230,7 +232,7 @@ def householder_product(A, tau):
     q = eye.expand(tuple(A.shape[:-2]) + (m, m))
     for i in range(k):
         vi = v[..., :, i:i + 1]
-        q = q - (q @ vi) * tau[..., i, None, None] @ mT(vi)
+        q = q - (q @ vi) * tau[..., i, None, None] @ mH(vi)
     return q[..., :, :n]
 
 
@@ -250,8 +252,9 @@ def vander(x, N=None):
 
 
 def vecdot(x, y, *, dim=-1):
-    """:math:`\\sum_i x_i y_i` over ``dim``, batch dims broadcast (real dtypes)."""
-    return (x * y).sum(dim)
+    """:math:`\\sum_i \\bar x_i y_i` over ``dim`` (``x`` conjugated, as PyTorch), batch
+    dims broadcast."""
+    return (conj(x) * y).sum(dim)
 
 
 def cross(input, other, *, dim=-1):

@@ -33,7 +33,7 @@ class XpDecomp:
 
     def slogdet(self, a):
         sign, logabs = self.xp.linalg.slogdet(a)
-        return sign.astype(a.dtype, copy=False), logabs.astype(a.dtype, copy=False)
+        return sign.astype(a.dtype, copy=False), logabs.astype(a.real.dtype, copy=False)
 
     def solve(self, a, b):
         xp = self.xp
@@ -126,8 +126,11 @@ class XpDecomp:
         rows = xp.arange(nb)
         piv = xp.empty((nb, k), xp.int32)
         info = xp.zeros(nb, xp.int32)
+        cplx = lu.dtype.kind == "c"
         for j in range(k):
-            p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)     # the first largest, as idamax
+            col = lu[:, j:, j]             # the first largest, as i?amax (|Re|+|Im| if complex)
+            size = xp.abs(col.real) + xp.abs(col.imag) if cplx else xp.abs(col)
+            p = j + xp.argmax(size, axis=1)
             piv[:, j] = p + 1
             top = lu[rows, j].copy()
             lu[rows, j] = lu[rows, p]
@@ -161,7 +164,7 @@ class XpDecomp:
         Taylor series to degree 18 (truncation below :math:`10^{-22}`)."""
         xp = self.xp
         n = a.shape[-1]
-        norm = xp.abs(a).sum(-2).max(-1) if n else xp.zeros(a.shape[:-2], a.dtype)
+        norm = xp.abs(a).sum(-2).max(-1) if n else xp.zeros(a.shape[:-2], a.real.dtype)
         s = xp.maximum(xp.ceil(xp.log2(xp.maximum(norm, 1e-300) * 2)), 0)
         s = xp.where(xp.isfinite(s), s, 0)
         x = a * (2.0 ** -s)[..., None, None].astype(a.dtype)

@@ -1,7 +1,11 @@
 """Matrix decomposition and matrix-function kernels of the Backend interface (lucid.linalg).
 
-Every kernel takes float32/float64 arrays with the matrix in the last two axes and any
-leading batch axes, and returns arrays batched the same way.
+Every kernel takes float32/float64 or complex64/complex128 arrays with the matrix in the
+last two axes and any leading batch axes, and returns arrays batched the same way. For
+complex input, transposes below read as conjugate transposes (:math:`A = LL^{\\mathsf H}`,
+:math:`A = V\\,\\mathrm{diag}(w)\\,V^{\\mathsf H}`, ...); singular values, eigh's
+eigenvalues and slogdet's ``logabsdet`` are real (of the parts' precision), slogdet's sign
+complex.
 """
 
 from abc import ABC, abstractmethod
@@ -75,7 +79,8 @@ class DecompKernels(ABC):
     @abstractmethod
     def lu_factor(self, a):
         """``(LU, pivots, info)``: partial-pivoting LU of ``a`` (..., m, n) as LAPACK's
-        getrf stores it: :math:`PA' = LU` with unit-lower ``L`` below the diagonal of
+        getrf stores it (the pivot the first largest :math:`|\\mathrm{Re}| + |\\mathrm{Im}|`
+        of complex data, as izamax): :math:`PA' = LU` with unit-lower ``L`` below the diagonal of
         ``LU`` and ``U`` on and above it; ``pivots`` int32 (..., k), 1-based (row ``i`` was
         swapped with row ``pivots[i]``); ``info`` int32 (...), 0 or the 1-based index of
         the first zero pivot :math:`U_{ii}`."""

@@ -1,13 +1,15 @@
 """Registry-suite samples for ``lucid.linalg``: well-conditioned inputs (diagonally
-dominant, symmetric positive definite through a wrapper, distinct singular values), and
-sign-invariant functions of singular and eigen vectors (their signs are LAPACK's choice)."""
+dominant, Hermitian positive definite through a wrapper, distinct singular values), and
+sign- and phase-invariant functions of singular and eigen vectors (their signs, or complex
+phases, are LAPACK's choice). The holomorphic nodes' samples also run as complex variants;
+the others (Cholesky, QR, SVD, eigh, slogdet, pinv) have complex samples of their own."""
 
 import numpy as np
 import torch
 
 import lucid
 
-from ._sample import Const, Sample, rnd
+from ._sample import Const, Sample, crnd, rnd
 
 L, T = lucid.linalg, torch.linalg
 
@@ -17,8 +19,8 @@ def _dominant(*shape, seed=0):
     return rnd(*shape, seed=seed) + 3 * np.eye(shape[-1])
 
 
-def _spd(lib):
-    return lambda a: lib.cholesky(a @ a.mT + 3 * _eye_of(a))
+def _spd(lib, **kw):
+    return lambda a: lib.cholesky(a @ a.mH + 3 * _eye_of(a), **kw)
 
 
 def _eye_of(a):
@@ -42,13 +44,13 @@ def _svd_values(lib):
 
 def _eigh(lib, uplo="L"):
     def f(a):
-        w, v = lib.eigh(a + a.mT, UPLO=uplo)
-        return w, v.abs(), v * v
+        w, v = lib.eigh(a + a.mH, UPLO=uplo)
+        return w, v.abs(), v * v.conj()
     return f
 
 
 def _eigvalsh(lib):
-    return lambda a: lib.eigvalsh(a + a.mT)
+    return lambda a: lib.eigvalsh(a + a.mH)
 
 
 def _qr(lib, mode="reduced"):
@@ -85,7 +87,7 @@ def _const_a(lib):
 
 def _pinv(lib, **kw):
     def f(a):
-        return lib.pinv(a + a.mT if kw.get("hermitian") else a, **kw)
+        return lib.pinv(a + a.mH if kw.get("hermitian") else a, **kw)
     return f
 
 
@@ -153,4 +155,25 @@ SAMPLES = [
     _s("linalg_matrix_exp", "squarings", L.matrix_exp, T.matrix_exp, 2 * rnd(3, 3, seed=2)),
     _s("linalg_inv", "matrix_power -2", _power(L, -2), _power(T, -2), _dominant(3, 3)),
     _s("linalg_svd", "nuclear norm", _norm(L, "nuc"), _norm(T, "nuc"), rnd(2, 3, 4)),
+    # complex samples of the nodes that are not holomorphic
+    _s("linalg_slogdet", "complex", _slogdet(L), _slogdet(T), crnd(2, 3, 3) - 3 * np.eye(3)),
+    _s("linalg_cholesky", "hermitian", _spd(L), _spd(T), crnd(2, 3, 3)),
+    _s("linalg_cholesky", "hermitian upper", _spd(L, upper=True), _spd(T, upper=True),
+       crnd(3, 3, seed=1)),
+    _s("linalg_qr", "complex tall", _qr(L), _qr(T), crnd(4, 3) + np.eye(4, 3)),
+    _s("linalg_qr", "complex wide batch", _qr(L), _qr(T), crnd(2, 2, 4) + np.eye(2, 4)),
+    _s("linalg_svd", "complex tall", _svd(L), _svd(T),
+       crnd(4, 3) + np.diag([3.0, 2.0, 1.0], -1)[:, :3]),
+    _s("linalg_svd", "complex wide full", _svd(L, True), _svd(T, True),
+       crnd(2, 3, 4) + np.diag([3.0, 2.0, 1.0, 0.0])[:3]),
+    _s("linalg_svd", "complex svdvals", L.svdvals, T.svdvals, crnd(2, 3, 4)),
+    _s("linalg_svd", "complex nuclear norm", _norm(L, "nuc"), _norm(T, "nuc"), crnd(3, 4)),
+    _s("linalg_eigh", "hermitian batch", _eigh(L), _eigh(T),
+       crnd(2, 3, 3) + np.diag([1.0, 2.0, 3.0])),
+    _s("linalg_eigh", "hermitian upper", _eigh(L, "U"), _eigh(T, "U"),
+       crnd(3, 3, seed=1) + np.diag([1.0, 2, 3])),
+    _s("linalg_eigh", "complex eigvalsh", _eigvalsh(L), _eigvalsh(T), crnd(2, 3, 3)),
+    _s("linalg_pinv", "complex wide", _pinv(L), _pinv(T), crnd(3, 4) + np.eye(3, 4)),
+    _s("linalg_pinv", "complex hermitian", _pinv(L, hermitian=True),
+       _pinv(T, hermitian=True), crnd(3, 3) + np.diag([1.0, 2.0, 3.0])),
 ]
