@@ -375,7 +375,7 @@ class EighBackward(LinalgMultiOp):
         eye = _eye(self, w.shape[-1], w)
         vtgv = mH(v) @ gv
         if is_complex(v):
-            _check_phase(self, "eigh", _imag_diag(vtgv, eye))
+            _check_phase(self, "linalg_eigh", _imag_diag(vtgv, eye))
         inner = 0.5 * (vtgv - mH(vtgv)) / (w[..., None, :] - w[..., :, None] + eye)
         if gw is not None:
             inner = inner + gw[..., :, None] * eye

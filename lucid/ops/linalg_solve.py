@@ -137,8 +137,10 @@ class DetBackward(Op):
     the singular vectors' phases) and
     ``F.prod_others`` (exact with a zero singular value), so a singular :math:`A` has the
     finite cofactor gradient (finite differences agree; PyTorch 2.x returns zeros for
-    some exactly singular matrices, where its own gradcheck fails); the gradient is differentiable again through
-    the SVD node (whose own instability with repeated singular values then applies).
+    some exactly singular matrices, where its own gradcheck fails); the gradient is
+    differentiable again through the SVD node (whose own instability with repeated singular
+    values then applies; for a singular complex :math:`A` the SVD's phase term divides by
+    the zero singular value, so the second derivative is inf/NaN there).
     """
 
     __slots__ = ()
@@ -513,7 +515,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rtol = _eps(A._dtype) * max(m, n) if rcond is None or rcond < 0 else float(rcond)
     x = pinv(A, rtol=rtol) @ b
     rank = matrix_rank(A, rtol=rtol)
-    empty = Tensor._wrap(A._device._backend.full((0,), 0, A._dtype.np), A._dtype, A._device)
+    real = A._dtype.to_real()
+    empty = Tensor._wrap(A._device._backend.full((0,), 0, real.np), real, A._device)
     res = empty
     if m > n and A.numel() and bool((rank == n).all()):
         res = ((A @ x - b).abs() ** 2 if A.is_complex() else (A @ x - b) ** 2).sum(-2)

@@ -155,6 +155,11 @@ SAMPLES = [
     _s("linalg_matrix_exp", "squarings", L.matrix_exp, T.matrix_exp, 2 * rnd(3, 3, seed=2)),
     _s("linalg_inv", "matrix_power -2", _power(L, -2), _power(T, -2), _dominant(3, 3)),
     _s("linalg_svd", "nuclear norm", _norm(L, "nuc"), _norm(T, "nuc"), rnd(2, 3, 4)),
+    # the complex cofactor gradient of a singular matrix (through the SVD and the phase
+    # det(U Vh)); the real singular sample's complex variant is not singular. Not twice
+    # differentiable this way: the SVD's phase term divides by the zero singular value
+    _s("linalg_det", "complex singular", L.det, None, np.diag([2.0 + 1j, 1j, 0.0]) +
+       np.outer([1.0, -1j, 0.0], [0.5, 0.25j, 0.0]), gradgrad=False, complex=False),
     # complex samples of the nodes that are not holomorphic
     _s("linalg_slogdet", "complex", _slogdet(L), _slogdet(T), crnd(2, 3, 3) - 3 * np.eye(3)),
     _s("linalg_cholesky", "hermitian", _spd(L), _spd(T), crnd(2, 3, 3)),
