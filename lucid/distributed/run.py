@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -55,13 +56,15 @@ def mpiexec_command(n, argv, extra=()):
     """The ``mpiexec`` command line that starts ``n`` ranks of ``argv``."""
     exe = _mpiexec()
     cmd = [exe]
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
-    if "Open MPI" in version or "prte" in version.lower():
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.lower()
+    if any(k in version for k in ("open mpi", "open-mpi", "openrte", "prte")):
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-run-as-root")
         if n > (os.cpu_count() or 1):
             cmd.append("--oversubscribe")
-        cmd += ["--with-ft", "ulfm"]
+        major = re.search(r"(\d+)\.\d+", version)
+        if major and int(major.group(1)) >= 5:        # ULFM fault tolerance: Open MPI 5
+            cmd += ["--with-ft", "ulfm"]
     return cmd + list(extra) + ["-n", str(n)] + list(argv)
 
 

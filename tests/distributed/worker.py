@@ -244,7 +244,7 @@ def check_objects(r, w):
         dist.broadcast_object_list(objs, src=root)
         assert objs == [f"root {root}", {root}], objs
     try:
-        dist.all_gather_object([None], 1)
+        dist.all_gather_object([None] * (w + 1), 1)
     except ArgumentError as e:
         assert "one slot per rank" in str(e), e
     else:
