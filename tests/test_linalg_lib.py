@@ -1,7 +1,9 @@
 """``lucid.linalg`` against ``torch.linalg``: values over batches and options, the
 functions composed of registered ops (their gradients too), the ``_ex`` info paths, the
-documented gradient instabilities, and every error path. Gradients of the registered
-nodes are checked by the registry suite (tests/ops/samples/linalg_lib.py)."""
+documented gradient instabilities, and every error path; the tests marked with ``data``
+run on real (float64) and complex (complex128) inputs. Gradients of the registered nodes
+are checked by the registry suite (tests/ops/samples/linalg_lib.py); complex-only
+behaviour is in tests/test_linalg_complex.py."""
 
 import numpy as np
 import pytest
@@ -18,20 +20,41 @@ def rnd(*shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape)
 
 
+def crnd(*shape, seed=0):
+    return rnd(*shape, seed=seed) + 1j * rnd(*shape, seed=seed + 100)
+
+
+DATA = pytest.mark.parametrize("data", [rnd, crnd], ids=["real", "complex"])
+
+
 def both(*arrays, grad=False):
     return ([lucid.tensor(a, requires_grad=grad) for a in arrays],
             [torch.tensor(a, requires_grad=grad) for a in arrays])
 
 
+def npy(t):
+    """A Lucid or torch tensor (or array) as a NumPy array."""
+    if isinstance(t, torch.Tensor):
+        return t.detach().resolve_conj().numpy()
+    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
 def close(a, b, tol=1e-10):
-    a = a.detach().numpy() if hasattr(a, "detach") else np.asarray(a)
-    b = b.detach().numpy() if hasattr(b, "detach") else np.asarray(b)
-    assert a.shape == b.shape
+    a, b = npy(a), npy(b)
+    assert a.shape == b.shape and a.dtype.kind == b.dtype.kind, (a.shape, b.shape, a.dtype,
+                                                                 b.dtype)
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
+def _weight(t, seed):
+    """Random projection weights for output ``t`` (complex for a complex output)."""
+    w = rnd(*t.shape, seed=seed)
+    return w + 1j * rnd(*t.shape, seed=seed + 100) if t.is_complex() else w
+
+
 def check_fn(fl, ft, *arrays, tol=1e-10):
-    """Values and the gradient of a random projection of the outputs, against torch."""
+    """Values and the gradient of a random real projection of the outputs (the real part
+    of a complex one), against torch."""
     (la, ta) = both(*arrays, grad=True)
     lo, to = fl(*la), ft(*ta)
     lo = lo if isinstance(lo, tuple) else (lo,)
@@ -40,14 +63,14 @@ def check_fn(fl, ft, *arrays, tol=1e-10):
     for i, (l, t) in enumerate(zip(lo, to)):
         close(l, t, tol)
         if t.requires_grad:
-            w = rnd(*t.shape, seed=10 + i)
-            ls, ts = ls + (l * lucid.tensor(w)).sum(), ts + (t * torch.tensor(w)).sum()
+            w = _weight(t, 10 + i)
+            ls, ts = ls + (l * lucid.tensor(w)).sum().real, ts + (t * torch.tensor(w)).sum().real
     if not isinstance(ts, int):
         ls.backward()
         ts.backward()
         for l, t in zip(la, ta):
             if t.grad is None:          # ord=0: torch records no graph, lucid zeros
-                assert l.grad is None or not l.grad.numpy().any()
+                assert l.grad is None or not npy(l.grad).any()
             else:
                 close(l.grad, t.grad, tol)
 
@@ -56,18 +79,24 @@ A = rnd(2, 4, 4) + 4 * np.eye(4)
 W = rnd(2, 5, 3)
 
 
+def square(data):
+    return data(2, 4, 4) + 4 * np.eye(4)
+
+
+@DATA
 @pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, INF, -INF])
 @pytest.mark.parametrize("keepdim", [False, True])
-def test_matrix_norm_orders(ord, keepdim):
+def test_matrix_norm_orders(ord, keepdim, data):
     check_fn(lambda a: L.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim),
-             lambda a: T.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim), W)
+             lambda a: T.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim), data(2, 5, 3))
 
 
+@DATA
 @pytest.mark.parametrize("ord,dim", [(2, None), (1, -1), (INF, (0, 1)), (-INF, 1),
                                      (0, -1), (3.5, 2), (-1, 0)])
-def test_vector_norm(ord, dim):
+def test_vector_norm(ord, dim, data):
     check_fn(lambda a: L.vector_norm(a, ord, dim, keepdim=True),
-             lambda a: T.vector_norm(a, ord, dim, keepdim=True), W + 2)
+             lambda a: T.vector_norm(a, ord, dim, keepdim=True), data(2, 5, 3) + 2)
 
 
 @pytest.mark.parametrize("ord,dim,shape", [(None, None, (2, 5, 3)), (None, 1, (2, 5, 3)),
@@ -82,39 +111,48 @@ def test_lucid_norm_nuclear():
     check_fn(lambda a: lucid.norm(a, p="nuc"), lambda a: torch.norm(a, p="nuc"), W[0])
 
 
+@DATA
 @pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, INF, -INF])
-def test_cond(p):
+def test_cond(p, data):
     fl, ft = (lambda a: L.cond(a, p)), (lambda a: T.cond(a, p))
+    a = square(data)
     if p in (None, 2, -2):
-        check_fn(fl, ft, A)
+        check_fn(fl, ft, a)
     else:       # torch's own backward of these orders fails; compare values only
-        close(fl(lucid.tensor(A)), ft(torch.tensor(A)))
+        close(fl(lucid.tensor(a)), ft(torch.tensor(a)))
 
 
+@DATA
 @pytest.mark.parametrize("n", [-3, -1, 0, 1, 2, 5])
-def test_matrix_power(n):
-    check_fn(lambda a: L.matrix_power(a, n), lambda a: T.matrix_power(a, n), A, tol=1e-9)
+def test_matrix_power(n, data):
+    check_fn(lambda a: L.matrix_power(a, n), lambda a: T.matrix_power(a, n), square(data),
+             tol=1e-9)
 
 
-def test_composed_products_and_solves():
+@DATA
+def test_composed_products_and_solves(data):
     check_fn(lambda a, b, c: L.multi_dot([a, b, c]), lambda a, b, c: T.multi_dot([a, b, c]),
-             rnd(3), rnd(3, 6, seed=1), rnd(6, 2, seed=2))
-    check_fn(L.householder_product, T.householder_product, W, rnd(2, 2, seed=1))
-    check_fn(lambda x: L.vander(x, N=4), lambda x: T.vander(x, N=4), rnd(2, 3))
-    check_fn(L.vecdot, T.vecdot, rnd(2, 3), rnd(3, seed=1))
-    check_fn(L.cross, T.cross, rnd(2, 3), rnd(2, 3, seed=1))
-    check_fn(lambda a: L.diagonal(a, offset=1), lambda a: T.diagonal(a, offset=1), W)
+             data(3), data(3, 6, seed=1), data(6, 2, seed=2))
+    check_fn(L.householder_product, T.householder_product, data(2, 5, 3),
+             data(2, 2, seed=1))
+    check_fn(lambda x: L.vander(x, N=4), lambda x: T.vander(x, N=4), data(2, 3))
+    check_fn(L.vecdot, T.vecdot, data(2, 3), data(3, seed=1))
+    check_fn(L.cross, T.cross, data(2, 3), data(2, 3, seed=1))
+    check_fn(lambda a: L.diagonal(a, offset=1), lambda a: T.diagonal(a, offset=1),
+             data(2, 5, 3))
     check_fn(lambda a: L.tensorinv(a, ind=1), lambda a: T.tensorinv(a, ind=1),
-             rnd(4, 2, 2) + np.eye(4).reshape(4, 2, 2))
-    check_fn(L.tensorsolve, T.tensorsolve, rnd(2, 3, 6) + np.eye(6).reshape(2, 3, 6),
-             rnd(2, 3, seed=1))
+             data(4, 2, 2) + 3 * np.eye(4).reshape(4, 2, 2))
+    check_fn(L.tensorsolve, T.tensorsolve, data(2, 3, 6) + 3 * np.eye(6).reshape(2, 3, 6),
+             data(2, 3, seed=1))
     check_fn(lambda a, b: L.solve(a, b, left=False), lambda a, b: T.solve(a, b, left=False),
-             A, rnd(3, 4, seed=1))
+             square(data), data(3, 4, seed=1))
+    check_fn(lambda a: a.logdet(), lambda a: a.logdet(), square(data))
 
 
+@DATA
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
-def test_lstsq(shape):
-    a, b = rnd(*shape), rnd(*shape[:-1], 2, seed=1)
+def test_lstsq(shape, data):
+    a, b = data(*shape), data(*shape[:-1], 2, seed=1)
     check_fn(lambda x, y: L.lstsq(x, y).solution,
              lambda x, y: T.lstsq(x, y, driver="gelsd").solution, a, b, tol=1e-9)
     r = L.lstsq(lucid.tensor(a), lucid.tensor(b))
@@ -124,16 +162,19 @@ def test_lstsq(shape):
     close(r.singular_values, t.singular_values)
 
 
-def test_pinv_tolerances_and_rank():
-    z = np.diag([3.0, 1e-3, 0.0])
+@DATA
+def test_pinv_tolerances_and_rank(data):
+    q = np.linalg.qr(data(3, 3))[0]              # orthogonal or unitary
+    z = q @ np.diag([3.0, -1e-3, 0.0]) @ q.conj().T
     for kw in ({}, {"atol": 1e-2}, {"rtol": 1e-2}, {"hermitian": True}):
         close(L.pinv(lucid.tensor(z), **kw), T.pinv(torch.tensor(z), **kw))
         close(L.matrix_rank(lucid.tensor(z), **kw), T.matrix_rank(torch.tensor(z), **kw))
 
 
-def test_lu_rectangular_and_pivots_match_torch():
+@DATA
+def test_lu_rectangular_and_pivots_match_torch(data):
     for shape in ((4, 3), (3, 4), (2, 3, 3)):
-        a = rnd(*shape)
+        a = data(*shape)
         (la,), (ta,) = both(a)
         lu, piv = L.lu_factor(la)
         tlu, tpiv = T.lu_factor(ta)
@@ -143,8 +184,9 @@ def test_lu_rectangular_and_pivots_match_torch():
             close(x, y)
 
 
-def test_qr_modes_and_svd_full_shapes():
-    (la,), (ta,) = both(W)
+@DATA
+def test_qr_modes_and_svd_full_shapes(data):
+    (la,), (ta,) = both(data(2, 5, 3))
     for mode in ("reduced", "complete"):
         for x, y in zip(L.qr(la, mode=mode), T.qr(ta, mode=mode)):
             close(x, y)
@@ -155,9 +197,11 @@ def test_qr_modes_and_svd_full_shapes():
     close(u[..., :3] * s[..., None, :] @ vh, la)
 
 
-def test_ex_variants_report_info():
-    sing = np.stack([np.eye(3), np.diag([1.0, 0.0, 1.0])])
-    notpd = np.stack([np.eye(3), np.diag([1.0, 1.0, -1.0])])
+@DATA
+def test_ex_variants_report_info(data):
+    dt = data(1).dtype
+    sing = np.stack([np.eye(3), np.diag([1.0, 0.0, 1.0])]).astype(dt)
+    notpd = np.stack([np.eye(3), np.diag([1.0, 1.0, -1.0])]).astype(dt)
     (ls, ln), (ts, tn) = both(sing, notpd)
     r, t = L.inv_ex(ls), T.inv_ex(ts)
     close(r.info, t.info)
@@ -165,9 +209,10 @@ def test_ex_variants_report_info():
     assert np.isnan(r.inverse[1].numpy()).all()
     close(L.cholesky_ex(ln).info, T.cholesky_ex(tn).info)
     close(L.lu_factor_ex(ls).info, T.lu_factor_ex(ts).info)
-    res = L.solve_ex(ls, lucid.ones(2, 3, dtype=lucid.float64))
-    close(res.info, T.solve_ex(ts, torch.ones(2, 3, dtype=torch.float64)).info)
-    close(res.result[0], torch.ones(3, dtype=torch.float64))
+    ones = np.ones((2, 3), dt)
+    res = L.solve_ex(ls, lucid.tensor(ones))
+    close(res.info, T.solve_ex(ts, torch.tensor(ones)).info)
+    close(res.result[0], ones[0])
     with pytest.raises(ArgumentError, match=r"linalg.inv: the diagonal element 2 is zero"):
         L.inv(ls)
     with pytest.raises(ArgumentError, match=r"cholesky .*leading minor of order 3"):
@@ -175,7 +220,7 @@ def test_ex_variants_report_info():
     with pytest.raises(ArgumentError, match="inv_ex"):
         L.inv_ex(ls, check_errors=True)
     with pytest.raises(ArgumentError, match="singular"):
-        L.solve(ls, lucid.ones(2, 3, dtype=lucid.float64))
+        L.solve(ls, lucid.tensor(ones))
 
 
 def test_singular_determinants_and_triangular_inf():

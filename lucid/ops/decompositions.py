@@ -115,9 +115,10 @@ class CholeskyBackward(LinalgMultiOp):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """``(L, info)``: the Cholesky factor of the Hermitian (real: symmetric)
     positive-definite ``A`` and the int32 ``info`` (0, or the order of the first leading
-    minor that is not positive definite); ``upper``: :math:`U = L^{\\mathsf H}`."""
+    minor that is not positive definite); ``upper``: :math:`U = L^{\\mathsf H}`, from the
+    upper triangle of ``A`` (the lower one otherwise), as PyTorch."""
     A = matrix("cholesky", A, square=True)
-    low, info = CholeskyBackward.apply(A)
+    low, info = CholeskyBackward.apply(mH(A) if upper else A)
     if check_errors:
         _raise_info("cholesky", info, "the factorization could not be completed because the "
                     "input is not positive-definite (the leading minor of order {} is not "
