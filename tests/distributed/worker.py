@@ -276,7 +276,7 @@ def check_errors(r, w):
         (lambda: dist.all_reduce([1.0]), ArgumentTypeError, "Tensor"),
         (lambda: dist.all_reduce(lucid.ones(2), "sum"), ArgumentTypeError, "ReduceOp"),
         (lambda: dist.broadcast(lucid.ones(2), w), ArgumentError, "not part"),
-        (lambda: dist.all_gather([lucid.ones(2)], lucid.ones(2)), ArgumentError,
+        (lambda: dist.all_gather([lucid.ones(2)] * (w + 1), lucid.ones(2)), ArgumentError,
          "one tensor per rank"),
         (lambda: dist.all_gather([lucid.ones(3)] * w, lucid.ones(2)), ShapeError, "shape"),
         (lambda: dist.all_gather_into_tensor(lucid.ones(w * 2 + 1), lucid.ones(2)),

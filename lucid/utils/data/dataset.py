@@ -210,7 +210,7 @@ def random_split(dataset, lengths, generator=None):
     ``lengths`` (counts, or fractions summing to 1), drawing the permutation from
     ``generator`` (default: Lucid's default generator)."""
     counts = _split_lengths(lengths, len(dataset))
-    perm = lucid.randperm(sum(counts), generator=generator).tolist()
+    perm = lucid.randperm(sum(counts), generator=generator, device="cpu").tolist()
     out, start = [], 0
     for c in counts:
         out.append(Subset(dataset, perm[start:start + c]))

@@ -51,7 +51,7 @@ class DistributedSampler(Sampler):
         n = len(self.dataset)
         if self.shuffle:
             g = lucid.Generator().manual_seed(self.seed + self.epoch)
-            indices = lucid.randperm(n, generator=g).tolist()
+            indices = lucid.randperm(n, generator=g, device="cpu").tolist()
         else:
             indices = list(range(n))
         if self.drop_last:

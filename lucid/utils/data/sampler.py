@@ -88,8 +88,8 @@ class RandomSampler(Sampler):
         if n == 0:
             return
         for _ in range(k // n):
-            yield from lucid.randperm(n, generator=g).tolist()
-        yield from lucid.randperm(n, generator=g).tolist()[:k % n]
+            yield from lucid.randperm(n, generator=g, device="cpu").tolist()
+        yield from lucid.randperm(n, generator=g, device="cpu").tolist()[:k % n]
 
     def __len__(self):
         return self.num_samples
@@ -104,7 +104,7 @@ class SubsetRandomSampler(Sampler):
 
     def __iter__(self):
         g = _pass_generator(self.generator)
-        for i in lucid.randperm(len(self.indices), generator=g).tolist():
+        for i in lucid.randperm(len(self.indices), generator=g, device="cpu").tolist():
             yield self.indices[i]
 
     def __len__(self):
