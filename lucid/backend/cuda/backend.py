@@ -173,10 +173,10 @@ class CudaCore:
 
     def relu_backward(self, y, g):
         """One element-wise kernel (select, not compare then select) where the dtypes
-        allow it."""
+        allow it, else CuPy's where (two kernels)."""
         if y.dtype == g.dtype and y.dtype in _RELU_DTYPES:
             return _relu_backward(y, g)
-        return super().relu_backward(y, g)
+        return self.xp.where(y <= 0, 0, g)
 
     def ones(self, shape, npdtype):
         """A fill on the device, 0-d included (``asarray(1)`` would copy from the host and
