@@ -26,8 +26,8 @@ def _close(a, b, tol=1e-10):
 
 
 C2C = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"]
-R2C = ["rfft", "rfft2", "rfftn", "ihfft"]
-C2R = ["irfft", "irfft2", "irfftn", "hfft"]
+R2C = ["rfft", "rfft2", "rfftn", "ihfft", "ihfft2", "ihfftn"]
+C2R = ["irfft", "irfft2", "irfftn", "hfft", "hfft2", "hfftn"]
 
 
 @pytest.mark.parametrize("name", C2C + R2C + C2R)
@@ -50,7 +50,7 @@ def test_one_dim_sizes_and_dims(name, data, n, dim):
 
 
 N_D = [("fftn", Z), ("ifftn", Z), ("rfftn", X), ("irfftn", Z), ("fft2", Z), ("irfft2", Z),
-       ("rfft2", X), ("ifft2", Z)]
+       ("rfft2", X), ("ifft2", Z), ("hfftn", Z), ("ihfftn", X), ("hfft2", Z), ("ihfft2", X)]
 
 
 @pytest.mark.parametrize("name,data", N_D, ids=[n for n, _ in N_D])
@@ -146,7 +146,8 @@ def _grads(fn_l, fn_t, data, dtype=torch.float64):
 @pytest.mark.parametrize("name,data,kw", [
     ("fft", X, {"n": 7}), ("ifft2", Z, {"s": (3, 4)}), ("rfftn", X, {"dim": (0, 2)}),
     ("irfft", Z, {"n": 8}), ("irfft", Z, {"n": 9}), ("hfft", Z, {"norm": "ortho"}),
-    ("ihfft", X, {"norm": "forward"}), ("irfftn", Z, {"s": (5, 4, 6)})])
+    ("ihfft", X, {"norm": "forward"}), ("irfftn", Z, {"s": (5, 4, 6)}),
+    ("hfftn", Z, {"dim": (0, 2), "norm": "ortho"}), ("ihfft2", X, {"s": (3, 7)})])
 def test_gradients_match_torch(name, data, kw):
     _grads(lambda t: getattr(lucid.fft, name)(t, **kw),
            lambda t: getattr(torch.fft, name)(t, **kw), data)

@@ -12,9 +12,10 @@ default: the inverse divides by :math:`N`), ``"forward"`` (the forward divides) 
 - ``rfft``, ``rfft2``, ``rfftn``: real to the :math:`n//2 + 1` non-negative frequencies of
   the last dim; ``irfft``, ``irfft2``, ``irfftn``: their inverses, ``n`` (default
   :math:`2(m - 1)`) the output's last size;
-- ``hfft``: the real spectrum of a Hermitian signal given by its first half,
-  :math:`\mathrm{irfft}(\bar x)` with ``norm`` swapped; ``ihfft``: its inverse,
-  :math:`\overline{\mathrm{rfft}(x)}` with ``norm`` swapped;
+- ``hfft`` (``hfft2``, ``hfftn``): the real spectrum of a Hermitian signal given by its
+  first half, :math:`\mathrm{irfft}(\bar x)` with ``norm`` swapped; ``ihfft``
+  (``ihfft2``, ``ihfftn``): its inverse, :math:`\overline{\mathrm{rfft}(x)}` with ``norm``
+  swapped;
 - ``fftfreq``, ``rfftfreq``: the sample frequencies; ``fftshift``, ``ifftshift``: roll
   the zero frequency to the centre and back.
 
@@ -35,7 +36,8 @@ from ..ops.fft import fft_c2c, fft_c2r, fft_r2c
 from ..ops.shape import pad as _pad, roll
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
+           "rfftfreq", "fftshift", "ifftshift"]
 
 _NORMS = ("backward", "forward", "ortho")
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -207,6 +209,29 @@ def ihfft(input, n=None, dim=-1, norm=None):
     inverse DFT, :math:`\\overline{\\mathrm{rfft}(x)}` with ``norm`` swapped."""
     return conj(_r2c("ihfft", input, None if n is None else (n,), dim,
                      _SWAP[_norm("ihfft", norm)]))
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """The 2-D :func:`hfft`: the last of ``dim`` holds the half signal."""
+    return hfftn(input, s, dim, norm)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """The 2-D :func:`ihfft`."""
+    return ihfftn(input, s, dim, norm)
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """The N-D :func:`hfft`: :math:`\\mathrm{irfftn}(\\bar x)` with ``norm`` swapped."""
+    return _c2r("hfftn", conj(_tensor("hfftn", input)), s, dim,
+                _SWAP[_norm("hfftn", norm)], default_all=False)
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """The N-D :func:`ihfft`: :math:`\\overline{\\mathrm{rfftn}(x)}` with ``norm``
+    swapped."""
+    return conj(_r2c("ihfftn", input, s, dim, _SWAP[_norm("ihfftn", norm)],
+                     default_all=False))
 
 
 def _freq_dtype(op, dtype):

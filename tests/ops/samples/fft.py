@@ -41,4 +41,6 @@ SAMPLES = [
     _s("fft_c2r", "hfft", (_Z,), "[n=7]", n=7),
     _s("fft_c2r", "hfft", (_Z,), "[ortho]", norm="ortho"),
     _s("fft_c2r", "irfft", (_X,), "[real input]"),
+    _s("fft_c2r", "hfftn", (_Z3,), "[s=(3,6),dim=(0,2)]", s=(3, 6), dim=(0, 2)),
+    _s("fft_r2c", "ihfft2", (_X3,), "[ortho]", norm="ortho"),
 ]
