@@ -1,14 +1,15 @@
 """``lucid.linalg``: linear algebra on stacks of real or complex matrices, as
 ``torch.linalg``.
 
-Factorisations (``cholesky``, ``qr``, ``svd``, ``eigh``, ``lu_factor``), inverses and
+Factorisations (``cholesky``, ``qr``, ``svd``, ``eigh``, ``eig``, ``lu_factor``,
+``ldl_factor``), inverses and
 solves (``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``lu_solve``,
 ``lstsq``, ``pinv``), matrix functions and norms (``matrix_exp``, ``matrix_power``,
 ``matrix_norm``, ``vector_norm``, ``norm``, ``cond``, ``matrix_rank``) and products
 (``multi_dot``, ``householder_product``, ``vecdot``, ``cross``, ``matmul``). Every function
 takes leading batch dims and is differentiable where PyTorch's is; the nodes are
 registered ops (:mod:`lucid.ops.decompositions`, :mod:`lucid.ops.linalg_solve`,
-:mod:`lucid.ops.matrix_fns`, :mod:`lucid.ops.eig`).
+:mod:`lucid.ops.matrix_fns`, :mod:`lucid.ops.eig`, :mod:`lucid.ops.ldl`).
 
 Every function takes float32, float64, complex64 and complex128 inputs, with PyTorch's
 complex conventions: conjugate transposes where the real function has transposes
@@ -24,6 +25,7 @@ a loss that depends on the phases of complex singular or eigen vectors. ``eig`` 
 from ..ops.decompositions import (cholesky, cholesky_ex, eigh, eigvalsh, lu, lu_factor,
                                   lu_factor_ex, qr, svd, svdvals)
 from ..ops.eig import eig, eigvals
+from ..ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ..ops.linalg import matmul
 from ..ops.linalg_solve import (det, inv, inv_ex, lstsq, lu_solve, matrix_rank, pinv,
                                 slogdet, solve, solve_ex, solve_triangular, tensorinv,
@@ -33,8 +35,9 @@ from ..ops.matrix_fns import (cond, cross, diagonal, householder_product, matrix
                               vector_norm)
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
-           "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
-           "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+           "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",
            "vecdot", "vector_norm"]

@@ -11,6 +11,7 @@ from .core import XpCore
 from .decomp import XpDecomp
 from .fft import XpFft
 from .indexing import XpIndexing
+from .ldl import XpLdl
 from .linalg import XpLinalg
 from .loss import XpLoss
 from .norm import XpNorm
@@ -33,5 +34,5 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, XpVision, XpDecomp, XpComplex, XpFft, Backend):
+                   XpAttention, XpVision, XpDecomp, XpLdl, XpComplex, XpFft, Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

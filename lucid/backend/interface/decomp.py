@@ -71,6 +71,18 @@ class DecompKernels(ABC):
         """The eigenvalues of the symmetric ``a`` (lower triangle read), ascending."""
 
     @abstractmethod
+    def ldl_factor(self, a, hermitian):
+        r"""``(LD, pivots, info)``: Bunch-Kaufman :math:`PAP^\top = LDL^\top` (``L D
+        L^H`` where ``hermitian`` and ``a`` is complex) of the lower triangle of square
+        ``a``, in LAPACK's ``sytrf`` format (see :mod:`lucid.backend.array.ldl`); int32
+        1-based ``pivots``; ``info`` the first zero pivot (1-based) or 0."""
+
+    @abstractmethod
+    def ldl_solve(self, ld, pivots, b, hermitian):
+        """:math:`A^{-1}B` from :meth:`ldl_factor`'s ``ld`` and ``pivots``, batch axes
+        broadcast (``b``: (..., n, k))."""
+
+    @abstractmethod
     def eig(self, a):
         r"""``(w, V)`` with :math:`A = V\,\mathrm{diag}(w)\,V^{-1}` for square ``a``, both
         complex (complex64 for float32/complex64 input, complex128 otherwise), each column
