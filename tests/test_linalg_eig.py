@@ -46,7 +46,7 @@ def test_real_input_with_complex_pair_and_empty_batch():
 def test_errors():
     with pytest.raises(ShapeError, match="linalg.eig: A must be batches of square matrices"):
         lucid.linalg.eig(lucid.zeros(3, 4))
-    with pytest.raises(ShapeError, match="linalg.eigvals: A must be batches of square"):
+    with pytest.raises(ShapeError, match="linalg.eigvals: A must have at least 2 dimensions"):
         lucid.linalg.eigvals(lucid.zeros(3))
     with pytest.raises(DTypeError, match="linalg.eig: expected A to be a float32"):
         lucid.linalg.eig(lucid.zeros(2, 2, dtype=lucid.int64))

@@ -10,16 +10,13 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DTypeError, ShapeError
-from .base import to_tensor
 from .decompositions import _eye
-from .linalg_args import LinalgMultiOp, mT, result_type, schema
+from .linalg_args import LinalgMultiOp, matrix, mT, result_type, schema
 from .registry import register
 
 __all__ = []
 
 _Eig = result_type("linalg_eig", ("eigenvalues", "eigenvectors"))
-_FLOATS = (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128)
 
 
 @register
@@ -82,29 +79,16 @@ class EigBackward(LinalgMultiOp):
         return F.solve(vh, inner @ vh)
 
 
-def _square(op, A):
-    if not isinstance(A, Tensor):
-        A = to_tensor(A)
-    if A._dtype not in _FLOATS:
-        raise DTypeError(f"linalg.{op}: expected A to be a float32, float64, complex64 or "
-                         f"complex128 tensor, got {A._dtype.name}")
-    shape = tuple(A.shape)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ShapeError(f"linalg.{op}: A must be batches of square matrices, got shape "
-                         f"{shape}")
-    return A
-
-
 def eig(A):
     """``(eigenvalues, eigenvectors)`` of the square ``A``: complex, each eigenvector (a
     column) of unit norm, in LAPACK's order."""
-    return _Eig(*EigBackward.apply(_square("eig", A)))
+    return _Eig(*EigBackward.apply(matrix("eig", A, square=True)))
 
 
 def eigvals(A):
     """The eigenvalues of the square ``A`` (complex), through the eig node under autograd
     (gradient :math:`V^{-\\mathsf H}\\mathrm{diag}(\\bar\\lambda)V^{\\mathsf H}`)."""
-    A = _square("eigvals", A)
+    A = matrix("eigvals", A, square=True)
     if A._requires_grad and STATE.grad_enabled:
         return EigBackward.apply(A)[0]
     be = A._device._backend

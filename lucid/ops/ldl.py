@@ -13,14 +13,13 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import ArgumentError, AutogradError, DTypeError, ShapeError
 from .base import Op, to_tensor
-from .linalg_args import LinalgMultiOp, result_type, schema
+from .linalg_args import LinalgMultiOp, matrix, result_type, schema
 from .registry import register
 
 __all__ = []
 
 _LDL = result_type("linalg_ldl_factor", ("LD", "pivots"))
 _LDLEx = result_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
-_FLOATS = (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128)
 
 
 @register
@@ -108,21 +107,9 @@ def _no_derivative(op):
                          f"derivative for it either)")
 
 
-def _square(op, A):
-    if not isinstance(A, Tensor):
-        A = to_tensor(A)
-    if A._dtype not in _FLOATS:
-        raise DTypeError(f"linalg.{op}: expected A to be a float32, float64, complex64 or "
-                         f"complex128 tensor, got {A._dtype.name}")
-    shape = tuple(A.shape)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ShapeError(f"linalg.{op}: A must be batches of square matrices, got shape "
-                         f"{shape}")
-    return A
-
-
 def _factor(op, A, hermitian, check_errors):
-    ld, piv, info = LdlFactorBackward.apply(_square(op, A), hermitian=bool(hermitian))
+    ld, piv, info = LdlFactorBackward.apply(matrix(op, A, square=True),
+                                            hermitian=bool(hermitian))
     bad = info.reshape(-1)
     bad = bad[bad != 0]
     if check_errors and bad.numel():
@@ -146,7 +133,7 @@ def ldl_factor(A, *, hermitian=False):
 
 def ldl_solve(LD, pivots, B, *, hermitian=False):
     """:math:`X = A^{-1}B` from :func:`ldl_factor`'s ``LD`` and ``pivots``."""
-    LD = _square("ldl_solve", LD)
+    LD = matrix("ldl_solve", LD, square=True)
     if not isinstance(B, Tensor):
         B = to_tensor(B, LD)
     if not isinstance(pivots, Tensor) or pivots._dtype is not _dt.int32:
