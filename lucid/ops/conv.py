@@ -53,7 +53,10 @@ class ConvolutionBackward(Op):
     ----------
     schema_v1 : OpSchema
         ``"convolution"``, ``AmpPolicy.PROMOTE`` (GEMM-bound: autocast computes it in the
-        autocast dtype); inputs ``(x, w)`` or ``(x, w, b)`` (``input_arity=-1``).
+        autocast dtype); inputs ``(x, w)`` or ``(x, w, b)`` (``input_arity=-1``);
+        ``complex_grad="holomorphic"`` (bilinear: complex inputs take the real formula,
+        conjugated around; the CUDA kernels are for float dtypes, complex goes through
+        the generic ones).
     saves_input : tuple
         ``((1,), (0,), ())``: ``w`` when ``x`` needs a gradient, ``x`` when ``w`` does.
     saves_output : bool
@@ -82,7 +85,8 @@ class ConvolutionBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("convolution", 1, AmpPolicy.PROMOTE, input_arity=-1)
+    schema_v1 = OpSchema("convolution", 1, AmpPolicy.PROMOTE, input_arity=-1,
+                         complex_grad="holomorphic")
     saves_input = ((1,), (0,), ())
 
     @staticmethod
@@ -126,7 +130,8 @@ class ConvTransposeBackward(Op):
     schema_v1 : OpSchema
         ``"conv_transpose"``, ``AmpPolicy.PROMOTE``; inputs ``(x, w)`` or ``(x, w, b)``;
         ``out_spatial`` (the output's spatial shape, which ``output_padding`` or
-        ``output_size`` choose) is a keyword param.
+        ``output_size`` choose) is a keyword param; ``complex_grad="holomorphic"``, as
+        the convolution.
     saves_input : tuple
         ``((1,), (0,), ())``.
     saves_output : bool
@@ -140,7 +145,8 @@ class ConvTransposeBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("conv_transpose", 1, AmpPolicy.PROMOTE, input_arity=-1)
+    schema_v1 = OpSchema("conv_transpose", 1, AmpPolicy.PROMOTE, input_arity=-1,
+                         complex_grad="holomorphic")
     saves_input = ((1,), (0,), ())
 
     @staticmethod

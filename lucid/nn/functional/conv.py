@@ -44,16 +44,17 @@ def _tuple(v, n, name, op, low=0):
     return t
 
 
-def _input(op, input, n, what="input", integers=False):
+def _input(op, input, n, what="input", integers=False, complex_ok=False):
     """``(x, batched)``: the input with a batch dim, checked to be ``n``-d spatial and
-    floating (or, where ``integers``, integer too)."""
+    floating (or, where ``integers``, integer too; where ``complex_ok``, complex too)."""
     x = to_tensor(input)
     nd = x._data.ndim
     if nd not in (n + 1, n + 2):
         raise ShapeError(f"{op}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) "
                          f"{what} to {op}, but got {what} of size: {list(x.shape)}")
     dt = x._dtype
-    if not (dt.is_floating_point or integers and dt is not _dt.bool):
+    if not (dt.is_floating_point or integers and dt is not _dt.bool or
+            complex_ok and dt.is_complex):
         raise DTypeError(f"{op}: not implemented for {dt.name} input; expected a "
                          f"floating point{' or integer' if integers else ''} tensor")
     return (x, True) if nd == n + 2 else (x.unsqueeze(0), False)
@@ -92,7 +93,7 @@ def _groups(op, groups):
 
 
 def _conv(op, n, input, weight, bias, stride, padding, dilation, groups):
-    x, batched = _input(op, input, n)
+    x, batched = _input(op, input, n, complex_ok=True)
     w, b = _weight(op, weight, n, x, bias)
     groups = _groups(op, groups)
     stride = _tuple(stride, n, "stride", op, 1)
@@ -177,7 +178,7 @@ def transpose_output_padding(op, in_spatial, output_size, stride, padding, kerne
 
 def _conv_transpose(op, n, input, weight, bias, stride, padding, output_padding, groups,
                     dilation, output_size=None):
-    x, batched = _input(op, input, n)
+    x, batched = _input(op, input, n, complex_ok=True)
     w, b = _weight(op, weight, n, x, bias)
     groups = _groups(op, groups)
     stride = _tuple(stride, n, "stride", op, 1)
