@@ -663,3 +663,24 @@ def test_vmap_and_func_grad_over_complex():
     np.testing.assert_array_equal(torch.from_dlpack(t).numpy(), t.numpy())
     back = lucid.from_dlpack(torch.tensor([1j, 2], dtype=torch.complex64))
     assert back.dtype is lucid.complex64 and back.tolist() == [1j, 2 + 0j]
+
+
+def test_l1_loss_and_convolution_take_complex_as_torch():
+    rng = np.random.default_rng(11)
+    a, b = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)) for _ in range(2))
+    out = []
+    for lib in (lucid, torch):
+        x = lib.tensor(a, requires_grad=True)
+        loss = lib.nn.functional.l1_loss(x, lib.tensor(b))
+        loss.backward()
+        out.append((float(loss.detach()), x.grad.numpy() if lib is lucid else
+                    x.grad.resolve_conj().numpy(), str(loss.dtype).split(".")[-1]))
+    assert out[0][2] == out[1][2] == "float64"          # a real loss
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-12)
+    np.testing.assert_allclose(out[0][1], out[1][1], atol=1e-14)
+    with pytest.raises(DTypeError, match="mse_loss"):    # PyTorch has no complex mse
+        lucid.nn.functional.mse_loss(lucid.tensor(a), lucid.tensor(b))
+    x, w = rng.standard_normal((1, 2, 6)) * 1j, rng.standard_normal((3, 2, 3)) + 0.5j
+    np.testing.assert_allclose(
+        lucid.nn.functional.conv1d(lucid.tensor(x), lucid.tensor(w)).numpy(),
+        torch.nn.functional.conv1d(torch.tensor(x), torch.tensor(w)).numpy(), atol=1e-12)

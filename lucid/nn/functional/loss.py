@@ -53,9 +53,9 @@ def _reduce(loss, reduction):
     return loss
 
 
-def _float(x, op, what="input"):
+def _float(x, op, what="input", complex_ok=False):
     t = to_tensor(x)
-    if not t.dtype.is_floating_point:
+    if not (t.dtype.is_floating_point or complex_ok and t.dtype.is_complex):
         raise DTypeError(f"{op}: expected a floating point {what}, got {t.dtype}")
     return t
 
@@ -67,10 +67,11 @@ def _same_device(op, *ts):
                                   f"found tensors on {' and '.join(sorted(devs))}")
 
 
-def _pair(input, target, op, warn=True):
-    """``input`` and ``target`` as float tensors, broadcast against each other as PyTorch
-    does (with its warning when their sizes differ, for the losses where it warns)."""
-    x = _float(input, op)
+def _pair(input, target, op, warn=True, complex_ok=False):
+    """``input`` and ``target`` as float (or, where ``complex_ok``, complex) tensors,
+    broadcast against each other as PyTorch does (with its warning when their sizes
+    differ, for the losses where it warns)."""
+    x = _float(input, op, complex_ok=complex_ok)
     t = to_tensor(target, x)
     _same_device(op, x, t)
     if tuple(t.shape) != tuple(x.shape):
@@ -122,10 +123,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """:math:`|x - y|`, reduced; with ``weight`` as :func:`mse_loss`."""
+    """:math:`|x - y|`, reduced (real for complex inputs, as PyTorch); with ``weight`` as
+    :func:`mse_loss`."""
     _check(reduction, "l1_loss", size_average, reduce)
     shape = tuple(to_tensor(input).shape)
-    x, t = _pair(input, target, "l1_loss")
+    x, t = _pair(input, target, "l1_loss", complex_ok=True)
     loss = _ops.abs(x - t)
     if weight is not None:
         return _weighted(loss, weight, reduction, "l1_loss", shape, True)
