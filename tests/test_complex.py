@@ -650,6 +650,23 @@ def test_optimizers_on_complex_parameters_match_torch(name, kw):
     assert lz.dtype is lucid.complex128
 
 
+@pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
+def test_lbfgs_on_complex_parameters_matches_torch(line_search):
+    z0 = _z(2, 3)
+    lz, tz = lucid.tensor(z0, requires_grad=True), torch.tensor(z0, requires_grad=True)
+    opts = [(z, m.optim.LBFGS([z], lr=0.5, max_iter=6, line_search_fn=line_search))
+            for z, m in ((lz, lucid), (tz, torch))]
+    for _ in range(3):
+        for z, opt in opts:
+            def closure(z=z, opt=opt):
+                opt.zero_grad()
+                loss = ((z * z.conj()).real ** 2 + z.real * 3 + (z.imag - 0.5) ** 2).sum()
+                loss.backward()
+                return loss
+            opt.step(closure)
+    np.testing.assert_allclose(lz.detach().numpy(), tz.detach().numpy(), rtol=1e-9, atol=1e-11)
+
+
 def test_vmap_and_func_grad_over_complex():
     v = _z(3, 2)
     f = lambda m: lambda z: m.view_as_real(m.sgn(z) * z.conj()).sum(0) + m.angle(z)[:1]

@@ -10,7 +10,7 @@ that the iterates agree step for step.
 from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..ops import cat, zeros
+from ..ops import cat, view_as_real, zeros
 from .optimizer import Optimizer, invalid
 
 __all__ = ["LBFGS"]
@@ -103,6 +103,11 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     return br_f[low], br_g[low], br[low], evals
 
 
+def _real(t):
+    """``t``, or for a complex tensor its (real, imaginary) pairs (a view: writes reach t)."""
+    return view_as_real(t) if t.dtype.is_complex else t
+
+
 class LBFGS(Optimizer):
     r"""L-BFGS: a quasi-Newton method keeping the last ``history_size`` pairs
     :math:`s_k = \theta_{k+1} - \theta_k`, :math:`y_k = g_{k+1} - g_k` (those with
@@ -136,15 +141,18 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _flat_grad(self):
-        return cat([zeros(p.numel(), dtype=p.dtype, device=p.device) if p._grad is None
-                    else p._grad.reshape(-1) for p in self._params])
+        """The gradients as one flat real vector (a complex one as its (real, imaginary)
+        pairs, as PyTorch's: the method runs on the real coordinates)."""
+        return cat([_real(zeros(p.shape, dtype=p.dtype, device=p.device) if p._grad is None
+                          else p._grad).reshape(-1) for p in self._params])
 
     def _add_grad(self, step, update):
-        """``params += step * update`` (``update`` flat)."""
+        """``params += step * update`` (``update`` flat, over the real coordinates)."""
         offset = 0
         for p in self._params:
-            n = p.numel()
-            p.add_(update[offset:offset + n].view(p.shape), alpha=step)
+            r = _real(p)
+            n = r.numel()
+            r.add_(update[offset:offset + n].view(r.shape), alpha=step)
             offset += n
 
     def _set_params(self, values):
