@@ -540,3 +540,22 @@ def test_errors():
     with pytest.raises(F.VmapError, match="differs between batch entries"):
         F.vmap(lambda a: bool(a.sum() > 0))(x)
     assert "matmul" in F.batched_ops() and "sum" in F.batched_ops()
+
+
+def test_replace_all_batch_norm_modules_then_vmap_matches_torch():
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(),
+                             nn.Sequential(nn.BatchNorm2d(3, affine=False)))
+    lm, tm = build(lucid), build(torch)
+    lm.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in
+                        tm.state_dict().items()})
+    for m, lib in ((lm, lucid), (tm, torch)):
+        assert lib.func.replace_all_batch_norm_modules_(m) is m
+    assert sorted(lm.state_dict()) == sorted(tm.state_dict())
+    assert all(not b.track_running_stats and b.running_mean is None
+               for b in lm.modules() if isinstance(b, lucid.nn.BatchNorm2d))
+    x = np.random.default_rng(0).standard_normal((4, 2, 2, 6, 6)).astype(np.float32)
+    got = lucid.func.vmap(lm)(lucid.tensor(x))
+    want = torch.func.vmap(tm)(torch.tensor(x))
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), atol=1e-5)
