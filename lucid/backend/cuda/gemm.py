@@ -1,13 +1,15 @@
-"""Matrix products through cuBLAS (``cublasGemmStridedBatchedEx``), called directly.
+"""Matrix products through cuBLASLt (:mod:`.cublaslt`: one cached plan per shape), else
+cuBLAS's ``cublasGemmStridedBatchedEx``, called directly.
 
-CuPy's ``matmul`` costs tens of microseconds of host time a call and has no batched
-bfloat16 path; one cuBLAS call here costs a few. A (stack of) row-major products
-:math:`C_i = A_i B_i` is one strided-batched call: cuBLAS is column-major, so it computes
-:math:`C_i^\\top = B_i^\\top A_i^\\top`, which in row-major memory is :math:`C_i` itself.
-An operand is passed as it lies in memory when it can be: rows contiguous (``op N``) or,
-for a transposed view such as ``w.T``, columns contiguous (``op T``), with its row or column
-stride as the leading dimension; a batch axis that broadcasts gets stride 0. Half types
-accumulate in float32; float32 uses TF32 tensor cores only where asked.
+CuPy's ``matmul`` has no batched bfloat16 path and no epilogues. A (stack of) row-major
+products :math:`C_i = A_i B_i` is one strided-batched call: cuBLAS is column-major, so it
+computes :math:`C_i^\\top = B_i^\\top A_i^\\top`, which in row-major memory is :math:`C_i`
+itself. An operand is passed as it lies in memory when it can be: rows contiguous
+(``op N``) or, for a transposed view such as ``w.T``, columns contiguous (``op T``), with
+its row or column stride as the leading dimension; a batch axis that broadcasts gets
+stride 0. Half types accumulate in float32; float32 uses TF32 tensor cores only where
+asked. 2-D products may add a bias in the epilogue, or sum an operand for a bias gradient
+(:func:`matmul`).
 """
 
 import cupy
