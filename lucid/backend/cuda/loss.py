@@ -14,7 +14,11 @@ backward rebuilds :math:`p = e^{x - \mathrm{lse}}` once per element of a row:
 :math:`p \sum_k q_k - q` with :math:`q_c = h [c = t] + \sigma w_c`,
 :math:`\sum_k q_k = h + \sigma \sum_c w_c`, :math:`h = (1 - \varepsilon)\, s\, w_t`,
 :math:`\sigma = \varepsilon s / C` (0 where ignored), :math:`s` the output gradient
-(over :math:`W` for a mean). The activations are element-wise grid-stride kernels, each
+(over :math:`W = \sum_r w_{t_r}` for a mean). The target weights :math:`w_t` (0 where
+ignored) and the targets' bounds check (:mod:`.checks`) happen inside the row kernels; a
+reduction is one one-block kernel (``ce_sum`` forward, ``ce_scale`` for the backward's
+:math:`s` and :math:`\sum_c w_c`), so a step is two launches each way. The activations
+are element-wise grid-stride kernels, each
 computing in ``A`` (float32 for half types, ``erff``/``tanhf``/``expf``) and writing the
 input's dtype.
 """
