@@ -9,6 +9,7 @@ run. Skipped without a GPU (and without CuPy's NCCL for the first test)."""
 
 import pytest
 
+import lucid
 import lucid.distributed as dist
 
 from ..distributed.launch import launch
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.cuda,
 COLLECTIVES = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars",
                "reduce", "all_gather", "reduce_scatter", "gather_scatter", "all_to_all",
                "objects", "errors", "sampler", "syncbn_grad"]
-DDP = ["ddp_mlp", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
+DDP = ["ddp_mlp", "ddp_gpt", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
        "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_stall_error"]
 
 
@@ -46,4 +47,17 @@ def test_two_mpi_ranks_share_the_gpu(tmp_path, monkeypatch):
     checks = COLLECTIVES + ["send_recv", "new_group", "debug_shapes", "ddp_mismatch",
                             "ddp_broadcast_buffers"] + DDP
     proc, results = launch(2, checks, tmp_path)
+    _check(proc, results, 2, checks)
+
+
+@pytest.mark.skipif(not dist.is_nccl_available(), reason="CuPy without NCCL")
+@pytest.mark.skipif(DEVICE == "cpu" or lucid.cuda.device_count() < 2,
+                    reason="needs two GPUs (issue 10: nvidia-h200-x2)")
+def test_nccl_two_gpus_every_collective_and_ddp(tmp_path, monkeypatch):
+    """One process per GPU over NCCL (issue 10): the collectives on CUDA tensors and DDP,
+    the small GPT's 50 steps included, against one process on the global batch."""
+    monkeypatch.setenv("WORKER_BACKEND", "nccl")
+    monkeypatch.setenv("WORKER_DEVICE", DEVICE)
+    checks = COLLECTIVES + ["send_recv", "new_group"] + DDP
+    proc, results = launch(2, checks, tmp_path, launcher=["--backend", "nccl"])
     _check(proc, results, 2, checks)

@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -17,7 +18,16 @@ def launch(n, checks, out, worker_timeout=60, launcher=()):
     env = dict(os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "lucid.distributed.run", "--nproc-per-node", str(n),
            *launcher, str(WORKER), str(out)] + list(checks)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT_S, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)
+    try:
+        out_text, err_text = proc.communicate(timeout=LIMIT_S)
+    finally:                 # nothing of the job (mpiexec's daemon, a rank) outlives it
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc = subprocess.CompletedProcess(cmd, proc.returncode, out_text, err_text)
     results = {}
     for r in range(n):
         path = pathlib.Path(out) / f"rank{r}.json"

@@ -5,7 +5,8 @@ collective against its NumPy definition (every reduction and dtype, async handle
 sub-groups, send/recv, argument errors), and DDP training of an MLP and of a small CNN
 with SyncBatchNorm for 20 steps, which must end at the weights of one process trained on
 the global batch (also with tiny buckets, with no_sync accumulation, with unused
-parameters)."""
+parameters), and of the small GPT for 50 AdamW steps, whose losses must be those of one
+process on the global batch."""
 
 import pytest
 
@@ -14,7 +15,7 @@ from .launch import launch
 CHECKS = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars", "reduce",
           "all_gather", "reduce_scatter", "gather_scatter", "all_to_all", "send_recv",
           "objects", "new_group", "errors", "debug_shapes", "sampler", "syncbn_grad",
-          "ddp_mlp", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
+          "ddp_mlp", "ddp_gpt", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
           "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_broadcast_buffers",
           "ddp_frozen_parameters", "ddp_stall_error", "ddp_mismatch"]
 

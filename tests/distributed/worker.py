@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sys
+import time
 import traceback
 
 import numpy as np
@@ -395,6 +396,37 @@ def check_ddp_mlp(r, w):
     ddp_case(r, w, "mlp")
 
 
+def check_ddp_gpt(r, w):
+    """The small GPT of benchmarks/transformer.py, 50 AdamW steps: the DDP losses
+    (averaged over the ranks' local batches) are those of one process on the global
+    batch."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    from transformer import gpt
+    steps, per, seq, vocab = 50, 2, 16, 64
+    g = np.random.default_rng(5)
+    data = [(g.integers(0, vocab, (per * w, seq)), g.integers(0, vocab, per * w * seq))
+            for _ in range(steps)]
+    lucid.manual_seed(0)
+    ref = gpt(lucid, vocab, 32, 2, 2, seq, attention="sdpa")
+    lucid.manual_seed(0)
+    model = DDP(gpt(lucid, vocab, 32, 2, 2, seq, attention="sdpa"))
+    opts = [optim.AdamW(m.parameters(), lr=1e-3) for m in (ref, model)]
+    for k, (x, y) in enumerate(data):
+        xs, ys = x[r * per:(r + 1) * per], y[r * per * seq:(r + 1) * per * seq]
+        losses = []
+        for m, opt, (a, b) in zip((ref, model), opts, ((x, y), (xs, ys))):
+            opt.zero_grad()
+            loss = F.cross_entropy(m(lucid.tensor(a)).reshape(-1, vocab), lucid.tensor(b))
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        mean = losses[1].clone()
+        dist.all_reduce(mean, dist.ReduceOp.AVG)
+        if not np.isclose(mean.item(), losses[0].item(), rtol=1e-3, atol=1e-4):
+            raise AssertionError(f"gpt: step {k} DDP loss {mean.item():.6f} against "
+                                 f"{losses[0].item():.6f} on the global batch")
+
+
 def check_ddp_mlp_small_buckets(r, w):
     model = ddp_case(r, w, "mlp", bucket_cap_mb=0.0001)  # a bucket per parameter
     assert len(model.reducer.buckets) == len(list(model.parameters()))
@@ -560,9 +592,11 @@ def check_kill(r, w):
 
 
 def check_hang(r, w):
-    """Rank 1 never reaches the all-reduce; the others time out."""
+    """Rank 1 does not reach the all-reduce until the others have timed out, then ends
+    without a result (bounded: no process outlives the test)."""
     if r == 1:
-        signal.pause()
+        time.sleep(4 * float(os.environ.get("WORKER_TIMEOUT", "60")) + 5)
+        os._exit(1)
     dist.all_reduce(lucid.ones(4))
 
 
@@ -581,7 +615,11 @@ def main():
     tensors and models) choose what runs; tests/cuda/test_distributed_nccl.py sets them."""
     out, checks = sys.argv[1], sys.argv[2:]
     timeout = float(os.environ.get("WORKER_TIMEOUT", "60"))
-    lucid.set_default_device(os.environ.get("WORKER_DEVICE", "cpu"))
+    device = os.environ.get("WORKER_DEVICE", "cpu")
+    if device == "cuda" and "LOCAL_RANK" in os.environ and lucid.cuda.device_count() > 1:
+        device = f"cuda:{os.environ['LOCAL_RANK']}"     # one GPU a process (NCCL)
+        lucid.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    lucid.set_default_device(device)
     dist.init_process_group(os.environ.get("WORKER_BACKEND", "mpi"), timeout=timeout)
     r, w = dist.get_rank(), dist.get_world_size()
     results = {}
