@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from .decompositions import _eye
-from .linalg_args import LinalgMultiOp, matrix, mT, result_type, schema
+from .linalg_args import LinalgMultiOp, matrix, mH, result_type, schema
 from .registry import register
 
 __all__ = []
@@ -65,7 +65,7 @@ class EigBackward(LinalgMultiOp):
 
     def grad(self, F, g, a, out):
         (gl, gv), (lam, v) = g, out
-        vh = F.conj(mT(v))
+        vh = mH(v)
         eye = _eye(self, lam.shape[-1], lam)
         if gv is None:
             inner = gl[..., :, None] * eye
