@@ -202,8 +202,9 @@ def _call_node(node, grads, create_graph):
     if meta is not None and node.materialize_grads and any(g is None for g in grads):
         grads = list(grads)
         be = node.be
+        diff = getattr(node, "_diff_outputs", None)    # outputs without gradients stay None
         for i, g in enumerate(grads):
-            if g is None:
+            if g is None and (diff is None or i in diff):
                 shape, dt = meta[i]
                 z = be.full(shape, 0, dt.np)
                 grads[i] = _to_tensor(z, _dev(node)) if create_graph else z

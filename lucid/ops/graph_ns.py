@@ -51,7 +51,7 @@ __all__ = [
     "sum", "prod_others", "var_backward", "std_backward", "logsumexp_backward",
     "vector_norm_backward", "index_add_along", "reverse_cumsum", "cumprod_backward", "diff",
     # linear algebra
-    "matmul", "sum_rows", "linear_weight_grad", "swapaxes", "einsum", "cross",
+    "matmul", "channel_sum", "sum_rows", "linear_weight_grad", "swapaxes", "einsum", "cross",
     "cdist_backward", "inv", "solve",
     "solve_triangular", "matrix_exp", "svd", "det",
     # shape, joins, views and writes
@@ -238,6 +238,10 @@ def matmul(a, b):
 
 def relu_backward(y, g):
     return _where(y <= 0, 0, g)
+
+
+def channel_sum(g):
+    return sum(sum(g, (0,), False), tuple(range(1, g.ndim - 1)), False)
 
 
 def sum_rows(a):

@@ -679,7 +679,9 @@ def _acc(dt):
 
 def _view4(a, lead, heads, tail):
     """``a`` broadcast to ``lead + (heads,) + tail``, as 4-D ``(batch, heads) + tail``."""
-    a = cupy.broadcast_to(a, lead + (heads,) + tail)
+    shape = lead + (heads,) + tail
+    if a.shape != shape:
+        a = cupy.broadcast_to(a, shape)
     return a if len(lead) == 1 else a.reshape((math.prod(lead), heads) + tail)
 
 
@@ -694,7 +696,7 @@ class _Call:
         qb, kb, vb = q.shape[:-2], k.shape[:-2], v.shape[:-2]
         if groups > 1:
             kb, vb = kb[:-1] + (kb[-1] * groups,), vb[:-1] + (vb[-1] * groups,)
-        self.batch = bt = tuple(np.broadcast_shapes(qb, kb, vb))
+        self.batch = bt = qb if qb == kb == vb else tuple(np.broadcast_shapes(qb, kb, vb))
         lead, heads = (bt[:-1] or (1,), bt[-1]) if bt else ((1,), 1)
         self.kv_batch = bt[:-1] + (heads // groups,) if bt else ()
         self.L, self.E = q.shape[-2:]

@@ -202,6 +202,14 @@ class CudaCore:
     def _ufunc_at(self, ufunc, a, index, v):
         scatter.ufunc_at(ufunc, a, index, v)
 
+    def embedding_backward(self, g, idx, num_weights, padding_idx, scale_grad_by_freq):
+        out = None if scale_grad_by_freq else \
+            scatter.embedding_backward(g, idx, num_weights, padding_idx)
+        if out is None:
+            return super().embedding_backward(g, idx, num_weights, padding_idx,
+                                              scale_grad_by_freq)
+        return out
+
     def _segment_ids(self, counts, n):
         """For each of ``n`` items, the segment holding it (``counts`` items each)."""
         ends = cupy.cumsum(cupy.asarray(counts, dtype=cupy.int64))

@@ -27,13 +27,13 @@ copied once; other dtypes, empty arrays and non-contiguous columns (col2im of a 
 go to the generic kernels, as does every call while ``_FAST`` is off.
 """
 
-import functools
 import math
 
 import numpy as np
 
 from ..array.conv import _out_size
-from .kernels import CTYPES, blocks, kernel as compiled
+from .kernels import CTYPES, blocks, geometry, kernel as compiled
+from .norm import channel_sum
 
 _FAST = True        # False sends every call to the generic array kernels
 
@@ -140,18 +140,11 @@ extern "C" __global__ void conv_bias(T* y, const T* b, long long total, long lon
 _THREADS = 256
 
 
-@functools.lru_cache(maxsize=1024)
-def _geometry_args(*rows):
-    lead = 3 - len(rows[0])
-    return tuple(np.int64(v) for r, f in zip(rows, (1, 1, 1, 1, 0, 1))
-                 for v in (f,) * lead + r)
-
-
 def _geometry(spatial, kernel, out, stride, padding, dilation):
     """The kernels' 18 geometry arguments: extents, kernel, output, stride, leading
     padding, dilation, three each (leading dims of extent 1 for 1-d and 2-d)."""
-    return _geometry_args(tuple(spatial), tuple(kernel), tuple(out), tuple(stride),
-                          tuple(lo for lo, _ in padding), tuple(dilation))
+    return geometry((tuple(spatial), tuple(kernel), tuple(out), tuple(stride),
+                     tuple(lo for lo, _ in padding), tuple(dilation)), (1, 1, 1, 1, 0, 1))
 
 
 def _launch(what, dtype, total, largest, args):
@@ -217,6 +210,12 @@ class CudaConv:
         if not _fits(col) or not col.flags.c_contiguous or not math.prod(in_spatial):
             return super().col2im(col, in_spatial, stride, padding, dilation)
         return self._col2im_kernel(col, in_spatial, stride, padding, dilation)
+
+    def channel_sum(self, g):
+        """One reduction kernel (:func:`.norm.channel_sum`) instead of CuPy's two."""
+        if not _fits(g) or g.ndim < 2:
+            return super().channel_sum(g)
+        return channel_sum(self.xp.ascontiguousarray(g))
 
     def conv_forward(self, x, w, b, stride, padding, dilation, groups):
         kernel = w.shape[2:]

@@ -268,6 +268,22 @@ chan_bwd_sums(const T* g, const T* x, const A* mean, const A* rstd, A* sg, A* sg
     sgx[k] = c * rstd[q];
 }
 
+// Block (g, p) as chan_stats: the chunk's sum of x into sum[p groups + g] (a
+// convolution's bias gradient; the second output is unused).
+extern "C" __global__ void __launch_bounds__(1024)
+chan_sum(const T* x, A* sum, A* unused, long long groups, long long S, long long stride,
+         long long L, long long chunk) {
+    long long q = blockIdx.x, l0 = (long long)blockIdx.y * chunk;
+    long long l1 = l0 + chunk < L ? l0 + chunk : L;
+    int lanes = blockDim.x;
+    const T* xg = x + q * S;
+    A a = A(0);
+    for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next())
+        a += static_cast<A>(xg[p.row * stride + p.s]);
+    a = row_reduce<false>(a, lanes);
+    if (threadIdx.x == 0) sum[(long long)blockIdx.y * groups + q] = a;
+}
+
 // A thread per group: the parts of two arrays summed (see sum_parts).
 extern "C" __global__ void chan_sum_parts(const A* pa, const A* pb, A* a, A* b,
                                           long long groups, long long parts) {
@@ -396,11 +412,12 @@ def _grid(n):
     return (min(-(-n // _THREADS), _CAP),)
 
 
-def _reduce(name, combine, dtype, ins, groups, s, stride, size):
-    """The two sums (float arrays of ``groups``) of the group reduction ``name`` over the
-    arrays ``ins``, each group ``size`` elements in runs of ``s`` ``stride`` apart: a block
-    per group, or per chunk of a group past :data:`_SPREAD` elements (aiming at about
-    :data:`_TARGET_PARTS` blocks), whose partials ``combine`` merges."""
+def _reduce(name, combine, dtype, ins, groups, s, stride, size, pair=True):
+    """The two sums (float arrays of ``groups``; the second None unless ``pair``) of the
+    group reduction ``name`` over the arrays ``ins``, each group ``size`` elements in runs
+    of ``s`` ``stride`` apart: a block per group, or per chunk of a group past
+    :data:`_SPREAD` elements (aiming at about :data:`_TARGET_PARTS` blocks), whose partials
+    ``combine`` merges."""
     acc = _acc(dtype)
     parts = max(1, min(-(-_TARGET_PARTS // groups), -(-size // _SPREAD)))
     chunk = -(-size // parts)
@@ -408,18 +425,29 @@ def _reduce(name, combine, dtype, ins, groups, s, stride, size):
     lanes = 32
     while lanes < 1024 and lanes * 16 < chunk:
         lanes *= 2
-    a, b = cupy.empty(groups, acc), cupy.empty(groups, acc)
+    def two(n):
+        return cupy.empty(n, acc), cupy.empty(n, acc) if pair else None
+    a, b = two(groups)
     dims = (np.int64(groups), np.int64(s), np.int64(stride), np.int64(size), np.int64(chunk))
     if parts == 1:
-        kernel(_CSOURCE, name, dtype)((groups, 1), (lanes,), ins + (a, b) + dims)
+        kernel(_CSOURCE, name, dtype)((groups, 1), (lanes,), ins + (a, _ptr(b)) + dims)
         return a, b
-    pa, pb = cupy.empty(parts * groups, acc), cupy.empty(parts * groups, acc)
-    kernel(_CSOURCE, name, dtype)((groups, parts), (lanes,), ins + (pa, pb) + dims)
-    args = (pa, pb, a, b, np.int64(groups), np.int64(parts))
+    pa, pb = two(parts * groups)
+    kernel(_CSOURCE, name, dtype)((groups, parts), (lanes,), ins + (pa, _ptr(pb)) + dims)
+    args = (pa, _ptr(pb), a, _ptr(b), np.int64(groups), np.int64(parts))
     if combine == "chan_stats_combine":
         args += (np.int64(size), np.int64(chunk))
     kernel(_CSOURCE, combine, dtype)(blocks(groups), (_THREADS,), args)
     return a, b
+
+
+def channel_sum(g):
+    """The per-channel sum of C-contiguous ``g`` (N, C, *S) of a kernel dtype, in its
+    dtype: one block per channel (split past :data:`_SPREAD` elements)."""
+    n, c = g.shape[:2]
+    s = g.size // (n * c)
+    return _reduce("chan_sum", "chan_sum_parts", g.dtype, (g,), c, s, c * s, n * s,
+                   pair=False)[0].astype(g.dtype, copy=False)
 
 
 class CudaNorm:

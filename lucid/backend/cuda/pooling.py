@@ -25,7 +25,7 @@ import cupy
 import numpy as np
 
 from ..array.conv import _out_size
-from .kernels import CTYPES, blocks, kernel
+from .kernels import CTYPES, blocks, geometry, kernel
 
 _FAST = True        # False sends every call to the generic array kernels
 
@@ -219,13 +219,8 @@ def _dims(kernel, *arrays):
 def _geometry(spatial, out, kernel, stride, padding, dilation):
     """The 18 geometry scalars of :data:`_SOURCE`: S, O, K, stride, dilation and leading
     padding, each with unit dims (no padding) in front up to three dims."""
-    lead = 3 - len(kernel)
-    lo = [p[0] for p in padding]
-    vals = []
-    for v, fill in ((spatial, 1), (out, 1), (kernel, 1), (stride, 1), (dilation, 1),
-                    (lo, 0)):
-        vals += [fill] * lead + list(v)
-    return tuple(np.int64(v) for v in vals)
+    return geometry((tuple(spatial), tuple(out), tuple(kernel), tuple(stride),
+                     tuple(dilation), tuple(p[0] for p in padding)), (1, 1, 1, 1, 1, 0))
 
 
 def _launch(name, dtype, n, arrays, geo, *tail):

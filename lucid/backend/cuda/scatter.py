@@ -6,13 +6,16 @@ max/min, one rounding for sums), and products through a compare-and-swap loop ke
 (:data:`_MUL_AT`) in float32, float64 or int64. The working copy is flat, and the index is
 turned into flat positions once: ``arange(a.size).reshape(a.shape)[index]`` selects, for
 any index NumPy accepts, the positions the reduction visits.
+
+The embedding's weight gradient is one kernel (:func:`embedding_backward`) instead of
+the generic positions-then-``add.at`` (six launches).
 """
 
 import cupy
 import ml_dtypes
 import numpy as np
 
-from .kernels import blocks, kernel
+from .kernels import CTYPES, blocks, kernel
 
 _MUL_AT = r'''
 __device__ float cas_mul(float* p, float v) {
@@ -76,3 +79,38 @@ def ufunc_at(ufunc, a, index, v):
     else:
         ufunc.at(flat, pos, vals.reshape(-1))
     a[...] = flat.reshape(a.shape).astype(a.dtype, copy=False)
+
+
+_EMBEDDING = r'''
+// out[idx[r] W + j] += g[r W + j] over the n = R W elements of g (atomically, in A),
+// the rows whose index is pad skipped.
+extern "C" __global__ void embedding_bwd(const T* g, const long long* idx, A* out,
+                                         long long n, long long width, long long pad) {
+    long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        long long r = i / width;
+        long long row = idx[r];
+        if (row != pad) atomicAdd(out + row * width + (i - r * width), static_cast<A>(g[i]));
+    }
+}
+'''
+_GRID_CAP = 4096
+
+
+def embedding_backward(g, idx, num_weights, padding_idx):
+    """The weight gradient of an embedding, ``(num_weights, *g.shape[idx.ndim:])`` in
+    ``g``'s dtype: each row of ``g`` added into the row its index names (float32 for half
+    types, then cast), the row ``padding_idx`` (None: none) left zero. None where the
+    kernel does not take the dtypes (the generic kernels then)."""
+    if g.dtype not in CTYPES or idx.dtype.kind not in "iu" or not g.size:
+        return None
+    d = g.shape[idx.ndim:]
+    width = g.size // max(idx.size, 1)
+    acc = np.dtype(np.float64) if g.dtype == np.float64 else np.dtype(np.float32)
+    out = cupy.zeros((num_weights,) + d, acc)
+    pad = -1 if padding_idx is None else padding_idx % num_weights
+    kernel(_EMBEDDING, "embedding_bwd", g.dtype)(
+        (min(-(-g.size // 256), _GRID_CAP),), (256,),
+        (cupy.ascontiguousarray(g), cupy.ascontiguousarray(idx, dtype=np.int64), out,
+         np.int64(g.size), np.int64(width), np.int64(pad)))
+    return out.astype(g.dtype, copy=False)

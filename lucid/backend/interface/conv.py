@@ -34,6 +34,12 @@ class ConvKernels(ABC):
         \sum_{n,p} g_{n,o,p}\, x_{n,c,p s + k d - lo}` for a kernel of shape ``kernel``."""
 
     @abstractmethod
+    def channel_sum(self, g):
+        r"""The sum over every axis but the channel axis 1 of ``g`` ``(N, C, *S)``,
+        :math:`\sum_{n,p} g_{n,c,p}`, shape ``(C,)`` in ``g``'s dtype: a convolution's bias
+        gradient."""
+
+    @abstractmethod
     def im2col(self, x, kernel, stride, padding, dilation):
         r"""The columns :math:`\mathrm{col}_{n,c,k,o} = x_{n,c,o s + k d - lo}` (zeros in
         the padding), ``(N, C, *K, *O)``, contiguous."""

@@ -1,0 +1,101 @@
+"""The CUDA backend's own kernel launch (arguments packed by lucid.backend.cuda.kernels)
+and the kernels added with it: the embedding's weight gradient and the per-channel sum
+of a convolution's bias gradient, against the CPU."""
+
+import numpy as np
+import pytest
+
+import lucid
+import lucid.nn.functional as F
+
+from .conftest import DEVICE
+
+pytestmark = pytest.mark.cuda
+gpu = pytest.mark.skipif(DEVICE == "cpu", reason="launches a raw kernel (needs a GPU)")
+
+DTYPES = ["float32", "float64", "float16", "bfloat16"]
+TOL = {"float32": 2e-5, "float64": 1e-12, "float16": 4e-3, "bfloat16": 3e-2}
+
+_MIXED = r'''
+extern "C" __global__ void mixed(double* out, int a, long long b, float c, double d,
+                                 const double* null, unsigned int e, unsigned long long f,
+                                 int g) {
+    out[0] = a; out[1] = (double)b; out[2] = c; out[3] = d; out[4] = null ? 1.0 : 0.0;
+    out[5] = e; out[6] = (double)f; out[7] = g;
+}
+'''
+
+
+@gpu
+def test_packed_arguments_keep_their_c_layout():
+    """int32 after a pointer, int64 after an int32 (padded to 8), float, double, a null
+    pointer, unsigned ints and a trailing int32: every value arrives where the kernel
+    reads it."""
+    import cupy
+    from lucid.backend.cuda.kernels import kernel
+    out = cupy.zeros(8, cupy.float64)
+    vals = (np.int32(-7), np.int64(2 ** 40 + 3), np.float32(1.5), np.float64(-2.25),
+            np.uint64(0), np.uint32(4000000000), np.uint64(2 ** 53), np.int32(9))
+    kernel(_MIXED, "mixed")((1,), (1,), (out,) + vals)
+    want = [-7, 2 ** 40 + 3, 1.5, -2.25, 0, 4000000000, 2 ** 53, 9]
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.array(want, np.float64))
+    kernel(_MIXED, "mixed")(1, (1, 1), (out,) + vals[:4] + (out,) + vals[5:])  # 2-D block
+    assert float(out[4]) == 1.0
+
+
+def _np(t):
+    return t.detach().cpu().to(lucid.float64).numpy()
+
+
+def _grads(device, dtype, fn, *arrays):
+    leaves = [lucid.tensor(a).to(getattr(lucid, dtype)).to(device).requires_grad_()
+              for a in arrays]
+    out = fn(*leaves)
+    u = np.random.default_rng(3).standard_normal(tuple(out.shape))
+    (out * lucid.tensor(u).to(getattr(lucid, dtype)).to(device)).sum().backward()
+    return [_np(t.grad) for t in leaves]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("padding_idx", [None, 3, -2])
+@pytest.mark.parametrize("idx_shape", [(7,), (4, 9), (2, 3, 5)])
+def test_embedding_weight_grad(dev, dtype, padding_idx, idx_shape):
+    """Repeated indices (sums), the padding row left zero (a negative padding_idx counts
+    from the end), index tensors of 1 to 3 dims."""
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 10, idx_shape)
+    idx.flat[:3] = 3                                    # repeats, and the padding row
+    w = rng.standard_normal((10, 6))
+    results = []
+    for device in ("cpu", dev):
+        ix = lucid.tensor(idx).to(device)
+        results.append(_grads(device, dtype, lambda t: F.embedding(ix, t, padding_idx), w))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=TOL[dtype],
+                               atol=TOL[dtype] * 4)
+    if padding_idx is not None:
+        assert not results[1][0][padding_idx % 10].any()
+
+
+def test_embedding_weight_grad_int32_indices_and_wide_rows(dev):
+    rng = np.random.default_rng(1)
+    idx = rng.integers(0, 50, (3, 40)).astype(np.int32)
+    w = rng.standard_normal((50, 130))
+    got = [_grads(d, "float32", lambda t: F.embedding(lucid.tensor(idx).to(d), t), w)[0]
+           for d in ("cpu", dev)]
+    np.testing.assert_allclose(got[1], got[0], rtol=2e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(2, 3, 5), (4, 6, 9, 7), (1, 2, 3, 4, 5), (3, 4, 300, 300)])
+def test_conv_bias_grad(dev, dtype, shape):
+    """The bias gradient, a per-channel sum over batch and space: 1-d to 3-d, and a
+    channel of 270,000 elements (split over several blocks)."""
+    rng = np.random.default_rng(2)
+    n, c = shape[:2]
+    conv = {3: F.conv1d, 4: F.conv2d, 5: F.conv3d}[len(shape)]
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal((5, c) + (1,) * (len(shape) - 2))
+    b = rng.standard_normal(5)
+    got = [_grads(d, dtype, conv, x, w, b)[2] for d in ("cpu", dev)]
+    scale = np.sqrt(np.prod(shape) / c)
+    np.testing.assert_allclose(got[1], got[0], rtol=TOL[dtype], atol=TOL[dtype] * scale)
