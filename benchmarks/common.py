@@ -50,6 +50,26 @@ def ms_per_call(fn, sync, calls, repeats, warmup):
     return statistics.median(times)
 
 
+def interleaved_ms(fns, syncs, calls, repeats, warmup):
+    """For each function of ``fns`` (with its ``syncs``), the best over ``repeats`` of the
+    wall time of ``calls`` calls, in ms per call, after ``warmup`` calls each. The
+    functions take turns within every repeat, so load on a shared host that comes and
+    goes falls on all of them alike, and the best repeat is the least disturbed one."""
+    for fn, sync in zip(fns, syncs):
+        for _ in range(warmup):
+            fn()
+        sync()
+    best = [float("inf")] * len(fns)
+    for _ in range(repeats):
+        for i, (fn, sync) in enumerate(zip(fns, syncs)):
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            best[i] = min(best[i], (time.perf_counter() - t) / calls * 1e3)
+    return best
+
+
 def reset_peak(lib, device):
     if on_gpu(device):
         lib.cuda.reset_peak_memory_stats()

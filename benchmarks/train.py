@@ -12,7 +12,13 @@ bound to ``lucid`` or to ``torch``: the same code, only the import differs.
   (gpt-sdpa) and/or written out as matmul, causal mask, softmax, matmul (gpt-math).
 
 On ``--device cuda`` both run on the GPU and the clock stops only after the device has
-finished (``lib.cuda.synchronize()`` after the warm-up and after each timed loop).
+finished (``lib.cuda.synchronize()`` after the warm-up and after each timed loop), and
+the two libraries take turns, ``--steps`` steps each, ``--repeats`` times, each reporting
+its best turn (:func:`common.interleaved_ms`): the GPU host is shared, and timing one
+library after the other let a burst of load land on one side only. On the CPU each
+library is timed on its own (the median of its repeats): there turns would not be fair,
+as BLAS threads keep spinning for a while after Lucid's last NumPy call and take the
+cores from PyTorch's first steps.
 
     python benchmarks/train.py [--device cpu|cuda] [--steps 20] [--repeats 3] [--warmup 2]
         [--only mlp,cnn,gpt] [--attention sdpa|math|both] [--json PATH]
@@ -31,8 +37,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, free, guarded, ms_per_call, on_gpu, ratio,  # noqa: E402
-                    require_gpu, syncer, write_json)
+from common import (Table, free, guarded, interleaved_ms, ms_per_call, on_gpu,  # noqa: E402
+                    ratio, require_gpu, syncer, write_json)
 from transformer import gpt as gpt_model  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -107,6 +113,29 @@ def workloads(only, attention):
     return out
 
 
+def time_both(build, args):
+    """ms per step of ``build`` in each library: in turns on the GPU, one after the other
+    on the CPU (see the module doc)."""
+    libs = (lucid, torch)
+    sync = [syncer(lib, args.device) for lib in libs]
+    if on_gpu(args.device):
+        steps = []
+        for lib in libs:
+            lib.manual_seed(0)
+            steps.append(step_fn(lib, build, args.device))
+        times = interleaved_ms(steps, sync, args.steps, args.repeats, args.warmup)
+        del steps
+    else:
+        times = []
+        for lib, s in zip(libs, sync):
+            lib.manual_seed(0)
+            times.append(ms_per_call(step_fn(lib, build, args.device), s, args.steps,
+                                     args.repeats, args.warmup))
+    for lib in libs:
+        free(lib, args.device)
+    return dict(zip(("lucid", "torch"), times))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu")
@@ -125,13 +154,7 @@ def main():
                   ("torch ms", 11, "{:.2f}"), ("ratio", 8, "{:.2f}x"))
     results = []
     for name, build in workloads(args.only, args.attention):
-        ms = {}
-        for lib in (lucid, torch):
-            lib.manual_seed(0)
-            ms[lib.__name__] = guarded(f"{lib.__name__} {name}", lambda: ms_per_call(
-                step_fn(lib, build, args.device), syncer(lib, args.device), args.steps,
-                args.repeats, args.warmup))
-            free(lib, args.device)
+        ms = guarded(name, time_both, build, args) or {"lucid": None, "torch": None}
         results.append({"workload": name, "lucid_ms": ms["lucid"], "torch_ms": ms["torch"],
                         "ratio": ratio(ms["lucid"], ms["torch"])})
         table.row(name, ms["lucid"], ms["torch"], results[-1]["ratio"])
