@@ -59,13 +59,12 @@ class _NormalizeBackward(Op):
         if use_input_stats and running is None:
             y, mean, rstd = be.norm_forward(xv, axes, center, w, b, eps)
             return _shaped(y, x.shape), mean, rstd
+        if use_input_stats and center and xv.size:
+            y, mean, rstd = be.norm_train(xv, axes, w, b, eps, running[0], running[1],
+                                          momentum)
+            return _shaped(y, x.shape), mean, rstd
         if use_input_stats:
             mean, var = be.norm_moments(xv, axes, center)
-            if running is not None and xv.size:
-                n = 1
-                for d in axes:
-                    n *= xv.shape[d]
-                be.running_stats_update(running[0], running[1], mean, var, momentum, n)
         else:
             mean = be.copy(running[0]).reshape(wshape) if center else None
             var = running[1].reshape(wshape)

@@ -157,6 +157,15 @@ class XpNorm:
         return tuple(None if t is None else t.astype(dtype, copy=False)
                      for t in (gh.reshape(shape), gw_, gb))
 
+    def norm_train(self, x, axes, w, b, eps, running_mean, running_var, momentum):
+        mean, var = self.norm_moments(x, axes, True)
+        n = 1
+        for d in axes:
+            n *= x.shape[d]
+        self.running_stats_update(running_mean, running_var, mean, var, momentum, n)
+        y, rstd = self.norm_normalize(x, mean, var, w, b, eps)
+        return y, mean, rstd
+
     def running_stats_update(self, running_mean, running_var, mean, var, momentum, n):
         if running_mean is not None:
             c = running_mean.shape[0]

@@ -198,6 +198,43 @@ chan_stats(const T* x, A* mean, A* var, long long groups, long long S, long long
     var[k] = gridDim.y == 1 ? s2 / A(l1 - l0) : s2;
 }
 
+// Batch norm's training forward in one launch, for channels of at most _SPREAD
+// elements: block c takes its channel's mean and biased variance (two passes, as
+// chan_stats), writes mean[c] and rstd[c], updates the running statistics (rmean, rvar
+// may be null; the variance unbiased), and normalises the channel, y = (x - mu) r w + b
+// (w, b may be null).
+extern "C" __global__ void __launch_bounds__(1024)
+chan_train_fwd(const T* x, const T* w, const T* b, T* y, A* mean, A* rstd, T* rmean,
+               T* rvar, long long C, long long S, long long L, double eps, double keep,
+               double m, double unbias) {
+    long long c = blockIdx.x, stride = C * S;
+    int lanes = blockDim.x;
+    const T* xc = x + c * S;
+    T* yc = y + c * S;
+    A s1 = A(0);
+    for (ChanPos p(threadIdx.x, lanes, S, 1); p.i < L; p.next())
+        s1 += static_cast<A>(xc[p.row * stride + p.s]);
+    A mu = row_reduce<false>(s1, lanes) / A(L);
+    A s2 = A(0);
+    for (ChanPos p(threadIdx.x, lanes, S, 1); p.i < L; p.next()) {
+        A d = static_cast<A>(xc[p.row * stride + p.s]) - mu;
+        s2 += d * d;
+    }
+    A var = row_reduce<false>(s2, lanes) / A(L);
+    A r = A(1) / sqrt(var + A(eps));
+    if (threadIdx.x == 0) {
+        mean[c] = mu;
+        rstd[c] = r;
+        if (rmean) rmean[c] = T(A(keep) * static_cast<A>(rmean[c]) + A(m) * mu);
+        if (rvar) rvar[c] = T(A(keep) * static_cast<A>(rvar[c]) + A(m) * var * A(unbias));
+    }
+    A scale = w ? r * static_cast<A>(w[c]) : r, shift = b ? static_cast<A>(b[c]) : A(0);
+    for (ChanPos p(threadIdx.x, lanes, S, 1); p.i < L; p.next()) {
+        long long o = p.row * stride + p.s;
+        yc[o] = T((static_cast<A>(xc[o]) - mu) * scale + shift);
+    }
+}
+
 // A thread per group: the chunks' (m_p, M_p) of chan_stats merged into the mean and
 // the biased variance.
 extern "C" __global__ void chan_stats_combine(const A* pm, const A* pv, A* mean, A* var,
@@ -412,6 +449,15 @@ def _grid(n):
     return (min(-(-n // _THREADS), _CAP),)
 
 
+def _lanes(n):
+    """The threads of a block reducing ``n`` elements: a power of two from 32 to 1024,
+    about 16 elements each."""
+    lanes = 32
+    while lanes < 1024 and lanes * 16 < n:
+        lanes *= 2
+    return lanes
+
+
 def _reduce(name, combine, dtype, ins, groups, s, stride, size, pair=True):
     """The two sums (float arrays of ``groups``; the second None unless ``pair``) of the
     group reduction ``name`` over the arrays ``ins``, each group ``size`` elements in runs
@@ -422,9 +468,7 @@ def _reduce(name, combine, dtype, ins, groups, s, stride, size, pair=True):
     parts = max(1, min(-(-_TARGET_PARTS // groups), -(-size // _SPREAD)))
     chunk = -(-size // parts)
     parts = -(-size // chunk)
-    lanes = 32
-    while lanes < 1024 and lanes * 16 < chunk:
-        lanes *= 2
+    lanes = _lanes(chunk)
     def two(n):
         return cupy.empty(n, acc), cupy.empty(n, acc) if pair else None
     a, b = two(groups)
@@ -519,6 +563,32 @@ class CudaNorm:
                             c * s, runs * s)
         shape = (n if per_row else 1, c) + (1,) * (x.ndim - 2)
         return mean.reshape(shape), var.reshape(shape)
+
+    def norm_train(self, x, axes, w, b, eps, running_mean, running_var, momentum):
+        """Batch norm with channels of up to :data:`_SPREAD` elements: one kernel
+        (statistics, running update, normalisation); else the three steps."""
+        ncs = _ncs(x)
+        if ncs is None or _per_row(axes, x.ndim) is not False or not _per_channel(x, w, b):
+            return super().norm_train(x, axes, w, b, eps, running_mean, running_var,
+                                      momentum)
+        n, c, s = ncs
+        run = (running_mean, running_var)
+        if not 2 <= n * s <= _SPREAD or any(
+                r is not None and (r.dtype != x.dtype or r.shape != (c,) or
+                                   not r.flags.c_contiguous) for r in run):
+            return super().norm_train(x, axes, w, b, eps, running_mean, running_var,
+                                      momentum)
+        acc = _acc(x.dtype)
+        shape = (1, c) + (1,) * (x.ndim - 2)
+        y = cupy.empty(x.shape, x.dtype)
+        mean, rstd = cupy.empty(shape, acc), cupy.empty(shape, acc)
+        size = n * s
+        kernel(_CSOURCE, "chan_train_fwd", x.dtype)(
+            (c,), (_lanes(size),), (x, _ptr(w), _ptr(b), y, mean, rstd, _ptr(running_mean),
+                             _ptr(running_var), np.int64(c), np.int64(s), np.int64(size),
+                             np.float64(eps), np.float64(1 - momentum),
+                             np.float64(momentum), np.float64(size / (size - 1))))
+        return y, mean, rstd
 
     def norm_normalize(self, x, mean, var, w, b, eps):
         ncs = _ncs(x)

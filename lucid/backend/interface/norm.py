@@ -53,6 +53,13 @@ class NormKernels(ABC):
         ``rstd``, a graph-mode form recomputes them from ``x`` with it."""
 
     @abstractmethod
+    def norm_train(self, x, axes, w, b, eps, running_mean, running_var, momentum):
+        r"""``(y, mean, rstd)`` of a norm whose statistics come from ``x`` and update
+        running ones (batch and instance norm in training): :meth:`norm_moments`, then
+        :meth:`running_stats_update` with the ``n`` elements of a statistic, then
+        :meth:`norm_normalize` (one kernel where a backend has one)."""
+
+    @abstractmethod
     def running_stats_update(self, running_mean, running_var, mean, var, momentum, n):
         r"""In place :math:`R \leftarrow (1 - m) R + m\,s` for the running mean (``s`` the
         batch mean) and variance (``s`` the unbiased :math:`\sigma^2 \frac{n}{n - 1}`);
