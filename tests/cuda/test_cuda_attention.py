@@ -174,3 +174,39 @@ def test_long_sequence_allocates_no_l_by_l_matrix():
     lucid.cuda.synchronize()
     assert lucid.cuda.max_memory_allocated() - base < n * n * 2
     assert np.isfinite(q.grad.float().cpu().numpy()).all()
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
+def test_two_batch_dims(dt):
+    """(B1, B2, H, L, E): the flattened batch of the kernels' output and gradient strides."""
+    _check(dt, (2, 3, 4, 33, 32), (2, 3, 4, 40, 32), (2, 3, 4, 40, 32))
+    _check(dt, (2, 3, 4, 65, 64), (2, 3, 2, 65, 64), (2, 3, 2, 65, 64), is_causal=True,
+           enable_gqa=True)
+
+
+@pytest.mark.parametrize("dt", ["float32", "bfloat16"])
+def test_heads_merged_as_a_transformer_does(dt):
+    """q, k, v split from one (B, L, 3, H, E) projection, the output's heads merged back
+    (``transpose(1, 2).reshape(B, L, H E)``) before a product: the output is written in
+    (B, L, H, E) memory (the merge is a view on the GPU), its gradient arrives as a
+    transposed view, and every gradient matches the CPU."""
+    b, n, h, e = 2, 70, 4, 64
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((b, n, 3 * h * e)).astype(np.float32)
+    w = rng.standard_normal((h * e, 8)).astype(np.float32)
+
+    def run(device):
+        xt = lucid.tensor(x, dtype=DTYPES[dt], device=device, requires_grad=True)
+        wt = lucid.tensor(w, dtype=DTYPES[dt], device=device, requires_grad=True)
+        q, k, v = (z.reshape(b, n, h, e).transpose(1, 2) for z in xt.split(h * e, dim=2))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        merged = out.transpose(1, 2)
+        if device != "cpu" and DEVICE != "cpu":
+            assert merged.is_contiguous()
+        y = merged.reshape(b, n, h * e) @ wt
+        (y * y).sum().backward()
+        return [t.to(lucid.float64).cpu().numpy() for t in (y.detach(), xt.grad, wt.grad)]
+    rtol, atol = TOL[dt]
+    for name, g, want in zip(("y", "dx", "dw"), run(DEVICE), run("cpu")):
+        scale = max(float(np.abs(want).max()), 1.0)
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol * scale * 2, err_msg=name)

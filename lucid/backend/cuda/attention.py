@@ -46,9 +46,12 @@ _SOURCE = r"""
 // extern "C" instance per dtype suffix: f32, f64, f16, bf16 (mma kernels: f16, bf16 only).
 // Layouts: q, k, v are 4-D (batch, head, row, feature) with element strides for the first
 // three axes and unit feature stride; bias and the boolean mask are (batch, head, i, j) with
-// four strides (0 where broadcast); o, do, dq are contiguous (batch, head, L, E or EV), dk and
-// dv contiguous (batch, head / groups, S, E or EV), lse and D contiguous (batch, head, L).
-// Key/value head of query head h: h / G.
+// four strides (0 where broadcast); o (forward) and do (backward) have three strides too (ob,
+// oh, ol: the forward writes o in (batch, L, head, EV) memory, so that merging the heads
+// back is a view); dq (float32 atomics) is contiguous (batch, head, L, E); dk and dv are
+// (batch, head / groups, S, E or EV), contiguous or, with kvt, in (batch, S, head / groups,
+// E or EV) memory; lse and D are contiguous (batch, head, L). Key/value head of query head
+// h: h / G.
 
 typedef unsigned int u32;
 
@@ -91,18 +94,24 @@ template <class T> struct Masks {
     long long qb, long long qh, long long ql, long long kb, long long kh, long long kl,  \
     long long vb, long long vh, long long vl, long long bb, long long bh, long long bi,  \
     long long bj, long long mb, long long mh, long long mi, long long mj, float scale,   \
-    int causal
+    int causal, long long ob, long long oh, long long ol, int kvt
 #define ATTN_ARGS q, k, v, bias, ok, has_bias, has_ok, H, G, L, S, E, EV, qb, qh, ql, kb, \
-    kh, kl, vb, vh, vl, bb, bh, bi, bj, mb, mh, mi, mj, scale, causal
+    kh, kl, vb, vh, vl, bb, bh, bi, bj, mb, mh, mi, mj, scale, causal, ob, oh, ol, kvt
 
 struct Head {
-    long long n, qo, ko, vo;    // flat (batch, head) index; element offsets of q, k, v
+    long long n, qo, ko, vo, oo;  // flat (batch, head) index; element offsets of q, k, v, o
 };
+
+// The row of key j of key/value head hk of batch b in dk (times E) and dv (times EV).
+__device__ __forceinline__ long long kv_row(long long b, long long hk, long long Hk,
+                                            long long S, long long j, int kvt) {
+    return kvt ? (b * S + j) * Hk + hk : (b * Hk + hk) * S + j;
+}
 
 template <class T>
 __device__ __forceinline__ Head head_of(long long n, ATTN_PARAMS(T), Masks<T>& mk) {
     long long b = n / H, h = n % H;
-    Head hd{n, b * qb + h * qh, b * kb + (h / G) * kh, b * vb + (h / G) * vh};
+    Head hd{n, b * qb + h * qh, b * kb + (h / G) * kh, b * vb + (h / G) * vh, b * ob + h * oh};
     mk = Masks<T>{has_bias ? bias + b * bb + h * bh : nullptr, bi, bj,
                   has_ok ? ok + b * mb + h * mh : nullptr, mi, mj, L, S, causal};
     return hd;
@@ -186,7 +195,7 @@ __device__ void fwd_plain(T* o, A* lse, ATTN_PARAMS(T)) {
         const A inv = l[rr] > 0 ? A(1) / l[rr] : A(0);
         #pragma unroll
         for (int c = 0; c < CH; ++c)
-            if (c * 32 + lane < EV) o[(hd.n * L + i) * EV + c * 32 + lane] = T(acc[rr][c] * inv);
+            if (c * 32 + lane < EV) o[hd.oo + i * ol + c * 32 + lane] = T(acc[rr][c] * inv);
         if (lane == 0) lse[hd.n * L + i] = l[rr] > 0 ? m[rr] + lg(l[rr]) : -neg_inf<A>();
     }
 }
@@ -241,7 +250,7 @@ __device__ void bwd_plain(const T* go, const A* lse, const A* dd, A* dq, T* dk, 
             }
             for (int x = tid; x < BR * EV; x += blockDim.x) {
                 int r = x / EV, c = x % EV;
-                Gs[x] = i0 + r < L ? go[(rows + i0 + r) * EV + c] : T(0.0f);
+                Gs[x] = i0 + r < L ? go[hd.oo + (i0 + r) * ol + c] : T(0.0f);
             }
             if (tid < BR) {
                 Ls[tid] = i0 + tid < L ? lse[rows + i0 + tid] : A(0);
@@ -278,7 +287,7 @@ __device__ void bwd_plain(const T* go, const A* lse, const A* dd, A* dq, T* dk, 
         }
     }
     if (j0 + jj < S) {
-        const long long row = hk_n * S + j0 + jj;
+        const long long row = kv_row(b, hk, Hk, S, j0 + jj, kvt);
         #pragma unroll
         for (int c = 0; c < CB; ++c) {
             const int d = d0 + 4 * c;
@@ -288,22 +297,36 @@ __device__ void bwd_plain(const T* go, const A* lse, const A* dd, A* dq, T* dk, 
     }
 }
 
-// D = rowsum(dO * O) over rows of length EV, a warp per row; and the A -> T cast of dQ.
+// D = rowsum(dO * O) over the rows (n, i) of length ev, a warp per row, each of a and b
+// with strides (batch, head, row) for n = batch H + head; and the A -> T cast of dQ, into
+// (batch, L, head, E) memory with t.
 template <class T, class A>
-__device__ void rowdot(const T* a, const T* b, A* out, long long rows, int ev) {
+__device__ void rowdot(const T* a, const T* b, A* out, long long rows, int ev, long long H,
+                       long long L, long long ab, long long ah, long long al, long long bb,
+                       long long bh, long long bl) {
     const long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (r >= rows) return;
+    const long long n = r / L, i = r % L, bt = n / H, h = n % H;
+    const T* ar = a + bt * ab + h * ah + i * al;
+    const T* br = b + bt * bb + h * bh + i * bl;
     A s = 0;
     for (int c = threadIdx.x & 31; c < ev; c += 32)
-        s += static_cast<A>(a[r * ev + c]) * static_cast<A>(b[r * ev + c]);
+        s += static_cast<A>(ar[c]) * static_cast<A>(br[c]);
     s = warp_sum(s);
     if ((threadIdx.x & 31) == 0) out[r] = s;
 }
 
 template <class T, class A>
-__device__ void cast(const A* src, T* dst, long long n) {
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) dst[i] = T(src[i]);
+__device__ void cast(const A* src, T* dst, long long n, long long H, long long L, int E,
+                     int t) {
+    const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    long long y = x;
+    if (t) {                    // x = ((b H + h) L + i) E + c -> ((b L + i) H + h) E + c
+        const long long c = x % E, r = x / E, i = r % L, bh = r / L;
+        y = (((bh / H) * L + i) * H + bh % H) * E + c;
+    }
+    dst[y] = T(src[x]);
 }
 
 // ---- tensor-core forward (float16 / bfloat16): mma.sync m16n8k16, float accumulation ----
@@ -470,7 +493,7 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
         const long long i = ir[h];
         if (i >= L) continue;
         const float inv = l[h] > 0.f ? 1.f / l[h] : 0.f;
-        T* orow = o + (hd.n * L + i) * EV;
+        T* orow = o + hd.oo + i * ol;
         #pragma unroll
         for (int t = 0; t < DT; ++t) {
             const int c = t * 8 + 2 * tq;
@@ -539,7 +562,7 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
         for (long long i0 = causal ? j0 / QM * QM : 0; i0 < L; i0 += QM) {
             __syncthreads();
             stage<T, D, false, QM>(Qs, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);
-            stage<T, D, false, QM>(Gs, KL, go + (rows + i0) * EV, EV, L - i0, EV, vec);
+            stage<T, D, false, QM>(Gs, KL, go + hd.oo + i0 * ol, ol, L - i0, EV, vec);
             if (tid < QM) {
                 Ls[tid] = i0 + tid < L ? lse[rows + i0 + tid] * L2E : 0.f;
                 Dr[tid] = i0 + tid < L ? dd[rows + i0 + tid] : 0.f;
@@ -620,7 +643,7 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         if (jr[h] >= S) continue;
-        const long long row = hk_n * S + jr[h];
+        const long long row = kv_row(b, hk, Hk, S, jr[h], kvt);
 #pragma unroll
         for (int t = 0; t < DT; ++t) {
             const int c = t * 8 + 2 * tq;
@@ -641,12 +664,15 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
         const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv, ATTN_PARAMS(T)) {      \
         bwd_plain<T, A>(go, lse, dd, dq, dk, dv, ATTN_ARGS);                            \
     }                                                                                   \
-    extern "C" __global__ void attn_rowdot_##SUF(const T* a, const T* b, A* out,        \
-                                                 long long rows, int ev) {              \
-        rowdot<T, A>(a, b, out, rows, ev);                                              \
+    extern "C" __global__ void attn_rowdot_##SUF(                                       \
+        const T* a, const T* b, A* out, long long rows, int ev, long long H, long long L, \
+        long long ab, long long ah, long long al, long long bb, long long bh,           \
+        long long bl) {                                                                 \
+        rowdot<T, A>(a, b, out, rows, ev, H, L, ab, ah, al, bb, bh, bl);                \
     }                                                                                   \
-    extern "C" __global__ void attn_cast_##SUF(const A* src, T* dst, long long n) {     \
-        cast<T, A>(src, dst, n);                                                        \
+    extern "C" __global__ void attn_cast_##SUF(const A* src, T* dst, long long n,       \
+                                               long long H, long long L, int E, int t) { \
+        cast<T, A>(src, dst, n, H, L, E, t);                                            \
     }
 #define MMA(SUF, T, D)                                                                  \
     extern "C" __global__ void __launch_bounds__(128) attn_fwd_mma##D##_##SUF(          \
@@ -689,6 +715,25 @@ def _strides(a):
     return [np.int64(s // a.itemsize) for s in a.strides]
 
 
+def _heads_inner(batch, rows, width, dtype):
+    """An empty ``batch + (rows, width)`` array whose memory is ``batch[:-1] + (rows,
+    heads, width)`` (heads = ``batch[-1]``): the attention output and gradients in the
+    layout of the ``(N, L, heads, E)`` projections they came from, so that merging the
+    heads back (``transpose(1, 2).reshape(N, L, heads * E)``) is a view, not a copy.
+    Contiguous where there is one head."""
+    if not batch or batch[-1] == 1:
+        return cupy.empty(batch + (rows, width), dtype)
+    return cupy.empty(batch[:-1] + (rows, batch[-1], width), dtype).swapaxes(-3, -2)
+
+
+def _inner_strides(batch, rows, width):
+    """The (batch, head, row) element strides of :func:`_heads_inner`'s array seen 4-D."""
+    heads = batch[-1] if batch else 1
+    if heads == 1:
+        return np.int64(rows * width), np.int64(rows * width), np.int64(width)
+    return np.int64(rows * heads * width), np.int64(width), np.int64(heads * width)
+
+
 class _Call:
     """The 4-D views of one attention call and the kernel arguments they give."""
 
@@ -697,7 +742,7 @@ class _Call:
         if groups > 1:
             kb, vb = kb[:-1] + (kb[-1] * groups,), vb[:-1] + (vb[-1] * groups,)
         self.batch = bt = qb if qb == kb == vb else tuple(np.broadcast_shapes(qb, kb, vb))
-        lead, heads = (bt[:-1] or (1,), bt[-1]) if bt else ((1,), 1)
+        self.lead, self.heads = lead, heads = (bt[:-1] or (1,), bt[-1]) if bt else ((1,), 1)
         self.kv_batch = bt[:-1] + (heads // groups,) if bt else ()
         self.L, self.E = q.shape[-2:]
         self.S, self.EV = k.shape[-2], v.shape[-1]
@@ -728,6 +773,19 @@ class _Call:
                      np.float32(scale), np.int32(causal))
         self.suffix = _SUFFIX[np.dtype(q.dtype)]
 
+    def four(self, a, width):
+        """``a`` (the output or its gradient, ``batch + (L, width)``) as the 4-D view the
+        kernels index, unit feature stride (a copy only where that is missing)."""
+        if a.strides[-1] != a.itemsize:
+            a = cupy.ascontiguousarray(a)
+        return _view4(a, self.lead, self.heads, (self.L, width))
+
+    @staticmethod
+    def out_args(strides, kv_inner=False):
+        """The kernels' last arguments: the (batch, head, row) strides of the output (or
+        of its gradient), and whether dk/dv are in ``(N, S, heads, E)`` memory."""
+        return (*strides, np.int32(kv_inner))
+
     def smem(self, forward):
         """Dynamic shared memory of the plain forward or backward kernel, in bytes."""
         it, ac = np.dtype(self.dtype).itemsize, _acc(self.dtype).itemsize
@@ -743,11 +801,12 @@ class _Call:
             return None
         return next(d for d in (32, 64, 128) if max(self.E, self.EV) <= d)
 
-    def vec(self, d):
-        """Whether the tensor-core kernel may load 16-byte vectors (unpadded, aligned)."""
+    def vec(self, d, *more):
+        """Whether the tensor-core kernel may load 16-byte vectors (unpadded, aligned) of
+        q, k, v and ``more``."""
         return int(self.E == self.EV == d and all(
-            a.data.ptr % 16 == 0 and all(s % 8 == 0 for s in _strides(a)[:3])
-            for a in self.rows))
+            a.data.ptr % 16 == 0 and all(s % 8 == 0 for s in _strides(a)[:-1])
+            for a in self.rows + list(more)))
 
 
 class CudaAttention:
@@ -773,14 +832,16 @@ class CudaAttention:
         if c.empty or c.n > _GRID_Y or c.dtype == np.float64 or d is None and (
                 max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
             return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
-        out = cupy.empty(c.batch + (c.L, c.EV), q.dtype)
+        out = _heads_inner(c.batch, c.L, c.EV, q.dtype)
         lse = cupy.empty(c.batch + (c.L,), _acc(q.dtype))
+        tail = c.args + c.out_args(_inner_strides(c.batch, c.L, c.EV))
         if d is not None:
             fn = kernel(_SOURCE, f"attn_fwd_mma{d}_{c.suffix}")
-            fn(((c.L + _TM - 1) // _TM, c.n), (128,), (out, lse, np.int32(c.vec(d))) + c.args)
+            fn(((c.L + _TM - 1) // _TM, c.n), (128,),
+               (out, lse, np.int32(c.vec(d))) + tail)
         else:
             fn = kernel(_SOURCE, f"attn_fwd_{c.suffix}")
-            fn(((c.L + _BM - 1) // _BM, c.n), (128,), (out, lse) + c.args,
+            fn(((c.L + _BM - 1) // _BM, c.n), (128,), (out, lse) + tail,
                shared_mem=c.smem(True))
         return out, lse
 
@@ -792,15 +853,17 @@ class CudaAttention:
             return super().attention_backward(g, q, k, v, bias, allowed, out, lse, scale,
                                               causal, groups)
         acc, rows = _acc(q.dtype), c.n * c.L
-        g = cupy.ascontiguousarray(g)
+        g4, o4 = c.four(g, c.EV), c.four(out, c.EV)
         dd = cupy.empty(rows, acc)
         kernel(_SOURCE, f"attn_rowdot_{c.suffix}")(
             blocks(rows * 32, 256), (256,),
-            (g, cupy.ascontiguousarray(out), dd, np.int64(rows), np.int32(c.EV)))
+            (g4, o4, dd, np.int64(rows), np.int32(c.EV), np.int64(c.heads), np.int64(c.L),
+             *_strides(g4)[:3], *_strides(o4)[:3]))
         dq = cupy.zeros(c.batch + (c.L, c.E), acc)
-        dk = cupy.empty(c.kv_batch + (c.S, c.E), q.dtype)
-        dv = cupy.empty(c.kv_batch + (c.S, c.EV), q.dtype)
-        head = (g, cupy.ascontiguousarray(lse), dd, dq, dk, dv)
+        dk = _heads_inner(c.kv_batch, c.S, c.E, q.dtype)
+        dv = _heads_inner(c.kv_batch, c.S, c.EV, q.dtype)
+        tail = c.args + c.out_args(_strides(g4)[:3], not dk.flags.c_contiguous)
+        head = (g4, cupy.ascontiguousarray(lse), dd, dq, dk, dv)
         d = c.mma_dim() if _MMA_BACKWARD else None
         if d is not None:
             fn = kernel(_SOURCE, f"attn_bwd_mma{d}_{c.suffix}")
@@ -810,16 +873,17 @@ class CudaAttention:
             if key not in _RAISED:          # past 48 KiB a launch must be allowed it
                 fn.max_dynamic_shared_size_bytes = smem
                 _RAISED.add(key)
-            vec = c.vec(d) and g.data.ptr % 16 == 0
             fn(((c.S + _TM - 1) // _TM, c.n // groups), (128,),
-               head + (np.int32(vec),) + c.args, shared_mem=smem)
+               head + (np.int32(c.vec(d, g4)),) + tail, shared_mem=smem)
         else:
             kernel(_SOURCE, f"attn_bwd_{c.suffix}")(
-                ((c.S + _BN - 1) // _BN, c.n // groups), (128,), head + c.args,
+                ((c.S + _BN - 1) // _BN, c.n // groups), (128,), head + tail,
                 shared_mem=c.smem(False))
         if dq.dtype != q.dtype:
-            half = cupy.empty(dq.shape, q.dtype)
+            half = _heads_inner(c.batch, c.L, c.E, q.dtype)
             kernel(_SOURCE, f"attn_cast_{c.suffix}")(
-                blocks(dq.size), (256,), (dq, half, np.int64(dq.size)))
+                blocks(dq.size), (256,), (dq, half, np.int64(dq.size), np.int64(c.heads),
+                                          np.int64(c.L), np.int32(c.E),
+                                          np.int32(not half.flags.c_contiguous)))
             dq = half
         return dq, dk, dv
