@@ -154,7 +154,9 @@ class FlashAttentionBackward(Op):
     -----
     Backends: ``be.attention_forward`` and ``be.attention_backward``. On CUDA these are
     flash kernels (tiles of queries and keys, online softmax, tensor cores for half
-    inputs, :math:`\bar Q` accumulated atomically in float32); the array-module
+    inputs, :math:`\bar Q` accumulated atomically in float32; the output, and for half
+    inputs :math:`\bar Q, \bar K, \bar V`, are laid out in ``(N, L, heads, E)`` memory,
+    so a transformer's merge of the heads is a view); the array-module
     implementation (NumPy, and CUDA for the shapes its kernels do not take)
     materialises :math:`P` inside each call but keeps nothing. The float mask gets no
     gradient (:func:`scaled_dot_product_attention` takes the P-saving op when it needs

@@ -26,11 +26,11 @@ DDP = ["ddp_mlp", "ddp_gpt", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket
 
 
 def _check(proc, results, n, checks):
-    assert proc.returncode == 0, proc.stderr[-4000:]
     assert sorted(results) == list(range(n)), proc.stderr[-4000:]
     bad = [f"rank {r}, {c}: {res[c]}" for r, res in results.items() for c in checks
            if res[c] != "ok"]
     assert not bad, "\n".join(bad)
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 @pytest.mark.skipif(not dist.is_nccl_available(), reason="CuPy without NCCL")

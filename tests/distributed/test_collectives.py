@@ -24,8 +24,9 @@ CHECKS = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars", "r
 def ranks(request, tmp_path_factory):
     n = request.param
     proc, results = launch(n, CHECKS, tmp_path_factory.mktemp(f"dist{n}"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
     assert sorted(results) == list(range(n)), proc.stderr[-3000:]
+    failed = any(v != "ok" for res in results.values() for v in res.values())
+    assert proc.returncode == 0 or failed, proc.stderr[-3000:]   # a failed check: status 1
     return results
 
 

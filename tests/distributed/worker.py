@@ -631,8 +631,13 @@ def main():
             results[name] = traceback.format_exc()
     with open(os.path.join(out, f"rank{r}.json"), "w") as f:
         json.dump(results, f)
-    dist.barrier()
-    dist.destroy_process_group()
+    try:
+        dist.barrier()
+        dist.destroy_process_group()
+    finally:
+        if any(v != "ok" for v in results.values()):
+            sys.exit(1)     # the launch's status says a check failed (a dead peer among them:
+            #                 MPI's fault tolerance may otherwise end the job with status 0)
 
 
 if __name__ == "__main__":
