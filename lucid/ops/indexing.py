@@ -223,7 +223,9 @@ class MaskedFillBackward(Op):
 
     def grad(self, F, g, x, v, out):
         mask = self.params["mask"]
-        return F.masked_fill(g, mask, 0), F.masked_fill(g, ~mask, 0)
+        need = self.needs_input_grad
+        return (F.masked_fill(g, mask, 0) if need[0] else None,
+                F.masked_fill(g, ~mask, 0) if need[1] else None)
 
 
 @register

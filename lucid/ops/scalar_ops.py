@@ -179,7 +179,7 @@ class MulScalarBackward(_ScalarOp):
         return _opmath(be, be.mul, x, other)
 
     def grad(self, F, g, x, out):
-        return g * self.params["other"]
+        return F.mul(g, self.params["other"])
 
 
 @register

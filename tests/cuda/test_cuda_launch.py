@@ -1,6 +1,7 @@
 """The CUDA backend's own kernel launch (arguments packed by lucid.backend.cuda.kernels)
-and the kernels added with it: the embedding's weight gradient and the per-channel sum
-of a convolution's bias gradient, against the CPU."""
+and the kernels added with it, against the CPU: the embedding's weight gradient, the
+per-channel sum of a convolution's bias gradient, half arrays with a number (``x * s``,
+``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims."""
 
 import numpy as np
 import pytest
@@ -99,3 +100,42 @@ def test_conv_bias_grad(dev, dtype, shape):
     got = [_grads(d, dtype, conv, x, w, b)[2] for d in ("cpu", dev)]
     scale = np.sqrt(np.prod(shape) / c)
     np.testing.assert_allclose(got[1], got[0], rtol=TOL[dtype], atol=TOL[dtype] * scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mask_shape", [(8, 12), (1, 8, 12), (3, 8, 12), (12,), (7,)])
+def test_masked_fill_broadcast_mask(dev, dtype, mask_shape):
+    """A causal-style mask over a batch of scores: the fill (-inf, a number), the
+    gradient zero under the mask; masks of odd sizes take the generic kernel."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 7) if mask_shape == (7,) else (2, 3, 8, 12))
+    mask = rng.random(mask_shape) < 0.4
+    outs = []
+    for device in ("cpu", dev):
+        m = lucid.tensor(mask).to(device)
+        for fill in (float("-inf"), 2.5):
+            got = _grads(device, dtype, lambda t: t.masked_fill(m, fill).clamp(-10, 10), a)
+            with lucid.no_grad():
+                y = lucid.tensor(a).to(getattr(lucid, dtype)).to(device).masked_fill(m, fill)
+            outs.append((got[0], _np(y)))
+    half = len(outs) // 2
+    for (gc, yc), (gd, yd) in zip(outs[:half], outs[half:]):
+        np.testing.assert_array_equal(yd, yc)
+        np.testing.assert_allclose(gd, gc, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_half_with_a_number(dev, dtype):
+    """x * s, x + s, s - x, s * x and their gradients, the number rounded to the dtype
+    first (NumPy 2's weak scalars) on both devices; 4k + 3 elements (the vector tail)."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((5, 83)) * 3
+    for fn in (lambda t: t * 0.3, lambda t: t + 1.7, lambda t: 2.1 - t, lambda t: 0.125 * t,
+               lambda t: t * 3):
+        res = []
+        for device in ("cpu", dev):
+            t = lucid.tensor(a).to(getattr(lucid, dtype)).to(device)
+            res.append((_np(fn(t)), _grads(device, dtype, fn, a)[0]))
+        (yc, gc), (yd, gd) = res
+        np.testing.assert_allclose(yd, yc, rtol=TOL[dtype], atol=TOL[dtype])
+        np.testing.assert_allclose(gd, gc, rtol=TOL[dtype], atol=TOL[dtype])

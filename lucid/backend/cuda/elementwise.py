@@ -7,8 +7,12 @@ thread, strided indexing); these move four elements a thread with one vector loa
 store, on contiguous, aligned arrays:
 
 - :func:`cast`: float32 <-> float16/bfloat16 (round to nearest even, as CuPy and NumPy).
-- :func:`binary`: ``x + y``, ``x - y``, ``x * y`` of two half arrays of one shape,
-  computed in float32 and rounded once.
+- :func:`binary`: ``x + y``, ``x - y``, ``x * y`` of two half arrays of one shape, or of
+  a half array and a Python number (rounded to the array's dtype first, NumPy 2's weak
+  scalar), computed in float32 and rounded once.
+- :func:`select`: ``where(mask, s, a)`` / ``where(mask, a, s)`` of a half or float32
+  array and a number, the boolean mask broadcasting over ``a``'s leading dims (a causal
+  mask over a batch of attention scores: masked_fill and its gradient).
 - :func:`bias_add_`: a linear layer's ``y += b`` over the rows of ``y`` (half or float32).
 
 Anything else returns None, and the caller takes CuPy's kernel.
@@ -43,17 +47,41 @@ struct __align__(4 * sizeof(T)) V { T v[4]; };
 __device__ __forceinline__ float apply(float a, float b, int op) {
     return op == 0 ? a + b : (op == 1 ? a - b : a * b);
 }
-extern "C" __global__ void binary(const T* x, const T* y, T* z, long long n, int op) {
+// y null: x (op) s, the number s exact in T
+extern "C" __global__ void binary(const T* x, const T* y, T* z, long long n, int op,
+                                  float s) {
     long long q = n / 4;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q;
          i += (long long)gridDim.x * blockDim.x) {
-        V a = reinterpret_cast<const V*>(x)[i], b = reinterpret_cast<const V*>(y)[i], c;
+        V a = reinterpret_cast<const V*>(x)[i], b, c;
+        if (y) b = reinterpret_cast<const V*>(y)[i];
         for (int j = 0; j < 4; ++j)
-            c.v[j] = T(apply(static_cast<float>(a.v[j]), static_cast<float>(b.v[j]), op));
+            c.v[j] = T(apply(static_cast<float>(a.v[j]), y ? static_cast<float>(b.v[j]) : s,
+                             op));
         reinterpret_cast<V*>(z)[i] = c;
     }
     long long t = 4 * q + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (t < n) z[t] = T(apply(static_cast<float>(x[t]), static_cast<float>(y[t]), op));
+    if (t < n) z[t] = T(apply(static_cast<float>(x[t]), y ? static_cast<float>(y[t]) : s, op));
+}
+'''
+_SELECT = r'''
+struct __align__(4 * sizeof(T)) V { T v[4]; };
+// z[i] = (mask[i % m] != flip) ? fill : a[i] over n elements, four at a time (m % 4 == 0);
+// fill is *sv, or s where sv is null
+extern "C" __global__ void select(const T* a, const bool* mask, T* z, long long n,
+                                  long long m, int flip, float s, const T* sv) {
+    const T fill = sv ? *sv : T(s);
+    const bool on = !flip;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n / 4;
+         i += (long long)gridDim.x * blockDim.x) {
+        V x = reinterpret_cast<const V*>(a)[i];
+        const uchar4 k = reinterpret_cast<const uchar4*>(mask)[i % (m / 4)];
+        if ((k.x != 0) == on) x.v[0] = fill;
+        if ((k.y != 0) == on) x.v[1] = fill;
+        if ((k.z != 0) == on) x.v[2] = fill;
+        if ((k.w != 0) == on) x.v[3] = fill;
+        reinterpret_cast<V*>(z)[i] = x;
+    }
 }
 '''
 _BIAS = r'''
@@ -79,6 +107,7 @@ extern "C" __global__ void bias_add(T* y, const T* b, long long total, long long
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 _OPS = {"add": 0, "subtract": 1, "multiply": 2}
+_NUMBERS = (int, float)
 _THREADS = 256
 
 
@@ -107,14 +136,58 @@ def _cast_kernel(src, dst):
 
 
 def binary(name, x, y):
-    """``x (op) y`` for two half arrays of one shape and dtype, or None."""
-    if not (isinstance(x, cupy.ndarray) and isinstance(y, cupy.ndarray)) or \
-            x.dtype not in _HALF or y.dtype != x.dtype or x.shape != y.shape or \
-            not x.size or not _aligned(x, y):
+    """``x (op) y`` for two half arrays of one shape and dtype, or a half array and a
+    Python number (either side for ``add``/``multiply``); None otherwise."""
+    if type(x) in _NUMBERS and name != "subtract":
+        x, y = y, x
+    if not isinstance(x, cupy.ndarray) or x.dtype not in _HALF or not x.size:
         return None
+    if type(y) in _NUMBERS:
+        if not _aligned(x):
+            return None
+        s, y = np.float32(np.asarray(y, x.dtype)), np.uint64(0)
+    elif not isinstance(y, cupy.ndarray) or y.dtype != x.dtype or x.shape != y.shape or \
+            not _aligned(x, y):
+        return None
+    else:
+        s = np.float32(0)
     out = cupy.empty(x.shape, x.dtype)
-    kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,),
-                                       (x, y, out, np.int64(x.size), np.int32(_OPS[name])))
+    kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,), (
+        x, y, out, np.int64(x.size), np.int32(_OPS[name]), s))
+    return out
+
+
+def _fill(v, a):
+    """A select's fill for array ``a``: a Python number, or a 0-d array of ``a``'s dtype
+    (read on the device: no host sync)."""
+    return type(v) in _NUMBERS or (isinstance(v, cupy.ndarray) and v.ndim == 0 and
+                                   v.dtype == a.dtype)
+
+
+def select(cond, x, y):
+    """``where(cond, x, y)`` with one of ``x``, ``y`` the fill, a Python number or a 0-d
+    array, and the other a contiguous half or float32 array ``a`` of more dims (the
+    result in ``a``'s dtype, a number rounded to it), ``cond`` a contiguous boolean array
+    equal to ``a``'s trailing dims (leading ones allowed) of a size divisible by four;
+    None otherwise."""
+    flip = not (type(x) in _NUMBERS or isinstance(x, cupy.ndarray) and x.ndim == 0)
+    a, s = (x, y) if flip else (y, x)
+    if not isinstance(a, cupy.ndarray) or not a.ndim or not _fill(s, a) or \
+            a.dtype not in _HALF + (_F32,) or not isinstance(cond, cupy.ndarray) or \
+            cond.dtype != np.bool_ or not cond.flags.c_contiguous or not a.size or \
+            cond.size % 4 or not _aligned(a) or cond.data.ptr % 4:
+        return None
+    shape = cond.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    if a.shape[a.ndim - len(shape):] != shape or len(shape) > a.ndim:
+        return None
+    number = type(s) in _NUMBERS
+    out = cupy.empty(a.shape, a.dtype)
+    kernel(_SELECT, "select", a.dtype)(_grid(a.size), (_THREADS,), (
+        a, cond, out, np.int64(a.size), np.int64(cond.size), np.int32(flip),
+        np.float32(np.asarray(s, a.dtype)) if number else np.float32(0),
+        np.uint64(0) if number else s))
     return out
 
 

@@ -5,7 +5,8 @@ it except in a few functions the kernels rely on; this module is ``cupy`` with t
 replaced (a plain module, so attribute lookups cost what ``cupy.x`` costs):
 
 - ``where``: a Python scalar beside an array takes the array's dtype (NumPy 2's weak
-  scalars); CuPy turns ``where(c, bfloat16_array, 0)`` into float32.
+  scalars); CuPy turns ``where(c, bfloat16_array, 0)`` into float32. A fill (a number
+  or a 0-d array) beside a half or float32 array takes :func:`.elementwise.select`.
   Selecting bfloat16 moves the raw 16-bit words (CuPy's ``where`` has no bfloat16 loop).
 - ``tril`` / ``triu``: keep bfloat16 (through that ``where``).
 - the math ufuncs (``power``, ``fmod``, ``log``, ``maximum``, ...): where CuPy has no
@@ -53,6 +54,9 @@ def _bits(v):
 def where(cond, x=None, y=None):
     if x is None and y is None:
         return cupy.where(cond)
+    r = elementwise.select(cond, x, y)
+    if r is not None:
+        return r
     xa, ya = isinstance(x, cupy.ndarray), isinstance(y, cupy.ndarray)
     if xa and not ya:
         y = _weak(y, x)
