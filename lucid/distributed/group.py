@@ -10,6 +10,7 @@ wire buffers (:meth:`ProcessGroup.stage`) and copies staged results back.
 from __future__ import annotations
 
 import atexit
+import os
 
 from .. import dtypes as _dt
 from .._device import CPU
@@ -196,4 +197,18 @@ def _abort_if_broken():
     """A group broke (a peer died or timed out): abort the job, since finalising it would
     wait for that peer."""
     if _BROKEN:
+        record_failure(_BROKEN[0])
         _BROKEN[0].abort()
+
+
+def record_failure(g):
+    """Mark the failure of group ``g`` for the launcher (:mod:`lucid.distributed.run`),
+    in the directory ``LUCID_RUN_FAILURES`` names where it is set: ``mpiexec`` may report
+    success for a job that a dead rank ended."""
+    marks = os.environ.get("LUCID_RUN_FAILURES")
+    if marks:
+        try:
+            with open(os.path.join(marks, f"rank{g.global_rank}"), "w") as f:
+                f.write(str(g.broken))
+        except OSError:
+            pass

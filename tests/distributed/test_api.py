@@ -4,6 +4,7 @@ outside training, convert_sync_batchnorm, the launcher's command line)."""
 
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -122,6 +123,38 @@ def test_launcher_nccl_mode_sets_torchrun_variables_and_ends_the_rest(tmp_path):
     assert p.returncode == 3, p.stderr
     assert (tmp_path / "r1").read_text() == "1 2 1 127.0.0.1 29611"
     assert (tmp_path / "r0").read_text() == "0 2 0 127.0.0.1 29611"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_launcher_stops_an_mpiexec_that_outlives_its_ranks(monkeypatch, capfd):
+    """A stand-in for mpiexec whose only child (a "rank") ends while it sleeps on: the
+    launcher stops it after the grace period and reports failure; one that ends by
+    itself keeps its status."""
+    from lucid.distributed import run
+    monkeypatch.setattr(run, "GRACE_S", 1.0)
+    hung = [sys.executable, "-c", "import subprocess, sys, time; "
+            "subprocess.run([sys.executable, '-c', 'import time; time.sleep(1.5)']); "
+            "time.sleep(60)"]
+    t = time.monotonic()
+    assert run._run_mpiexec(hung) == 1
+    assert time.monotonic() - t < 30
+    assert "still running 1 s after its last rank had ended" in capfd.readouterr().err
+    assert run._run_mpiexec([sys.executable, "-c", "import sys; sys.exit(3)"]) == 3
+
+
+def test_launcher_fails_a_job_whose_rank_marked_a_failure(monkeypatch, capfd):
+    """A rank whose process group broke leaves a mark (lucid.distributed.group's exit
+    handler); the launch then fails even where mpiexec ends with status 0."""
+    from lucid.distributed import run
+    script = ("import importlib; m = importlib.import_module('lucid.distributed.group'); "
+              "m.record_failure(type('G', (), {'global_rank': 1, 'broken': 'a peer died'}))")
+    monkeypatch.setattr(run, "mpiexec_command",
+                        lambda n, argv, extra=(): [sys.executable, "-c", script])
+    assert run.main(["--nproc-per-node", "2", "script.py"]) == 1
+    assert "but rank1 ended after its process group failed" in capfd.readouterr().err
+    monkeypatch.setattr(run, "mpiexec_command",
+                        lambda n, argv, extra=(): [sys.executable, "-c", "pass"])
+    assert run.main(["--nproc-per-node", "2", "script.py"]) == 0
 
 
 def test_tcp_rendezvous_hands_rank0_bytes_to_every_rank():

@@ -171,6 +171,16 @@ struct ChanPos {
     }
 };
 
+// The sum of a group's elements l in [l0, l1) (at xg[(l / S) stride + l % S]) over the
+// block's threads, in every thread.
+__device__ A chunk_sum(const T* xg, long long l0, long long l1, long long S,
+                       long long stride) {
+    A s = A(0);
+    for (ChanPos p(l0 + threadIdx.x, blockDim.x, S, 1); p.i < l1; p.next())
+        s += static_cast<A>(xg[p.row * stride + p.s]);
+    return row_reduce<false>(s, (int)blockDim.x);
+}
+
 // Block (g, p): group g's elements l in [p chunk, (p + 1) chunk) of its L = M S, at
 // x[g S + (l / S) stride + l % S] (blockDim.x a power of two, 32..1024). One part: the
 // group's mean and biased variance; several: the chunk's mean and sum of squared
@@ -182,10 +192,7 @@ chan_stats(const T* x, A* mean, A* var, long long groups, long long S, long long
     long long l1 = l0 + chunk < L ? l0 + chunk : L;
     int lanes = blockDim.x;
     const T* xg = x + g * S;
-    A s1 = A(0);
-    for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next())
-        s1 += static_cast<A>(xg[p.row * stride + p.s]);
-    A mu = row_reduce<false>(s1, lanes) / A(l1 - l0);
+    A mu = chunk_sum(xg, l0, l1, S, stride) / A(l1 - l0);
     A s2 = A(0);
     for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next()) {
         A d = static_cast<A>(xg[p.row * stride + p.s]) - mu;
@@ -211,10 +218,7 @@ chan_train_fwd(const T* x, const T* w, const T* b, T* y, A* mean, A* rstd, T* rm
     int lanes = blockDim.x;
     const T* xc = x + c * S;
     T* yc = y + c * S;
-    A s1 = A(0);
-    for (ChanPos p(threadIdx.x, lanes, S, 1); p.i < L; p.next())
-        s1 += static_cast<A>(xc[p.row * stride + p.s]);
-    A mu = row_reduce<false>(s1, lanes) / A(L);
+    A mu = chunk_sum(xc, 0, L, S, stride) / A(L);
     A s2 = A(0);
     for (ChanPos p(threadIdx.x, lanes, S, 1); p.i < L; p.next()) {
         A d = static_cast<A>(xc[p.row * stride + p.s]) - mu;
@@ -312,12 +316,7 @@ chan_sum(const T* x, A* sum, A* unused, long long groups, long long S, long long
          long long L, long long chunk) {
     long long q = blockIdx.x, l0 = (long long)blockIdx.y * chunk;
     long long l1 = l0 + chunk < L ? l0 + chunk : L;
-    int lanes = blockDim.x;
-    const T* xg = x + q * S;
-    A a = A(0);
-    for (ChanPos p(l0 + threadIdx.x, lanes, S, 1); p.i < l1; p.next())
-        a += static_cast<A>(xg[p.row * stride + p.s]);
-    a = row_reduce<false>(a, lanes);
+    A a = chunk_sum(x + q * S, l0, l1, S, stride);
     if (threadIdx.x == 0) sum[(long long)blockIdx.y * groups + q] = a;
 }
 
