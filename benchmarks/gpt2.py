@@ -8,9 +8,11 @@ zero_grad, forward and cross-entropy (under autocast for bf16), backward, AdamW.
 
 Configurations (``--only``): fp32-math, fp32-sdpa, bf16-math, bf16-sdpa; "math" writes
 attention out (matmul, causal mask, softmax, matmul), "sdpa" calls
-``scaled_dot_product_attention(is_causal=True)``. Per configuration: ms per step (median
-of ``--repeats`` loops of ``--steps`` steps after ``--warmup`` steps, the GPU synchronised
-before and after each loop), tokens per second, peak memory (``max_memory_allocated``
+``scaled_dot_product_attention(is_causal=True)``. Per configuration: ms per step (loops of
+``--steps`` steps after ``--warmup`` steps, the GPU synchronised before and after each
+loop; on the GPU the two libraries take turns, ``--repeats`` loops each, and each reports
+its best loop, as benchmarks/train.py; on the CPU the median of each one's loops), tokens
+per second, peak memory (``max_memory_allocated``
 after ``reset_peak_memory_stats``, so weights, gradients, AdamW state and activations)
 and the ratios Lucid / PyTorch. TF32 stays at both frameworks' default (off). A
 configuration that fails prints its error and n/a cells; the others still run.
@@ -34,8 +36,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, free, guarded, ms_per_call, on_gpu, peak_bytes,  # noqa: E402
-                    ratio, require_gpu, reset_peak, scaled, syncer, write_json)
+from common import (Table, free, guarded, interleaved_ms, ms_per_call, on_gpu,  # noqa: E402
+                    peak_bytes, ratio, require_gpu, reset_peak, scaled, syncer, write_json)
 from transformer import gpt  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -62,9 +64,8 @@ def batch(args):
     return x, rng.integers(0, args.vocab, size=args.batch * args.seq)
 
 
-def run(lib, config, args, state, xy):
-    """Build, step once (the first loss), time, and read the peak memory of one
-    configuration in ``lib``; returns ``(first loss, ms per step, peak bytes)``."""
+def build(lib, config, args, state, xy):
+    """The training step of one configuration in ``lib`` (it returns the loss)."""
     precision, attention = config.split("-")
     model = gpt(lib, args.vocab, args.d, args.heads, args.layers, args.seq,
                 attention=attention, gelu="tanh")
@@ -87,12 +88,41 @@ def run(lib, config, args, state, xy):
         loss.backward()
         opt.step()
         return loss
+    return step
 
+
+def first_step(lib, config, args, state, xy):
+    """``(step, first loss)`` of one configuration in ``lib``, the peak memory counted
+    from before that first step."""
+    step = build(lib, config, args, state, xy)
     reset_peak(lib, args.device)
-    loss0 = step().item()
-    ms = ms_per_call(step, syncer(lib, args.device), args.steps, args.repeats,
-                     max(args.warmup - 1, 0))
-    return loss0, ms, peak_bytes(lib, args.device)
+    return step, step().item()
+
+
+def run(config, args, state, xy):
+    """Per library: ``(first loss, ms per step, peak bytes)``, or Nones where it failed.
+    On the GPU the libraries take turns (:func:`common.interleaved_ms`; the host is
+    shared), on the CPU each is timed on its own (the median of its repeats)."""
+    libs = (lucid, torch)
+    got = {lib: guarded(f"{lib.__name__} {config}", first_step, lib, config, args, state, xy)
+           for lib in libs}
+    ran = [lib for lib in libs if got[lib]]
+    warmup = max(args.warmup - 1, 0)
+    if on_gpu(args.device) and len(ran) == 2:
+        times = guarded(config, interleaved_ms, [got[lib][0] for lib in ran],
+                        [syncer(lib, args.device) for lib in ran], args.steps, args.repeats,
+                        warmup) or [None] * 2
+    else:
+        times = [guarded(f"{lib.__name__} {config}", ms_per_call, got[lib][0],
+                         syncer(lib, args.device), args.steps, args.repeats, warmup)
+                 for lib in ran]
+    out = {lib: (None, None, None) for lib in libs}
+    for lib, ms in zip(ran, times):
+        out[lib] = (got[lib][1], ms, peak_bytes(lib, args.device))
+    got.clear()
+    for lib in libs:
+        free(lib, args.device)
+    return out[lucid], out[torch]
 
 
 def main():
@@ -126,12 +156,7 @@ def main():
                   ("lucid loss", 11, "{:.4f}"), ("torch loss", 11, "{:.4f}"))
     results = []
     for config in configs:
-        got = {}
-        for lib in (lucid, torch):
-            got[lib.__name__] = guarded(f"{lib.__name__} {config}", run, lib, config, args,
-                                        state, xy) or (None, None, None)
-            free(lib, args.device)
-        (ll, lms, lmem), (tl, tms, tmem) = got["lucid"], got["torch"]
+        (ll, lms, lmem), (tl, tms, tmem) = run(config, args, state, xy)
         r = {"config": config, "lucid_ms": lms, "torch_ms": tms, "ratio": ratio(lms, tms),
              "lucid_tokens_s": ratio(tokens * 1e3, lms),
              "torch_tokens_s": ratio(tokens * 1e3, tms),
