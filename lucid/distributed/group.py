@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import os
+from abc import ABC, abstractmethod
 
 from .. import dtypes as _dt
 from .._device import CPU
@@ -22,7 +23,7 @@ from .work import ReduceOp
 __all__ = ["ProcessGroup", "GroupMember", "group"]
 
 
-class ProcessGroup:
+class ProcessGroup(ABC):
     """Ranks ``ranks`` (global ranks, in group-rank order) of which this process is group
     rank ``rank``; collectives that wait longer than ``timeout`` seconds fail.
 
@@ -77,9 +78,9 @@ class ProcessGroup:
 
     # -- wire buffers ----------------------------------------------------------------------
 
+    @abstractmethod
     def device_of(self, t, op):
         """The device the wire buffer of ``t`` lives on (raises where it cannot be)."""
-        raise NotImplementedError  # abstract
 
     def stage(self, t, op, reduce=False, read=True):
         """``(buffer, writeback)``: a flat contiguous tensor holding ``t`` on the wire
@@ -128,43 +129,56 @@ class ProcessGroup:
 
     # -- primitives on wire buffers (group ranks; each returns a Work) ---------------------
 
+    @abstractmethod
     def allreduce(self, buf, op):
-        raise NotImplementedError  # abstract
+        """Reduce ``buf`` with ``op`` over the group, in place on every rank."""
 
+    @abstractmethod
     def broadcast(self, buf, root):
-        raise NotImplementedError  # abstract
+        """Copy group rank ``root``'s ``buf`` into every rank's."""
 
+    @abstractmethod
     def reduce(self, buf, op, root):
-        raise NotImplementedError  # abstract
+        """Reduce ``buf`` with ``op`` into rank ``root``'s (the others' are left as sent)."""
 
+    @abstractmethod
     def allgather(self, out, inp):
-        raise NotImplementedError  # abstract
+        """Every rank's ``inp``, in rank order, into every rank's ``out``."""
 
+    @abstractmethod
     def reduce_scatter(self, out, inp, op):
-        raise NotImplementedError  # abstract
+        """Rank r's ``out``: slice r of the ``op``-reduction of every rank's ``inp``."""
 
+    @abstractmethod
     def gather(self, out, inp, root):
-        raise NotImplementedError  # abstract
+        """Every rank's ``inp``, in rank order, into rank ``root``'s ``out``."""
 
+    @abstractmethod
     def scatter(self, out, inp, root):
-        raise NotImplementedError  # abstract
+        """Slice r of rank ``root``'s ``inp`` into rank r's ``out``."""
 
+    @abstractmethod
     def alltoall(self, out, inp, out_counts, in_counts):
-        raise NotImplementedError  # abstract
+        """Each rank's ``inp`` split by ``in_counts`` (elements per peer) to the peers;
+        ``out`` filled from them by ``out_counts``."""
 
+    @abstractmethod
     def send(self, buf, dst, tag):
-        raise NotImplementedError  # abstract
+        """``buf`` to group rank ``dst`` with ``tag``."""
 
+    @abstractmethod
     def recv(self, buf, src, tag):
-        raise NotImplementedError  # abstract
+        """Into ``buf`` from group rank ``src`` (None: any) with ``tag``; the Work's
+        ``result_value`` is the sender's global rank."""
 
+    @abstractmethod
     def barrier(self):
-        raise NotImplementedError  # abstract
+        """Done once every rank of the group has reached it."""
 
+    @abstractmethod
     def split(self, ranks, timeout):
         """The group of global ``ranks`` (every rank of this group calls it): a new
         ProcessGroup where this rank is a member, else None."""
-        raise NotImplementedError  # abstract
 
     def destroy(self):
         """Release the communicator."""
