@@ -402,12 +402,9 @@ def jacrev(func, argnums=0, *, has_aux=False):
     """
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        nums, single = _argnums(argnums, len(args), "jacrev")
         with enable_grad():
-            inputs = _Inputs(args, nums, "jacrev")
-            out, aux = _run(func, inputs.args, kwargs, has_aux, "jacrev")
-            outs, spec = _out_leaves(out, inputs.levels, "jacrev")
-            create = _needs_graph(inputs, outs)
+            inputs, single, outs, spec, aux, create = _traced(func, args, kwargs, argnums,
+                                                              has_aux, "jacrev")
             nlev = len(inputs.levels)
             blocks = []
             for o in outs:
@@ -424,6 +421,16 @@ def jacrev(func, argnums=0, *, has_aux=False):
     return wrapped
 
 
+def _traced(func, args, kwargs, argnums, has_aux, fn):
+    """``func`` run on the differentiated ``args`` (grad mode on, the caller's): ``(inputs,
+    single, output leaves, their tree spec, aux, whether the result needs a graph)``."""
+    nums, single = _argnums(argnums, len(args), fn)
+    inputs = _Inputs(args, nums, fn)
+    out, aux = _run(func, inputs.args, kwargs, has_aux, fn)
+    outs, spec = _out_leaves(out, inputs.levels, fn)
+    return inputs, single, outs, spec, aux, _needs_graph(inputs, outs)
+
+
 def jacfwd(func, argnums=0, *, has_aux=False):
     """``func`` -> its Jacobian by forward mode (the double-vjp :func:`jvp`): shaped as
     :func:`jacrev`'s.
@@ -435,12 +442,9 @@ def jacfwd(func, argnums=0, *, has_aux=False):
     """
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        nums, single = _argnums(argnums, len(args), "jacfwd")
         with enable_grad():
-            inputs = _Inputs(args, nums, "jacfwd")
-            out, aux = _run(func, inputs.args, kwargs, has_aux, "jacfwd")
-            outs, spec = _out_leaves(out, inputs.levels, "jacfwd")
-            create = _needs_graph(inputs, outs)
+            inputs, single, outs, spec, aux, create = _traced(func, args, kwargs, argnums,
+                                                              has_aux, "jacfwd")
             nlev = len(inputs.levels)
             sizes = [_numel(x.shape[nlev:]) for x in inputs.leaves]
             total = sum(sizes)
