@@ -70,6 +70,16 @@ def interleaved_ms(fns, syncs, calls, repeats, warmup):
     return best
 
 
+def time_steps(fns, syncs, device, calls, repeats, warmup):
+    """ms per call of each function of ``fns``: in turns on the GPU
+    (:func:`interleaved_ms`, the best turn each), one after the other on the CPU (the
+    median of each one's repeats: there BLAS threads keep spinning for a while after a
+    NumPy call and would take the cores from the next library's turn)."""
+    if on_gpu(device):
+        return interleaved_ms(fns, syncs, calls, repeats, warmup)
+    return [ms_per_call(f, s, calls, repeats, warmup) for f, s in zip(fns, syncs)]
+
+
 def reset_peak(lib, device):
     if on_gpu(device):
         lib.cuda.reset_peak_memory_stats()

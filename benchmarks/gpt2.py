@@ -36,8 +36,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, free, guarded, interleaved_ms, ms_per_call, on_gpu,  # noqa: E402
-                    peak_bytes, ratio, require_gpu, reset_peak, scaled, syncer, write_json)
+from common import (Table, free, guarded, on_gpu, peak_bytes, ratio,  # noqa: E402
+                    require_gpu, reset_peak, scaled, syncer, time_steps, write_json)
 from transformer import gpt  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -100,22 +100,15 @@ def first_step(lib, config, args, state, xy):
 
 
 def run(config, args, state, xy):
-    """Per library: ``(first loss, ms per step, peak bytes)``, or Nones where it failed.
-    On the GPU the libraries take turns (:func:`common.interleaved_ms`; the host is
-    shared), on the CPU each is timed on its own (the median of its repeats)."""
+    """Per library: ``(first loss, ms per step, peak bytes)``, or Nones where it failed;
+    timed by :func:`common.time_steps`."""
     libs = (lucid, torch)
     got = {lib: guarded(f"{lib.__name__} {config}", first_step, lib, config, args, state, xy)
            for lib in libs}
     ran = [lib for lib in libs if got[lib]]
-    warmup = max(args.warmup - 1, 0)
-    if on_gpu(args.device) and len(ran) == 2:
-        times = guarded(config, interleaved_ms, [got[lib][0] for lib in ran],
-                        [syncer(lib, args.device) for lib in ran], args.steps, args.repeats,
-                        warmup) or [None] * 2
-    else:
-        times = [guarded(f"{lib.__name__} {config}", ms_per_call, got[lib][0],
-                         syncer(lib, args.device), args.steps, args.repeats, warmup)
-                 for lib in ran]
+    times = guarded(config, time_steps, [got[lib][0] for lib in ran],
+                    [syncer(lib, args.device) for lib in ran], args.device, args.steps,
+                    args.repeats, max(args.warmup - 1, 0)) or [None] * len(ran)
     out = {lib: (None, None, None) for lib in libs}
     for lib, ms in zip(ran, times):
         out[lib] = (got[lib][1], ms, peak_bytes(lib, args.device))

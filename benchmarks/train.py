@@ -37,8 +37,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, free, guarded, interleaved_ms, ms_per_call, on_gpu,  # noqa: E402
-                    ratio, require_gpu, syncer, write_json)
+from common import (Table, free, guarded, on_gpu, ratio, require_gpu,  # noqa: E402
+                    syncer, time_steps, write_json)
 from transformer import gpt as gpt_model  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -114,23 +114,15 @@ def workloads(only, attention):
 
 
 def time_both(build, args):
-    """ms per step of ``build`` in each library: in turns on the GPU, one after the other
-    on the CPU (see the module doc)."""
+    """ms per step of ``build`` in each library (:func:`common.time_steps`)."""
     libs = (lucid, torch)
-    sync = [syncer(lib, args.device) for lib in libs]
-    if on_gpu(args.device):
-        steps = []
-        for lib in libs:
-            lib.manual_seed(0)
-            steps.append(step_fn(lib, build, args.device))
-        times = interleaved_ms(steps, sync, args.steps, args.repeats, args.warmup)
-        del steps
-    else:
-        times = []
-        for lib, s in zip(libs, sync):
-            lib.manual_seed(0)
-            times.append(ms_per_call(step_fn(lib, build, args.device), s, args.steps,
-                                     args.repeats, args.warmup))
+    steps = []
+    for lib in libs:
+        lib.manual_seed(0)
+        steps.append(step_fn(lib, build, args.device))
+    times = time_steps(steps, [syncer(lib, args.device) for lib in libs], args.device,
+                       args.steps, args.repeats, args.warmup)
+    del steps
     for lib in libs:
         free(lib, args.device)
     return dict(zip(("lucid", "torch"), times))
