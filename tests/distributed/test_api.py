@@ -4,7 +4,6 @@ outside training, convert_sync_batchnorm, the launcher's command line)."""
 
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -135,9 +134,7 @@ def test_launcher_stops_an_mpiexec_that_outlives_its_ranks(monkeypatch, capfd):
     hung = [sys.executable, "-c", "import subprocess, sys, time; "
             "subprocess.run([sys.executable, '-c', 'import time; time.sleep(1.5)']); "
             "time.sleep(60)"]
-    t = time.monotonic()
-    assert run._run_mpiexec(hung) == 1
-    assert time.monotonic() - t < 30
+    assert run._run_mpiexec(hung) == 1          # (left alone it would sleep on, then exit 0)
     assert "still running 1 s after its last rank had ended" in capfd.readouterr().err
     assert run._run_mpiexec([sys.executable, "-c", "import sys; sys.exit(3)"]) == 3
 
