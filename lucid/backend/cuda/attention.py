@@ -331,8 +331,9 @@ __device__ void cast(const A* src, T* dst, long long n, long long H, long long L
 
 // ---- tensor-core forward (float16 / bfloat16): mma.sync m16n8k16, float accumulation ----
 // A block of 4 warps takes 64 query rows (16 per warp, Q fragments in registers), looping
-// over tiles of 64 keys staged in shared memory (K row-major, V transposed, rows padded by 8
-// halves so the fragment loads are free of bank conflicts). E, EV <= D (zero-padded).
+// over tiles of 64 keys staged in shared memory (K and V row-major, rows padded by 8 halves
+// so the fragment loads are free of bank conflicts; V's fragments transposed on load by
+// ldmatrix). E, EV <= D (zero-padded).
 
 template <class H> struct Mma;
 template <> struct Mma<__half> {
@@ -365,47 +366,66 @@ template <> struct Mma<__nv_bfloat16> {
 #define TM 64                   // query rows and keys per tile of the mma kernel
 
 // R x D of src (row stride rs, the first n rows and e features real, zeros elsewhere)
-// into dst: row-major with leading dimension ld, or transposed (dst[c * ld + r]).
-template <class T, int D, bool TR, int R = TM>
+// into dst, row-major with leading dimension ld.
+template <class T, int D, int R = TM>
 __device__ __forceinline__ void stage(T* dst, int ld, const T* src, long long rs,
                                       long long n, int e, int vec) {
     if (vec) {                  // e == D, 16-byte aligned rows: 8 elements a load
         for (int x = threadIdx.x; x < R * D / 8; x += blockDim.x) {
-            // transposed: a warp takes 32 rows of one chunk, so its stores hit 32 banks
-            const int r = TR ? x % R : x / (D / 8), c = TR ? x / R * 8 : x % (D / 8) * 8;
+            const int r = x / (D / 8), c = x % (D / 8) * 8;
             uint4 u = make_uint4(0, 0, 0, 0);
             if (r < n) u = *reinterpret_cast<const uint4*>(src + r * rs + c);
-            if (TR) {
-                const T* h = reinterpret_cast<const T*>(&u);
-                #pragma unroll
-                for (int y = 0; y < 8; ++y) dst[(c + y) * ld + r] = h[y];
-            } else {
-                *reinterpret_cast<uint4*>(dst + r * ld + c) = u;
-            }
+            *reinterpret_cast<uint4*>(dst + r * ld + c) = u;
         }
     } else {
         for (int x = threadIdx.x; x < R * D; x += blockDim.x) {
             const int r = x / D, c = x % D;
-            const T val = r < n && c < e ? src[r * rs + c] : T(0.0f);
-            dst[TR ? c * ld + r : r * ld + c] = val;
+            dst[r * ld + c] = r < n && c < e ? src[r * rs + c] : T(0.0f);
         }
     }
 }
 
+// stage's vector path through cp.async (rows past n zero-filled): the copies overlap what
+// the block computes until it waits for them (commit, then wait_group).
+template <class T, int D, int R = TM>
+__device__ __forceinline__ void stage_async(T* dst, int ld, const T* src, long long rs,
+                                            long long n) {
+    for (int x = threadIdx.x; x < R * D / 8; x += blockDim.x) {
+        const int r = x / (D / 8), c = x % (D / 8) * 8;
+        const u32 d = (u32)__cvta_generic_to_shared(dst + r * ld + c);
+        const T* s = r < n ? src + r * rs + c : src;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+                     :: "r"(d), "l"(s), "r"(r < n ? 16 : 0));
+    }
+}
+__device__ __forceinline__ void async_commit() { asm volatile("cp.async.commit_group;"); }
+template <int N> __device__ __forceinline__ void async_wait() {
+    asm volatile("cp.async.wait_group %0;" :: "n"(N));
+}
+
+// B fragments of two 8x8 tiles of a row-major [k][n] matrix in shared memory (k0 + 0..15,
+// n0 + 0..7; row pointers from lanes 0-15), transposed on load: the "col" B operand.
+__device__ __forceinline__ void ldsm_t(u32& b0, u32& b1, const void* row) {
+    const u32 a = (u32)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(b0), "=r"(b1) : "r"(a));
+}
+
 template <class T, int D>
 __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
-    constexpr int KL = D + 8, VL = TM + 8, NT = TM / 8, DT = D / 8, KS = D / 16;
-    __shared__ __align__(16) unsigned short ks_raw[TM * KL];
-    __shared__ __align__(16) unsigned short vt_raw[D * VL];
+    constexpr int KL = D + 8, NT = TM / 8, DT = D / 8, KS = D / 16;
+    constexpr int NB = D <= 64 ? 2 : 1;     // K/V tiles double-buffered where 48 KiB allow
+    __shared__ __align__(16) unsigned short ks_raw[NB * TM * KL];
+    __shared__ __align__(16) unsigned short vs_raw[NB * TM * KL];
     T* Ks = reinterpret_cast<T*>(ks_raw);
-    T* Vt = reinterpret_cast<T*>(vt_raw);
+    T* Vs = reinterpret_cast<T*>(vs_raw);
     const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31, gr = lane >> 2, tq = lane & 3;
     Masks<T> mk;
     Head hd = head_of<T>(blockIdx.y, ATTN_ARGS, mk);
     const long long i0 = (long long)(gridDim.x - 1 - blockIdx.x) * TM;  // long tiles first
     const float sl2 = scale * 1.4426950408889634f;                       // scale * log2(e)
 
-    stage<T, D, false>(Ks, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);  // Q through Ks
+    stage<T, D>(Ks, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);  // Q through Ks
     __syncthreads();
     u32 qa[KS][4];
     {
@@ -423,16 +443,40 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
     const long long ir[2] = {i0 + w * 16 + gr, i0 + w * 16 + gr + 8};
     const long long jend = causal ? min(S, i0 + TM) : S;
     const bool plain = !mk.bias && !mk.ok && !causal;
-    for (long long j0 = 0; j0 < jend; j0 += TM) {
+    const int tiles = (int)((jend + TM - 1) / TM);
+    // tile it of K and V into buffer buf: asynchronously where rows are 16-byte vectors
+    auto load = [&](int it, int buf) {
+        const long long j = (long long)it * TM;
+        T* kd = Ks + buf * (TM * KL);
+        T* vd = Vs + buf * (TM * KL);
+        if (vec) {
+            stage_async<T, D>(kd, KL, k + hd.ko + j * kl, kl, S - j);
+            stage_async<T, D>(vd, KL, v + hd.vo + j * vl, vl, S - j);
+        } else {
+            stage<T, D>(kd, KL, k + hd.ko + j * kl, kl, S - j, E, vec);
+            stage<T, D>(vd, KL, v + hd.vo + j * vl, vl, S - j, EV, vec);
+        }
+        async_commit();                     // (an empty group for the synchronous copies)
+    };
+    __syncthreads();                        // Q's fragments are out of Ks
+    if (tiles) load(0, 0);
+    for (int it = 0; it < tiles; ++it) {
+        const long long j0 = (long long)it * TM;
+        const int buf = NB == 2 ? it & 1 : 0;
+        if (NB == 2 && it + 1 < tiles) {
+            load(it + 1, buf ^ 1);              // the next tile streams in meanwhile
+            async_wait<1>();
+        } else {
+            async_wait<0>();
+        }
         __syncthreads();
-        stage<T, D, false>(Ks, KL, k + hd.ko + j0 * kl, kl, S - j0, E, vec);
-        stage<T, D, true>(Vt, VL, v + hd.vo + j0 * vl, vl, S - j0, EV, vec);
-        __syncthreads();
+        const T* Kb = Ks + buf * (TM * KL);
+        const T* Vb = Vs + buf * (TM * KL);
         float sc[NT][4];
         #pragma unroll
         for (int t = 0; t < NT; ++t) {
             sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.f;
-            const u32* kr = reinterpret_cast<const u32*>(Ks + (t * 8 + gr) * KL);
+            const u32* kr = reinterpret_cast<const u32*>(Kb + (t * 8 + gr) * KL);
             #pragma unroll
             for (int s = 0; s < KS; ++s) Mma<T>::mma(sc[t], qa[s], kr[s * 8 + tq], kr[s * 8 + 4 + tq]);
         }
@@ -477,11 +521,15 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
             pa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(p[2], p[3]);
         }
         #pragma unroll
-        for (int t = 0; t < DT; ++t) {
-            const u32* vr = reinterpret_cast<const u32*>(Vt + (t * 8 + gr) * VL);
+        for (int t = 0; t < DT; ++t)
             #pragma unroll
-            for (int s = 0; s < NT / 2; ++s) Mma<T>::mma(acc[t], pa[s], vr[s * 8 + tq], vr[s * 8 + 4 + tq]);
-        }
+            for (int s = 0; s < NT / 2; ++s) {
+                u32 b0, b1;                 // V rows s*16.., features t*8.., transposed
+                ldsm_t(b0, b1, Vb + (s * 16 + (lane & 15)) * KL + t * 8);
+                Mma<T>::mma(acc[t], pa[s], b0, b1);
+            }
+        __syncthreads();                    // every warp is done with buf before a refill
+        if (NB == 1 && it + 1 < tiles) load(it + 1, 0);
     }
     #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -505,14 +553,6 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
     }
 }
 
-
-// B fragments of two 8x8 tiles of a row-major [k][n] matrix in shared memory (k0 + 0..15,
-// n0 + 0..7; row pointers from lanes 0-15), transposed on load: the "col" B operand.
-__device__ __forceinline__ void ldsm_t(u32& b0, u32& b1, const void* row) {
-    const u32 a = (u32)__cvta_generic_to_shared(row);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                 : "=r"(b0), "=r"(b1) : "r"(a));
-}
 
 #define QM 32                   // query rows per step of the mma backward
 
@@ -540,8 +580,8 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
     {
         Masks<T> mk;
         Head hd = head_of<T>(b * H + hk * G, ATTN_ARGS, mk);
-        stage<T, D, false>(Ks, KL, k + hd.ko + j0 * kl, kl, S - j0, E, vec);
-        stage<T, D, false>(Vs, KL, v + hd.vo + j0 * vl, vl, S - j0, EV, vec);
+        stage<T, D>(Ks, KL, k + hd.ko + j0 * kl, kl, S - j0, E, vec);
+        stage<T, D>(Vs, KL, v + hd.vo + j0 * vl, vl, S - j0, EV, vec);
     }
     float dka[DT][4], dva[DT][4];
 #pragma unroll
@@ -561,8 +601,8 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
         const bool plain = !mk.bias && !mk.ok && !causal;
         for (long long i0 = causal ? j0 / QM * QM : 0; i0 < L; i0 += QM) {
             __syncthreads();
-            stage<T, D, false, QM>(Qs, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);
-            stage<T, D, false, QM>(Gs, KL, go + hd.oo + i0 * ol, ol, L - i0, EV, vec);
+            stage<T, D, QM>(Qs, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);
+            stage<T, D, QM>(Gs, KL, go + hd.oo + i0 * ol, ol, L - i0, EV, vec);
             if (tid < QM) {
                 Ls[tid] = i0 + tid < L ? lse[rows + i0 + tid] * L2E : 0.f;
                 Dr[tid] = i0 + tid < L ? dd[rows + i0 + tid] : 0.f;
