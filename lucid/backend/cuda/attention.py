@@ -403,12 +403,63 @@ template <int N> __device__ __forceinline__ void async_wait() {
     asm volatile("cp.async.wait_group %0;" :: "n"(N));
 }
 
-// B fragments of two 8x8 tiles of a row-major [k][n] matrix in shared memory (k0 + 0..15,
-// n0 + 0..7; row pointers from lanes 0-15), transposed on load: the "col" B operand.
-__device__ __forceinline__ void ldsm_t(u32& b0, u32& b1, const void* row) {
-    const u32 a = (u32)__cvta_generic_to_shared(row);
+// A tile: stage_async's copies where the rows are 16-byte vectors, else stage's zero-padded
+// element copies.
+template <class T, int D, int R = TM>
+__device__ __forceinline__ void stage_tile(T* dst, int ld, const T* src, long long rs,
+                                           long long n, int e, int vec) {
+    if (vec) stage_async<T, D, R>(dst, ld, src, rs, n);
+    else stage<T, D, R>(dst, ld, src, rs, n, e, 0);
+}
+
+// One float through cp.async (0 where !ok).
+__device__ __forceinline__ void copy4_async(float* dst, const float* src, bool ok) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;"
+                 :: "r"((u32)__cvta_generic_to_shared(dst)), "l"(src), "r"(ok ? 4 : 0));
+}
+
+// Four 8x8 tiles of 16-bit elements from shared memory, lanes 8i..8i+7 pointing at the
+// rows of tile i: register i holds tile i's fragment (row lane / 4, columns 2 (lane % 4)
+// and the next), as an mma operand wants it. ldsm4_t transposes each tile on load.
+__device__ __forceinline__ void ldsm4(u32* r, const void* row) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"((u32)__cvta_generic_to_shared(row)));
+}
+__device__ __forceinline__ void ldsm4_t(u32* r, const void* row) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"((u32)__cvta_generic_to_shared(row)));
+}
+// The fragments, for a warp's lane, of: the A operand (16 x 16 at row r0, column c0 of a
+// row-major matrix, leading dimension ld); the B operands of two k-steps (keys n0..n0+7 of
+// a row-major [n][k] matrix at k0 and k0 + 16: b[0], b[1] and b[2], b[3]); the same of a
+// row-major [k][n] matrix (rows k0..k0+31, columns n0..n0+7), transposed on load; and of
+// one k-step of it (rows k0..k0+15: frag_b1t).
+template <class T> __device__ __forceinline__ void frag_a(u32* a, const T* m, int ld, int lane) {
+    ldsm4(a, m + (lane & 15) * ld + (lane >> 4) * 8);
+}
+template <class T> __device__ __forceinline__ void frag_b2(u32* b, const T* m, int ld, int lane) {
+    ldsm4(b, m + (lane & 7) * ld + (lane >> 3) * 8);
+}
+template <class T> __device__ __forceinline__ void frag_b2t(u32* b, const T* m, int ld, int lane) {
+    ldsm4_t(b, m + lane * ld);
+}
+
+template <class T> __device__ __forceinline__ void frag_b1t(u32* b, const T* m, int ld, int lane) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                 : "=r"(b0), "=r"(b1) : "r"(a));
+                 : "=r"(b[0]), "=r"(b[1])
+                 : "r"((u32)__cvta_generic_to_shared(m + (lane & 15) * ld)));
+}
+
+// p[0..3] += (a, b, c, d): one 16-byte atomic where the GPU has them (sm_90), p 16-byte
+// aligned.
+__device__ __forceinline__ void add4(float* p, float a, float b, float c, float d) {
+#if __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float4*>(p), make_float4(a, b, c, d));
+#else
+    atomicAdd(p, a); atomicAdd(p + 1, b); atomicAdd(p + 2, c); atomicAdd(p + 3, d);
+#endif
 }
 
 template <class T, int D>
@@ -428,34 +479,22 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
     stage<T, D>(Ks, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);  // Q through Ks
     __syncthreads();
     u32 qa[KS][4];
-    {
-        const u32* r0 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr) * KL);
-        const u32* r8 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr + 8) * KL);
-        #pragma unroll
-        for (int s = 0; s < KS; ++s) {
-            qa[s][0] = r0[s * 8 + tq]; qa[s][1] = r8[s * 8 + tq];
-            qa[s][2] = r0[s * 8 + 4 + tq]; qa[s][3] = r8[s * 8 + 4 + tq];
-        }
-    }
+    #pragma unroll
+    for (int s = 0; s < KS; ++s) frag_a(qa[s], Ks + w * 16 * KL + s * 16, KL, lane);
     float acc[DT][4], m[2] = {neg_inf<float>(), neg_inf<float>()}, l[2] = {0.f, 0.f};
     #pragma unroll
     for (int t = 0; t < DT; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
     const long long ir[2] = {i0 + w * 16 + gr, i0 + w * 16 + gr + 8};
     const long long jend = causal ? min(S, i0 + TM) : S;
-    const bool plain = !mk.bias && !mk.ok && !causal;
+    const bool masked = mk.bias || mk.ok;
     const int tiles = (int)((jend + TM - 1) / TM);
-    // tile it of K and V into buffer buf: asynchronously where rows are 16-byte vectors
+    // tile it of K and V into buffer buf
     auto load = [&](int it, int buf) {
         const long long j = (long long)it * TM;
         T* kd = Ks + buf * (TM * KL);
         T* vd = Vs + buf * (TM * KL);
-        if (vec) {
-            stage_async<T, D>(kd, KL, k + hd.ko + j * kl, kl, S - j);
-            stage_async<T, D>(vd, KL, v + hd.vo + j * vl, vl, S - j);
-        } else {
-            stage<T, D>(kd, KL, k + hd.ko + j * kl, kl, S - j, E, vec);
-            stage<T, D>(vd, KL, v + hd.vo + j * vl, vl, S - j, EV, vec);
-        }
+        stage_tile<T, D>(kd, KL, k + hd.ko + j * kl, kl, S - j, E, vec);
+        stage_tile<T, D>(vd, KL, v + hd.vo + j * vl, vl, S - j, EV, vec);
         async_commit();                     // (an empty group for the synchronous copies)
     };
     __syncthreads();                        // Q's fragments are out of Ks
@@ -480,7 +519,9 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
             #pragma unroll
             for (int s = 0; s < KS; ++s) Mma<T>::mma(sc[t], qa[s], kr[s * 8 + tq], kr[s * 8 + 4 + tq]);
         }
-        const bool edge = j0 + TM > S || !plain;
+        // masks to apply: the bias, the boolean mask, keys past S, causal keys past this
+        // warp's first row (rows past L are left unmasked: they are not written)
+        const bool edge = masked || j0 + TM > S || causal && j0 + TM - 1 > i0 + w * 16;
         float mt[2] = {m[0], m[1]};
         #pragma unroll
         for (int t = 0; t < NT; ++t)
@@ -524,9 +565,9 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
         for (int t = 0; t < DT; ++t)
             #pragma unroll
             for (int s = 0; s < NT / 2; ++s) {
-                u32 b0, b1;                 // V rows s*16.., features t*8.., transposed
-                ldsm_t(b0, b1, Vb + (s * 16 + (lane & 15)) * KL + t * 8);
-                Mma<T>::mma(acc[t], pa[s], b0, b1);
+                u32 b[2];                   // V rows s*16.., features t*8.., transposed
+                frag_b1t(b, Vb + s * 16 * KL + t * 8, KL, lane);
+                Mma<T>::mma(acc[t], pa[s], b[0], b[1]);
             }
         __syncthreads();                    // every warp is done with buf before a refill
         if (NB == 1 && it + 1 < tiles) load(it + 1, 0);
@@ -557,22 +598,25 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
 #define QM 32                   // query rows per step of the mma backward
 
 // One block per (64 keys, batch, key/value head); warp w owns keys w*16..w*16+15 and keeps
-// their dK, dV (16 x D each) in registers. Per step of QM query rows of each head of the
-// group: S^T = K Q^T, P^T = exp(S^T - lse), dP^T = V dO^T, dS^T = P^T (dP^T - D) (tiles of
-// 16 keys x QM queries), dV += P^T dO, dK += dS^T Q, then dS through shared memory for
-// dQ (QM x D, split over the warps) += dS K, added atomically in float32.
+// their dK, dV (16 x D each) in registers. The steps (QM query rows of a head of the group)
+// stream Q, dO, lse and D through two cp.async buffers, the next step's copies overlapping
+// this step's products: S^T = K Q^T, P^T = exp(S^T - lse), dP^T = V dO^T, dS^T = P^T (dP^T
+// - D) (tiles of 16 keys x QM queries), dV += P^T dO, dK += dS^T Q; then dS^T through
+// shared memory for dQ (QM x D, split over the warps) += dS K, added to float32 memory by
+// 16-byte atomics (each lane trading half its fragment with its neighbour for 4 features
+// of one row).
 template <class T, int D>
 __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* dq, T* dk,
                         T* dv, int vec, ATTN_PARAMS(T)) {
-    constexpr int KL = D + 8, SL = TM + 8, KS = D / 16, DT = D / 8, NQ = QM / 8;
+    constexpr int KL = D + 8, SQ = QM + 8, KS = D / 16, DT = D / 8, NQ = QM / 8;
     extern __shared__ __align__(16) unsigned char smem[];
     T* Ks = reinterpret_cast<T*>(smem);             // TM x KL
     T* Vs = Ks + TM * KL;                           // TM x KL
-    T* Qs = Vs + TM * KL;                           // QM x KL
-    T* Gs = Qs + QM * KL;                           // QM x KL: dO
-    T* Ss = Gs + QM * KL;                           // QM x SL: dS, [query][key]
-    float* Ls = reinterpret_cast<float*>(Ss + QM * SL);
-    float* Dr = Ls + QM;
+    T* Qs = Vs + TM * KL;                           // 2 x QM x KL
+    T* Gs = Qs + 2 * QM * KL;                       // 2 x QM x KL: dO
+    T* Ss = Gs + 2 * QM * KL;                       // TM x SQ: dS^T, [key][query]
+    float* Ls = reinterpret_cast<float*>(Ss + TM * SQ);   // 2 x QM: lse
+    float* Dr = Ls + 2 * QM;                               // 2 x QM: D
     const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31, gr = lane >> 2, tq = lane & 3;
     const long long hk_n = blockIdx.y, Hk = H / G;
     const long long b = hk_n / Hk, hk = hk_n % Hk;
@@ -588,94 +632,135 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
     for (int t = 0; t < DT; ++t)
 #pragma unroll
         for (int e = 0; e < 4; ++e) dka[t][e] = dva[t][e] = 0.f;
-    const u32* k0 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr) * KL);
-    const u32* k8 = reinterpret_cast<const u32*>(Ks + (w * 16 + gr + 8) * KL);
-    const u32* v0 = reinterpret_cast<const u32*>(Vs + (w * 16 + gr) * KL);
-    const u32* v8 = reinterpret_cast<const u32*>(Vs + (w * 16 + gr + 8) * KL);
     const long long jr[2] = {j0 + w * 16 + gr, j0 + w * 16 + gr + 8};
     const float L2E = 1.4426950408889634f;
-    for (long long g = 0; g < G; ++g) {
+    // step st: head g = st / ns of the group, query rows i0 = i1 + (st % ns) QM
+    const long long i1 = causal ? j0 / QM * QM : 0;
+    const long long ns = L > i1 ? (L - i1 + QM - 1) / QM : 0, steps = G * ns;
+    auto load = [&](long long st, int buf) {
+        const long long i0 = i1 + st % ns * QM;
         Masks<T> mk;
-        Head hd = head_of<T>(b * H + hk * G + g, ATTN_ARGS, mk);
+        Head hd = head_of<T>(b * H + hk * G + st / ns, ATTN_ARGS, mk);
+        stage_tile<T, D, QM>(Qs + buf * QM * KL, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);
+        stage_tile<T, D, QM>(Gs + buf * QM * KL, KL, go + hd.oo + i0 * ol, ol, L - i0, EV, vec);
+        if (tid < QM) {
+            const bool in = i0 + tid < L;
+            const long long r = in ? hd.n * L + i0 + tid : 0;
+            copy4_async(Ls + buf * QM + tid, lse + r, in);
+            copy4_async(Dr + buf * QM + tid, dd + r, in);
+        }
+        async_commit();
+    };
+    if (steps) load(0, 0);
+    for (long long st = 0; st < steps; ++st) {
+        const int buf = (int)(st & 1);
+        if (st + 1 < steps) {
+            load(st + 1, buf ^ 1);          // the other buffer: free since the last step
+            async_wait<1>();
+        } else {
+            async_wait<0>();
+        }
+        __syncthreads();
+        const long long i0 = i1 + st % ns * QM;
+        Masks<T> mk;
+        Head hd = head_of<T>(b * H + hk * G + st / ns, ATTN_ARGS, mk);
         const long long rows = hd.n * L;
-        const bool plain = !mk.bias && !mk.ok && !causal;
-        for (long long i0 = causal ? j0 / QM * QM : 0; i0 < L; i0 += QM) {
-            __syncthreads();
-            stage<T, D, QM>(Qs, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);
-            stage<T, D, QM>(Gs, KL, go + hd.oo + i0 * ol, ol, L - i0, EV, vec);
-            if (tid < QM) {
-                Ls[tid] = i0 + tid < L ? lse[rows + i0 + tid] * L2E : 0.f;
-                Dr[tid] = i0 + tid < L ? dd[rows + i0 + tid] : 0.f;
-            }
-            __syncthreads();
-            float sc[NQ][4], dp[NQ][4];
+        const bool edge = mk.bias || mk.ok || j0 + TM > S || i0 + QM > L ||
+                          causal && j0 + w * 16 + 15 > i0;    // this warp's last key
+        const T* Qb = Qs + buf * QM * KL;
+        const T* Gb = Gs + buf * QM * KL;
+        const float* Lb = Ls + buf * QM;
+        const float* Db = Dr + buf * QM;
+        float sc[NQ][4], dp[NQ][4];
+#pragma unroll
+        for (int t = 0; t < NQ; ++t)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sc[t][e] = dp[t][e] = 0.f;
+#pragma unroll
+        for (int s = 0; s < KS; s += 2) {
+            u32 ka[2][4], va[2][4];
+            frag_a(ka[0], Ks + w * 16 * KL + s * 16, KL, lane);
+            frag_a(ka[1], Ks + w * 16 * KL + s * 16 + 16, KL, lane);
+            frag_a(va[0], Vs + w * 16 * KL + s * 16, KL, lane);
+            frag_a(va[1], Vs + w * 16 * KL + s * 16 + 16, KL, lane);
 #pragma unroll
             for (int t = 0; t < NQ; ++t) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) sc[t][e] = dp[t][e] = 0.f;
-                const u32* qr = reinterpret_cast<const u32*>(Qs + (t * 8 + gr) * KL);
-                const u32* gq = reinterpret_cast<const u32*>(Gs + (t * 8 + gr) * KL);
-#pragma unroll
-                for (int s = 0; s < KS; ++s) {
-                    const u32 ka[4] = {k0[s * 8 + tq], k8[s * 8 + tq], k0[s * 8 + 4 + tq],
-                                       k8[s * 8 + 4 + tq]};
-                    const u32 va[4] = {v0[s * 8 + tq], v8[s * 8 + tq], v0[s * 8 + 4 + tq],
-                                       v8[s * 8 + 4 + tq]};
-                    Mma<T>::mma(sc[t], ka, qr[s * 8 + tq], qr[s * 8 + 4 + tq]);
-                    Mma<T>::mma(dp[t], va, gq[s * 8 + tq], gq[s * 8 + 4 + tq]);
-                }
+                u32 bq[4], bg[4];
+                frag_b2(bq, Qb + t * 8 * KL + s * 16, KL, lane);
+                frag_b2(bg, Gb + t * 8 * KL + s * 16, KL, lane);
+                Mma<T>::mma(sc[t], ka[0], bq[0], bq[1]);
+                Mma<T>::mma(sc[t], ka[1], bq[2], bq[3]);
+                Mma<T>::mma(dp[t], va[0], bg[0], bg[1]);
+                Mma<T>::mma(dp[t], va[1], bg[2], bg[3]);
             }
-            const bool edge = !plain || j0 + TM > S || i0 + QM > L;
-            u32 pa[NQ / 2][4], sa[NQ / 2][4];
+        }
+        u32 pa[NQ / 2][4], sa[NQ / 2][4];
 #pragma unroll
-            for (int t = 0; t < NQ; ++t) {
-                float p[4], ds[4];
+        for (int t = 0; t < NQ; ++t) {
+            float p[4], ds[4];
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int c = t * 8 + 2 * tq + (e & 1);      // query column
-                    float s = sc[t][e] * scale;
-                    if (edge) s = mk.apply(s, i0 + c, jr[e >> 1]);
-                    p[e] = exp2f(s * L2E - Ls[c]);              // masked: exp2(-inf) = 0
-                    ds[e] = p[e] * (dp[t][e] - Dr[c]);
-                    Ss[c * SL + w * 16 + gr + (e >> 1) * 8] = T(ds[e]);
-                }
-                pa[t >> 1][(t & 1) * 2] = Mma<T>::pack(p[0], p[1]);
-                pa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(p[2], p[3]);
-                sa[t >> 1][(t & 1) * 2] = Mma<T>::pack(ds[0], ds[1]);
-                sa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(ds[2], ds[3]);
+            for (int e = 0; e < 4; ++e) {
+                const int c = t * 8 + 2 * tq + (e & 1);      // query column
+                float s = sc[t][e] * scale;
+                if (edge) s = mk.apply(s, i0 + c, jr[e >> 1]);
+                p[e] = exp2f((s - Lb[c]) * L2E);            // masked: exp2(-inf) = 0
+                ds[e] = p[e] * (dp[t][e] - Db[c]);
             }
+            pa[t >> 1][(t & 1) * 2] = Mma<T>::pack(p[0], p[1]);
+            pa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(p[2], p[3]);
+            sa[t >> 1][(t & 1) * 2] = Mma<T>::pack(ds[0], ds[1]);
+            sa[t >> 1][(t & 1) * 2 + 1] = Mma<T>::pack(ds[2], ds[3]);
+            u32* srow = reinterpret_cast<u32*>(Ss + (w * 16 + gr) * SQ + t * 8 + 2 * tq);
+            srow[0] = sa[t >> 1][(t & 1) * 2];
+            srow[8 * SQ / 2] = sa[t >> 1][(t & 1) * 2 + 1];
+        }
 #pragma unroll
-            for (int t = 0; t < DT; ++t)
+        for (int t = 0; t < DT; ++t)
 #pragma unroll
-                for (int s = 0; s < NQ / 2; ++s) {
-                    u32 b0, b1;
-                    ldsm_t(b0, b1, Gs + (s * 16 + (lane & 15)) * KL + t * 8);
-                    Mma<T>::mma(dva[t], pa[s], b0, b1);
-                    ldsm_t(b0, b1, Qs + (s * 16 + (lane & 15)) * KL + t * 8);
-                    Mma<T>::mma(dka[t], sa[s], b0, b1);
-                }
-            __syncthreads();
-            // dQ rows mt*16.. of this step, feature tiles nh*DT/2.. : (dS K) * scale
-            const int mt = w & 1, nh = w >> 1;
-            const u32* s0 = reinterpret_cast<const u32*>(Ss + (mt * 16 + gr) * SL);
-            const u32* s8 = reinterpret_cast<const u32*>(Ss + (mt * 16 + gr + 8) * SL);
+            for (int s = 0; s < NQ / 2; s += 2) {
+                u32 bg[4], bq[4];           // dO, Q rows s*16.., features t*8.., transposed
+                frag_b2t(bg, Gb + s * 16 * KL + t * 8, KL, lane);
+                frag_b2t(bq, Qb + s * 16 * KL + t * 8, KL, lane);
+                Mma<T>::mma(dva[t], pa[s], bg[0], bg[1]);
+                Mma<T>::mma(dva[t], pa[s + 1], bg[2], bg[3]);
+                Mma<T>::mma(dka[t], sa[s], bq[0], bq[1]);
+                Mma<T>::mma(dka[t], sa[s + 1], bq[2], bq[3]);
+            }
+        __syncthreads();                    // dS^T complete; Q, dO of buf read by all
+        // dQ rows mt*16.. of this step, feature tiles nh*DT/2.. : (dS K) * scale; the A
+        // fragments of dS come transposed from dS^T ([key][query])
+        const int mt = w & 1, nh = w >> 1;
+        const bool odd = tq & 1;
+        const long long i = i0 + mt * 16 + gr + (odd ? 8 : 0);
 #pragma unroll
-            for (int t = 0; t < DT / 2; ++t) {
-                const int nt = nh * (DT / 2) + t;
-                float qa[4] = {0.f, 0.f, 0.f, 0.f};
+        for (int t = 0; t < DT / 2; ++t) {
+            const int nt = nh * (DT / 2) + t;
+            float qa[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-                for (int s = 0; s < TM / 16; ++s) {
-                    const u32 a[4] = {s0[s * 8 + tq], s8[s * 8 + tq], s0[s * 8 + 4 + tq],
-                                      s8[s * 8 + 4 + tq]};
-                    u32 b0, b1;
-                    ldsm_t(b0, b1, Ks + (s * 16 + (lane & 15)) * KL + nt * 8);
-                    Mma<T>::mma(qa, a, b0, b1);
-                }
+            for (int s = 0; s < TM / 16; s += 2) {
+                u32 a[2][4], bk[4];
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const long long i = i0 + mt * 16 + gr + (e >> 1) * 8;
-                    const int c = nt * 8 + 2 * tq + (e & 1);
-                    if (i < L && c < E) atomicAdd(dq + (rows + i) * E + c, qa[e] * scale);
+                for (int h = 0; h < 2; ++h)
+                    ldsm4_t(a[h], Ss + ((s + h) * 16 + (lane & 7) + (lane >> 4) * 8) * SQ +
+                                      mt * 16 + (lane >> 3 & 1) * 8);
+                frag_b2t(bk, Ks + s * 16 * KL + nt * 8, KL, lane);
+                Mma<T>::mma(qa, a[0], bk[0], bk[1]);
+                Mma<T>::mma(qa, a[1], bk[2], bk[3]);
+            }
+            // even lanes: row gr, features c..c+3; odd lanes: row gr + 8, features c-2..c+1
+            const float s0 = __shfl_xor_sync(0xffffffffu, odd ? qa[0] : qa[2], 1);
+            const float s1 = __shfl_xor_sync(0xffffffffu, odd ? qa[1] : qa[3], 1);
+            const int c = nt * 8 + 2 * (tq & 2);
+            if (i < L && c < E) {
+                float* at = dq + (rows + i) * E + c;
+                const float x[4] = {odd ? s0 : qa[0], odd ? s1 : qa[1], odd ? qa[2] : s0,
+                                    odd ? qa[3] : s1};
+                if (E % 4 == 0) {
+                    add4(at, x[0] * scale, x[1] * scale, x[2] * scale, x[3] * scale);
+                } else {
+#pragma unroll
+                    for (int u = 0; u < 4; ++u)
+                        if (c + u < E) atomicAdd(at + u, x[u] * scale);
                 }
             }
         }
@@ -719,7 +804,7 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
         T* o, float* lse, int vec, ATTN_PARAMS(T)) {                                       \
         fwd_mma<T, D>(o, lse, vec, ATTN_ARGS);                                          \
     }                                                                                   \
-    extern "C" __global__ void __launch_bounds__(128) attn_bwd_mma##D##_##SUF(          \
+    extern "C" __global__ void __launch_bounds__(128, 3) attn_bwd_mma##D##_##SUF(       \
         const T* go, const float* lse, const float* dd, float* dq, T* dk, T* dv, int vec, \
         ATTN_PARAMS(T)) {                                                               \
         bwd_mma<T, D>(go, lse, dd, dq, dk, dv, vec, ATTN_ARGS);                         \
@@ -907,8 +992,9 @@ class CudaAttention:
         d = c.mma_dim() if _MMA_BACKWARD else None
         if d is not None:
             fn = kernel(_SOURCE, f"attn_bwd_mma{d}_{c.suffix}")
-            # K, V (TM rows), Q, dO (QM rows) of d + 8 halves, dS (QM x TM + 8), lse and D
-            smem = 2 * (2 * (_TM + _QM) * (d + 8) + _QM * (_TM + 8)) + 2 * 4 * _QM
+            # K, V (TM rows) and two buffers of Q, dO (QM rows) of d + 8 halves, dS^T
+            # (TM x QM + 8), two buffers of lse and D
+            smem = 2 * (2 * (_TM + 2 * _QM) * (d + 8) + _TM * (_QM + 8)) + 4 * 4 * _QM
             key = (fn, cupy.cuda.runtime.getDevice())
             if key not in _RAISED:          # past 48 KiB a launch must be allowed it
                 fn.max_dynamic_shared_size_bytes = smem
