@@ -472,8 +472,9 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
     T* Vs = reinterpret_cast<T*>(vs_raw);
     const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31, gr = lane >> 2, tq = lane & 3;
     Masks<T> mk;
-    Head hd = head_of<T>(blockIdx.y, ATTN_ARGS, mk);
-    const long long i0 = (long long)(gridDim.x - 1 - blockIdx.x) * TM;  // long tiles first
+    Head hd = head_of<T>(blockIdx.x, ATTN_ARGS, mk);
+    // the grid is (heads, tiles): every head's longest (causal) tile is dispatched first
+    const long long i0 = (long long)(gridDim.y - 1 - blockIdx.y) * TM;
     const float sl2 = scale * 1.4426950408889634f;                       // scale * log2(e)
 
     stage<T, D>(Ks, KL, q + hd.qo + i0 * ql, ql, L - i0, E, vec);  // Q through Ks
@@ -618,9 +619,9 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
     float* Ls = reinterpret_cast<float*>(Ss + TM * SQ);   // 2 x QM: lse
     float* Dr = Ls + 2 * QM;                               // 2 x QM: D
     const int tid = threadIdx.x, w = tid >> 5, lane = tid & 31, gr = lane >> 2, tq = lane & 3;
-    const long long hk_n = blockIdx.y, Hk = H / G;
+    const long long hk_n = blockIdx.x, Hk = H / G;  // grid (heads, tiles): longest first
     const long long b = hk_n / Hk, hk = hk_n % Hk;
-    const long long j0 = (long long)blockIdx.x * TM;
+    const long long j0 = (long long)blockIdx.y * TM;
     {
         Masks<T> mk;
         Head hd = head_of<T>(b * H + hk * G, ATTN_ARGS, mk);
@@ -954,7 +955,9 @@ class CudaAttention:
     def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
         d = c.mma_dim() if _MMA_FORWARD else None
-        if c.empty or c.n > _GRID_Y or c.dtype == np.float64 or d is None and (
+        # grid y: the heads of the plain kernel, the query tiles of the tensor-core one
+        grid_y = c.n if d is None else -(-c.L // _TM)
+        if c.empty or grid_y > _GRID_Y or c.dtype == np.float64 or d is None and (
                 max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
             return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
         out = _heads_inner(c.batch, c.L, c.EV, q.dtype)
@@ -962,7 +965,7 @@ class CudaAttention:
         tail = c.args + c.out_args(_inner_strides(c.batch, c.L, c.EV))
         if d is not None:
             fn = kernel(_SOURCE, f"attn_fwd_mma{d}_{c.suffix}")
-            fn(((c.L + _TM - 1) // _TM, c.n), (128,),
+            fn((c.n, (c.L + _TM - 1) // _TM), (128,),
                (out, lse, np.int32(c.vec(d))) + tail)
         else:
             fn = kernel(_SOURCE, f"attn_fwd_{c.suffix}")
@@ -973,7 +976,9 @@ class CudaAttention:
     def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
                            groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
-        if c.empty or c.n > _GRID_Y * groups or c.dtype == np.float64 or \
+        d = c.mma_dim() if _MMA_BACKWARD else None
+        grid_y = c.n // groups if d is None else -(-c.S // _TM)   # as in the forward
+        if c.empty or grid_y > _GRID_Y or c.dtype == np.float64 or \
                 max(c.E, c.EV) > 128 or c.smem(False) > _SMEM:
             return super().attention_backward(g, q, k, v, bias, allowed, out, lse, scale,
                                               causal, groups)
@@ -989,7 +994,6 @@ class CudaAttention:
         dv = _heads_inner(c.kv_batch, c.S, c.EV, q.dtype)
         tail = c.args + c.out_args(_strides(g4)[:3], not dk.flags.c_contiguous)
         head = (g4, cupy.ascontiguousarray(lse), dd, dq, dk, dv)
-        d = c.mma_dim() if _MMA_BACKWARD else None
         if d is not None:
             fn = kernel(_SOURCE, f"attn_bwd_mma{d}_{c.suffix}")
             # K, V (TM rows) and two buffers of Q, dO (QM rows) of d + 8 halves, dS^T
@@ -999,7 +1003,7 @@ class CudaAttention:
             if key not in _RAISED:          # past 48 KiB a launch must be allowed it
                 fn.max_dynamic_shared_size_bytes = smem
                 _RAISED.add(key)
-            fn(((c.S + _TM - 1) // _TM, c.n // groups), (128,),
+            fn((c.n // groups, (c.S + _TM - 1) // _TM), (128,),
                head + (np.int32(c.vec(d, g4)),) + tail, shared_mem=smem)
         else:
             kernel(_SOURCE, f"attn_bwd_{c.suffix}")(
