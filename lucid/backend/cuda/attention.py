@@ -16,11 +16,14 @@ O_{ie}` first, then one kernel per (key tile, batch, key/value head) recomputing
 :math:`P = e^{S - \ell}` for each step of query rows of every head of its group,
 keeping :math:`\bar K, \bar V` of its keys in registers and adding :math:`\bar Q`
 atomically in float32 (float64 for float64): for float16/bfloat16 with head dims up to
-128 on tensor cores (64 keys, steps of 32 queries; :math:`\bar S` goes through shared
-memory for :math:`\bar Q = \bar S K`, B operands loaded transposed by ``ldmatrix``),
+128 on tensor cores (64 keys, steps of 32 queries whose Q, dO, lse and D stream through
+two ``cp.async`` buffers; :math:`\bar S^\top` goes through shared memory for
+:math:`\bar Q = \bar S K`, added with 16-byte atomics; fragments through ``ldmatrix``),
 else a plain kernel (32 keys, steps of 8 queries). What the kernels do not take (head dims
 past 256 forward, past 128 backward, a shared-memory budget the dtype exceeds, empty
-inputs) goes to the array-module implementation.
+inputs) goes to the array-module implementation. The tensor-core grids are (heads, tiles),
+so that the longest causal tiles of every head are dispatched first (a shorter tail), and
+causal masking is applied only on the tiles a warp's rows cross the diagonal in.
 """
 
 import math
