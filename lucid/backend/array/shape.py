@@ -80,7 +80,7 @@ class XpShape:
             if a.shape != s:
                 raise ValueError(f"stack: arrays of shapes {s} and {a.shape} differ")
         ns = s[:axis] + (1,) + s[axis:]
-        return self.xp.concatenate([a.reshape(ns) for a in arrays], axis=axis)
+        return self.concatenate([a.reshape(ns) for a in arrays], axis)
 
     def split(self, a, dim, sizes):
         out = []

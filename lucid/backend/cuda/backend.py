@@ -21,7 +21,7 @@ from ...errors import ArgumentError, DeviceError, ExportError, LucidError
 from ..array import ArrayBackend
 from ...errors import ArgumentError as _ArgumentError
 from ..array.indexing import index_error
-from . import checks, elementwise, gemm, runtime, scatter
+from . import checks, elementwise, gemm, joins, runtime, scatter
 from .attention import CudaAttention
 from .conv import CudaConv
 from .loss import CudaLoss
@@ -87,6 +87,12 @@ class CudaCore:
         vector kernel of :mod:`.elementwise`; others through CuPy."""
         out = elementwise.cast(a, npdtype)
         return a.astype(npdtype) if out is None else out
+
+    def concatenate(self, arrays, axis):
+        """One copy kernel for up to eight pieces (:mod:`.joins`: ``cat``, ``stack`` and
+        the backward of ``split``/``chunk``); CuPy's call where it does not apply."""
+        out = joins.concatenate(arrays, axis)
+        return super().concatenate(arrays, axis) if out is None else out
 
     def data_ptr(self, a):
         return a.data.ptr
