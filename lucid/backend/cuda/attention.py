@@ -300,36 +300,51 @@ __device__ void bwd_plain(const T* go, const A* lse, const A* dd, A* dq, T* dk, 
     }
 }
 
-// D = rowsum(dO * O) over the rows (n, i) of length ev, a warp per row, each of a and b
-// with strides (batch, head, row) for n = batch H + head; and the A -> T cast of dQ, into
+// D = rowsum(dO * O) over the rows (n, i) of length ev, g lanes a row (g a power of two
+// dividing 32) reading V elements at a time (one 16-byte load where V = 16 / sizeof(T); the
+// rows then 16-byte aligned), each of a and b with strides (batch, head, row) for n = batch
+// H + head; and the A -> T cast of dQ, V elements a thread (of one row: E % V == 0), into
 // (batch, L, head, E) memory with t.
-template <class T, class A>
-__device__ void rowdot(const T* a, const T* b, A* out, long long rows, int ev, long long H,
-                       long long L, long long ab, long long ah, long long al, long long bb,
-                       long long bh, long long bl) {
-    const long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (r >= rows) return;
-    const long long n = r / L, i = r % L, bt = n / H, h = n % H;
-    const T* ar = a + bt * ab + h * ah + i * al;
-    const T* br = b + bt * bb + h * bh + i * bl;
+template <class T, class A, int V>
+__device__ void rowdot(const T* a, const T* b, A* out, long long rows, int ev, int g,
+                       long long H, long long L, long long ab, long long ah, long long al,
+                       long long bb, long long bh, long long bl) {
+    struct alignas(sizeof(T) * V) Vec { T v[V]; };
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, r = t / g;
+    const int lr = (int)(t % g);
     A s = 0;
-    for (int c = threadIdx.x & 31; c < ev; c += 32)
-        s += static_cast<A>(ar[c]) * static_cast<A>(br[c]);
-    s = warp_sum(s);
-    if ((threadIdx.x & 31) == 0) out[r] = s;
+    if (r < rows) {
+        const long long n = r / L, i = r % L, bt = n / H, h = n % H;
+        const T* ar = a + bt * ab + h * ah + i * al;
+        const T* br = b + bt * bb + h * bh + i * bl;
+        for (int c = lr * V; c < ev; c += g * V) {
+            const Vec x = *reinterpret_cast<const Vec*>(ar + c);
+            const Vec y = *reinterpret_cast<const Vec*>(br + c);
+            #pragma unroll
+            for (int k = 0; k < V; ++k) s += static_cast<A>(x.v[k]) * static_cast<A>(y.v[k]);
+        }
+    }
+    for (int o = g >> 1; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (r < rows && lr == 0) out[r] = s;
 }
 
-template <class T, class A>
+template <class T, class A, int V>
 __device__ void cast(const A* src, T* dst, long long n, long long H, long long L, int E,
                      int t) {
-    const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    struct alignas(sizeof(A) * V) In { A v[V]; };
+    struct alignas(sizeof(T) * V) Out { T v[V]; };
+    const long long x = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * V;
     if (x >= n) return;
     long long y = x;
     if (t) {                    // x = ((b H + h) L + i) E + c -> ((b L + i) H + h) E + c
         const long long c = x % E, r = x / E, i = r % L, bh = r / L;
         y = (((bh / H) * L + i) * H + bh % H) * E + c;
     }
-    dst[y] = T(src[x]);
+    const In u = *reinterpret_cast<const In*>(src + x);
+    Out w;
+    #pragma unroll
+    for (int k = 0; k < V; ++k) w.v[k] = T(u.v[k]);
+    *reinterpret_cast<Out*>(dst + y) = w;
 }
 
 // ---- tensor-core forward (float16 / bfloat16): mma.sync m16n8k16, float accumulation ----
@@ -784,6 +799,18 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
     }
 }
 
+#define ROWDOT_CAST(SUF, T, A, V, X)                                                     \
+    extern "C" __global__ void attn_rowdot##X##_##SUF(                                    \
+        const T* a, const T* b, A* out, long long rows, int ev, int g, long long H,       \
+        long long L, long long ab, long long ah, long long al, long long bb, long long bh, \
+        long long bl) {                                                                   \
+        rowdot<T, A, V>(a, b, out, rows, ev, g, H, L, ab, ah, al, bb, bh, bl);            \
+    }                                                                                     \
+    extern "C" __global__ void attn_cast##X##_##SUF(const A* src, T* dst, long long n,    \
+                                                    long long H, long long L, int E,      \
+                                                    int t) {                              \
+        cast<T, A, (V > 1 ? 16 / sizeof(A) : 1)>(src, dst, n, H, L, E, t);                \
+    }
 #define PLAIN(SUF, T, A)                                                                \
     extern "C" __global__ void __launch_bounds__(128) attn_fwd_##SUF(T* o, A* lse,      \
                                                                       ATTN_PARAMS(T)) {     \
@@ -793,16 +820,8 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
         const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv, ATTN_PARAMS(T)) {      \
         bwd_plain<T, A>(go, lse, dd, dq, dk, dv, ATTN_ARGS);                            \
     }                                                                                   \
-    extern "C" __global__ void attn_rowdot_##SUF(                                       \
-        const T* a, const T* b, A* out, long long rows, int ev, long long H, long long L, \
-        long long ab, long long ah, long long al, long long bb, long long bh,           \
-        long long bl) {                                                                 \
-        rowdot<T, A>(a, b, out, rows, ev, H, L, ab, ah, al, bb, bh, bl);                \
-    }                                                                                   \
-    extern "C" __global__ void attn_cast_##SUF(const A* src, T* dst, long long n,       \
-                                               long long H, long long L, int E, int t) { \
-        cast<T, A>(src, dst, n, H, L, E, t);                                            \
-    }
+    ROWDOT_CAST(SUF, T, A, 1, )                                                         \
+    ROWDOT_CAST(SUF, T, A, 16 / sizeof(T), v)
 #define MMA(SUF, T, D)                                                                  \
     extern "C" __global__ void __launch_bounds__(128) attn_fwd_mma##D##_##SUF(          \
         T* o, float* lse, int vec, ATTN_PARAMS(T)) {                                       \
@@ -988,10 +1007,14 @@ class CudaAttention:
         acc, rows = _acc(q.dtype), c.n * c.L
         g4, o4 = c.four(g, c.EV), c.four(out, c.EV)
         dd = cupy.empty(rows, acc)
-        kernel(_SOURCE, f"attn_rowdot_{c.suffix}")(
-            blocks(rows * 32, 256), (256,),
-            (g4, o4, dd, np.int64(rows), np.int32(c.EV), np.int64(c.heads), np.int64(c.L),
-             *_strides(g4)[:3], *_strides(o4)[:3]))
+        v = 16 // g4.itemsize                 # 16-byte loads where the rows allow them
+        vec = c.EV % v == 0 and all(a.data.ptr % 16 == 0 and
+                                    all(st % v == 0 for st in _strides(a)[:3]) for a in (g4, o4))
+        lanes = min(32, 1 << (max(c.EV // v, 1) - 1).bit_length()) if vec else 32
+        kernel(_SOURCE, f"attn_rowdot{'v' if vec else ''}_{c.suffix}")(
+            blocks(rows * lanes, 256), (256,),
+            (g4, o4, dd, np.int64(rows), np.int32(c.EV), np.int32(lanes),
+             np.int64(c.heads), np.int64(c.L), *_strides(g4)[:3], *_strides(o4)[:3]))
         dq = cupy.zeros(c.batch + (c.L, c.E), acc)
         dk = _heads_inner(c.kv_batch, c.S, c.E, q.dtype)
         dv = _heads_inner(c.kv_batch, c.S, c.EV, q.dtype)
@@ -1014,9 +1037,11 @@ class CudaAttention:
                 shared_mem=c.smem(False))
         if dq.dtype != q.dtype:
             half = _heads_inner(c.batch, c.L, c.E, q.dtype)
-            kernel(_SOURCE, f"attn_cast_{c.suffix}")(
-                blocks(dq.size), (256,), (dq, half, np.int64(dq.size), np.int64(c.heads),
-                                          np.int64(c.L), np.int32(c.E),
-                                          np.int32(not half.flags.c_contiguous)))
+            v = 16 // dq.itemsize if c.E % (16 // dq.itemsize) == 0 else 1
+            kernel(_SOURCE, f"attn_cast{'v' if v > 1 else ''}_{c.suffix}")(
+                blocks(dq.size // v), (256,), (dq, half, np.int64(dq.size),
+                                               np.int64(c.heads), np.int64(c.L),
+                                               np.int32(c.E),
+                                               np.int32(not half.flags.c_contiguous)))
             dq = half
         return dq, dk, dv
