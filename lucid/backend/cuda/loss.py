@@ -123,11 +123,13 @@ extern "C" __global__ void ce_scale(const long long* target, const A* weight, co
     out[1] = ws;
 }
 
-// scale: the output gradient per row (per_row) or one value; wsum: sum_c w_c (null: C).
+// scale: the output gradient per row (per_row) or one value; wsum: sum_c w_c (null: C);
+// vec: the rows are 16-byte aligned vectors (c a multiple of 16 / sizeof(T)), read and
+// written a vector at a time.
 extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* target,
                                   const A* weight, const A* scale, const A* wsum, T* gx,
                                   long long rows, long long c, long long ignore,
-                                  double smooth, int per_row, int lanes) {
+                                  double smooth, int per_row, int lanes, int vec) {
     RowPos p(rows, lanes);
     if (!p.ok) return;                     // no row reduction here
     bool ign;
@@ -140,10 +142,22 @@ extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* tar
     A l = lse[p.r];
     const T* xr = x + p.r * c;
     T* out = gx + p.r * c;
-    for (long long i = p.lane; i < c; i += lanes) {
-        A v = exp(static_cast<A>(xr[i]) - l) * q - spread * (weight ? weight[i] : A(1));
-        if (i == t) v -= hot;
-        out[i] = T(v);
+    constexpr int V = 16 / sizeof(T);
+    struct alignas(16) Vec { T v[V]; };
+    for (long long i = p.lane * (vec ? V : 1); i < c; i += (long long)lanes * (vec ? V : 1)) {
+        Vec u, o;
+        if (vec) u = *reinterpret_cast<const Vec*>(xr + i);
+        else u.v[0] = xr[i];
+        #pragma unroll
+        for (int k = 0; k < V; ++k) {
+            if (k && !vec) break;
+            const long long j = i + k;
+            A v = exp(static_cast<A>(u.v[k]) - l) * q - spread * (weight ? weight[j] : A(1));
+            if (j == t) v -= hot;
+            o.v[k] = T(v);
+        }
+        if (vec) *reinterpret_cast<Vec*>(out + i) = o;
+        else out[i] = o.v[0];
     }
 }
 """
@@ -323,8 +337,9 @@ class CudaLoss:
         wsum = None if w is None or sums is None else sums[1:]
         gx = cupy.empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
+        vec = c % (16 // x.itemsize) == 0 and x.data.ptr % 16 == 0
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
             x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,
             np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
-            np.int32(per_row), np.int32(lanes)))
+            np.int32(per_row), np.int32(lanes), np.int32(vec)))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)
