@@ -239,6 +239,27 @@ def test_cross_entropy_k_dim_and_strided(dev, dtype, opts):
                 view=lambda x: x.t(), **opts)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("c", [5, 16])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_infinite_and_nan_logits(dev, dtype, c, smoothing):
+    """Rows holding +inf, a row of -inf only, a NaN and large finite logits (the kernel's
+    one-pass running max restarts its sum): the same losses as the CPU's, infinities and
+    NaNs in the same places. c = 16 reads the rows as vectors, c = 5 element-wise."""
+    x = _rand((6, c))
+    x[0, 1] = np.inf
+    x[1, :] = -np.inf
+    x[2, 3] = np.nan
+    x[3, :] = np.linspace(-1e4, 3e4, c)
+    x[4, ::2] = -np.inf
+    t = np.array([0, 2, 1, c - 1, 1, 3])
+    outs = [_np(F.cross_entropy(_leaf(x, dtype, d, False), lucid.tensor(t).to(d),
+                                reduction="none", label_smoothing=smoothing))
+            for d in ("cpu", dev)]
+    rtol, atol = TOL[dtype]
+    np.testing.assert_allclose(outs[1], outs[0], rtol=rtol, atol=atol, equal_nan=True)
+
+
 def test_cross_entropy_all_ignored(dev):
     """A mean over no element is nan with a zero gradient, on both."""
     t = np.full((4,), -100)

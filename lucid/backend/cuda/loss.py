@@ -10,6 +10,9 @@ Forward, per row, with :math:`m' = \max_c x_c` (0 if infinite) and :math:`t` the
           + \sum_c w_c (m' - x_c)\big)
 
 (the smoothing term as two non-negative sums, no cancellation; 0 where ignored). The
+log-sum-exp takes one read of the row (each lane's running max and its sum of
+:math:`e^{x - m}`, rescaled to :math:`m'` when the lanes combine), the smoothing sums one
+more; rows of 16-byte vectors are read a vector at a time. The
 backward rebuilds :math:`p = e^{x - \mathrm{lse}}` once per element of a row:
 :math:`p \sum_k q_k - q` with :math:`q_c = h [c = t] + \sigma w_c`,
 :math:`\sum_k q_k = h + \sigma \sum_c w_c`, :math:`h = (1 - \varepsilon)\, s\, w_t`,
@@ -42,44 +45,90 @@ __device__ __forceinline__ long long ce_target(const long long* target, long lon
     return *ign ? 0 : (t < 0 ? 0 : (t >= c ? c - 1 : t));
 }
 
+// Every element j of row xr (lanes apart) as f(j, x_j) in A: 16-byte vectors of
+// V = 16 / sizeof(T) elements where vec (the row 16-byte aligned, c % V == 0). row_map
+// writes f(j, x_j) to out[j] the same way.
+template <class F>
+__device__ __forceinline__ void row_each(const T* xr, long long c, int lane, int lanes,
+                                         int vec, F f) {
+    constexpr int V = 16 / sizeof(T);
+    struct alignas(16) Vec { T v[V]; };
+    if (!vec) {
+        for (long long i = lane; i < c; i += lanes) f(i, static_cast<A>(xr[i]));
+        return;
+    }
+    for (long long i = (long long)lane * V; i < c; i += (long long)lanes * V) {
+        const Vec u = *reinterpret_cast<const Vec*>(xr + i);
+        #pragma unroll
+        for (int k = 0; k < V; ++k) f(i + k, static_cast<A>(u.v[k]));
+    }
+}
+template <class F>
+__device__ __forceinline__ void row_map(const T* xr, T* out, long long c, int lane,
+                                        int lanes, int vec, F f) {
+    constexpr int V = 16 / sizeof(T);
+    struct alignas(16) Vec { T v[V]; };
+    if (!vec) {
+        for (long long i = lane; i < c; i += lanes) out[i] = T(f(i, static_cast<A>(xr[i])));
+        return;
+    }
+    for (long long i = (long long)lane * V; i < c; i += (long long)lanes * V) {
+        const Vec u = *reinterpret_cast<const Vec*>(xr + i);
+        Vec o;
+        #pragma unroll
+        for (int k = 0; k < V; ++k) o.v[k] = T(f(i + k, static_cast<A>(u.v[k])));
+        *reinterpret_cast<Vec*>(out + i) = o;
+    }
+}
+
 // Row r's loss and lse; wt (if not null) gets the row's weight w_t (0 where ignored), and
 // check (lucid/backend/cuda/checks.py) the first target outside [0, c) that is not ignored.
+// One read of the row: each lane keeps its running max m and sum s of e^{x - m}, rescaled
+// to the row's max m' when the lanes combine. A max that is not finite takes m' = 0 and
+// a second read; smoothing's sums over the classes (non-negative terms w_c (m' - x_c))
+// take one more.
 extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* weight,
                                   A* loss, A* lse, A* wt, unsigned long long* check,
                                   long long rows, long long c, long long ignore,
-                                  double smooth, int lanes) {
+                                  double smooth, int lanes, int vec) {
     RowPos p(rows, lanes);
     const T* xr = x + p.r * c;
-    A m = A(-LUCID_INF);
-    if (p.ok) for (long long i = p.lane; i < c; i += lanes) {
-        A v = static_cast<A>(xr[i]);
-        m = v > m ? v : m;
-    }
-    m = row_reduce<true>(m, lanes);
-    if (!isfinite(m)) m = A(0);
-    A s = A(0), sw = A(0), swd = A(0);
-    if (p.ok) for (long long i = p.lane; i < c; i += lanes) {
-        A d = static_cast<A>(xr[i]) - m;
-        s += exp(d);
-        if (smooth != 0.0) {
-            A wc = weight ? weight[i] : A(1);
-            sw += wc;
-            swd -= wc * d;
+    A m = A(-LUCID_INF), s = A(0);
+    if (p.ok) row_each(xr, c, p.lane, lanes, vec, [&](long long, A v) {
+        if (v > m) {
+            s = s * exp(m - v) + A(1);
+            m = v;
+        } else if (v != A(-LUCID_INF)) {   // (-inf - -inf is nan)
+            s += exp(v - m);
         }
+    });
+    A mr = row_reduce<true>(m, lanes);
+    if (isfinite(mr)) {
+        s = m == A(-LUCID_INF) ? A(0) : s * exp(m - mr);
+    } else {
+        mr = A(0);
+        s = A(0);
+        if (p.ok) row_each(xr, c, p.lane, lanes, vec, [&](long long, A v) { s += exp(v); });
     }
     s = row_reduce<false>(s, lanes);
+    A sw = A(0), swd = A(0);
     if (smooth != 0.0) {
+        if (p.ok) row_each(xr, c, p.lane, lanes, vec, [&](long long i, A v) {
+            const A wc = weight ? weight[i] : A(1);
+            sw += wc;
+            swd += wc * (mr - v);
+        });
         sw = row_reduce<false>(sw, lanes);
         swd = row_reduce<false>(swd, lanes);
     }
     if (!p.ok || p.lane != 0) return;
-    A l = m + log(s);
+    A l = mr + log(s);
     bool ign;
     long long t = ce_target(target, p.r, ignore, c, &ign);
     A w = ign ? A(0) : (weight ? weight[t] : A(1));
     A out = (l - static_cast<A>(xr[t])) * w;
     if (smooth != 0.0) {
-        A sm = ign ? A(0) : (l - m) * sw + swd;
+        A sm = ign ? A(0) : (l - mr) * sw + swd;
         out = (A(1) - A(smooth)) * out + A(smooth / (double)c) * sm;
     }
     loss[p.r] = out;
@@ -124,8 +173,7 @@ extern "C" __global__ void ce_scale(const long long* target, const A* weight, co
 }
 
 // scale: the output gradient per row (per_row) or one value; wsum: sum_c w_c (null: C);
-// vec: the rows are 16-byte aligned vectors (c a multiple of 16 / sizeof(T)), read and
-// written a vector at a time.
+// vec as row_each's.
 extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* target,
                                   const A* weight, const A* scale, const A* wsum, T* gx,
                                   long long rows, long long c, long long ignore,
@@ -140,25 +188,10 @@ extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* tar
     A spread = ign ? A(0) : A(smooth / (double)c) * s;
     A q = hot + spread * (wsum ? wsum[0] : A(c));
     A l = lse[p.r];
-    const T* xr = x + p.r * c;
-    T* out = gx + p.r * c;
-    constexpr int V = 16 / sizeof(T);
-    struct alignas(16) Vec { T v[V]; };
-    for (long long i = p.lane * (vec ? V : 1); i < c; i += (long long)lanes * (vec ? V : 1)) {
-        Vec u, o;
-        if (vec) u = *reinterpret_cast<const Vec*>(xr + i);
-        else u.v[0] = xr[i];
-        #pragma unroll
-        for (int k = 0; k < V; ++k) {
-            if (k && !vec) break;
-            const long long j = i + k;
-            A v = exp(static_cast<A>(u.v[k]) - l) * q - spread * (weight ? weight[j] : A(1));
-            if (j == t) v -= hot;
-            o.v[k] = T(v);
-        }
-        if (vec) *reinterpret_cast<Vec*>(out + i) = o;
-        else out[i] = o.v[0];
-    }
+    row_map(x + p.r * c, gx + p.r * c, c, p.lane, lanes, vec, [&](long long i, A v) {
+        A d = exp(v - l) * q - spread * (weight ? weight[i] : A(1));
+        return i == t ? d - hot : d;
+    });
 }
 """
 
@@ -220,6 +253,12 @@ extern "C" __global__ void act(const T* x, const T* g, T* y, long long n, int mo
 """
 
 _CE_SOURCE = ROWS + _CE
+
+
+def _vector_rows(x, c):
+    """Whether the C-contiguous rows of ``c`` elements of ``x`` are 16-byte aligned
+    vectors (the row kernels' ``vec``)."""
+    return c % (16 // x.itemsize) == 0 and x.data.ptr % 16 == 0
 _THREADS = 256
 _MAX_BLOCKS = 65536          # grid-stride kernels: at most this many blocks
 _ONE_BLOCK = 1024            # threads of the one-block reductions
@@ -307,7 +346,8 @@ class CudaLoss:
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
             x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), np.int64(rows),
-            np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes)))
+            np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes),
+            np.int32(_vector_rows(x, c))))
         if reduction == "none":
             out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
@@ -337,9 +377,8 @@ class CudaLoss:
         wsum = None if w is None or sums is None else sums[1:]
         gx = cupy.empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
-        vec = c % (16 // x.itemsize) == 0 and x.data.ptr % 16 == 0
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
             x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,
             np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
-            np.int32(per_row), np.int32(lanes), np.int32(vec)))
+            np.int32(per_row), np.int32(lanes), np.int32(_vector_rows(x, c))))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)
