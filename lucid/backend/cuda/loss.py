@@ -32,7 +32,7 @@ import numpy as np
 from ..array.indexing import index_error
 from . import checks
 from .kernels import ACCUMULATE, CTYPES, blocks, kernel, ptr_arg
-from .softmax import ROWS, last_axis, row_launch
+from .softmax import ROWS, aligned, last_axis, row_launch
 
 _CE = r"""
 // Row r's target t (ignored: class 0) and whether it is ignored. Out-of-range targets
@@ -45,78 +45,28 @@ __device__ __forceinline__ long long ce_target(const long long* target, long lon
     return *ign ? 0 : (t < 0 ? 0 : (t >= c ? c - 1 : t));
 }
 
-// Every element j of row xr (lanes apart) as f(j, x_j) in A: 16-byte vectors of
-// V = 16 / sizeof(T) elements where vec (the row 16-byte aligned, c % V == 0). row_map
-// writes f(j, x_j) to out[j] the same way.
-template <class F>
-__device__ __forceinline__ void row_each(const T* xr, long long c, int lane, int lanes,
-                                         int vec, F f) {
-    constexpr int V = 16 / sizeof(T);
-    struct alignas(16) Vec { T v[V]; };
-    if (!vec) {
-        for (long long i = lane; i < c; i += lanes) f(i, static_cast<A>(xr[i]));
-        return;
-    }
-    for (long long i = (long long)lane * V; i < c; i += (long long)lanes * V) {
-        const Vec u = *reinterpret_cast<const Vec*>(xr + i);
-        #pragma unroll
-        for (int k = 0; k < V; ++k) f(i + k, static_cast<A>(u.v[k]));
-    }
-}
-template <class F>
-__device__ __forceinline__ void row_map(const T* xr, T* out, long long c, int lane,
-                                        int lanes, int vec, F f) {
-    constexpr int V = 16 / sizeof(T);
-    struct alignas(16) Vec { T v[V]; };
-    if (!vec) {
-        for (long long i = lane; i < c; i += lanes) out[i] = T(f(i, static_cast<A>(xr[i])));
-        return;
-    }
-    for (long long i = (long long)lane * V; i < c; i += (long long)lanes * V) {
-        const Vec u = *reinterpret_cast<const Vec*>(xr + i);
-        Vec o;
-        #pragma unroll
-        for (int k = 0; k < V; ++k) o.v[k] = T(f(i + k, static_cast<A>(u.v[k])));
-        *reinterpret_cast<Vec*>(out + i) = o;
-    }
-}
-
 // Row r's loss and lse; wt (if not null) gets the row's weight w_t (0 where ignored), and
 // check (lucid/backend/cuda/checks.py) the first target outside [0, c) that is not ignored.
-// One read of the row: each lane keeps its running max m and sum s of e^{x - m}, rescaled
-// to the row's max m' when the lanes combine. A max that is not finite takes m' = 0 and
-// a second read; smoothing's sums over the classes (non-negative terms w_c (m' - x_c))
-// take one more.
+// The log-sum-exp from one read of the row (row_lse; a max that is not finite takes m' =
+// 0 and a second read); smoothing's sums over the classes (non-negative terms w_c (m' -
+// x_c)) take one more. vec: x is 16-byte aligned.
 extern "C" __global__ void ce_fwd(const T* x, const long long* target, const A* weight,
                                   A* loss, A* lse, A* wt, unsigned long long* check,
                                   long long rows, long long c, long long ignore,
                                   double smooth, int lanes, int vec) {
     RowPos p(rows, lanes);
     const T* xr = x + p.r * c;
-    A m = A(-LUCID_INF), s = A(0);
-    if (p.ok) row_each(xr, c, p.lane, lanes, vec, [&](long long, A v) {
-        if (v > m) {
-            s = s * exp(m - v) + A(1);
-            m = v;
-        } else if (v != A(-LUCID_INF)) {   // (-inf - -inf is nan)
-            s += exp(v - m);
-        }
-    });
-    A mr = row_reduce<true>(m, lanes);
-    if (isfinite(mr)) {
-        s = m == A(-LUCID_INF) ? A(0) : s * exp(m - mr);
-    } else {
-        mr = A(0);
-        s = A(0);
-        if (p.ok) row_each(xr, c, p.lane, lanes, vec, [&](long long, A v) { s += exp(v); });
-    }
-    s = row_reduce<false>(s, lanes);
+    vec = vec && vec_rows(c);
+    A mr, s;
+    row_lse(xr, c, p, lanes, vec, true, mr, s);
     A sw = A(0), swd = A(0);
     if (smooth != 0.0) {
-        if (p.ok) row_each(xr, c, p.lane, lanes, vec, [&](long long i, A v) {
+        if (p.ok) row_apply<false, false>(xr, nullptr, nullptr, c, p.lane, lanes, vec,
+                                          [&](long long i, A v, A) {
             const A wc = weight ? weight[i] : A(1);
             sw += wc;
             swd += wc * (mr - v);
+            return A(0);
         });
         sw = row_reduce<false>(sw, lanes);
         swd = row_reduce<false>(swd, lanes);
@@ -173,7 +123,7 @@ extern "C" __global__ void ce_scale(const long long* target, const A* weight, co
 }
 
 // scale: the output gradient per row (per_row) or one value; wsum: sum_c w_c (null: C);
-// vec as row_each's.
+// vec: x is 16-byte aligned (rows of vectors where c allows).
 extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* target,
                                   const A* weight, const A* scale, const A* wsum, T* gx,
                                   long long rows, long long c, long long ignore,
@@ -188,7 +138,8 @@ extern "C" __global__ void ce_bwd(const T* x, const A* lse, const long long* tar
     A spread = ign ? A(0) : A(smooth / (double)c) * s;
     A q = hot + spread * (wsum ? wsum[0] : A(c));
     A l = lse[p.r];
-    row_map(x + p.r * c, gx + p.r * c, c, p.lane, lanes, vec, [&](long long i, A v) {
+    row_apply<false, true>(x + p.r * c, nullptr, gx + p.r * c, c, p.lane, lanes,
+                           vec && vec_rows(c), [&](long long i, A v, A) {
         A d = exp(v - l) * q - spread * (weight ? weight[i] : A(1));
         return i == t ? d - hot : d;
     });
@@ -254,11 +205,6 @@ extern "C" __global__ void act(const T* x, const T* g, T* y, long long n, int mo
 
 _CE_SOURCE = ROWS + _CE
 
-
-def _vector_rows(x, c):
-    """Whether the C-contiguous rows of ``c`` elements of ``x`` are 16-byte aligned
-    vectors (the row kernels' ``vec``)."""
-    return c % (16 // x.itemsize) == 0 and x.data.ptr % 16 == 0
 _THREADS = 256
 _MAX_BLOCKS = 65536          # grid-stride kernels: at most this many blocks
 _ONE_BLOCK = 1024            # threads of the one-block reductions
@@ -347,7 +293,7 @@ class CudaLoss:
         kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
             x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), np.int64(rows),
             np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes),
-            np.int32(_vector_rows(x, c))))
+            np.int32(aligned(x))))
         if reduction == "none":
             out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
@@ -380,5 +326,5 @@ class CudaLoss:
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
             x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,
             np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
-            np.int32(per_row), np.int32(lanes), np.int32(_vector_rows(x, c))))
+            np.int32(per_row), np.int32(lanes), np.int32(aligned(x))))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)

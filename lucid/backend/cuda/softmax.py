@@ -52,52 +52,101 @@ struct RowPos {
         if (!ok) r = 0;
     }
 };
+
+// This lane's elements j of a row of c: f(j, a_j, b_j) in A (b_j = 0 unless TWO), written
+// to out[j] where OUT. vec: the rows are 16-byte aligned with c % V == 0, read (and written)
+// V = 16 / sizeof(T) elements at a time; else one at a time, lanes apart.
+template <bool TWO, bool OUT, class F>
+__device__ __forceinline__ void row_apply(const T* a, const T* b, T* out, long long c,
+                                          int lane, int lanes, int vec, F f) {
+    constexpr int V = 16 / sizeof(T);
+    struct alignas(16) Vec { T v[V]; };
+    if (vec) {
+        for (long long i = (long long)lane * V; i < c; i += (long long)lanes * V) {
+            const Vec u = *reinterpret_cast<const Vec*>(a + i);
+            Vec w, o;
+            if (TWO) w = *reinterpret_cast<const Vec*>(b + i);
+            #pragma unroll
+            for (int k = 0; k < V; ++k)
+                o.v[k] = T(f(i + k, static_cast<A>(u.v[k]), TWO ? static_cast<A>(w.v[k]) : A(0)));
+            if (OUT) *reinterpret_cast<Vec*>(out + i) = o;
+        }
+        return;
+    }
+    for (long long i = lane; i < c; i += lanes) {
+        const A r = f(i, static_cast<A>(a[i]), TWO ? static_cast<A>(b[i]) : A(0));
+        if (OUT) out[i] = T(r);
+    }
+}
+
+// The row's max m' and sum of e^{x - m'} over the lanes, from one read: each lane keeps
+// its running max m and sum s of e^{x - m}, rescaled to m' when the lanes combine. A max
+// that is not finite reads the row again for the sum, about 0 where zero_inf (0 - m' as
+// the sum's shift then); NaNs stay in the sum.
+__device__ __forceinline__ void row_lse(const T* xr, long long c, const RowPos& p, int lanes,
+                                        int vec, bool zero_inf, A& mr, A& sr) {
+    A m = A(-LUCID_INF), s = A(0);
+    if (p.ok) row_apply<false, false>(xr, nullptr, nullptr, c, p.lane, lanes, vec,
+                                      [&](long long, A v, A) {
+        if (v > m) {
+            s = s * exp(m - v) + A(1);
+            m = v;
+        } else if (v != A(-LUCID_INF)) {   // (-inf - -inf would be nan)
+            s += exp(v - m);
+        }
+        return A(0);
+    });
+    mr = row_reduce<true>(m, lanes);
+    if (isfinite(mr)) {
+        if (m != A(-LUCID_INF)) s *= exp(m - mr);  // (a lane of -infs and nans keeps s)
+    } else {
+        if (zero_inf) mr = A(0);
+        const A shift = mr;
+        s = A(0);
+        if (p.ok) row_apply<false, false>(xr, nullptr, nullptr, c, p.lane, lanes, vec,
+                                          [&](long long, A v, A) { s += exp(v - shift); return A(0); });
+    }
+    sr = row_reduce<false>(s, lanes);
+}
+
+// Whether rows of c elements of T, from 16-byte aligned arrays, are 16-byte vectors.
+__device__ __forceinline__ int vec_rows(long long c) { return c % (16 / sizeof(T)) == 0; }
 """
 
 _SOFTMAX = r"""
 extern "C" __global__ void softmax_fwd(const T* x, T* y, long long rows, long long d,
-                                       int lanes, int log_mode) {
+                                       int lanes, int log_mode, int aligned) {
     RowPos p(rows, lanes);
     const T* xr = x + p.r * d;
-    A m = A(-LUCID_INF);
-    if (p.ok) for (long long i = p.lane; i < d; i += lanes) {
-        A v = static_cast<A>(xr[i]);
-        m = v > m ? v : m;
-    }
-    m = row_reduce<true>(m, lanes);
-    if (log_mode && !isfinite(m)) m = A(0);
-    A s = A(0);
-    if (p.ok) for (long long i = p.lane; i < d; i += lanes) s += exp(static_cast<A>(xr[i]) - m);
-    s = row_reduce<false>(s, lanes);
+    const int vec = aligned && vec_rows(d);
+    A m, s;
+    row_lse(xr, d, p, lanes, vec, log_mode, m, s);
     if (!p.ok) return;
-    T* yr = y + p.r * d;
-    if (log_mode) {
-        A ls = log(s);
-        for (long long i = p.lane; i < d; i += lanes)
-            yr[i] = T((static_cast<A>(xr[i]) - m) - ls);
-    } else {
-        for (long long i = p.lane; i < d; i += lanes)
-            yr[i] = T(exp(static_cast<A>(xr[i]) - m) / s);
-    }
+    const A ls = log(s);
+    row_apply<false, true>(xr, nullptr, y + p.r * d, d, p.lane, lanes, vec,
+                           [&](long long, A v, A) {
+        return log_mode ? (v - m) - ls : exp(v - m) / s;
+    });
 }
 
 extern "C" __global__ void softmax_bwd(const T* y, const T* g, T* gx, long long rows,
-                                       long long d, int lanes, int log_mode) {
+                                       long long d, int lanes, int log_mode, int aligned) {
     RowPos p(rows, lanes);
     const T* yr = y + p.r * d;
     const T* gr = g + p.r * d;
+    const int vec = aligned && vec_rows(d);
     A s = A(0);
-    if (p.ok) for (long long i = p.lane; i < d; i += lanes) {
-        A gv = static_cast<A>(gr[i]);
-        s += log_mode ? gv : gv * static_cast<A>(yr[i]);
-    }
+    if (p.ok) row_apply<true, false>(yr, gr, nullptr, d, p.lane, lanes, vec,
+                                     [&](long long, A yv, A gv) {
+        s += log_mode ? gv : gv * yv;
+        return A(0);
+    });
     s = row_reduce<false>(s, lanes);
     if (!p.ok) return;
-    T* out = gx + p.r * d;
-    for (long long i = p.lane; i < d; i += lanes) {
-        A gv = static_cast<A>(gr[i]), yv = static_cast<A>(yr[i]);
-        out[i] = T(log_mode ? gv - exp(yv) * s : yv * (gv - s));
-    }
+    row_apply<true, true>(yr, gr, gx + p.r * d, d, p.lane, lanes, vec,
+                          [&](long long, A yv, A gv) {
+        return log_mode ? gv - exp(yv) * s : yv * (gv - s);
+    });
 }
 """
 
@@ -134,9 +183,16 @@ def _run(name, arrays, axis, log_mode, dtype):
     rows = rowed[0].size // d
     out = cupy.empty(rowed[0].shape, dtype)
     grid, block, lanes = row_launch(rows, d)
-    kernel(_SOURCE, name, dtype)(grid, block, (*rowed, out, np.int64(rows), np.int64(d),
-                                               np.int32(lanes), np.int32(log_mode)))
+    kernel(_SOURCE, name, dtype)(grid, block, (
+        *rowed, out, np.int64(rows), np.int64(d), np.int32(lanes), np.int32(log_mode),
+        np.int32(aligned(*rowed))))
     return _restore(out, axis, ndim)
+
+
+def aligned(*arrays):
+    """Whether the row kernels may read ``arrays`` (and write their results) in 16-byte
+    vectors: every one 16-byte aligned (the kernels check the row length)."""
+    return all(a.data.ptr % 16 == 0 for a in arrays)
 
 
 def _fits(*arrays):
