@@ -4,10 +4,10 @@ A row of length :math:`D` is handled by ``lanes`` threads (a power of two from 3
 1024, about :math:`D/8`): a warp per row for short rows (several rows per block), a block
 per row otherwise. Each thread reduces its strided elements in ``A`` (float32 for half
 types), reading 16-byte vectors where the rows are 16-byte aligned and their length a
-multiple of the vector (:func:`row_apply` in :data:`ROWS`), then the lanes combine through
+multiple of the vector (``row_apply`` in :data:`ROWS`), then the lanes combine through
 warp shuffles and, past a warp, shared memory (:data:`ROWS`, shared with the norm and loss
 kernels). Forward, the max and the sum from one read of the row (each lane's running max
-and sum of :math:`e^{x - m}`, rescaled when the lanes combine: :func:`row_lse`):
+and sum of :math:`e^{x - m}`, rescaled when the lanes combine: ``row_lse``):
 
 .. math:: m = \max_j x_j, \quad s = \sum_j e^{x_j - m}, \quad
           y = e^{x - m} / s \ \text{ or } \ y = (x - m') - \ln s'
