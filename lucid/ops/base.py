@@ -429,7 +429,8 @@ class BinaryOp(BroadcastOp):
             fast = cls._scalar_op if ta else cls._rscalar_op
             k = s.__class__
             if (k is float or k is int and -_I64 <= s < _I64) and fast is not None \
-                    and t._dtype in _WEAK_SCALAR_DTYPES:
+                    and (t._dtype in _WEAK_SCALAR_DTYPES or k is int and not params
+                         and t._dtype is _dt.int64 and fast.keeps_int64):
                 return fast.apply(t, other=s, **params)
             try:
                 rd = _scalar_result(cls, t._dtype, s)
@@ -466,7 +467,8 @@ def _array_operand(x, like, err):
 
 
 # where a Python number takes the tensor's dtype in the backend as in PyTorch (ml_dtypes'
-# bfloat16 promotes a Python float to float32, so it takes the general path)
+# bfloat16 promotes a Python float to float32, so it takes the general path); an int64
+# tensor with a Python int does too, in the ops whose ``keeps_int64`` says so
 _WEAK_SCALAR_DTYPES = frozenset((_dt.float16, _dt.float32, _dt.float64))
 _I64 = 2 ** 63       # Python ints outside int64 take the general path, which refuses them
 

@@ -4,9 +4,10 @@
 The number stays a parameter of a one-input node instead of becoming a 0-d tensor input:
 no scalar tensor is made, nothing is saved, and the gradient has one edge. ``BinaryOp.call``
 routes a call here when the tensor is float16, float32 or float64 and the other operand a
-Python ``int`` or ``float`` (for ``sub`` and ``div``, on the right), which is exactly where
-the result keeps the tensor's dtype and the backend's weak-scalar arithmetic equals
-PyTorch's; every other call takes the general two-input op.
+Python ``int`` or ``float`` (for ``sub`` and ``div``, on the right), or the tensor is int64
+and the number an ``int`` (``add``, ``sub``, ``mul`` without ``alpha``: a step counter's
+``add_(1)``), which is exactly where the result keeps the tensor's dtype and the backend's
+weak-scalar arithmetic equals PyTorch's; every other call takes the general two-input op.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class _ScalarOp(UnaryOp):
 
     __slots__ = ()
     general = None          # the two-input op this one stands in for
+    keeps_int64 = True      # int64 (op) int is int64 (not so for true division)
 
     def name(self):
         return self.general.__name__
@@ -209,6 +211,7 @@ class DivScalarBackward(_ScalarOp):
 
     __slots__ = ()
     schema_v1 = _schema("div_scalar", cx="holomorphic")
+    keeps_int64 = False
 
     @staticmethod
     def dispatch(be, x, other):

@@ -13,9 +13,17 @@ class XpCreation:
     """Implements :class:`CreationKernels` with ``self.xp``."""
 
     def arange(self, start, step, n, npdtype):
+        """``start + i * step`` for ``i < n``, computed in float64 (int64 for integer
+        dtypes) and cast; a unit step from zero of a real dtype is one kernel."""
         xp = self.xp
-        cdt = xp.float64 if xp.dtype(npdtype).kind == "f" else xp.int64
-        return (xp.arange(n, dtype=cdt) * step + start).astype(npdtype, copy=False)
+        kind = xp.dtype(npdtype).kind
+        cdt = xp.float64 if kind == "f" else xp.int64
+        i = xp.arange(n, dtype=cdt)
+        if not (step == 1 and kind in "fiu"):
+            i = i * step
+        elif start == 0:
+            return i.astype(npdtype, copy=False)
+        return (i + start).astype(npdtype, copy=False)
 
     def _linspace64(self, start, end, steps):
         xp = self.xp

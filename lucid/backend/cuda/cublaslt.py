@@ -104,7 +104,7 @@ def alignment(ptr):
 class _Plan:
     """One problem's descriptors and its chosen algorithm, kept for the process's life."""
 
-    __slots__ = ("desc", "a", "b", "c", "algo", "algo_ptr", "ws")
+    __slots__ = ("desc", "a", "b", "c", "algo", "algo_ptr", "ws", "bias", "bias_ptr")
 
     def __init__(self, lib, handle, key):
         (dtype, compute, scale, opa, opb, m, n, k, lda, ldb, ldc, count, sa, sb, sc,
@@ -135,6 +135,8 @@ class _Plan:
         self.algo = result.algo                     # kept alive: the call reads it
         self.algo_ptr = ctypes.addressof(result.algo)
         self.ws = result.workspace
+        self.bias = ctypes.c_uint64(0)              # the epilogue vector's address, as set
+        self.bias_ptr = ctypes.addressof(self.bias)
 
     @staticmethod
     def _layout(lib, dtype, rows_cols, ld, count, stride):
@@ -177,8 +179,9 @@ def matmul(key, alpha, a, b, beta, c, stream, bias=0):
         return False
     lib = _LIB[0]
     if bias:
-        _set(lib.cublasLtMatmulDescSetAttribute, p.desc, _DESC_BIAS_POINTER, bias,
-             ctypes.c_uint64)
+        p.bias.value = bias
+        _check(lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_BIAS_POINTER, p.bias_ptr, 8),
+               "set attribute")
     device = cupy.cuda.runtime.getDevice()
     ws = _workspace(device, stream) if p.ws else 0
     status = lib.cublasLtMatmul(_HANDLES[device], p.desc, alpha, a, p.a, b, p.b, beta, c,

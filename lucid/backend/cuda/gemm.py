@@ -41,7 +41,8 @@ def supports(a, b):
 def _operand(x, batch):
     """``(array, op, leading dim, batch stride)`` of matrix stack ``x`` broadcast over
     ``batch``, copied only where its layout has no cuBLAS description."""
-    if not batch and x.ndim == 2:               # the common case, without the generality
+    if x.ndim == 2:                             # the common case, without the generality
+        # (a matrix beside a stack is the same matrix for each: batch stride 0)
         it = x.itemsize
         (r, c), (rs, cs) = x.shape, x.strides
         if cs == it and rs >= c * it and rs % it == 0:
@@ -80,8 +81,8 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None):
     row sums of ``a`` (a linear layer's weight gradient ``g.T @ x`` then brings the bias
     gradient, the column sums of ``g``, along). The result says whether the epilogue
     ran: ``(out, done)``."""
-    if a.ndim == 2 and b.ndim == 2:
-        batch = ()
+    if a.ndim == 2 or b.ndim == 2 or a.shape[:-2] == b.shape[:-2]:
+        batch = b.shape[:-2] if a.ndim == 2 else a.shape[:-2]
     else:
         batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     m, k = a.shape[-2:]

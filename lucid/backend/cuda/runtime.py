@@ -18,12 +18,11 @@ _POOL = cupy.get_default_memory_pool()
 _peak = {}                              # device index -> peak allocated bytes since reset
 
 
-def _tracking_malloc(nbytes):
-    mem = _POOL.malloc(nbytes)
-    dev = mem.device_id
-    used = _POOL.used_bytes()
-    if used > _peak.get(dev, 0):
-        _peak[dev] = used
+def _tracking_malloc(nbytes, _malloc=_POOL.malloc, _used=_POOL.used_bytes):
+    mem = _malloc(nbytes)
+    used = _used()
+    if used > _peak.get(mem.device_id, 0):
+        _peak[mem.device_id] = used
     return mem
 
 

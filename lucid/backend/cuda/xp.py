@@ -74,6 +74,9 @@ def _keep_bfloat16(ufunc):
     is bfloat16 (CuPy has no bfloat16 loop for it and computes in float32)."""
     def call(*args, **kwargs):
         r = ufunc(*args, **kwargs)
+        a = args[0] if args else None
+        if a.__class__ is cupy.ndarray and a.dtype.itemsize != 2:     # not bfloat16
+            return r
         if isinstance(r, cupy.ndarray) and r.dtype == np.float32 and "out" not in kwargs \
                 and all(a.dtype == _BF16 for a in args if isinstance(a, cupy.ndarray)) \
                 and any(isinstance(a, cupy.ndarray) for a in args):
@@ -90,7 +93,9 @@ def _keep_bfloat16(ufunc):
 def _fast_binary(name, slow):
     """``slow`` (a ufunc wrapper) with :func:`.elementwise.binary`'s vector kernel first."""
     def call(*args, **kwargs):
-        if len(args) == 2 and not kwargs:
+        a = args[0] if args else None
+        if len(args) == 2 and not kwargs and (a.__class__ is not cupy.ndarray or
+                                              a.dtype.itemsize == 2):   # half arrays only
             r = elementwise.binary(name, *args)
             if r is not None:
                 return r
