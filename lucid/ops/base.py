@@ -313,8 +313,13 @@ def _conj_each(F, g):
 
 
 def _cast(t, dt):
-    from .core import CastBackward
-    return CastBackward.apply(t, dtype=dt)
+    if not _CAST_OP:
+        from .core import CastBackward          # a module above this one
+        _CAST_OP.append(CastBackward)
+    return _CAST_OP[0].apply(t, dtype=dt)
+
+
+_CAST_OP = []
 
 
 _HALF = (_dt.float16, _dt.bfloat16)

@@ -55,3 +55,29 @@ def test_other_operands_take_the_general_op():
     assert type((x * True).grad_fn).__name__ == "MulBackward"
     assert type((1 - x).grad_fn).__name__ == "RsubScalarBackward"
     assert type((1 / x).grad_fn).__name__ == "DivBackward"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_int64_with_python_int_matches_torch(op):
+    a = np.array([0, 1, -5, 7, 2 ** 62, -2 ** 63], dtype=np.int64)
+    for v in [0, 3, -7, 2 ** 62, 2 ** 63 - 1]:
+        want = getattr(torch.tensor(a), op)(v)
+        got = getattr(lucid.tensor(a), op)(v)
+        assert got.dtype.name == str(want.dtype).split(".")[1], (op, v)
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{op} {v}")
+
+
+def test_int64_counter_add_makes_no_scalar_tensor(monkeypatch):
+    t = lucid.zeros(2, dtype=lucid.int64)      # (NumPy gives 0-d results as scalars)
+    be = type(t._device._backend)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a 0-d tensor was made for the number")
+    monkeypatch.setattr(be, "asarray", refuse)
+    t.add_(1)
+    t += 2
+    t.sub_(1)
+    t.mul_(3)
+    assert t.tolist() == [6, 6] and t.dtype is lucid.int64
+    with pytest.raises(AssertionError):     # alpha and the other integer dtypes: general op
+        t.add_(1, alpha=2)

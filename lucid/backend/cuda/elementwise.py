@@ -18,13 +18,11 @@ store, on contiguous, aligned arrays:
 Anything else returns None, and the caller takes CuPy's kernel.
 """
 
-import functools
-
 import cupy
 import ml_dtypes
 import numpy as np
 
-from .kernels import CTYPES, blocks, kernel
+from .kernels import CTYPES, kernel
 
 _CAST = r'''
 struct __align__(4 * sizeof(S)) VS { S v[4]; };
@@ -116,22 +114,33 @@ def _aligned(*arrays):
 
 
 def _grid(n):
-    return (min(blocks(max(n // 4, 1), _THREADS)[0], 65535 * 8),)
+    """Blocks of :data:`_THREADS` threads covering ``n`` elements four at a time (at
+    least one, at most 524280: the kernels stride over the rest)."""
+    return (min(max((n // 4 + _THREADS - 1) // _THREADS, 1), 65535 * 8),)
 
 
 def cast(a, dtype):
-    """``a.astype(dtype)`` for float32 <-> half, or None where this kernel does not apply."""
-    dtype = np.dtype(dtype)
-    if not ((a.dtype == _F32 and dtype in _HALF) or (a.dtype in _HALF and dtype == _F32)) \
-            or not a.size or not _aligned(a):
+    """``a.astype(dtype)`` for float32 <-> half, or None where this kernel does not apply
+    (autocast makes hundreds of these a step: the checks are kept few)."""
+    pair = (a.dtype, dtype)
+    k = _CASTS.get(pair)
+    if k is None:
+        k = _CASTS[pair] = _cast_kernel(*pair)
+    n = a.size
+    if k is False or not n or not a._c_contiguous or a.data.ptr % (4 * a.itemsize):
         return None
     out = cupy.empty(a.shape, dtype)
-    _cast_kernel(a.dtype, dtype)(_grid(a.size), (_THREADS,), (a, out, np.int64(a.size)))
+    k(_grid(n), (_THREADS,), (a, out, np.int64(n)))
     return out
 
 
-@functools.lru_cache(maxsize=None)
+_CASTS = {}                 # (source dtype, target dtype) -> the cast kernel, or False
+
+
 def _cast_kernel(src, dst):
+    dst = np.dtype(dst)
+    if not ((src == _F32 and dst in _HALF) or (src in _HALF and dst == _F32)):
+        return False
     return kernel(f"typedef {CTYPES[src]} S;\ntypedef {CTYPES[dst]} D;\n" + _CAST, "cast")
 
 

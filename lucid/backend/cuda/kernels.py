@@ -71,6 +71,9 @@ class _Params(threading.local):
 
 
 _PARAMS = _Params()
+_NDARRAY = cupy.ndarray
+_get_device, _stream, _launch = (cupy.cuda.runtime.getDevice, cupy.cuda.get_current_stream,
+                                 driver.launchKernel)
 
 
 class Kernel:
@@ -95,24 +98,26 @@ class Kernel:
     def __call__(self, grid, block, args, shared_mem=0):
         fmt, vals = "@", []
         for a in args:
-            if type(a) is cupy.ndarray:
+            k = a.__class__
+            if k is _NDARRAY:
                 fmt += "Q"
                 vals.append(a.data.ptr)
                 continue
-            code = _CODES.get(type(a))
+            code = _CODES.get(k)
             if code is None:
                 return self.raw(grid, block, args, shared_mem=shared_mem)
             fmt += code
             vals.append(a)
-        device = cupy.cuda.runtime.getDevice()
+        device = _get_device()
         fn = self._functions.get(device)
         if fn is None:
             fn = self._functions[device] = self.raw.kernel.ptr
         params = _PARAMS.pointers(fmt)
         struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
-        g, b = _dims(grid), _dims(block)
-        driver.launchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem,
-                            cupy.cuda.get_current_stream().ptr, params, 0)
+        g = (grid[0], 1, 1) if grid.__class__ is tuple and len(grid) == 1 else _dims(grid)
+        b = (block[0], 1, 1) if block.__class__ is tuple and len(block) == 1 else \
+            _dims(block)
+        _launch(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, _stream().ptr, params, 0)
 
 
 def _dims(d):
