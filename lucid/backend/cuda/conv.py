@@ -168,6 +168,13 @@ def _identity(spatial, kernel, out, stride, padding):
         k == 1 and s == 1 and lo == 0 for k, s, (lo, _) in zip(kernel, stride, padding))
 
 
+def _by_group(a, lead, groups, tail):
+    """``a`` reshaped to ``lead + (groups,) + tail``, without the groups axis where there
+    is one group: a matrix beside a stack of them goes to cuBLAS as it is (batch stride 0),
+    with no broadcast view to build."""
+    return a.reshape(lead + (groups,) + tail if groups > 1 else lead + tail)
+
+
 class CudaConv:
     """Convolution, im2col and col2im through the kernels of this module."""
 
@@ -228,7 +235,8 @@ class CudaConv:
         ck, p = cg * math.prod(kernel), math.prod(out)
         col = x if _identity(x.shape[2:], kernel, out, stride, padding) else \
             self._im2col_kernel(x, kernel, out, stride, padding, dilation, False)
-        y = self.matmul(w.reshape(groups, co // groups, ck), col.reshape(n, groups, ck, p))
+        y = self.matmul(_by_group(w, (), groups, (co // groups, ck)),
+                        _by_group(col, (n,), groups, (ck, p)))
         if b is not None:
             compiled(_SOURCE, "conv_bias", y.dtype)(
                 blocks(y.size, _THREADS), (_THREADS,),
@@ -245,8 +253,8 @@ class CudaConv:
         cg = w.shape[1]
         kernel = w.shape[2:]
         ck = cg * math.prod(kernel)
-        col = self.matmul(self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
-                          g.reshape(n, groups, co // groups, math.prod(out)))
+        wt = self.xp.swapaxes(_by_group(w, (), groups, (co // groups, ck)), -1, -2)
+        col = self.matmul(wt, _by_group(g, (n,), groups, (co // groups, math.prod(out))))
         col = col.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
         if _identity(in_spatial, kernel, out, stride, padding):
             return col.reshape((n, cg * groups) + tuple(in_spatial))
@@ -263,6 +271,6 @@ class CudaConv:
                                   stride, padding, dilation, True)
         g = self.xp.ascontiguousarray(g)
         gt = g if g.shape[0] == 1 else self._swap01(g)     # (C_out, N, *O)
-        gw = self.matmul(gt.reshape(groups, co // groups, m),
-                         self.xp.swapaxes(col.reshape(groups, ck, m), 1, 2))
+        gw = self.matmul(_by_group(gt, (), groups, (co // groups, m)),
+                         self.xp.swapaxes(_by_group(col, (), groups, (ck, m)), -1, -2))
         return gw.reshape((co, cg) + tuple(kernel))
