@@ -482,3 +482,20 @@ def test_grad_output_checks():
         (x * 2).sum().backward(1.0)
     with pytest.raises(AutogradError, match="backward: got 4 gradients for 1 tensors"):
         (x * 2).backward([1.0] * 4)
+
+
+def test_node_input_meta_is_shared_between_nodes_and_bounded(monkeypatch):
+    """Nodes over the same (shape, dtype) inputs keep one meta object (fewer objects for
+    the cyclic collector); the table empties past its cap and gradients stay right."""
+    from lucid.autograd import graph
+    x = lucid.ones(3, 4, requires_grad=True)
+    a, b = x * 2.0, x * 3.0
+    assert a.grad_fn.in_meta is b.grad_fn.in_meta
+    assert a.grad_fn.in_meta == (((3, 4), lucid.float32),)
+    monkeypatch.setattr(graph, "_META_MAX", 2)
+    ys = [lucid.ones(n, requires_grad=True) for n in range(1, 6)]
+    zs = [y * 2.0 for y in ys]
+    assert len(graph._META) <= 3
+    assert [z.grad_fn.in_meta[0][0] for z in zs] == [(n,) for n in range(1, 6)]
+    sum(z.sum() for z in zs).backward()
+    assert all(y.grad.tolist() == [2.0] * len(y) for y in ys)
