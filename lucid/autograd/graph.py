@@ -97,7 +97,8 @@ class Node:
         versions = self._versions
         if versions is not None:
             n_in = len(self.in_meta)
-            for k, vc, expect in versions:
+            for j in range(0, len(versions), 3):
+                k, vc, expect = versions[j], versions[j + 1], versions[j + 2]
                 if vc[0] != expect:
                     what = (f"input {k} of shape {tuple(self.in_meta[k][0])}" if k < n_in
                             else f"output {k - n_in}")
@@ -281,7 +282,7 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     node._out_meta = node._pre_hooks = node._retain = node._hooks = None
     node._anomaly_trace = None
     node._freed = False
-    versions = None
+    versions = None         # flat: (slot, version counter, version at save) per saved tensor
     want = cls.saves_input
     if want:
         keep = None if want is True else (_PLANS.get((cls, mask, len(inputs))) or
@@ -294,7 +295,7 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
                 if t._inf:
                     _inference_saved(cls)
                 saved.append(t)
-                versions.append((k, t._vc, t._vc[0]))
+                versions += (k, t._vc, t._vc[0])
             else:
                 saved.append(None)
             k += 1
@@ -302,8 +303,11 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     if cls.saves_output:
         node.out = out
         k = len(inputs)
-        vs = [(k + i, t._vc, t._vc[0]) for i, t in enumerate(out_tensors)]
-        versions = vs if versions is None else versions + vs
+        if versions is None:
+            versions = []
+        for t in out_tensors:
+            versions += (k, t._vc, t._vc[0])
+            k += 1
     if versions:
         node._versions = versions
     if STATE.anomaly:

@@ -725,8 +725,10 @@ def _saved_output_is_self(res, self_t):
     ``self_t``'s version at backward, so a later write to ``self_t`` is caught (PyTorch)."""
     node = res._grad_fn
     if node is not None and node._versions is not None and node.out is not None:
-        node._versions = [(k, self_t._vc, self_t._vc[0]) if vc is res._vc else (k, vc, v)
-                          for k, vc, v in node._versions]
+        vs = node._versions
+        for j in range(1, len(vs), 3):
+            if vs[j] is res._vc:
+                vs[j], vs[j + 1] = self_t._vc, self_t._vc[0]
 
 
 def _check_overlap(name, dst, src):
