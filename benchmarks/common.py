@@ -7,6 +7,7 @@ Lucid and PyTorch spell the GPU calls alike (``lib.cuda.synchronize()``,
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import statistics
@@ -70,11 +71,30 @@ def interleaved_ms(fns, syncs, calls, repeats, warmup):
     return best
 
 
-def time_steps(fns, syncs, device, calls, repeats, warmup):
+def add_gc_option(parser):
+    """The benchmarks' ``--gc-every N`` (see :func:`time_steps`)."""
+    parser.add_argument("--gc-every", type=int, default=0, metavar="N",
+                        help="automatic garbage collection off while timing, a collection "
+                             "of the young generations every N steps of each library "
+                             "instead (default 0: Python's automatic collection)")
+
+
+def time_steps(fns, syncs, device, calls, repeats, warmup, gc_every=0):
     """ms per call of each function of ``fns``: in turns on the GPU
     (:func:`interleaved_ms`, the best turn each), one after the other on the CPU (the
     median of each one's repeats: there BLAS threads keep spinning for a while after a
-    NumPy call and would take the cores from the next library's turn)."""
+    NumPy call and would take the cores from the next library's turn). With ``gc_every``,
+    Python's automatic garbage collection is off while timing and each function is followed
+    by a collection of the young generations every ``gc_every`` of its calls
+    (``lucid.utils.GarbageCollection``, the schedule large training stacks use)."""
+    if gc_every:
+        from lucid.utils import GarbageCollection
+        scheds = [GarbageCollection(gc_every) for _ in fns]
+        fns = [(lambda f=f, s=s: (f(), s.step())[0]) for f, s in zip(fns, scheds)]
+        with contextlib.ExitStack() as stack:
+            for s in scheds:
+                stack.enter_context(s)
+            return time_steps(fns, syncs, device, calls, repeats, warmup)
     if on_gpu(device):
         return interleaved_ms(fns, syncs, calls, repeats, warmup)
     return [ms_per_call(f, s, calls, repeats, warmup) for f, s in zip(fns, syncs)]

@@ -36,8 +36,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, free, guarded, on_gpu, peak_bytes, ratio,  # noqa: E402
-                    require_gpu, reset_peak, scaled, syncer, time_steps, write_json)
+from common import (Table, add_gc_option, free, guarded, on_gpu, peak_bytes,  # noqa: E402
+                    ratio, require_gpu, reset_peak, scaled, syncer, time_steps, write_json)
 from transformer import gpt  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -108,7 +108,8 @@ def run(config, args, state, xy):
     ran = [lib for lib in libs if got[lib]]
     times = guarded(config, time_steps, [got[lib][0] for lib in ran],
                     [syncer(lib, args.device) for lib in ran], args.device, args.steps,
-                    args.repeats, max(args.warmup - 1, 0)) or [None] * len(ran)
+                    args.repeats, max(args.warmup - 1, 0), args.gc_every)
+    times = times or [None] * len(ran)
     out = {lib: (None, None, None) for lib in libs}
     for lib, ms in zip(ran, times):
         out[lib] = (got[lib][1], ms, peak_bytes(lib, args.device))
@@ -130,6 +131,7 @@ def main():
                           ("batch", 8), ("vocab", 50304)]:
         ap.add_argument(f"--{name}", type=int, default=default)
     ap.add_argument("--json")
+    add_gc_option(ap)
     args = ap.parse_args()
     configs = args.only.split(",")
     if not set(configs) <= set(CONFIGS):

@@ -37,7 +37,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, free, guarded, on_gpu, ratio, require_gpu,  # noqa: E402
+from common import (Table, add_gc_option, free, guarded, on_gpu, ratio, require_gpu,  # noqa: E402
                     syncer, time_steps, write_json)
 from transformer import gpt as gpt_model  # noqa: E402
 
@@ -121,7 +121,7 @@ def time_both(build, args):
         lib.manual_seed(0)
         steps.append(step_fn(lib, build, args.device))
     times = time_steps(steps, [syncer(lib, args.device) for lib in libs], args.device,
-                       args.steps, args.repeats, args.warmup)
+                       args.steps, args.repeats, args.warmup, args.gc_every)
     del steps
     for lib in libs:
         free(lib, args.device)
@@ -137,6 +137,7 @@ def main():
     ap.add_argument("--only", default="mlp,cnn,gpt")
     ap.add_argument("--attention", choices=["math", "sdpa", "both"])
     ap.add_argument("--json")
+    add_gc_option(ap)
     args = ap.parse_args()
     if args.attention is None:
         args.attention = "both" if on_gpu(args.device) else "sdpa"
