@@ -102,7 +102,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         node = stack.pop()
         for e in node.next_edges:
             if e is not None:
-                child = e[0]
+                child = e if e.__class__ is not tuple else e[0]
                 deps[child] = deps.get(child, 0) + 1
                 if parents is not None:
                     parents.setdefault(child, []).append(node)
@@ -166,7 +166,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 i += 1
                 if e is None:
                     continue
-                child, nr = e
+                if e.__class__ is tuple:
+                    child, nr = e
+                else:
+                    child, nr = e, 0
                 buf = buffers.get(child)
                 if buf is None:
                     buf = buffers[child] = [None] * _n_outputs(child)

@@ -26,8 +26,10 @@ __all__ = ["Node", "AccumulateGrad", "new_node", "accumulator_of"]
 class Node:
     """A recorded op in the autograd graph.
 
-    Attributes: ``next_edges`` (one edge per input), ``in_meta`` (``(shape, dtype)`` per
-    input), ``saved`` (input Tensors kept for the backward, ``None`` in the place of an
+    Attributes: ``next_edges`` (one edge per input: the producing node where the input is
+    its output 0, a ``(node, output_nr)`` pair for a later output, ``None`` where no
+    gradient is needed; :func:`edge` reads one as a pair), ``in_meta`` (``(shape, dtype)``
+    per input), ``saved`` (input Tensors kept for the backward, ``None`` in the place of an
     input that is not needed, or ``None``), ``out`` (the output array kept for the
     backward, or ``None``), ``extra`` (backend intermediates the forward kept for the
     backward by name, such as a norm's mean and rstd, or ``None``), ``params`` (the op's
@@ -57,7 +59,7 @@ class Node:
     @property
     def next_functions(self):
         """``((node, output_nr), ...)`` with ``(None, 0)`` for inputs that need no grad."""
-        return tuple(e if e is not None else (None, 0) for e in self.next_edges)
+        return tuple(edge(e) if e is not None else (None, 0) for e in self.next_edges)
 
     @property
     def metadata(self):
@@ -153,8 +155,8 @@ class Node:
         if res.__class__ is not tuple:
             res = (res,)
         out = []
-        for g, meta, edge in zip(res, self.in_meta, self.next_edges):
-            if g is None or edge is None:
+        for g, meta, e in zip(res, self.in_meta, self.next_edges):
+            if g is None or e is None:
                 out.append(None)
                 continue
             shape, dt = meta
@@ -241,6 +243,11 @@ def accumulator_of(t):
     return node
 
 
+def edge(e):
+    """Edge ``e`` of a node's ``next_edges`` (not None) as ``(node, output_nr)``."""
+    return e if e.__class__ is tuple else (e, 0)
+
+
 def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None):
     """A node of class ``cls`` for a forward on backend ``be`` over Tensors ``inputs``.
 
@@ -260,10 +267,11 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     for t in inputs:
         fn = t._grad_fn
         if fn is not None:
-            edges.append((fn, t._output_nr))
+            nr = t._output_nr
+            edges.append(fn if nr == 0 else (fn, nr))   # (no pair object for output 0)
             mask |= bit
         elif t._requires_grad:
-            edges.append((accumulator_of(t), 0))
+            edges.append(accumulator_of(t))
             mask |= bit
         else:
             edges.append(None)

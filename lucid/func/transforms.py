@@ -30,7 +30,7 @@ import numbers
 from .._tensor import Tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import AccumulateGrad
+from ..autograd.graph import AccumulateGrad, edge
 from ..errors import ArgumentError, DTypeError, ShapeError
 from . import _batched as _b
 from ._pytree import flatten, unflatten
@@ -166,7 +166,7 @@ def _needs_graph(inputs, outs, *more):
             if v is not None and id(v) not in mine:
                 return True
             continue
-        todo.extend(e[0] for e in node.next_edges if e is not None)
+        todo.extend(edge(e)[0] for e in node.next_edges if e is not None)
     return False
 
 

@@ -27,7 +27,7 @@ from .. import random as _random
 from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import Function, enable_grad, grad as _grad
-from ..autograd.graph import AccumulateGrad
+from ..autograd.graph import AccumulateGrad, edge
 from ..autograd.grad_mode import STATE
 from ..errors import ArgumentError, AutogradError
 
@@ -98,7 +98,7 @@ def _boundary(outs, copies):
         for i, e in enumerate(node.next_edges):
             if e is None:
                 continue
-            child, nr = e
+            child, nr = edge(e)
             edges.append((id(node), id(child), nr, node.in_meta[i]))
             if id(child) not in seen:
                 seen[id(child)] = child

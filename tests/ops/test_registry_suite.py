@@ -153,7 +153,7 @@ def _nodes(outs):
         if n in seen:
             continue
         seen.add(n)
-        stack.extend(e[0] for e in n.next_edges if e is not None)
+        stack.extend(f for f, _ in n.next_functions if f is not None)
     return seen
 
 
