@@ -1,6 +1,6 @@
 """Scheduled garbage collection for training loops.
 
-Lucid's autograd graph is Python objects: a step records a node, a tensor and a few tuples
+Lucid's autograd graph is Python objects: a step records a node, a tensor and a tuple or two
 per op, and keeps them (with the arrays they save) until the backward. Python's cyclic
 collector starts a collection whenever the count of live container objects has grown by
 ``gc.get_threshold()[0]`` (700) since the last one, so a large step triggers several,
