@@ -81,8 +81,9 @@ def infer_shape(shape, numel, op):
 def _view_as(x, shape):
     """``x`` reshaped to ``shape`` (already resolved): a view when the strides allow it."""
     a = x._data
-    if shape == a.shape or x._device._backend.reshape_view(a, shape) is not None:
-        return ViewBackward.call(x, shape=shape)
+    be = x._device._backend
+    if shape == a.shape or be.is_contiguous(a) or be.reshape_view(a, shape) is not None:
+        return ViewBackward.call(x, shape=shape)       # (any shape of contiguous data is)
     return ReshapeBackward.call(x, shape=shape)
 
 
@@ -170,11 +171,13 @@ def reshape(input, *args, shape=None):
 @tensor_method("view")
 def view(input, *shape):
     """A view of ``input`` with a new shape; raises when the strides cannot express it."""
-    if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
+    if len(shape) == 1 and shape[0].__class__ is not int and \
+            not isinstance(shape[0], (numbers.Integral, tuple, list)):
         return _view_dtype(input, _dt.as_dtype(shape[0]))
     shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
     a = input._data
-    if shape != a.shape and input._device._backend.reshape_view(a, shape) is None:
+    be = input._device._backend
+    if shape != a.shape and not be.is_contiguous(a) and be.reshape_view(a, shape) is None:
         raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
                          f"tensor's size {tuple(a.shape)} and stride; use .reshape(...) "
                          "instead")
