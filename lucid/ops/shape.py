@@ -78,12 +78,18 @@ def infer_shape(shape, numel, op):
     return shape
 
 
-def _view_as(x, shape):
-    """``x`` reshaped to ``shape`` (already resolved): a view when the strides allow it."""
+def _viewable(x, shape):
+    """Whether ``x`` can be seen with ``shape`` (resolved) without a copy: any shape of
+    contiguous data can; otherwise the backend tries the reshape."""
     a = x._data
     be = x._device._backend
-    if shape == a.shape or be.is_contiguous(a) or be.reshape_view(a, shape) is not None:
-        return ViewBackward.call(x, shape=shape)       # (any shape of contiguous data is)
+    return shape == a.shape or be.is_contiguous(a) or be.reshape_view(a, shape) is not None
+
+
+def _view_as(x, shape):
+    """``x`` reshaped to ``shape`` (already resolved): a view when the strides allow it."""
+    if _viewable(x, shape):
+        return ViewBackward.call(x, shape=shape)
     return ReshapeBackward.call(x, shape=shape)
 
 
@@ -175,12 +181,10 @@ def view(input, *shape):
             not isinstance(shape[0], (numbers.Integral, tuple, list)):
         return _view_dtype(input, _dt.as_dtype(shape[0]))
     shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
-    a = input._data
-    be = input._device._backend
-    if shape != a.shape and not be.is_contiguous(a) and be.reshape_view(a, shape) is None:
+    if not _viewable(input, shape):
         raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
-                         f"tensor's size {tuple(a.shape)} and stride; use .reshape(...) "
-                         "instead")
+                         f"tensor's size {tuple(input._data.shape)} and stride; use "
+                         ".reshape(...) instead")
     return ViewBackward.call(input, shape=shape)
 
 
