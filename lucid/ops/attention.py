@@ -68,9 +68,10 @@ class ScaledDotProductAttentionBackward(MultiOutputOp):
     -----
     Backends: ``be.attention_probs`` (scores by one batched ``matmul``, the row max
     subtracted before ``exp``; boolean and causal masks applied as :math:`-\infty`; on
-    NumPy/CuPy the scores live transposed in memory, so the reductions over the keys are
+    NumPy the scores live transposed in memory, so the reductions over the keys are
     vectorised, and :math:`P` is a view of that buffer, as is :math:`\bar W` in the
-    backward), then
+    backward (``be.probs_transposed``); on CUDA one row kernel scales, masks and
+    normalises the scores in place), then
     ``be.bernoulli`` for the dropout mask (the generator of the inputs' device, so
     ``manual_seed`` reproduces it) and one ``matmul`` with :math:`V`. A row whose every
     key is masked gets :math:`P = 0`, hence output 0 and zero gradients, as PyTorch's
@@ -203,15 +204,19 @@ def _probs_grad(node, F, go, gw, q, k, v, bias, p, keep):
         dv = _group_sum(F, F.matmul(F.swapaxes(w, -1, -2), go), groups)
     if not (need[0] or need[1] or len(need) == 4 and need[3]):
         return _grads(None, None, dv, None, len(need))
-    # dW as the transpose of V dO^T: the layout of P (see be.attention_probs), so the
+    # dW in the layout of P (be.probs_transposed: as the transpose of V dO^T), so the
     # element-wise steps and the sum of the softmax backward run on matching buffers
-    dw = None if go is None else F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
+    dw = None
+    if go is not None:
+        dw = (F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
+              if node.be.probs_transposed else F.matmul(go, F.swapaxes(vv, -1, -2)))
     if gw is not None:
         dw = gw if dw is None else dw + gw
     ds = F.softmax_backward(p, dw if keep is None else dw * keep, -1)
-    dss = ds * scale
-    dq = F.matmul(dss, kk) if need[0] else None
-    dk = _group_sum(F, F.matmul(F.swapaxes(dss, -1, -2), q), groups) if need[1] else None
+    # the scale on K and Q (S x E, L x E) rather than on dS (L x S): s dS K = dS (s K)
+    dq = F.matmul(ds, kk * scale) if need[0] else None
+    dk = _group_sum(F, F.matmul(F.swapaxes(ds, -1, -2), q * scale), groups) \
+        if need[1] else None
     return _grads(dq, dk, dv, ds, len(need))
 
 

@@ -8,13 +8,16 @@ fixed random cotangent) must agree within the dtype's tolerance. Shapes: query l
 7, 64, 130, 1024, head dims 32, 64, 128 (and 80, 200 off the fast paths), causal or not,
 cross attention (L != S), boolean and float masks, grouped-query attention, non-contiguous
 inputs (float64 against a float64 reference); and a long sequence whose forward and backward must not allocate an L x L matrix.
+The op that keeps P (taken here by asking for the weights, which are compared too) is
+checked the same way: causal or not, keys a multiple of the row kernel's vector or not,
+boolean and float masks.
 """
 
 import numpy as np
 import pytest
 
 import lucid
-import lucid.nn.functional as F
+from lucid.ops.attention import scaled_dot_product_attention as sdpa   # with need_weights
 
 from .conftest import DEVICE
 
@@ -73,11 +76,16 @@ def _attend(arrays, dt, device, mask=None, layout=None, **kw):
     if mask is not None:
         m = lucid.tensor(mask, dtype=lucid.bool if mask.dtype == bool else DTYPES[dt],
                          device=device)
-    out = F.scaled_dot_product_attention(*ts, attn_mask=m, **kw)
+    outs = sdpa(*ts, attn_mask=m, **kw)
+    outs = list(outs) if kw.get("need_weights") else [outs]
     if device != "cpu" and DEVICE != "cpu":
-        assert type(out.grad_fn).__name__ == "FlashAttentionBackward"
-    (out * lucid.tensor(go, dtype=DTYPES[dt], device=device)).sum().backward()
-    return [t.to(lucid.float64).cpu().numpy() for t in [out.detach()] + [t.grad for t in ts]]
+        assert type(outs[0].grad_fn).__name__ == ("ScaledDotProductAttentionBackward"
+                                                 if kw.get("need_weights") else
+                                                 "FlashAttentionBackward")
+    sum(((o * lucid.tensor(c, dtype=DTYPES[dt], device=device)).sum()
+         for o, c in zip(outs, go))).backward()
+    return [t.to(lucid.float64).cpu().numpy()
+            for t in [o.detach() for o in outs] + [t.grad for t in ts]]
 
 
 def _check(dt, qs, ks, vs, mask=None, seed=0, layout=None, **kw):
@@ -87,15 +95,17 @@ def _check(dt, qs, ks, vs, mask=None, seed=0, layout=None, **kw):
     fmask = mask
     if mask is not None and mask.dtype != bool:
         fmask = _round(mask, dt)
-    out_shape = F.scaled_dot_product_attention(
+    outs = sdpa(
         *[lucid.tensor(a) for a in ref_in],
-        attn_mask=None if fmask is None else lucid.tensor(fmask), **kw).shape
-    go = _round(rng.standard_normal(tuple(out_shape)).astype(np.float32), dt)
+        attn_mask=None if fmask is None else lucid.tensor(fmask), **kw)
+    outs = outs if kw.get("need_weights") else [outs]
+    go = [_round(rng.standard_normal(tuple(o.shape)).astype(np.float32), dt) for o in outs]
     want = _attend(ref_in + [go], "float64" if dt == "float64" else "float32", "cpu", fmask,
                    **kw)
     got = _attend(ref_in + [go], dt, DEVICE, fmask, layout=layout, **kw)
     rtol, atol = TOL[dt]
-    for name, g, w in zip(("out", "dq", "dk", "dv"), got, want):
+    names = ("out", "weights")[:len(outs)] + ("dq", "dk", "dv")
+    for name, g, w in zip(names, got, want):
         scale = max(float(np.abs(w).max()), 1.0) if w.size else 1.0
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * scale, err_msg=name)
 
@@ -130,6 +140,30 @@ def test_float_mask(dt):
     bias = rng.standard_normal((70, 90)).astype(np.float32)
     bias[3, ::2] = -np.inf
     _check(dt, (2, 3, 70, 64), (2, 3, 90, 64), (2, 3, 90, 64), mask=bias)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("l,s,causal", [(64, 64, False), (130, 130, True), (7, 1024, True),
+                                        (200, 63, True), (1, 3, False)])
+def test_p_saving_op(dt, l, s, causal):
+    """The op that keeps P (taken with the weights): the scores' row kernel (scale, causal
+    mask, softmax) and the backward through P, keys a multiple of the vector or not."""
+    _check(dt, (2, 3, l, 32), (2, 3, s, 32), (2, 3, s, 32), is_causal=causal,
+           need_weights=True)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_p_saving_op_with_a_mask(dt, kind):
+    rng = np.random.default_rng(5)
+    if kind == "bool":
+        mask = rng.random((2, 1, 70, 90)) > 0.3
+        mask[:, :, 5] = False                  # rows with no key: zero weights
+    else:
+        mask = rng.standard_normal((70, 90)).astype(np.float32)
+        mask[3, ::2] = -np.inf
+    _check(dt, (2, 3, 70, 32), (2, 3, 90, 32), (2, 3, 90, 32), mask=mask, scale=0.3,
+           need_weights=True)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
@@ -168,7 +202,7 @@ def test_long_sequence_allocates_no_l_by_l_matrix():
     lucid.cuda.synchronize()
     base = lucid.cuda.memory_allocated()
     lucid.cuda.reset_peak_memory_stats()
-    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    out = sdpa(q, k, v, is_causal=True)
     assert type(out.grad_fn).__name__ == "FlashAttentionBackward"
     out.sum().backward()
     lucid.cuda.synchronize()
@@ -199,7 +233,7 @@ def test_heads_merged_as_a_transformer_does(dt):
         xt = lucid.tensor(x, dtype=DTYPES[dt], device=device, requires_grad=True)
         wt = lucid.tensor(w, dtype=DTYPES[dt], device=device, requires_grad=True)
         q, k, v = (z.reshape(b, n, h, e).transpose(1, 2) for z in xt.split(h * e, dim=2))
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        out = sdpa(q, k, v, is_causal=True)
         merged = out.transpose(1, 2)
         if device != "cpu" and DEVICE != "cpu":
             assert merged.is_contiguous()

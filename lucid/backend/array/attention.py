@@ -17,6 +17,8 @@ def _fits(small, big):
 class XpAttention:
     """Implements :class:`AttentionKernels` with ``self.xp``."""
 
+    probs_transposed = True
+
     def attention_probs(self, q, k, bias, allowed, scale, causal):
         # The scores are computed transposed, (..., S, L) in memory: the max and the sum
         # over the keys then run across contiguous rows (vectorised, about twice as fast

@@ -33,6 +33,7 @@ import ml_dtypes
 import numpy as np
 
 from .kernels import blocks, kernel
+from .softmax import attention_softmax
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
            np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16"}
@@ -960,7 +961,28 @@ class _Call:
 class CudaAttention:
     """Flash-attention overrides of :meth:`attention_forward` and
     :meth:`attention_backward` (and the preference for them). float64 takes the array
-    reference: the kernels take the scale and keep the log-sum-exp in float32."""
+    reference: the kernels take the scale and keep the log-sum-exp in float32. The
+    probabilities of the P-saving op are row-major (the row kernels' layout)."""
+
+    probs_transposed = False
+
+    def attention_probs(self, q, k, bias, allowed, scale, causal):
+        """One GEMM for the scores (float32 for half inputs), the masks, if any, by array
+        kernels, then one row kernel (:func:`.softmax.attention_softmax`: the scale, the
+        causal mask and the softmax, in place)."""
+        ct = _acc(q.dtype)
+        s = self.matmul(q.astype(ct, copy=False), cupy.swapaxes(k.astype(ct, copy=False),
+                                                                -1, -2))
+        if s.size == 0:
+            return s.astype(q.dtype, copy=False)
+        if bias is not None or allowed is not None:
+            s *= scale
+            scale = 1.0
+            if bias is not None:
+                s = s + bias.astype(ct, copy=False)
+            if allowed is not None:
+                s = cupy.where(allowed, s, s.dtype.type(-np.inf))
+        return attention_softmax(s, scale, causal).astype(q.dtype, copy=False)
 
     def prefers_flash_attention(self, npdtype, probs):
         """Half types: always (tensor-core kernels). float32/float64: where :math:`P` is

@@ -85,12 +85,14 @@ __device__ __forceinline__ void row_apply(const T* a, const T* b, T* out, long l
 // The row's max m' and sum of e^{x - m'} over the lanes, from one read: each lane keeps
 // its running max m and sum s of e^{x - m}, rescaled to m' when the lanes combine. A max
 // that is not finite reads the row again for the sum, about 0 where zero_inf (0 - m' as
-// the sum's shift then); NaNs stay in the sum.
+// the sum's shift then); NaNs stay in the sum. The values are score(j, x_j).
+template <class F>
 __device__ __forceinline__ void row_lse(const T* xr, long long c, const RowPos& p, int lanes,
-                                        int vec, bool zero_inf, A& mr, A& sr) {
+                                        int vec, bool zero_inf, A& mr, A& sr, F score) {
     A m = A(-LUCID_INF), s = A(0);
     if (p.ok) row_apply<false, false>(xr, nullptr, nullptr, c, p.lane, lanes, vec,
-                                      [&](long long, A v, A) {
+                                      [&](long long j, A x, A) {
+        const A v = score(j, x);
         if (v > m) {
             s = s * exp(m - v) + A(1);
             m = v;
@@ -107,9 +109,17 @@ __device__ __forceinline__ void row_lse(const T* xr, long long c, const RowPos& 
         const A shift = mr;
         s = A(0);
         if (p.ok) row_apply<false, false>(xr, nullptr, nullptr, c, p.lane, lanes, vec,
-                                          [&](long long, A v, A) { s += exp(v - shift); return A(0); });
+                                          [&](long long j, A x, A) {
+            s += exp(score(j, x) - shift);
+            return A(0);
+        });
     }
     sr = row_reduce<false>(s, lanes);
+}
+
+__device__ __forceinline__ void row_lse(const T* xr, long long c, const RowPos& p, int lanes,
+                                        int vec, bool zero_inf, A& mr, A& sr) {
+    row_lse(xr, c, p, lanes, vec, zero_inf, mr, sr, [](long long, A x) { return x; });
 }
 
 // Whether rows of c elements of T, from 16-byte aligned arrays, are 16-byte vectors.
@@ -151,6 +161,26 @@ extern "C" __global__ void softmax_bwd(const T* y, const T* g, T* gx, long long 
         return log_mode ? gv - exp(yv) * s : yv * (gv - s);
     });
 }
+
+// Attention probabilities in place: each row i (of L per matrix) of the scores x becomes
+// softmax(scale x) over its keys j < c (c = i + 1 where causal, else d), 0 elsewhere and
+// on a row without a finite score. The reads stop at c (rounded up to a vector).
+extern "C" __global__ void attn_softmax(T* x, long long rows, long long d, long long L,
+                                        A scale, int causal, int lanes, int aligned) {
+    constexpr int V = 16 / sizeof(T);
+    RowPos p(rows, lanes);
+    T* xr = x + p.r * d;
+    const int vec = aligned && vec_rows(d);
+    const long long c = causal ? min(d, p.r % L + 1) : d;
+    const long long span = vec ? min(d, (c + V - 1) / V * V) : c;
+    auto score = [=](long long j, A v) { return j < c ? v * scale : A(-LUCID_INF); };
+    A m, s;
+    row_lse(xr, span, p, lanes, vec, true, m, s, score);
+    if (!p.ok) return;
+    row_apply<false, true>(xr, nullptr, xr, d, p.lane, lanes, vec, [&](long long j, A v, A) {
+        return j < c && s > A(0) ? exp(v * scale - m) / s : A(0);
+    });
+}
 """
 
 _SOURCE = ROWS + _SOFTMAX
@@ -190,6 +220,21 @@ def _run(name, arrays, axis, log_mode, dtype):
         *rowed, out, np.int64(rows), np.int64(d), np.int32(lanes), np.int32(log_mode),
         np.int32(aligned(*rowed))))
     return _restore(out, axis, ndim)
+
+
+def attention_softmax(s, scale, causal):
+    r"""``s`` (C-contiguous float32/float64 scores ``(..., L, S)``) replaced in place by
+    :math:`\mathrm{softmax}(\text{scale}\cdot s)` along its rows, over the keys
+    :math:`j \le i` only where ``causal`` (top-left; the others 0); a row with no finite
+    score becomes zeros. One read of each row's keys for the max and the sum, one pass
+    writing."""
+    d = s.shape[-1]
+    rows = s.size // d
+    grid, block, lanes = row_launch(rows, d)
+    kernel(_SOURCE, "attn_softmax", s.dtype)(grid, block, (
+        s, np.int64(rows), np.int64(d), np.int64(s.shape[-2]), s.dtype.type(scale),
+        np.int32(causal), np.int32(lanes), np.int32(aligned(s))))
+    return s
 
 
 def aligned(*arrays):

@@ -22,8 +22,11 @@ class AttentionKernels(ABC):
         compute in float32; the result has ``q``'s dtype and shape ``(..., L, S)``.
         """
 
-    #: Whether :func:`scaled_dot_product_attention` should take the recomputing fused path
-    #: (:meth:`attention_forward` / :meth:`attention_backward`, saving the row log-sum-exp
+    #: Whether :meth:`attention_probs` returns :math:`P` as the ``(..., L, S)`` view of an
+    #: ``(..., S, L)`` buffer (the P-saving op's backward then computes :math:`\bar P` in
+    #: that layout too, so the softmax backward reads matching buffers).
+    probs_transposed = False
+
     def prefers_flash_attention(self, npdtype, probs):
         """Whether ``scaled_dot_product_attention`` (no weights, no dropout) should take the
         flash op (saving the output and row log-sum-exp, recomputing :math:`P` in the
