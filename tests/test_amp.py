@@ -194,6 +194,50 @@ def test_force_fp32_runs_half_inputs_in_float32(fn):
     assert x.grad.dtype is lucid.bfloat16
 
 
+# -- linear: the weights cast inside the op (AmpPolicy.PROMOTE_FIRST) -------------------------
+
+@pytest.mark.parametrize("dtype", [lucid.bfloat16, lucid.float16], ids=str)
+def test_linear_casts_its_weights_itself_and_writes_float32_weight_grads(dtype):
+    x, w, b = _rand(6, 4, grad=True), _rand(5, 4, grad=True), _rand(5, grad=True)
+    with lucid.autocast("cpu", dtype=dtype):
+        y = lucid.nn.functional.linear(x, w, b)
+    assert y.dtype is dtype and type(y.grad_fn).__name__ == "LinearBackward"
+    # the input is cast by the pipeline (a node), the weight and bias by the op (none)
+    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == \
+        ["CastBackward", "AccumulateGrad", "AccumulateGrad"]
+    g = lucid.tensor(np.random.default_rng(2).standard_normal((6, 5))).to(dtype)
+    y.backward(g)
+    assert w.grad.dtype is lucid.float32 and b.grad.dtype is lucid.float32
+    xh, gh = x.detach().to(dtype).float().numpy(), g.float().numpy()
+    # the float32 products of the half operands, not rounded to the half type
+    np.testing.assert_allclose(w.grad.numpy(), gh.T @ xh, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), gh.sum(0), rtol=1e-5, atol=1e-6)
+    wh = w.detach().to(dtype).float().numpy()
+    np.testing.assert_allclose(x.grad.numpy(), gh @ wh, rtol=1e-2, atol=1e-2)
+
+
+def test_linear_under_autocast_matches_torch_grads_and_double_backward():
+    import torch
+    rng = np.random.default_rng(3)
+    a = [rng.standard_normal(s).astype(np.float32) for s in ((2, 3, 8), (6, 8), (6,))]
+    x, w, b = (lucid.tensor(v, requires_grad=True) for v in a)
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in a)
+    with lucid.autocast("cpu"):
+        y = lucid.nn.functional.linear(x, w, b)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        ty = torch.nn.functional.linear(tx, tw, tb)
+    (gx,) = lucid.autograd.grad((y.float() ** 2).sum(), x, create_graph=True)
+    (tgx,) = torch.autograd.grad((ty.float() ** 2).sum(), tx, create_graph=True)
+    assert gx.dtype is lucid.float32 and gx.requires_grad
+    gx.sum().backward()
+    tgx.sum().backward()
+    for got, want in ((gx.detach(), tgx.detach()), (w.grad, tw.grad), (b.grad, tb.grad)):
+        assert got.dtype is lucid.float32
+        want = want.numpy()                 # bfloat16 rounding, relative to the largest
+        np.testing.assert_allclose(got.numpy(), want, rtol=3e-2,
+                                   atol=2e-2 * float(np.abs(want).max()))
+
+
 # -- training under autocast -------------------------------------------------------------------
 
 def _train(autocast, steps=150):

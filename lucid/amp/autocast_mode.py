@@ -9,8 +9,10 @@ The op path reads one flag: ``STATE.autocast`` is ``None`` while autocast is off
 device type, else a mapping ``{device_type: dtype}`` of the enabled ones (a fresh dict at
 each change, never mutated, so :mod:`lucid.utils.checkpoint` can save and replay it).
 
-Policies (:class:`~lucid.ops.schema.AmpPolicy`): ``PROMOTE`` ops (matmul, linear, conv)
-cast float32/float16/bfloat16 inputs to the autocast dtype (float64 stays, as PyTorch);
+Policies (:class:`~lucid.ops.schema.AmpPolicy`): ``PROMOTE`` ops (matmul, conv) cast
+float32/float16/bfloat16 inputs to the autocast dtype (float64 stays, as PyTorch);
+``PROMOTE_FIRST`` ops (linear) cast their first input so and the weights themselves,
+inside the op (no cast nodes; the weight gradients come out of it in float32);
 ``FORCE_FP32`` ops (exp, log, softmax, norms, reductions, losses) cast half inputs to
 float32; ``KEEP_INPUT`` ops run as given. Lucid applies the same lists on both device
 types (PyTorch's CUDA lists; its CPU list runs e.g. exp and softmax in bfloat16). Casts are

@@ -329,13 +329,18 @@ _PROMOTABLE = (_dt.float32, _dt.float16, _dt.bfloat16)
 def _autocast(cls, inputs):
     """Apply the op's AmpPolicy to floating inputs when autocast is on for their device
     type (``STATE.autocast``: device type -> dtype); the cast is recorded in the graph.
-    PROMOTE casts float32/float16/bfloat16 (not float64, as PyTorch) to the autocast dtype;
-    FORCE_FP32 casts float16/bfloat16 to float32."""
+    PROMOTE casts float32/float16/bfloat16 (not float64, as PyTorch) to the autocast dtype,
+    PROMOTE_FIRST only the first input; FORCE_FP32 casts float16/bfloat16 to float32."""
     policy = cls._policy
     if policy is AmpPolicy.KEEP_INPUT:
         return inputs
     want = STATE.autocast.get(inputs[0]._device.type)
     if want is None:
+        return inputs
+    if policy is AmpPolicy.PROMOTE_FIRST:
+        t = inputs[0]
+        if t._dtype in _PROMOTABLE and t._dtype is not want:
+            return (_cast(t, want),) + tuple(inputs[1:])
         return inputs
     if policy is AmpPolicy.PROMOTE:
         return tuple(_cast(t, want) if t._dtype in _PROMOTABLE and t._dtype is not want

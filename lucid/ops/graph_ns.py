@@ -248,7 +248,9 @@ def sum_rows(a):
     return _sum(a, 0)
 
 
-def linear_weight_grad(g, x):
+def linear_weight_grad(g, x, npdtype=None):
+    """In ``g``'s dtype whatever ``npdtype`` (the node casts each gradient to its input's
+    dtype, recorded)."""
     return _matmul(g.transpose(0, 1), x), sum_rows(g)
 
 

@@ -15,7 +15,11 @@ class LinearBackward(Op):
     (one GEMM forward, one per operand backward, no transposed copies or batched products).
 
     Saves the weight for the input's gradient and the input for the weight's, only those
-    the wanted gradients need (as PyTorch); the bias gradient needs nothing.
+    the wanted gradients need (as PyTorch); the bias gradient needs nothing. Under
+    autocast the input is cast to the autocast dtype and the op casts the weight and bias
+    to the input's dtype itself (``AmpPolicy.PROMOTE_FIRST``): no cast nodes, the cast
+    weight kept for the backward, and the weight and bias gradients written in their own
+    dtype (float32) by the GEMM that computes them.
 
     Math
     ----
@@ -31,12 +35,13 @@ class LinearBackward(Op):
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"linear"``, ``AmpPolicy.PROMOTE`` (GEMM-bound: autocast computes it in the
+        ``"linear"``, ``AmpPolicy.PROMOTE_FIRST`` (GEMM-bound: autocast computes it in the
         autocast dtype); inputs ``(x, w)`` or ``(x, w, b)`` (``input_arity=-1``).
     saves_input : tuple
         ``((1,), (0,), ())``: ``W`` when ``x`` needs a gradient, ``x`` when ``W`` does.
     saves_output : bool
-        False.
+        False; ``saves_extra``: ``weight``, ``W`` cast to the input's dtype (None where
+        it has that dtype already).
 
     Notes
     -----
@@ -53,22 +58,28 @@ class LinearBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("linear", 1, AmpPolicy.PROMOTE, input_arity=-1,
+    schema_v1 = OpSchema("linear", 1, AmpPolicy.PROMOTE_FIRST, input_arity=-1,
             complex_grad="holomorphic")
     saves_input = ((1,), (0,), ())
+    saves_extra = ("weight",)
 
     @staticmethod
     def dispatch(be, x, w, b=None):
-        return be.linear(x, w, b)
+        wc = w if w.dtype == x.dtype else be.astype(w, x.dtype)
+        if b is not None and b.dtype != x.dtype:
+            b = be.astype(b, x.dtype)
+        return be.linear(x, wc, b), (None if wc is w else wc)
 
     def grad(self, F, g, x, w, *rest):
         need = self.needs_input_grad
-        x_shape, w_shape = self.in_meta[0][0], self.in_meta[1][0]
+        x_shape, (w_shape, w_dtype) = self.in_meta[0][0], self.in_meta[1]
+        if need[0] and w_dtype is not self.in_meta[0][1]:     # weights cast in the forward
+            w = self.extra["weight"] if F is self.be else w.to(g.dtype)
         g2 = F.reshape(g, (-1, w_shape[0]))
         gx = F.reshape(F.matmul(g2, w), x_shape) if need[0] else None
         want_b = len(need) == 3 and need[2]
         if need[1] and want_b:
-            gw, gb = F.linear_weight_grad(g2, F.reshape(x, (-1, w_shape[1])))
+            gw, gb = F.linear_weight_grad(g2, F.reshape(x, (-1, w_shape[1])), w_dtype.np)
             return gx, gw, gb
         gw = F.matmul(F.swapaxes(g2, 0, 1), F.reshape(x, (-1, w_shape[1]))) \
             if need[1] else None

@@ -11,13 +11,17 @@ __all__ = ["OpSchema", "AmpPolicy"]
 class AmpPolicy(enum.Enum):
     """How an op treats floating inputs under ``lucid.amp.autocast``.
 
-    ``PROMOTE``: cast to the autocast dtype (GEMM-bound ops: matmul, linear, conv).
+    ``PROMOTE``: cast to the autocast dtype (GEMM-bound ops: matmul, conv).
+    ``PROMOTE_FIRST``: cast the first input (the activation) as ``PROMOTE``; the op casts
+    the others (weights, bias) to its dtype itself, with no cast nodes, and their gradients
+    come out in their own dtypes (linear: float32 weights under autocast).
     ``KEEP_INPUT``: run in the inputs' own dtype (memory-bound element-wise ops, copies).
     ``FORCE_FP32``: compute in float32 so half inputs do not overflow early (exp, log,
     softmax, norms, reductions, losses).
     """
 
     PROMOTE = "promote"
+    PROMOTE_FIRST = "promote_first"
     KEEP_INPUT = "keep_input"
     FORCE_FP32 = "force_fp32"
 

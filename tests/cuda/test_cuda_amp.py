@@ -53,6 +53,9 @@ CALLS = [
     ("matmul_empty", lambda a, b: a @ b, [(0, 5), (5, 3)]),
     ("bmm", lambda a, b: lucid.bmm(a, b), [(3, 7, 9), (3, 9, 1)]),
     ("linear", lambda x, w, b: F.linear(x, w, b), [(2, 7, 16), (5, 16), (5,)]),
+    ("linear_no_bias", lambda x, w: F.linear(x, w), [(9, 40), (24, 40)]),
+    ("linear_half_input", lambda x, w, b: F.linear(x.bfloat16(), w, b),
+     [(3, 5, 24), (8, 24), (8,)]),
     ("conv2d", lambda x, w: F.conv2d(x, w, padding=1), [(2, 3, 7, 7), (4, 3, 3, 3)]),
     ("exp_sum", lambda a: a.half().exp().sum(-1), [(7, 5)]),
     ("softmax", lambda a: a.bfloat16().softmax(-1), [(1, 33)]),
@@ -80,6 +83,29 @@ def test_autocast_results_and_grads_match_the_cpu(dev, name, call, shapes, dtype
         big = float(w.grad.abs().max()) if w.grad.numel() else 1.0
         np.testing.assert_allclose(g.grad.cpu().numpy(), w.grad.numpy(), rtol=TOL[dtype.name],
                                    atol=TOL[dtype.name] * max(1.0, big))
+
+
+@pytest.mark.parametrize("dtype", HALF, ids=str)
+def test_linear_weight_grads_are_the_float32_products(dev, dtype):
+    """Under autocast the linear op casts W and b itself and its weight-gradient GEMM
+    writes float32 (no rounding to the half type, no cast nodes): the gradients are the
+    float32 products of the half operands on both devices."""
+    arrays = [_np(s, k) for k, s in enumerate([(3, 37, 48), (20, 48), (20,)])]
+    g = lucid.tensor(_np((3, 37, 20), 9)).to(dtype)
+    grads = []
+    for ts in _both(arrays, dev, grad=True):
+        with lucid.autocast(ts[0].device.type, dtype=dtype):
+            y = F.linear(*ts)
+        assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == \
+            ["CastBackward", "AccumulateGrad", "AccumulateGrad"]
+        y.backward(g.to(ts[0].device))
+        assert ts[1].grad.dtype is lucid.float32 and ts[2].grad.dtype is lucid.float32
+        grads.append([t.grad.cpu().numpy() for t in ts[1:]])
+    xh = lucid.tensor(arrays[0]).to(dtype).float().numpy().reshape(-1, 48)
+    gh = g.float().numpy().reshape(-1, 20)
+    for gw, gb in grads:
+        np.testing.assert_allclose(gw, gh.T @ xh, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(gb, gh.sum(0), rtol=1e-5, atol=1e-5)
 
 
 def _scaler_run(device, steps=24):

@@ -18,7 +18,9 @@ class XpLinalg:
             out += b
         return out.reshape(x.shape[:-1] + (w.shape[0],))
 
-    def linear_weight_grad(self, g, x):
+    def linear_weight_grad(self, g, x, npdtype=None):
+        if npdtype is not None and npdtype != g.dtype:
+            g, x = g.astype(npdtype), x.astype(npdtype)
         return self.matmul(g.T, x), self.sum_rows(g)
 
     def sum_rows(self, a):

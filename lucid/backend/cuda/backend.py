@@ -167,15 +167,20 @@ class CudaCore:
             out += b
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
-    def linear_weight_grad(self, g, x):
+    def linear_weight_grad(self, g, x, npdtype=None):
         """One cuBLASLt GEMM whose epilogue also sums ``g``'s columns (``BGRADB``), else
-        the GEMM and :meth:`sum_rows`."""
-        if gemm.supports(g, x):
-            gb = cupy.empty(g.shape[1], g.dtype)
-            tf32 = _tf32_wanted() if g.dtype == np.float32 else False
-            gw, done = gemm.matmul(g.T, x, tf32, bias_grad=gb)
-            return gw, gb if done else self.sum_rows(g)
-        return cupy.matmul(g.T, x), self.sum_rows(g)
+        the GEMM and :meth:`sum_rows`; half ``g``, ``x`` with float32 results: the same
+        GEMM writing its float32 accumulator (no rounding, no cast kernels)."""
+        out = None if npdtype is None or npdtype == g.dtype else np.dtype(npdtype)
+        fits = gemm.supports(g, x)
+        if out is not None and (out != np.float32 or g.itemsize != 2 or not fits):
+            return super().linear_weight_grad(g, x, npdtype)
+        if not fits:
+            return cupy.matmul(g.T, x), self.sum_rows(g)
+        gb = cupy.empty(g.shape[1], out or g.dtype)
+        tf32 = _tf32_wanted() if g.dtype == np.float32 else False
+        gw, done = gemm.matmul(g.T, x, tf32, bias_grad=gb, out_dtype=out)
+        return gw, gb if done else self._sum_rows(g, out)
 
     def relu_backward(self, y, g):
         """One element-wise kernel (select, not compare then select) where the dtypes
@@ -191,8 +196,15 @@ class CudaCore:
 
     def sum_rows(self, a):
         """One reduction, accumulating half types in float32."""
+        return self._sum_rows(a, None)
+
+    @staticmethod
+    def _sum_rows(a, npdtype):
+        """:meth:`sum_rows` in ``npdtype`` (float32 for half ``a``: the accumulator as is)
+        or ``a``'s dtype (None)."""
         if a.itemsize == 2 and a.dtype.kind in "fV":             # float16, bfloat16
-            return a.sum(axis=0, dtype=np.float32).astype(a.dtype)
+            s = a.sum(axis=0, dtype=np.float32)
+            return s if npdtype is not None else s.astype(a.dtype)
         return a.sum(axis=0)
 
     # -- checks on the device -----------------------------------------------------------

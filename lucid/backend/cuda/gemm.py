@@ -73,9 +73,10 @@ def _operand(x, batch):
     return x, op, ld, (dims[-1][0] if dims else 0)
 
 
-def matmul(a, b, tf32=False, bias=None, bias_grad=None):
+def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None):
     """``a @ b`` for float arrays of at least 2 dims (batch axes broadcast), in their
-    dtype; ``tf32`` lets float32 products use TF32 tensor cores. 2-D products may carry
+    dtype, or float32 for half operands where ``out_dtype`` says so (the float32
+    accumulator written as it is); ``tf32`` lets float32 products use TF32 tensor cores. 2-D products may carry
     an epilogue where cuBLASLt takes it: ``bias`` (a vector of ``b``'s column count) added
     to every row, or ``bias_grad`` (an empty vector of ``a``'s row count) filled with the
     row sums of ``a`` (a linear layer's weight gradient ``g.T @ x`` then brings the bias
@@ -87,7 +88,7 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None):
         batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    out = cupy.empty(batch + (m, n), dtype=a.dtype)
+    out = cupy.empty(batch + (m, n), dtype=a.dtype if out_dtype is None else out_dtype)
     if out.size == 0:
         return out, False
     if k == 0:
@@ -97,6 +98,7 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None):
     aa, opa, lda, sa = _operand(a, batch)
     bb, opb, ldb, sb = _operand(b, batch)
     t, compute, sdt = _TYPES[a.dtype]
+    tc = t if out_dtype is None else _TYPES[out.dtype][0]
     if tf32 and a.dtype == _F32:
         compute = _COMPUTE_TF32
     one, zero = _SCALARS[sdt]
@@ -107,13 +109,13 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None):
     vec, length, epilogue = ((bias, n, cublaslt.EPILOGUE_BIAS) if bias is not None else
                              (bias_grad, m, cublaslt.EPILOGUE_BGRADB))
     pbias = 0
-    if vec is not None and not batch and vec.dtype == a.dtype and vec.shape == (length,) \
+    if vec is not None and not batch and vec.dtype == out.dtype and vec.shape == (length,) \
             and vec.flags.c_contiguous:
         pbias = vec.data.ptr
     else:
         epilogue = cublaslt.EPILOGUE_DEFAULT
     al = cublaslt.alignment
-    key = (t, compute, _SCALE_TYPE[sdt], opb, opa, n, m, k, ldb, lda, n, count, sb, sa,
+    key = (t, tc, compute, _SCALE_TYPE[sdt], opb, opa, n, m, k, ldb, lda, n, count, sb, sa,
            m * n, epilogue, (al(pa), al(pb), al(pc), al(pbias)))
     if cublaslt.matmul(key, one, pa, pb, zero, pc, stream, pbias):
         return out, bool(pbias)
@@ -122,6 +124,6 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None):
         cublas.setStream(handle, stream)    # only when the stream changed
     cublas.gemmStridedBatchedEx(
         handle, opb, opa, n, m, k, one, pa, t, ldb, sb,
-        pb, t, lda, sa, zero, pc, t, n, m * n, count,
+        pb, t, lda, sa, zero, pc, tc, n, m * n, count,
         compute, _ALGO_DEFAULT)
     return out, False

@@ -17,9 +17,11 @@ class LinalgKernels(ABC):
         transposed (not copied) ``w``, the bias added in place; result (..., out)."""
 
     @abstractmethod
-    def linear_weight_grad(self, g, x):
+    def linear_weight_grad(self, g, x, npdtype=None):
         r"""A linear layer's weight and bias gradients from the 2-D output gradient ``g``
-        (N, out) and input ``x`` (N, in): :math:`(g^\top x, \sum_n g_{n\cdot})`."""
+        (N, out) and input ``x`` (N, in): :math:`(g^\top x, \sum_n g_{n\cdot})`, in
+        ``g``'s dtype or in ``npdtype`` (float32 for half ``g`` and ``x``: the weights of
+        a linear layer under autocast; the sums are then not rounded to the half type)."""
 
     @abstractmethod
     def sum_rows(self, a):
