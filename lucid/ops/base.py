@@ -63,6 +63,7 @@ class Op(Node):
     saves_input = False     # True: all inputs; per input, those its gradient needs; "others"
     saves_output = False
     saves_extra = ()        # names of intermediates ``dispatch`` returns after the outputs
+    #                         (a single-output op may return its output alone: no extras)
     graph_ns = None         # F in graph mode: Lucid ops with the backend's signatures
     _real = False           # mirrors schema_v1.real_valued, read on the hot path
     _diff = True            # mirrors schema_v1.differentiable
@@ -192,7 +193,7 @@ class Op(Node):
                 _check_broadcast(cls, inputs)
             out = cls.dispatch(be, *[t._data for t in inputs], **params)
         record = grad and cls._diff and STATE.grad_enabled
-        if cls._tuple_out:
+        if cls._tuple_out and (cls._multi or out.__class__ is tuple):
             return _finish_tuple(cls, be, dev, out, inputs, params, record)
         if out.__class__ is not be.ndarray:
             out = be.asarray(out)

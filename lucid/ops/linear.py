@@ -40,8 +40,8 @@ class LinearBackward(Op):
     saves_input : tuple
         ``((1,), (0,), ())``: ``W`` when ``x`` needs a gradient, ``x`` when ``W`` does.
     saves_output : bool
-        False; ``saves_extra``: ``weight``, ``W`` cast to the input's dtype (None where
-        it has that dtype already).
+        False; ``saves_extra``: ``weight``, ``W`` cast to the input's dtype (where it
+        has another: ``dispatch`` returns the output alone otherwise).
 
     Notes
     -----
@@ -65,10 +65,12 @@ class LinearBackward(Op):
 
     @staticmethod
     def dispatch(be, x, w, b=None):
-        wc = w if w.dtype == x.dtype else be.astype(w, x.dtype)
         if b is not None and b.dtype != x.dtype:
             b = be.astype(b, x.dtype)
-        return be.linear(x, wc, b), (None if wc is w else wc)
+        if w.dtype == x.dtype:
+            return be.linear(x, w, b)
+        w = be.astype(w, x.dtype)
+        return be.linear(x, w, b), w
 
     def grad(self, F, g, x, w, *rest):
         need = self.needs_input_grad
