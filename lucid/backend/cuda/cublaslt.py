@@ -118,8 +118,9 @@ class _Plan:
         _set(setter, self.desc, _DESC_EPILOGUE, epilogue, ctypes.c_uint32)
         shapes = ((m, k) if opa == 0 else (k, m), lda, sa), \
                  ((k, n) if opb == 0 else (n, k), ldb, sb), ((m, n), ldc, sc)
-        self.a, self.b, self.c = (self._layout(lib, dt, rc, ld, count, st)
-                                  for dt, (rc, ld, st) in zip((dtype, dtype, cdtype), shapes))
+        self.a, self.b, self.c = (
+            self._layout(lib, dt, rc, ld, count, st)
+            for dt, (rc, ld, st) in zip((dtype, dtype, cdtype), shapes))
         pref = _P()
         _check(lib.cublasLtMatmulPreferenceCreate(ctypes.byref(pref)), "preference")
         psetter = lib.cublasLtMatmulPreferenceSetAttribute
@@ -171,9 +172,9 @@ def _plan(key):
 def matmul(key, alpha, a, b, beta, c, stream, bias=0):
     """``c = alpha op(a) op(b) + beta c`` for device pointers ``a``, ``b``, ``c`` (and the
     epilogue's vector at ``bias``) on ``stream``, the problem being ``key``: ``(dtype of a
-    and b, dtype of c (and of the epilogue's vector), compute type, scale type, op a, op b, m, n, k, lda, ldb, ldc, batch count, batch
-    strides of a, b, c, epilogue, alignments of a, b, c, bias)`` in cuBLAS's column-major
-    terms. False (nothing done) where cuBLASLt cannot take the problem."""
+    and b, dtype of c (and of the epilogue's vector), compute type, scale type, op a,
+    op b, m, n, k, lda, ldb, ldc, batch count, batch strides of a, b, c, epilogue,
+    alignments of a, b, c, bias)`` in cuBLAS's column-major terms. False (nothing done) where cuBLASLt cannot take the problem."""
     p = _plan(key)
     if p is None:
         return False

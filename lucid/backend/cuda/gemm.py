@@ -76,11 +76,12 @@ def _operand(x, batch):
 def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None):
     """``a @ b`` for float arrays of at least 2 dims (batch axes broadcast), in their
     dtype, or float32 for half operands where ``out_dtype`` says so (the float32
-    accumulator written as it is); ``tf32`` lets float32 products use TF32 tensor cores. 2-D products may carry
-    an epilogue where cuBLASLt takes it: ``bias`` (a vector of ``b``'s column count) added
-    to every row, or ``bias_grad`` (an empty vector of ``a``'s row count) filled with the
-    row sums of ``a`` (a linear layer's weight gradient ``g.T @ x`` then brings the bias
-    gradient, the column sums of ``g``, along). The result says whether the epilogue
+    accumulator written as it is); ``tf32`` lets float32 products use TF32 tensor cores.
+    2-D products may carry an epilogue where cuBLASLt takes it: ``bias`` (a vector of
+    ``b``'s column count) added to every row, or ``bias_grad`` (an empty vector of ``a``'s
+    row count, in the output's dtype) filled with the row sums of ``a`` (a linear layer's
+    weight gradient ``g.T @ x`` then brings the bias gradient, the column sums of ``g``,
+    along). The result says whether the epilogue
     ran: ``(out, done)``."""
     if a.ndim == 2 or b.ndim == 2 or a.shape[:-2] == b.shape[:-2]:
         batch = b.shape[:-2] if a.ndim == 2 else a.shape[:-2]
