@@ -180,7 +180,7 @@ class CudaCore:
         gb = cupy.empty(g.shape[1], out or g.dtype)
         tf32 = _tf32_wanted() if g.dtype == np.float32 else False
         gw, done = gemm.matmul(g.T, x, tf32, bias_grad=gb, out_dtype=out)
-        return gw, gb if done else self._sum_rows(g, out)
+        return gw, gb if done else self._sum_rows(g, out is not None)
 
     def relu_backward(self, y, g):
         """One element-wise kernel (select, not compare then select) where the dtypes
@@ -196,15 +196,14 @@ class CudaCore:
 
     def sum_rows(self, a):
         """One reduction, accumulating half types in float32."""
-        return self._sum_rows(a, None)
+        return self._sum_rows(a)
 
     @staticmethod
-    def _sum_rows(a, npdtype):
-        """:meth:`sum_rows` in ``npdtype`` (float32 for half ``a``: the accumulator as is)
-        or ``a``'s dtype (None)."""
+    def _sum_rows(a, f32=False):
+        """:meth:`sum_rows`; with ``f32`` a half ``a``'s float32 accumulator as it is."""
         if a.itemsize == 2 and a.dtype.kind in "fV":             # float16, bfloat16
             s = a.sum(axis=0, dtype=np.float32)
-            return s if npdtype is not None else s.astype(a.dtype)
+            return s if f32 else s.astype(a.dtype)
         return a.sum(axis=0)
 
     # -- checks on the device -----------------------------------------------------------
