@@ -1,5 +1,6 @@
 """The CUDA backend's own kernel launch (arguments packed by lucid.backend.cuda.kernels)
-and the kernels added with it, against the CPU: the embedding's weight gradient, the
+and the kernels added with it, against the CPU: the embedding's lookup and weight
+gradient, the fill behind ``ones`` (the seed of ``backward()``), the
 per-channel sum of a convolution's bias gradient, half arrays with a number (``x * s``,
 ``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims."""
 
@@ -75,6 +76,36 @@ def test_embedding_weight_grad(dev, dtype, padding_idx, idx_shape):
                                atol=TOL[dtype] * 4)
     if padding_idx is not None:
         assert not results[1][0][padding_idx % 10].any()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("idx_shape", [(), (0,), (7,), (4, 9), (2, 0, 3)])
+def test_embedding_lookup(dev, dtype, idx_shape):
+    """A gather: equal to the CPU's rows bit for bit, a 0-d index (one row) and empty
+    index tensors included; a transposed (non-contiguous) weight too."""
+    rng = np.random.default_rng(4)
+    idx = rng.integers(0, 10, idx_shape)
+    w = rng.standard_normal((10, 6))
+    for weight in (lambda d: lucid.tensor(w).to(getattr(lucid, dtype)).to(d),
+                   lambda d: lucid.tensor(w.T.copy()).to(getattr(lucid, dtype)).to(d).t()):
+        got = [F.embedding(lucid.tensor(idx).to(d), weight(d)) for d in ("cpu", dev)]
+        assert tuple(got[1].shape) == idx_shape + (6,) and got[1].dtype == got[0].dtype
+        np.testing.assert_array_equal(_np(got[1]), _np(got[0]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["int64", "bool"])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 1000)])
+def test_ones(dev, dtype, shape):
+    t = lucid.ones(shape, dtype=getattr(lucid, dtype), device=dev)
+    assert tuple(t.shape) == shape and t.dtype == getattr(lucid, dtype)
+    np.testing.assert_array_equal(t.cpu().numpy().astype(np.float64), np.ones(shape))
+
+
+def test_backward_seed(dev):
+    for dtype in ("float32", "bfloat16"):
+        x = lucid.tensor([1.5, -2.0]).to(getattr(lucid, dtype)).to(dev).requires_grad_()
+        (x * 3).sum().backward()
+        np.testing.assert_array_equal(_np(x.grad), [3.0, 3.0])
 
 
 def test_embedding_weight_grad_int32_indices_and_wide_rows(dev):

@@ -32,7 +32,7 @@ import cupy
 import ml_dtypes
 import numpy as np
 
-from .kernels import blocks, kernel
+from .kernels import blocks, empty, kernel
 from .softmax import attention_softmax
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
@@ -871,8 +871,8 @@ def _heads_inner(batch, rows, width, dtype):
     heads back (``transpose(1, 2).reshape(N, L, heads * E)``) is a view, not a copy.
     Contiguous where there is one head."""
     if not batch or batch[-1] == 1:
-        return cupy.empty(batch + (rows, width), dtype)
-    return cupy.empty(batch[:-1] + (rows, batch[-1], width), dtype).swapaxes(-3, -2)
+        return empty(batch + (rows, width), dtype)
+    return empty(batch[:-1] + (rows, batch[-1], width), dtype).swapaxes(-3, -2)
 
 
 def _inner_strides(batch, rows, width):
@@ -1005,7 +1005,7 @@ class CudaAttention:
                 max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
             return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
         out = _heads_inner(c.batch, c.L, c.EV, q.dtype)
-        lse = cupy.empty(c.batch + (c.L,), _acc(q.dtype))
+        lse = empty(c.batch + (c.L,), _acc(q.dtype))
         tail = c.args + c.out_args(_inner_strides(c.batch, c.L, c.EV))
         if d is not None:
             fn = kernel(_SOURCE, f"attn_fwd_mma{d}_{c.suffix}")
@@ -1028,7 +1028,7 @@ class CudaAttention:
                                               causal, groups)
         acc, rows = _acc(q.dtype), c.n * c.L
         g4, o4 = c.four(g, c.EV), c.four(out, c.EV)
-        dd = cupy.empty(rows, acc)
+        dd = empty(rows, acc)
         v = 16 // g4.itemsize                 # 16-byte loads where the rows allow them
         vec = c.EV % v == 0 and all(a.data.ptr % 16 == 0 and
                                     all(st % v == 0 for st in _strides(a)[:3]) for a in (g4, o4))

@@ -21,7 +21,7 @@ from ...errors import ArgumentError, DeviceError, ExportError, LucidError
 from ..array import ArrayBackend
 from ...errors import ArgumentError as _ArgumentError
 from ..array.indexing import index_error
-from . import checks, elementwise, gemm, joins, runtime, scatter
+from . import checks, elementwise, gemm, joins, kernels, runtime, scatter
 from .attention import CudaAttention
 from .conv import CudaConv
 from .loss import CudaLoss
@@ -177,7 +177,7 @@ class CudaCore:
             return super().linear_weight_grad(g, x, npdtype)
         if not fits:
             return cupy.matmul(g.T, x), self.sum_rows(g)
-        gb = cupy.empty(g.shape[1], out or g.dtype)
+        gb = kernels.empty(g.shape[1], out or g.dtype)
         tf32 = _tf32_wanted() if g.dtype == np.float32 else False
         gw, done = gemm.matmul(g.T, x, tf32, bias_grad=gb, out_dtype=out)
         return gw, gb if done else self._sum_rows(g, out is not None)
@@ -191,8 +191,9 @@ class CudaCore:
 
     def ones(self, shape, npdtype):
         """A fill on the device, 0-d included (``asarray(1)`` would copy from the host and
-        wait: the seed of every ``backward()``)."""
-        return cupy.ones(shape, dtype=npdtype)
+        wait: the seed of every ``backward()``), by one kernel for float dtypes."""
+        out = elementwise.ones(shape, npdtype)
+        return cupy.ones(shape, dtype=npdtype) if out is None else out
 
     def sum_rows(self, a):
         """One reduction, accumulating half types in float32."""
@@ -218,6 +219,10 @@ class CudaCore:
 
     def _ufunc_at(self, ufunc, a, index, v):
         scatter.ufunc_at(ufunc, a, index, v)
+
+    def embedding(self, weight, idx):
+        out = scatter.embedding(weight, idx)
+        return super().embedding(weight, idx) if out is None else out
 
     def embedding_backward(self, g, idx, num_weights, padding_idx, scale_grad_by_freq):
         out = None if scale_grad_by_freq else \

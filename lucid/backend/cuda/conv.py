@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ..array.conv import _out_size
-from .kernels import CTYPES, blocks, geometry, kernel as compiled
+from .kernels import CTYPES, blocks, empty, geometry, kernel as compiled
 from .norm import channel_sum
 
 _FAST = True        # False sends every call to the generic array kernels
@@ -184,7 +184,7 @@ class CudaConv:
         nb, c = x.shape[:2]
         kernel, out = tuple(kernel), tuple(out)
         shape = (c,) + kernel + (nb,) + out if channels_first else (nb, c) + kernel + out
-        col = self.xp.empty(shape, dtype=x.dtype)
+        col = empty(shape, x.dtype)
         _launch("im2col", x.dtype, col.size, max(col.size, x.size),
                 (x, col, np.int64(nb), np.int64(c),
                  *_geometry(x.shape[2:], kernel, out, stride, padding, dilation),
@@ -194,7 +194,7 @@ class CudaConv:
     def _col2im_kernel(self, col, in_spatial, stride, padding, dilation):
         n = len(in_spatial)
         kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
-        x = self.xp.empty(col.shape[:2] + tuple(in_spatial), dtype=col.dtype)
+        x = empty(col.shape[:2] + tuple(in_spatial), col.dtype)
         _launch("col2im", col.dtype, x.size, max(col.size, x.size),
                 (col, x, *_geometry(in_spatial, kernel, out, stride, padding, dilation)))
         return x

@@ -14,6 +14,8 @@ store, on contiguous, aligned arrays:
   array and a number, the boolean mask broadcasting over ``a``'s leading dims (a causal
   mask over a batch of attention scores: masked_fill and its gradient).
 - :func:`bias_add_`: a linear layer's ``y += b`` over the rows of ``y`` (half or float32).
+- :func:`ones`: an array of ones of a float dtype, one fill kernel (CuPy's fill of a
+  Python number resolves its kernel on every call: the seed of every ``backward()``).
 
 Anything else returns None, and the caller takes CuPy's kernel.
 """
@@ -22,7 +24,7 @@ import cupy
 import ml_dtypes
 import numpy as np
 
-from .kernels import CTYPES, kernel
+from .kernels import ACCUMULATE, CTYPES, empty, kernel
 
 _CAST = r'''
 struct __align__(4 * sizeof(S)) VS { S v[4]; };
@@ -102,6 +104,13 @@ extern "C" __global__ void bias_add(T* y, const T* b, long long total, long long
         y[i] = T(static_cast<float>(y[i]) + static_cast<float>(b[i % n]));
 }
 '''
+_FILL = r'''
+extern "C" __global__ void fill(T* y, long long n, A v) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        y[i] = T(v);
+}
+'''
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 _OPS = {"add": 0, "subtract": 1, "multiply": 2}
@@ -129,7 +138,7 @@ def cast(a, dtype):
     n = a.size
     if k is False or not n or not a._c_contiguous or a.data.ptr % (4 * a.itemsize):
         return None
-    out = cupy.empty(a.shape, dtype)
+    out = empty(a.shape, dtype)
     k(_grid(n), (_THREADS,), (a, out, np.int64(n)))
     return out
 
@@ -160,7 +169,7 @@ def binary(name, x, y):
         return None
     else:
         s = np.float32(0)
-    out = cupy.empty(x.shape, x.dtype)
+    out = empty(x.shape, x.dtype)
     kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,), (
         x, y, out, np.int64(x.size), np.int32(_OPS[name]), s))
     return out
@@ -192,7 +201,7 @@ def select(cond, x, y):
     if a.shape[a.ndim - len(shape):] != shape or len(shape) > a.ndim:
         return None
     number = type(s) in _NUMBERS
-    out = cupy.empty(a.shape, a.dtype)
+    out = empty(a.shape, a.dtype)
     kernel(_SELECT, "select", a.dtype)(_grid(a.size), (_THREADS,), (
         a, cond, out, np.int64(a.size), np.int64(cond.size), np.int32(flip),
         np.float32(np.asarray(s, a.dtype)) if number else np.float32(0),
@@ -212,3 +221,16 @@ def bias_add_(y, b):
     kernel(_BIAS, "bias_add", y.dtype)(_grid(y.size), (_THREADS,),
                                        (y, b, np.int64(y.size), np.int64(n), np.int32(vec)))
     return True
+
+
+def ones(shape, dtype):
+    """``cupy.ones(shape, dtype)`` for a float ``dtype``, else None."""
+    dtype = np.dtype(dtype)
+    if dtype not in CTYPES:
+        return None
+    out = empty(shape, dtype)
+    if out.size:
+        one = np.float64(1) if ACCUMULATE[dtype] == "double" else np.float32(1)
+        kernel(_FILL, "fill", dtype)(_grid(4 * out.size), (_THREADS,),
+                                     (out, np.int64(out.size), one))
+    return out

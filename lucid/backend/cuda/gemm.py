@@ -18,6 +18,7 @@ import numpy as np
 from cupy_backends.cuda.libs import cublas
 
 from . import cublaslt
+from .kernels import empty
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _COMPUTE_32F = getattr(cublas, "CUBLAS_COMPUTE_32F", 68)
@@ -89,7 +90,7 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None):
         batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    out = cupy.empty(batch + (m, n), dtype=a.dtype if out_dtype is None else out_dtype)
+    out = empty(batch + (m, n), dtype=a.dtype if out_dtype is None else out_dtype)
     if out.size == 0:
         return out, False
     if k == 0:

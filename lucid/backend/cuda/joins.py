@@ -15,7 +15,7 @@ import math
 import cupy
 import numpy as np
 
-from .kernels import blocks, kernel
+from .kernels import blocks, empty, kernel
 
 _SOURCE = r'''
 // out (rows x W units) columns c0 .. c0 + off[n]: piece k (rows x (off[k+1] - off[k]))
@@ -73,7 +73,7 @@ def concatenate(arrays, axis):
     rows = math.prod(a0.shape[:axis])
     inner = math.prod(a0.shape[axis + 1:]) * dt.itemsize        # bytes per unit of n_k
     shape = a0.shape[:axis] + (sum(a.shape[axis] for a in arrays),) + a0.shape[axis + 1:]
-    out = cupy.empty(shape, dt)
+    out = empty(shape, dt)
     if not out.size:
         return out
     pieces = [cupy.ascontiguousarray(a) for a in arrays if a.shape[axis]]

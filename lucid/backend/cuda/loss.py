@@ -31,7 +31,7 @@ import numpy as np
 
 from ..array.indexing import index_error
 from . import checks
-from .kernels import ACCUMULATE, CTYPES, blocks, kernel, ptr_arg
+from .kernels import ACCUMULATE, CTYPES, blocks, empty, kernel, ptr_arg
 from .softmax import ROWS, aligned, last_axis, row_launch
 
 _CE = r"""
@@ -220,7 +220,7 @@ def _grid(n):
 
 def _act(a, g, mode):
     """The activation (``g`` None) or its backward, in ``a``'s dtype and shape."""
-    out = cupy.empty(a.shape, a.dtype)
+    out = empty(a.shape, a.dtype)
     n = a.size
     if n:
         x, gg = ptr_arg(a), ptr_arg(g)
@@ -285,10 +285,10 @@ class CudaLoss:
                                          label_smoothing)
         x, t, w, rows, c = got
         acc = _acc(a.dtype)
-        loss = cupy.empty(rows, acc)
-        lse = cupy.empty(rows, acc)
+        loss = empty(rows, acc)
+        lse = empty(rows, acc)
         mean = reduction == "mean"
-        wt = cupy.empty(rows, acc) if mean else None
+        wt = empty(rows, acc) if mean else None
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
             x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), np.int64(rows),
@@ -297,7 +297,7 @@ class CudaLoss:
         if reduction == "none":
             out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
-            out = cupy.empty((), a.dtype)
+            out = empty((), a.dtype)
             kernel(_CE_SOURCE, "ce_sum", a.dtype)((1,), (_ONE_BLOCK,), (
                 loss, ptr_arg(wt), out, np.int64(rows), np.int32(mean)))
         return out, lse.reshape(target.shape)
@@ -315,13 +315,13 @@ class CudaLoss:
         g = ptr_arg(g)
         sums = None                          # [scale, sum_c w_c]
         if mean or (w is not None and label_smoothing):
-            sums = cupy.empty(2, acc)
+            sums = empty(2, acc)
             kernel(_CE_SOURCE, "ce_scale", a.dtype)((1,), (_ONE_BLOCK,), (
                 t, ptr_arg(w), g, sums, np.int64(rows), np.int64(c), np.int64(ignore_index),
                 np.int32(mean)))
         scale = sums if mean else g.astype(acc, copy=False)
         wsum = None if w is None or sums is None else sums[1:]
-        gx = cupy.empty(x.shape, a.dtype)
+        gx = empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
             x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,

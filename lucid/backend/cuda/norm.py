@@ -37,7 +37,7 @@ import math
 import cupy
 import numpy as np
 
-from .kernels import ACCUMULATE, CTYPES, blocks, kernel, ptr_arg
+from .kernels import ACCUMULATE, CTYPES, blocks, empty, kernel, ptr_arg
 from .softmax import ROWS, row_launch
 
 _FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
@@ -469,7 +469,7 @@ def _reduce(name, combine, dtype, ins, groups, s, stride, size, pair=True):
     parts = -(-size // chunk)
     lanes = _lanes(chunk)
     def two(n):
-        return cupy.empty(n, acc), cupy.empty(n, acc) if pair else None
+        return empty(n, acc), empty(n, acc) if pair else None
     a, b = two(groups)
     dims = (np.int64(groups), np.int64(s), np.int64(stride), np.int64(size), np.int64(chunk))
     if parts == 1:
@@ -505,9 +505,9 @@ class CudaNorm:
         acc = _acc(x.dtype)
         stat = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
         xc = cupy.ascontiguousarray(x)
-        y = cupy.empty(x.shape, x.dtype)
-        mean = cupy.empty(stat, acc) if center else None
-        rstd = cupy.empty(stat, acc)
+        y = empty(x.shape, x.dtype)
+        mean = empty(stat, acc) if center else None
+        rstd = empty(stat, acc)
         grid, block, lanes = row_launch(rows, d)
         kernel(_SOURCE, "norm_fwd", x.dtype)(
             grid, block, (xc, ptr_arg(w), ptr_arg(b), y, ptr_arg(mean), rstd, np.int64(rows),
@@ -527,7 +527,7 @@ class CudaNorm:
         mu, r = ptr_arg(mean), ptr_arg(rstd)
         gx = gw = gb = None
         if need[0]:
-            gx = cupy.empty(x.shape, x.dtype)
+            gx = empty(x.shape, x.dtype)
             grid, block, lanes = row_launch(rows, d)
             kernel(_SOURCE, "norm_bwd_x", x.dtype)(
                 grid, block, (gc, xc, ptr_arg(w), mu, r, gx, np.int64(rows), np.int64(d),
@@ -538,14 +538,14 @@ class CudaNorm:
             chunks = max(1, min(rows, _TARGET_BLOCKS // cols))
             chunk = (rows + chunks - 1) // chunks
             chunks = (rows + chunk - 1) // chunk
-            pw = cupy.empty((chunks, d), r.dtype) if want_w else None
-            pb = cupy.empty((chunks, d), r.dtype) if want_b else None
+            pw = empty((chunks, d), r.dtype) if want_w else None
+            pb = empty((chunks, d), r.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w", x.dtype)(
                 (cols, chunks), (_COLS,), (gc, xc, mu, r, ptr_arg(pw), ptr_arg(pb), np.int64(rows),
                                            np.int64(d), np.int64(chunk)))
             pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k:]
-            gw = cupy.empty(pshape, x.dtype) if want_w else None
-            gb = cupy.empty(pshape, x.dtype) if want_b else None
+            gw = empty(pshape, x.dtype) if want_w else None
+            gb = empty(pshape, x.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w_sum", x.dtype)(
                 (cols,), (_COLS,), (ptr_arg(pw), ptr_arg(pb), ptr_arg(gw), ptr_arg(gb), np.int64(chunks),
                                     np.int64(d)))
@@ -579,8 +579,8 @@ class CudaNorm:
                                       momentum)
         acc = _acc(x.dtype)
         shape = (1, c) + (1,) * (x.ndim - 2)
-        y = cupy.empty(x.shape, x.dtype)
-        mean, rstd = cupy.empty(shape, acc), cupy.empty(shape, acc)
+        y = empty(x.shape, x.dtype)
+        mean, rstd = empty(shape, acc), empty(shape, acc)
         size = n * s
         kernel(_CSOURCE, "chan_train_fwd", x.dtype)(
             (c,), (_lanes(size),), (x, _ptr(w), _ptr(b), y, mean, rstd, _ptr(running_mean),
@@ -599,8 +599,8 @@ class CudaNorm:
         acc = _acc(x.dtype)
         mean = None if mean is None else mean.astype(acc, copy=False)
         var = var.astype(acc, copy=False)
-        y = cupy.empty(x.shape, x.dtype)
-        rstd = cupy.empty(var.shape, acc)
+        y = empty(x.shape, x.dtype)
+        rstd = empty(var.shape, acc)
         kernel(_CSOURCE, "chan_normalize", x.dtype)(
             _grid(x.size), (_THREADS,), (x, _ptr(mean), var, _ptr(w), _ptr(b), y, rstd,
                                          np.int64(x.size), np.int64(s), np.int64(c),
@@ -630,7 +630,7 @@ class CudaNorm:
                               groups, s, c * s, runs * s)
         gx = None
         if need[0]:
-            gx = cupy.empty(x.shape, x.dtype)
+            gx = empty(x.shape, x.dtype)
             sums = (sg, sgx) if stats_grad else (None, None)
             kernel(_CSOURCE, "chan_bwd_x", x.dtype)(
                 _grid(x.size), (_THREADS,), (g, x, _ptr(w), mean, rstd, _ptr(sums[0]),

@@ -25,7 +25,7 @@ import cupy
 import numpy as np
 
 from ..array.conv import _out_size
-from .kernels import CTYPES, blocks, geometry, kernel
+from .kernels import CTYPES, blocks, empty, geometry, kernel
 
 _FAST = True        # False sends every call to the generic array kernels
 
@@ -250,8 +250,8 @@ class CudaPooling:
         if not (_dims(kernel, x) and x.dtype in CTYPES and min(out) > 0):
             return super().max_pool(x, kernel, stride, padding, dilation)
         adt = np.dtype(np.int8 if math.prod(kernel) < 128 else np.int32)
-        y = cupy.empty(x.shape[:2] + out, x.dtype)
-        arg = cupy.empty(y.shape, adt)
+        y = empty(x.shape[:2] + out, x.dtype)
+        arg = empty(y.shape, adt)
         _launch("max_pool_fwd" + _ARGMAX[adt], x.dtype, y.size,
                 (cupy.ascontiguousarray(x), y, arg),
                 _geometry(x.shape[2:], out, kernel, stride, padding, dilation))
@@ -262,7 +262,7 @@ class CudaPooling:
                 math.prod(in_spatial) > 0):
             return super().max_pool_indices(argmax, in_spatial, kernel, stride, padding,
                                             dilation)
-        idx = cupy.empty(argmax.shape, np.int64)
+        idx = empty(argmax.shape, np.int64)
         _launch("max_pool_idx" + _ARGMAX[argmax.dtype], _NO_T, idx.size,
                 (cupy.ascontiguousarray(argmax), idx),
                 _geometry(in_spatial, argmax.shape[2:], kernel, stride, padding, dilation))
@@ -273,7 +273,7 @@ class CudaPooling:
                 argmax.shape == g.shape and math.prod(in_spatial) > 0):
             return super().max_pool_backward(g, argmax, in_spatial, kernel, stride, padding,
                                              dilation)
-        gx = cupy.empty(g.shape[:2] + tuple(in_spatial), g.dtype)
+        gx = empty(g.shape[:2] + tuple(in_spatial), g.dtype)
         _launch("max_pool_bwd" + _ARGMAX[argmax.dtype], g.dtype, gx.size,
                 (cupy.ascontiguousarray(g), cupy.ascontiguousarray(argmax), gx),
                 _geometry(in_spatial, g.shape[2:], kernel, stride, padding, dilation))
@@ -285,7 +285,7 @@ class CudaPooling:
         div = _divisor(divisor, out)
         if not (_dims(kernel, x) and x.dtype in CTYPES and min(out) > 0 and div):
             return super().avg_pool(x, kernel, stride, padding, divisor)
-        y = cupy.empty(x.shape[:2] + out, x.dtype)
+        y = empty(x.shape[:2] + out, x.dtype)
         _launch("avg_pool_fwd", x.dtype, y.size, (cupy.ascontiguousarray(x), y, div[0]),
                 _geometry(x.shape[2:], out, kernel, stride, padding, ones), div[1])
         return y
@@ -296,7 +296,7 @@ class CudaPooling:
         if not (_dims(kernel, g) and g.dtype in CTYPES and math.prod(in_spatial) > 0 and
                 div):
             return super().avg_pool_backward(g, in_spatial, kernel, stride, padding, divisor)
-        gx = cupy.empty(g.shape[:2] + tuple(in_spatial), g.dtype)
+        gx = empty(g.shape[:2] + tuple(in_spatial), g.dtype)
         _launch("avg_pool_bwd", g.dtype, gx.size, (cupy.ascontiguousarray(g), gx, div[0]),
                 _geometry(in_spatial, g.shape[2:], kernel, stride, padding, ones), div[1])
         return gx
@@ -306,7 +306,7 @@ class CudaPooling:
         if not (_FAST and 1 <= n <= 3 and math.prod(out_spatial) > 0):
             return super().pool_divisor(in_spatial, out_spatial, kernel, stride, padding,
                                         limit)
-        div = cupy.empty(tuple(out_spatial), np.float64)
+        div = empty(tuple(out_spatial), np.float64)
         lead = [0] * (3 - n)
         _launch("pool_divisor", _NO_T, div.size, (div,),
                 _geometry(in_spatial, out_spatial, kernel, stride, padding, (1,) * n),

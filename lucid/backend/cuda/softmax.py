@@ -21,7 +21,7 @@ contiguous last axis first (one copy).
 import cupy
 import numpy as np
 
-from .kernels import CTYPES, kernel
+from .kernels import CTYPES, empty, kernel
 
 # Row reductions over ``lanes`` threads (a power of two, 32..1024; blockDim.x == lanes
 # when lanes > 32): every thread of the block must call them (rows past the end with the
@@ -214,7 +214,7 @@ def _run(name, arrays, axis, log_mode, dtype):
     rowed = [last_axis(t, axis) for t in arrays]
     d = rowed[0].shape[-1]
     rows = rowed[0].size // d
-    out = cupy.empty(rowed[0].shape, dtype)
+    out = empty(rowed[0].shape, dtype)
     grid, block, lanes = row_launch(rows, d)
     kernel(_SOURCE, name, dtype)(grid, block, (
         *rowed, out, np.int64(rows), np.int64(d), np.int32(lanes), np.int32(log_mode),
