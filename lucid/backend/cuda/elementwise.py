@@ -231,6 +231,6 @@ def ones(shape, dtype):
     out = empty(shape, dtype)
     if out.size:
         one = np.float64(1) if ACCUMULATE[dtype] == "double" else np.float32(1)
-        kernel(_FILL, "fill", dtype)(_grid(4 * out.size), (_THREADS,),
+        kernel(_FILL, "fill", dtype)(_grid(4 * out.size), (_THREADS,),  # a thread each
                                      (out, np.int64(out.size), one))
     return out
