@@ -1,7 +1,8 @@
 """``lucid.cuda``: the GPUs as PyTorch's ``torch.cuda`` presents them.
 
-Devices, the current device, synchronisation, streams and events (with timing), memory
-statistics of the allocator and the CUDA random generators. Where CuPy or a GPU is missing
+Devices, the current device, synchronisation, streams and events (with timing), CUDA
+graphs (capture and replay), memory statistics of the allocator and the CUDA random
+generators. Where CuPy or a GPU is missing
 :func:`is_available` is False, :func:`device_count` is 0, seeding is silently ignored (as in
 PyTorch) and everything else raises :class:`~lucid.errors.DeviceError` saying how to
 install the CUDA backend.
@@ -13,6 +14,7 @@ from .. import random as _random
 from .._device import device as _device_cls
 from ..backend import cuda as _cuda
 from ..errors import DeviceError
+from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
 from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "device",
@@ -21,7 +23,8 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "reset_peak_memory_stats", "empty_cache", "mem_get_info", "manual_seed",
            "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
            "set_rng_state", "get_rng_state_all", "set_rng_state_all", "get_device_name",
-           "get_device_capability", "get_device_properties", "is_initialized", "init"]
+           "get_device_capability", "get_device_properties", "is_initialized", "init",
+           "CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"]
 
 
 def _runtime(op):

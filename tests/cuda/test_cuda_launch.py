@@ -2,7 +2,9 @@
 and the kernels added with it, against the CPU: the embedding's lookup and weight
 gradient, the fill behind ``ones`` (the seed of ``backward()``), the
 per-channel sum of a convolution's bias gradient, half arrays with a number (``x * s``,
-``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims."""
+``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims,
+same-shape arithmetic, ReLU's gradient, ``arange`` and the column sum behind a broadcast
+operand's gradient."""
 
 import numpy as np
 import pytest
@@ -170,3 +172,65 @@ def test_half_with_a_number(dev, dtype):
         (yc, gc), (yd, gd) = res
         np.testing.assert_allclose(yd, yc, rtol=TOL[dtype], atol=TOL[dtype])
         np.testing.assert_allclose(gd, gc, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (5, 83), (2, 3, 64)])
+def test_same_shape_arithmetic(dev, dtype, shape):
+    """x + y, x - y, x * y of one shape (Lucid's vector kernel for half and float32,
+    CuPy's for float64, and CuPy's for a transposed operand): the correctly rounded
+    result, equal to the CPU's bit for bit; 0-d, empty and 4k + 3 elements included."""
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
+    for op in (lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
+               lambda x, y: x.mT * y.mT if x.ndim >= 2 else x * y):
+        got = [op(*(lucid.tensor(v).to(getattr(lucid, dtype)).to(d) for v in (a, b)))
+               for d in ("cpu", dev)]
+        assert got[1].dtype == got[0].dtype and tuple(got[1].shape) == tuple(got[0].shape)
+        np.testing.assert_array_equal(_np(got[1]), _np(got[0]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (9,), (4, 33)])
+def test_relu_gradient(dev, dtype, shape):
+    """ReLU's gradient: g where the output is positive, zero elsewhere (zeros and NaN
+    inputs placed on purpose), exact; a transposed input takes the generic kernel."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(shape)
+    if x.size > 3:
+        x.flat[:3] = (0.0, -0.0, np.nan)
+    for fn in (F.relu, lambda t: F.relu(t.mT).mT if t.ndim == 2 else F.relu(t)):
+        got = [_grads(d, dtype, fn, x)[0] for d in ("cpu", dev)]
+        np.testing.assert_array_equal(got[1], got[0])
+
+
+_INT_RANGES = [(5,), (0,), (2, 11), (10, -3, -1), (3, 3)]
+_FLOAT_RANGES = [(0, 1, 0.1), (-1.5, 2.25, 0.25)]
+
+
+@pytest.mark.parametrize("dtype,args", [(d, a) for d in DTYPES for a in _INT_RANGES +
+                                        _FLOAT_RANGES] +
+                         [(d, a) for d in ("int64", "int32") for a in _INT_RANGES])
+def test_arange(dev, dtype, args):
+    """``start + i * step``, as the CPU computes it (float64, rounded once), for float and
+    integer dtypes, empty ranges and fractional steps."""
+    got = [lucid.arange(*args, dtype=getattr(lucid, dtype), device=d) for d in ("cpu", dev)]
+    assert got[1].dtype == got[0].dtype and tuple(got[1].shape) == tuple(got[0].shape)
+    np.testing.assert_array_equal(got[1].cpu().numpy(), got[0].cpu().numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", [((4, 5, 6), (5, 6)), ((3000, 7), (7,)), ((2, 3), ()),
+                                    ((6, 1, 4), (5, 1)), ((3, 5, 4), (1, 4)),
+                                    ((0, 4), (4,))])
+def test_broadcast_operand_gradient(dev, dtype, shapes):
+    """The gradient of an operand broadcast over leading dims is the sum over them (a
+    column sum; 3000 rows span several chunks), or over inner unit dims as well."""
+    rng = np.random.default_rng(9)
+    a, b = (rng.standard_normal(s) for s in shapes)
+    got = [_grads(d, dtype, lambda x, y: x + y, a, b) for d in ("cpu", dev)]
+    rows = max(1, a.size // max(1, b.size))
+    tol = TOL[dtype] * np.sqrt(rows)
+    for g_dev, g_cpu in zip(got[1], got[0]):
+        assert g_dev.shape == g_cpu.shape
+        np.testing.assert_allclose(g_dev, g_cpu, rtol=tol, atol=tol)

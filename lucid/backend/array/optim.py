@@ -8,6 +8,15 @@ once into an array of its own, which then also serves as scratch.
 """
 
 
+def count_step(s):
+    """Add one to the 0-d host array ``s`` (a parameter's step count) in place and return
+    the new count as a float (an item read and write: the in-place ufunc on a 0-d array
+    costs ten times as much)."""
+    v = s.item() + 1.0
+    s[()] = v
+    return v
+
+
 class XpOptim:
     """Optimizer update kernels on ``self.xp``."""
 
@@ -95,8 +104,7 @@ class XpOptim:
         :math:`m \leftarrow \beta_1 m + (1 - \beta_1) g` and :math:`v \leftarrow \beta_2 v
         + (1 - \beta_2) g^2` in place (``tmp``: scratch of ``p``'s shape). Returns
         ``(step, g, m, v)``."""
-        s = steps[i]
-        s += 1
+        step = count_step(steps[i])
         if decoupled:
             if weight_decay:
                 p *= 1.0 - lr * weight_decay
@@ -106,7 +114,7 @@ class XpOptim:
         m, v = exp_avgs[i], exp_avg_sqs[i]
         self._lerp_(m, g, 1.0 - beta1, tmp)
         self._ema_sq_(v, g, beta2, tmp)
-        return float(s), g, m, v
+        return step, g, m, v
 
     def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
@@ -134,9 +142,7 @@ class XpOptim:
                     weight_decay, maximize):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
-            step = float(s)
+            step = count_step(steps[i])
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             m, u = exp_avgs[i], exp_infs[i]
             tmp = xp.empty_like(p)
@@ -202,8 +208,7 @@ class XpOptim:
                      eps, weight_decay, momentum, centered, maximize):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
+            count_step(steps[i])
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             v = square_avgs[i]
             tmp = xp.empty_like(p)
@@ -231,9 +236,7 @@ class XpOptim:
                      weight_decay, maximize):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
-            step = float(s)
+            step = count_step(steps[i])
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             clr = lr / (1.0 + (step - 1.0) * lr_decay)
             acc = state_sums[i]
@@ -249,8 +252,7 @@ class XpOptim:
                       weight_decay, maximize):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
+            count_step(steps[i])
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             v, u = square_avgs[i], acc_deltas[i]
             std = xp.empty_like(p)
@@ -269,8 +271,7 @@ class XpOptim:
                   weight_decay, maximize):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
+            step = count_step(steps[i])
             g, _ = self._eff_grad(grads[i], p, weight_decay, maximize)
             eta = float(etas[i])
             p *= 1.0 - lambd * eta
@@ -284,7 +285,6 @@ class XpOptim:
                 ax += tmp
             else:
                 xp.copyto(ax, p)
-            step = float(s)
             etas[i][...] = lr / ((1.0 + lambd * lr * step) ** alpha)
             mus[i][...] = 1.0 / max(1.0, step - t0)
 
@@ -292,8 +292,7 @@ class XpOptim:
                    step_size_min, step_size_max, maximize):
         xp = self.xp
         for i, p in enumerate(params):
-            s = steps[i]
-            s += 1
+            count_step(steps[i])
             g, owned = self._eff_grad(grads[i], p, 0.0, maximize)
             prev, size = prevs[i], step_sizes[i]
             sign = xp.multiply(g, prev, out=xp.empty_like(g))

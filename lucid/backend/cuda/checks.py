@@ -7,11 +7,15 @@ to the host (``Tensor.item()``, ``.numpy()``, ``.cpu()``, printing) or
 ``lucid.cuda.synchronize()``, which wait for the GPU anyway, and the first failed check
 raises its error there, naming the op that queued it. Kernels that consume the checked
 values clamp or wrap them, so a bad index never reads outside its array in between.
+
+A check queued while a CUDA graph captures (:mod:`.graphs`) writes into the graph's own
+buffer (its :class:`Ledger`); each replay of the graph makes its checks pending again.
 """
 
 import cupy
 import numpy as np
 
+from ...errors import DeviceError
 from .kernels import blocks, kernel
 
 _CHECK = r'''
@@ -30,6 +34,34 @@ _INT = np.dtype(np.int64)     # checked as it lies (other integer and bool array
 _SLOTS = 256                   # pending checks before a forced read
 _pending = []                  # (slot index, make_error(value)) per queued check
 _buffer = []                   # the device buffer: two uint64 words per slot
+_capturing = []                # the ledger of each capture in progress (innermost last)
+_replayed = []                 # the ledgers of graphs replayed since the last read
+
+
+class Ledger:
+    """A captured graph's checks: its device buffer and ``(slot, make_error)`` per check."""
+
+    def __init__(self):
+        self.buffer = cupy.zeros(2 * _SLOTS, dtype=cupy.uint64)
+        self.entries = []
+
+
+def begin_capture():
+    """A new ledger for the checks of a capture about to begin (made before it begins)."""
+    ledger = Ledger()
+    _capturing.append(ledger)
+    return ledger
+
+
+def end_capture(ledger):
+    if ledger in _capturing:
+        _capturing.remove(ledger)
+
+
+def replayed(ledger):
+    """Make the checks of a replayed graph pending."""
+    if ledger.entries and not any(r is ledger for r in _replayed):
+        _replayed.append(ledger)
 
 
 def _slots():
@@ -41,6 +73,13 @@ def _slots():
 def slot(make_error):
     """A fresh slot (two device words: a flag, then the first offender as float64 bits)
     for a kernel that checks values itself; ``make_error(value)`` builds the error."""
+    if _capturing:
+        ledger = _capturing[-1]
+        k = len(ledger.entries)
+        if k == _SLOTS:
+            raise DeviceError(f"a CUDA graph may capture at most {_SLOTS} value checks")
+        ledger.entries.append((k, make_error))
+        return ledger.buffer[2 * k:]
     if len(_pending) == _SLOTS:
         flush()
     k = len(_pending)
@@ -62,14 +101,26 @@ def defer(a, lo, hi, inclusive, make_error):
 
 
 def flush():
-    """Read the verdicts of the queued checks; raise the first failure's error."""
-    if not _pending:
-        return
-    n = len(_pending)
-    words = _buffer[0][:2 * n].get()
-    _buffer[0][:2 * n].fill(0)
-    checks = list(_pending)
-    _pending.clear()
-    for k, make_error in checks:
+    """Read the verdicts of the queued checks (and of the graphs replayed since the last
+    read); raise the first failure's error."""
+    found = None
+    if _pending:
+        found = _first_failure(_buffer[0], list(_pending))
+        _pending.clear()
+    while _replayed:
+        ledger = _replayed.pop(0)
+        found = found or _first_failure(ledger.buffer, ledger.entries)
+    if found is not None:
+        raise found
+
+
+def _first_failure(buffer, entries):
+    """The error of the first failed check of ``entries`` in ``buffer`` (None if all
+    passed); the buffer's words are reset."""
+    n = len(entries)
+    words = buffer[:2 * n].get()
+    buffer[:2 * n].fill(0)
+    for k, make_error in entries:
         if words[2 * k]:
-            raise make_error(float(words[2 * k + 1:2 * k + 2].view(np.float64)[0]))
+            return make_error(float(words[2 * k + 1:2 * k + 2].view(np.float64)[0]))
+    return None

@@ -5,8 +5,9 @@ tables:
 
 * the **tensor table**, one row per parameter, ``[n, param, grad, state...]`` (element
   count, then data pointers; 0 for a state the update does not use), built with NumPy and
-  uploaded each step (gradients are new arrays every step) with one ``cupy.asarray``,
-  which stages it in pinned memory and copies it asynchronously on the current stream;
+  uploaded when it changes (gradients are new arrays every step, though the memory pool
+  hands out the same addresses in a steady loop) with one ``cupy.asarray``, or, inside a
+  CUDA graph capture, from page-locked memory the graph keeps (:func:`.graphs.to_device`);
 * the **block map**, one row per block, ``[tensor, start]``: block ``b`` updates elements
   ``start .. start + CHUNK`` of tensor ``tensor``. It depends only on the sizes, so it is
   built once per distinct list of sizes and cached on the device.
@@ -21,9 +22,10 @@ gradient or state of another dtype, a dtype without a C type, a missing state) g
 the generic kernel (``super()``) with its own lists.
 """
 
-import cupy
 import numpy as np
 
+from ..array.optim import count_step
+from . import graphs
 from .kernels import ACCUMULATE, CTYPES, kernel
 
 CHUNK = 2048            # elements per block
@@ -285,7 +287,7 @@ class CudaOptim:
             start = (np.arange(int(chunks.sum()), dtype=np.int64) - first[owner]) * CHUNK
             if len(_BLOCK_MAPS) >= _MAX_MAPS:
                 _BLOCK_MAPS.clear()
-            got = _BLOCK_MAPS[key] = cupy.asarray(np.stack([owner, start], axis=1))
+            got = _BLOCK_MAPS[key] = graphs.to_device(np.stack([owner, start], axis=1))
         return got
 
     def _device_table(self, table):
@@ -296,7 +298,7 @@ class CudaOptim:
         if got is None:
             if len(_TABLES) >= _MAX_MAPS:
                 _TABLES.clear()
-            got = _TABLES[key] = cupy.asarray(table)
+            got = _TABLES[key] = graphs.to_device(table)
         return got
 
     def _launch(self, name, rows, scalars, flags=()):
@@ -334,11 +336,13 @@ class CudaOptim:
     @staticmethod
     def _counter(steps):
         """``key(i)``: increments step ``i`` in place (as the generic kernels) and returns
-        its new value."""
+        its new value (not inside a CUDA graph capture: a replay would not count)."""
+        graphs.refuse("an optimizer step that counts steps on the host (Adam, AdamW, "
+                      "NAdam, RAdam, Adamax, Adagrad, RMSprop)",
+                      "a replay would reuse the captured step count")
+
         def key(i):
-            s = steps[i]
-            s += 1
-            return float(s)
+            return count_step(steps[i])
         return key
 
     def sgd_step(self, params, grads, bufs, lr, momentum, dampening, weight_decay,
@@ -465,6 +469,12 @@ class CudaOptim:
             super().rmsprop_step(*_pick(rest, params, grads, square_avgs, grad_avgs, bufs,
                                         steps), lr, alpha, eps, weight_decay, momentum,
                                  centered, maximize)
+
+    def asgd_step(self, *args, **kwargs):
+        """The generic kernel, refused inside a CUDA graph capture (its averaging
+        schedule counts steps on the host)."""
+        graphs.refuse("ASGD.step", "a replay would reuse the captured step count")
+        return super().asgd_step(*args, **kwargs)
 
     def adagrad_step(self, params, grads, state_sums, steps, lr, lr_decay, eps,
                      weight_decay, maximize):

@@ -40,6 +40,7 @@ import math
 import cupy
 import numpy as np
 
+from . import graphs
 from .kernels import CTYPES, blocks, kernel
 
 PHILOX = r"""
@@ -305,7 +306,10 @@ class PhiloxState:
 
     def claim(self, count):
         """``(key, first counter)`` as NumPy uint64 for ``count`` Philox blocks; the
-        offset moves past them."""
+        offset moves past them (not inside a CUDA graph capture: a replay would draw the
+        same numbers again)."""
+        graphs.refuse("a random op", "the generator's counter moves on the host, so every "
+                      "replay would draw the captured numbers again")
         off = self.offset
         self.offset = (off + count) & _U64
         return np.uint64(self.seed), np.uint64(off)
