@@ -16,6 +16,7 @@ def test_nothing_is_available():
     lucid.cuda.manual_seed_all(0)
     lucid.cuda.empty_cache()
     assert lucid.cuda.get_rng_state_all() == []
+    assert lucid.cuda.is_current_stream_capturing() is False
 
 
 @pytest.mark.parametrize("call", [
@@ -27,6 +28,9 @@ def test_nothing_is_available():
     lambda: lucid.cuda.memory_allocated(),
     lambda: lucid.cuda.Stream(),
     lambda: lucid.cuda.Event(),
+    lambda: lucid.cuda.CUDAGraph().capture_begin(),
+    lambda: lucid.cuda.graph_pool_handle(),
+    lambda: lucid.cuda.graph(lucid.cuda.CUDAGraph()).__enter__(),
 ])
 def test_asking_for_cuda_says_how_to_install(call):
     with pytest.raises(DeviceError, match=r"lucid\[cuda12\]"):
