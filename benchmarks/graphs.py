@@ -1,15 +1,15 @@
 """Whole training steps captured as CUDA graphs and replayed, Lucid and PyTorch side by side
 in one process on the GPU; prints ms per step eager and replayed, and the ratios.
 
-The steps of :mod:`train`'s CNN and small GPT (attention through
-scaled_dot_product_attention), both with SGD with momentum (optimizers that count steps on
-the host, as Adam does, cannot be captured in Lucid). Each library warms its step up on a
-side stream, captures forward, loss, backward and the update with ``lib.cuda.graph`` and
-times ``replay()`` against its eager step, the two libraries taking turns
-(:func:`common.interleaved_ms`). Eager, the steps are bound by the host's Python; replayed,
-by the GPU's kernels.
+The steps of :mod:`train`'s MLP (Adam), CNN (SGD with momentum) and small GPT (AdamW,
+attention through scaled_dot_product_attention), with ``capturable=True`` for the Adam
+family in both libraries (the step counts on the device). Each library warms its step up
+on a side stream, captures forward, loss, backward and the update with ``lib.cuda.graph``
+and times ``replay()`` against its eager step, the four taking turns
+(:func:`common.interleaved_ms`). Eager, these steps are bound by the host's Python;
+replayed, by the GPU's kernels.
 
-    python benchmarks/graphs.py [--only cnn,gpt] [--steps 50] [--repeats 10]
+    python benchmarks/graphs.py [--only mlp,cnn,gpt] [--steps 50] [--repeats 10]
 """
 
 from __future__ import annotations
@@ -23,21 +23,23 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
 from common import Table, free, guarded, interleaved_ms, ratio, require_gpu  # noqa: E402
-from train import cnn, data  # noqa: E402
-from transformer import gpt as gpt_model  # noqa: E402
+import train  # noqa: E402
+
+# workload -> (train.py's builder, the optimizer of its step in capturable form)
+WORKLOADS = {
+    "mlp": (train.mlp, lambda lib, p: lib.optim.Adam(p, lr=1e-3, capturable=True)),
+    "cnn": (train.cnn, lambda lib, p: lib.optim.SGD(p, lr=0.01, momentum=0.9)),
+    "gpt": (lambda lib: train.gpt(lib, "sdpa"),
+            lambda lib, p: lib.optim.AdamW(p, lr=3e-4, capturable=True)),
+}
 
 
-def gpt(lib):
-    model = gpt_model(lib, vocab=256, d=128, heads=4, layers=2, seq=64, attention="sdpa")
-    return (model, lambda params: lib.optim.SGD(params, lr=0.01, momentum=0.9),
-            data((8, 64), 256, tokens=True))
-
-
-def steps(lib, build):
-    """``(eager step, replay of the captured step)`` of workload ``build`` in ``lib``."""
-    model, make_opt, (x, y) = build(lib)
+def steps(lib, name):
+    """``(eager step, replay of the captured step)`` of workload ``name`` in ``lib``."""
+    build, make_opt = WORKLOADS[name]
+    model, _, (x, y) = build(lib)
     model.to("cuda")
-    opt = make_opt(model.parameters())
+    opt = make_opt(lib, model.parameters())
     x, y = lib.from_numpy(x).to("cuda"), lib.from_numpy(y).to("cuda")
     loss_fn = lib.nn.CrossEntropyLoss()
 
@@ -63,7 +65,7 @@ def steps(lib, build):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="cnn,gpt")
+    ap.add_argument("--only", default="mlp,cnn,gpt")
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--repeats", type=int, default=10)
     args = ap.parse_args()
@@ -73,13 +75,11 @@ def main():
                   ("torch graph", 12, "{:.3f}"), ("eager", 8, "{:.2f}x"),
                   ("graph", 8, "{:.2f}x"), ("lucid graph/torch eager", 25, "{:.2f}x"))
     for name in args.only.split(","):
-        build = {"cnn": cnn, "gpt": gpt}[name]
-
         def run():
             fns = []
             for lib in (lucid, torch):
                 lib.manual_seed(0)
-                fns += steps(lib, build)
+                fns += steps(lib, name)
             syncs = [lucid.cuda.synchronize] * 2 + [torch.cuda.synchronize] * 2
             return interleaved_ms(fns, syncs, args.steps, args.repeats, 3)
 

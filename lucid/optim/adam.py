@@ -3,14 +3,19 @@
 Each class validates its options and holds the state; its functional update (``adam``,
 ``adamax``, ``nadam``, ``radam``) hands the group's arrays to one backend kernel
 (``adam_step``, ... in :mod:`lucid.backend.interface.optim`, where the math is).
-``foreach``, ``fused`` and ``capturable`` are accepted for PyTorch compatibility and change
-nothing: there is one implementation, the multi-tensor kernel; the step counters are host
-scalars.
+``foreach`` and ``fused`` are accepted for PyTorch compatibility and change nothing: there
+is one implementation, the multi-tensor kernel. The step counters are host scalars, except
+for Adam and AdamW with ``capturable=True`` (parameters on a GPU): there each count is a
+float32 tensor on its parameter's device, read and advanced by the kernels, so that the
+step can be captured in a CUDA graph (``lucid.cuda.graph``) and replayed. ``capturable``
+changes nothing for the others.
 """
 
 from __future__ import annotations
 
-from ..ops import zeros_like
+from ..dtypes import float32
+from ..errors import ArgumentError
+from ..ops import full, zeros_like
 from .optimizer import Optimizer, check_flags, host_scalar, invalid, run_kernel
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "adam", "adamax", "nadam", "radam"]
@@ -93,8 +98,10 @@ class Adam(Optimizer):
         for group in self.param_groups:
             amsgrad = group["amsgrad"]
 
+            capturable = group["capturable"]
+
             def init(p, st):
-                st["step"] = host_scalar(0.0)
+                st["step"] = _device_step(p) if capturable else host_scalar(0.0)
                 st["exp_avg"] = zeros_like(p)
                 st["exp_avg_sq"] = zeros_like(p)
                 if amsgrad:
@@ -109,6 +116,16 @@ class Adam(Optimizer):
                      eps=group["eps"], maximize=group["maximize"],
                      decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss
+
+
+def _device_step(p):
+    """A capturable Adam's first step count for parameter ``p``: a 0-d float32 zero on its
+    device. (A loaded state dict keeps its counts where they are, and its groups their
+    ``capturable``, as in PyTorch; the kernels take either.)"""
+    if p._device.type != "cuda":
+        raise ArgumentError(f"Adam: capturable=True needs parameters on a CUDA device, got "
+                            f"one on {p._device}")
+    return full((), 0.0, dtype=float32, device=p._device)
 
 
 class AdamW(Adam):

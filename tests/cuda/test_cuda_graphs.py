@@ -175,3 +175,82 @@ def test_misuse():
     np.testing.assert_allclose(y.cpu().numpy(), 2.0)
     g.reset()
     assert repr(g) == "<lucid.cuda.CUDAGraph empty>"
+
+
+def _mlp():
+    return nn.Sequential(nn.Linear(12, 32), nn.GELU(), nn.LayerNorm(32), nn.Linear(32, 4))
+
+
+@pytest.mark.parametrize("cls,kw", [(optim.Adam, {}), (optim.Adam, {"amsgrad": True}),
+                                    (optim.AdamW, {"weight_decay": 0.1})])
+def test_capturable_adam_matches_host_counts(cls, kw):
+    """capturable=True (float32 step counts on the device, read by the kernel) follows
+    the same trajectory as host counts; the count is a CUDA tensor; a state dict of either
+    kind loads into the other (counts, and the group's capturable, as saved) and steps."""
+    lucid.manual_seed(0)
+    models = [_mlp().to(DEVICE) for _ in range(2)]
+    models[1].load_state_dict(models[0].state_dict())
+    opts = [cls(m.parameters(), lr=0.01, capturable=c, **kw)
+            for m, c in zip(models, (False, True))]
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        x, y = _t(rng.standard_normal((8, 12))), lucid.tensor(rng.integers(0, 4, 8)).to(DEVICE)
+        for m, o in zip(models, opts):
+            o.zero_grad()
+            F.cross_entropy(m(x), y).backward()
+            o.step()
+    for a, b in zip(models[0].parameters(), models[1].parameters()):
+        np.testing.assert_allclose(b.detach().cpu().numpy(), a.detach().cpu().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    step = opts[1].state[next(models[1].parameters())]["step"]
+    assert step.device.type == "cuda" and step.dtype == lucid.float32 and step.item() == 5
+    host = cls(models[1].parameters(), lr=0.01, **kw)
+    host.load_state_dict(opts[1].state_dict())
+    back = cls(models[1].parameters(), lr=0.01, capturable=True, **kw)
+    back.load_state_dict(opts[0].state_dict())
+    for o, where in ((host, "cuda"), (back, "cpu")):
+        o.zero_grad()
+        F.cross_entropy(models[1](x), y).backward()
+        o.step()
+        step = o.state[next(models[1].parameters())]["step"]
+        assert step.device.type == where and step.item() == 6
+
+
+def test_captured_step_with_capturable_adamw():
+    """A whole MLP step with AdamW(capturable=True) captured and replayed over batches
+    trains as the eager loop with host counts does."""
+    lucid.manual_seed(0)
+    eager, graphed = _mlp().to(DEVICE), _mlp().to(DEVICE)
+    graphed.load_state_dict(eager.state_dict())
+    o_eager = optim.AdamW(eager.parameters(), lr=0.01)
+    o_graph = optim.AdamW(graphed.parameters(), lr=0.01, capturable=True)
+    rng = np.random.default_rng(3)
+    batches = [(rng.standard_normal((8, 12)), rng.integers(0, 4, 8)) for _ in range(10)]
+    sx, sy = _t(batches[0][0]), lucid.tensor(batches[0][1]).to(DEVICE)
+    losses = []
+    for k, (xb, yb) in enumerate(batches):
+        x, y = _t(xb), lucid.tensor(yb).to(DEVICE)
+        o_eager.zero_grad()
+        loss = F.cross_entropy(eager(x), y)
+        loss.backward()
+        o_eager.step()
+        losses.append(loss.item())
+        if k < 2:                                   # warm-up of the graphed copy
+            o_graph.zero_grad()
+            F.cross_entropy(graphed(x), y).backward()
+            o_graph.step()
+    o_graph.zero_grad()
+    g = lucid.cuda.CUDAGraph()
+    with lucid.cuda.graph(g):
+        static_loss = F.cross_entropy(graphed(sx), sy)
+        static_loss.backward()
+        o_graph.step()
+    for k, (xb, yb) in enumerate(batches[2:], 2):
+        sx.copy_(_t(xb))
+        sy.copy_(lucid.tensor(yb).to(DEVICE))
+        g.replay()
+        assert abs(static_loss.item() - losses[k]) <= 1e-4 * max(1.0, abs(losses[k]))
+    for a, b in zip(eager.parameters(), graphed.parameters()):
+        np.testing.assert_allclose(b.detach().cpu().numpy(), a.detach().cpu().numpy(),
+                                   rtol=1e-4, atol=1e-5)
+    assert o_graph.state[next(graphed.parameters())]["step"].item() == 10

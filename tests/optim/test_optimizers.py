@@ -494,3 +494,14 @@ def test_state_dict_hooks():
     h.remove()
     opt2.load_state_dict(opt2.state_dict())
     assert calls.count("loaded") == 1
+
+
+@pytest.mark.parametrize("cls", [lucid.optim.Adam, lucid.optim.AdamW])
+def test_capturable_needs_a_gpu_parameter(cls):
+    """capturable=True keeps the step count on the parameter's device: refused for a CPU
+    parameter (as PyTorch), with the optimizer named; capturable=False is unchanged."""
+    w = lucid.nn.Parameter(lucid.ones(3))
+    (w * 2).sum().backward()
+    with pytest.raises(ArgumentError, match="capturable=True needs parameters on a CUDA"):
+        cls([w], capturable=True).step()
+    cls([w], capturable=False).step()

@@ -22,6 +22,7 @@ gradient or state of another dtype, a dtype without a C type, a missing state) g
 the generic kernel (``super()``) with its own lists.
 """
 
+import cupy
 import numpy as np
 
 from ..array.optim import count_step
@@ -121,6 +122,43 @@ extern "C" __global__ void adam_mt(const long long* table, const long long* bloc
         }
         p[i] = T(pv + (m / (sqrt(v) + eps_c)) * neg_step);
     }
+}
+"""
+
+# Adam / AdamW with the step counts on the device (capturable), rows [n, p, g, m, v, vmax,
+# step]: as adam_mt with t = step + 1 read by each thread and the bias corrections made in
+# double as the host makes them; adam_count then adds one to each row's step.
+ADAM_DEVICE_STEP = r"""
+extern "C" __global__ void adam_dev_mt(const long long* table, const long long* blocks,
+                                       long long chunk, double beta1, double beta2,
+                                       double lr, double eps, A wd, A decay, int amsgrad,
+                                       int maximize) {
+    Chunk c(table, blocks, chunk, 7);
+    T* p = c.ptr<T>(1);
+    const T* gr = c.ptr<const T>(2);
+    T* ms = c.ptr<T>(3);
+    T* vs = c.ptr<T>(4);
+    T* vmax = c.ptr<T>(5);
+    const double t = (double)*c.ptr<const float>(6) + 1.0;
+    const double bc2_sqrt = sqrt(1.0 - pow(beta2, t));
+    const A eps_c = A(eps * bc2_sqrt), neg_step = A(-(lr / (1.0 - pow(beta1, t))) * bc2_sqrt);
+    const A one_minus_b1 = A(1.0 - beta1), b2 = A(beta2), one_minus_b2 = A(1.0 - beta2);
+    for (long long i = c.i; i < c.end; i += blockDim.x) {
+        A pv = static_cast<A>(p[i]) * decay;
+        A g = eff_grad(pv, gr, i, wd, maximize);
+        A m, v;
+        moments(ms, vs, i, g, one_minus_b1, b2, one_minus_b2, m, v);
+        if (amsgrad) {
+            v = nan_max(static_cast<A>(vmax[i]), v);
+            vmax[i] = T(v);
+        }
+        p[i] = T(pv + (m / (sqrt(v) + eps_c)) * neg_step);
+    }
+}
+
+extern "C" __global__ void adam_count(const long long* table, long long rows) {
+    long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (r < rows) *reinterpret_cast<float*>(table[r * 7 + 6]) += 1.0f;
 }
 """
 
@@ -249,10 +287,13 @@ extern "C" __global__ void adagrad_mt(const long long* table, const long long* b
 """
 
 _SOURCES = {name: _PROLOGUE + src for name, src in (
-    ("sgd_mt", SGD), ("adam_mt", ADAM), ("nadam_mt", NADAM), ("radam_mt", RADAM),
+    ("sgd_mt", SGD), ("adam_mt", ADAM), ("adam_dev_mt", ADAM_DEVICE_STEP),
+    ("adam_count", ADAM_DEVICE_STEP), ("nadam_mt", NADAM), ("radam_mt", RADAM),
     ("adamax_mt", ADAMAX), ("rmsprop_mt", RMSPROP), ("adagrad_mt", ADAGRAD))}
 
 UNUSED = object()       # a table column the update does not touch (a null pointer)
+_NDARRAY = cupy.ndarray
+_F32 = np.dtype(np.float32)
 
 
 def _fast(row):
@@ -301,24 +342,26 @@ class CudaOptim:
             got = _TABLES[key] = graphs.to_device(table)
         return got
 
-    def _launch(self, name, rows, scalars, flags=()):
+    def _launch(self, name, rows, scalars, flags=(), doubles=()):
         """Run kernel ``name`` over ``rows`` (per tensor: its table columns, the parameter
-        first) of one dtype; ``scalars`` are cast to the accumulation type, ``flags`` to
-        int."""
+        first) of one dtype; ``doubles`` are passed as float64, then ``scalars`` cast to
+        the accumulation type, ``flags`` to int. Returns the device table (None where no
+        row has elements)."""
         rows = [r for r in rows if r[0].size]
         if not rows:
-            return
+            return None
         dt = rows[0][0].dtype
         acc = np.float64 if ACCUMULATE[dt] == "double" else np.float32
         table = np.array([(r[0].size, *(0 if a is UNUSED else a.data.ptr for a in r))
                           for r in rows], dtype=np.int64)
         with self._device:
             blocks = self._block_map(tuple(r[0].size for r in rows))
+            table = self._device_table(table)
             kernel(_SOURCES[name], name, dt)(
                 (blocks.shape[0],), (THREADS,),
-                (self._device_table(table), blocks, np.int64(CHUNK),
-                 *(acc(s) for s in scalars),
-                 *(np.int32(bool(f)) for f in flags)))
+                (table, blocks, np.int64(CHUNK), *(np.float64(s) for s in doubles),
+                 *(acc(s) for s in scalars), *(np.int32(bool(f)) for f in flags)))
+        return table
 
     @staticmethod
     def _split(rows, key):
@@ -377,7 +420,14 @@ class CudaOptim:
 
     def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+        """Step counts on the host: one launch per distinct count, its bias corrections
+        computed here; float32 counts on the device (``capturable=True``): one launch
+        reading them, then one adding one to each (:data:`ADAM_DEVICE_STEP`)."""
         vmax = max_exp_avg_sqs if amsgrad else [UNUSED] * len(params)
+        if steps and isinstance(steps[0], _NDARRAY):
+            return self._adam_device_steps(params, grads, exp_avgs, exp_avg_sqs,
+                                           max_exp_avg_sqs, vmax, steps, lr, beta1, beta2,
+                                           eps, weight_decay, amsgrad, maximize, decoupled)
         groups, rest = self._split(list(zip(params, grads, exp_avgs, exp_avg_sqs, vmax)),
                                    self._counter(steps))
         wd, decay = self._decays(lr, weight_decay, decoupled)
@@ -388,6 +438,37 @@ class CudaOptim:
                          (1.0 - beta1, beta2, 1.0 - beta2, eps * bc2_sqrt,
                           -step_size * bc2_sqrt, wd, decay), (amsgrad, maximize))
         if rest:
+            super().adam_step(*_pick(rest, params, grads, exp_avgs, exp_avg_sqs,
+                                     max_exp_avg_sqs, steps), lr, beta1, beta2, eps,
+                              weight_decay, amsgrad, maximize, decoupled)
+
+    def _adam_device_steps(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+                           vmax, steps, lr, beta1, beta2, eps, weight_decay, amsgrad,
+                           maximize, decoupled):
+        by_dtype, rest = {}, []
+        for i, row in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs, vmax, steps)):
+            s = row[5]
+            if _fast(row[:5]) and s.dtype == _F32 and s.size == 1 and \
+                    s.device.id == row[0].device.id:
+                by_dtype.setdefault(row[0].dtype, []).append(row)
+            else:
+                rest.append(i)
+        wd, decay = self._decays(lr, weight_decay, decoupled)
+        for rows in by_dtype.values():
+            table = self._launch("adam_dev_mt", rows, (wd, decay), (amsgrad, maximize),
+                                 (beta1, beta2, lr, eps))
+            n = 0 if table is None else table.shape[0]
+            if n:
+                with self._device:
+                    kernel(_SOURCES["adam_count"], "adam_count", rows[0][0].dtype)(
+                        (-(-n // THREADS),), (THREADS,), (table, np.int64(n)))
+            for row in rows:
+                if not row[0].size:         # (no block counts an empty parameter's step)
+                    row[5] += 1
+        if rest:                            # the generic kernel, reading the counts back
+            graphs.refuse("Adam(capturable=True) with a parameter the multi-tensor kernel "
+                          "does not take (non-contiguous, or state of another dtype)",
+                          "its step count is read on the host")
             super().adam_step(*_pick(rest, params, grads, exp_avgs, exp_avg_sqs,
                                      max_exp_avg_sqs, steps), lr, beta1, beta2, eps,
                               weight_decay, amsgrad, maximize, decoupled)
