@@ -4,10 +4,9 @@ in one process on the GPU; prints ms per step eager and replayed, and the ratios
 The steps of :mod:`train`'s MLP (Adam), CNN (SGD with momentum) and small GPT (AdamW,
 attention through scaled_dot_product_attention), with ``capturable=True`` for the Adam
 family in both libraries (the step counts on the device). Each library warms its step up
-on a side stream, captures forward, loss, backward and the update with ``lib.cuda.graph``
-and times ``replay()`` against its eager step, the four taking turns
-(:func:`common.interleaved_ms`). Eager, these steps are bound by the host's Python;
-replayed, by the GPU's kernels.
+on a side stream, captures the whole step with ``lib.cuda.graph`` and times ``replay()``
+against its eager step, the four taking turns (:func:`common.interleaved_ms`). Eager,
+these steps are bound by the host's Python; replayed, by the GPU's kernels.
 
     python benchmarks/graphs.py [--only mlp,cnn,gpt] [--steps 50] [--repeats 10]
 """
@@ -35,31 +34,25 @@ WORKLOADS = {
 
 
 def steps(lib, name):
-    """``(eager step, replay of the captured step)`` of workload ``name`` in ``lib``."""
+    """``(eager step, replay of the captured step)`` of workload ``name`` in ``lib``: the
+    step of :func:`train.step_fn` (zero_grad, forward, loss, backward, update) with the
+    capturable optimizer, warmed up on a side stream, then captured whole."""
     build, make_opt = WORKLOADS[name]
-    model, _, (x, y) = build(lib)
-    model.to("cuda")
-    opt = make_opt(lib, model.parameters())
-    x, y = lib.from_numpy(x).to("cuda"), lib.from_numpy(y).to("cuda")
-    loss_fn = lib.nn.CrossEntropyLoss()
 
-    def step():
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
+    def capturable(lib):
+        model, _, data = build(lib)
+        return model, lambda params: make_opt(lib, params), data
 
+    step = train.step_fn(lib, capturable, "cuda")
     side = lib.cuda.Stream()
     side.wait_stream(lib.cuda.current_stream())
     with lib.cuda.stream(side):
         for _ in range(3):
             step()
     lib.cuda.current_stream().wait_stream(side)
-    opt.zero_grad()
     graph = lib.cuda.CUDAGraph()
     with lib.cuda.graph(graph):
-        loss_fn(model(x), y).backward()
-        opt.step()
+        step()
     return step, graph.replay
 
 

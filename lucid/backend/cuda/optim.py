@@ -100,12 +100,13 @@ extern "C" __global__ void sgd_mt(const long long* table, const long long* block
 
 # Adam / AdamW, rows [n, p, g, m, v, vmax]: vmax = max(vmax, v) (amsgrad);
 # p += neg_step * m / (sqrt(v) + eps_c), the bias corrections in neg_step and eps_c.
+# adam_dev_mt: the step counts on the device (capturable), rows [n, p, g, m, v, vmax,
+# step]: each thread reads t = step + 1 and makes the bias corrections in double, as the
+# host makes them for adam_mt; adam_count then adds one to each row's step.
 ADAM = r"""
-extern "C" __global__ void adam_mt(const long long* table, const long long* blocks,
-                                   long long chunk, A one_minus_b1, A beta2,
-                                   A one_minus_b2, A eps_c, A neg_step, A wd, A decay,
-                                   int amsgrad, int maximize) {
-    Chunk c(table, blocks, chunk, 6);
+__device__ __forceinline__ void adam_chunk(const Chunk& c, A one_minus_b1, A beta2,
+                                           A one_minus_b2, A eps_c, A neg_step, A wd,
+                                           A decay, int amsgrad, int maximize) {
     T* p = c.ptr<T>(1);
     const T* gr = c.ptr<const T>(2);
     T* ms = c.ptr<T>(3);
@@ -123,37 +124,24 @@ extern "C" __global__ void adam_mt(const long long* table, const long long* bloc
         p[i] = T(pv + (m / (sqrt(v) + eps_c)) * neg_step);
     }
 }
-"""
 
-# Adam / AdamW with the step counts on the device (capturable), rows [n, p, g, m, v, vmax,
-# step]: as adam_mt with t = step + 1 read by each thread and the bias corrections made in
-# double as the host makes them; adam_count then adds one to each row's step.
-ADAM_DEVICE_STEP = r"""
+extern "C" __global__ void adam_mt(const long long* table, const long long* blocks,
+                                   long long chunk, A one_minus_b1, A beta2,
+                                   A one_minus_b2, A eps_c, A neg_step, A wd, A decay,
+                                   int amsgrad, int maximize) {
+    adam_chunk(Chunk(table, blocks, chunk, 6), one_minus_b1, beta2, one_minus_b2, eps_c,
+               neg_step, wd, decay, amsgrad, maximize);
+}
+
 extern "C" __global__ void adam_dev_mt(const long long* table, const long long* blocks,
                                        long long chunk, double beta1, double beta2,
                                        double lr, double eps, A wd, A decay, int amsgrad,
                                        int maximize) {
     Chunk c(table, blocks, chunk, 7);
-    T* p = c.ptr<T>(1);
-    const T* gr = c.ptr<const T>(2);
-    T* ms = c.ptr<T>(3);
-    T* vs = c.ptr<T>(4);
-    T* vmax = c.ptr<T>(5);
     const double t = (double)*c.ptr<const float>(6) + 1.0;
     const double bc2_sqrt = sqrt(1.0 - pow(beta2, t));
-    const A eps_c = A(eps * bc2_sqrt), neg_step = A(-(lr / (1.0 - pow(beta1, t))) * bc2_sqrt);
-    const A one_minus_b1 = A(1.0 - beta1), b2 = A(beta2), one_minus_b2 = A(1.0 - beta2);
-    for (long long i = c.i; i < c.end; i += blockDim.x) {
-        A pv = static_cast<A>(p[i]) * decay;
-        A g = eff_grad(pv, gr, i, wd, maximize);
-        A m, v;
-        moments(ms, vs, i, g, one_minus_b1, b2, one_minus_b2, m, v);
-        if (amsgrad) {
-            v = nan_max(static_cast<A>(vmax[i]), v);
-            vmax[i] = T(v);
-        }
-        p[i] = T(pv + (m / (sqrt(v) + eps_c)) * neg_step);
-    }
+    adam_chunk(c, A(1.0 - beta1), A(beta2), A(1.0 - beta2), A(eps * bc2_sqrt),
+               A(-(lr / (1.0 - pow(beta1, t))) * bc2_sqrt), wd, decay, amsgrad, maximize);
 }
 
 extern "C" __global__ void adam_count(const long long* table, long long rows) {
@@ -287,8 +275,8 @@ extern "C" __global__ void adagrad_mt(const long long* table, const long long* b
 """
 
 _SOURCES = {name: _PROLOGUE + src for name, src in (
-    ("sgd_mt", SGD), ("adam_mt", ADAM), ("adam_dev_mt", ADAM_DEVICE_STEP),
-    ("adam_count", ADAM_DEVICE_STEP), ("nadam_mt", NADAM), ("radam_mt", RADAM),
+    ("sgd_mt", SGD), ("adam_mt", ADAM), ("adam_dev_mt", ADAM), ("adam_count", ADAM),
+    ("nadam_mt", NADAM), ("radam_mt", RADAM),
     ("adamax_mt", ADAMAX), ("rmsprop_mt", RMSPROP), ("adagrad_mt", ADAGRAD))}
 
 UNUSED = object()       # a table column the update does not touch (a null pointer)
@@ -422,7 +410,7 @@ class CudaOptim:
                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         """Step counts on the host: one launch per distinct count, its bias corrections
         computed here; float32 counts on the device (``capturable=True``): one launch
-        reading them, then one adding one to each (:data:`ADAM_DEVICE_STEP`)."""
+        reading them, then one adding one to each (:data:`ADAM`)."""
         vmax = max_exp_avg_sqs if amsgrad else [UNUSED] * len(params)
         if steps and isinstance(steps[0], _NDARRAY):
             return self._adam_device_steps(params, grads, exp_avgs, exp_avg_sqs,
