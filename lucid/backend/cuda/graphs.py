@@ -35,11 +35,6 @@ class Pool:
         self.pool = cupy.cuda.MemoryPool()
 
 
-def capturing():
-    """Whether a capture is in progress."""
-    return bool(_ACTIVE)
-
-
 def refuse(what, why):
     """Raise the error for host state that a capture in progress cannot replay."""
     if _ACTIVE:
@@ -123,4 +118,3 @@ def stream_capturing():
     """Whether the current stream is capturing."""
     s = cupy.cuda.get_current_stream()
     return s.ptr != 0 and s.is_capturing()
-

@@ -436,8 +436,8 @@ class CudaOptim:
         by_dtype, rest = {}, []
         for i, row in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs, vmax, steps)):
             s = row[5]
-            if _fast(row[:5]) and s.dtype == _F32 and s.size == 1 and \
-                    s.device.id == row[0].device.id:
+            if _fast(row[:5]) and isinstance(s, _NDARRAY) and s.dtype == _F32 and \
+                    s.size == 1 and s.device.id == row[0].device.id:
                 by_dtype.setdefault(row[0].dtype, []).append(row)
             else:
                 rest.append(i)
