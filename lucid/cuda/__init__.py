@@ -2,10 +2,9 @@
 
 Devices, the current device, synchronisation, streams and events (with timing), CUDA
 graphs (capture and replay), memory statistics of the allocator and the CUDA random
-generators. Where CuPy or a GPU is missing
-:func:`is_available` is False, :func:`device_count` is 0, seeding is silently ignored (as in
-PyTorch) and everything else raises :class:`~lucid.errors.DeviceError` saying how to
-install the CUDA backend.
+generators. Where CuPy or a GPU is missing :func:`is_available` is False,
+:func:`device_count` is 0, seeding is silently ignored (as in PyTorch) and everything else
+raises :class:`~lucid.errors.DeviceError` saying how to install the CUDA backend.
 """
 
 from __future__ import annotations

@@ -96,9 +96,7 @@ class Adam(Optimizer):
         """One Adam step over every group; returns the closure's loss."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            amsgrad = group["amsgrad"]
-
-            capturable = group["capturable"]
+            amsgrad, capturable = group["amsgrad"], group["capturable"]
 
             def init(p, st):
                 st["step"] = _device_step(p) if capturable else host_scalar(0.0)

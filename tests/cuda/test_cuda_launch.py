@@ -2,9 +2,9 @@
 and the kernels added with it, against the CPU: the embedding's lookup and weight
 gradient, the fill behind ``ones`` (the seed of ``backward()``), the
 per-channel sum of a convolution's bias gradient, half arrays with a number (``x * s``,
-``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims,
-same-shape arithmetic, ReLU's gradient, ``arange`` and the column sum behind a broadcast
-operand's gradient."""
+``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims; and,
+against the CPU too, same-shape arithmetic, ReLU's gradient, ``arange`` and the gradient
+of a broadcast operand."""
 
 import numpy as np
 import pytest
@@ -177,9 +177,9 @@ def test_half_with_a_number(dev, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (5, 83), (2, 3, 64)])
 def test_same_shape_arithmetic(dev, dtype, shape):
-    """x + y, x - y, x * y of one shape (Lucid's vector kernel for half and float32,
-    CuPy's for float64, and CuPy's for a transposed operand): the correctly rounded
-    result, equal to the CPU's bit for bit; 0-d, empty and 4k + 3 elements included."""
+    """x + y, x - y, x * y of one shape (Lucid's vector kernel for half types, CuPy's
+    for the others and for a transposed operand): the correctly rounded result, equal to
+    the CPU's bit for bit; 0-d, empty and 4k + 3 elements included."""
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
     for op in (lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
@@ -194,7 +194,7 @@ def test_same_shape_arithmetic(dev, dtype, shape):
 @pytest.mark.parametrize("shape", [(), (0,), (9,), (4, 33)])
 def test_relu_gradient(dev, dtype, shape):
     """ReLU's gradient: g where the output is positive, zero elsewhere (zeros and NaN
-    inputs placed on purpose), exact; a transposed input takes the generic kernel."""
+    inputs placed on purpose), exact, for contiguous and transposed inputs."""
     rng = np.random.default_rng(8)
     x = rng.standard_normal(shape)
     if x.size > 3:
@@ -224,8 +224,8 @@ def test_arange(dev, dtype, args):
                                     ((6, 1, 4), (5, 1)), ((3, 5, 4), (1, 4)),
                                     ((0, 4), (4,))])
 def test_broadcast_operand_gradient(dev, dtype, shapes):
-    """The gradient of an operand broadcast over leading dims is the sum over them (a
-    column sum; 3000 rows span several chunks), or over inner unit dims as well."""
+    """The gradient of an operand broadcast over leading dims is the sum over them
+    (3000 rows included), or over inner unit dims as well."""
     rng = np.random.default_rng(9)
     a, b = (rng.standard_normal(s) for s in shapes)
     got = [_grads(d, dtype, lambda x, y: x + y, a, b) for d in ("cpu", dev)]
