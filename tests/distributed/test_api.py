@@ -107,14 +107,22 @@ def test_launcher_command_line():
 def test_launcher_nccl_mode_sets_torchrun_variables_and_ends_the_rest(tmp_path):
     """``--backend nccl`` starts the processes itself (no GPU needed to check that): each
     sees RANK, WORLD_SIZE, LOCAL_RANK and MASTER_*; when rank 1 fails the launcher ends
-    rank 0, which would otherwise wait forever, and exits with rank 1's status."""
+    rank 0, which would otherwise wait forever, and exits with rank 1's status. (Each rank
+    writes its record whole, by a rename; rank 1 fails only once rank 0's is there, else
+    the launcher could end rank 0 before it wrote.)"""
     script = tmp_path / "s.py"
     script.write_text(
-        "import os, signal, sys\n"
+        "import os, signal, sys, time\n"
         "e = os.environ\n"
-        "open(sys.argv[1] + e['RANK'], 'w').write(' '.join(e[k] for k in ('RANK', "
+        "out = sys.argv[1] + e['RANK']\n"
+        "open(out + '.tmp', 'w').write(' '.join(e[k] for k in ('RANK', "
         "'WORLD_SIZE', 'LOCAL_RANK', 'MASTER_ADDR', 'MASTER_PORT')))\n"
-        "if e['RANK'] == '1': sys.exit(3)\n"
+        "os.replace(out + '.tmp', out)\n"
+        "if e['RANK'] == '1':\n"
+        "    t = time.monotonic()\n"
+        "    while not os.path.exists(sys.argv[1] + '0') and time.monotonic() - t < 30:\n"
+        "        time.sleep(0.01)\n"
+        "    sys.exit(3)\n"
         "signal.pause()\n")
     p = subprocess.run([sys.executable, "-m", "lucid.distributed.run", "--backend", "nccl",
                         "--nproc-per-node", "2", "--master-port", "29611", str(script),
