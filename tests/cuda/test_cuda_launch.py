@@ -1,10 +1,10 @@
-"""The CUDA backend's own kernel launch (arguments packed by lucid.backend.cuda.kernels)
-and the kernels added with it, against the CPU: the embedding's lookup and weight
-gradient, the fill behind ``ones`` (the seed of ``backward()``), the
-per-channel sum of a convolution's bias gradient, half arrays with a number (``x * s``,
-``x + s``, ``s - x``) and the masked fill whose mask broadcasts over leading dims; and,
-against the CPU too, same-shape arithmetic, ReLU's gradient, ``arange`` and the gradient
-of a broadcast operand."""
+"""The CUDA backend's own kernel launch (arguments packed by lucid.backend.cuda.kernels,
+laid out by a kernel's declaration or by NumPy scalar types) and the kernels added with
+it, against the CPU: the embedding's lookup and weight gradient, the fill behind ``ones``
+(the seed of ``backward()``), the per-channel sum of a convolution's bias gradient, half
+arrays with a number (``x * s``, ``x + s``, ``s - x``) and the masked fill whose mask
+broadcasts over leading dims; and, against the CPU too, same-shape arithmetic, ReLU's
+gradient, ``arange`` and the gradient of a broadcast operand."""
 
 import numpy as np
 import pytest
@@ -45,6 +45,58 @@ def test_packed_arguments_keep_their_c_layout():
     np.testing.assert_array_equal(cupy.asnumpy(out), np.array(want, np.float64))
     kernel(_MIXED, "mixed")(1, (1, 1), (out,) + vals[:4] + (out,) + vals[5:])  # 2-D block
     assert float(out[4]) == 1.0
+
+
+@gpu
+def test_declared_layout_takes_python_numbers():
+    """A kernel whose declaration is plain C is packed by its declaration: Python ints and
+    floats (and NumPy scalars of other widths) arrive converted to the declared types."""
+    import cupy
+    from lucid.backend.cuda.kernels import NULL, kernel
+    k = kernel(_MIXED, "mixed")
+    assert k.fmt == "@QiqfdQIQi"
+    out = cupy.zeros(8, cupy.float64)
+    k((1,), (1,), (out, -7, 2 ** 40 + 3, 1.5, np.float32(-2.25), NULL, 4000000000,
+                   np.int64(2 ** 53), True))
+    want = [-7, 2 ** 40 + 3, 1.5, -2.25, 0, 4000000000, 2 ** 53, 1]
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.array(want, np.float64))
+    with pytest.raises(TypeError, match="mixed.*declares parameters"):
+        k((1,), (1,), (out, 1, 2))
+    with pytest.raises(TypeError, match="mixed"):
+        k((1,), (1,), (out, 1.5, 2, 1.5, 2.0, NULL, 1, 1, 1))    # a float for an int
+
+
+@gpu
+def test_signature_reads_the_declaration():
+    """Launch bounds, ``const`` and ``A`` (the accumulation type) are read; a declaration
+    through a macro or of another type gives no layout (the arguments give it)."""
+    from lucid.backend.cuda.kernels import signature
+    src = ('extern "C" __global__ void __launch_bounds__(256, 2)\n'
+           "k(const T* x, A* y, long long n, A eps, unsigned long long seed) {}\n"
+           'extern "C" __global__ void k_other(T v) {}\n')
+    assert signature(src, "k", "float") == "@QQqfQ"
+    assert signature(src, "k", "double") == "@QQqdQ"
+    assert signature(src, "k_other", "float") is None      # a scalar of type T
+    assert signature(src, "k_missing", "float") is None
+    macro = 'extern "C" __global__ void NAME##_f(const T* x, GEO) {}'
+    assert signature(macro, "NAME_f", "float") is None
+
+
+@gpu
+def test_undeclared_layout_refuses_python_numbers():
+    """A kernel declared through a macro takes its layout from NumPy scalars: a Python
+    number (whose C width is unknown) is refused."""
+    import cupy
+    from lucid.backend.cuda.kernels import kernel
+    src = ('#define DECL(N) extern "C" __global__ void N(double* out, int a) '
+           "{ out[0] = a; }\nDECL(from_macro)\n")
+    k = kernel(src, "from_macro")
+    assert k.fmt is None
+    out = cupy.zeros(1, cupy.float64)
+    k((1,), (1,), (out, np.int32(5)))
+    assert float(out[0]) == 5.0
+    with pytest.raises(TypeError, match="from_macro.*NumPy scalars"):
+        k((1,), (1,), (out, 5))
 
 
 def _np(t):

@@ -96,7 +96,7 @@ def defer(a, lo, hi, inclusive, make_error):
     src = cupy.ascontiguousarray(a) if keep else a.astype(np.float64)   # read linearly
     kernel(_CHECK, "in_range", src.dtype)(
         blocks(min(a.size, 1 << 20)), (256,),
-        (src, np.int64(a.size), np.float64(lo), np.float64(hi), np.int32(inclusive),
+        (src, a.size, lo, hi, inclusive,
          slot(make_error)))
 
 

@@ -139,7 +139,7 @@ def cast(a, dtype):
     if k is False or not n or not a._c_contiguous or a.data.ptr % (4 * a.itemsize):
         return None
     out = empty(a.shape, dtype)
-    k(_grid(n), (_THREADS,), (a, out, np.int64(n)))
+    k(_grid(n), (_THREADS,), (a, out, n))
     return out
 
 
@@ -171,7 +171,7 @@ def binary(name, x, y):
         s = np.float32(0)
     out = empty(x.shape, x.dtype)
     kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,), (
-        x, y, out, np.int64(x.size), np.int32(_OPS[name]), s))
+        x, y, out, x.size, _OPS[name], s))
     return out
 
 
@@ -203,7 +203,7 @@ def select(cond, x, y):
     number = type(s) in _NUMBERS
     out = empty(a.shape, a.dtype)
     kernel(_SELECT, "select", a.dtype)(_grid(a.size), (_THREADS,), (
-        a, cond, out, np.int64(a.size), np.int64(cond.size), np.int32(flip),
+        a, cond, out, a.size, cond.size, flip,
         np.float32(np.asarray(s, a.dtype)) if number else np.float32(0),
         np.uint64(0) if number else s))
     return out
@@ -219,7 +219,7 @@ def bias_add_(y, b):
     n = y.shape[1]
     vec = int(n % 4 == 0 and _aligned(y, b))
     kernel(_BIAS, "bias_add", y.dtype)(_grid(y.size), (_THREADS,),
-                                       (y, b, np.int64(y.size), np.int64(n), np.int32(vec)))
+                                       (y, b, y.size, n, vec))
     return True
 
 

@@ -4,8 +4,6 @@ A kernel source is written once over two type names: ``T``, the C type of the ar
 dtype, and ``A``, the type it accumulates in (``float`` for float16/bfloat16/float32,
 ``double`` for float64). :func:`kernel` prefixes the matching ``typedef``\\ s and the half
 precision headers, so ``static_cast<A>(x[i])`` reads an element and ``T(acc)`` writes one.
-Scalars passed to a launch must be NumPy scalars of the C parameter's type
-(``np.int64(n)``, ``np.float32(eps)``), as ``RawKernel`` requires.
 
 A launch packs its arguments itself (:class:`Kernel`): the scalars and the arrays' device
 pointers are written with ``struct`` into one buffer, laid out as C lays out the
@@ -13,10 +11,18 @@ parameters (each at its natural alignment), and ``cuLaunchKernel`` reads them th
 per-layout array of pointers into that buffer. CuPy's own launch converts each argument
 to an object first, about 0.4 us each on the H200's host: a kernel with twenty
 geometry scalars (im2col, pooling) cost 19 us a launch there, and costs 11.5 us so.
+
+The layout comes from the kernel's declaration in its source (:func:`signature`): a
+pointer parameter takes an array (or a NumPy ``uint64`` address, 0 for NULL), a scalar
+one a Python or NumPy number, converted as C converts it. Where the declaration is not
+plain C types (a macro, a typedef other than ``T``'s accumulator ``A``), each scalar must
+be a NumPy scalar of the parameter's type (``np.int64(n)``, ``np.float32(eps)``), which
+gives the layout instead.
 """
 
 import ctypes
 import functools
+import re
 import struct
 import threading
 
@@ -41,9 +47,40 @@ def kernel(source, name, dtype=None):
     """The function ``name`` of ``source`` compiled with ``T``/``A`` for ``dtype``
     (a NumPy float dtype or int64, or None for a source that names no ``T``)."""
     head = _PRELUDE
+    acc = None
     if dtype is not None:
-        head += "typedef {} T;\ntypedef {} A;\n".format(*_TYPEDEFS[np.dtype(dtype)])
-    return Kernel(cupy.RawModule(code=head + source, options=_OPTIONS).get_function(name))
+        t, acc = _TYPEDEFS[np.dtype(dtype)]
+        head += f"typedef {t} T;\ntypedef {acc} A;\n"
+    return Kernel(cupy.RawModule(code=head + source, options=_OPTIONS).get_function(name),
+                  signature(source, name, acc))
+
+
+# struct codes of the C scalar types a declaration may name
+_C_CODES = {"long long": "q", "int": "i", "unsigned long long": "Q", "unsigned int": "I",
+            "float": "f", "double": "d"}
+
+
+def signature(source, name, acc=None):
+    """The ``struct`` format (``"@"`` then one code per parameter) of the parameters of
+    kernel ``name`` as ``source`` declares it (``extern "C" __global__ void name(...)``),
+    ``A`` standing for the C type ``acc``; None where the declaration is not found or
+    names a type other than pointers and the scalar types of :data:`_C_CODES`."""
+    m = re.search(r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s*)?'
+                  + re.escape(name) + r"\s*\(([^)]*)\)", source)
+    if m is None:
+        return None
+    fmt = "@"
+    for param in m.group(1).split(","):
+        words = param.replace("const ", " ").split()
+        if "*" in param:
+            fmt += "Q"
+            continue
+        ctype = " ".join(words[:-1])
+        code = _C_CODES.get(acc if ctype == "A" else ctype)
+        if code is None:
+            return None
+        fmt += code
+    return fmt
 
 
 # struct codes of the scalar types a launch takes (arrays are 8-byte pointers, "Q")
@@ -82,10 +119,11 @@ class Kernel:
     shared_mem=0)``, on the current stream, with the arguments packed as the module
     docstring says (arguments of other types take CuPy's launch)."""
 
-    __slots__ = ("raw", "_functions")
+    __slots__ = ("raw", "fmt", "_functions")
 
-    def __init__(self, raw):
+    def __init__(self, raw, fmt=None):
         self.raw = raw
+        self.fmt = fmt                  # the declared layout (None: read from the args)
         self._functions = {}            # device -> CUfunction
 
     @property
@@ -97,24 +135,39 @@ class Kernel:
         self.raw.max_dynamic_shared_size_bytes = n
 
     def __call__(self, grid, block, args, shared_mem=0):
-        fmt, vals = "@", []
-        for a in args:
-            k = a.__class__
-            if k is _NDARRAY:
-                fmt += "Q"
-                vals.append(a.data.ptr)
-                continue
-            code = _CODES.get(k)
-            if code is None:
-                return self.raw(grid, block, args, shared_mem=shared_mem)
-            fmt += code
-            vals.append(a)
+        fmt = self.fmt
+        if fmt is not None:
+            vals = [a.data.ptr if a.__class__ is _NDARRAY else a for a in args]
+            params = _PARAMS.pointers(fmt)
+            try:
+                struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
+            except struct.error as e:
+                raise TypeError(f"kernel {self.raw.name!r} declares parameters "
+                                f"{fmt[1:]!r} but got {len(args)} arguments of types "
+                                f"{[type(a).__name__ for a in args]}: {e}") from None
+        else:
+            fmt, vals = "@", []
+            for a in args:
+                k = a.__class__
+                if k is _NDARRAY:
+                    fmt += "Q"
+                    vals.append(a.data.ptr)
+                    continue
+                code = _CODES.get(k)
+                if code is None:
+                    if k is int or k is float:
+                        raise TypeError(f"kernel {self.raw.name!r}: its declaration gives "
+                                        "no layout, so scalars must be NumPy scalars of "
+                                        f"their C types; got a Python {k.__name__}")
+                    return self.raw(grid, block, args, shared_mem=shared_mem)
+                fmt += code
+                vals.append(a)
+            params = _PARAMS.pointers(fmt)
+            struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
         device = _get_device()
         fn = self._functions.get(device)
         if fn is None:
             fn = self._functions[device] = self.raw.kernel.ptr
-        params = _PARAMS.pointers(fmt)
-        struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
         g = (grid[0], 1, 1) if grid.__class__ is tuple and len(grid) == 1 else _dims(grid)
         b = (block[0], 1, 1) if block.__class__ is tuple and len(block) == 1 else \
             _dims(block)
@@ -143,8 +196,11 @@ def geometry(rows, fills):
     return tuple(np.int64(v) for r, fill in zip(rows, fills) for v in (fill,) * lead + r)
 
 
+NULL = np.uint64(0)                     # a null pointer argument
+
+
 def ptr_arg(a):
     """``a`` as a raw kernel's pointer argument: C-contiguous (a copy only where it is
     not; the kernel indexes it linearly, so its shape does not matter), or a null pointer
     for None (CuPy passes None to a raw kernel as an invalid address, not NULL)."""
-    return np.uint64(0) if a is None else cupy.ascontiguousarray(a)
+    return NULL if a is None else cupy.ascontiguousarray(a)

@@ -227,7 +227,7 @@ def _act(a, g, mode):
         vec = all(v.data.ptr % (4 * a.itemsize) == 0 for v in (x, out) + (
             () if g is None else (gg,)))
         kernel(_ACT, "act", a.dtype)(_grid(n // 4 if vec else n), (_THREADS,), (
-            x, gg, out, np.int64(n), np.int32(mode), np.int32(vec)))
+            x, gg, out, n, mode, vec))
     return out
 
 
@@ -291,15 +291,14 @@ class CudaLoss:
         wt = empty(rows, acc) if mean else None
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
-            x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), np.int64(rows),
-            np.int64(c), np.int64(ignore_index), np.float64(label_smoothing), np.int32(lanes),
-            np.int32(aligned(x))))
+            x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), rows,
+            c, ignore_index, label_smoothing, lanes, aligned(x)))
         if reduction == "none":
             out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
             out = empty((), a.dtype)
             kernel(_CE_SOURCE, "ce_sum", a.dtype)((1,), (_ONE_BLOCK,), (
-                loss, ptr_arg(wt), out, np.int64(rows), np.int32(mean)))
+                loss, ptr_arg(wt), out, rows, mean))
         return out, lse.reshape(target.shape)
 
     def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
@@ -317,14 +316,12 @@ class CudaLoss:
         if mean or (w is not None and label_smoothing):
             sums = empty(2, acc)
             kernel(_CE_SOURCE, "ce_scale", a.dtype)((1,), (_ONE_BLOCK,), (
-                t, ptr_arg(w), g, sums, np.int64(rows), np.int64(c), np.int64(ignore_index),
-                np.int32(mean)))
+                t, ptr_arg(w), g, sums, rows, c, ignore_index, mean))
         scale = sums if mean else g.astype(acc, copy=False)
         wsum = None if w is None or sums is None else sums[1:]
         gx = empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
         kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
             x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,
-            np.int64(rows), np.int64(c), np.int64(ignore_index), np.float64(label_smoothing),
-            np.int32(per_row), np.int32(lanes), np.int32(aligned(x))))
+            rows, c, ignore_index, label_smoothing, per_row, lanes, aligned(x)))
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)

@@ -37,7 +37,7 @@ import math
 import cupy
 import numpy as np
 
-from .kernels import ACCUMULATE, CTYPES, blocks, empty, kernel, ptr_arg
+from .kernels import ACCUMULATE, CTYPES, NULL, blocks, empty, kernel, ptr_arg
 from .softmax import ROWS, row_launch
 
 _FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
@@ -440,7 +440,7 @@ def _per_channel(x, *params):
 
 def _ptr(a):
     """``a``, or a null pointer for None."""
-    return np.uint64(0) if a is None else a
+    return NULL if a is None else a
 
 
 def _grid(n):
@@ -471,15 +471,15 @@ def _reduce(name, combine, dtype, ins, groups, s, stride, size, pair=True):
     def two(n):
         return empty(n, acc), empty(n, acc) if pair else None
     a, b = two(groups)
-    dims = (np.int64(groups), np.int64(s), np.int64(stride), np.int64(size), np.int64(chunk))
+    dims = (groups, s, stride, size, chunk)
     if parts == 1:
         kernel(_CSOURCE, name, dtype)((groups, 1), (lanes,), ins + (a, _ptr(b)) + dims)
         return a, b
     pa, pb = two(parts * groups)
     kernel(_CSOURCE, name, dtype)((groups, parts), (lanes,), ins + (pa, _ptr(pb)) + dims)
-    args = (pa, _ptr(pb), a, _ptr(b), np.int64(groups), np.int64(parts))
+    args = (pa, _ptr(pb), a, _ptr(b), groups, parts)
     if combine == "chan_stats_combine":
-        args += (np.int64(size), np.int64(chunk))
+        args += (size, chunk)
     kernel(_CSOURCE, combine, dtype)(blocks(groups), (_THREADS,), args)
     return a, b
 
@@ -510,8 +510,8 @@ class CudaNorm:
         rstd = empty(stat, acc)
         grid, block, lanes = row_launch(rows, d)
         kernel(_SOURCE, "norm_fwd", x.dtype)(
-            grid, block, (xc, ptr_arg(w), ptr_arg(b), y, ptr_arg(mean), rstd, np.int64(rows),
-                          np.int64(d), np.float64(eps), np.int32(lanes)))
+            grid, block, (xc, ptr_arg(w), ptr_arg(b), y, ptr_arg(mean), rstd, rows, d, eps,
+                          lanes))
         return y, mean, rstd
 
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
@@ -530,8 +530,7 @@ class CudaNorm:
             gx = empty(x.shape, x.dtype)
             grid, block, lanes = row_launch(rows, d)
             kernel(_SOURCE, "norm_bwd_x", x.dtype)(
-                grid, block, (gc, xc, ptr_arg(w), mu, r, gx, np.int64(rows), np.int64(d),
-                              np.int32(lanes)))
+                grid, block, (gc, xc, ptr_arg(w), mu, r, gx, rows, d, lanes))
         want_w, want_b = w is not None and need[1], need[2]
         if want_w or want_b:
             cols = (d + _COLS - 1) // _COLS
@@ -541,14 +540,13 @@ class CudaNorm:
             pw = empty((chunks, d), r.dtype) if want_w else None
             pb = empty((chunks, d), r.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w", x.dtype)(
-                (cols, chunks), (_COLS,), (gc, xc, mu, r, ptr_arg(pw), ptr_arg(pb), np.int64(rows),
-                                           np.int64(d), np.int64(chunk)))
+                (cols, chunks), (_COLS,), (gc, xc, mu, r, ptr_arg(pw), ptr_arg(pb), rows, d,
+                                           chunk))
             pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k:]
             gw = empty(pshape, x.dtype) if want_w else None
             gb = empty(pshape, x.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w_sum", x.dtype)(
-                (cols,), (_COLS,), (ptr_arg(pw), ptr_arg(pb), ptr_arg(gw), ptr_arg(gb), np.int64(chunks),
-                                    np.int64(d)))
+                (cols,), (_COLS,), (ptr_arg(pw), ptr_arg(pb), ptr_arg(gw), ptr_arg(gb), chunks, d))
         return gx, gw, gb
 
     def norm_moments(self, x, axes, center):
@@ -584,9 +582,8 @@ class CudaNorm:
         size = n * s
         kernel(_CSOURCE, "chan_train_fwd", x.dtype)(
             (c,), (_lanes(size),), (x, _ptr(w), _ptr(b), y, mean, rstd, _ptr(running_mean),
-                             _ptr(running_var), np.int64(c), np.int64(s), np.int64(size),
-                             np.float64(eps), np.float64(1 - momentum),
-                             np.float64(momentum), np.float64(size / (size - 1))))
+                             _ptr(running_var), c, s, size, eps, 1 - momentum, momentum,
+                             size / (size - 1)))
         return y, mean, rstd
 
     def norm_normalize(self, x, mean, var, w, b, eps):
@@ -603,9 +600,7 @@ class CudaNorm:
         rstd = empty(var.shape, acc)
         kernel(_CSOURCE, "chan_normalize", x.dtype)(
             _grid(x.size), (_THREADS,), (x, _ptr(mean), var, _ptr(w), _ptr(b), y, rstd,
-                                         np.int64(x.size), np.int64(s), np.int64(c),
-                                         np.int32(per_row), np.int64(var.size),
-                                         np.float64(eps)))
+                                         x.size, s, c, per_row, var.size, eps))
         return y, rstd
 
     def _channel_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
@@ -635,8 +630,7 @@ class CudaNorm:
             kernel(_CSOURCE, "chan_bwd_x", x.dtype)(
                 _grid(x.size), (_THREADS,), (g, x, _ptr(w), mean, rstd, _ptr(sums[0]),
                                              _ptr(sums[1]), gx,
-                                             np.int64(x.size), np.int64(s), np.int64(c),
-                                             np.int32(per_row), np.float64(1 / (runs * s))))
+                                             x.size, s, c, per_row, 1 / (runs * s)))
         out = [gx]
         for want, total in ((need[1], sgx), (need[2], sg)):
             if want and per_row:
@@ -658,6 +652,5 @@ class CudaNorm:
                                                 momentum, n)
         kernel(_CSOURCE, "chan_running", dt)(
             blocks(c), (_THREADS,), (_ptr(running_mean), _ptr(running_var), mean, var,
-                                     np.int64(c), np.int64(mean.size // c),
-                                     np.float64(1 - momentum), np.float64(momentum),
-                                     np.float64(n / (n - 1))))
+                                     c, mean.size // c, 1 - momentum, momentum,
+                                     n / (n - 1)))

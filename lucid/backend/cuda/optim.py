@@ -27,7 +27,7 @@ import numpy as np
 
 from ..array.optim import count_step
 from . import graphs
-from .kernels import ACCUMULATE, CTYPES, kernel
+from .kernels import CTYPES, kernel
 
 CHUNK = 2048            # elements per block
 THREADS = 256           # threads per block (CHUNK / THREADS elements each)
@@ -332,14 +332,14 @@ class CudaOptim:
 
     def _launch(self, name, rows, scalars, flags=(), doubles=()):
         """Run kernel ``name`` over ``rows`` (per tensor: its table columns, the parameter
-        first) of one dtype; ``doubles`` are passed as float64, then ``scalars`` cast to
-        the accumulation type, ``flags`` to int. Returns the device table (None where no
-        row has elements)."""
+        first) of one dtype; the kernel's parameters after the table and block map are
+        ``doubles``, ``scalars`` and ``flags``, converted to their declared C types
+        (:func:`.kernels.signature`). Returns the device table (None where no row has
+        elements)."""
         rows = [r for r in rows if r[0].size]
         if not rows:
             return None
         dt = rows[0][0].dtype
-        acc = np.float64 if ACCUMULATE[dt] == "double" else np.float32
         table = np.array([(r[0].size, *(0 if a is UNUSED else a.data.ptr for a in r))
                           for r in rows], dtype=np.int64)
         with self._device:
@@ -347,8 +347,7 @@ class CudaOptim:
             table = self._device_table(table)
             kernel(_SOURCES[name], name, dt)(
                 (blocks.shape[0],), (THREADS,),
-                (table, blocks, np.int64(CHUNK), *(np.float64(s) for s in doubles),
-                 *(acc(s) for s in scalars), *(np.int32(bool(f)) for f in flags)))
+                (table, blocks, CHUNK, *doubles, *scalars, *(bool(f) for f in flags)))
         return table
 
     @staticmethod
@@ -449,7 +448,7 @@ class CudaOptim:
             if n:
                 with self._device:
                     kernel(_SOURCES["adam_count"], "adam_count", rows[0][0].dtype)(
-                        (-(-n // THREADS),), (THREADS,), (table, np.int64(n)))
+                        (-(-n // THREADS),), (THREADS,), (table, n))
             for row in rows:
                 if not row[0].size:         # (no block counts an empty parameter's step)
                     row[5] += 1

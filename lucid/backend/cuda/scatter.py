@@ -121,7 +121,7 @@ def embedding(weight, idx):
         kernel(_EMBEDDING, "embedding_fwd", weight.dtype)(
             (min(-(-out.size // 256), _GRID_CAP),), (256,),
             (cupy.ascontiguousarray(weight), cupy.ascontiguousarray(idx, dtype=np.int64),
-             out, np.int64(out.size), np.int64(width), np.int64(weight.shape[0])))
+             out, out.size, width, weight.shape[0]))
     return out
 
 
@@ -140,5 +140,5 @@ def embedding_backward(g, idx, num_weights, padding_idx):
     kernel(_EMBEDDING, "embedding_bwd", g.dtype)(
         (min(-(-g.size // 256), _GRID_CAP),), (256,),
         (cupy.ascontiguousarray(g), cupy.ascontiguousarray(idx, dtype=np.int64), out,
-         np.int64(g.size), np.int64(width), np.int64(pad)))
+         g.size, width, pad))
     return out.astype(g.dtype, copy=False)

@@ -19,7 +19,6 @@ contiguous last axis first (one copy).
 """
 
 import cupy
-import numpy as np
 
 from .kernels import CTYPES, empty, kernel
 
@@ -217,8 +216,7 @@ def _run(name, arrays, axis, log_mode, dtype):
     out = empty(rowed[0].shape, dtype)
     grid, block, lanes = row_launch(rows, d)
     kernel(_SOURCE, name, dtype)(grid, block, (
-        *rowed, out, np.int64(rows), np.int64(d), np.int32(lanes), np.int32(log_mode),
-        np.int32(aligned(*rowed))))
+        *rowed, out, rows, d, lanes, log_mode, aligned(*rowed)))
     return _restore(out, axis, ndim)
 
 
@@ -232,8 +230,7 @@ def attention_softmax(s, scale, causal):
     rows = s.size // d
     grid, block, lanes = row_launch(rows, d)
     kernel(_SOURCE, "attn_softmax", s.dtype)(grid, block, (
-        s, np.int64(rows), np.int64(d), np.int64(s.shape[-2]), s.dtype.type(scale),
-        np.int32(causal), np.int32(lanes), np.int32(aligned(s))))
+        s, rows, d, s.shape[-2], s.dtype.type(scale), causal, lanes, aligned(s)))
     return s
 
 
