@@ -83,20 +83,25 @@ def test_signature_reads_the_declaration():
 
 
 @gpu
-def test_undeclared_layout_refuses_python_numbers():
-    """A kernel declared through a macro takes its layout from NumPy scalars: a Python
-    number (whose C width is unknown) is refused."""
+def test_macro_declared_layout():
+    """A kernel declared through a macro takes its layout from the parameter list given
+    with it; without one, from NumPy scalars, and a Python number (whose C width is
+    unknown) is refused."""
     import cupy
     from lucid.backend.cuda.kernels import kernel
-    src = ('#define DECL(N) extern "C" __global__ void N(double* out, int a) '
-           "{ out[0] = a; }\nDECL(from_macro)\n")
+    src = ('#define DECL(N) extern "C" __global__ void N(double* out, int a, double b) '
+           "{ out[0] = a + b; }\nDECL(from_macro)\n")
+    out = cupy.zeros(1, cupy.float64)
+    k = kernel(src, "from_macro", params="double* out, int a, double b")
+    assert k.fmt == "@Qid"
+    k((1,), (1,), (out, 5, 0.25))
+    assert float(out[0]) == 5.25
     k = kernel(src, "from_macro")
     assert k.fmt is None
-    out = cupy.zeros(1, cupy.float64)
-    k((1,), (1,), (out, np.int32(5)))
-    assert float(out[0]) == 5.0
+    k((1,), (1,), (out, np.int32(6), np.float64(0.5)))
+    assert float(out[0]) == 6.5
     with pytest.raises(TypeError, match="from_macro.*NumPy scalars"):
-        k((1,), (1,), (out, 5))
+        k((1,), (1,), (out, 5, 0.25))
 
 
 def _np(t):

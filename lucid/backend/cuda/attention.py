@@ -44,7 +44,29 @@ _SMEM = 48 * 1024                         # static shared-memory limit of a laun
 _GRID_Y = 65535
 _PROBS_SMALL, _PROBS_BYTES = 64 << 20, 1 << 30   # float32/64: keep P between these
 
-_SOURCE = r"""
+# The C parameter lists of the kernels, written once: the source's ATTN_PARAMS(T) and
+# <KEY>_PARAMS(T, A) macros are defined from them, and each launch is laid out by its list
+# (kernels.kernel's ``params``).
+_ATTN = ("const T *q, const T *k, const T *v, const T *bias, const bool *ok, int has_bias, "
+         "int has_ok, long long H, long long G, long long L, long long S, int E, int EV, "
+         "long long qb, long long qh, long long ql, long long kb, long long kh, long long kl, "
+         "long long vb, long long vh, long long vl, long long bb, long long bh, long long bi, "
+         "long long bj, long long mb, long long mh, long long mi, long long mj, float scale, "
+         "int causal, long long ob, long long oh, long long ol, int kvt")
+_DECLS = {
+    "FWD": "T* o, A* lse, " + _ATTN,
+    "BWD": "const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv, " + _ATTN,
+    "FWD_MMA": "T* o, float* lse, int vec, " + _ATTN,
+    "BWD_MMA": "const T* go, const float* lse, const float* dd, float* dq, T* dk, T* dv, "
+               "int vec, " + _ATTN,
+    "ROWDOT": "const T* a, const T* b, A* out, long long rows, int ev, int g, long long H, "
+              "long long L, long long ab, long long ah, long long al, long long bb, "
+              "long long bh, long long bl",
+    "CAST": "const A* src, T* dst, long long n, long long H, long long L, int E, int t",
+}
+
+_SOURCE = f"#define ATTN_PARAMS(T) {_ATTN}\n" + "".join(
+    f"#define {key}_PARAMS(T, A) {params}\n" for key, params in _DECLS.items()) + r"""
 // Flash attention: tiles of queries and keys, online softmax, no L x S matrix in memory.
 // Every kernel is a template over the element type T (and the accumulation type A) with an
 // extern "C" instance per dtype suffix: f32, f64, f16, bf16 (mma kernels: f16, bf16 only).
@@ -91,14 +113,8 @@ template <class T> struct Masks {
     }
 };
 
-// The parameters every kernel takes, and the per-(batch, head) offsets derived from them.
-#define ATTN_PARAMS(T)                                                                    \
-    const T *q, const T *k, const T *v, const T *bias, const bool *ok, int has_bias,     \
-    int has_ok, long long H, long long G, long long L, long long S, int E, int EV,       \
-    long long qb, long long qh, long long ql, long long kb, long long kh, long long kl,  \
-    long long vb, long long vh, long long vl, long long bb, long long bh, long long bi,  \
-    long long bj, long long mb, long long mh, long long mi, long long mj, float scale,   \
-    int causal, long long ob, long long oh, long long ol, int kvt
+// ATTN_PARAMS(T), the parameters every kernel takes, and the other *_PARAMS(T, A) lists
+// are defined from attention.py's _DECLS, above this source.
 #define ATTN_ARGS q, k, v, bias, ok, has_bias, has_ok, H, G, L, S, E, EV, qb, qh, ql, kb, \
     kh, kl, vb, vh, vl, bb, bh, bi, bj, mb, mh, mi, mj, scale, causal, ob, oh, ol, kvt
 
@@ -801,36 +817,28 @@ __device__ void bwd_mma(const T* go, const float* lse, const float* dd, float* d
 }
 
 #define ROWDOT_CAST(SUF, T, A, V, X)                                                     \
-    extern "C" __global__ void attn_rowdot##X##_##SUF(                                    \
-        const T* a, const T* b, A* out, long long rows, int ev, int g, long long H,       \
-        long long L, long long ab, long long ah, long long al, long long bb, long long bh, \
-        long long bl) {                                                                   \
+    extern "C" __global__ void attn_rowdot##X##_##SUF(ROWDOT_PARAMS(T, A)) {             \
         rowdot<T, A, V>(a, b, out, rows, ev, g, H, L, ab, ah, al, bb, bh, bl);            \
     }                                                                                     \
-    extern "C" __global__ void attn_cast##X##_##SUF(const A* src, T* dst, long long n,    \
-                                                    long long H, long long L, int E,      \
-                                                    int t) {                              \
+    extern "C" __global__ void attn_cast##X##_##SUF(CAST_PARAMS(T, A)) {                 \
         cast<T, A, (V > 1 ? 16 / sizeof(A) : 1)>(src, dst, n, H, L, E, t);                \
     }
 #define PLAIN(SUF, T, A)                                                                \
-    extern "C" __global__ void __launch_bounds__(128) attn_fwd_##SUF(T* o, A* lse,      \
-                                                                      ATTN_PARAMS(T)) {     \
+    extern "C" __global__ void __launch_bounds__(128) attn_fwd_##SUF(FWD_PARAMS(T, A)) { \
         fwd_plain<T, A>(o, lse, ATTN_ARGS);                                             \
     }                                                                                   \
-    extern "C" __global__ void __launch_bounds__(128) attn_bwd_##SUF(                   \
-        const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv, ATTN_PARAMS(T)) {      \
+    extern "C" __global__ void __launch_bounds__(128) attn_bwd_##SUF(BWD_PARAMS(T, A)) { \
         bwd_plain<T, A>(go, lse, dd, dq, dk, dv, ATTN_ARGS);                            \
     }                                                                                   \
     ROWDOT_CAST(SUF, T, A, 1, )                                                         \
     ROWDOT_CAST(SUF, T, A, 16 / sizeof(T), v)
 #define MMA(SUF, T, D)                                                                  \
     extern "C" __global__ void __launch_bounds__(128) attn_fwd_mma##D##_##SUF(          \
-        T* o, float* lse, int vec, ATTN_PARAMS(T)) {                                       \
+        FWD_MMA_PARAMS(T, float)) {                                                         \
         fwd_mma<T, D>(o, lse, vec, ATTN_ARGS);                                          \
     }                                                                                   \
     extern "C" __global__ void __launch_bounds__(128, 3) attn_bwd_mma##D##_##SUF(       \
-        const T* go, const float* lse, const float* dd, float* dq, T* dk, T* dv, int vec, \
-        ATTN_PARAMS(T)) {                                                               \
+        BWD_MMA_PARAMS(T, float)) {                                                         \
         bwd_mma<T, D>(go, lse, dd, dq, dk, dv, vec, ATTN_ARGS);                         \
     }
 
@@ -861,7 +869,7 @@ def _view4(a, lead, heads, tail):
 
 
 def _strides(a):
-    return [np.int64(s // a.itemsize) for s in a.strides]
+    return [s // a.itemsize for s in a.strides]
 
 
 def _heads_inner(batch, rows, width, dtype):
@@ -879,8 +887,8 @@ def _inner_strides(batch, rows, width):
     """The (batch, head, row) element strides of :func:`_heads_inner`'s array seen 4-D."""
     heads = batch[-1] if batch else 1
     if heads == 1:
-        return np.int64(rows * width), np.int64(rows * width), np.int64(width)
-    return np.int64(rows * heads * width), np.int64(width), np.int64(heads * width)
+        return rows * width, rows * width, width
+    return rows * heads * width, width, heads * width
 
 
 class _Call:
@@ -909,17 +917,15 @@ class _Call:
         for m, dt in ((bias, q.dtype), (allowed, np.bool_)):
             if m is None:
                 masks.append(rows[0])
-                mstrides += [np.int64(0)] * 4
+                mstrides += [0] * 4
             else:
                 m = _view4(cupy.asarray(m).astype(dt, copy=False), lead, heads,
                            (self.L, self.S))
                 masks.append(m)
                 mstrides += _strides(m)
-        self.args = (*rows, *masks, np.int32(bias is not None), np.int32(allowed is not None),
-                     np.int64(heads), np.int64(groups), np.int64(self.L), np.int64(self.S),
-                     np.int32(self.E), np.int32(self.EV),
-                     *[s for a in rows for s in _strides(a)[:3]], *mstrides,
-                     np.float32(scale), np.int32(causal))
+        self.args = (*rows, *masks, bias is not None, allowed is not None, heads, groups,
+                     self.L, self.S, self.E, self.EV,
+                     *[s for a in rows for s in _strides(a)[:3]], *mstrides, scale, causal)
         self.suffix = _SUFFIX[np.dtype(q.dtype)]
 
     def four(self, a, width):
@@ -933,7 +939,7 @@ class _Call:
     def out_args(strides, kv_inner=False):
         """The kernels' last arguments: the (batch, head, row) strides of the output (or
         of its gradient), and whether dk/dv are in ``(N, S, heads, E)`` memory."""
-        return (*strides, np.int32(kv_inner))
+        return (*strides, kv_inner)
 
     def smem(self, forward):
         """Dynamic shared memory of the plain forward or backward kernel, in bytes."""
@@ -1008,11 +1014,10 @@ class CudaAttention:
         lse = empty(c.batch + (c.L,), _acc(q.dtype))
         tail = c.args + c.out_args(_inner_strides(c.batch, c.L, c.EV))
         if d is not None:
-            fn = kernel(_SOURCE, f"attn_fwd_mma{d}_{c.suffix}")
-            fn((c.n, (c.L + _TM - 1) // _TM), (128,),
-               (out, lse, np.int32(c.vec(d))) + tail)
+            fn = kernel(_SOURCE, f"attn_fwd_mma{d}_{c.suffix}", params=_DECLS["FWD_MMA"])
+            fn((c.n, (c.L + _TM - 1) // _TM), (128,), (out, lse, c.vec(d)) + tail)
         else:
-            fn = kernel(_SOURCE, f"attn_fwd_{c.suffix}")
+            fn = kernel(_SOURCE, f"attn_fwd_{c.suffix}", params=_DECLS["FWD"])
             fn(((c.L + _BM - 1) // _BM, c.n), (128,), (out, lse) + tail,
                shared_mem=c.smem(True))
         return out, lse
@@ -1033,17 +1038,18 @@ class CudaAttention:
         vec = c.EV % v == 0 and all(a.data.ptr % 16 == 0 and
                                     all(st % v == 0 for st in _strides(a)[:3]) for a in (g4, o4))
         lanes = min(32, 1 << (max(c.EV // v, 1) - 1).bit_length()) if vec else 32
-        kernel(_SOURCE, f"attn_rowdot{'v' if vec else ''}_{c.suffix}")(
+        kernel(_SOURCE, f"attn_rowdot{'v' if vec else ''}_{c.suffix}",
+               params=_DECLS["ROWDOT"])(
             blocks(rows * lanes, 256), (256,),
-            (g4, o4, dd, np.int64(rows), np.int32(c.EV), np.int32(lanes),
-             np.int64(c.heads), np.int64(c.L), *_strides(g4)[:3], *_strides(o4)[:3]))
+            (g4, o4, dd, rows, c.EV, lanes, c.heads, c.L, *_strides(g4)[:3],
+             *_strides(o4)[:3]))
         dq = cupy.zeros(c.batch + (c.L, c.E), acc)
         dk = _heads_inner(c.kv_batch, c.S, c.E, q.dtype)
         dv = _heads_inner(c.kv_batch, c.S, c.EV, q.dtype)
         tail = c.args + c.out_args(_strides(g4)[:3], not dk.flags.c_contiguous)
         head = (g4, cupy.ascontiguousarray(lse), dd, dq, dk, dv)
         if d is not None:
-            fn = kernel(_SOURCE, f"attn_bwd_mma{d}_{c.suffix}")
+            fn = kernel(_SOURCE, f"attn_bwd_mma{d}_{c.suffix}", params=_DECLS["BWD_MMA"])
             # K, V (TM rows) and two buffers of Q, dO (QM rows) of d + 8 halves, dS^T
             # (TM x QM + 8), two buffers of lse and D
             smem = 2 * (2 * (_TM + 2 * _QM) * (d + 8) + _TM * (_QM + 8)) + 4 * 4 * _QM
@@ -1052,18 +1058,17 @@ class CudaAttention:
                 fn.max_dynamic_shared_size_bytes = smem
                 _RAISED.add(key)
             fn((c.n // groups, (c.S + _TM - 1) // _TM), (128,),
-               head + (np.int32(c.vec(d, g4)),) + tail, shared_mem=smem)
+               head + (c.vec(d, g4),) + tail, shared_mem=smem)
         else:
-            kernel(_SOURCE, f"attn_bwd_{c.suffix}")(
+            kernel(_SOURCE, f"attn_bwd_{c.suffix}", params=_DECLS["BWD"])(
                 ((c.S + _BN - 1) // _BN, c.n // groups), (128,), head + tail,
                 shared_mem=c.smem(False))
         if dq.dtype != q.dtype:
             half = _heads_inner(c.batch, c.L, c.E, q.dtype)
             v = 16 // dq.itemsize if c.E % (16 // dq.itemsize) == 0 else 1
-            kernel(_SOURCE, f"attn_cast{'v' if v > 1 else ''}_{c.suffix}")(
-                blocks(dq.size // v), (256,), (dq, half, np.int64(dq.size),
-                                               np.int64(c.heads), np.int64(c.L),
-                                               np.int32(c.E),
-                                               np.int32(not half.flags.c_contiguous)))
+            kernel(_SOURCE, f"attn_cast{'v' if v > 1 else ''}_{c.suffix}",
+                   params=_DECLS["CAST"])(
+                blocks(dq.size // v), (256,), (dq, half, dq.size, c.heads, c.L, c.E,
+                                               not half.flags.c_contiguous))
             dq = half
         return dq, dk, dv

@@ -12,12 +12,12 @@ per-layout array of pointers into that buffer. CuPy's own launch converts each a
 to an object first, about 0.4 us each on the H200's host: a kernel with twenty
 geometry scalars (im2col, pooling) cost 19 us a launch there, and costs 11.5 us so.
 
-The layout comes from the kernel's declaration in its source (:func:`signature`): a
-pointer parameter takes an array (or a NumPy ``uint64`` address, 0 for NULL), a scalar
-one a Python or NumPy number, converted as C converts it. Where the declaration is not
-plain C types (a macro, a typedef other than ``T``'s accumulator ``A``), each scalar must
-be a NumPy scalar of the parameter's type (``np.int64(n)``, ``np.float32(eps)``), which
-gives the layout instead.
+The layout comes from the kernel's declaration in its source (:func:`signature`), or from
+the parameter list given to :func:`kernel` where a macro declares it: a pointer parameter
+takes an array (or a NumPy ``uint64`` address, 0 for NULL), a scalar one a Python or
+NumPy number, converted as C converts it. Where neither gives plain C types (a typedef
+other than ``T``'s accumulator ``A``), each scalar must be a NumPy scalar of the
+parameter's type (``np.int64(n)``, ``np.float32(eps)``), which gives the layout instead.
 """
 
 import ctypes
@@ -43,16 +43,19 @@ _OPTIONS = ("--std=c++17",)
 
 
 @functools.lru_cache(maxsize=None)
-def kernel(source, name, dtype=None):
+def kernel(source, name, dtype=None, params=None):
     """The function ``name`` of ``source`` compiled with ``T``/``A`` for ``dtype``
-    (a NumPy float dtype or int64, or None for a source that names no ``T``)."""
+    (a NumPy float dtype or int64, or None for a source that names no ``T``); ``params``,
+    its C parameter list, lays out its launches where ``source`` declares it through a
+    macro (see the module doc)."""
     head = _PRELUDE
     acc = None
     if dtype is not None:
         t, acc = _TYPEDEFS[np.dtype(dtype)]
         head += f"typedef {t} T;\ntypedef {acc} A;\n"
+    fmt = layout(params, acc) if params is not None else signature(source, name, acc)
     return Kernel(cupy.RawModule(code=head + source, options=_OPTIONS).get_function(name),
-                  signature(source, name, acc))
+                  fmt)
 
 
 # struct codes of the C scalar types a declaration may name
@@ -61,20 +64,23 @@ _C_CODES = {"long long": "q", "int": "i", "unsigned long long": "Q", "unsigned i
 
 
 def signature(source, name, acc=None):
-    """The ``struct`` format (``"@"`` then one code per parameter) of the parameters of
-    kernel ``name`` as ``source`` declares it (``extern "C" __global__ void name(...)``),
-    ``A`` standing for the C type ``acc``; None where the declaration is not found or
-    names a type other than pointers and the scalar types of :data:`_C_CODES`."""
+    """The :func:`layout` of kernel ``name`` as ``source`` declares it (``extern "C"
+    __global__ void name(...)``); None where no such declaration is found."""
     m = re.search(r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s*)?'
                   + re.escape(name) + r"\s*\(([^)]*)\)", source)
-    if m is None:
-        return None
+    return None if m is None else layout(m.group(1), acc)
+
+
+def layout(params, acc=None):
+    """The ``struct`` format (``"@"`` then one code per parameter) of the C parameter list
+    ``params``, ``A`` standing for the C type ``acc``; None where a parameter is neither a
+    pointer nor of a scalar type of :data:`_C_CODES`."""
     fmt = "@"
-    for param in m.group(1).split(","):
-        words = param.replace("const ", " ").split()
+    for param in params.split(","):
         if "*" in param:
             fmt += "Q"
             continue
+        words = param.replace("const ", " ").split()
         ctype = " ".join(words[:-1])
         code = _C_CODES.get(acc if ctype == "A" else ctype)
         if code is None:
