@@ -25,23 +25,25 @@ def linear(input, weight, bias=None):
     backward)."""
     _need_tensor("linear", "input", input)
     _need_tensor("linear", "weight", weight)
-    if weight.ndim not in (1, 2):
-        raise ShapeError(f"linear: weight must be 1-D or 2-D, got shape "
-                         f"{tuple(weight.shape)}")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
-        raise ShapeError(f"linear: input of shape {tuple(input.shape)} does not match weight "
-                         f"of shape {tuple(weight.shape)} (expected last dim "
-                         f"{weight.shape[-1]})")
-    if STATE.autocast is None or input.device.type not in STATE.autocast:
+    if bias is not None:
+        _need_tensor("linear", "bias", bias)
+    xs, ws = input._data.shape, weight._data.shape      # (the arrays': no Size objects)
+    if len(ws) not in (1, 2):
+        raise ShapeError(f"linear: weight must be 1-D or 2-D, got shape {tuple(ws)}")
+    if not xs or xs[-1] != ws[-1]:
+        raise ShapeError(f"linear: input of shape {tuple(xs)} does not match weight "
+                         f"of shape {tuple(ws)} (expected last dim {ws[-1]})")
+    dt = input._dtype
+    if STATE.autocast is None or input._device.type not in STATE.autocast:
         for name, t in (("weight", weight), ("bias", bias)):
-            if t is not None and t.dtype is not input.dtype:
-                raise DTypeError(f"linear: input type ({input.dtype.name}) and {name} type "
-                                 f"({t.dtype.name}) should be the same")
-    if weight.ndim == 1:
+            if t is not None and t._dtype is not dt:
+                raise DTypeError(f"linear: input type ({dt.name}) and {name} type "
+                                 f"({t._dtype.name}) should be the same")
+    if len(ws) == 1:
         out = matmul(input, weight)
         return out if bias is None else out + bias
     if bias is not None:
-        if bias.shape != (weight.shape[0],):
+        if bias._data.shape != (ws[0],):
             raise ShapeError(f"linear: bias of shape {tuple(bias.shape)} does not match "
                              f"weight of shape {tuple(weight.shape)} (expected "
                              f"({weight.shape[0]},))")
