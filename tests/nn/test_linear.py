@@ -69,6 +69,17 @@ def test_linear_errors():
         F.linear(lucid.ones(2, 5), lucid.ones(3, 4))
     with pytest.raises(ArgumentTypeError, match="linear: argument 'weight'"):
         F.linear(lucid.ones(2, 4), [[1.0]])
+    with pytest.raises(ArgumentTypeError, match="linear: argument 'bias'.*float"):
+        F.linear(lucid.ones(2, 4), lucid.ones(3, 4), 1.0)
+    with pytest.raises(ShapeError, match="linear: weight must be 1-D or 2-D"):
+        F.linear(lucid.ones(2, 4), lucid.ones(1, 3, 4))
+    with pytest.raises(ShapeError, match="linear: input of shape \\(\\)"):
+        F.linear(lucid.tensor(1.0), lucid.ones(3, 4))
+    with pytest.raises(ShapeError, match="linear: bias of shape \\(4,\\)"):
+        F.linear(lucid.ones(2, 4), lucid.ones(3, 4), lucid.ones(4))
+    with pytest.raises(DTypeError, match="linear: input type \\(float32\\) and bias type "
+                                         "\\(float64\\)"):
+        F.linear(lucid.ones(2, 4), lucid.ones(3, 4), lucid.ones(3, dtype=lucid.float64))
 
 
 def test_linear_module_init_and_repr():
