@@ -144,32 +144,17 @@ class Kernel:
         fmt = self.fmt
         if fmt is not None:
             vals = [a.data.ptr if a.__class__ is _NDARRAY else a for a in args]
-            params = _PARAMS.pointers(fmt)
-            try:
-                struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
-            except struct.error as e:
-                raise TypeError(f"kernel {self.raw.name!r} declares parameters "
-                                f"{fmt[1:]!r} but got {len(args)} arguments of types "
-                                f"{[type(a).__name__ for a in args]}: {e}") from None
         else:
-            fmt, vals = "@", []
-            for a in args:
-                k = a.__class__
-                if k is _NDARRAY:
-                    fmt += "Q"
-                    vals.append(a.data.ptr)
-                    continue
-                code = _CODES.get(k)
-                if code is None:
-                    if k is int or k is float:
-                        raise TypeError(f"kernel {self.raw.name!r}: its declaration gives "
-                                        "no layout, so scalars must be NumPy scalars of "
-                                        f"their C types; got a Python {k.__name__}")
-                    return self.raw(grid, block, args, shared_mem=shared_mem)
-                fmt += code
-                vals.append(a)
-            params = _PARAMS.pointers(fmt)
+            fmt, vals = self._layout_of(args)
+            if fmt is None:
+                return self.raw(grid, block, args, shared_mem=shared_mem)
+        params = _PARAMS.pointers(fmt)
+        try:
             struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
+        except struct.error as e:
+            raise TypeError(f"kernel {self.raw.name!r} declares parameters "
+                            f"{fmt[1:]!r} but got {len(args)} arguments of types "
+                            f"{[type(a).__name__ for a in args]}: {e}") from None
         device = _get_device()
         fn = self._functions.get(device)
         if fn is None:
@@ -178,6 +163,28 @@ class Kernel:
         b = (block[0], 1, 1) if block.__class__ is tuple and len(block) == 1 else \
             _dims(block)
         _launch(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, _stream().ptr, params, 0)
+
+    def _layout_of(self, args):
+        """``(format, values)`` of a kernel without a declared layout, read from the
+        arguments' types (NumPy scalars; arrays are pointers), or ``(None, None)`` where an
+        argument has another type (CuPy's launch takes it)."""
+        fmt, vals = "@", []
+        for a in args:
+            k = a.__class__
+            if k is _NDARRAY:
+                fmt += "Q"
+                vals.append(a.data.ptr)
+                continue
+            code = _CODES.get(k)
+            if code is None:
+                if k is int or k is float:
+                    raise TypeError(f"kernel {self.raw.name!r}: its declaration gives no "
+                                    "layout, so scalars must be NumPy scalars of their C "
+                                    f"types; got a Python {k.__name__}")
+                return None, None
+            fmt += code
+            vals.append(a)
+        return fmt, vals
 
 
 def _dims(d):
