@@ -120,6 +120,12 @@ class Tensor:
     def is_cpu(self):
         return self._device.type == "cpu"
 
+    # Storage kinds and devices PyTorch has and Lucid does not: always False, so that code
+    # asking (``if input.is_xpu: ...``) takes its dense CPU/CUDA path.
+    is_xpu = is_mps = is_meta = is_mkldnn = is_quantized = is_sparse = is_sparse_csr = \
+        is_nested = property(lambda self: False,
+                             doc="False: Lucid has no such device or layout.")
+
     @property
     def ndim(self):
         return self._data.ndim

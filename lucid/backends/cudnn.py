@@ -12,7 +12,7 @@ import contextlib
 import sys
 
 __all__ = ["enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32",
-           "flags", "is_available"]
+           "flags", "is_available", "version"]
 
 enabled = True
 benchmark = False
@@ -24,6 +24,11 @@ allow_tf32 = True
 def is_available() -> bool:
     """Whether cuDNN is linked: never in Lucid (see the module doc)."""
     return False
+
+
+def version():
+    """The linked cuDNN's version number: None, as PyTorch's where cuDNN is absent."""
+    return None
 
 
 _NAMES = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
