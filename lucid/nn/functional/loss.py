@@ -1,9 +1,9 @@
 """Loss functions (mse, cross_entropy, nll, bce, kl_div, ctc, margin losses, ...).
 
-Cross-entropy with class indices and NLL are fused ops (:mod:`lucid.ops.loss`); the others
+Cross-entropy with class indices, NLL and binary cross-entropy are fused ops
+(:mod:`lucid.ops.loss`; binary cross-entropy with PyTorch's clamps at 0 and 1); the others
 are compositions of Lucid ops that follow PyTorch's formulas, so their values and
-gradients agree with it (edge conventions included: ``log`` clamped at -100 in
-binary cross-entropy, the clamp of ``var`` outside the graph in the Gaussian NLL, strict
+gradients agree with it (edge conventions included: the clamp of ``var`` outside the graph in the Gaussian NLL, strict
 hinges ``max(0, z)`` with gradient 0 at 0 where PyTorch's kernels test ``z > 0``, and
 ``clamp_min`` with gradient 1 at 0 where PyTorch composes with it).
 ``reduction`` is ``"none"``, ``"mean"`` or ``"sum"``; the legacy ``size_average`` and
@@ -17,10 +17,12 @@ import warnings
 
 from ... import dtypes as _dt
 from ... import ops as _ops
+from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled
 from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingError,
                       ShapeError)
 from ...ops.base import to_tensor
-from ...ops.loss import CrossEntropyBackward, NllLossBackward
+from ...ops.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
 from ...ops.reduction import norm as _norm
 from .activation import logsigmoid
 
@@ -270,20 +272,43 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
-    """:math:`-w\\,(y \\log x + (1 - y) \\log(1 - x))` for probabilities ``input``, each
-    log clamped at -100 as PyTorch (so :math:`x = 0` or 1 gives a finite loss)."""
-    _check(reduction, "binary_cross_entropy", size_average, reduce)
-    x, t = _same_size(input, target, "binary_cross_entropy")
-    x._device._backend.check_range(x._data, 0.0, 1.0, "binary_cross_entropy: all elements "
-                                   "of input should be between 0 and 1")
-    # log(max(p, e^-100)): -100 at p = 0 with a zero (not nan) gradient there
-    floor = math.exp(-100.0)
-    log_x = _ops.log(_ops.clamp(x, min=floor))
-    log_1mx = _ops.log(_ops.clamp(1 - x, min=floor))
-    loss = -(t * log_x + (1 - t) * log_1mx)
+    """:math:`-w\\,(y \\log x + (1 - y) \\log(1 - x))` for probabilities ``input``, one
+    fused op (:class:`~lucid.ops.loss.BinaryCrossEntropyBackward`) with PyTorch's clamps:
+    each log at -100 and, in the gradient, :math:`x (1 - x)` at :math:`10^{-12}`, so
+    :math:`x = 0` or 1 gives a finite loss and gradient. ``target`` has the input's dtype;
+    ``weight`` (no gradient, as PyTorch) broadcasts to the input's shape."""
+    op = "binary_cross_entropy"
+    _check(reduction, op, size_average, reduce)
+    x, t = _same_size(input, target, op)
+    if t.dtype is not x.dtype:
+        if isinstance(target, Tensor):
+            raise DTypeError(f"{op}: expected a target of the input's dtype {x.dtype}, got "
+                             f"{t.dtype}")
+        t = t.to(x.dtype)
+    x._device._backend.check_range(x._data, 0.0, 1.0, f"{op}: all elements of input "
+                                   "should be between 0 and 1")
+    loss = BinaryCrossEntropyBackward.call(x, t)
     if weight is not None:
-        loss = loss * to_tensor(weight, x)
+        loss = loss * _bce_weight(weight, x, op)
     return _reduce(loss, reduction)
+
+
+def _bce_weight(weight, x, op):
+    """``weight`` in the input's dtype, checked to broadcast to the input's shape."""
+    w = to_tensor(weight, x)
+    _same_device(op, x, w)
+    if w.requires_grad and is_grad_enabled():
+        raise ArgumentError(f"{op}: not differentiable with respect to 'weight'; pass a "
+                            "weight that does not require grad (detach it)")
+    shape = tuple(x.shape)
+    try:
+        ok = _ops.broadcast_shapes(shape, tuple(w.shape)) == shape
+    except ShapeError:
+        ok = False
+    if not ok:
+        raise ShapeError(f"{op}: weight of shape {tuple(w.shape)} does not broadcast to the "
+                         f"input's shape {shape}")
+    return w if w.dtype is x.dtype else w.to(x.dtype)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,

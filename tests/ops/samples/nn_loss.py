@@ -1,4 +1,5 @@
-"""Registry-suite samples: the fused class-index losses (cross-entropy, NLL)."""
+"""Registry-suite samples: the fused class-index losses (cross-entropy, NLL) and binary
+cross-entropy."""
 
 import numpy as np
 import torch.nn.functional as TF
@@ -30,6 +31,15 @@ def _nll(**kw):
             lambda x, t, *w: TF.nll_loss(x, t, *_like(x, w), **kw))
 
 
+def _bce(**kw):
+    return (lambda x, t, *w: F.binary_cross_entropy(x, t, *w, **kw),
+            lambda x, t, *w: TF.binary_cross_entropy(x, t, *w, **kw))
+
+
+_P = rnd(3, 4, low=0.05, high=0.95)
+_Y = rnd(3, 4, seed=1, low=0.0, high=1.0)
+
+
 def _s(op, fns, args, name):
     return Sample(op, fns[0], args, torch_fn=fns[1], name=name)
 
@@ -50,4 +60,6 @@ SAMPLES = [
        "nll_loss[none, weight, ignore]"),
     _s("nll_loss", _nll(reduction="sum"), (_XK, Const(_TK)), "nll_loss[K-dim]"),
     _s("nll_loss", _nll(), (_X, Const(_TI), Const(_W)), "nll_loss[mean, weight]"),
+    _s("binary_cross_entropy", _bce(reduction="none"), (_P, _Y), "bce[none]"),
+    _s("binary_cross_entropy", _bce(), (_P, _Y, Const(pos(4))), "bce[mean, weight]"),
 ]
