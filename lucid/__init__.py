@@ -31,7 +31,7 @@ from . import distributions  # noqa: E402
 from . import utils
 from . import nn, optim  # noqa: E402
 from . import func  # noqa: E402
-from . import cuda, accelerator  # noqa: E402
+from . import cuda, accelerator, onnx  # noqa: E402
 from . import einops  # noqa: E402
 from .serialization import *  # noqa: F401,F403
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,

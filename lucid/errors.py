@@ -114,6 +114,11 @@ class ExportError(LucidError, BufferError):
     requires grad)."""
 
 
+class NotSupportedError(LucidError, NotImplementedError):
+    """A PyTorch feature Lucid does not have (yet), such as ONNX export: a
+    ``NotImplementedError``, hence a ``RuntimeError`` too."""
+
+
 class DistributedError(LucidError, RuntimeError):
     """A ``lucid.distributed`` collective that cannot run or failed: no process group,
     a rank that died, tensors that differ across ranks, a backend that is not installed

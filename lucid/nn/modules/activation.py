@@ -8,6 +8,7 @@ from ...ops import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .attention import MultiheadAttention  # noqa: F401  (PyTorch's path for it)
 from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "SELU", "CELU", "GELU",

@@ -133,3 +133,8 @@ class BatchNorm3d(_BatchNorm):
     """Batch norm over ``(N, C, D, H, W)`` input."""
 
     _dims = (5,)
+
+
+# PyTorch's path for SyncBatchNorm is this module; it lives in sync_batchnorm.py, which
+# builds on _BatchNorm above.
+from .sync_batchnorm import SyncBatchNorm  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""Identity, Linear, Bilinear, LazyLinear."""
+"""Identity, Linear, NonDynamicallyQuantizableLinear, Bilinear, LazyLinear."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -53,6 +53,12 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A :class:`Linear` under PyTorch's name for attention's output projection (PyTorch
+    marks it so that dynamic quantization skips it; Lucid has no quantization, so it is
+    just a Linear)."""
 
 
 class Bilinear(Module):
