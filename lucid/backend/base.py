@@ -11,6 +11,7 @@ from .interface.conv import ConvKernels
 from .interface.core import CoreKernels
 from .interface.decomp import DecompKernels
 from .interface.fft import FftKernels
+from .interface.fractional_pool import FractionalPoolKernels
 from .interface.indexing import IndexingKernels
 from .interface.linalg import LinalgKernels
 from .interface.loss import LossKernels
@@ -28,7 +29,8 @@ from .interface.vision import VisionKernels
 class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
               IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
               NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
-              AttentionKernels, VisionKernels, DecompKernels, ComplexKernels, FftKernels):
+              AttentionKernels, VisionKernels, DecompKernels, ComplexKernels, FftKernels,
+              FractionalPoolKernels):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

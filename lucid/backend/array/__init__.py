@@ -10,6 +10,7 @@ from .conv import XpConv
 from .core import XpCore
 from .decomp import XpDecomp
 from .fft import XpFft
+from .fractional_pool import XpFractionalPool
 from .indexing import XpIndexing
 from .ldl import XpLdl
 from .linalg import XpLinalg
@@ -34,5 +35,6 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(back
 
 class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
                    XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, XpVision, XpDecomp, XpLdl, XpComplex, XpFft, Backend):
+                   XpAttention, XpVision, XpDecomp, XpLdl, XpComplex, XpFft, XpFractionalPool,
+                   Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""

@@ -20,3 +20,7 @@ import sys as _sys
 
 # by module name: ``from . import linear`` would give the function linear, not its module
 __all__ = [n for m in ("activation", "loss", "conv", "pooling", "vision", "normalization", "dropout", "sparse", "attention", "linear", "distance") for n in _sys.modules[f"{__name__}.{m}"].__all__]
+
+# fractional pooling, positional encodings, grouped-query attention
+from .fractional_pool import *  # noqa: F401,F403
+__all__ += [n for m in ('fractional_pool',) for n in _sys.modules[f"{__name__}.{m}"].__all__]

@@ -26,3 +26,8 @@ from . import channelshuffle, utils  # noqa: F401  (PyTorch's module paths only)
 from . import module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, sync_batchnorm, instancenorm, dropout, sparse, attention, transformer
 
 __all__ = [n for m in (module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, sync_batchnorm, instancenorm, dropout, sparse, attention, transformer) for n in m.__all__]
+
+# fractional pooling, positional encodings, grouped-query attention
+from .fractional_pool import *  # noqa: F401,F403
+from . import fractional_pool  # noqa: E402
+__all__ += [n for m in (fractional_pool,) for n in m.__all__]

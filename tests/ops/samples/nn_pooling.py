@@ -4,6 +4,7 @@ import numpy as np
 import torch
 import torch.nn.functional as TF
 
+import lucid
 import lucid.nn.functional as F
 
 from ._sample import Const, Sample, rnd
@@ -47,4 +48,26 @@ SAMPLES = [
            torch_fn=lambda x: TF.adaptive_avg_pool2d(x, (3, 4))),
     Sample("adaptive_avg_pool", lambda x: F.adaptive_avg_pool3d(x, 1), (rnd(2, 3, 3, 4, 2),),
            torch_fn=lambda x: TF.adaptive_avg_pool3d(x, 1), name="adaptive_avg_pool3d[global]"),
+]
+
+# fractional max pooling: fixed samples, in the input's dtype as PyTorch requires
+_U2 = np.random.default_rng(5).random((2, 3, 2))
+_U3 = np.random.default_rng(6).random((2, 3, 3))
+_X3 = _X[:, :, :6].reshape(2, 3, 6, 6, 1).repeat(5, 4) + np.arange(5) / 1000.0
+
+
+def _fractional(lib, fn, x, u, kernel, size):
+    return fn(x, kernel, output_size=size, _random_samples=lib.tensor(u).to(x.dtype))
+
+
+SAMPLES += [
+    Sample("fractional_max_pool", lambda x: _fractional(lucid, F.fractional_max_pool2d, x, _U2,
+                                                        2, (4, 3)), (_X,),
+           torch_fn=lambda x: _fractional(torch, TF.fractional_max_pool2d, x, _U2, 2, (4, 3)),
+           name="fractional_max_pool2d"),
+    Sample("fractional_max_pool", lambda x: _fractional(lucid, F.fractional_max_pool3d, x, _U3,
+                                                        (2, 3, 2), (3, 2, 3)), (_X3,),
+           torch_fn=lambda x: _fractional(torch, TF.fractional_max_pool3d, x, _U3, (2, 3, 2),
+                                          (3, 2, 3)),
+           name="fractional_max_pool3d"),
 ]
