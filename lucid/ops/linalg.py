@@ -124,15 +124,21 @@ def _pair(op, a, b):
         a = to_tensor(a)
     if b.__class__ is not Tensor:
         b = to_tensor(b, a)
-    if a._device is not b._device:
-        raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, "
-                                  f"but found tensors on {a._device} and {b._device}")
+    _same_device(op, a, b)
     if a._dtype is not b._dtype and not _autocast_mix(a, b):
         raise DTypeError(f"{op}: expected all operands to have the same dtype, got "
                          f"{a._dtype.name} and {b._dtype.name}")
     if a._dtype is _dt.bool:
         raise DTypeError(f"{op}: not implemented for bool tensors")
     return a, b
+
+
+def _same_device(op, a, b):
+    """``b``, if on ``a``'s device; else a DeviceMismatchError."""
+    if a._device is not b._device:
+        raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, "
+                                  f"but found tensors on {a._device} and {b._device}")
+    return b
 
 
 def _operands(op, *xs):
@@ -534,7 +540,89 @@ def _einsum_plan(equation, shapes):
         # a size-1 dim broadcasting against a larger one gets its own (summed) label
         parts.append("".join(letter(("bcast", k, j) if n == 1 and size[lab] != 1 else lab)
                              for j, (lab, n) in enumerate(zip(row, shape))))
-    return ",".join(parts) + "->" + "".join(letter(lab) for lab in out)
+    return ",".join(parts) + "->" + "".join(letter(lab) for lab in out), \
+        _einsum_steps(full, shapes, out)
+
+
+def _einsum_steps(full, shapes, out):
+    """The steps of PyTorch's evaluation that decide the result's dtype.
+
+    One operand: summed over the labels not in the output, if there are any (``sum``:
+    integers and bool become int64). More: PyTorch folds them left to right, the dims of
+    every operand aligned (the output's, then the others). At each step a label not in
+    the output is summed away on one side if no other operand still has it (``sum``), or
+    contracted by both sides if none after them has it (``bmm``, which wants one dtype,
+    not bool; with an empty side it checks nothing and gives its second matrix's dtype:
+    the operand's, or the product's where the operands are swapped for the memory order).
+    A step that contracts nothing multiplies (the dtypes promote). Returns ``"sum"``,
+    ``None`` or, for more operands, ``(sum product, sum operand, "mul" | "bmm" | "empty
+    left" | "empty right")`` per operand after the first."""
+    rest = [lab for row in full for lab in row if lab not in out]
+    dims = list(out) + sorted(set(rest), key=lambda lab: (isinstance(lab, str), lab))
+    pos = {lab: i for i, lab in enumerate(dims)}
+    if len(shapes) == 1:
+        return "sum" if rest else None
+    sizes = []
+    for row, shape in zip(full, shapes):
+        s = [1] * len(dims)
+        for lab, n in zip(row, shape):
+            s[pos[lab]] = n
+        sizes.append(s)
+    contracted = range(len(out), len(dims))
+    count = {i: sum(s[i] != 1 for s in sizes) for i in contracted}
+    a, steps = sizes[0], []
+    for b in sizes[1:]:
+        a, b = list(a), list(b)
+        both, sum_a, sum_b = [], False, False
+        for i in contracted:
+            if a[i] != 1 and b[i] != 1:
+                count[i] -= 1
+                if count[i] == 1:
+                    both.append(i)
+                    count[i] = 0
+            elif count[i] == 1 and (a[i] != 1 or b[i] != 1):
+                sum_a, sum_b = sum_a or a[i] != 1, sum_b or b[i] != 1
+                a[i], b[i], count[i] = 1, 1, 0
+        if not both:
+            how = "mul"
+        elif 0 in a or 0 in b:
+            lo = [i for i in range(len(dims)) if i not in both and a[i] != 1 and b[i] == 1]
+            ro = [i for i in range(len(dims)) if i not in both and a[i] == 1]
+            how = "empty left" if lo and ro and ro[-1] < lo[0] else "empty right"
+        else:
+            how = "bmm"
+        steps.append((sum_a, sum_b, how))
+        a = [1 if i in both else max(m, n) if 0 not in (m, n) else 0
+             for i, (m, n) in enumerate(zip(a, b))]
+    return tuple(steps)
+
+
+def _einsum_dtypes(steps, dtypes):
+    """``(result dtype, dtype to compute in)`` of an einsum whose evaluation takes ``steps``
+    (:func:`_einsum_steps`) over operands of ``dtypes``, PyTorch's; a DTypeError where
+    PyTorch refuses."""
+    def summed(d):
+        return _dt.int64 if d._cat < 2 else d
+
+    res = dtypes[0]
+    if steps == "sum":
+        res = summed(res)
+    for i, ((sum_a, sum_b, how), d) in enumerate(zip(steps or (), dtypes[1:]), 1):
+        res, d = (summed(res) if sum_a else res), (summed(d) if sum_b else d)
+        if how == "mul":
+            res = _dt.promote_types(res, d)
+        elif how != "empty left":
+            if how == "bmm" and res is not d:
+                raise DTypeError(f"einsum: contracting operand {i} with the product of the "
+                                 f"operands before it needs one dtype, got {res.name} and "
+                                 f"{d.name}")
+            if how == "bmm" and res is _dt.bool:
+                raise DTypeError("einsum: contracting bool operands is not implemented")
+            res = d
+    compute = res
+    for d in dtypes:
+        compute = _dt.promote_types(compute, d)
+    return res, compute
 
 
 def _sublist_equation(args):
@@ -558,7 +646,14 @@ def _sublist_equation(args):
 def einsum(*args):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` (implicit output, ``...`` and
     size-1 broadcasting as in PyTorch), ``einsum(eq, [a, b])`` or the sublist form
-    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    The result's dtype is PyTorch's, which follows from its left-to-right evaluation
+    (:func:`_einsum_steps`): a label summed on one operand alone makes an integer or bool
+    operand int64 (``einsum("ij->", int16)`` is int64, ``"ij->ji"`` keeps int16), operands
+    that are only multiplied promote (``"ij,ij->ij"`` of int64 and float32 is float32),
+    and operands contracted together must share a dtype (a DTypeError otherwise, as
+    PyTorch's ``bmm``); Lucid computes in the promotion of all of them and casts."""
     if not args:
         raise ArgumentError("einsum: expected an equation and at least one operand")
     if isinstance(args[0], str):
@@ -569,9 +664,15 @@ def einsum(*args):
         equation, ops = _sublist_equation(args)
     if not ops:
         raise ArgumentError("einsum: expected at least one operand")
-    ops = _operands("einsum", *ops)
-    eq = _einsum_plan(equation, tuple(_shape(t) for t in ops))
-    return EinsumBackward.apply(*ops, equation=eq)
+    first = to_tensor(ops[0])
+    ops = (first,) + tuple(_same_device("einsum", first, to_tensor(t, first)) for t in ops[1:])
+    eq, steps = _einsum_plan(equation, tuple(_shape(t) for t in ops))
+    if all(_autocast_mix(first, t) for t in ops):      # autocast casts them all
+        return EinsumBackward.apply(*ops, equation=eq)
+    dtype, compute = _einsum_dtypes(steps, tuple(t._dtype for t in ops))
+    out = EinsumBackward.apply(*(t if t._dtype is compute else t.to(compute) for t in ops),
+                               equation=eq)
+    return out if out._dtype is dtype else out.to(dtype)
 
 
 # -- the fused add-products --------------------------------------------------------------
