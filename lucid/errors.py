@@ -25,6 +25,7 @@ A public function built on other ops wears :func:`reports_as`, so that its error
 """
 
 import functools
+import pickle
 import re
 
 
@@ -107,6 +108,13 @@ class SerializationError(LucidError, RuntimeError):
     """A file that ``lucid.load`` / ``lucid.load_safetensors`` cannot read: truncated,
     corrupt, not safetensors, or with a structure ``lucid.save`` never writes (PyTorch:
     ``RuntimeError`` or ``pickle.UnpicklingError``)."""
+
+
+class WeightsOnlyError(SerializationError, pickle.UnpicklingError):
+    """``lucid.load(weights_only=True)`` met what it does not rebuild: a global (class or
+    function) that is neither a default nor allowed by ``add_safe_globals``, or an opcode
+    that would call or build such an object (PyTorch: ``pickle.UnpicklingError``,
+    "Weights only load failed")."""
 
 
 class ExportError(LucidError, BufferError):

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "lucid"
 ABOVE_BACKENDS = ["ops", "autograd", "_tensor", "nn", "optim", "utils", "distributed",
-                  "serialization.py"]
+                  "serialization"]
 
 
 def _sources(*dirs):
