@@ -27,7 +27,7 @@ from .optimizer import Optimizer
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR",
            "CosineAnnealingWarmRestarts", "CyclicLR", "OneCycleLR", "ReduceLROnPlateau",
-           "SequentialLR", "ChainedScheduler"]
+           "SequentialLR", "ChainedScheduler", "NoamScheduler"]
 
 _EPOCH_WARNING = ("The epoch parameter in `scheduler.step()` is deprecated; call "
                   "`scheduler.step()` without it. With an epoch the closed form of the "
@@ -348,6 +348,44 @@ class PolynomialLR(LRScheduler):
     def _get_closed_form_lr(self):
         return [b * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
                 ** self.power for b in self.base_lrs]
+
+
+class NoamScheduler(LRScheduler):
+    r"""The Transformer's schedule (Vaswani et al. 2017, eq. 3; Noam Shazeer's): a linear
+    warm-up, then an inverse-square-root decay,
+
+    .. math:: \eta_t = \text{factor}\cdot d_{\text{model}}^{-1/2}\cdot
+              \min\big(t^{-1/2},\; t\cdot w^{-3/2}\big), \qquad t = \text{last\_epoch} + 1
+
+    (``model_size`` :math:`d_{\text{model}}`, ``warmup_steps`` :math:`w`), peaking at
+    :math:`t = w`. The step :math:`t` counts from 1: the lr set at construction is that
+    of the first optimizer step. It sets the lr of every group outright (the optimizer's
+    own lr is not a factor, as in the paper); ``get_lr`` is the closed form, so it does
+    not chain with other schedulers. Lucid³'s name and signature; PyTorch has no Noam
+    scheduler (its users write it as a ``LambdaLR`` over a base lr of 1, which gives the
+    same values)."""
+
+    def __init__(self, optimizer, model_size, warmup_steps, factor=1.0, last_epoch=-1):
+        for name, v in (("model_size", model_size), ("warmup_steps", warmup_steps)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ArgumentError(f"NoamScheduler: {name} must be a positive int, got "
+                                    f"{v!r}")
+        if factor <= 0:
+            raise ArgumentError(f"NoamScheduler: factor must be positive, got {factor}")
+        self.model_size = model_size
+        self.warmup_steps = warmup_steps
+        self.factor = factor
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        return self._get_closed_form_lr()
+
+    def _get_closed_form_lr(self):
+        t = self.last_epoch + 1
+        lr = self.factor * self.model_size ** -0.5 * min(t ** -0.5,
+                                                         t * self.warmup_steps ** -1.5)
+        return [lr] * len(self.optimizer.param_groups)
 
 
 class CosineAnnealingLR(LRScheduler):

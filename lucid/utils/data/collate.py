@@ -1,15 +1,28 @@
 """``default_collate`` (a list of samples -> one batch) and ``default_convert`` (NumPy arrays
--> tensors, for ``batch_size=None``), with PyTorch's semantics."""
+-> tensors, for ``batch_size=None``), with PyTorch's semantics.
+
+This module is also callable: ``lucid.utils.data.collate(batch)`` is
+``default_collate(batch)`` (Lucid³'s ``collate`` function), while
+``from lucid.utils.data.collate import default_collate`` keeps working (PyTorch's module
+path, ``torch.utils.data._utils.collate``). The module's class is a ``ModuleType``
+subclass with ``__call__``: the one object is both the module and the function, so no
+import path finds the one where it wanted the other (a function bound over the module's
+name in the package would break ``import lucid.utils.data.collate as m`` and dotted-path
+patching), and it pickles by name, so ``collate_fn=collate`` reaches worker processes.
+"""
 
 from __future__ import annotations
 
 import collections.abc
+import importlib
+import sys
+import types
 
 import lucid
 from ...backend import host
 from ...errors import ArgumentTypeError, ShapeError
 
-__all__ = ["default_collate", "default_convert"]
+__all__ = ["default_collate", "default_convert", "collate"]
 
 
 def _namedtuple(x):
@@ -90,3 +103,22 @@ def default_convert(data):
         except TypeError:
             return out
     return data
+
+
+def collate(batch):
+    """``default_collate(batch)``: a list of samples stacked into one batch (see
+    :func:`default_collate`); the module itself calls this."""
+    return default_collate(batch)
+
+
+class _CallableModule(types.ModuleType):
+    """This module's class: calling it collates (:func:`collate`); pickled by name."""
+
+    def __call__(self, batch):
+        return collate(batch)
+
+    def __reduce__(self):
+        return importlib.import_module, (self.__name__,)
+
+
+sys.modules[__name__].__class__ = _CallableModule
