@@ -23,8 +23,8 @@ from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
 from .._state import STATE
 from .._tensor import Tensor
-from ..errors import (ArgumentError, AutogradError, DimError, DTypeError, IndexingError,
-                      ShapeError)
+from ..errors import (ArgumentError, ArgumentTypeError, AutogradError, DimError, DTypeError,
+                      IndexingError, ShapeError, reports_as)
 from ._bind import tensor_method
 from ._formula import const
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
@@ -48,6 +48,14 @@ def _shape_arg(size, op="shape"):
         return tuple(map(operator.index, size))
     except TypeError:
         raise DTypeError(f"{op}: expected a sequence of ints, got {size!r}") from None
+
+
+def _required(args, what, op):
+    """``args``, the sizes given as ``*args``: at least one (PyTorch's signature wants one,
+    ``x.view()`` is a TypeError)."""
+    if not args:
+        raise ArgumentTypeError(f"{op}() missing 1 required positional argument: '{what}'")
+    return args
 
 
 def _int(v, what, op):
@@ -180,7 +188,8 @@ def view(input, *shape):
     if len(shape) == 1 and shape[0].__class__ is not int and \
             not isinstance(shape[0], (numbers.Integral, tuple, list)):
         return _view_dtype(input, _dt.as_dtype(shape[0]))
-    shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
+    shape = infer_shape(_shape_arg(_required(shape, "size", "view"), "view"), input._data.size,
+                        "view")
     if not _viewable(input, shape):
         raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
                          f"tensor's size {tuple(input._data.shape)} and stride; use "
@@ -276,6 +285,8 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """Dim ``dim`` split into ``sizes`` (one may be -1); a view."""
     shape = input._data.shape
+    if not shape:
+        raise DimError("unflatten: dimension specified as 0 but tensor has no dimensions")
     d = norm_dim(dim, len(shape), "unflatten")
     sizes = _shape_arg((sizes,), "unflatten")
     if not sizes:
@@ -388,7 +399,8 @@ class ExpandBackward(ViewOp):
 @tensor_method("expand")
 def expand(input, *args, size=None):
     """A view of ``input`` broadcast to ``size`` (-1 keeps a dim)."""
-    size = _shape_arg(args if size is None else (size,), "expand")
+    size = _shape_arg(_required(args, "size", "expand") if size is None else (size,),
+                      "expand")
     nd = input._data.ndim
     if len(size) < nd:
         raise ShapeError(f"expand: the number of sizes provided ({len(size)}) must be greater "
@@ -516,14 +528,16 @@ def _swap(input, d0, d1):
     return PermuteBackward.call(input, dims=tuple(dims))
 
 
-@tensor_method("transpose", "swapaxes", "swapdims")
+@tensor_method("transpose")
 def transpose(input, dim0, dim1):
     """A view of ``input`` with ``dim0`` and ``dim1`` swapped."""
     nd = input._data.ndim
     return _swap(input, norm_dim(dim0, nd, "transpose"), norm_dim(dim1, nd, "transpose"))
 
 
-swapaxes = swapdims = transpose
+# the aliases' errors name the alias the user called
+swapaxes = tensor_method("swapaxes")(reports_as("swapaxes")(transpose))
+swapdims = tensor_method("swapdims")(reports_as("swapdims")(transpose))
 
 
 @tensor_method("transpose_", "swapaxes_", "swapdims_")
@@ -532,7 +546,7 @@ def transpose_(input, dim0, dim1):
     return _restride_("transpose_", input, transpose(input, dim0, dim1))
 
 
-@tensor_method("movedim", "moveaxis")
+@tensor_method("movedim")
 def movedim(input, source, destination):
     """A view of ``input`` with dims ``source`` moved to positions ``destination``."""
     nd = input._data.ndim
@@ -556,7 +570,7 @@ def movedim(input, source, destination):
     return PermuteBackward.call(input, dims=perm)
 
 
-moveaxis = movedim
+moveaxis = tensor_method("moveaxis")(reports_as("moveaxis")(movedim))
 
 
 @tensor_method("t")
@@ -574,13 +588,14 @@ def t_(input):
     return _restride_("t_", input, t(input))
 
 
-def _mT(input):
-    """The view with the last two dims swapped (batches of matrices)."""
+def _mT(input, op="mT"):
+    """The view with the last two dims swapped (batches of matrices; a 0-d tensor is
+    itself, as in PyTorch)."""
     nd = input._data.ndim
-    if nd < 2:
-        raise ShapeError(f"mT: only supported on matrices or batches of matrices; got a "
-                         f"{nd}-D tensor")
-    return _swap(input, nd - 2, nd - 1)
+    if nd == 1:
+        raise ShapeError(f"{op}: only supported on matrices or batches of matrices; got a "
+                         f"1-D tensor")
+    return _swap(input, nd - 2, nd - 1) if nd else PermuteBackward.call(input, dims=())
 
 
 def _T(input):
@@ -596,17 +611,22 @@ def _H(input):
     return _conj(_T(input))
 
 
-def _mH(input):
+def _mH(input, op="mH"):
     """The conjugate transpose of the last two dims (for real tensors the view ``mT``;
     complex ones are conjugated into new memory)."""
-    return _conj(_mT(input))
+    return _conj(_mT(input, op))
+
+
+@tensor_method("adjoint")
+def adjoint(input):
+    """``input.mH``: the conjugate transpose of the last two dims."""
+    return _mH(input, "adjoint")
 
 
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.mH = property(_mH)
 Tensor.H = property(_H)
-adjoint = tensor_method("adjoint")(_mH)
 
 
 # -- views selecting elements ------------------------------------------------------------
@@ -1072,17 +1092,17 @@ def roll(input, shifts, dims=None):
     if not shifts:
         raise ArgumentError("roll: `shifts` required")
     nd = input._data.ndim
+    if dims is not None:
+        dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise ShapeError(f"roll: shifts and dimensions must align. shifts: "
+                             f"{len(shifts)}, dims: {len(dims)}")
+    elif len(shifts) != 1:
+        raise ShapeError(f"roll: with dims=None, shifts must be a single int, got {shifts}")
     if input._data.size == 0:                  # nothing to move: a copy, dims unchecked
         return RollBackward.call(input, shifts=(0,), dims=None)
     if dims is None:
-        if len(shifts) != 1:
-            raise ShapeError(f"roll: with dims=None, shifts must be a single int, got "
-                             f"{shifts}")
         return RollBackward.call(input, shifts=shifts, dims=None)
-    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
-    if len(shifts) != len(dims):
-        raise ShapeError(f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
-                         f"dims: {len(dims)}")
     if nd == 0:
         raise DimError(f"roll: dimension specified as {dims[0]} but tensor has no "
                        "dimensions")
@@ -1164,7 +1184,7 @@ class RepeatBackward(UnaryOp):
 
 def _repeat(input, *sizes):
     """``input`` tiled ``sizes[i]`` times along dim ``i`` (extra sizes add leading dims)."""
-    reps = _shape_arg(sizes, "repeat")
+    reps = _shape_arg(_required(sizes, "repeats", "repeat"), "repeat")
     nd = input._data.ndim
     if len(reps) < nd:
         raise ShapeError(f"repeat: number of dimensions of repeat dims ({len(reps)}) can not "
