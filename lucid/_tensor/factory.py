@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Mapping
 
 from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
 from ..backend import host as _host
-from ..errors import ArgumentTypeError, DTypeError, ValueOverflowError
+from ..errors import ArgumentTypeError, DTypeError, ShapeError, ValueOverflowError
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor"]
@@ -43,31 +44,132 @@ def _overflowing_int(data):
     return None
 
 
-def _infer_dtype(data):
-    """The dtype PyTorch infers for nested Python data (bool < int64 < default float)."""
-    best = None
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
-        if isinstance(x, Tensor):
-            d = x._dtype
-        elif _host.is_array(x):
-            d = _dt.from_numpy_dtype(x.dtype)
+# -- reading nested data -----------------------------------------------------------------
+#
+# PyTorch reads ``data`` as a sequence when it has ``__len__`` and ``__getitem__`` (a list,
+# a tuple, a deque, a range, an array.array, a user's class), strings, bytes and mappings
+# excepted, and infers the dtype by promoting each leaf's: a Python bool, int, float or
+# complex gives bool, int64, the default float or its complex; a NumPy scalar, a 0-d array
+# or a Tensor its own dtype. Lucid also takes arrays and tensors of any shape as leaves
+# (their shape extends the nesting) and objects with ``__array__`` or ``__dlpack__``.
+
+_PY_LEAVES = {bool: _dt.bool, int: _dt.int64}       # float, complex: the default dtype's
+_PY_NUMBERS = {bool, int, float, complex}
+_NOT_SEQUENCES = (str, bytes, bytearray, Mapping)
+_RAGGED = "nested sequences have inconsistent lengths"
+
+
+def _items(x):
+    """The items of ``x`` if it is read as a sequence, else None (a number, or an array or
+    tensor, read whole)."""
+    k = x.__class__
+    if k is list or k is tuple:
+        return x
+    if not (hasattr(k, "__len__") and hasattr(k, "__getitem__")) or \
+            isinstance(x, _NOT_SEQUENCES) or isinstance(x, Tensor) or _host.is_array(x) or \
+            _exporter(x) or hasattr(k, "__array__"):
+        return None
+    if hasattr(k, "__iter__"):          # a deque indexes in O(n): iterate instead
+        return list(x)
+    return [x[i] for i in range(len(x))]
+
+
+def _exporter(x):
+    """Whether ``x`` (not a Tensor or NumPy array) shares its memory through DLPack."""
+    return hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")
+
+
+def _imported(x):
+    """A Tensor sharing the memory of DLPack exporter ``x``; a PyTorch tensor that requires
+    grad (which refuses to export) through its ``detach()``."""
+    if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
+        x = x.detach()
+    return from_dlpack(x)
+
+
+def _leaf(x, op):
+    """``(value, dtype, shape)`` of a leaf of nested data: a number as itself, an array-like
+    as a host array."""
+    k = x.__class__
+    if k is float or k is complex:
+        return x, _dt.scalar_dtype(x), ()
+    d = _PY_LEAVES.get(k)
+    if d is not None:
+        return x, d, ()
+    if isinstance(x, Tensor):
+        a = x._device.backend.to_numpy(x._data)
+        return a, x._dtype, tuple(x.shape)
+    if not (_host.is_array(x) or _host.is_scalar(x)):
+        if _exporter(x):
+            return _leaf(_imported(x), op)
+        if hasattr(x, "__array__"):
+            x = _host.array_of(x)
+        elif isinstance(x, numbers.Number):
+            return x, _dt.scalar_dtype(x), ()
         else:
-            d = _dt.scalar_dtype(x)
+            raise DTypeError(f"{op}: could not infer the dtype of {type(x).__name__}; "
+                             "expected numbers, nested sequences of numbers, arrays or "
+                             "tensors")
+    return x, _dt.from_numpy_dtype(x.dtype), tuple(x.shape)
+
+
+def _read(data, op):
+    """``(nested lists of numbers and host arrays, inferred dtype, whether a Python int
+    lies outside int64)`` of nested ``data``, with PyTorch's check that every sequence at
+    one depth has the same length (an array or tensor leaf counts as the sequences of its
+    shape)."""
+    shape, x = [], data
+    while True:                                  # the shape, along the first elements
+        items = _items(x)
+        if items is None:
+            shape.extend(_leaf(x, op)[2])
+            break
+        shape.append(len(items))
+        if not items:
+            break
+        x = items[0]
+    ndim = len(shape)
+    rest = [tuple(shape[d:]) for d in range(ndim + 1)]
+    dts, big = set(), [False]
+
+    def numbers_only(items):
+        """Whether ``items`` are Python numbers only (the common case, read in C loops)."""
+        kinds = set(map(type, items))
+        if not kinds <= _PY_NUMBERS:
+            return False
+        dts.update(_dt.scalar_dtype(k()) for k in kinds)
+        if int in kinds and complex not in kinds and \
+                not (_INT64_MIN <= min(items) and max(items) <= _INT64_MAX):
+            big[0] = True
+        return True
+
+    def walk(x, depth):
+        items = _items(x)
+        if items is None:
+            v, d, s = _leaf(x, op)
+            if s != rest[depth]:
+                what = f"an element of shape {s}" if s else type(x).__name__
+                raise ShapeError(f"{op}: {_RAGGED}: expected a sequence of length "
+                                 f"{shape[depth]} at dim {depth}, got {what}")
+            dts.add(d)
+            if d is _dt.int64 and v.__class__ is int and not _INT64_MIN <= v <= _INT64_MAX:
+                big[0] = True
+            return v
+        if depth == ndim:
+            raise ShapeError(f"{op}: {_RAGGED}: expected a number at dim {depth}, got a "
+                             f"sequence of length {len(items)}")
+        if len(items) != shape[depth]:
+            raise ShapeError(f"{op}: {_RAGGED}: expected sequence of length {shape[depth]} "
+                             f"at dim {depth} (got {len(items)})")
+        if depth == ndim - 1 and numbers_only(items):
+            return items
+        return [walk(e, depth + 1) for e in items]
+
+    out = walk(data, 0)
+    best = None
+    for d in dts:
         best = d if best is None else _dt.promote_types(best, d)
-    return best or _dt.get_default_dtype()
-
-
-def _flatten_tensors(data):
-    if isinstance(data, Tensor):
-        return data._device.backend.to_numpy(data._data)
-    if isinstance(data, (list, tuple)):
-        return [_flatten_tensors(x) for x in data]
-    return data
+    return out, best or _dt.get_default_dtype(), big[0]
 
 
 def _to_array(data, dtype, dev):
@@ -79,38 +181,47 @@ def _to_array(data, dtype, dev):
             be.asarray(data._device.backend.to_numpy(data._data))
         dt = want or data._dtype
         return be.copy(src) if dt is data._dtype else be.astype(src, dt.np), dt
-    if hasattr(data, "__dlpack__") and not _host.is_array(data) and \
-            type(data).__module__.split(".")[0] in ("torch", "cupy"):
-        data = be.from_dlpack(data) if dev.type != "cpu" else _host.from_dlpack(data)
-    if _host.is_array(data) or (be.name != "cpu" and isinstance(data, be.ndarray)):
-        dt = want or _dt.from_numpy_dtype(data.dtype)
-        arr = be.asarray(data)
-        return (be.copy(arr) if arr.dtype == dt.np else be.astype(arr, dt.np)), dt
-    if _host.is_scalar(data):
-        dt = want or _dt.from_numpy_dtype(data.dtype)
-        return be.asarray(_host.scalar_array(data, dt)), dt
-    if isinstance(data, range):         # tensor(range(3)), as PyTorch
-        data = list(data)
-    elif isinstance(data, (list, tuple)) and any(isinstance(x, range) for x in data):
-        data = [list(x) if isinstance(x, range) else x for x in data]
-    if not isinstance(data, (list, tuple, numbers.Number, bool)):
-        raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
-                         "expected a number, nested sequence, ndarray or Tensor")
-    dt = want or _infer_dtype(data)
-    if dt._cat < 2:
+    if data.__class__ is list or data.__class__ is tuple:
+        nested, inferred, big = _read(data, "tensor")
+        dt = want or inferred
+    else:
+        if not _host.is_array(data) and _exporter(data):
+            return _to_array(_imported(data), want, dev)
+        if not _host.is_array(data) and hasattr(data, "__array__"):
+            data = _host.array_of(data)
+        if _host.is_array(data) or (be.name != "cpu" and isinstance(data, be.ndarray)):
+            dt = want or _dt.from_numpy_dtype(data.dtype)
+            arr = be.asarray(data)
+            return (be.copy(arr) if arr.dtype == dt.np else be.astype(arr, dt.np)), dt
+        if _host.is_scalar(data):
+            dt = want or _dt.from_numpy_dtype(data.dtype)
+            return be.asarray(_host.scalar_array(data, dt)), dt
+        if isinstance(data, numbers.Number):
+            dt = want or _dt.scalar_dtype(data)
+            nested, big = data, _overflowing_int(data) is not None
+        elif _items(data) is not None:       # a deque, a range, an array.array, ...
+            nested, inferred, big = _read(data, "tensor")
+            dt = want or inferred
+        else:
+            raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
+                             "expected a number, nested sequence, ndarray or Tensor")
+    if big and dt._cat < 2:
         # Python ints beyond int64 never fit an integer dtype (PyTorch: "Overflow when
         # unpacking long long"); into a float or bool dtype they convert like any number
-        big = _overflowing_int(data)
-        if big is not None and dt is _dt.bool:
-            return be.asarray(_host.nested_bool_array(_flatten_tensors(data))), dt
-        if big is not None:
-            raise ValueOverflowError(f"tensor: overflow: the Python int {big} does not fit "
-                                     f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])")
-    return be.asarray(_host.nested_array(_flatten_tensors(data), dt)), dt
+        if dt is _dt.bool:
+            return be.asarray(_host.nested_bool_array(nested)), dt
+        big = _overflowing_int(nested)
+        raise ValueOverflowError(f"tensor: overflow: the Python int {big} does not fit "
+                                 f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])")
+    return be.asarray(_host.nested_array(nested, dt)), dt
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """A new tensor holding a copy of ``data`` (numbers, nested lists, arrays, tensors)."""
+    """A new tensor holding a copy of ``data``: a number, a nested sequence (anything with
+    ``__len__`` and ``__getitem__``: lists, tuples, deques, ranges, ``array.array``) of
+    numbers, NumPy scalars, arrays and tensors, an array, a tensor, or an object with
+    ``__array__`` or ``__dlpack__``. The dtype, unless given, is PyTorch's inference (see
+    :func:`_read`)."""
     dev = _device_cls(device) if device is not None else get_default_device()
     arr, dt = _to_array(data, dtype, dev)
     t = Tensor._wrap(arr, dt, dev)
@@ -120,13 +231,19 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 
 def as_tensor(data, dtype=None, device=None):
-    """``data`` as a tensor, sharing memory when it already is one of the right dtype/device."""
+    """``data`` as a tensor, sharing memory when it already is one of the right dtype and
+    device: a Tensor, a NumPy array (or an object with ``__array__``) for the CPU, a DLPack
+    exporter (a PyTorch or CuPy tensor) on its own device; other data as :func:`tensor`."""
     dev = _device_cls(device) if device is not None else None
     want = dtype_arg(dtype, "as_tensor")
     if isinstance(data, Tensor):
         if (want is None or want is data._dtype) and (dev is None or dev is data._device):
             return data
         return data.to(device=dev or data._device, dtype=want or data._dtype)
+    if not _host.is_array(data) and _exporter(data):
+        return as_tensor(_imported(data), want, dev)
+    if not _host.is_array(data) and hasattr(data, "__array__"):
+        data = _host.array_of(data)
     dev = dev or get_default_device()
     if _host.is_array(data) and dev.type == "cpu" and data.dtype in _dt._BY_NP and \
             (want is None or want.np == data.dtype):

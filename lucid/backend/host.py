@@ -14,7 +14,8 @@ from .. import dtypes as _dt
 from ..errors import DTypeError, ShapeError, ValueOverflowError
 
 __all__ = ["is_array", "is_scalar", "is_array_dtype", "is_writeable", "from_dlpack",
-           "scalar_array", "nested_array", "array_kind", "contiguous", "from_buffer"]
+           "array_of", "scalar_array", "nested_array", "array_kind", "contiguous",
+           "from_buffer"]
 
 
 def is_array(x):
@@ -65,6 +66,12 @@ def is_writeable(a):
 def from_dlpack(obj):
     """A host array sharing memory with DLPack exporter ``obj`` (NumPy's reader)."""
     return np.from_dlpack(obj)
+
+
+def array_of(obj):
+    """The host array of an object with NumPy's ``__array__`` protocol (shared where the
+    object allows)."""
+    return np.asarray(obj)
 
 
 def scalar_array(x, dt):
