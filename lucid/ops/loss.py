@@ -166,14 +166,15 @@ class BinaryCrossEntropyBackward(BinaryOp):
     PyTorch's kernel term for term (``binary_cross_entropy`` and its backward in
     ``aten/src/ATen/native/Loss.cpp``), in the inputs' dtype: ``log``, ``log1p``,
     ``maximum`` of the backend, the floor :math:`10^{-12}` rounded to float32 as PyTorch's
-    C ``float`` constant is (:math:`1 - 4 \cdot 10^{-9}` of it). At :math:`x = 1` the loss of :math:`y = 1` is 0 and its
-    gradient 0; at :math:`x = 0` with :math:`y = 1` the gradient is :math:`-10^{12} g`. The
-    target's gradient is :math:`\mp\infty` at :math:`x = 1` and 0. In float16 the floor
-    :math:`10^{-12}` rounds to 0, so the gradient at the boundaries is nan or inf, as
-    PyTorch's. The graph-mode backward is the same formula on Lucid ops: its own derivative
-    agrees with PyTorch's double backward inside :math:`(0, 1)`; where :math:`(1 - x)x`
-    is clamped PyTorch's uses :math:`(x + \epsilon)^2 (1 - x + \epsilon)^2` and Lucid's
-    the clamp's (zero) derivative, both of order :math:`10^{12}` and more.
+    C ``float`` constant is (:math:`1 - 4 \cdot 10^{-9}` of it). At :math:`x = 1` the loss
+    of :math:`y = 1` is 0 and its gradient 0; at :math:`x = 0` with :math:`y = 1` the
+    gradient is :math:`-10^{12} g`. The target's gradient is :math:`\mp\infty` at
+    :math:`x = 1` and 0. In float16 the floor rounds to 0, so the gradient at the
+    boundaries is nan or inf, as PyTorch's. The graph-mode backward is the same formula on
+    Lucid ops: its own derivative agrees with PyTorch's double backward inside
+    :math:`(0, 1)` (to :math:`10^{-10}`); where :math:`(1 - x)x` is clamped PyTorch's uses
+    :math:`(x + \epsilon)^2 (1 - x + \epsilon)^2` and Lucid's the clamp's (zero)
+    derivative, both of order :math:`10^{12}` and more.
     """
 
     __slots__ = ()

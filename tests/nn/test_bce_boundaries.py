@@ -131,7 +131,8 @@ def test_shapes_and_layouts():
 def test_weight_broadcasts_and_takes_the_input_dtype():
     x = lucid.full((2, 3), 0.25)
     y = lucid.ones(2, 3)
-    for w in (lucid.tensor([1.0, 2.0, 3.0], dtype=lucid.float64), lucid.tensor([[2.0], [3.0]])):
+    for w in (lucid.tensor([1.0, 2.0, 3.0], dtype=lucid.float64),
+              lucid.tensor([[2.0], [3.0]])):
         out = F.binary_cross_entropy(x, y, weight=w, reduction="none")
         ref = TF.binary_cross_entropy(torch.full((2, 3), 0.25), torch.ones(2, 3),
                                       weight=torch.tensor(w.numpy()), reduction="none")
@@ -143,13 +144,14 @@ def test_weight_broadcasts_and_takes_the_input_dtype():
 
 def test_errors():
     x, y = lucid.full((2, 3), 0.5), lucid.ones(2, 3)
-    with pytest.raises(ShapeError, match="binary_cross_entropy: weight of shape \\(4, 2, 3\\)"):
+    with pytest.raises(ShapeError, match="cross_entropy: weight of shape \\(4, 2, 3\\)"):
         F.binary_cross_entropy(x, y, weight=lucid.ones(4, 2, 3))
     with pytest.raises(ShapeError, match="binary_cross_entropy: weight of shape \\(2,\\)"):
         F.binary_cross_entropy(x, y, weight=lucid.ones(2))
     with pytest.raises(ArgumentError, match="not differentiable with respect to 'weight'"):
         F.binary_cross_entropy(x, y, weight=lucid.ones(3, requires_grad=True))
-    with pytest.raises(DTypeError, match="target of the input's dtype lucid.float32, got lucid.float64"):
+    with pytest.raises(DTypeError, match="target of the input's dtype lucid.float32, got "
+                                         "lucid.float64"):
         F.binary_cross_entropy(x, y.double())
     with pytest.raises(DTypeError, match="binary_cross_entropy: expected a floating point"):
         F.binary_cross_entropy(x.long(), y.long())

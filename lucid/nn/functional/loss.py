@@ -3,9 +3,10 @@
 Cross-entropy with class indices, NLL and binary cross-entropy are fused ops
 (:mod:`lucid.ops.loss`; binary cross-entropy with PyTorch's clamps at 0 and 1); the others
 are compositions of Lucid ops that follow PyTorch's formulas, so their values and
-gradients agree with it (edge conventions included: the clamp of ``var`` outside the graph in the Gaussian NLL, strict
-hinges ``max(0, z)`` with gradient 0 at 0 where PyTorch's kernels test ``z > 0``, and
-``clamp_min`` with gradient 1 at 0 where PyTorch composes with it).
+gradients agree with it (edge conventions included: the clamp of ``var`` outside the
+graph in the Gaussian NLL, strict hinges ``max(0, z)`` with gradient 0 at 0 where
+PyTorch's kernels test ``z > 0``, and ``clamp_min`` with gradient 1 at 0 where PyTorch
+composes with it).
 ``reduction`` is ``"none"``, ``"mean"`` or ``"sum"``; the legacy ``size_average`` and
 ``reduce`` arguments are accepted in the signatures for compatibility and must be None.
 """
