@@ -1,8 +1,11 @@
 """``lucid.nn.utils``: gradient clipping, parameter vectors, weight and spectral norm (hooks and
-parametrizations), packed sequences."""
+parametrizations), packed sequences, pruning, conv/linear-batch-norm fusion."""
 
-from . import parametrizations, parametrize, rnn  # noqa: F401
+from . import fusion, parametrizations, parametrize, prune, rnn  # noqa: F401
 from .clip_grad import *  # noqa: F401,F403
 from .convert_parameters import *  # noqa: F401,F403
+from .fusion import *  # noqa: F401,F403
+from .rnn import (PackedSequence, pack_padded_sequence, pack_sequence,  # noqa: F401
+                  pad_packed_sequence, pad_sequence, unpack_sequence, unpad_sequence)
 from .weight_norm import *  # noqa: F401,F403
 from .spectral_norm import *  # noqa: F401,F403
