@@ -26,4 +26,5 @@ __all__ = [n for m in ("activation", "loss", "conv", "pooling", "vision", "norma
 # fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
-__all__ += [n for m in ('fractional_pool', 'positional') for n in _sys.modules[f"{__name__}.{m}"].__all__]
+from .grouped_attention import *  # noqa: F401,F403
+__all__ += [n for m in ('fractional_pool', 'positional', 'grouped_attention') for n in _sys.modules[f"{__name__}.{m}"].__all__]

@@ -84,7 +84,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  key_padding_mask=None, need_weights=True, attn_mask=None,
                                  use_separate_proj_weight=False, q_proj_weight=None,
                                  k_proj_weight=None, v_proj_weight=None, static_k=None,
-                                 static_v=None, average_attn_weights=True, is_causal=False):
+                                 static_v=None, average_attn_weights=True, is_causal=False,
+                                 *, num_kv_heads=None):
     """Multi-head attention on sequence-first inputs ``(L, N, E)`` (or unbatched ``(L, E)``),
     as PyTorch's: in-projections (one GEMM for self-attention), optional ``bias_k``/``bias_v``
     and zero-attention keys, the fused :func:`scaled_dot_product_attention` over the
@@ -98,6 +99,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     replaced by the fused causal path when no weights or padding mask are asked for.
     A query whose every key is masked gets output 0 and weights 0 (PyTorch's weights path
     gives nan there).
+
+    ``num_kv_heads`` (Lucid's; None: ``num_heads``, PyTorch's attention) gives grouped- or
+    multi-query attention: keys and values are projected to ``num_kv_heads * head_dim``
+    features (``in_proj_weight`` ``(E + 2 E_kv, E)``, ``k_proj_weight``/``v_proj_weight``
+    ``(E_kv, kdim/vdim)``, ``bias_k``/``bias_v`` ``(1, 1, E_kv)``, ``static_k``/``static_v``
+    ``(N * num_kv_heads, S, head_dim)``), and each key/value head serves ``num_heads /
+    num_kv_heads`` consecutive query heads (sdpa's ``enable_gqa``, no copies).
     """
     op = "multi_head_attention_forward"
     for name, t in (("query", query), ("key", key), ("value", value)):
@@ -125,6 +133,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise ShapeError(f"{op}: key shape {tuple(key.shape)} does not match value shape "
                          f"{tuple(value.shape)}")
     head_dim = embed_dim // num_heads
+    kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+    if isinstance(kv_heads, bool) or not isinstance(kv_heads, int) or kv_heads <= 0 or \
+            num_heads % kv_heads:
+        raise ArgumentError(f"{op}: num_kv_heads must be a positive divisor of num_heads "
+                            f"({num_heads}), got {num_kv_heads!r}")
+    kv_dim = kv_heads * head_dim
     if is_causal and attn_mask is None:
         raise ArgumentError(f"{op}: need attn_mask if specifying the is_causal hint; you may "
                             "use Transformer.generate_square_subsequent_mask to create it")
@@ -137,27 +151,33 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                          f"got {tuple(key_padding_mask.shape)}")
 
     # -- in-projections, then heads (N, H, S, d) --------------------------------------
+    parts = [embed_dim, kv_dim, kv_dim]          # the rows of in_proj for q, k and v
     if use_separate_proj_weight:
         bq = bk = bv = None
         if in_proj_bias is not None:
-            bq, bk, bv = in_proj_bias.chunk(3)
-        q, k, v = (_heads(linear(x, w, b), bsz, num_heads, head_dim) for x, w, b in
-                   ((query, q_proj_weight, bq), (key, k_proj_weight, bk),
-                    (value, v_proj_weight, bv)))
+            bq, bk, bv = in_proj_bias.split(parts)
+        q, k, v = (_heads(linear(x, w, b), bsz, h, head_dim) for x, w, b, h in
+                   ((query, q_proj_weight, bq, num_heads), (key, k_proj_weight, bk, kv_heads),
+                    (value, v_proj_weight, bv, kv_heads)))
+    elif query is key and key is value and kv_heads != num_heads:     # one GEMM, then split
+        q, k, v = linear(query, in_proj_weight, in_proj_bias).split(parts, -1)
+        q = _heads(q, bsz, num_heads, head_dim)
+        k, v = _heads(k, bsz, kv_heads, head_dim), _heads(v, bsz, kv_heads, head_dim)
     elif query is key and key is value:          # self-attention: one GEMM
         proj = linear(query, in_proj_weight, in_proj_bias)
         proj = proj.reshape(tgt_len, bsz, 3, num_heads, head_dim)
         q, k, v = proj.permute(2, 1, 3, 0, 4).unbind(0)
     else:
-        w = in_proj_weight.chunk(3)
-        b = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+        w = in_proj_weight.split(parts)
+        b = (None,) * 3 if in_proj_bias is None else in_proj_bias.split(parts)
         q = linear(query, w[0], b[0])
         if key is value:
             k, v = linear(key, cat([w[1], w[2]]),
                           None if b[1] is None else cat([b[1], b[2]])).chunk(2, -1)
         else:
             k, v = linear(key, w[1], b[1]), linear(value, w[2], b[2])
-        q, k, v = (_heads(x, bsz, num_heads, head_dim) for x in (q, k, v))
+        q = _heads(q, bsz, num_heads, head_dim)
+        k, v = _heads(k, bsz, kv_heads, head_dim), _heads(v, bsz, kv_heads, head_dim)
 
     if attn_mask is not None:
         want = (tgt_len, src_len) if attn_mask.ndim == 2 else \
@@ -172,28 +192,29 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if bias_k is not None and bias_v is not None:
         if static_k is not None or static_v is not None:
             raise ArgumentError(f"{op}: bias cannot be added to static key or value")
-        k = cat([k, bias_k.reshape(1, num_heads, 1, head_dim).expand(bsz, -1, -1, -1)], 2)
-        v = cat([v, bias_v.reshape(1, num_heads, 1, head_dim).expand(bsz, -1, -1, -1)], 2)
+        k = cat([k, bias_k.reshape(1, kv_heads, 1, head_dim).expand(bsz, -1, -1, -1)], 2)
+        v = cat([v, bias_v.reshape(1, kv_heads, 1, head_dim).expand(bsz, -1, -1, -1)], 2)
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
     elif (bias_k is None) != (bias_v is None):
         raise ArgumentError(f"{op}: bias_k and bias_v must both be given or both be None")
     for name, st in (("static_k", static_k), ("static_v", static_v)):
-        if st is not None and (st.ndim != 3 or st.shape[0] != bsz * num_heads or
+        if st is not None and (st.ndim != 3 or st.shape[0] != bsz * kv_heads or
                                st.shape[2] != head_dim):
-            raise ShapeError(f"{op}: expecting {name} of shape ({bsz * num_heads}, S, "
+            raise ShapeError(f"{op}: expecting {name} of shape ({bsz * kv_heads}, S, "
                              f"{head_dim}), got {tuple(st.shape)}")
     if static_k is not None:
-        k = static_k.reshape(bsz, num_heads, static_k.shape[1], head_dim)
+        k = static_k.reshape(bsz, kv_heads, static_k.shape[1], head_dim)
     if static_v is not None:
-        v = static_v.reshape(bsz, num_heads, static_v.shape[1], head_dim)
+        v = static_v.reshape(bsz, kv_heads, static_v.shape[1], head_dim)
     if add_zero_attn:
-        z = zeros((bsz, num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        z = zeros((bsz, kv_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k, v = cat([k, z], 2), cat([v, z], 2)
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
 
     mask = _merge(attn_mask, key_padding_mask, query.dtype)
     p = dropout_p if training else 0.0
     res = _attn.scaled_dot_product_attention(q, k, v, mask, p, is_causal,
+                                             enable_gqa=kv_heads != num_heads,
                                              need_weights=need_weights)
     out, weights = res if need_weights else (res, None)
     out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, embed_dim)

@@ -31,5 +31,6 @@ __all__ = [n for m in (module, container, linear, flatten, rnn, distance, activa
 # fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
-from . import fractional_pool, positional  # noqa: E402
-__all__ += [n for m in (fractional_pool, positional,) for n in m.__all__]
+from .grouped_attention import *  # noqa: F401,F403
+from . import fractional_pool, positional, grouped_attention  # noqa: E402
+__all__ += [n for m in (fractional_pool, positional, grouped_attention,) for n in m.__all__]

@@ -31,17 +31,30 @@ class MultiheadAttention(Module):
     ``dropout`` applies to the attention weights in training. Inputs are ``(L, N, E)``
     (``(N, L, E)`` with ``batch_first``) or unbatched ``(L, E)``; see
     :func:`lucid.nn.functional.multi_head_attention_forward` for the masks.
+
+    ``num_kv_heads`` (Lucid's; None keeps PyTorch's attention exactly) makes it grouped-query
+    attention (Ainslie et al., 2023; 1: multi-query, Shazeer, 2019): keys and values have
+    ``num_kv_heads`` heads of ``head_dim``, each shared by ``num_heads / num_kv_heads``
+    consecutive query heads, so ``in_proj_weight`` is ``(E + 2 E_kv, E)`` with
+    :math:`E_{kv} = \text{num\_kv\_heads} \cdot \text{head\_dim}` (``k_proj_weight``
+    ``(E_kv, kdim)``, ``v_proj_weight`` ``(E_kv, vdim)``, ``in_proj_bias`` ``(E + 2 E_kv,)``,
+    ``bias_k``/``bias_v`` ``(1, 1, E_kv)``), initialised as the packed matrix is.
     """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
+                 dtype=None, *, num_kv_heads=None):
         if embed_dim <= 0 or num_heads <= 0:
             raise ArgumentError(f"MultiheadAttention: embed_dim and num_heads must be greater "
                                 f"than 0, got embed_dim={embed_dim} and num_heads={num_heads}")
         if embed_dim % num_heads:
             raise ArgumentError(f"MultiheadAttention: embed_dim ({embed_dim}) must be "
                                 f"divisible by num_heads ({num_heads})")
+        if num_kv_heads is not None and (
+                isinstance(num_kv_heads, bool) or not isinstance(num_kv_heads, int) or
+                num_kv_heads <= 0 or num_heads % num_kv_heads):
+            raise ArgumentError(f"{type(self).__name__}: num_kv_heads must be a positive "
+                                f"divisor of num_heads ({num_heads}), got {num_kv_heads!r}")
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.embed_dim = embed_dim
@@ -52,23 +65,25 @@ class MultiheadAttention(Module):
         self.dropout = dropout
         self.batch_first = batch_first
         self.head_dim = embed_dim // num_heads
+        self.num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        kv_dim = self.num_kv_heads * self.head_dim
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
+            self.in_proj_weight = Parameter(empty((embed_dim + 2 * kv_dim, embed_dim), **kw))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
                 self.register_parameter(name, None)
         else:
             self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
-            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
-            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
+            self.k_proj_weight = Parameter(empty((kv_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(empty((kv_dim, self.vdim), **kw))
             self.register_parameter("in_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
+            self.in_proj_bias = Parameter(empty(embed_dim + 2 * kv_dim, **kw))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_k = Parameter(empty((1, 1, kv_dim), **kw))
+            self.bias_v = Parameter(empty((1, 1, kv_dim), **kw))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
@@ -112,7 +127,7 @@ class MultiheadAttention(Module):
             attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
             q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
             v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
-            is_causal=is_causal)
+            is_causal=is_causal, num_kv_heads=self.num_kv_heads)
         if self.batch_first and batched:
             out = out.transpose(1, 0)
         return out, weights
