@@ -19,7 +19,9 @@ from .binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _m
                      pow as _pow, where as _where, xlogy)
 from .base import apply_inplace, scalar_like
 from ._formula import const
-from .backward_ops import (PowScalarBackwardBackward, SigmoidBackwardBackward,
+from .backward_ops import (HardsigmoidBackwardBackward, HardtanhBackwardBackward,
+                           LeakyReluBackwardBackward, PowScalarBackwardBackward,
+                           ReluBackwardBackward, SigmoidBackwardBackward,
                            TanhBackwardBackward)
 from .complex import ComplexBackward, ConjBackward, ViewAsRealBackward, sgn
 from .creation import TrilBackward, TriuBackward
@@ -39,7 +41,8 @@ from .unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p,
 __all__ = [
     # element-wise
     "abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg", "reciprocal",
-    "relu", "relu_backward", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+    "relu", "relu_backward", "hardtanh_backward", "leaky_relu_backward",
+    "hardsigmoid_backward", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
     "tan", "tanh",
     "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul",
     "conj", "sgn", "make_complex", "view_as_real",
@@ -237,7 +240,20 @@ def matmul(a, b):
 
 
 def relu_backward(y, g):
-    return _where(y <= 0, 0, g)
+    """0 where ``y <= 0``, else ``g``, as one recorded op (its gradient for ``y`` is 0)."""
+    return ReluBackwardBackward.apply(g, y)
+
+
+def hardtanh_backward(g, x, lo, hi):
+    return HardtanhBackwardBackward.apply(g, x, min_val=lo, max_val=hi)
+
+
+def leaky_relu_backward(g, x, slope):
+    return LeakyReluBackwardBackward.apply(g, x, negative_slope=slope)
+
+
+def hardsigmoid_backward(g, x):
+    return HardsigmoidBackwardBackward.apply(g, x)
 
 
 def channel_sum(g):

@@ -153,6 +153,15 @@ class XpUnary:
         keep = -(~(y <= 0)).astype(bits)
         return (g.view(bits) & keep).view(g.dtype)
 
+    def hardtanh_backward(self, g, x, lo, hi):
+        return self.xp.where((x <= lo) | (x >= hi), 0, g)
+
+    def leaky_relu_backward(self, g, x, slope):
+        return self.xp.where(x > 0, g, g * slope)
+
+    def hardsigmoid_backward(self, g, x):
+        return self.xp.where((x > -3) & (x < 3), g * (1.0 / 6.0), 0)
+
     def clamp(self, a, lo, hi):
         xp = self.xp
         if lo is not None and lo.__class__ is not xp.ndarray:

@@ -46,6 +46,21 @@ class UnaryKernels(ABC):
         selection: nan in ``y`` passes ``g``, an infinite ``g`` at :math:`y \le 0` gives 0)."""
 
     @abstractmethod
+    def hardtanh_backward(self, g, x, lo, hi):
+        r"""Hardtanh's gradient from its input: 0 where :math:`x \le lo` or :math:`x \ge hi`,
+        else ``g`` (a selection, as ``relu_backward``: nan in ``x`` passes ``g``)."""
+
+    @abstractmethod
+    def leaky_relu_backward(self, g, x, slope):
+        r"""Leaky ReLU's gradient: ``g`` where :math:`x > 0`, else :math:`g \cdot slope`
+        (nan in ``x`` takes the slope)."""
+
+    @abstractmethod
+    def hardsigmoid_backward(self, g, x):
+        r"""Hardsigmoid's gradient: :math:`g / 6` where :math:`-3 < x < 3`, else 0 (a
+        selection; nan in ``x`` gives 0)."""
+
+    @abstractmethod
     def clamp(self, a, lo, hi):
         r"""Element-wise :math:`\min(\max(a, lo), hi)`; ``lo``/``hi`` are arrays of ``a``'s
         dtype (broadcasting), Python numbers, or None (no bound). When :math:`lo > hi` the

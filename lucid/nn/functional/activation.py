@@ -14,7 +14,8 @@ import warnings
 
 from ... import ops as _ops
 from ...errors import ArgumentError, DTypeError, ShapeError
-from ...ops.activation import GeluBackward, SiluBackward
+from ...ops.activation import (GeluBackward, HardsigmoidBackward, HardtanhBackward,
+                               LeakyReluBackward, SiluBackward)
 from ...ops.base import apply_inplace, norm_dim, to_tensor
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_",
@@ -57,9 +58,7 @@ def relu_(input):
 
 
 def _hardtanh(x, min_val, max_val):
-    # clamp's gradient at the bounds is 1, PyTorch's hardtanh's is 0: the mask says which
-    inside = (x > min_val) & (x < max_val)
-    return _ops.where(inside, x, _ops.clamp(x.detach(), min_val, max_val))
+    return HardtanhBackward.call(x, min_val=min_val, max_val=max_val)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -83,7 +82,7 @@ def relu6(input, inplace=False):
 
 
 def _leaky_relu(x, negative_slope):
-    return _ops.where(x > 0, x, x * negative_slope)
+    return LeakyReluBackward.call(x, negative_slope=negative_slope)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -262,7 +261,7 @@ def logsigmoid(input):
 
 
 def _hardsigmoid(x):
-    return _hardtanh(x * (1.0 / 6.0) + 0.5, 0.0, 1.0)
+    return HardsigmoidBackward.call(x)
 
 
 def hardsigmoid(input, inplace=False):
@@ -272,7 +271,12 @@ def hardsigmoid(input, inplace=False):
 
 
 def _hardswish(x):
-    return x * _hardsigmoid(x)
+    # composed with clamp, not hardsigmoid, whose gradient has no derivative (PyTorch's
+    # hardswish has a second derivative); the mask makes the gradient 0 at +-3 like
+    # PyTorch's, where clamp's passes
+    inside = (x > -3.0) & (x < 3.0)
+    hs = _ops.where(inside, x + 3.0, _ops.clamp(x.detach() + 3.0, 0.0, 6.0)) / 6.0
+    return x * hs
 
 
 def hardswish(input, inplace=False):
