@@ -4,16 +4,20 @@ A :class:`Parameter` is a :class:`~lucid.Tensor` (a subclass, sharing the storag
 it is made from) that requires grad by default; assigning one to a Module attribute registers
 it. A :class:`Buffer` (PyTorch 2.x) marks a tensor to register as a buffer, with its
 ``persistent`` flag. :class:`UninitializedParameter` is the placeholder of lazy layers until
-their first call fixes its shape.
+their first call fixes its shape; :class:`UninitializedParameterWarning` is the warning
+given where one would otherwise pass silently for a real tensor.
 """
 
 from __future__ import annotations
+
+import warnings
 
 from .._tensor import Tensor
 from ..ops import empty
 from ..errors import AutogradError
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
+           "UninitializedParameterWarning"]
 
 
 def _alias(cls, data):
@@ -91,6 +95,22 @@ def _rebuild_buffer(cls, data, persistent):
     return cls(data, persistent=persistent)
 
 
+class UninitializedParameterWarning(UserWarning):
+    """A lazy module's parameters or buffers were used before its first forward gave them
+    shapes: counted (``numel()`` is 0 until then, so a parameter count leaves them out)
+    or put in a ``state_dict`` (as empty placeholders, which a saved checkpoint would
+    keep). Lucid³'s name; PyTorch raises on ``numel()`` of an uninitialized parameter
+    and saves the placeholders without a word."""
+
+
+def warn_uninitialized(what, stacklevel=3):
+    """Give :class:`UninitializedParameterWarning` for ``what`` (a phrase naming the use
+    and the tensors)."""
+    warnings.warn(f"{what}: uninitialized (lazy) parameters or buffers; run a forward pass "
+                  "first to give them their shapes", UninitializedParameterWarning,
+                  stacklevel=stacklevel)
+
+
 class _Uninitialized:
     """What uninitialised parameters and buffers share: no data until
     :meth:`materialize` gives them a shape; any other use raises."""
@@ -109,6 +129,11 @@ class _Uninitialized:
 
     def __repr__(self):
         return f"<{type(self).__name__}>"
+
+    def numel(self):
+        """0, with :class:`UninitializedParameterWarning`: the size is not known yet."""
+        warn_uninitialized(f"numel() of an {type(self).__name__}")
+        return 0
 
     @property
     def shape(self):

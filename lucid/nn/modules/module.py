@@ -25,7 +25,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...errors import ArgumentError, ArgumentTypeError, AutogradError, DTypeError
 from ...ops import empty_like
-from ..parameter import Buffer, Parameter, _Uninitialized
+from ..parameter import Buffer, Parameter, _Uninitialized, warn_uninitialized
 
 __all__ = ["Module"]
 
@@ -421,6 +421,14 @@ class Module:
         return self._named_members(lambda m: m._parameters.items(), prefix=prefix,
                                    recurse=recurse, remove_duplicate=remove_duplicate)
 
+    def has_uninitialized_parameters(self, recurse=True):
+        """Whether a parameter or buffer of this module (and, with ``recurse``, of its
+        submodules) is still an uninitialized placeholder of a lazy layer (Lucid³'s
+        method; PyTorch's lazy layers have ``has_uninitialized_params()`` for their
+        own)."""
+        members = itertools.chain(self.parameters(recurse), self.buffers(recurse))
+        return any(isinstance(t, _Uninitialized) for t in members)
+
     def buffers(self, recurse=True):
         """The buffers of this module (and of every submodule with ``recurse``)."""
         for _, b in self.named_buffers(recurse=recurse):
@@ -603,6 +611,11 @@ class Module:
     # -- state dict --------------------------------------------------------------------
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
+        lazy = [n for n, t in itertools.chain(self._parameters.items(), self._buffers.items())
+                if isinstance(t, _Uninitialized)]
+        if lazy:
+            warn_uninitialized(f"state_dict of {type(self).__name__} holds "
+                               f"{', '.join(prefix + n for n in lazy)}", stacklevel=4)
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
