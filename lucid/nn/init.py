@@ -238,3 +238,31 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
             idx = keys.argsort(dim=0)[:n_zeros]        # a random permutation per column
             tensor.scatter_(0, idx, 0.0)
     return tensor
+
+
+def _deprecated(init):
+    """PyTorch's old name of ``init`` (``uniform`` for ``uniform_``): the same function,
+    with a ``FutureWarning`` naming the new one."""
+    new = init.__name__
+    old = new[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.",
+                      FutureWarning, stacklevel=2)
+        return init(*args, **kwargs)
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old
+    deprecated_init.__doc__ = f"Deprecated: use :func:`{new}` (same arguments)."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

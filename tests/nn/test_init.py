@@ -186,3 +186,29 @@ def test_float64_kept():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         init.xavier_normal_(w)
+
+
+DEPRECATED = [("uniform", (), {}), ("normal", (0.0, 2.0), {}), ("constant", (0.5,), {}),
+              ("eye", (), {}), ("dirac", (), {}), ("xavier_uniform", (), {"gain": 2.0}),
+              ("xavier_normal", (), {}), ("kaiming_uniform", (), {"a": 1}),
+              ("kaiming_normal", (), {"mode": "fan_out"}), ("orthogonal", (), {}),
+              ("sparse", (0.5,), {})]
+
+
+@pytest.mark.parametrize("old, args, kwargs", DEPRECATED, ids=[d[0] for d in DEPRECATED])
+def test_deprecated_names_warn_as_pytorch_and_do_the_same(old, args, kwargs):
+    shape = (4, 4, 3) if old == "dirac" else (6, 5)
+    with pytest.warns(FutureWarning) as rec:
+        getattr(torch.nn.init, old)(torch.empty(shape), *args, **kwargs)
+    tmsg = str(rec[0].message)
+    lucid.manual_seed(3)
+    a = lucid.empty(*shape)
+    with pytest.warns(FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of "
+                                           f"`nn.init.{old}_`") as rec:
+        assert getattr(init, old)(a, *args, **kwargs) is a
+    assert str(rec[0].message) == tmsg
+    assert rec[0].filename == __file__            # points at the caller, as PyTorch's
+    lucid.manual_seed(3)
+    b = getattr(init, old + "_")(lucid.empty(*shape), *args, **kwargs)
+    assert lucid.equal(a, b)
+    assert getattr(init, old).__name__ == old
