@@ -214,6 +214,48 @@ def test_namedtuples_and_arrays_need_weights_only_false(tmp_path):
     assert out["s"] == 2.5
 
 
+def mlp():
+    nn = lucid.nn
+    return nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+
+
+def test_training_resumes_exactly_from_a_checkpoint(tmp_path):
+    def setup():
+        lucid.manual_seed(0)
+        model = mlp()
+        opt = lucid.optim.Adam(model.parameters(), lr=1e-2, amsgrad=True)
+        sched = lucid.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        return model, opt, sched
+
+    def step(model, opt, sched, i):
+        g = lucid.Generator().manual_seed(i)
+        x, y = lucid.randn(8, 1, 8, 8, generator=g), lucid.randint(0, 10, (8,), generator=g)
+        opt.zero_grad()
+        lucid.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        sched.step()
+
+    model, opt, sched = setup()
+    for i in range(3):
+        step(model, opt, sched, i)
+    p = tmp_path / "ckpt.pt"
+    lucid.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                "sched": sched.state_dict(), "step": 3}, p)
+    for i in range(3, 6):
+        step(model, opt, sched, i)
+
+    ckpt = lucid.load(p)
+    model2, opt2, sched2 = setup()
+    model2.load_state_dict(ckpt["model"])
+    opt2.load_state_dict(ckpt["opt"])
+    sched2.load_state_dict(ckpt["sched"])
+    for i in range(ckpt["step"], 6):
+        step(model2, opt2, sched2, i)
+    for a, b in zip(model.parameters(), model2.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    assert opt.param_groups[0]["lr"] == opt2.param_groups[0]["lr"]
+
+
 # -- whole modules ---------------------------------------------------------------------
 
 class TinyNet(lucid.nn.Module):

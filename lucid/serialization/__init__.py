@@ -41,8 +41,8 @@ from ._container import LegacyReader, ZipReader, archive_name, sniff, write_zip
 from ._files import describe, is_path, open_for_reading, write_to
 from ._location import Locator
 from ._pickler import DEFAULT_PROTOCOL, Pickler
-from ._safe_globals import (add_safe_globals, clear_safe_globals, get_safe_globals,
-                            safe_globals)
+from ._safe_globals import (add_safe_globals, clear_safe_globals,  # noqa: F401  (module
+                            get_safe_globals, safe_globals)        # attributes, as torch's)
 from ._safetensors import (is_lucid1, load_lucid1, load_safetensors, read_safetensors,
                            save_safetensors)
 from ._sharded import load_sharded, save_sharded

@@ -68,7 +68,7 @@ def _record(zf, name, data):
     info.compress_type = zipfile.ZIP_STORED
     info.file_size = n = len(data)
     zip64 = n * 1.05 > zipfile.ZIP64_LIMIT
-    start = zf.start_dir if zf._seekable else zf.fp.tell()
+    start = zf.start_dir                    # where this record's header goes
     head = 30 + len(name.encode("utf-8")) + (20 if zip64 else 0) + 4
     pad = -(start + head) % _ALIGN
     info.extra = struct.pack("<HH", _PAD_ID, pad) + b"Z" * pad
@@ -266,7 +266,10 @@ class LegacyReader(_Reader):
         super().__init__(f, locate)
         data = fh.read()
         buf = io.BytesIO(data)
-        plain = lambda: WeightsOnlyUnpickler(buf, self._no_pid, encoding=encoding).load()
+
+        def plain():                # one of the header's plain pickles (no storages)
+            return WeightsOnlyUnpickler(buf, self._no_pid, encoding=encoding).load()
+
         try:
             if plain() != _LEGACY_MAGIC or plain() != _LEGACY_PROTOCOL:
                 raise SerializationError(f"load: {describe(f)} has a legacy header of an "

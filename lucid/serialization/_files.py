@@ -60,13 +60,7 @@ def write_to(f, write, op):
         if isinstance(f, io.TextIOBase):
             raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
                                     "(it is a text stream)")
-        try:
-            write(f)
-        except TypeError as e:
-            if "bytes" in str(e) or "str" in str(e):
-                raise ArgumentTypeError(f"{op}: the file object must be opened in binary "
-                                        "mode (its write() refused bytes)") from None
-            raise
+        write(f)
     else:
         raise ArgumentTypeError(f"{op}: f must be a path (str or os.PathLike) or a binary "
                                 f"file object, got {type(f).__name__}")

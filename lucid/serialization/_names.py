@@ -137,7 +137,7 @@ def torch_counterpart(module, name):
                                  f"class for (no lucid.nn.modules.{module[17:]}.{name} nor "
                                  f"lucid.nn.{name}); load its state_dict into a Lucid model "
                                  "instead")
-    if module == "torch.nn.functional" and _IDENT.match(name):
+    if module in ("torch.nn.functional", "torch._C._nn") and _IDENT.match(name):
         from ..nn import functional
         fn = getattr(functional, name, None)
         if callable(fn):

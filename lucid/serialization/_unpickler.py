@@ -20,7 +20,8 @@ from __future__ import annotations
 import collections
 import pickle
 
-from ..errors import SerializationError, WeightsOnlyError
+from .._tensor import Tensor
+from ..errors import WeightsOnlyError
 from . import _safe_globals
 from ._names import StorageType, fixed_counterparts, torch_counterpart
 
@@ -61,8 +62,6 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         super().__init__(file, **kwargs)
         self._persistent = persistent_load
         self._found = {}        # id -> the objects find_class gave (what may be called)
-        from .._tensor import Tensor
-        self._tensor = Tensor
 
     def persistent_load(self, pid):
         return self._persistent(pid)
@@ -139,7 +138,7 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
             self.stack.pop()
             inst.__dict__.update(attrs)
             return
-        if isinstance(inst, self._tensor) or not self._given(type(inst)):
+        if isinstance(inst, Tensor) or not self._given(type(inst)):
             self._refuse(f"BUILD of a {type(inst).__name__}, which is not an allowed class")
         super().load_build()
 
