@@ -12,14 +12,15 @@ from __future__ import annotations
 import numbers
 
 from .._tensor import Tensor
-from ..errors import ArgumentError, ShapeError
+from ..errors import (ArgumentError, ArgumentTypeError, DimError, DTypeError, ShapeError,
+                      reports_as)
 from ._bind import tensor_method
-from .base import Op, norm_dim
+from .base import Op, norm_dim, to_tensor
 from .decompositions import svdvals
 from .linalg import cross as _cross, matmul
 from .linalg_args import conj, matrix, mH, mT, schema
 from .linalg_solve import inv
-from .reduction import norm as _norm
+from .reduction import norm_input, vector_norm as _vector_norm
 from .registry import register
 
 __all__ = []
@@ -105,59 +106,97 @@ def matrix_power(A, n):
     return out
 
 
+@reports_as("linalg.vector_norm")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """:math:`(\\sum |x|^{ord})^{1/ord}` over ``dim`` (all dims when None); ``ord`` inf,
-    -inf and 0 (the count of non-zeros) as PyTorch."""
-    if isinstance(ord, str):
-        raise ArgumentError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    return _norm(x, p=ord, dim=dim, keepdim=keepdim, dtype=dtype)
+    """:math:`(\\sum |x|^{ord})^{1/ord}` over ``dim`` (all dims when None or empty); ``ord``
+    inf, -inf and 0 (the count of non-zeros) as PyTorch."""
+    return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
 
 
+@reports_as("linalg.matrix_norm")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm over the two ``dim``: ``'fro'``, ``'nuc'`` (sum of singular
     values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column abs
-    sum), inf / -inf (max / min row abs sum)."""
-    A = matrix("matrix_norm", A if dtype is None else A.to(dtype))
+    sum), inf / -inf (max / min row abs sum). PyTorch's checks, in its order: the order,
+    then ``A`` (2 or more dims, floating or complex; no half types where singular values
+    are needed), then ``dim`` (two distinct dims)."""
+    if not isinstance(dim, (tuple, list)) or not all(
+            isinstance(d, numbers.Integral) for d in dim):
+        raise ArgumentTypeError(f"linalg.matrix_norm(): argument 'dim' must be a tuple of "
+                                f"ints, not {type(dim).__name__}")
+    if isinstance(ord, str):
+        svd = ord == "nuc"
+        ok = ord in ("fro", "nuc")
+    elif isinstance(ord, numbers.Real):
+        svd = abs(ord) == 2
+        ok = abs(ord) in (1, 2, _INF)
+    else:
+        raise ArgumentTypeError(f"linalg.matrix_norm(): argument 'ord' must be a number or "
+                                f"a str, not {type(ord).__name__}")
+    if not ok:
+        raise ArgumentError(f"linalg.matrix_norm: order {ord!r} not supported; expected "
+                            "'fro', 'nuc', inf, -inf, 1, -1, 2 or -2")
+    A = to_tensor(A)
+    if A._data.ndim < 2:
+        raise ShapeError(f"linalg.matrix_norm: A must have at least 2 dimensions, got shape "
+                         f"{tuple(A._data.shape)}")
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or \
+            (svd and A._dtype.itemsize < 4 and not A._dtype.is_complex):
+        raise DTypeError(f"linalg.matrix_norm: expected A to be a "
+                         f"{'float32, float64' if svd else 'floating'} or complex tensor for "
+                         f"ord={ord!r}, got {A._dtype.name}")
     if len(dim) != 2:
-        raise ArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple, got {dim}")
+        raise ArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple, got {tuple(dim)}")
     d0, d1 = (norm_dim(d, A.ndim, "linalg.matrix_norm") for d in dim)
     if d0 == d1:
-        raise ArgumentError(f"linalg.matrix_norm: dims must differ, got {dim}")
+        raise ArgumentError(f"linalg.matrix_norm: dims must differ, got {tuple(dim)}")
     if ord == "fro":
-        return _norm(A, p=2, dim=(d0, d1), keepdim=keepdim)
-    if ord in ("nuc", 2, -2):
+        return _vector_norm(A, 2, (d0, d1), keepdim, dtype, "linalg.matrix_norm")
+    if svd:
+        A = norm_input(A, dtype, "linalg.matrix_norm")
         s = svdvals(A.movedim((d0, d1), (-2, -1)))
-        r = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        if not s._data.shape[-1] and ord == -2:
+            raise DimError("linalg.matrix_norm: cannot compute the -2 norm of an empty "
+                           "matrix (the smallest of no singular values)")
+        # the largest of no singular values is 0, as their sum
+        r = s.sum(-1) if ord == "nuc" or not s._data.shape[-1] else \
+            s.amax(-1) if ord == 2 else s.amin(-1)
         if keepdim:
             for d in sorted((d0, d1)):
                 r = r.unsqueeze(d)
         return r
-    if ord in (1, -1, _INF, -_INF):
-        inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
-        sums = A.abs().sum(inner, keepdim=True)
-        r = sums.amax(outer, keepdim=True) if ord > 0 else sums.amin(outer, keepdim=True)
-        return r if keepdim else r.squeeze((d0, d1))
-    raise ArgumentError(f"linalg.matrix_norm: order {ord!r} not supported; expected 'fro', "
-                        "'nuc', inf, -inf, 1, -1, 2 or -2")
+    inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = _vector_norm(A, 1, (inner,), True, dtype, "linalg.matrix_norm")
+    if ord < 0 and not sums._data.shape[outer]:
+        raise DimError(f"linalg.matrix_norm: cannot compute the {ord} norm: the minimum over "
+                       f"the empty dim {outer}")
+    r = sums.sum(outer, keepdim=True) if not sums._data.shape[outer] else \
+        sums.amax(outer, keepdim=True) if ord > 0 else sums.amin(outer, keepdim=True)
+    return r if keepdim else r.squeeze((d0, d1))
 
 
+@reports_as("linalg.norm")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
-    """A vector norm (``dim`` an int, or ``A`` 1-D) or a matrix norm (``dim`` a pair, or
-    ``A`` 2-D with ``ord`` given); ``ord=None`` and ``dim=None`` flatten to the 2-norm."""
-    if isinstance(dim, numbers.Integral):
+    """A vector norm (``dim`` an int or 1-tuple, ``A`` 1-D, or ``ord=None`` with
+    ``dim=None``: the 2-norm of every element) or a matrix norm (``dim`` a pair, or ``A``
+    2-D with ``ord`` given), as PyTorch chooses; a string ``ord`` is a matrix norm's."""
+    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
         dim = (dim,)
-    if dim is None:
-        if ord is None:
-            return vector_norm(A, 2, None, keepdim, dtype=dtype)
-        if A.ndim not in (1, 2):
-            raise ShapeError(f"linalg.norm: with ord={ord!r} and dim=None, A must be 1-D or "
-                             f"2-D, got {A.ndim}-D")
-        dim = tuple(range(A.ndim))
-    if len(dim) == 1:
-        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-    if len(dim) == 2:
-        return matrix_norm(A, "fro" if ord is None else ord, tuple(dim), keepdim, dtype=dtype)
-    raise ArgumentError(f"linalg.norm: dim must have 1 or 2 entries, got {dim}")
+    if dim is not None:
+        if not isinstance(dim, (tuple, list)):
+            raise ArgumentTypeError(f"linalg.norm(): argument 'dim' must be an int or a tuple "
+                                    f"of ints, not {type(dim).__name__}")
+        if len(dim) not in (1, 2):
+            raise ArgumentError(f"linalg.norm: if dim is given, it must have 1 or 2 entries, "
+                                f"got {tuple(dim)}")
+    elif ord is not None and to_tensor(A)._data.ndim not in (1, 2):
+        raise ShapeError(f"linalg.norm: with ord={ord!r} and dim=None, A must be 1-D or 2-D, "
+                         f"got {to_tensor(A)._data.ndim}-D")
+    if isinstance(ord, str) or ord is not None and (
+            len(dim) == 2 if dim is not None else to_tensor(A)._data.ndim == 2):
+        return matrix_norm(A, ord, (0, 1) if dim is None else tuple(dim), keepdim,
+                           dtype=dtype)
+    return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
 
 
 def cond(A, p=None):

@@ -1314,49 +1314,58 @@ def logsumexp(input, dim, keepdim=False):
 
 
 @tensor_method("norm")
+@reports_as("norm")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Vector ``p``-norm over ``dim`` (all dims when None): ``p`` a number, inf, -inf,
-    None (the 2-norm, as PyTorch) or ``'fro'`` (the 2-norm over at most two dims); ``'nuc'``
-    needs ``lucid.linalg``."""
-    x = _floating(input, "norm", dtype, complex_ok=True)
-    if p is None:
-        p = 2
-    elif not isinstance(p, (str, numbers.Real)) or isinstance(p, bool):
-        raise ArgumentTypeError(f"norm(): argument 'p' must be a number, 'fro', 'nuc' or "
-                                f"None, not {type(p).__name__}")
-    dim = _dim_arg(x, dim, "norm")
+    """PyTorch's ``torch.norm``: the vector ``p``-norm over ``dim`` (all dims when None;
+    ``p=None`` and ``p='fro'`` over at most two dims are the 2-norm), or, for ``'nuc'`` and
+    a ``'fro'`` over more dims, ``lucid.linalg.matrix_norm`` over ``dim`` (all dims when
+    None), whose checks refuse what it cannot do."""
+    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+        dim = (dim,)
+    if not isinstance(p, str):
+        return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
+    if p == "fro" and (dim is None or not isinstance(dim, (tuple, list, Size)) or
+                       len(dim) <= 2):
+        return vector_norm(input, 2, dim, keepdim, dtype, "norm")
+    from .matrix_fns import matrix_norm
+    if dim is None:
+        dim = tuple(range(to_tensor(input)._data.ndim))
+    return matrix_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def norm_input(input, dtype, op):
+    """The input of a norm, PyTorch's checks: floating or complex, cast to ``dtype`` (if
+    given) only where that widens it."""
+    x = to_tensor(input)
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
+        raise DTypeError(f"{op}(): expected a floating point or complex input, got "
+                         f"{x._dtype.name}")
+    if dtype is None:
+        return x
+    dtype = dtype_arg(dtype, op)
+    if not (dtype.is_floating_point or dtype.is_complex) or \
+            _dt.promote_types(x._dtype, dtype) is not dtype:
+        raise DTypeError(f"{op}(): the input's dtype {x._dtype.name} cannot be cast without "
+                         f"narrowing to dtype={dtype.name}")
+    return x if x._dtype is dtype else x.to(dtype)
+
+
+def vector_norm(input, ord, dim, keepdim, dtype, op):
+    """The vector ``ord``-norm with PyTorch's checks (``linalg.vector_norm``'s): a
+    floating or complex input, a ``dtype`` it widens to, a number ``ord`` (bool counts as
+    0 / 1), and no negative or infinite order over an empty dim (no identity)."""
+    x = norm_input(input, dtype, op)
+    if not isinstance(ord, numbers.Real):
+        raise ArgumentTypeError(f"{op}(): argument 'ord' must be a number, not "
+                                f"{type(ord).__name__}")
+    dim = _dim_arg(x, dim, op)
     if isinstance(dim, numbers.Integral):
         dim = (dim,)
-    if isinstance(p, str):
-        if p not in ("fro", "nuc"):
-            raise ArgumentError(f"norm: order {p!r} not supported; expected a number, 'fro' or "
-                             "'nuc'")
-        if dim is not None and len(dim) > 2:
-            raise ShapeError(f"norm: p={p!r} needs at most two dims, got {tuple(dim)}")
-        if p == "nuc":
-            return _nuclear(x, dim, keepdim)
-        p = 2
-    p = float(p)
-    if p in (_INF, -_INF):
-        _nonempty(x, norm_dims(dim, x._data.ndim, "norm"), "norm", dim is not None)
+    p = float(ord)
+    if p < 0 or p == _INF:              # no identity: nothing to reduce over is an error
+        _nonempty(x, () if dim is None else norm_dims(dim, x._data.ndim, op), op,
+                  dim is not None)
     return NormBackward.call(x, dim, keepdim, p=p)
-
-
-def _nuclear(x, dim, keepdim):
-    import importlib
-    try:
-        svdvals = importlib.import_module("lucid.linalg").svdvals
-    except (ImportError, AttributeError):
-        raise ArgumentError("norm: p='nuc' needs singular values (lucid.linalg.svdvals), "
-                            "which arrive with lucid.linalg; use p='fro' or a number") from None
-    nd = x._data.ndim
-    d0, d1 = (0, 1) if dim is None else tuple(norm_dim(d, nd, "norm") for d in dim)
-    from .shape import movedim
-    s = sum(svdvals(movedim(x, (d0, d1), (-2, -1))), -1)
-    if keepdim:
-        for d in sorted((d0, d1)):
-            s = s.unsqueeze(d)
-    return s
 
 
 # -- wrappers: logic and counting --------------------------------------------------------

@@ -91,10 +91,21 @@ class XpDecomp:
         return self.xp.linalg.qr(a, mode="complete" if complete else "reduced")
 
     def svd(self, a, full_matrices):
-        return self.xp.linalg.svd(a, full_matrices=full_matrices)
+        try:
+            return self.xp.linalg.svd(a, full_matrices=full_matrices)
+        except self._linalg_error():
+            raise self._no_svd() from None
 
     def svdvals(self, a):
-        return self.xp.linalg.svd(a, compute_uv=False)
+        try:
+            return self.xp.linalg.svd(a, compute_uv=False)
+        except self._linalg_error():
+            raise self._no_svd() from None
+
+    @staticmethod
+    def _no_svd():
+        return ArgumentError("linalg.svd: the algorithm failed to converge (NaN or inf "
+                             "entries in the input?)")
 
     def eigh(self, a):
         return self.xp.linalg.eigh(a, UPLO="L")
