@@ -104,7 +104,10 @@ class XpReduction:
         return a - self.mean(a, axis, True)
 
     def _dof(self, a, axis, correction):
-        return max(0.0, _count(a, axis) - correction)
+        """:math:`\\max(0, N - c)`; 0 for no elements whatever :math:`c` (a negative
+        correction over nothing is 0/0 = nan, as in PyTorch)."""
+        n = _count(a, axis)
+        return max(0.0, n - correction) if n else 0.0
 
     def _var(self, a, axis, keepdims, correction):
         """The variance in the accumulation dtype (float32 for half inputs)."""
