@@ -1,6 +1,12 @@
-"""Reverse-mode automatic differentiation: the engine, grad modes and tools."""
+"""Reverse-mode automatic differentiation: the engine, grad modes and tools.
+
+The functional transforms of :mod:`.functional` (``jacobian``, ``hessian``, ``vjp``,
+``jvp``, ``hvp``, ``vhp``) are reachable here too, and ``checkpoint`` is
+:func:`lucid.utils.checkpoint.checkpoint` (looked up on first use: the utils layer sits
+above this one)."""
 
 from . import functional
+from .functional import hessian, hvp, jacobian, jvp, vhp, vjp
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .engine import backward, grad
@@ -13,4 +19,12 @@ from .graph import Node
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "Node", "Function", "FunctionCtx",
            "once_differentiable", "gradcheck", "gradgradcheck", "functional", "detect_anomaly",
-           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
+
+
+def __getattr__(name):
+    if name == "checkpoint":
+        from ..utils.checkpoint import checkpoint
+        return checkpoint
+    raise AttributeError(f"module 'lucid.autograd' has no attribute '{name}'")
