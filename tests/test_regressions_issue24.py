@@ -67,3 +67,73 @@ def test_hardtanh_gradient_passes_at_nan_like_torch():
     F.hardtanh(x).backward(lucid.full((4,), 2.0, dtype=lucid.float64))
     TF.hardtanh(t).backward(torch.full((4,), 2.0, dtype=torch.float64))
     np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+# -- 2. lu_solve's pivots -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "bool", "int64", "int16", "uint8"])
+def test_lu_solve_refuses_pivots_not_int32(dtype):
+    a = np.random.default_rng(0).standard_normal((3, 3)) + 3 * np.eye(3)
+    b = np.ones((3, 2))
+    LU, piv = lucid.linalg.lu_factor(lucid.tensor(a))
+    LUt, pivt = torch.linalg.lu_factor(torch.tensor(a))
+    with pytest.raises(RuntimeError, match="pivots should be a Tensor of scalar type"):
+        torch.linalg.lu_solve(LUt, pivt.to(getattr(torch, dtype)), torch.tensor(b))
+    with pytest.raises(lucid.errors.DTypeError, match="lu_solve: pivots should be .*int32"):
+        lucid.linalg.lu_solve(LU, piv.to(getattr(lucid, dtype)), lucid.tensor(b))
+    assert piv.dtype is lucid.int32 and pivt.dtype is torch.int32
+    np.testing.assert_allclose(lucid.linalg.lu_solve(LU, piv, lucid.tensor(b)).numpy(),
+                               torch.linalg.lu_solve(LUt, pivt, torch.tensor(b)).numpy(),
+                               rtol=1e-12)
+
+
+def test_lu_solve_refuses_pivots_of_another_shape_or_not_a_tensor():
+    a = np.random.default_rng(0).standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    LU, piv = lucid.linalg.lu_factor(lucid.tensor(a))
+    b = lucid.ones(2, 3, 1, dtype=lucid.float64)
+    for bad in (piv[0], piv[:1], lucid.stack([piv, piv])):
+        with pytest.raises(lucid.errors.ShapeError, match=r"LU.shape\[:-1\]"):
+            lucid.linalg.lu_solve(LU, bad, b)
+    with pytest.raises(lucid.errors.ArgumentTypeError, match="pivots must be a Tensor"):
+        lucid.linalg.lu_solve(LU, piv.tolist(), b)
+
+
+# -- 3. trace of bool, dropout of integers ---------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float16", "float32"])
+def test_trace_refuses_bool_only(dtype):
+    a = np.arange(9).reshape(3, 3) % 2 == 1 if dtype == "bool" else np.arange(9).reshape(3, 3)
+    x, t = lucid.tensor(a.astype(dtype)), torch.tensor(a.astype(dtype))
+    if dtype == "bool":
+        with pytest.raises(NotImplementedError):
+            torch.trace(t)
+        with pytest.raises(lucid.errors.DTypeError, match="trace: not implemented for bool"):
+            lucid.trace(x)
+        return
+    r, rt = lucid.trace(x), torch.trace(t)
+    assert str(r.dtype).split(".")[-1] == str(rt.dtype).split(".")[-1]
+    assert r.item() == rt.item()
+
+
+_DROPOUTS = ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout2d", "dropout3d"]
+
+
+@pytest.mark.parametrize("name", _DROPOUTS)
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64"])
+def test_dropout_refuses_integer_input_when_it_would_scale(name, dtype):
+    a = np.ones((2, 3, 4, 5), dtype=dtype)
+    x, t = lucid.tensor(a), torch.tensor(a)
+    fl, ft = getattr(F, name), getattr(TF, name)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        ft(t, 0.5, training=True)
+    with pytest.raises(lucid.errors.DTypeError, match=f"{name}: expected a floating point"):
+        fl(x, 0.5, training=True)
+    with pytest.raises(lucid.errors.DTypeError, match=f"{name}: expected a floating point"):
+        fl(x, 0.5, training=True, inplace=True)
+    # what PyTorch accepts: not training, p = 0, p = 1 (zeros), empty input
+    for kw in ({"p": 0.5, "training": False}, {"p": 0.0, "training": True},
+               {"p": 1.0, "training": True}):
+        np.testing.assert_array_equal(fl(x, **kw).numpy(), ft(t, **kw).numpy())
+        assert fl(x, **kw).dtype is x.dtype
+    e = np.ones((0, 3, 4, 5), dtype=dtype)
+    assert tuple(fl(lucid.tensor(e), 0.5, training=True).shape) == (0, 3, 4, 5)

@@ -17,7 +17,8 @@ import math
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, ShapeError
+from ..errors import (ArgumentError, ArgumentTypeError, DeviceMismatchError, DTypeError,
+                      ShapeError)
 from ._bind import tensor_method
 from ._formula import array_of, const
 from .base import Op, broadcast_shapes
@@ -387,6 +388,24 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
                                             unitriangular=bool(unitriangular)))
 
 
+def _check_pivots(LU, pivots):
+    """PyTorch's conditions on ``lu_factor``'s pivots: an int32 Tensor of shape
+    ``LU.shape[:-1]``, on LU's device."""
+    if not isinstance(pivots, Tensor):
+        raise ArgumentTypeError(f"linalg.lu_solve: pivots must be a Tensor, got "
+                                f"{type(pivots).__name__}")
+    if pivots._dtype is not _dt.int32:
+        raise DTypeError(f"linalg.lu_solve: pivots should be a Tensor of dtype int32 (as "
+                         f"lu_factor returns them), got {pivots._dtype}")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise ShapeError(f"linalg.lu_solve: expected LU.shape[:-1] {tuple(LU.shape[:-1])} "
+                         f"and pivots.shape to be the same, got pivots of shape "
+                         f"{tuple(pivots.shape)}")
+    if pivots._device != LU._device:
+        raise DeviceMismatchError(f"linalg.lu_solve: expected pivots on LU's device "
+                                  f"{LU._device}, got {pivots._device}")
+
+
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """:math:`X` with :math:`AX = B` from ``lu_factor``'s ``(LU, pivots)`` of :math:`A = PLU`
     (``adjoint``: :math:`A^{\\mathsf H}X = B`; ``left=False``: :math:`XA = B`)."""
@@ -396,6 +415,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise ShapeError(f"linalg.lu_solve: incompatible shapes of LU {tuple(LU.shape)} and "
                          f"B {tuple(B.shape)}")
+    _check_pivots(LU, pivots)
     be = LU._device._backend
     p = Tensor._wrap(be.lu_permutation(pivots._data, n, LU._dtype.np), LU._dtype,
                      LU._device)

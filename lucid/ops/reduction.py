@@ -1151,6 +1151,9 @@ def trace(input):
     x = to_tensor(input)
     if x._data.ndim != 2:
         raise ShapeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
+    if x._dtype is _dt.bool:
+        raise DTypeError("trace: not implemented for bool (as PyTorch); cast the input to an "
+                         "integer or floating dtype first")
     return sum(x.diagonal())
 
 

@@ -2,7 +2,8 @@
 
 All run the one fused op :class:`~lucid.ops.dropout.DropoutBackward`; they differ in the
 noise shape (the input's, or one value per channel) and in plain or alpha scaling. Not
-training, ``p = 0`` or an empty input return the input itself, as PyTorch.
+training, ``p = 0`` or an empty input return the input itself, as PyTorch; otherwise
+integer and bool inputs are refused for ``0 < p < 1`` (``p = 1`` gives zeros), as PyTorch.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numbers
 import warnings
 
 from ..._tensor import Tensor
-from ...errors import ArgumentError, ArgumentTypeError, ShapeError
+from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import apply_inplace
 from ...ops.dropout import dropout_op
 
@@ -35,6 +36,11 @@ def _run(input, p, training, inplace, alpha, noise_shape, op):
     p = _p(p, op)
     if not training or p == 0.0 or input.numel() == 0:
         return input
+    dt = input.dtype
+    if p < 1.0 and not (dt.is_floating_point or dt.is_complex):
+        # the kept elements are scaled by 1 / (1 - p): PyTorch refuses to cast that back
+        raise DTypeError(f"{op}: expected a floating point input for 0 < p < 1 (the scaled "
+                         f"result cannot be cast back to it), got {dt}")
     shape = noise_shape(tuple(input.shape))
     if inplace:
         return apply_inplace(lambda x: dropout_op(x, p, alpha, shape), input)
