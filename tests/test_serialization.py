@@ -321,7 +321,7 @@ class Thing:
 
 def test_module_surface_matches_torch_serialization():
     for name in ("save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
-                 "clear_safe_globals"):
+                 "clear_safe_globals", "get_unsafe_globals_in_checkpoint"):
         assert callable(getattr(serialization, name))
     assert serialization.DEFAULT_PROTOCOL == 2
     assert lucid.save is serialization.save and lucid.load is serialization.load
@@ -664,3 +664,23 @@ def test_save_sharded_safetensors_and_errors(tmp_path):
     (tmp_path / "evil.index.json").write_text('{"weight_map": {"a": "../../etc/passwd"}}')
     with pytest.raises(SerializationError, match="shard file names in its folder"):
         lucid.load_sharded(tmp_path / "evil.index.json")
+
+
+@pytest.mark.parametrize("proto", [2, pickle.HIGHEST_PROTOCOL])
+def test_get_unsafe_globals_in_checkpoint_names_what_weights_only_refuses(tmp_path, proto):
+    p = tmp_path / "m.pt"
+    lucid.save({"net": TinyNet(), "w": lucid.ones(2), "sd": TinyNet().state_dict()}, p,
+               pickle_protocol=proto)
+    found = serialization.get_unsafe_globals_in_checkpoint(p)
+    assert found == sorted(f"{c.__module__}.{c.__qualname__}" for c in
+                           (TinyNet, lucid.nn.Embedding, lucid.nn.Dropout, lucid.nn.Linear))
+    assert "tests.test_serialization.TinyNet" in found
+    with serialization.safe_globals([TinyNet, lucid.nn.Embedding]):
+        left = serialization.get_unsafe_globals_in_checkpoint(p)
+        assert len(left) == 2 and all("Embedding" not in g and "TinyNet" not in g for g in left)
+    with serialization.safe_globals([TinyNet, lucid.nn.Embedding, lucid.nn.Dropout,
+                                     lucid.nn.Linear]):
+        assert serialization.get_unsafe_globals_in_checkpoint(p) == []
+        assert type(lucid.load(p)["net"]) is TinyNet
+    lucid.save({"w": lucid.ones(2)}, p)
+    assert serialization.get_unsafe_globals_in_checkpoint(p) == []

@@ -376,3 +376,13 @@ def test_torch_functional_references_map_to_lucid_functions(tmp_path):
     assert lucid.load(p, weights_only=False)["activation"] is lucid.nn.functional.gelu
     with serialization.safe_globals([lucid.nn.functional.gelu]):
         assert lucid.load(p)["activation"] is lucid.nn.functional.gelu
+
+
+def test_get_unsafe_globals_in_checkpoint_agrees_with_torch(tmp_path):
+    p = tmp_path / "m.pt"
+    torch.save({"m": torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU()),
+                "a": np.ones(2)}, p)
+    assert serialization.get_unsafe_globals_in_checkpoint(p) == \
+        sorted(torch.serialization.get_unsafe_globals_in_checkpoint(p))
+    torch.save({"w": torch.ones(2)}, p, _use_new_zipfile_serialization=False)
+    assert serialization.get_unsafe_globals_in_checkpoint(p) == []

@@ -1,7 +1,8 @@
 """``lucid.save`` / ``lucid.load`` in PyTorch's file format, both ways; safetensors files;
 sharded checkpoints. Reachable as ``lucid.serialization``, as PyTorch's is as
 ``torch.serialization`` (``load``, ``save``, ``add_safe_globals``, ``safe_globals``,
-``get_safe_globals``, ``clear_safe_globals``, ``DEFAULT_PROTOCOL``).
+``get_safe_globals``, ``clear_safe_globals``, ``get_unsafe_globals_in_checkpoint``,
+``DEFAULT_PROTOCOL``).
 
 :func:`save` writes what ``torch.save`` writes: a zip archive whose ``data.pkl`` is the
 object pickled with protocol 2, each tensor as ``torch._utils._rebuild_tensor_v2`` of a
@@ -46,7 +47,7 @@ from ._safe_globals import (add_safe_globals, clear_safe_globals,  # noqa: F401 
 from ._safetensors import (is_lucid1, load_lucid1, load_safetensors, read_safetensors,
                            save_safetensors)
 from ._sharded import load_sharded, save_sharded
-from ._unpickler import FullUnpickler, WeightsOnlyUnpickler
+from ._unpickler import FullUnpickler, WeightsOnlyUnpickler, unsafe_globals
 
 __all__ = ["save", "load", "save_safetensors", "load_safetensors", "save_sharded",
            "load_sharded"]
@@ -125,6 +126,33 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                      "torch.save or safetensors writes (empty, truncated "
                                      "or of another format)")
         return _unpickle(reader, weights_only, kwargs, f)
+    finally:
+        if close:
+            fh.close()
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals (``"module.name"``) of the checkpoint ``f`` that ``load(weights_only=True)``
+    would refuse now, found by reading its pickle without running it (PyTorch's function of
+    the same name): what to pass to :func:`add_safe_globals` if you trust them. A
+    safetensors file holds none."""
+    fh, close = open_for_reading(f, "get_unsafe_globals_in_checkpoint")
+    try:
+        kind = sniff(fh)
+        if kind == "safetensors":
+            return []
+        if kind == "zip":
+            reader = ZipReader(fh, f, None)
+        elif kind == "legacy":
+            reader = LegacyReader(fh, f, None)
+        else:
+            raise SerializationError(f"get_unsafe_globals_in_checkpoint: {describe(f)} is "
+                                     "not a file that lucid.save or torch.save writes")
+        try:
+            return unsafe_globals(reader.pickle_bytes() or b"")
+        except Exception as e:  # noqa: BLE001  (pickletools on corrupt bytes)
+            raise SerializationError(f"get_unsafe_globals_in_checkpoint: {describe(f)} has a "
+                                     f"corrupt pickle ({type(e).__name__}: {e})") from None
     finally:
         if close:
             fh.close()

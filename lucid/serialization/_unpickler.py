@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import collections
 import pickle
+import pickletools
 
 from .._tensor import Tensor
-from ..errors import WeightsOnlyError
+from ..errors import SerializationError, WeightsOnlyError
 from . import _safe_globals
 from ._names import StorageType, fixed_counterparts, torch_counterpart
 
-__all__ = ["WeightsOnlyUnpickler", "FullUnpickler", "InertUnpickler"]
+__all__ = ["WeightsOnlyUnpickler", "FullUnpickler", "InertUnpickler", "unsafe_globals"]
 
 _COMPAT = {"__builtin__": "builtins", "copy_reg": "copyreg"}   # Python 2 module names
 
@@ -281,3 +282,48 @@ class InertUnpickler(pickle._Unpickler):
     dispatch[pickle.EXT1[0]] = lambda self: self._stub_ext(1)
     dispatch[pickle.EXT2[0]] = lambda self: self._stub_ext(2)
     dispatch[pickle.EXT4[0]] = lambda self: self._stub_ext(4)
+
+
+def _globals_named(pickled):
+    """Every ``(module, name)`` that pickle bytes ``pickled`` name (read, not run): GLOBAL's
+    argument, and STACK_GLOBAL's two strings (followed through the memo)."""
+    names, strings, memo, last, memoized = [], [], {}, None, 0
+    for op, arg, _ in pickletools.genops(pickled):
+        if op.name in ("BINPUT", "LONG_BINPUT", "PUT", "MEMOIZE"):   # top stays the same
+            if last is not None:
+                memo[memoized if op.name == "MEMOIZE" else arg] = last
+            memoized += op.name == "MEMOIZE"
+            continue
+        pushed = None                   # the string this opcode leaves on top, if any
+        if op.name == "GLOBAL":
+            names.append(tuple(arg.split(" ", 1)))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            names.append((strings[-2], strings[-1]))
+        elif ("UNICODE" in op.name or "STRING" in op.name) and isinstance(arg, str):
+            pushed = arg
+        elif op.name in ("BINGET", "LONG_BINGET", "GET"):
+            pushed = memo.get(arg)
+        if pushed is not None:
+            strings.append(pushed)
+        last = pushed
+    return names
+
+
+def unsafe_globals(pickled):
+    """The globals of ``pickled`` that ``weights_only`` loading refuses now (neither a
+    default nor allowed), as sorted ``"module.name"`` strings."""
+    out = set()
+    for module, name in _globals_named(pickled):
+        module = _COMPAT.get(module, module)
+        full = f"{module}.{name}"
+        if full in _DEFAULTS or full in fixed_counterparts() or \
+                _safe_globals.lookup(module, name) is not None:
+            continue
+        if _is_torch(module):
+            try:
+                if _safe_globals.is_allowed_object(torch_counterpart(module, name)):
+                    continue
+            except SerializationError:
+                pass
+        out.add(full)
+    return sorted(out)
