@@ -29,7 +29,7 @@ import numbers
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import DTypeError, ValueOverflowError
+from ..errors import DTypeError, ValueOverflowError, reports_as
 from ._bind import tensor_method
 from .base import UnaryOp, _cast, apply_inplace, to_tensor
 from .registry import register
@@ -1875,7 +1875,7 @@ def _bound(which, v):
                      f"{type(v).__name__}")
 
 
-@tensor_method("clamp", "clip")
+@tensor_method("clamp")
 def clamp(input, min=None, max=None):
     r"""Element-wise :math:`\min(\max(x, \text{min}), \text{max})`; ``min`` and ``max``
     are numbers, tensors (broadcast) or None (not both)."""
@@ -1890,15 +1890,22 @@ def clamp(input, min=None, max=None):
     lo, hi = _bound("min", min), _bound("max", max)
     if lo is None and hi is None:
         raise DTypeError("clamp: at least one of 'min' or 'max' must not be None")
+    if lo is not None and hi is not None and isinstance(lo, Tensor) != isinstance(hi, Tensor):
+        # next to a Python number, PyTorch reads a 0-d tensor bound as a number too
+        lo, hi = (v.item() if isinstance(v, Tensor) and not v._data.ndim else v
+                  for v in (lo, hi))
     ops = [v for v in (lo, hi) if v is not None]
     rd = _dt.result_type(input, *ops)
-    if rd is _dt.bool:
-        raise DTypeError("clamp: not implemented for bool tensors with bool bounds")
+    tensor_bounds = isinstance(lo, Tensor) or isinstance(hi, Tensor)
+    if rd is _dt.bool and not (tensor_bounds and (lo is None or hi is None)):
+        # PyTorch has a bool kernel for one tensor bound only (its clamp_min / clamp_max)
+        raise DTypeError("clamp: not implemented for bool, except with one tensor bound "
+                         "(min or max)")
     if input._dtype is not rd:
         input = _cast(input, rd)
-    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
-        if not rd.is_floating_point:
-            lo, hi = (None if v is None else _int_bound(rd, v) for v in (lo, hi))
+    if not rd.is_floating_point:
+        lo, hi = (_int_bound(rd, v) if isinstance(v, numbers.Real) else v for v in (lo, hi))
+    if not tensor_bounds:
         return ClampBackward.call(input, min=lo, max=hi)
     tensors, inputs, params = [], [input], {}
     for which, v in (("min", lo), ("max", hi)):
@@ -1922,16 +1929,18 @@ def _int_bound(rd, v):
     return v + (1 << info.bits) if v < info.min else v
 
 
-clip = clamp
+clip = tensor_method("clip")(reports_as("clip")(clamp))     # its errors name clip
 
 
 @tensor_method("clamp_min")
+@reports_as("clamp_min")
 def clamp_min(input, min):
     """:func:`clamp` with a lower bound only."""
     return clamp(input, min=min)
 
 
 @tensor_method("clamp_max")
+@reports_as("clamp_max")
 def clamp_max(input, max):
     """:func:`clamp` with an upper bound only."""
     return clamp(input, max=max)
