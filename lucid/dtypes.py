@@ -29,7 +29,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "half",
     "bfloat16", "float32", "float", "float64", "double", "long", "int", "short",
     "promote_types", "result_type", "can_cast", "set_default_dtype", "get_default_dtype",
-    "finfo", "iinfo", "as_dtype", "complex64", "cfloat", "complex128", "cdouble",
+    "finfo", "iinfo", "as_dtype", "complex64", "cfloat", "complex128", "cdouble", "bool_",
 ]
 
 _py_bool, _py_int, _py_float, _py_complex = bool, int, float, complex
@@ -74,6 +74,7 @@ class dtype:
 
 
 bool = dtype("bool", np.bool_, 0, 0)
+bool_ = bool        # NumPy's spelling
 uint8 = dtype("uint8", np.uint8, 1, 1)
 int8 = dtype("int8", np.int8, 2, 1)
 int16 = dtype("int16", np.int16, 3, 1)

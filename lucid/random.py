@@ -38,17 +38,18 @@ def _check_seed(seed, op):
 class Generator:
     """A seedable source of random numbers on one device.
 
-    ``Generator(device="cpu")`` starts from seed 67280421310721; ``manual_seed`` returns
-    the generator, so ``lucid.Generator().manual_seed(0)`` is one expression.
+    ``Generator(device="cpu")`` starts from seed 67280421310721 (``seed=`` picks another,
+    as ``manual_seed`` would); ``manual_seed`` returns the generator, so
+    ``lucid.Generator().manual_seed(0)`` is one expression.
     ``get_state`` / ``set_state`` save and restore it exactly as a uint8 tensor.
     """
 
     __slots__ = ("_device", "_seed", "_impl")
 
-    def __init__(self, device="cpu"):
+    def __init__(self, device="cpu", *, seed=None):
         self._device = _device_cls(device)
-        self._seed = _DEFAULT_SEED
-        self._impl = self._device.backend.rng_create(_DEFAULT_SEED)
+        self._seed = _DEFAULT_SEED if seed is None else _check_seed(seed, "Generator")
+        self._impl = self._device.backend.rng_create(self._seed)
 
     @property
     def device(self):

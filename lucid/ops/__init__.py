@@ -25,6 +25,7 @@ from .stats import *         # noqa: F401,F403
 from .combinatorics import *  # noqa: F401,F403
 from .surface import *       # noqa: F401,F403
 from .complex import *       # noqa: F401,F403
+from .aliases import *       # noqa: F401,F403
 from .device_ops import move  # noqa: F401
 # the fused ops of the training stack; their public wrappers live in lucid.nn.functional
 from . import (activation, attention, conv, dropout, embedding, linear, loss,  # noqa: F401
@@ -46,5 +47,5 @@ import sys as _sys
 __all__ = [
     name for mod in ("core", "unary", "binary", "compare", "reduction", "shape", "joins",
                      "indexing", "sort", "linalg", "creation", "random", "special", "numeric",
-                     "stats", "combinatorics", "surface", "complex")
+                     "stats", "combinatorics", "surface", "complex", "aliases")
     for name in _sys.modules[f"{__name__}.{mod}"].__all__]

@@ -35,3 +35,13 @@ def test_device_index_switches_and_restores():
     A.set_device_index(before)
     with A.device_index(None):
         assert A.current_device_index() == before
+
+
+def test_type_names_on_cuda(dev):
+    t = lucid.zeros(2, device="cuda")
+    assert t.type() == "lucid.cuda.FloatTensor"
+    assert t.type("lucid.cuda.LongTensor").dtype == lucid.int64
+    back = t.type("torch.DoubleTensor")
+    assert back.device.type == "cpu" and back.dtype == lucid.float64
+    moved = lucid.zeros(2).type("torch.cuda.IntTensor")
+    assert moved.device.type == "cuda" and moved.type() == "lucid.cuda.IntTensor"

@@ -318,7 +318,7 @@ def _param_line(key, p):
         size = "x".join(str(s) for s in p.shape)
         dev = f" ({p.device})" if p.device.type == "cuda" else ""
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        return f"  ({key}): {kind} containing: [{p.type()} of size {size}{dev}]"
+        return f"  ({key}): {kind} containing: [{p.dtype} of size {size}{dev}]"
     return f"  ({key}): Object of type: {type(p).__name__}"
 
 
