@@ -137,3 +137,58 @@ def test_dropout_refuses_integer_input_when_it_would_scale(name, dtype):
         assert fl(x, **kw).dtype is x.dtype
     e = np.ones((0, 3, 4, 5), dtype=dtype)
     assert tuple(fl(lucid.tensor(e), 0.5, training=True).shape) == (0, 3, 4, 5)
+
+
+# -- 4. threshold keeps nan ------------------------------------------------------------------
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_threshold_keeps_nan(inplace):
+    data = [float("nan"), -1.0, 0.5, 1.0, 2.0, float("inf"), -float("inf")]
+    x, t = _both(data)
+    y = F.threshold(x * 1, 0.5, -7.0, inplace=inplace)
+    yt = TF.threshold(t * 1, 0.5, -7.0, inplace=inplace)
+    np.testing.assert_array_equal(y.detach().numpy(), yt.detach().numpy())
+    y.backward(lucid.ones(len(data), dtype=lucid.float64))
+    yt.backward(torch.ones(len(data), dtype=torch.float64))
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+# -- 5. multigammaln has no domain check in PyTorch 2.13 ----------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_multigammaln_below_its_domain_matches_torch(dtype):
+    a = np.array([1e-30, 0.0, -1.0, -0.5, 0.5, 0.5000001, 0.9, 3.0, float("nan")], dtype)
+    for p in (1, 2, 3):
+        got = lucid.special.multigammaln(lucid.tensor(a), p).numpy()
+        want = torch.special.multigammaln(torch.tensor(a), p).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == "float64" else 1e-5)
+    np.testing.assert_allclose(lucid.special.multigammaln(lucid.tensor([1e-30]), 1).item(),
+                               69.0775527898, rtol=1e-10)
+    with pytest.raises(RuntimeError, match="boolean"):
+        torch.special.multigammaln(torch.tensor([True]), 2)
+    with pytest.raises(lucid.errors.DTypeError, match="multigammaln: .*bool"):
+        lucid.special.multigammaln(lucid.tensor([True]), 2)
+
+
+# -- 6. local_response_norm of integer input ------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 5, 2, 2), (2, 3, 2, 2, 1)])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool"])
+def test_local_response_norm_of_integer_input_as_torch(shape, dtype):
+    a = (np.arange(int(np.prod(shape))).reshape(shape) * 7 % 11).astype(dtype)
+    kw = {"size": 3, "alpha": 0.5, "beta": 0.75, "k": 1.0}
+    x, t = lucid.tensor(a), torch.tensor(a)
+    if dtype != "int64":
+        with pytest.raises(NotImplementedError, match="not implemented"):
+            TF.local_response_norm(t, **kw)
+        with pytest.raises(lucid.errors.DTypeError, match="local_response_norm: expected"):
+            F.local_response_norm(x, **kw)
+    else:          # PyTorch's int64 average pool floors the mean of squares
+        r, rt = F.local_response_norm(x, **kw), TF.local_response_norm(t, **kw)
+        assert r.dtype is lucid.float32 and rt.dtype is torch.float32
+        np.testing.assert_allclose(r.numpy(), rt.numpy(), rtol=1e-6)
+    e = np.zeros((0,) + shape[1:], dtype)          # empty: returned as is, any dtype
+    r, rt = F.local_response_norm(lucid.tensor(e), **kw), TF.local_response_norm(
+        torch.tensor(e), **kw)
+    assert str(r.dtype).split(".")[-1] == str(rt.dtype).split(".")[-1]
+    assert tuple(r.shape) == tuple(rt.shape)

@@ -104,8 +104,7 @@ def test_polygamma_and_multigammaln_match_torch():
 
 
 def test_multigammaln_errors():
-    with pytest.raises(ArgumentError, match="multigammaln: all elements must be greater"):
-        S.multigammaln(lucid.tensor([0.9, 3.0]), 3)
+    # no domain check, as PyTorch 2.13 (tests/test_regressions_issue24.py compares values)
     with pytest.raises(ArgumentError, match="multigammaln: p has to be"):
         S.multigammaln(lucid.tensor([3.0]), 0)
     with pytest.raises(ArgumentError, match="multigammaln: p must be an int"):

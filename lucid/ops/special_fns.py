@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 import numbers
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..errors import ArgumentError, AutogradError
+from ..errors import ArgumentError, AutogradError, DTypeError
 from ._formula import array_of, const
 from .base import BinaryOp, UnaryOp, to_tensor
 from .registry import register
@@ -1128,17 +1129,16 @@ def gammaincc(input, other):
 def multigammaln(input, p):
     r"""Element-wise multivariate log-gamma of dimension ``p``:
     :math:`\frac{p(p-1)}{4}\ln\pi + \sum_{j=0}^{p-1} \ln\Gamma(x - j/2)`, composed of
-    :func:`lucid.lgamma` (so differentiable through it); every element must exceed
-    :math:`(p - 1)/2`, as PyTorch requires."""
+    :func:`lucid.lgamma` (so differentiable through it). The function is defined for
+    :math:`x > (p - 1)/2`; as PyTorch 2.13, elements outside are not refused but give
+    the sum's value (``inf`` at the poles). Bool input is refused, as PyTorch."""
     if isinstance(p, bool) or not isinstance(p, numbers.Integral):
         raise ArgumentError(f"multigammaln: p must be an int, got {type(p).__name__}")
     if p < 1:
         raise ArgumentError(f"multigammaln: p has to be greater than or equal to 1, got {p}")
     x = input if isinstance(input, Tensor) else to_tensor(input)
-    lim = 0.5 * (p - 1)
-    if x.numel() and bool((x <= lim).any()):
-        raise ArgumentError(f"multigammaln: all elements must be greater than (p-1)/2 = "
-                            f"{lim}, got a minimum of {float(x.min())}")
+    if x._dtype is _dt.bool:
+        raise DTypeError("multigammaln: the input may not be a bool tensor (as PyTorch)")
     out = lgamma(x)
     for j in range(1, p):
         out = out + lgamma(x - 0.5 * j)

@@ -182,11 +182,12 @@ def celu_(input, alpha=1.0):
 
 
 def _threshold(x, threshold, value):
-    return _ops.where(x > threshold, x, _ops.full_like(x.detach(), value))
+    # replaced where x <= threshold, so nan is kept (as PyTorch)
+    return _ops.where(x <= threshold, _ops.full_like(x.detach(), value), x)
 
 
 def threshold(input, threshold, value, inplace=False):
-    """:math:`x` where :math:`x > \\text{threshold}`, else ``value``."""
+    """``value`` where :math:`x \\le \\text{threshold}`, else :math:`x` (nan is kept)."""
     return _maybe_inplace(_threshold, to_tensor(input), inplace, threshold, value)
 
 

@@ -224,15 +224,27 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Local response norm across channels: ``x / (k + alpha/size * sum_{window} x^2) **
     beta``, the window of ``size`` channels centred on each (zero padded); composed from
-    ops."""
+    ops. As PyTorch: an empty input is returned as is (a copy); int64 input is accepted, its
+    window mean of squares an integer (floored, as PyTorch's int64 average pooling) and
+    the result in the default float dtype; other integer and bool dtypes are refused."""
     op = "local_response_norm"
-    x = _input(input, op, 3)
+    if not isinstance(input, Tensor):
+        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got "
+                                f"{type(input).__name__}")
+    x = input
+    if x._data.ndim < 3:
+        raise ShapeError(f"{op}: expected an input with at least 3 dims, got shape "
+                         f"{tuple(x.shape)}")
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ArgumentError(f"{op}: size must be a positive int, got {size!r}")
     if x.numel() == 0:
         return x.clone()
+    if not (x._dtype.is_floating_point or x._dtype is _dt.int64):
+        raise DTypeError(f"{op}: expected a floating point input (or int64, as PyTorch), "
+                         f"got {x._dtype.name}")
     nd = x._data.ndim
     sq = x * x
     widths = [0, 0] * (nd - 2) + [size // 2, (size - 1) // 2]   # dim 1, last dims first
-    div = pad(sq, widths).unfold(1, size, 1).mean(-1)
+    win = pad(sq, widths).unfold(1, size, 1)
+    div = win.sum(-1) // size if x._dtype is _dt.int64 else win.mean(-1)
     return x / (div * alpha + k) ** beta
