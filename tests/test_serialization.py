@@ -684,3 +684,12 @@ def test_get_unsafe_globals_in_checkpoint_names_what_weights_only_refuses(tmp_pa
         assert type(lucid.load(p)["net"]) is TinyNet
     lucid.save({"w": lucid.ones(2)}, p)
     assert serialization.get_unsafe_globals_in_checkpoint(p) == []
+
+
+def test_build_can_not_shadow_a_state_dicts_methods(tmp_path):
+    # OrderedDict() with BUILD {"keys": 1}: would replace sd.keys for whoever reads it
+    data = b"\x80\x02ccollections\nOrderedDict\n)R}X\x04\x00\x00\x00keysK\x01sb."
+    with pytest.raises(WeightsOnlyError, match="BUILD of an OrderedDict"):
+        lucid.load(zip_with_pickle(tmp_path, data))
+    ok = b"\x80\x02ccollections\nOrderedDict\n)R}X\t\x00\x00\x00_metadataK\x01sb."
+    assert lucid.load(zip_with_pickle(tmp_path, ok, name="ok.pt"))._metadata == 1

@@ -386,3 +386,13 @@ def test_get_unsafe_globals_in_checkpoint_agrees_with_torch(tmp_path):
         sorted(torch.serialization.get_unsafe_globals_in_checkpoint(p))
     torch.save({"w": torch.ones(2)}, p, _use_new_zipfile_serialization=False)
     assert serialization.get_unsafe_globals_in_checkpoint(p) == []
+
+
+def test_a_torch_parameter_with_attributes_keeps_them(tmp_path):
+    p = torch.nn.Parameter(torch.ones(2))
+    p.tag = "embedding"
+    got = via_file(torch.save, {"p": p}, lucid.load, tmp_path)["p"]
+    assert isinstance(got, lucid.nn.Parameter) and got.tag == "embedding"
+    p.numpy = "shadow"                     # an attribute hiding one of Parameter's methods
+    with pytest.raises(SerializationError, match="none shadowing Parameter's"):
+        via_file(torch.save, {"p": p}, lucid.load, tmp_path)

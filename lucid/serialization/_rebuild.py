@@ -156,9 +156,11 @@ def rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     for part in (attrs, slots):
         if part is None:
             continue
-        if not isinstance(part, dict) or not all(isinstance(k, str) for k in part):
+        if not isinstance(part, dict) or not all(
+                isinstance(k, str) and not hasattr(type(p), k) for k in part):
             raise SerializationError(f"load: a parameter of the file has state {state!r}, "
-                                     "expected a dict of attributes")
+                                     "expected a dict of attributes of its own (none "
+                                     "shadowing Parameter's)")
         p.__dict__.update(part)
     return p
 

@@ -134,8 +134,10 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         if type(inst) is collections.OrderedDict:
             attrs = state[0] if type(state) is tuple and len(state) == 2 and \
                 state[1] is None else state
-            if type(attrs) is not dict or not all(type(k) is str for k in attrs):
-                self._refuse(f"BUILD of an OrderedDict with state {type(state).__name__}")
+            if type(attrs) is not dict or not all(
+                    type(k) is str and not hasattr(collections.OrderedDict, k) for k in attrs):
+                self._refuse("BUILD of an OrderedDict with a state other than attributes "
+                             "of its own (such as a state dict's _metadata)")
             self.stack.pop()
             inst.__dict__.update(attrs)
             return
