@@ -34,6 +34,7 @@ from . import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-inpu
 from . import special_fns  # noqa: F401  (the ops of lucid.special beyond the core's)
 from . import fft  # noqa: F401  (the transforms of lucid.fft)
 from . import straight_through, symlog  # noqa: F401  (wrapped in lucid.nn.functional)
+from . import fused_linear  # noqa: F401  (wrapped in lucid.nn.functional)
 from . import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns     # F of every gradient formula in graph mode

@@ -18,6 +18,15 @@ class XpLinalg:
             out += b
         return out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    def linear_act(self, x, w, b, activation, approximate):
+        return self._activate(self.linear(x, w, b), activation, approximate)
+
+    def _activate(self, z, activation, approximate):
+        """:meth:`linear_act`'s activation of the fresh pre-activation ``z``."""
+        if activation == "relu":
+            return self.xp.maximum(z, z.dtype.type(0), out=z)    # z is ours: in place
+        return self.gelu(z, approximate), z
+
     def linear_weight_grad(self, g, x, npdtype=None):
         if npdtype is not None and npdtype != g.dtype:
             g, x = g.astype(npdtype), x.astype(npdtype)

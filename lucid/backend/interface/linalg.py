@@ -17,6 +17,14 @@ class LinalgKernels(ABC):
         transposed (not copied) ``w``, the bias added in place; result (..., out)."""
 
     @abstractmethod
+    def linear_act(self, x, w, b, activation, approximate):
+        r"""A linear layer and its activation as one kernel call: :math:`z = x W^\top + b`
+        as :meth:`linear`, then :math:`y = \mathrm{ReLU}(z)` (``activation="relu"``) or
+        :math:`y = \mathrm{GELU}(z)` (``"gelu"``, exact or ``approximate="tanh"``, as
+        :meth:`gelu`). Returns ``y`` alone for ReLU (its backward reads ``y``), ``(y, z)``
+        for GELU (its backward reads ``z``)."""
+
+    @abstractmethod
     def linear_weight_grad(self, g, x, npdtype=None):
         r"""A linear layer's weight and bias gradients from the 2-D output gradient ``g``
         (N, out) and input ``x`` (N, in): :math:`(g^\top x, \sum_n g_{n\cdot})`, in

@@ -19,10 +19,11 @@ from .distance import *  # noqa: F401,F403
 from .vq import *  # noqa: F401,F403
 from .value_transforms import *  # noqa: F401,F403
 from .noisy import *  # noqa: F401,F403
+from .fused import *  # noqa: F401,F403
 import sys as _sys
 
 # by module name: ``from . import linear`` would give the function linear, not its module
-__all__ = [n for m in ("activation", "loss", "conv", "pooling", "vision", "normalization", "dropout", "sparse", "attention", "linear", "distance", "vq", "value_transforms", "noisy") for n in _sys.modules[f"{__name__}.{m}"].__all__]
+__all__ = [n for m in ("activation", "loss", "conv", "pooling", "vision", "normalization", "dropout", "sparse", "attention", "linear", "distance", "vq", "value_transforms", "noisy", "fused") for n in _sys.modules[f"{__name__}.{m}"].__all__]
 
 # fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
