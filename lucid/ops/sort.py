@@ -512,13 +512,13 @@ def bincount(input, weights=None, minlength=0):
     a = input._data
     if input._dtype._cat != 1:
         raise DTypeError(f"bincount: only supports integral inputs, got {input._dtype.name}")
+    if not isinstance(minlength, numbers.Integral) or minlength < 0:
+        raise ArgumentError(f"bincount: minlength should be >= 0, got {minlength}")
     if a.ndim != 1:
         raise ShapeError(f"bincount: only supports 1-d inputs, got shape {tuple(a.shape)}")
     if a.size and bool((a < 0).any()):
         raise ArgumentError("bincount: only supports non-negative inputs, got a negative value")
-    if not isinstance(minlength, numbers.Integral) or minlength < 0:
-        raise ArgumentError(f"bincount: minlength should be >= 0, got {minlength}")
-    if weights is None:
+    if weights is None or not a.size:   # no input: int64 zeros, the weights unread (PyTorch)
         return BincountBackward.apply(input, minlength=int(minlength), dtype=_dt.int64)
     weights = to_tensor(weights, input)
     if tuple(weights._data.shape) != tuple(a.shape):
