@@ -57,7 +57,8 @@ class FusedLinearBackward(Op):
     the activation in its epilogue where cuBLASLt takes it — ``RELU_BIAS`` for ReLU;
     ``GELU_AUX_BIAS`` for the tanh GELU (cuBLASLt's GELU is the tanh form), writing
     :math:`z` to the auxiliary buffer as the backward's saved input (where ``out``
-    is a multiple of 8, cuBLASLt's rule for that buffer's leading dimension); exact GELU is
+    is a multiple of 8, cuBLASLt's rule for that buffer's leading dimension; not in
+    float64, where that epilogue is accurate to about 1e-8 only); exact GELU is
     the ``BIAS`` GEMM then the GELU kernel; other cases (dtypes, non-2-D problems) take
     the CPU's order on the device. The backward: ``be.relu_backward`` or
     ``be.gelu_backward`` for :math:`G_z`, then the GEMMs of ``LinearBackward``'s gradient

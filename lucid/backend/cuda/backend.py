@@ -167,6 +167,31 @@ class CudaCore:
             out += b
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    def linear_act(self, x, w, b, activation, approximate):
+        """One cuBLASLt GEMM with the activation in its epilogue: ``RELU(_BIAS)``, or for
+        the tanh GELU ``GELU_AUX(_BIAS)`` writing the pre-activation to the auxiliary
+        matrix (``out`` a multiple of 8; not float64, whose epilogue GELU is accurate to
+        about 1e-8 only); exact GELU (cuBLASLt has only the tanh form), and the problems
+        cuBLASLt does not take, as the shared kernel: :meth:`linear`, then the
+        activation."""
+        tanh = approximate == "tanh" and x.dtype != np.float64
+        x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        if (activation == "relu" or tanh) and gemm.supports(x2, w):
+            tf32 = _tf32_wanted() if x.dtype == np.float32 else False
+            aux = None if activation == "relu" else kernels.empty(
+                (x2.shape[0], w.shape[0]), x.dtype)
+            out, done = gemm.matmul(x2, w.T, tf32, b, act=activation, aux=aux)
+            if done:
+                shape = x.shape[:-1] + (w.shape[0],)
+                y = out if x.ndim == 2 else out.reshape(shape)
+                return y if aux is None else (y, aux if x.ndim == 2 else aux.reshape(shape))
+            # ``out`` is the bare product: the bias and the activation follow
+            if b is not None and not elementwise.bias_add_(out, b):
+                out += b
+            z = out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
+            return self._activate(z, activation, approximate)
+        return super().linear_act(x, w, b, activation, approximate)
+
     def linear_weight_grad(self, g, x, npdtype=None):
         """One cuBLASLt GEMM whose epilogue also sums ``g``'s columns (``BGRADB``), else
         the GEMM and :meth:`sum_rows`; half ``g``, ``x`` with float32 results: the same

@@ -11,7 +11,9 @@ classic API); CuPy's cuBLAS has already loaded it into the process.
 A plan may carry an epilogue: ``BIAS`` adds a vector along the output's rows of the
 column-major problem (the features of a row-major ``x @ w.T``), ``BGRADB`` writes the
 second operand's sums over the reduced dimension alongside the product (a bias gradient
-for free).
+for free); ``RELU`` and ``GELU`` (cuBLASLt's GELU is the tanh approximation) apply an
+activation to the result, after the bias, and ``AUX`` with ``GELU`` also writes the
+activation's input to an auxiliary matrix (what the activation's backward reads).
 """
 
 import ctypes
@@ -25,7 +27,9 @@ _PLANS = {}                         # problem key -> _Plan, or None where Lt has
 _WORKSPACE_BYTES = 32 << 20
 
 EPILOGUE_DEFAULT, EPILOGUE_BIAS, EPILOGUE_BGRADB = 1, 4, 512
+EPILOGUE_RELU, EPILOGUE_GELU, EPILOGUE_AUX = 2, 32, 128     # bits, combined with BIAS
 _DESC_TRANSA, _DESC_TRANSB, _DESC_EPILOGUE, _DESC_BIAS_POINTER = 3, 4, 7, 8
+_DESC_AUX_POINTER, _DESC_AUX_LD = 11, 12
 _LAYOUT_BATCH_COUNT, _LAYOUT_BATCH_STRIDE = 5, 6
 _PREF_MAX_WORKSPACE = 1
 _PREF_ALIGN = (5, 6, 7, 8)          # minimum alignment of A, B, C, D in bytes
@@ -104,11 +108,12 @@ def alignment(ptr):
 class _Plan:
     """One problem's descriptors and its chosen algorithm, kept for the process's life."""
 
-    __slots__ = ("desc", "a", "b", "c", "algo", "algo_ptr", "ws", "bias", "bias_ptr")
+    __slots__ = ("desc", "a", "b", "c", "algo", "algo_ptr", "ws", "bias", "bias_ptr", "aux",
+                 "aux_ptr")
 
     def __init__(self, lib, handle, key):
         (dtype, cdtype, compute, scale, opa, opb, m, n, k, lda, ldb, ldc, count, sa, sb, sc,
-         epilogue, aligns) = key
+         epilogue, aligns, aux_ld) = key
         desc = _P()
         _check(lib.cublasLtMatmulDescCreate(ctypes.byref(desc), compute, scale), "desc")
         self.desc = desc.value
@@ -116,6 +121,8 @@ class _Plan:
         _set(setter, self.desc, _DESC_TRANSA, opa, ctypes.c_int32)
         _set(setter, self.desc, _DESC_TRANSB, opb, ctypes.c_int32)
         _set(setter, self.desc, _DESC_EPILOGUE, epilogue, ctypes.c_uint32)
+        if aux_ld:
+            _set(setter, self.desc, _DESC_AUX_LD, aux_ld, ctypes.c_int64)
         shapes = ((m, k) if opa == 0 else (k, m), lda, sa), \
                  ((k, n) if opb == 0 else (n, k), ldb, sb), ((m, n), ldc, sc)
         self.a, self.b, self.c = (
@@ -138,6 +145,8 @@ class _Plan:
         self.ws = result.workspace
         self.bias = ctypes.c_uint64(0)              # the epilogue vector's address, as set
         self.bias_ptr = ctypes.addressof(self.bias)
+        self.aux = ctypes.c_uint64(0)               # the auxiliary matrix's, as set
+        self.aux_ptr = ctypes.addressof(self.aux)
 
     @staticmethod
     def _layout(lib, dtype, rows_cols, ld, count, stride):
@@ -169,12 +178,14 @@ def _plan(key):
     return p
 
 
-def matmul(key, alpha, a, b, beta, c, stream, bias=0):
+def matmul(key, alpha, a, b, beta, c, stream, bias=0, aux=0):
     """``c = alpha op(a) op(b) + beta c`` for device pointers ``a``, ``b``, ``c`` (and the
-    epilogue's vector at ``bias``) on ``stream``, the problem being ``key``: ``(dtype of a
-    and b, dtype of c (and of the epilogue's vector), compute type, scale type, op a,
-    op b, m, n, k, lda, ldb, ldc, batch count, batch strides of a, b, c, epilogue,
-    alignments of a, b, c, bias)`` in cuBLAS's column-major terms. False (nothing done) where cuBLASLt cannot take the problem."""
+    epilogue's vector at ``bias``, its auxiliary matrix at ``aux``) on ``stream``, the
+    problem being ``key``: ``(dtype of a and b, dtype of c (and of the epilogue's vector
+    and matrix), compute type, scale type, op a, op b, m, n, k, lda, ldb, ldc, batch
+    count, batch strides of a, b, c, epilogue, alignments of a, b, c, bias, leading
+    dimension of the auxiliary matrix (0: none))`` in cuBLAS's column-major terms. False
+    (nothing done) where cuBLASLt cannot take the problem."""
     p = _plan(key)
     if p is None:
         return False
@@ -182,6 +193,10 @@ def matmul(key, alpha, a, b, beta, c, stream, bias=0):
     if bias:
         p.bias.value = bias
         _check(lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_BIAS_POINTER, p.bias_ptr, 8),
+               "set attribute")
+    if aux:
+        p.aux.value = aux
+        _check(lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_AUX_POINTER, p.aux_ptr, 8),
                "set attribute")
     device = cupy.cuda.runtime.getDevice()
     ws = _workspace(device, stream) if p.ws else 0

@@ -8,8 +8,8 @@ itself. An operand is passed as it lies in memory when it can be: rows contiguou
 (``op N``) or, for a transposed view such as ``w.T``, columns contiguous (``op T``), with
 its row or column stride as the leading dimension; a batch axis that broadcasts gets
 stride 0. Half types accumulate in float32; float32 uses TF32 tensor cores only where
-asked. 2-D products may add a bias in the epilogue, or sum an operand for a bias gradient
-(:func:`matmul`).
+asked. 2-D products may add a bias in the epilogue and apply ReLU or (tanh) GELU after
+it, or sum an operand for a bias gradient (:func:`matmul`).
 """
 
 import cupy
@@ -74,7 +74,40 @@ def _operand(x, batch):
     return x, op, ld, (dims[-1][0] if dims else 0)
 
 
-def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None):
+def _epilogue(out, batch, bias, bias_grad, act, aux):
+    """``(epilogue, bias pointer, aux pointer)`` of the product ``out`` (m, n) for what
+    :func:`matmul` is asked, or the default epilogue and no pointers where cuBLASLt cannot
+    take all of it (a batch, a vector or matrix of another dtype, shape or layout).
+
+    cuBLAS is column-major: it computes C^T = B^T A^T, so BIAS adds along the rows of C^T
+    (``b``'s columns, n), BGRADB sums its B over k (``a``'s rows, m), and the auxiliary
+    matrix has C^T's leading dimension n, which cuBLASLt wants a multiple of 8."""
+    m, n = out.shape[-2:]
+    default = (cublaslt.EPILOGUE_DEFAULT, 0, 0)
+    if bias is not None:
+        vec, length, epilogue = bias, n, cublaslt.EPILOGUE_BIAS
+    elif bias_grad is not None:
+        vec, length, epilogue = bias_grad, m, cublaslt.EPILOGUE_BGRADB
+    else:
+        vec, epilogue = None, 0
+    if batch or (vec is None and act is None):
+        return default
+    pbias = paux = 0
+    if vec is not None:
+        if vec.dtype != out.dtype or vec.shape != (length,) or not vec.flags.c_contiguous:
+            return default
+        pbias = vec.data.ptr
+    if act is not None:
+        epilogue |= cublaslt.EPILOGUE_RELU if act == "relu" else cublaslt.EPILOGUE_GELU
+        if aux is not None:
+            if aux.shape != out.shape or aux.dtype != out.dtype or n % 8:
+                return default
+            epilogue |= cublaslt.EPILOGUE_AUX
+            paux = aux.data.ptr
+    return epilogue, pbias, paux
+
+
+def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None, act=None, aux=None):
     """``a @ b`` for float arrays of at least 2 dims (batch axes broadcast), in their
     dtype, or float32 for half operands where ``out_dtype`` says so (the float32
     accumulator written as it is); ``tf32`` lets float32 products use TF32 tensor cores.
@@ -82,8 +115,10 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None):
     ``b``'s column count) added to every row, or ``bias_grad`` (an empty vector of ``a``'s
     row count, in the output's dtype) filled with the row sums of ``a`` (a linear layer's
     weight gradient ``g.T @ x`` then brings the bias gradient, the column sums of ``g``,
-    along). The result says whether the epilogue
-    ran: ``(out, done)``."""
+    along). ``act`` (``"relu"`` or ``"gelu"``, cuBLASLt's tanh GELU) applies an activation
+    after the bias; with GELU, ``aux`` (an empty array of the output's shape and dtype,
+    whose row length is a multiple of 8) receives the activation's input. The result says
+    whether the whole epilogue ran (else ``out`` is the bare product): ``(out, done)``."""
     if a.ndim == 2 or b.ndim == 2 or a.shape[:-2] == b.shape[:-2]:
         batch = b.shape[:-2] if a.ndim == 2 else a.shape[:-2]
     else:
@@ -106,21 +141,13 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None):
     one, zero = _SCALARS[sdt]
     stream = cupy.cuda.get_current_stream().ptr
     pa, pb, pc = bb.data.ptr, aa.data.ptr, out.data.ptr
-    # cuBLAS is column-major: C^T = B^T A^T, so cuBLAS's A is our b and its B our a: BIAS
-    # adds along the rows of C^T (b's columns), BGRADB sums cuBLAS's B over k (a's rows)
-    vec, length, epilogue = ((bias, n, cublaslt.EPILOGUE_BIAS) if bias is not None else
-                             (bias_grad, m, cublaslt.EPILOGUE_BGRADB))
-    pbias = 0
-    if vec is not None and not batch and vec.dtype == out.dtype and vec.shape == (length,) \
-            and vec.flags.c_contiguous:
-        pbias = vec.data.ptr
-    else:
-        epilogue = cublaslt.EPILOGUE_DEFAULT
+    # cuBLAS is column-major: C^T = B^T A^T, so cuBLAS's A is our b and its B our a
+    epilogue, pbias, paux = _epilogue(out, batch, bias, bias_grad, act, aux)
     al = cublaslt.alignment
     key = (t, tc, compute, _SCALE_TYPE[sdt], opb, opa, n, m, k, ldb, lda, n, count, sb, sa,
-           m * n, epilogue, (al(pa), al(pb), al(pc), al(pbias)))
-    if cublaslt.matmul(key, one, pa, pb, zero, pc, stream, pbias):
-        return out, bool(pbias)
+           m * n, epilogue, (al(pa), al(pb), al(pc), al(pbias)), n if paux else 0)
+    if cublaslt.matmul(key, one, pa, pb, zero, pc, stream, pbias, paux):
+        return out, epilogue != cublaslt.EPILOGUE_DEFAULT
     handle = cupy.cuda.device.get_cublas_handle()
     if cublas.getStream(handle) != stream:  # setStream also resets cuBLAS's workspace:
         cublas.setStream(handle, stream)    # only when the stream changed
