@@ -9,12 +9,20 @@ full backward hooks (an identity :class:`~lucid.autograd.Function` around the in
 around the outputs, whose backward calls the hooks with the gradients that pass through).
 The ``register_module_*`` functions here add hooks for every module (PyTorch's global
 hooks), run before each module's own.
+
+The deprecated backward hooks (:meth:`Module.register_backward_hook`,
+:func:`register_module_backward_hook`) behave as PyTorch's: they hook the graph node of the
+first output tensor, so ``grad_input`` holds the gradients of *that node's* inputs (which
+for a module of several ops are not the module's inputs; a ``FutureWarning`` says so), and
+a module (or the global registry) holds either full or deprecated backward hooks, never
+both.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -95,6 +103,7 @@ class _GlobalHooks:
         self.forward_always = {}
         self.backward_pre = OrderedDict()
         self.backward = OrderedDict()
+        self.backward_is_full = None   # True: full hooks in .backward, False: deprecated ones
         self.buffer_registration = OrderedDict()
         self.module_registration = OrderedDict()
         self.parameter_registration = OrderedDict()
@@ -132,7 +141,24 @@ def register_module_full_backward_pre_hook(hook):
 def register_module_full_backward_hook(hook):
     """``hook(module, grad_input, grad_output)`` for every module (see
     :meth:`Module.register_full_backward_hook`); returns a handle."""
+    _G.backward_is_full = _backward_kind(_G.backward_is_full, True, "as a global Module hook")
     return _register(_G.backward, hook, False)
+
+
+def register_module_backward_hook(hook):
+    """Deprecated: :meth:`Module.register_backward_hook` for every module (use
+    :func:`register_module_full_backward_hook`); returns a handle."""
+    _G.backward_is_full = _backward_kind(_G.backward_is_full, False, "as a global Module hook")
+    return _register(_G.backward, hook, False)
+
+
+def _backward_kind(current, full, where):
+    """The backward-hook kind after registering one of kind ``full`` where hooks of kind
+    ``current`` (None: none yet) are: the two kinds never mix, as in PyTorch."""
+    if current is (not full):
+        raise AutogradError(f"Cannot use both regular backward hooks and full backward hooks "
+                            f"{where}. Please use only one of them.")
+    return full
 
 
 def register_module_buffer_registration_hook(hook):
@@ -183,6 +209,7 @@ class Module:
         sa(self, "_non_persistent_buffers_set", set())
         sa(self, "_backward_pre_hooks", OrderedDict())
         sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_is_full_backward_hook", None)
         sa(self, "_forward_hooks", OrderedDict())
         sa(self, "_forward_hooks_with_kwargs", OrderedDict())
         sa(self, "_forward_hooks_always_called", OrderedDict())
@@ -822,7 +849,18 @@ class Module:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the
         module's tensor inputs are known (None for inputs that need none); a non-None
         return replaces ``grad_input``."""
+        self._is_full_backward_hook = _backward_kind(self._is_full_backward_hook, True,
+                                                     "on a single Module")
         return _register(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Deprecated (use :meth:`register_full_backward_hook`): ``hook(module,
+        grad_input, grad_output)`` runs on the graph node of the forward's first output
+        tensor, ``grad_input`` being the gradients of that node's inputs; a non-None return
+        replaces them. See the module doc."""
+        self._is_full_backward_hook = _backward_kind(self._is_full_backward_hook, False,
+                                                     "on a single Module")
+        return _register(self._backward_hooks, hook, False)
 
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
@@ -851,7 +889,10 @@ class Module:
                     args = res if isinstance(res, tuple) else (res,)
         bw = None
         bw_pre = list(_G.backward_pre.values()) + list(self._backward_pre_hooks.values())
-        bw_full = list(_G.backward.values()) + list(self._backward_hooks.values())
+        bw_full, bw_node = [], []
+        for hooks, full in ((_G.backward, _G.backward_is_full),
+                            (self._backward_hooks, self._is_full_backward_hook)):
+            (bw_node if full is False else bw_full).extend(hooks.values())
         if (bw_pre or bw_full) and STATE.grad_enabled:
             bw = _BackwardHookState(self, bw_pre, bw_full)
             args = bw.wrap_inputs(args)
@@ -882,6 +923,8 @@ class Module:
             raise
         if bw is not None:
             result = bw.wrap_outputs(result)
+        if bw_node and STATE.grad_enabled:
+            _hook_output_node(self, args, result, bw_node)
         return result
 
     __call__ = _call_impl
@@ -907,6 +950,49 @@ class Module:
             else:
                 s += "\n  " + "\n  ".join(lines) + "\n"
         return s + ")"
+
+
+def _hook_output_node(module, args, result, hooks):
+    """The deprecated backward hooks: on the node of the first tensor of ``result`` (found
+    as PyTorch finds it), with PyTorch's warnings where they miss gradients."""
+    var = result
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) \
+            if isinstance(var, dict) else var[0]
+    node = var.grad_fn
+    if node is None:
+        return
+    for hook in hooks:
+        node.register_hook(functools.partial(_call_node_hook, hook, module))
+    outs = (result,) if isinstance(result, Tensor) else result
+    if not (isinstance(outs, tuple) and all(isinstance(r, Tensor) for r in outs)):
+        what = "return a single Tensor or a tuple of Tensors"
+        _warn_node_hook(f"on a Module that does not {what}", "grad_output")
+        return
+    if not all(isinstance(a, Tensor) for a in args):
+        what = "take as input a single Tensor or a tuple of Tensors"
+        _warn_node_hook(f"on a Module that does not {what}", "grad_input")
+        return
+    out_nodes = {r.grad_fn for r in outs if r.grad_fn is not None}
+    if not out_nodes or (len(out_nodes) == 1 and node not in out_nodes):
+        _warn_node_hook("when outputs are nested in python data structure", "grad_output")
+    elif len(out_nodes) > 1:
+        _warn_node_hook("when outputs are generated by different autograd Nodes",
+                        "grad_output")
+    elif {a.grad_fn for a in args if a.grad_fn is not None} != \
+            {n for n, _ in node.next_functions}:
+        _warn_node_hook("when the forward contains multiple autograd Nodes", "grad_input")
+
+
+def _call_node_hook(hook, module, grad_input, grad_output):
+    return hook(module, grad_input, grad_output)
+
+
+def _warn_node_hook(situation, missing):
+    warnings.warn(f"Using a non-full backward hook {situation} is deprecated and will be "
+                  f"removed in future versions. This hook will be missing some {missing}. "
+                  "Please use register_full_backward_hook to get the documented behavior.",
+                  FutureWarning, stacklevel=5)
 
 
 class _BackwardHookState:
