@@ -192,3 +192,65 @@ def test_local_response_norm_of_integer_input_as_torch(shape, dtype):
         torch.tensor(e), **kw)
     assert str(r.dtype).split(".")[-1] == str(rt.dtype).split(".")[-1]
     assert tuple(r.shape) == tuple(rt.shape)
+
+
+# -- 7. Sequential.insert / ModuleList.insert ------------------------------------------------
+
+@pytest.mark.parametrize("index", range(-4, 5))
+def test_sequential_insert_matches_torch(index):
+    # Sequential already matched: -len..len inserts as list.insert, beyond is an IndexError
+    mods = lambda nn: [nn.ReLU(), nn.Tanh(), nn.Sigmoid()]
+    s, st = lucid.nn.Sequential(*mods(lucid.nn)), torch.nn.Sequential(*mods(torch.nn))
+    try:
+        st.insert(index, torch.nn.Identity())
+    except IndexError:
+        with pytest.raises(lucid.errors.IndexingError, match="out of range"):
+            s.insert(index, lucid.nn.Identity())
+        return
+    assert s.insert(index, lucid.nn.Identity()) is s
+    assert [type(m).__name__ for m in s] == [type(m).__name__ for m in st]
+    assert list(s._modules) == list(st._modules)
+
+
+@pytest.mark.parametrize("index", range(-5, 6))
+def test_module_list_insert_negative_index_as_list_insert(index):
+    ml = lucid.nn.ModuleList([lucid.nn.ReLU(), lucid.nn.Tanh(), lucid.nn.Sigmoid()])
+    ref = list(ml)
+    new = lucid.nn.Identity()
+    ml.insert(index, new)
+    ref.insert(index, new)
+    assert list(ml) == ref and len(ml) == 4
+    assert list(ml._modules) == ["0", "1", "2", "3"]
+    assert ml[ref.index(new) - 4] is new
+    with pytest.raises(lucid.errors.ArgumentTypeError, match="ModuleList.insert"):
+        ml.insert(1.0, new)
+
+
+# -- 8. default_convert ---------------------------------------------------------------------
+
+def test_default_convert_sequences_as_torch():
+    from torch.utils.data import default_convert as tconvert
+    from lucid.utils.data import default_convert
+    import collections
+    P = collections.namedtuple("P", "a b")
+    # PyTorch 2.13 turns a plain tuple into a list ("backwards compatibility"), keeps a
+    # namedtuple's type; Lucid already did the same
+    for data in [(np.ones(2), 1), P(np.ones(2), 2), [np.ones(1), (np.zeros(1),)],
+                 {"k": (np.ones(1), 3)}, range(3)]:
+        got, want = default_convert(data), tconvert(data)
+
+        def same(g, w):
+            assert type(g).__name__ == type(w).__name__, (g, w)
+            if isinstance(w, torch.Tensor):
+                np.testing.assert_array_equal(g.numpy(), w.numpy())
+            elif isinstance(w, dict):
+                assert g.keys() == w.keys()
+                for k in w:
+                    same(g[k], w[k])
+            elif isinstance(w, (list, tuple)):
+                assert len(g) == len(w)
+                for a, b in zip(g, w):
+                    same(a, b)
+            else:
+                assert g == w
+        same(got, want)

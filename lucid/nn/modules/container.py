@@ -7,6 +7,7 @@ entries (``(0-2): 3 x Linear(...)``).
 
 from __future__ import annotations
 
+import numbers
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -218,10 +219,17 @@ class ModuleList(Module):
         return _no_digits(super().__dir__())
 
     def insert(self, index, module):
-        """Insert ``module`` before position ``index``."""
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
+        """Insert ``module`` before position ``index``, as ``list.insert``: a negative
+        index counts from the end, one past either end inserts there. (PyTorch 2.13 raises
+        a bare ``KeyError`` for a negative index and leaves a gap in the keys for one
+        above ``len``; Lucid keeps the list whole.)"""
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise ArgumentTypeError(f"ModuleList.insert: index must be an int, got "
+                                    f"{type(index).__name__}")
+        items = list(self._modules.values())
+        items.insert(index, module)
+        for i in range(len(items)):
+            self._modules[str(i)] = items[i]
 
     def append(self, module):
         """Add ``module`` at the end; returns ``self``."""
