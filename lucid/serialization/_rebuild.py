@@ -18,7 +18,7 @@ from ..backend import host_storage as hs
 from ..errors import LucidError, SerializationError
 
 __all__ = ["LoadedStorage", "rebuild_tensor", "rebuild_tensor_v2", "rebuild_tensor_v3",
-           "rebuild_parameter", "rebuild_parameter_with_state", "REBUILDS"]
+           "rebuild_parameter", "rebuild_parameter_with_state"]
 
 
 class LoadedStorage:
@@ -163,7 +163,3 @@ def rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
                                      "shadowing Parameter's)")
         p.__dict__.update(part)
     return p
-
-
-REBUILDS = (rebuild_tensor, rebuild_tensor_v2, rebuild_tensor_v3, rebuild_parameter,
-            rebuild_parameter_with_state)

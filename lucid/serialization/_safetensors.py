@@ -78,7 +78,7 @@ def save_safetensors(tensors, path, metadata=None) -> None:
 
 # -- reading ---------------------------------------------------------------------
 
-def _read(f, op):
+def read_safetensors(f, op="load"):
     """``(metadata, {key: (code, array)})`` of the safetensors file at path or in binary
     file object ``f``; a file that safetensors cannot parse raises SerializationError."""
     try:
@@ -225,21 +225,15 @@ def load_lucid1(metadata, arrays, locate, f):
                                  "read") from None
 
 
-def read_safetensors(f, op="load"):
-    """``(metadata, {key: (code, array)})`` of the safetensors file at path or in binary
-    file object ``f``."""
-    return _read(f, op)
-
-
 def load_safetensors(path, device="cpu"):
     """The tensors of the safetensors file at ``path`` (any writer: PyTorch's
     ``safetensors.torch.save_file``, :func:`save_safetensors`) as ``{name: Tensor}`` on
     ``device``, in the file's order."""
     dev = _device_cls(device)
     if is_path(path):
-        _, arrays = _read(path, "load_safetensors")
+        _, arrays = read_safetensors(path, "load_safetensors")
     else:
         fh, _ = open_for_reading(path, "load_safetensors")
-        _, arrays = _read(fh, "load_safetensors")
+        _, arrays = read_safetensors(fh, "load_safetensors")
     return {k: from_numpy(a) if dev.type == "cpu" else from_numpy(a).to(dev)
             for k, (_, a) in arrays.items()}
