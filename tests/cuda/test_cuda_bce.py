@@ -1,0 +1,56 @@
+"""Binary cross-entropy at probabilities 0 and 1 and their neighbours on the device under
+test against the CPU: the loss and the gradients to the input and the target, every
+reduction, with and without a weight, float32/float64/bfloat16 (the CPU side is checked
+against PyTorch by tests/nn/test_bce_boundaries.py)."""
+
+import numpy as np
+import pytest
+
+import lucid
+import lucid.nn.functional as F
+
+from .conftest import DEVICE
+
+pytestmark = pytest.mark.cuda
+
+DTYPES = {"float32": (lucid.float32, 1e-6), "float64": (lucid.float64, 1e-12),
+          "bfloat16": (lucid.bfloat16, 2e-2)}
+
+
+def _data():
+    x = np.array([0.0, 1e-45, 1.2e-38, np.nextafter(np.float32(1), np.float32(0)), 1.0, 0.25])
+    x, y = np.meshgrid(x, np.array([0.0, 1.0, 0.3]), indexing="ij")
+    return x.ravel(), y.ravel(), np.linspace(0.5, 2.0, x.size)
+
+
+def _host(t):
+    return t.detach().to(lucid.float64).cpu().numpy()
+
+
+def _run(device, dt, reduction, weighted):
+    x, y, w = _data()
+    lx, ly = (lucid.tensor(a, device=device).to(dt).requires_grad_() for a in (x, y))
+    lw = lucid.tensor(w, device=device).to(dt) if weighted else None
+    out = F.binary_cross_entropy(lx, ly, weight=lw, reduction=reduction)
+    g = lucid.tensor(np.linspace(-1, 1, x.size) if reduction == "none" else np.array(1.5),
+                     device=device).to(dt)
+    out.backward(g)
+    return out, lx.grad, ly.grad
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_boundaries_match_the_cpu(dtype, reduction, weighted):
+    dt, rtol = DTYPES[dtype]
+    got = _run(DEVICE, dt, reduction, weighted)
+    want = _run("cpu", dt, reduction, weighted)
+    assert got[0].device == lucid.device(DEVICE) and got[0].dtype is dt
+    assert np.isfinite(_host(got[1])).all()             # finite at 0 and 1
+    for a, b in zip(got, want):
+        a, b = _host(a), _host(b)
+        assert np.array_equal(np.isinf(a), np.isinf(b)) and np.array_equal(np.isnan(a),
+                                                                           np.isnan(b))
+        fin = np.isfinite(b)
+        assert np.array_equal(a[~fin & ~np.isnan(b)], b[~fin & ~np.isnan(b)])
+        np.testing.assert_allclose(a[fin], b[fin], rtol=rtol, atol=1e-30)
