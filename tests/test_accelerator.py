@@ -115,3 +115,10 @@ def test_cudnn_switches_are_plain_attributes_programs_set():
         assert (c.benchmark, c.deterministic, c.allow_tf32) == (True, True, False)
     finally:
         c.benchmark, c.deterministic, c.allow_tf32 = saved
+
+
+def test_cuda_is_built_tells_whether_cupy_is_installed():
+    import importlib.util
+    assert lucid.backends.cuda.is_built() is (importlib.util.find_spec("cupy") is not None)
+    if lucid.cuda.is_available():
+        assert lucid.backends.cuda.is_built()

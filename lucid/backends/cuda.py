@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from ..errors import ArgumentError
 
-__all__ = ["matmul", "get_float32_matmul_precision", "set_float32_matmul_precision"]
+__all__ = ["matmul", "get_float32_matmul_precision", "set_float32_matmul_precision",
+           "is_built"]
 
 _PRECISIONS = ("highest", "high", "medium")
 
@@ -54,3 +57,9 @@ def set_float32_matmul_precision(precision) -> None:
 
 def get_float32_matmul_precision() -> str:
     return matmul._precision
+
+
+def is_built() -> bool:
+    """Whether Lucid's CUDA backend can be loaded: CuPy is installed (a GPU is another
+    question, :func:`lucid.cuda.is_available`)."""
+    return importlib.util.find_spec("cupy") is not None

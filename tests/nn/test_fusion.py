@@ -117,3 +117,4 @@ def test_names_are_reachable_as_in_torch():
         assert hasattr(torch.nn.utils, name)
     assert nn.utils.pack_padded_sequence is nn.utils.rnn.pack_padded_sequence
     assert nn.utils.prune.l1_unstructured is not None
+
