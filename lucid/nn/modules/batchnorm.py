@@ -13,7 +13,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -133,6 +134,29 @@ class BatchNorm3d(_BatchNorm):
     """Batch norm over ``(N, C, D, H, W)`` input."""
 
     _dims = (5,)
+
+
+# -- lazy layers (their shared base is lazy_norm.py's, which builds on _NormBase above) --
+
+from .lazy_norm import _LazyNorm  # noqa: E402
+
+
+class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
+    """A :class:`BatchNorm1d` whose ``num_features`` is inferred from its first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
+    """A :class:`BatchNorm2d` whose ``num_features`` is inferred from its first input."""
+
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
+    """A :class:`BatchNorm3d` whose ``num_features`` is inferred from its first input."""
+
+    cls_to_become = BatchNorm3d
 
 
 # PyTorch's path for SyncBatchNorm is this module; it lives in sync_batchnorm.py, which

@@ -1,4 +1,4 @@
-"""InstanceNorm1d/2d/3d."""
+"""InstanceNorm1d/2d/3d and LazyInstanceNorm1d/2d/3d."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import warnings
 from ...errors import ShapeError
 from .. import functional as F
 from .batchnorm import _NormBase
+from .lazy_norm import _LazyNorm
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -80,3 +82,21 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance norm over ``(N, C, D, H, W)`` or unbatched ``(C, D, H, W)`` input."""
 
     _no_batch_dim = 4
+
+
+class LazyInstanceNorm1d(_LazyNorm, InstanceNorm1d):
+    """An :class:`InstanceNorm1d` whose ``num_features`` is inferred from its first input."""
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNorm, InstanceNorm2d):
+    """An :class:`InstanceNorm2d` whose ``num_features`` is inferred from its first input."""
+
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNorm, InstanceNorm3d):
+    """An :class:`InstanceNorm3d` whose ``num_features`` is inferred from its first input."""
+
+    cls_to_become = InstanceNorm3d

@@ -1,5 +1,6 @@
-"""LazyBatchNorm1d/2d/3d and LazyInstanceNorm1d/2d/3d: norms whose ``num_features`` is
-read from their first input."""
+"""What the lazy norms share: ``_LazyNorm``, the base of LazyBatchNorm1d/2d/3d
+(batchnorm.py) and LazyInstanceNorm1d/2d/3d (instancenorm.py), PyTorch's homes for them:
+norms whose ``num_features`` is read from their first input."""
 
 from __future__ import annotations
 
@@ -7,11 +8,9 @@ from ... import dtypes as _dt
 from ..._tensor import tensor
 from ...ops import empty
 from ..parameter import UninitializedBuffer, UninitializedParameter, _Uninitialized
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, _NormBase
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .batchnorm import _NormBase
 
-__all__ = ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+__all__ = []
 
 
 class _LazyNorm:
@@ -76,38 +75,3 @@ class _LazyNorm:
         self.initialize_parameters(input)
         return self.forward(input)
 
-
-class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
-    """A :class:`BatchNorm1d` whose ``num_features`` is inferred from its first input."""
-
-    cls_to_become = BatchNorm1d
-
-
-class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
-    """A :class:`BatchNorm2d` whose ``num_features`` is inferred from its first input."""
-
-    cls_to_become = BatchNorm2d
-
-
-class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
-    """A :class:`BatchNorm3d` whose ``num_features`` is inferred from its first input."""
-
-    cls_to_become = BatchNorm3d
-
-
-class LazyInstanceNorm1d(_LazyNorm, InstanceNorm1d):
-    """An :class:`InstanceNorm1d` whose ``num_features`` is inferred from its first input."""
-
-    cls_to_become = InstanceNorm1d
-
-
-class LazyInstanceNorm2d(_LazyNorm, InstanceNorm2d):
-    """An :class:`InstanceNorm2d` whose ``num_features`` is inferred from its first input."""
-
-    cls_to_become = InstanceNorm2d
-
-
-class LazyInstanceNorm3d(_LazyNorm, InstanceNorm3d):
-    """An :class:`InstanceNorm3d` whose ``num_features`` is inferred from its first input."""
-
-    cls_to_become = InstanceNorm3d
