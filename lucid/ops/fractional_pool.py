@@ -57,9 +57,12 @@ class FractionalMaxPoolBackward(MultiOutputOp):
     -----
     Backends: ``be.fractional_max_pool`` computes the starts in the samples' dtype as
     PyTorch's CPU kernel does (float32 for float32 input, with each step rounded for half
-    types; truncation toward zero), gathers every window of every plane with one advanced
-    index ``(N, C, O_0, K_0, ...)`` and picks, along the flattened kernel axis, the last
-    NaN where there is one, else the first maximum (PyTorch's scan "greater, or NaN").
+    types; truncation toward zero), builds the flat index of every window element laid out
+    ``(prod K, N, C, *O)`` by broadcasting one term per dim, gathers them with one flat
+    ``take`` (a contiguous plane per kernel element) and scans the planes in kernel order
+    as PyTorch does: an element replaces the running maximum, and its index, where it is
+    greater or NaN (the first of equal maxima, the last NaN; half types compare in
+    float32, exactly).
     Windows overlap, so the gradient is a scatter-add (``be.pool_scatter``; in graph mode
     :class:`~lucid.ops.pooling.MaxUnpoolBackward`, whose own gradient is a gather).
     The scatter-add is a float64 ``bincount`` (``be.index_add_along``), as for adaptive

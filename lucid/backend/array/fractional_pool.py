@@ -1,6 +1,6 @@
 """Fractional max pooling over an array module: every window of every plane gathered by
-one advanced index, the maximum taken along the kernel axis (no loop over planes, output
-positions or kernel elements)."""
+one flat ``take``, then a scan over the kernel elements (a handful), never over planes or
+output positions."""
 
 import math
 
@@ -40,30 +40,34 @@ class XpFractionalPool:
     def fractional_max_pool(self, x, samples, kernel, out_spatial):
         xp = self.xp
         n = len(kernel)
-        lead = x.shape[:2]
-        spatial = x.shape[2:]
-        starts = [self._fractional_starts(samples[..., j], spatial[j], kernel[j],
-                                          out_spatial[j]) for j in range(n)]
-        # gather x[b, c, a0 + k0, a1 + k1, ...] as (N, C, O0, K0, O1, K1, ...)
-        axes = 2 + 2 * n
-        idx = [xp.arange(lead[0]).reshape((-1,) + (1,) * (axes - 1)),
-               xp.arange(lead[1]).reshape((1, -1) + (1,) * (axes - 2))]
-        for j, (a, k) in enumerate(zip(starts, kernel)):
-            pos = a[..., None] + xp.arange(k, dtype=xp.int64)         # (N, C, Oj, Kj)
-            idx.append(pos.reshape(lead + (1, 1) * j + pos.shape[2:] + (1, 1) * (n - 1 - j)))
-        win = x[tuple(idx)]
-        perm = (0, 1) + tuple(range(2, axes, 2)) + tuple(range(3, axes, 2))
-        win = xp.transpose(win, perm).reshape(lead + tuple(out_spatial) + (math.prod(kernel),))
-        # the scan "greater, or NaN": the last NaN if there is one, else the first maximum
-        w = win.astype(xp.float32) if _half(win.dtype) else win
-        nan = w != w
-        last_nan = win.shape[-1] - 1 - xp.argmax(nan[..., ::-1], axis=-1)
-        first_max = xp.argmax(xp.where(nan, -xp.inf, w), axis=-1)
-        arg = xp.where(nan.any(axis=-1), last_nan, first_max)
-        vals = xp.take_along_axis(win, arg[..., None], -1)[..., 0]
-        flat = None
-        for j, (a, k) in enumerate(zip(starts, kernel)):
-            kj = (arg // math.prod(kernel[j + 1:])) % k
-            pos = a.reshape(lead + (1,) * j + (out_spatial[j],) + (1,) * (n - 1 - j)) + kj
-            flat = pos if flat is None else flat * spatial[j] + pos
-        return vals, flat
+        lead, spatial, out = x.shape[:2], x.shape[2:], tuple(out_spatial)
+        # the flat spatial index of every window element, laid out (*K, N, C, *O): a sum over
+        # dims of (start + k) * row stride, each term broadcast from its dim's axes
+        sp = None
+        for j in range(n):
+            a = self._fractional_starts(samples[..., j], spatial[j], kernel[j], out[j])
+            a = a.reshape((1,) * n + lead + (1,) * j + (out[j],) + (1,) * (n - 1 - j))
+            k = xp.arange(kernel[j], dtype=xp.int64).reshape(
+                (1,) * j + (kernel[j],) + (1,) * (n - 1 - j) + (1,) * (2 + n))
+            term = (a + k) * math.prod(spatial[j + 1:])
+            sp = term if sp is None else sp + term
+        sp = sp.reshape((math.prod(kernel),) + lead + out)
+        # one flat gather of the windows: a contiguous plane per kernel element
+        plane = (xp.arange(lead[0] * lead[1], dtype=xp.int64) *
+                 math.prod(spatial)).reshape(lead + (1,) * n)
+        sp += plane
+        win = xp.take(x.reshape(-1), sp)
+        half = _half(win.dtype)
+        if half:
+            win = win.astype(xp.float32)
+        # PyTorch's scan in kernel order: an element replaces the running maximum where it
+        # is greater or NaN (the first of equal maxima, the last NaN)
+        best, idx = xp.array(win[0], copy=True), xp.array(sp[0], copy=True)
+        for i in range(1, win.shape[0]):
+            v = win[i]
+            upd = v > best
+            upd |= v != v
+            xp.copyto(idx, sp[i], where=upd)
+            xp.maximum(best, v, out=best)          # NaN propagates, as the scan's value
+        idx -= plane                               # flat in the input -> flat spatial
+        return (best.astype(x.dtype) if half else best), idx
