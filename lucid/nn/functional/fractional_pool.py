@@ -5,6 +5,10 @@ size (``int(L * r)`` per dim), draws the samples (``rand(N, C, n)`` of the input
 unless ``_random_samples`` are given, and calls the fused
 :class:`~lucid.ops.fractional_pool.FractionalMaxPoolBackward`. Unbatched input (no batch
 dim) is accepted.
+
+Where Lucid and PyTorch differ: ``kernel_size`` must be positive (PyTorch takes 0 and
+returns windows of nothing, ``-inf``); ``fractional_max_pool2d`` takes a single number as
+``output_ratio`` (PyTorch's function needs a pair there, its layer takes either).
 """
 
 from __future__ import annotations
