@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from .. import functional as F
-from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401  (PyTorch's path)
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401 (torch's path)
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
