@@ -144,9 +144,9 @@ class RotaryEmbedding(Module):
                                  f"{self.max_seq_len}")
             cos, sin = self.cos_cached[:seq], self.sin_cached[:seq]
         else:
-            if not isinstance(positions, Tensor) or positions.dtype.is_floating_point or \
-                    positions.dtype.is_complex or positions.dtype is _dt.bool or positions.ndim not in (1, 2) or \
-                    positions.shape[-1] != seq:
+            dt = getattr(positions, "dtype", None)
+            if not isinstance(positions, Tensor) or dt.is_floating_point or dt.is_complex or \
+                    dt is _dt.bool or positions.ndim not in (1, 2) or positions.shape[-1] != seq:
                 raise ShapeError(f"{op}: positions must be an integer tensor of shape "
                                  f"({seq},) or (batch, {seq}), got "
                                  f"{getattr(positions, 'shape', type(positions).__name__)}")
