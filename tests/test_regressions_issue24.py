@@ -254,3 +254,45 @@ def test_default_convert_sequences_as_torch():
             else:
                 assert g == w
         same(got, want)
+
+
+# -- 9. Embedding(scale_grad_by_freq=True): two forwards, one backward ---------------------
+
+@pytest.mark.parametrize("kw", [{}, {"padding_idx": 4}, {"max_norm": 1.0}])
+def test_embedding_scale_grad_by_freq_counts_per_forward_call(kw):
+    # each call's node divides by the frequencies of its own indices (Lucid already did)
+    W = np.random.default_rng(0).standard_normal((5, 3))
+    G = np.random.default_rng(1).standard_normal((2, 2, 3))
+    grads = []
+    for lib in (lucid, torch):
+        m = lib.nn.Embedding(5, 3, scale_grad_by_freq=True, **kw)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(W))
+        idx = lib.tensor([[0, 1], [1, 3]])
+        a, b, c = m(idx), m(lib.tensor([1, 4, 4, 4, 0])), m(idx)
+        ((a * lib.tensor(G)).sum() + (b * 2).sum() + (c * 3).sum()).backward()
+        grads.append(m.weight.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+# -- 10. CTC loss of an impossible alignment: inf, and a nan gradient ----------------------
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("lengths", [([3, 3], [4, 2]), ([2, 3], [3, 2]), ([0, 3], [1, 2]),
+                                     ([3, 3], [2, 2])])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_impossible_alignment_as_torch(reduction, lengths, zero_infinity):
+    X = np.random.default_rng(0).standard_normal((3, 2, 4))
+    tg = [[1, 2, 1, 3], [1, 2, 0, 0]]
+    out = []
+    for lib in (lucid, torch):
+        x = lib.tensor(X, requires_grad=True)
+        loss = lib.nn.functional.ctc_loss(
+            lib.nn.functional.log_softmax(x, 2), lib.tensor(tg), lib.tensor(lengths[0]),
+            lib.tensor(lengths[1]), reduction=reduction, zero_infinity=zero_infinity)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), x.grad.numpy()))
+    (lv, lg), (tv, tgr) = out
+    np.testing.assert_allclose(lv, tv, rtol=1e-10)               # inf where torch has inf
+    np.testing.assert_array_equal(np.isnan(lg), np.isnan(tgr))   # nan on the same frames
+    np.testing.assert_allclose(lg, tgr, rtol=1e-8, atol=1e-12)

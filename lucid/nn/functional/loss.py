@@ -25,6 +25,7 @@ from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingE
 from ...ops.base import to_tensor
 from ...ops.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
 from ...ops.reduction import norm as _norm
+from ...ops.straight_through import StraightThroughBackward
 from .activation import logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
@@ -600,6 +601,18 @@ def _int_vector(v, like, op, what):
     return t.to(_dt.int64).reshape(-1)
 
 
+def _nan_gradient(lp, il, impossible):
+    """Zeros of shape ``(N,)`` whose gradient is nan on the frames ``t < input_length``
+    of the impossible samples (0 elsewhere): PyTorch's gradient of an infinite CTC loss,
+    where its kernel computes ``exp(-inf + inf)``."""
+    frames = _ops.arange(lp.shape[0], device=lp.device).unsqueeze(1) < il.unsqueeze(0)
+    frames = (frames & impossible.unsqueeze(0)).unsqueeze(2)                  # (T, N, 1)
+    # nan times the selection (not a selection of nan times lp): the where then routes
+    # the nan gradient to the selected frames only
+    nan = (_ops.where(frames, lp, 0.0) * math.nan).sum((0, 2))
+    return StraightThroughBackward.apply(nan, _ops.zeros_like(nan.detach()))
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
     """Connectionist temporal classification loss of ``log_probs`` ``(T, N, C)`` (or
@@ -609,7 +622,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     per time frame; autograd gives the gradient, the true one to ``log_probs`` (PyTorch's
     kernel adds :math:`e^{\\text{log\\_probs}}`, assuming they come from a log-softmax,
     whose backward removes that term: through a log-softmax both agree). An
-    impossible alignment gives an infinite loss (``zero_infinity``: 0, with 0 gradient).
+    impossible alignment gives an infinite loss whose gradient is nan on that sample's
+    frames, as PyTorch's (``zero_infinity``: 0, with 0 gradient).
     ``"mean"`` divides each loss by its target length (at least 1), then averages. Half
     inputs compute in float32 and round back."""
     _check(reduction, "ctc_loss")
@@ -677,6 +691,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     nll = _ops.where(no_input, 0.0, nll)
     impossible = _ops.where(no_input, tl > 0, impossible)
     nll = _ops.where(impossible, 0.0 if zero_infinity else math.inf, nll)
+    if not zero_infinity and lp.requires_grad and bool(impossible.any()):
+        nll = nll + _nan_gradient(lp, il, impossible)
     if reduction == "mean":
         return (nll / _ops.clamp(tl, min=1).to(nll.dtype)).mean()
     if reduction == "sum":
