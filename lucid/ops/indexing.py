@@ -26,7 +26,8 @@ import operator
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from ..errors import DTypeError, IndexArgumentError, IndexingError, ShapeError
+from ..errors import (DimError, DTypeError, IndexArgumentError, IndexingError, ShapeError,
+                      ValueOverflowError)
 from ._bind import tensor_method
 from .base import (Op, UnaryOp, apply_inplace, check_writable, norm_dim, scalar_like,
                    to_tensor)
@@ -390,14 +391,18 @@ def _array(t, x):
     return x._device._backend.asarray(t._device._backend.to_numpy(t._data))
 
 
-def _index_arg(op, index, x):
-    """The int32/int64 backend array of ``index`` (a tensor or a sequence)."""
+def _index_arg(op, index, x, long_only=False, empty_ok=False, error=DTypeError):
+    """The int32/int64 backend array of ``index`` (a tensor or a sequence): int64 only
+    where ``long_only``, any dtype for an empty index where ``empty_ok`` (PyTorch's
+    gather and scatters read nothing and check nothing), else ``error``, as PyTorch."""
     if not isinstance(index, Tensor):
         empty = isinstance(index, (list, tuple)) and len(index) == 0
         index = to_tensor(index, x, dtype=_dt.int64 if empty else None)
-    if index._dtype is not _dt.int64 and index._dtype is not _dt.int32:
-        raise DTypeError(f"{op}: expected an int64 or int32 index tensor, got "
-                         f"{index._dtype}")
+    if index._dtype is not _dt.int64 and (long_only or index._dtype is not _dt.int32):
+        if empty_ok and not index._data.size:
+            return x._device._backend.astype(_array(index, x), _dt.int64.np)
+        kinds = "an int64" if long_only else "an int64 or int32"
+        raise error(f"{op}: expected {kinds} index tensor, got {index._dtype}")
     return _array(index, x)
 
 
@@ -446,6 +451,11 @@ def _fill_value(op, value, x):
                          f"{type(value).__name__}")
     if isinstance(value, complex):
         _complex_into(op, x)
+    if x._dtype._cat == 1 and not isinstance(value, bool):
+        info = _dt.iinfo(x._dtype)      # PyTorch's scalar rule: unsigned wraps down to -max
+        if not (-info.max if info.min == 0 else info.min) <= value <= info.max:
+            raise ValueOverflowError(f"{op}: value {value} cannot be converted to "
+                                     f"{x._dtype.name} without overflow")
     return scalar_like(value, x._dtype, x)
 
 
@@ -772,7 +782,8 @@ def _grid(op, input, dim, idx, src=None):
 
 
 def _gather(op, input, dim, index):
-    idx = _index_arg(op, index, input)
+    norm_dim(dim, max(input._data.ndim, 1), op)        # the dim first, as PyTorch
+    idx = _index_arg(op, index, input, empty_ok=True)
     x, grid, _, _ = _grid(op, input, dim, idx)
     out = IndexBackward.call(x, index=grid)
     return out.reshape(()) if idx.ndim == 0 else out
@@ -789,8 +800,10 @@ def gather(input, dim, index, *, sparse_grad=False):
 def _scatter_src(op, input, dim, index, src):
     """``(x, grid, src)`` of a scatter; ``src`` a tensor of ``input``'s dtype."""
     src = to_tensor(src, input)
+    norm_dim(dim, max(input._data.ndim, 1), op)        # the dim first, as PyTorch
+    idx = _index_arg(op, index, input, empty_ok=True)
     _same_dtype(op, input, src)
-    x, grid, src, _ = _grid(op, input, dim, _index_arg(op, index, input), src)
+    x, grid, src, _ = _grid(op, input, dim, idx, src)
     return x, grid, src
 
 
@@ -804,7 +817,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if isinstance(s, Tensor):
         x, grid, v = _scatter_src("scatter", input, dim, index, s)
     else:
-        x, grid, _, ishape = _grid("scatter", input, dim, _index_arg("scatter", index, input))
+        norm_dim(dim, max(input._data.ndim, 1), "scatter")
+        x, grid, _, ishape = _grid("scatter", input, dim,
+                                   _index_arg("scatter", index, input, empty_ok=True))
         v = _fill_value("scatter", s, input)
         if reduce == "multiply":
             v = v.expand(ishape)
@@ -831,9 +846,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """A copy of ``input`` where each element reduces (``"sum"``, ``"prod"``, ``"mean"``,
     ``"amax"``, ``"amin"``) the ``src`` values scattered onto it, and itself when
     ``include_self``."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)     # PyTorch takes these too
     if reduce not in _REDUCTIONS:
         raise IndexArgumentError(f"scatter_reduce: reduce argument must be one of "
                                  f"{', '.join(_REDUCTIONS)}, got {reduce!r}")
+    if reduce == "mean" and to_tensor(input)._dtype is _dt.bool:
+        # PyTorch's kernel refuses it after the argument checks, before the bounds check
+        norm_dim(dim, max(input._data.ndim, 1), "scatter_reduce")
+        _index_arg("scatter_reduce", index, input, empty_ok=True)
+        raise DTypeError("scatter_reduce: reduce='mean' is not implemented for bool")
     x, grid, v = _scatter_src("scatter_reduce", input, dim, index, src)
     if reduce in ("amax", "amin") and x._dtype.is_complex:
         raise DTypeError(f"scatter_reduce: reduce={reduce!r} does not support complex input "
@@ -845,14 +866,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 # -- along one dim ----------------------------------------------------------------------
 
-def _along(op, x, dim, index, negative):
-    """Validate a vector ``index`` along ``dim`` of the (at least 1-d) ``x``.
+def _along(op, x, dim, index, negative, **index_kw):
+    """Validate a vector ``index`` along ``dim`` of the (at least 1-d) ``x``
+    (``index_kw``: :func:`_index_arg`'s dtype rules).
 
     Returns ``(dim, advanced index, number of indices)``.
     """
     be = x._device._backend
     d = norm_dim(dim, x._data.ndim, op)
-    idx = _index_arg(op, index, x)
+    idx = _index_arg(op, index, x, **index_kw)
     if idx.ndim > 1:
         raise IndexingError(f"{op}: index is supposed to be a vector, got shape "
                             f"{list(idx.shape)}")
@@ -890,7 +912,13 @@ def index_select(input, dim, index):
 
 def _index_write(op, input, dim, index, source, accumulate, alpha=1):
     x = _vec(input)
-    d, ix, k = _along(op, x, dim, index, False)
+    if input._data.ndim == 0:
+        k = (index if isinstance(index, Tensor) else to_tensor(index, input))._data.size
+        if k != 1:
+            raise IndexingError(f"{op}: the index of a 0-d tensor should have one element, "
+                                f"got {k}")
+    # PyTorch's index_copy takes int64 indices only, index_add int32 too
+    d, ix, k = _along(op, x, dim, index, False, long_only=not accumulate)
     src = _source(op, input, x, d, k, source)
     if alpha != 1:
         src = src * alpha
@@ -916,7 +944,8 @@ def index_fill(input, dim, index, value):
     """A copy of ``input`` with ``value`` (a number or 0-d tensor) at positions ``index``
     along ``dim`` (negative positions count from the end)."""
     x = _vec(input)
-    d, ix, _ = _along("index_fill", x, dim, index, True)
+    d, ix, _ = _along("index_fill", x, dim, index, True, long_only=True,
+                      error=IndexingError)
     be = x._device._backend
     mask = be.full(x._data.shape[d:d + 1], False, _dt.bool.np)
     be.index_put_(mask, ix[d:], True, False)    # a mask: each position filled once
@@ -991,7 +1020,7 @@ def masked_scatter(input, mask, source):
 def take(input, index):
     """The elements of the flattened ``input`` at ``index`` (any shape; negative indices
     count from the end); the result has ``index``'s shape."""
-    idx = _index_arg("take", index, input)
+    idx = _index_arg("take", index, input, long_only=True)
     flat = input.reshape(-1)
     _check_range("take", input._device._backend, idx, flat._data.shape[0], 0, True)
     return IndexBackward.call(flat, index=(idx,))
@@ -1000,11 +1029,16 @@ def take(input, index):
 @tensor_method("take_along_dim")
 def take_along_dim(input, indices, dim=None):
     """``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` over the other
-    dims; with ``dim=None``, over the flattened input."""
+    dims (int64 indices, taken modulo the dim's size, as PyTorch 2.13 does); with
+    ``dim=None``, over the flattened input (gather's indices, checked)."""
     indices = indices if isinstance(indices, Tensor) else to_tensor(indices, input)
-    if dim is None or input._data.ndim == 0:
+    if dim is None:
         return _gather("take_along_dim", input.reshape(-1), 0, indices.reshape(-1))
+    _index_arg("take_along_dim", indices, input, long_only=True)
     nd = input._data.ndim
+    if not nd:
+        raise DimError(f"take_along_dim: dimension specified as {dim} but tensor has no "
+                       "dimensions")
     if indices._data.ndim != nd:
         raise ShapeError(f"take_along_dim: input and indices should have the same number of "
                          f"dimensions, but got {nd} dimensions for input, and "
@@ -1013,6 +1047,11 @@ def take_along_dim(input, indices, dim=None):
     xs, js = input._data.shape, indices._data.shape
     b = _broadcast("take_along_dim", xs[:d] + (1,) + xs[d + 1:],
                    js[:d] + (1,) + js[d + 1:], "indices")
+    if indices._data.size:             # PyTorch takes the indices modulo the dim's size
+        if not xs[d]:
+            raise IndexingError(f"take_along_dim: cannot take indices along the empty dim "
+                                f"{d}")
+        indices = indices.remainder(xs[d])
     return _gather("take_along_dim", input.expand(b[:d] + xs[d:d + 1] + b[d + 1:]), d,
                    indices.expand(b[:d] + js[d:d + 1] + b[d + 1:]))
 

@@ -102,7 +102,8 @@ def cat(tensors, dim=0):
         raise
 
 
-concat = concatenate = cat
+concat = reports_as("concat")(cat)               # the aliases' errors name the alias
+concatenate = reports_as("concatenate")(cat)
 
 
 def _cat_error(tensors, d):
@@ -228,7 +229,7 @@ def vstack(tensors):
     return cat([_atleast((t,), 2) for t in _tensor_list(tensors, "vstack")], 0)
 
 
-row_stack = vstack
+row_stack = reports_as("row_stack")(vstack)
 
 
 @reports_as("dstack")

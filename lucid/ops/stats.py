@@ -172,6 +172,8 @@ def nanmedian(input, dim=None, keepdim=False):
     ``(values, indices)`` along ``dim``; a slice of only nan gives nan."""
     ops = _ops()
     x = to_tensor(input)
+    if dim is not None:                 # the dim first, as PyTorch
+        norm_dim(dim, max(x._data.ndim, 1), "nanmedian")
     if x._dtype is _dt.bool:
         raise DTypeError("nanmedian(): not implemented for bool tensors")
     if dim is None:
