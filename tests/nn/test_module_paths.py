@@ -60,6 +60,8 @@ def test_torch_path_resolves_to_the_lucid_class(file, name):
     cls = getattr(mod, name, None)
     assert cls is not None, f"lucid.nn.modules.{file} has no {name}"
     assert cls in LUCID[name]
+    modules = {c for c in LUCID[name] if issubclass(c, lucid.nn.Module)}
+    assert modules <= {cls}, f"twin classes named {name}: {modules}"
     if hasattr(lucid.nn, name):                    # and it is the one lucid.nn exports
         assert cls is getattr(lucid.nn, name)
     assert getattr(lucid.nn.modules, file) is mod   # reachable as an attribute too
@@ -67,6 +69,7 @@ def test_torch_path_resolves_to_the_lucid_class(file, name):
 
 def test_non_dynamically_quantizable_linear_is_a_linear():
     from lucid.nn.modules.linear import NonDynamicallyQuantizableLinear
+    assert type(lucid.nn.MultiheadAttention(4, 2).out_proj) is NonDynamicallyQuantizableLinear
     lucid.manual_seed(0)
     m = NonDynamicallyQuantizableLinear(3, 2)
     assert isinstance(m, lucid.nn.Linear)

@@ -7,15 +7,10 @@ from ...ops import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The out-projection of :class:`MultiheadAttention`: a :class:`Linear` (PyTorch names
-    the class so its quantisation passes it by; here it is the type a state dict expects)."""
 
 
 class MultiheadAttention(Module):
