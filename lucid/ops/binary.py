@@ -1069,6 +1069,7 @@ divide = div
 
 
 @tensor_method("true_divide")
+@reports_as("true_divide")
 def true_divide(dividend, divisor):
     """``dividend / divisor`` (true division)."""
     return DivBackward.call(dividend, divisor)

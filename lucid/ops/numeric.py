@@ -145,8 +145,8 @@ class NextafterBackward(BinaryOp):
 
     Notes
     -----
-    Backends: ``xp.nextafter`` in the promoted floating dtype (bfloat16 is refused, as on
-    PyTorch's CPU). Equal inputs give ``b``; nan in either gives nan. PyTorch does not
+    Backends: ``xp.nextafter`` in the promoted floating dtype; bfloat16 (no kernel in
+    CuPy) steps its bit pattern by one. Equal inputs give ``b``; nan in either gives nan. PyTorch does not
     implement this derivative; Lucid uses the one of the real function it approximates
     (the identity in :math:`a`).
     """
@@ -230,7 +230,8 @@ def _int_operands(name, bool_ok, *vals):
     """A DTypeError naming ``name`` unless every operand is an integer (or, with
     ``bool_ok``, bool) tensor or int, and they do not all are bool (bool op bool has no
     integer kernel, as in PyTorch)."""
-    if all(isinstance(v, Tensor) and v._dtype is _dt.bool for v in vals):
+    if all(isinstance(v, bool) or isinstance(v, Tensor) and v._dtype is _dt.bool
+           for v in vals):
         raise DTypeError(f"{name}: not implemented for bool tensors")
     for v in vals:
         if isinstance(v, Tensor):
@@ -320,7 +321,11 @@ def frexp(input):
 
 @tensor_method("ldexp")
 def ldexp(input, other):
-    """:math:`input \\cdot 2^{other}` (integer inputs give the default float dtype)."""
+    """:math:`input \\cdot 2^{other}` (integer inputs give the default float dtype; a
+    bool ``other`` with a floating ``input`` is refused, as PyTorch's kernel does)."""
+    if isinstance(other, Tensor) and other._dtype is _dt.bool and \
+            to_tensor(input)._dtype.is_floating_point:
+        raise DTypeError("ldexp: not implemented for a bool exponent with a floating input")
     return LdexpBackward.call(input, other)
 
 
@@ -330,10 +335,9 @@ def nextafter(input, other):
     a = to_tensor(input)
     b = to_tensor(other, a)
     rd = _dt.result_type(a, b)
-    if not rd.is_floating_point or rd is _dt.bfloat16:
+    if not rd.is_floating_point:
         raise DTypeError(f"nextafter: not implemented for {rd.name} (the promoted dtype of "
-                         f"{a._dtype.name} and {b._dtype.name}); expected float16, float32 "
-                         "or float64")
+                         f"{a._dtype.name} and {b._dtype.name}); expected a floating dtype")
     return NextafterBackward.call(a, b)
 
 

@@ -127,11 +127,18 @@ def test_nextafter_promotes_integer_operands_with_a_float_one():
                 torch.nextafter(torch.tensor([1, 5]), torch.tensor([2.0, 0.0])))
 
 
+def test_nextafter_bfloat16_steps_like_torch():
+    vals = [1.0, 0.0, -0.0, -1.0, 3.5, -2.0, np.inf, -np.inf, np.nan, 1e-40, 2.0]
+    towards = [2.0, 1.0, -1.0, -2.0, 3.5, 5.0, 0.0, 0.0, 1.0, -1.0, np.nan]
+    got = lucid.nextafter(lucid.tensor(vals).bfloat16(), lucid.tensor(towards).bfloat16())
+    want = torch.nextafter(torch.tensor(vals).bfloat16(), torch.tensor(towards).bfloat16())
+    assert got.dtype is lucid.bfloat16
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
 def test_nextafter_errors():
     with pytest.raises(DTypeError, match="nextafter"):
         lucid.nextafter(lucid.tensor([1]), lucid.tensor([2]))
-    with pytest.raises(DTypeError, match="nextafter"):
-        lucid.nextafter(lucid.tensor([1.0]).bfloat16(), lucid.tensor([2.0]).bfloat16())
     with pytest.raises(ShapeError, match="nextafter"):
         lucid.nextafter(lucid.zeros(2), lucid.zeros(3))
 

@@ -792,9 +792,18 @@ class XpNumeric:
 
     def nextafter(self, a, b):
         xp = self.xp
-        if a.dtype.itemsize == 2 and a.dtype != xp.float16:
-            raise TypeError("nextafter: bfloat16 is not supported by this backend")
-        return xp.nextafter(a, b)
+        if a.dtype.itemsize != 2 or a.dtype == xp.float16:
+            return xp.nextafter(a, b)
+        # bfloat16 (CuPy has no kernel): one step of the sign-magnitude bit pattern, away
+        # from zero when moving away from it; from +-0 the smallest subnormal of b's side
+        a, b = (t.copy() for t in xp.broadcast_arrays(a, b))     # contiguous, for view
+        af, bf = a.astype(xp.float32), b.astype(xp.float32)
+        up = bf > af
+        bits = a.view(xp.uint16).astype(xp.int32) + xp.where(up == (af > 0), 1, -1)
+        bits = xp.where(af == 0, xp.where(up, 0x0001, 0x8001), bits)
+        bits = xp.where(af == bf, b.view(xp.uint16).astype(xp.int32), bits)
+        bits = xp.where(xp.isnan(af) | xp.isnan(bf), 0x7FC0, bits)
+        return bits.astype(xp.uint16).view(a.dtype)
 
     def heaviside(self, a, values):
         xp = self.xp
