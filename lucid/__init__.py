@@ -16,6 +16,7 @@ from .dtypes import (bfloat16, bool, bool_, can_cast, cdouble, cfloat, complex64
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
                      promote_types, result_type, set_default_dtype, short, uint8)
 from ._tensor import Size, Tensor, as_tensor, from_dlpack, from_numpy, is_tensor, tensor
+from ._tensor.legacy_types import CPU_TYPES as _LEGACY_TYPES
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import ops, autograd, amp, backends
@@ -38,6 +39,8 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
                      seed, set_rng_state)
 
 __version__ = "0.1.0"
+
+globals().update(_LEGACY_TYPES)      # lucid.FloatTensor, ... (PyTorch's legacy types)
 
 del backend     # the backends are internals: reach them through a device (lucid.ops.move)
 

@@ -203,3 +203,42 @@ def test_module_type_and_parameter_list_repr():
     p = lucid.nn.ParameterList([lucid.nn.Parameter(lucid.ones(2))])
     tp = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2))])
     assert repr(p) == repr(tp).replace("torch.", "lucid.")
+
+
+# -- legacy tensor types ---------------------------------------------------------------
+
+LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+          "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_legacy_types_construct_and_match_as_torch(name):
+    L, T = getattr(lucid, name), getattr(torch, name)
+    assert str(L.dtype).split(".")[1] == str(T.dtype).split(".")[1]
+    assert repr(L) == repr(T).replace("torch", "lucid")
+    assert repr(getattr(lucid.cuda, name)) == repr(getattr(torch.cuda, name)).replace(
+        "torch", "lucid")
+    assert L.is_cuda is False and getattr(lucid.cuda, name).is_cuda is True
+    assert issubclass(L, lucid.Tensor)
+    e, te = L(2, 3), T(2, 3)                                # uninitialised, by sizes
+    assert tuple(e.shape) == tuple(te.shape) and e.dtype is L.dtype
+    assert tuple(L().shape) == tuple(T().shape) == (0,)
+    d, td = L([1, 0, 1]), T([1, 0, 1])                      # from data
+    assert d.tolist() == td.tolist() and d.dtype is L.dtype
+    assert isinstance(d, L) and isinstance(td, T)
+    other = "IntTensor" if name != "IntTensor" else "LongTensor"
+    assert not isinstance(d, getattr(lucid, other)) and not isinstance(td, getattr(torch, other))
+    assert not isinstance(d, getattr(lucid.cuda, name))
+    assert not isinstance([1], L)
+    assert lucid.ones(2).type(L).dtype is L.dtype
+    assert lucid.ones(2).type(L).type() == torch.ones(2).type(T).type().replace("torch",
+                                                                                "lucid")
+
+
+def test_old_gan_code_reads_as_with_torch():
+    # the pattern of many pre-1.0 programs: pick the tensor type, build and test with it
+    Tensor = lucid.cuda.FloatTensor if lucid.cuda.is_available() else lucid.FloatTensor
+    z = Tensor(4, 8).normal_(0, 1)
+    assert isinstance(z, Tensor) and z.type() in ("lucid.FloatTensor",
+                                                   "lucid.cuda.FloatTensor")
+    assert not isinstance(z.data, lucid.cuda.FloatTensor) or lucid.cuda.is_available()

@@ -15,6 +15,7 @@ from ..backend import cuda as _cuda
 from ..errors import DeviceError
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
 from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream
+from .._tensor.legacy_types import CUDA_TYPES as _LEGACY_TYPES
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "device",
            "synchronize", "Stream", "Event", "stream", "StreamContext", "current_stream",
@@ -24,6 +25,10 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "set_rng_state", "get_rng_state_all", "set_rng_state_all", "get_device_name",
            "get_device_capability", "get_device_properties", "is_initialized", "init",
            "CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"]
+
+
+globals().update(_LEGACY_TYPES)      # lucid.cuda.FloatTensor, ... (PyTorch's legacy types)
+__all__ += list(_LEGACY_TYPES)
 
 
 def _runtime(op):

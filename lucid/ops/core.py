@@ -7,6 +7,7 @@ import warnings
 from .. import dtypes as _dt
 from .._device import device as _device_cls
 from .._tensor import Tensor
+from .._tensor.legacy_types import TYPE_NAMES as _TYPE_NAMES, _LegacyTensorType
 from ..errors import ArgumentError, ArgumentTypeError, ShapeError
 from ._bind import tensor_method
 from .base import BroadcastOp, Op, UnaryOp, apply_inplace, broadcast_shapes, to_tensor
@@ -228,12 +229,6 @@ for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", 
     setattr(Tensor, _name, _dtype_method(_dtype))
 
 
-# PyTorch's legacy tensor type names, per dtype ("FloatTensor" is float32).
-_TYPE_NAMES = {_dt.float32: "FloatTensor", _dt.float64: "DoubleTensor",
-               _dt.float16: "HalfTensor", _dt.bfloat16: "BFloat16Tensor",
-               _dt.uint8: "ByteTensor", _dt.int8: "CharTensor", _dt.int16: "ShortTensor",
-               _dt.int32: "IntTensor", _dt.int64: "LongTensor", _dt.bool: "BoolTensor",
-               _dt.complex64: "ComplexFloatTensor", _dt.complex128: "ComplexDoubleTensor"}
 _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
 
 
@@ -252,13 +247,15 @@ def _parse_type_name(name):
 def type_(self, dtype=None, non_blocking=False):
     """``self``'s tensor type name, as PyTorch's with the ``lucid`` prefix
     (``"lucid.FloatTensor"``, ``"lucid.cuda.LongTensor"``), or ``self`` converted to
-    ``dtype``: a dtype, or a type name (``"lucid.IntTensor"``, ``"torch.cuda.FloatTensor"``,
-    which also picks the device). Returns ``self`` when nothing changes."""
+    ``dtype``: a dtype, a type name (``"lucid.IntTensor"``, ``"torch.cuda.FloatTensor"``,
+    which also picks the device) or a legacy type (``lucid.IntTensor``). Returns ``self``
+    when nothing changes."""
     if dtype is None:
         cuda = "cuda." if self._device.type == "cuda" else ""
         return f"lucid.{cuda}{_TYPE_NAMES[self._dtype]}"
-    if isinstance(dtype, str):
-        dev_type, dt = _parse_type_name(dtype)
+    if isinstance(dtype, (str, _LegacyTensorType)):
+        dev_type, dt = _parse_type_name(dtype) if isinstance(dtype, str) else \
+            (dtype._device_type, dtype.dtype)
         dev = self._device if self._device.type == dev_type else _device_cls(dev_type)
         return to(self, dev, dt, non_blocking=non_blocking)
     if not isinstance(dtype, _dt.dtype):
