@@ -130,6 +130,17 @@ def test_explicit_dtype_and_as_tensor_and_new_tensor(name):
     _same(base_l.new_tensor(make()), base_t.new_tensor(tmake()))       # self's dtype
 
 
+def test_legacy_constructor_and_sharing_of_array_likes():
+    _same(lucid.Tensor(collections.deque([1, 2])), torch.Tensor(collections.deque([1, 2])))
+    base = np.arange(3.0)
+    shared = lucid.as_tensor(ArrayLike(base))           # np.asarray gives base itself
+    base[0] = 9.0
+    assert shared.tolist() == [9.0, 1.0, 2.0]
+    copied = lucid.tensor(ArrayLike(base))
+    base[1] = -1.0
+    assert copied.tolist() == [9.0, 1.0, 2.0]
+
+
 def test_reinforce_returns_deque():
     """The REINFORCE example: returns accumulated with appendleft, then normalised."""
     returns = collections.deque()
