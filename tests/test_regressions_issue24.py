@@ -296,3 +296,25 @@ def test_ctc_loss_impossible_alignment_as_torch(reduction, lengths, zero_infinit
     np.testing.assert_allclose(lv, tv, rtol=1e-10)               # inf where torch has inf
     np.testing.assert_array_equal(np.isnan(lg), np.isnan(tgr))   # nan on the same frames
     np.testing.assert_allclose(lg, tgr, rtol=1e-8, atol=1e-12)
+
+
+# -- 11. GroupNorm with a single value per group --------------------------------------------
+
+@pytest.mark.parametrize("shape,groups", [((1, 4), 4), ((1, 4, 1, 1), 4), ((1, 2), 2),
+                                          ((2, 4), 4), ((2, 4, 1), 4), ((1, 4), 2),
+                                          ((3, 6), 6), ((0, 4), 4), ((2, 4, 0), 4)])
+@pytest.mark.parametrize("training", [True, False])
+def test_group_norm_single_value_refused_as_torch(shape, groups, training):
+    # PyTorch refuses when N * C // G * prod(spatial) == 1, in training and evaluation
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    m, mt = lucid.nn.GroupNorm(groups, shape[1]), torch.nn.GroupNorm(groups, shape[1])
+    m.train(training), mt.train(training)
+    try:
+        want = mt(torch.tensor(a)).detach().numpy()
+    except ValueError as e:
+        assert "more than 1 value per channel" in str(e)
+        with pytest.raises(lucid.errors.ArgumentError,
+                           match="group_norm: expected more than 1 value per channel"):
+            m(lucid.tensor(a))
+        return
+    np.testing.assert_allclose(m(lucid.tensor(a)).detach().numpy(), want, atol=1e-5)

@@ -212,10 +212,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                 f"{type(num_groups).__name__}")
     n, c = x.shape[0], x.shape[1]
     g = int(num_groups)
+    s = math.prod(x.shape[2:])
+    if g > 0 and n * c // g * s == 1:
+        # PyTorch's check (in evaluation mode too): a single value of each group of the
+        # single sample, whose normalisation is 0 whatever the input
+        raise ArgumentError(f"{op}: expected more than 1 value per channel when training, "
+                            f"got input size {list(x.shape)}")
     if g <= 0 or c % g:
         raise ShapeError(f"{op}: expected number of channels in input ({c}) to be divisible "
                          f"by num_groups, but got num_groups={num_groups}")
-    s = math.prod(x.shape[2:])
     layout = ((n, g, c // g, s), (2, 3), (0, 3), (1, g, c // g, 1))
     wb = _affine(op, weight, bias, (c,), x)
     return GroupNormBackward.apply(x, *wb, layout=layout, eps=_eps(eps, op))
