@@ -318,3 +318,37 @@ def test_group_norm_single_value_refused_as_torch(shape, groups, training):
             m(lucid.tensor(a))
         return
     np.testing.assert_allclose(m(lucid.tensor(a)).detach().numpy(), want, atol=1e-5)
+
+
+# -- 12. pooling's padding limit: half the undilated kernel ---------------------------------
+
+@pytest.mark.parametrize("k,d,p", [(3, 2, 2), (3, 2, 1), (2, 3, 2), (3, 1, 2), (2, 1, 1),
+                                   (1, 3, 1), (4, 1, 2), (4, 2, 3), (3, 3, 3)])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_pool_padding_at_most_half_the_undilated_kernel(k, d, p, n):
+    a = np.random.default_rng(0).standard_normal((1, 2) + (9,) * n)
+    fl, ft = getattr(F, f"max_pool{n}d"), getattr(TF, f"max_pool{n}d")
+    try:
+        want = ft(torch.tensor(a), k, 1, p, d).numpy()
+    except RuntimeError as e:
+        assert "half of" in str(e) and 2 * p > k
+        with pytest.raises(lucid.errors.ArgumentError, match="pad should be at most half"):
+            fl(lucid.tensor(a), k, 1, p, d)
+        return
+    assert 2 * p <= k
+    np.testing.assert_array_equal(fl(lucid.tensor(a), k, 1, p, d).numpy(), want)
+
+
+@pytest.mark.parametrize("k,p", [(3, 2), (2, 1), (3, 1), (2, 2), (4, 2)])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_avg_pool_padding_at_most_half_the_kernel(k, p, n):
+    a = np.random.default_rng(0).standard_normal((1, 2) + (7,) * n)
+    fl, ft = getattr(F, f"avg_pool{n}d"), getattr(TF, f"avg_pool{n}d")
+    if 2 * p > k:
+        with pytest.raises(RuntimeError, match="half of"):
+            ft(torch.tensor(a), k, 1, p)
+        with pytest.raises(lucid.errors.ArgumentError, match="pad should be .*half of"):
+            fl(lucid.tensor(a), k, 1, p)
+        return
+    np.testing.assert_allclose(fl(lucid.tensor(a), k, 1, p).numpy(),
+                               ft(torch.tensor(a), k, 1, p).numpy(), rtol=1e-12)

@@ -224,7 +224,7 @@ def test_double_backward_matches_torch(name, kw):
 
 def test_errors():
     x = lucid.randn(1, 2, 6, 6)
-    with pytest.raises(ArgumentError, match="pad should be at most half of effective kernel"):
+    with pytest.raises(ArgumentError, match="pad should be at most half of kernel size"):
         F.max_pool2d(x, 2, padding=2)
     with pytest.raises(ArgumentError, match="pad should be smaller than or equal to half"):
         F.avg_pool2d(x, 2, padding=2)

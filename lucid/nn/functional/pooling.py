@@ -63,9 +63,9 @@ def _max_pool(op, n, input, kernel_size, stride, padding, dilation, ceil_mode,
     x, batched = _input(op, input, n, integers=True)
     kernel, stride, pad, dil = _window_args(op, n, kernel_size, stride, padding, dilation)
     for p, k, d in zip(pad, kernel, dil):
-        if 2 * p > d * (k - 1) + 1:
-            raise ArgumentError(f"{op}: pad should be at most half of effective kernel "
-                                f"size, but got pad={p}, kernel_size={k} and dilation={d}")
+        if 2 * p > k:           # PyTorch's rule: the kernel's own size, not the dilated one
+            raise ArgumentError(f"{op}: pad should be at most half of kernel size, but got "
+                                f"pad={p}, kernel_size={k} (dilation={d})")
     _, pads = _out_size(op, x, kernel, stride, pad, dil, ceil_mode)
     vals, arg = MaxPoolBackward.apply(x, kernel=kernel, stride=stride, padding=pads,
                                       dilation=dil)
