@@ -1,5 +1,5 @@
-r"""The straight-through estimator as one node: the value of one tensor, the gradient of
-another. Its public wrapper is :func:`lucid.nn.functional.straight_through`."""
+r"""The straight-through estimator as one node: the value of one tensor (``hard``), the
+gradient of another (``soft``). Its public wrapper is :func:`lucid.nn.functional.straight_through`."""
 
 from __future__ import annotations
 
@@ -12,33 +12,36 @@ __all__ = []
 
 @register
 class StraightThroughBackward(BinaryOp):
-    r"""Autograd node for the straight-through estimator :math:`z = y` in the forward,
-    :math:`\partial z / \partial x = I` in the backward (Bengio et al. 2013; the
-    quantiser's gradient of VQ-VAE, van den Oord et al. 2017).
+    r"""Autograd node for the straight-through estimator: the value of ``hard`` in the
+    forward, the gradient of ``soft`` in the backward (Bengio et al. 2013; the quantiser's
+    gradient of VQ-VAE, van den Oord et al. 2017).
 
-    Saves nothing: the gradient is the identity for ``x`` and zero for ``y``.
+    Saves nothing: the gradient is zero for ``hard`` and the identity for ``soft``.
 
     Math
     ----
-    .. math:: z = y, \qquad \frac{\partial \mathcal{L}}{\partial x} = g, \qquad
-              \frac{\partial \mathcal{L}}{\partial y} = 0
+    .. math:: z = h, \qquad \frac{\partial \mathcal{L}}{\partial h} = 0, \qquad
+              \frac{\partial \mathcal{L}}{\partial s} = g
 
-    the function written :math:`x + \operatorname{sg}[y - x]` (``sg`` stop-gradient), with
-    ``x`` and ``y`` broadcast against each other and promoted to a common dtype.
+    the function written :math:`s + \operatorname{sg}[h - s]` (``sg`` stop-gradient), with
+    ``hard`` :math:`h` and ``soft`` :math:`s` broadcast against each other and promoted to a
+    common dtype.
 
     Attributes
     ----------
     schema_v1 : OpSchema
-        ``"straight_through"``, ``AmpPolicy.KEEP_INPUT`` (a copy: exact in any dtype).
+        ``"straight_through"``, ``AmpPolicy.KEEP_INPUT`` (a copy: exact in any dtype);
+        inputs ``(hard, soft)``, Lucid³'s order.
     saves_input, saves_output : bool
         False, False.
 
     Notes
     -----
-    Backends: ``be.broadcast_copy`` of ``y`` to the broadcast shape. One node instead of
-    the composed ``x + (y - x).detach()`` (three ops), and the forward value is ``y``
-    exactly, where the composition rounds :math:`x + (y - x)` (and gives nan for infinite
-    ``x``). PyTorch has no such op; the composition is the idiom it documents.
+    Backends: ``be.broadcast_copy`` of ``hard`` to the broadcast shape. One node instead of
+    the composed ``soft + (hard - soft).detach()`` (three ops), and the forward value is
+    ``hard`` exactly, where the composition rounds :math:`s + (h - s)` (and gives nan for
+    an infinite ``soft``). PyTorch has no such op; the composition is the idiom it
+    documents.
     """
 
     __slots__ = ()
@@ -46,9 +49,10 @@ class StraightThroughBackward(BinaryOp):
                          complex_grad="holomorphic")
 
     @staticmethod
-    def dispatch(be, x, y):
-        shape = x.shape if x.shape == y.shape else broadcast_shapes(x.shape, y.shape)
-        return be.broadcast_copy(y, shape)
+    def dispatch(be, hard, soft):
+        shape = hard.shape if hard.shape == soft.shape else \
+            broadcast_shapes(hard.shape, soft.shape)
+        return be.broadcast_copy(hard, shape)
 
-    def grad(self, F, g, x, y, out):
-        return g, None
+    def grad(self, F, g, hard, soft, out):
+        return None, g

@@ -1,5 +1,6 @@
-"""Vector quantisation: F.nearest_codebook, F.vector_quantize, F.straight_through and
-nn.VectorQuantizer against the same computation in torch (values, gradients of the input
+"""Vector quantisation: F.nearest_codebook, F.vector_quantize, F.straight_through (Lucid³'s
+order: the value of the first, the gradient of the second) and nn.VectorQuantizer against
+the same computation in torch (values, gradients of the input
 and the codebook, the VQ-VAE loss), edge cases and errors."""
 
 import numpy as np
@@ -49,27 +50,28 @@ def test_nearest_codebook_records_no_graph():
 
 
 @pytest.mark.parametrize("dt", [lucid.float32, lucid.float64])
-def test_vector_quantize_values_and_codebook_gradient(dt):
+def test_vector_quantize_is_straight_through(dt):
     x, cb = _rand((2, 4, 3), dt), _rand((5, 3), dt, 1)
     lcb = lucid.tensor(cb, requires_grad=True)
     lx = lucid.tensor(x, requires_grad=True)
     q, idx = F.vector_quantize(lx, lcb)
-    tcb = torch.tensor(cb, requires_grad=True)
-    tidx = _torch_nearest(torch.tensor(x), tcb.detach())
-    tq = tcb[tidx]
+    tx, tcb = torch.tensor(x, requires_grad=True), torch.tensor(cb, requires_grad=True)
+    tidx = _torch_nearest(tx.detach(), tcb.detach())
+    tq = tx + (tcb[tidx] - tx).detach()
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
     np.testing.assert_allclose(q.detach().numpy(), tq.detach().numpy(), **TOL[dt])
+    np.testing.assert_array_equal(q.detach().numpy(), cb[idx.numpy()])     # the codes exactly
     w = _rand(q.shape, dt, 2)
     (q * lucid.tensor(w)).sum().backward()
     (tq * torch.tensor(w)).sum().backward()
-    np.testing.assert_allclose(lcb.grad.numpy(), tcb.grad.numpy(), **TOL[dt])
-    assert lx.grad is None          # the argmin passes no gradient to the input
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **TOL[dt])
+    assert lcb.grad is None         # the straight-through path goes around the codebook
 
 
 def test_straight_through_value_and_gradients():
     x = lucid.tensor(_rand((3, 4)), requires_grad=True)
     y = lucid.tensor(_rand((3, 4), seed=1), requires_grad=True)
-    z = F.straight_through(x, y)
+    z = F.straight_through(y, x)            # the value of y, the gradient of x
     np.testing.assert_array_equal(z.detach().numpy(), y.detach().numpy())
     w = _rand((3, 4), seed=2)
     (z * lucid.tensor(w)).sum().backward()
@@ -80,7 +82,7 @@ def test_straight_through_value_and_gradients():
 def test_straight_through_value_is_exact_where_the_composition_rounds():
     x = lucid.tensor([1e8, float("inf")], dtype=lucid.float32, requires_grad=True)
     y = lucid.tensor([1.0, 2.0], dtype=lucid.float32)
-    assert F.straight_through(x, y).tolist() == [1.0, 2.0]
+    assert F.straight_through(y, x).tolist() == [1.0, 2.0]
     composed = (x + (y - x).detach()).tolist()
     assert composed[0] != 1.0 and np.isnan(composed[1])
 
@@ -88,7 +90,7 @@ def test_straight_through_value_is_exact_where_the_composition_rounds():
 def test_straight_through_broadcasts_and_promotes():
     x = lucid.tensor(_rand((3, 1)), requires_grad=True)
     y = lucid.tensor(_rand((4,), lucid.float32, seed=1))
-    z = F.straight_through(x, y)
+    z = F.straight_through(y, x)
     assert tuple(z.shape) == (3, 4) and z.dtype is lucid.float64
     np.testing.assert_allclose(z.detach().numpy(), np.broadcast_to(y.numpy(), (3, 4)))
     z.sum().backward()
@@ -97,7 +99,7 @@ def test_straight_through_broadcasts_and_promotes():
 
 def test_straight_through_graph_mode_and_0d():
     x = lucid.tensor(2.0, dtype=lucid.float64, requires_grad=True)
-    z = F.straight_through(x ** 3, lucid.tensor(5.0, dtype=lucid.float64))
+    z = F.straight_through(lucid.tensor(5.0, dtype=lucid.float64), x ** 3)
     (g,) = lucid.autograd.grad(z, x, create_graph=True)
     (gg,) = lucid.autograd.grad(g, x)
     assert z.item() == 5.0 and g.item() == 12.0 and gg.item() == 12.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..._tensor import Tensor
 from ...errors import ArgumentTypeError, DTypeError, ShapeError, reports_as
-from ...ops import clamp, ones_like, searchsorted
+from ...ops import clamp, searchsorted
 from ...ops.symlog import SymexpBackward, SymlogBackward
 from .sparse import one_hot
 
@@ -49,7 +49,7 @@ def two_hot(input, bins):
     :math:`(x - b_k)/(b_{k+1} - b_k)` on bin :math:`k + 1`: the row's expectation
     :math:`\sum_j w_j b_j` is :math:`x` itself. Values outside :math:`[b_1, b_K]` are
     clamped to the end bins (weight 1 there); a value equal to a bin puts all its weight
-    on it. With one bin every row is ``[1]``.
+    on it. Lucid³'s contract: at least two bins.
 
     ``bins`` must be strictly increasing (not checked: that would read the device); an
     integer ``input`` takes ``bins``' dtype. The encoding is a composition of Lucid ops
@@ -58,16 +58,14 @@ def two_hot(input, bins):
     """
     _need_tensor("two_hot", "input", input)
     _need_tensor("two_hot", "bins", bins)
-    if bins.ndim != 1 or bins.shape[0] == 0:
-        raise ShapeError(f"two_hot: bins must be a non-empty 1-D tensor, got shape "
-                         f"{tuple(bins.shape)}")
+    if bins.ndim != 1 or bins.shape[0] < 2:
+        raise ShapeError(f"two_hot: bins must be a 1-D tensor of at least two entries, got "
+                         f"shape {tuple(bins.shape)}")
     if not bins.dtype.is_floating_point:
         raise DTypeError(f"two_hot: bins must be a floating tensor, got {bins.dtype.name}")
     if not input.dtype.is_floating_point:
         input = input.to(bins.dtype)
     k = bins.shape[0]
-    if k == 1:
-        return ones_like(input).unsqueeze(-1)
     x = clamp(input, bins[0].detach(), bins[-1].detach())
     lo = clamp(searchsorted(bins.detach(), x.detach(), right=True) - 1, 0, k - 2)
     b_lo, b_hi = bins[lo], bins[lo + 1]

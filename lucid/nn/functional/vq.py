@@ -1,6 +1,6 @@
 r"""Vector quantisation (VQ-VAE, van den Oord et al. 2017): the nearest code of a
 codebook, the quantised vectors, and the straight-through estimator that carries the
-decoder's gradient past the quantiser."""
+decoder's gradient past the quantiser to the encoder."""
 
 from __future__ import annotations
 
@@ -54,28 +54,29 @@ def nearest_codebook(input, codebook):
 @reports_as("vector_quantize")
 def vector_quantize(input, codebook):
     r"""Quantise each vector of ``input`` (..., D) to its nearest code of ``codebook``
-    (K, D): ``(quantized, indices)``, :math:`z_q = e_{k^*(x)}` (..., D) and the indices
-    (...) of :func:`nearest_codebook`.
+    (K, D), straight-through: ``(quantized, indices)``, :math:`z_q = e_{k^*(x)}` (..., D)
+    in value with the gradient of ``input`` (the identity), and the indices (...) of
+    :func:`nearest_codebook` (Lucid³'s contract).
 
-    ``quantized`` is the codebook's rows (an embedding lookup): its gradient flows to the
-    codebook, not to ``input`` (the argmin has none). For VQ-VAE's encoder gradient pass
-    it through :func:`straight_through` (``straight_through(input, quantized)``), as
-    :class:`~lucid.nn.VectorQuantizer` does.
+    ``quantized`` passes **no** gradient to the codebook: the straight-through path goes
+    around it. Training the codebook needs the term :math:`\|\operatorname{sg}[x] -
+    e\|^2` on the codes themselves (``embedding(indices, codebook)``), which
+    :class:`~lucid.nn.VectorQuantizer` adds with the commitment term.
     """
     indices = nearest_codebook(input, codebook)
-    return embedding(indices, codebook), indices
+    return straight_through(embedding(indices, codebook.detach()), input), indices
 
 
 @reports_as("straight_through")
-def straight_through(input, target):
-    r"""The straight-through estimator: the value of ``target``, the gradient of
-    ``input``,
+def straight_through(hard, soft):
+    r"""The straight-through estimator: the value of ``hard``, the gradient of ``soft``
+    (Lucid³'s order: ``straight_through(hard, soft)``),
 
-    .. math:: z = x + \operatorname{sg}[y - x], \qquad z = y, \qquad
-              \frac{\partial z}{\partial x} = I, \qquad \frac{\partial z}{\partial y} = 0
+    .. math:: z = s + \operatorname{sg}[h - s], \qquad z = h, \qquad
+              \frac{\partial z}{\partial s} = I, \qquad \frac{\partial z}{\partial h} = 0
 
-    (``sg`` stop-gradient), broadcasting ``input`` and ``target`` against each other. One
-    node (:class:`~lucid.ops.straight_through.StraightThroughBackward`) whose value is
-    ``target`` exactly (the composed ``x + (y - x).detach()`` rounds).
+    (``sg`` stop-gradient), broadcasting the two against each other. One node
+    (:class:`~lucid.ops.straight_through.StraightThroughBackward`) whose value is ``hard``
+    exactly (the composed ``soft + (hard - soft).detach()`` rounds).
     """
-    return StraightThroughBackward.call(input, target)
+    return StraightThroughBackward.call(hard, soft)

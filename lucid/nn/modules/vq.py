@@ -57,10 +57,11 @@ class VectorQuantizer(Module):
         init.uniform_(self.embedding.weight, -1.0 / k, 1.0 / k)
 
     def forward(self, input):
-        codes, indices = F.vector_quantize(input, self.embedding.weight)
+        quantized, indices = F.vector_quantize(input, self.embedding.weight)
+        codes = F.embedding(indices, self.embedding.weight)     # the codebook's gradient
         loss = F.mse_loss(codes, input.detach()) + \
             self.commitment_cost * F.mse_loss(input, codes.detach())
-        return F.straight_through(input, codes), loss, indices
+        return quantized, loss, indices
 
     def extra_repr(self):
         return (f"num_embeddings={self.num_embeddings}, embedding_dim={self.embedding_dim}, "

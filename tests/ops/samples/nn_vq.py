@@ -16,12 +16,12 @@ def _t_symexp(x):
     return torch.sign(x) * torch.expm1(x.abs())
 
 
-def _t_straight_through(x, y):
-    return x + (y - x).detach()
+def _t_straight_through(hard, soft):
+    return soft + (hard - soft).detach()
 
 
-# straight_through's gradient is by definition not its derivative (identity for x, where
-# the value does not depend on x): no gradcheck (grad=False); its gradients, eager and
+# straight_through's gradient is by definition not its derivative (identity for soft,
+# where the value does not depend on soft): no gradcheck (grad=False); its gradients, eager and
 # graph mode, are tested against torch's composition in tests/nn/test_vq.py
 SAMPLES = [
     Sample("straight_through", F.straight_through, (rnd(3, 4), rnd(3, 4, seed=1)),
