@@ -352,3 +352,30 @@ def test_avg_pool_padding_at_most_half_the_kernel(k, p, n):
         return
     np.testing.assert_allclose(fl(lucid.tensor(a), k, 1, p).numpy(),
                                ft(torch.tensor(a), k, 1, p).numpy(), rtol=1e-12)
+
+
+# -- 13. BCEWithLogitsLoss: pos_weight (and weight) may not widen the output ----------------
+
+_BCE_SHAPES = [(3,), (1,), (2, 1), (2, 3), (4, 2, 3), (1, 3), (3, 1), (1, 1, 3), (), (2,)]
+
+
+@pytest.mark.parametrize("shape", _BCE_SHAPES)
+@pytest.mark.parametrize("arg", ["pos_weight", "weight"])
+@pytest.mark.parametrize("reduction", ["none", "mean"])
+def test_bce_with_logits_weights_broadcast_to_the_input_only(shape, arg, reduction):
+    rng = np.random.default_rng(0)
+    x, t, w = rng.standard_normal((2, 3)), rng.random((2, 3)), rng.random(shape) + 0.5
+    try:
+        want = TF.binary_cross_entropy_with_logits(
+            torch.tensor(x), torch.tensor(t), reduction=reduction, **{arg: torch.tensor(w)})
+    except RuntimeError:
+        with pytest.raises(lucid.errors.ShapeError, match=f"with_logits: {arg} of shape"):
+            F.binary_cross_entropy_with_logits(lucid.tensor(x), lucid.tensor(t),
+                                               reduction=reduction, **{arg: lucid.tensor(w)})
+        with pytest.raises(lucid.errors.ShapeError, match=f"{arg} of shape"):
+            lucid.nn.BCEWithLogitsLoss(reduction=reduction, **{arg: lucid.tensor(w)})(
+                lucid.tensor(x), lucid.tensor(t))
+        return
+    got = F.binary_cross_entropy_with_logits(lucid.tensor(x), lucid.tensor(t),
+                                             reduction=reduction, **{arg: lucid.tensor(w)})
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

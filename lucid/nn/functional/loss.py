@@ -302,33 +302,44 @@ def _bce_weight(weight, x, op):
     if w.requires_grad and is_grad_enabled():
         raise ArgumentError(f"{op}: not differentiable with respect to 'weight'; pass a "
                             "weight that does not require grad (detach it)")
+    _check_broadcasts_to(op, "weight", w, x)
+    return w if w.dtype is x.dtype else w.to(x.dtype)
+
+
+def _check_broadcasts_to(op, name, w, x):
+    """A ShapeError unless ``w`` broadcasts to ``x``'s shape (PyTorch's loss is written
+    into a tensor of that shape, so a larger broadcast is refused)."""
     shape = tuple(x.shape)
     try:
         ok = _ops.broadcast_shapes(shape, tuple(w.shape)) == shape
     except ShapeError:
         ok = False
     if not ok:
-        raise ShapeError(f"{op}: weight of shape {tuple(w.shape)} does not broadcast to the "
+        raise ShapeError(f"{op}: {name} of shape {tuple(w.shape)} does not broadcast to the "
                          f"input's shape {shape}")
-    return w if w.dtype is x.dtype else w.to(x.dtype)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """:math:`-w\\,[p\\,y \\log\\sigma(x) + (1 - y) \\log(1 - \\sigma(x))]`, computed
     stably as :math:`(1 - y)\\,x + (1 + (p - 1) y)\\,\\mathrm{softplus}(-x)`; ``pos_weight``
-    :math:`p` broadcasts against the class (last) dim."""
-    _check(reduction, "binary_cross_entropy_with_logits", size_average, reduce)
-    x, t = _same_size(input, target, "binary_cross_entropy_with_logits")
+    :math:`p` broadcasts against the class (last) dim. ``weight`` and ``pos_weight`` must
+    broadcast to the input's shape (not widen it), as PyTorch."""
+    op = "binary_cross_entropy_with_logits"
+    _check(reduction, op, size_average, reduce)
+    x, t = _same_size(input, target, op)
     sp = -logsigmoid(x)                      # softplus(-x), stable
     if pos_weight is not None:
         pw = to_tensor(pos_weight, x)
-        _same_device("binary_cross_entropy_with_logits", x, pw)
+        _same_device(op, x, pw)
+        _check_broadcasts_to(op, "pos_weight", pw, x)
         loss = (1 - t) * x + (1 + (pw - 1) * t) * sp
     else:
         loss = (1 - t) * x + sp
     if weight is not None:
-        loss = loss * to_tensor(weight, x)
+        w = to_tensor(weight, x)
+        _check_broadcasts_to(op, "weight", w, x)
+        loss = loss * w
     return _reduce(loss, reduction)
 
 
