@@ -136,8 +136,10 @@ class BatchNormBackward(_NormalizeBackward):
     ``be.running_stats_update`` lerps the running mean and the *unbiased* variance
     :math:`\sigma^2 n / (n - 1)` in place with ``momentum``, as PyTorch. The backward
     (``be.norm_backward``) reuses the weight gradient's sums as its means: two full-size
-    reductions. An empty batch gives an empty output and leaves the running statistics
-    alone.
+    reductions. On the CPU the statistics, the normalisation and the backward run block by
+    block of the batch (about 256 KiB of :math:`x` a block), so the centred block and the
+    other temporaries stay in cache and each full-size operand is read once per pass. An
+    empty batch gives an empty output and leaves the running statistics alone.
     """
 
     __slots__ = ()

@@ -543,3 +543,23 @@ def test_only_the_bias_wants_a_gradient(norm):
         (lg,) = lucid.autograd.grad((lo * lo).sum(), lb, create_graph=graph, retain_graph=True)
         (tg,) = torch.autograd.grad((to * to).sum(), tb, retain_graph=True)
         np.testing.assert_allclose(lg.detach().numpy(), tg.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_blocked_passes_match_torch(monkeypatch, dtype, affine):
+    """The CPU's batch-blocked statistics, normalisation and backward (one sample a block
+    here, so several blocks and a short last one) in training and in eval, on a
+    non-contiguous input."""
+    from lucid.backend import CpuBackend
+    monkeypatch.setattr(CpuBackend, "norm_block_bytes", 1)
+    r = _rng(22)
+    a = r.standard_normal((3, 4, 2, 5)) * 2 + 3      # transposed: (5, 4, 2, 3)
+    wb = [r.uniform(0.5, 2, 4), r.standard_normal(4)] if affine else [None, None]
+    rm, rv = r.standard_normal(4).astype(dtype), r.uniform(0.5, 2, 4).astype(dtype)
+    for training in (True, False):
+        _check(lambda x, w, b: F.batch_norm(x.transpose(0, 3), lucid.tensor(rm),
+                                            lucid.tensor(rv), w, b, training),
+               lambda x, w, b: TF.batch_norm(x.transpose(0, 3), torch.tensor(rm),
+                                             torch.tensor(rv), w, b, training),
+               [a] + wb, dtype)

@@ -49,6 +49,43 @@ def _size(*shapes):
 class XpNorm:
     """Implements :class:`NormKernels` with ``self.xp``."""
 
+    #: Bytes of ``x`` per block of the batch-blocked passes (:meth:`_sample_blocks`);
+    #: None: no blocking (the GPU, where each block would be more kernel launches).
+    norm_block_bytes = None
+
+    # -- batch-blocked passes ----------------------------------------------------------
+
+    def _sample_blocks(self, x, *per_channel):
+        """Slices of ``x``'s batch axis, about :attr:`norm_block_bytes` of it each, when
+        every ``per_channel`` operand has size 1 there (it broadcasts over the batch); None
+        otherwise. A pass that runs block by block keeps its temporaries in cache (a
+        block's difference from the mean is made, squared and summed before the next
+        block is read), so each full-size operand crosses memory once per pass."""
+        if self.norm_block_bytes is None or x.ndim < 3 or not x.size or \
+                any(a.ndim != x.ndim or a.shape[0] != 1 for a in per_channel):
+            return None
+        rows = max(1, self.norm_block_bytes // x[0].nbytes)
+        return [slice(i, min(i + rows, x.shape[0])) for i in range(0, x.shape[0], rows)]
+
+    def _per_sample(self, a, x):
+        """The per-channel ``a`` (size 1 on the batch axis) expanded to one sample of
+        ``x``, contiguous: a binary op with it runs its inner loop over equal strides,
+        not over a broadcast (stride 0) operand, which NumPy does 2-3x slower."""
+        xp = self.xp
+        return xp.ascontiguousarray(xp.broadcast_to(a, (1,) + x.shape[1:]))
+
+    def _blocked_centered_sq(self, xw, mean, axes, blocks):
+        r""":math:`\sum (x - \bar x)^2` over ``axes`` (kept), block by block."""
+        xp = self.xp
+        m = self._per_sample(mean, xw)
+        buf = xp.empty(xw[blocks[0]].shape, dtype=xw.dtype)
+        acc = None
+        for s in blocks:
+            d = xp.subtract(xw[s], m, out=buf[:s.stop - s.start])
+            part = _rsum(xp, axes, d, d)
+            acc = part if acc is None else xp.add(acc, part, out=acc)
+        return acc
+
     # -- normalisation ---------------------------------------------------------------
 
     def norm_moments(self, x, axes, center):
@@ -58,6 +95,9 @@ class XpNorm:
         if not center:
             return None, _rsum(xp, axes, xw, xw) * inv
         mean = _rsum(xp, axes, xw) * inv
+        blocks = self._sample_blocks(xw, mean) if 0 in axes else None
+        if blocks is not None:
+            return mean, self._blocked_centered_sq(xw, mean, axes, blocks) * inv
         d = xw - mean
         return mean, _rsum(xp, axes, d, d) * inv
 
@@ -70,10 +110,21 @@ class XpNorm:
             # batch and instance norm: a per-channel scale and shift, two passes (as
             # PyTorch's CPU kernel)
             scale = rstd * w
-            y = xw * scale
             shift = None if mean is None else -mean * scale
             if b is not None:
                 shift = b if shift is None else shift + b
+            blocks = self._sample_blocks(xw, scale) if shift is None or \
+                shift.ndim == xw.ndim and shift.shape[0] == 1 else None
+            if blocks is not None:
+                y = xp.empty(xw.shape, dtype=xp.result_type(xw, scale))
+                sc = self._per_sample(scale, xw)
+                sh = None if shift is None else self._per_sample(shift, xw)
+                for s in blocks:
+                    ys = xp.multiply(xw[s], sc, out=y[s])
+                    if sh is not None:
+                        ys += sh
+                return y.astype(x.dtype, copy=False), rstd
+            y = xw * scale
             if shift is not None:
                 y += shift
         else:
@@ -96,6 +147,11 @@ class XpNorm:
         inv = 1.0 / (_count(x.shape, axes) or 1)
         xc = xw - mean if mean is not None else xw        # xc is ours only with a mean
         gx = gw_ = gb = None
+        blocks = self._sample_blocks(xw, mean, rstd, *(() if w is None else (w,))) \
+            if axes == paxes and mean is not None and 0 in axes else None
+        if blocks is not None:
+            return self._batch_norm_backward(gw32, xw, w, mean, rstd, axes, inv,
+                                             stats_grad, need, blocks, x.dtype)
         if axes == paxes and mean is not None:
             # batch norm: rstd is constant over the weight's sums, which are the means
             sg = _rsum(xp, axes, gw32)
@@ -130,6 +186,41 @@ class XpNorm:
                     gx = gh * rstd
         return tuple(None if a is None else a.astype(x.dtype, copy=False)
                      for a in (gx, gw_, gb))
+
+    def _batch_norm_backward(self, g, x, w, mean, rstd, axes, inv, stats_grad, need,
+                             blocks, dtype):
+        r"""Batch norm's backward, block by block of the batch (:meth:`_sample_blocks`):
+        one pass for the sums :math:`\sum g` and :math:`\sum g (x - \bar x)` (the
+        centred block made in cache), one for :math:`g_x = g\,s - x\,k + c` with the
+        per-channel :math:`s = r w`, :math:`k = s\,r^2 \overline{g (x - \bar x)}`,
+        :math:`c = \bar x k - s\,\bar g` (the last two only with ``stats_grad``)."""
+        xp = self.xp
+        m = self._per_sample(mean, x)
+        buf = xp.empty(x[blocks[0]].shape, dtype=x.dtype)
+        sg = sgxc = None
+        for s in blocks:
+            gs = g[s]
+            d = xp.subtract(x[s], m, out=buf[:s.stop - s.start])
+            a, c = _rsum(xp, axes, gs), _rsum(xp, axes, gs, d)
+            sg = a if sg is None else xp.add(sg, a, out=sg)
+            sgxc = c if sgxc is None else xp.add(sgxc, c, out=sgxc)
+        gx = None
+        if need[0]:
+            scale = rstd if w is None else rstd * w
+            sc = self._per_sample(scale, x)
+            gx = xp.empty(x.shape, dtype=xp.result_type(g, sc))
+            if stats_grad:
+                k = sgxc * (rstd * rstd * inv) * scale
+                kp = self._per_sample(k, x)
+                cp = self._per_sample(mean * k - sg * (inv * scale), x)
+            for s in blocks:
+                gxs = xp.multiply(g[s], sc, out=gx[s])
+                if stats_grad:
+                    gxs -= xp.multiply(x[s], kp, out=buf[:s.stop - s.start])
+                    gxs += cp
+        return tuple(None if t is None else t.astype(dtype, copy=False)
+                     for t in (gx, sgxc * rstd if need[1] else None,
+                               sg if need[2] else None))
 
     def _layer_norm_backward(self, g, xc, w, rstd, inv, need, dtype):
         r"""Layer norm's backward on the ``(N, D)`` view (statistics over the trailing
