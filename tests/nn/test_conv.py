@@ -101,6 +101,33 @@ def test_conv_transpose_matches_torch(case, bias, dtype):
     _parity(lambda *a: lf(*a, **kw), lambda *a: tf(*a, **kw), arrays, dtype)
 
 
+WIDE = [
+    # stride-1 convolutions with >= 64 input channels a group: the input gradient (and a
+    # stride-1 transposed convolution's forward) is the convolution of the output gradient
+    # with the flipped kernel
+    (2, (2, 64, 6, 5), (8, 64, 3, 3), dict(padding=1)),
+    (2, (2, 128, 6, 7), (6, 64, 3, 2), dict(padding=(2, 0), dilation=(2, 1), groups=2)),
+    (2, (1, 64, 5, 5), (4, 64, 1, 1), dict()),
+    (2, (1, 64, 6, 6), (4, 64, 4, 4), dict(padding="same")),
+    (1, (2, 64, 9), (3, 64, 3), dict(padding=1, dilation=3)),     # padding < d (k - 1)
+    (3, (1, 64, 3, 4, 3), (2, 64, 3, 3, 3), dict(padding=1)),
+]
+WIDE_T = [
+    (2, (2, 3, 4, 5), (3, 64, 3, 3), dict(padding=1)),
+    (2, (1, 4, 4, 3), (4, 64, 2, 3), dict(output_padding=0, groups=2, dilation=2)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("case", WIDE + WIDE_T, ids=[str(i) for i in range(len(WIDE + WIDE_T))])
+def test_wide_stride_one_input_gradient_matches_torch(case, dtype):
+    n, xs, ws, kw = case
+    lf, tf = (FN if case in WIDE else TFN)[n]
+    r = _rng(11)
+    _parity(lambda *a: lf(*a, **kw), lambda *a: tf(*a, **kw),
+            [r.standard_normal(xs), r.standard_normal(ws) * 0.1], dtype)
+
+
 def test_non_contiguous_input_and_weight():
     r = _rng(3)
     x = r.standard_normal((7, 6, 3, 2))        # transposed to (2, 3, 6, 7) below
