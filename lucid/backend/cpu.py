@@ -56,6 +56,7 @@ class CpuBackend(ArrayBackend):
     # batch norm's passes block by block of the batch: 256 KiB of x and its temporaries
     # stay in a core's L2 (2 MiB here) between the block's ops
     norm_block_bytes = 1 << 18
+    conv_adjoint_min_channels = 64
 
     def to_numpy(self, a, non_blocking=False):
         return a

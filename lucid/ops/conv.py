@@ -62,7 +62,10 @@ class ConvolutionBackward(Op):
     ``(G, C_g K, P)`` by the weight ``(G, C_{out}/G, C_g K)`` in one batched matmul (BLAS
     on NumPy, cuBLAS on CuPy), whose result is already ``(N, C_out, *O)``; the bias is
     added in place. ``be.conv_backward_input`` is the transposed batched product and
-    ``col2im`` (one clipped strided add per kernel element, straight into the image);
+    ``col2im`` (one clipped strided add per kernel element, straight into the image), or,
+    for a stride-1 convolution with at least 64 input channels a group, the convolution
+    of the output gradient with the flipped, group-transposed kernel on the CPU (the same
+    sum through the forward's kernels, no kernel-sized columns of the gradient);
     ``be.conv_backward_weight`` is per-sample GEMMs against the columns, the batch
     summed (one GEMM per group over channels-first columns ``(G, C_g K, N P)`` where
     the ``(N, C_out, C_g K)`` products would outgrow the columns, and for half inputs);

@@ -34,6 +34,11 @@ _ALL2 = (slice(None), slice(None))
 class XpConv:
     """Implements :class:`ConvKernels` with ``self.xp``."""
 
+    #: The input channels a group from which a stride-1 convolution's input gradient is
+    #: the adjoint convolution (:meth:`conv_backward_input`); None: never (the GPU keeps
+    #: its transposed GEMM and col2im kernel).
+    conv_adjoint_min_channels = None
+
     # -- helpers ------------------------------------------------------------------------
 
     def _padded(self, x, padding, value=0):
@@ -334,12 +339,14 @@ class XpConv:
         """The transposed product and col2im; for stride 1 the convolution of ``g`` with
         the flipped, group-transposed kernel (:meth:`_adjoint_padding`), which is the same
         sum and runs :meth:`conv_forward`'s kernels: no ``(N, C, *K, *O)`` columns written
-        by the GEMM and read back by col2im. Only where each group has at least 64 input
-        channels (the adjoint's GEMMs have that many rows; with fewer the per-sample
-        products are short and the transposed GEMM is faster). Batch 32, two cores, best
+        by the GEMM and read back by col2im. Only where each group has at least
+        :attr:`conv_adjoint_min_channels` input channels (the adjoint's GEMMs have that
+        many rows; on the CPU, with fewer than 64 the per-sample products are short and the
+        transposed GEMM is faster). Batch 32, two cores, best
         of 15: 3x3 on 64 channels of 56x56 98 -> 71 ms, 128 of 28x28 70 -> 42 ms, 1x1
         256 -> 64 on 56x56 52 -> 28 ms; 3x3 64 -> 32 channels of 16x16 (kept) 3.3 -> 4.1."""
-        pads = None if w.shape[1] < 64 else self._adjoint_padding(
+        least = self.conv_adjoint_min_channels
+        pads = None if least is None or w.shape[1] < least else self._adjoint_padding(
             g.shape[2:], in_spatial, w.shape[2:], stride, padding, dilation)
         if pads is not None:
             return self.conv_forward(g, self._adjoint_weight(w, groups), None, stride, pads,
