@@ -96,19 +96,20 @@ def _rebuild_buffer(cls, data, persistent):
 
 
 class UninitializedParameterWarning(UserWarning):
-    """A lazy module's parameters or buffers were used before its first forward gave them
-    shapes: counted (``numel()`` is 0 until then, so a parameter count leaves them out)
-    or put in a ``state_dict`` (as empty placeholders, which a saved checkpoint would
-    keep). Lucid³'s name; PyTorch raises on ``numel()`` of an uninitialized parameter
-    and saves the placeholders without a word."""
+    """A lazy module's parameters or buffers were read before its first forward gave them
+    shapes, where that reads nothing: ``parameters()`` yielding placeholders (Lucid³'s
+    place for it: an optimizer built then still trains, but counting or flattening the
+    list reads nothing), ``numel()`` of one (0 until then) and a ``state_dict`` holding
+    them. Lucid³'s warning; PyTorch has none (its ``numel()`` raises, its state dict keeps
+    the placeholders, as Lucid's does: Lucid³'s leaves them out)."""
 
 
 def warn_uninitialized(what, stacklevel=3):
     """Give :class:`UninitializedParameterWarning` for ``what`` (a phrase naming the use
     and the tensors)."""
-    warnings.warn(f"{what}: uninitialized (lazy) parameters or buffers; run a forward pass "
-                  "first to give them their shapes", UninitializedParameterWarning,
-                  stacklevel=stacklevel)
+    warnings.warn(f"{what}: uninitialized (lazy) parameters or buffers, reading nothing "
+                  "until a forward pass gives them their shapes",
+                  UninitializedParameterWarning, stacklevel=stacklevel)
 
 
 class _Uninitialized:

@@ -11,7 +11,7 @@ import torch
 
 import lucid
 from lucid import nn
-from lucid.errors import ShapeError
+from lucid.errors import ArgumentError, ShapeError
 
 SHAPES = {"BatchNorm1d": [(4, 3), (4, 3, 5)], "BatchNorm2d": [(2, 3, 4, 5)],
           "BatchNorm3d": [(2, 3, 2, 3, 4)], "InstanceNorm1d": [(2, 3, 6), (3, 6)],
@@ -136,21 +136,49 @@ def test_wrong_rank_is_refused_and_stays_lazy():
 
 def test_uninitialized_parameter_warning():
     assert issubclass(nn.UninitializedParameterWarning, UserWarning)
-    m = nn.Sequential(nn.LazyLinear(3), nn.LazyBatchNorm1d())
+    m = nn.Sequential(nn.LazyLinear(3), nn.LazyBatchNorm1d(), nn.Linear(3, 2))
     assert m.has_uninitialized_parameters()
     assert not m.has_uninitialized_parameters(recurse=False)
+    with pytest.warns(nn.UninitializedParameterWarning, match="parameters.. yields "
+                      "placeholders: .*reading nothing"):
+        assert len(list(m.parameters())) == 6      # the placeholders are there
     with pytest.warns(nn.UninitializedParameterWarning, match="numel"):
-        assert sum(p.numel() for p in m.parameters()) == 0
+        assert m[0].weight.numel() == 0
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        m.state_dict()
+        sd = m.state_dict()
     assert [str(w.message).split(":")[0] for w in seen] == [
         "state_dict of LazyLinear holds 0.weight, 0.bias",
         "state_dict of LazyBatchNorm1d holds 1.weight, 1.bias, 1.running_mean, 1.running_var"]
     assert all(w.category is nn.UninitializedParameterWarning for w in seen)
-    m(lucid.zeros(4, 2))
-    assert not m.has_uninitialized_parameters()
+    # the placeholders themselves (as PyTorch), not empty tensors that would load as real
+    assert isinstance(sd["0.weight"], nn.UninitializedParameter)
+    assert isinstance(sd["1.running_mean"], nn.UninitializedBuffer)
+    fresh = nn.Sequential(nn.LazyLinear(3), nn.LazyBatchNorm1d(), nn.Linear(3, 2))
+    fresh.load_state_dict(sd)                           # lazy into lazy: stays lazy
+    assert fresh.has_uninitialized_parameters()
+    with pytest.raises(ArgumentError, match="uninitialized placeholder"):
+        nn.Linear(4, 3).load_state_dict({"weight": sd["0.weight"], "bias": sd["0.bias"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        m.zero_grad(), m.requires_grad_(True)           # walk placeholders silently
+        m(lucid.zeros(4, 2))
+        assert not m.has_uninitialized_parameters()
         m.state_dict()
-        assert sum(p.numel() for p in m.parameters()) == 2 * 3 + 3 + 3 + 3
+        assert sum(p.numel() for p in m.parameters()) == 2 * 3 + 3 + 3 + 3 + 3 * 2 + 2
+        list(nn.Linear(2, 2, bias=False).parameters())  # eager modules never warn
+
+
+def test_an_optimizer_built_before_the_first_forward_trains():
+    """The placeholders are the objects the weights become, so an optimizer built over
+    them (with the warning) steps the real weights."""
+    m = nn.Sequential(nn.LazyLinear(2))
+    with pytest.warns(nn.UninitializedParameterWarning):
+        opt = lucid.optim.SGD(m.parameters(), lr=0.5)
+    x = lucid.tensor(_rand((4, 3)))
+    m(x)
+    before = m[0].weight.detach().numpy().copy()
+    opt.zero_grad()
+    (m(x) ** 2).mean().backward()
+    opt.step()
+    assert not np.allclose(before, m[0].weight.detach().numpy())

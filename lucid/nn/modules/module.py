@@ -439,7 +439,11 @@ class Module:
     def parameters(self, recurse=True):
         """The parameters of this module (and, with ``recurse``, of every submodule), each
         once."""
+        warned = False
         for _, p in self.named_parameters(recurse=recurse):
+            if not warned and isinstance(p, _Uninitialized):
+                warned = True       # the placeholders of a lazy layer: shapes still unknown
+                warn_uninitialized("parameters() yields placeholders")
             yield p
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
@@ -453,8 +457,9 @@ class Module:
         submodules) is still an uninitialized placeholder of a lazy layer (Lucid³'s
         method; PyTorch's lazy layers have ``has_uninitialized_params()`` for their
         own)."""
-        members = itertools.chain(self.parameters(recurse), self.buffers(recurse))
-        return any(isinstance(t, _Uninitialized) for t in members)
+        members = itertools.chain(self.named_parameters(recurse=recurse),
+                                  self.named_buffers(recurse=recurse))
+        return any(isinstance(t, _Uninitialized) for _, t in members)
 
     def buffers(self, recurse=True):
         """The buffers of this module (and of every submodule with ``recurse``)."""
@@ -517,14 +522,14 @@ class Module:
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` of every parameter; returns ``self``."""
-        for p in self.parameters():
+        for _, p in self.named_parameters():        # placeholders too, without a warning
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of every parameter: to None (the default) or to zeros in
         place."""
-        for p in self.parameters():
+        for _, p in self.named_parameters():        # placeholders too, without a warning
             if p.grad is None:
                 continue
             if set_to_none:
@@ -643,12 +648,14 @@ class Module:
         if lazy:
             warn_uninitialized(f"state_dict of {type(self).__name__} holds "
                                f"{', '.join(prefix + n for n in lazy)}", stacklevel=4)
+        # a placeholder is kept as itself (as PyTorch): detached it would be a plain empty
+        # tensor that loads as a real one of shape (0,)
         for name, p in self._parameters.items():
             if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+                destination[prefix + name] = p if keep_vars or name in lazy else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or name in lazy else b.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
@@ -702,6 +709,12 @@ class Module:
                                   f"received {type(inp)}")
                 continue
             lazy = isinstance(param, _Uninitialized)
+            if isinstance(inp, _Uninitialized):     # a lazy layer's checkpoint, unrun
+                if not lazy:
+                    error_msgs.append(f'While copying the parameter named "{key}": the '
+                                      "checkpoint holds an uninitialized placeholder (its "
+                                      "lazy layer never ran), the model a real tensor")
+                continue
             if not lazy and param.ndim == 0 and inp.ndim == 1 and inp.shape[0] == 1:
                 inp = inp[0]
             if not lazy and inp.shape != param.shape:
