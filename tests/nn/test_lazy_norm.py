@@ -139,6 +139,7 @@ def test_uninitialized_parameter_warning():
     m = nn.Sequential(nn.LazyLinear(3), nn.LazyBatchNorm1d(), nn.Linear(3, 2))
     assert m.has_uninitialized_parameters()
     assert not m.has_uninitialized_parameters(recurse=False)
+    assert m[1].has_uninitialized_params() and not m.has_uninitialized_params()
     with pytest.warns(nn.UninitializedParameterWarning, match="parameters.. yields "
                       "placeholders: .*reading nothing"):
         assert len(list(m.parameters())) == 6      # the placeholders are there

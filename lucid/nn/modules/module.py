@@ -461,6 +461,12 @@ class Module:
                                   self.named_buffers(recurse=recurse))
         return any(isinstance(t, _Uninitialized) for _, t in members)
 
+    def has_uninitialized_params(self):
+        """Whether this module's own parameters or buffers hold a placeholder (PyTorch's
+        name, of its lazy modules' mixin): :meth:`has_uninitialized_parameters` without
+        the submodules."""
+        return self.has_uninitialized_parameters(recurse=False)
+
     def buffers(self, recurse=True):
         """The buffers of this module (and of every submodule with ``recurse``)."""
         for _, b in self.named_buffers(recurse=recurse):
