@@ -379,3 +379,67 @@ def test_bce_with_logits_weights_broadcast_to_the_input_only(shape, arg, reducti
     got = F.binary_cross_entropy_with_logits(lucid.tensor(x), lucid.tensor(t),
                                              reduction=reduction, **{arg: lucid.tensor(w)})
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+# -- 14. views between dtypes of other element sizes ----------------------------------------
+
+_VIEW_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                "float32", "float64", "complex64", "complex128"]
+_VIEW_LAYOUTS = {
+    "contiguous": lambda x: x, "transposed": lambda x: x.t(), "rows": lambda x: x[1:3],
+    "offset 1": lambda x: x[:, 1:9], "offset 2": lambda x: x[:, 2:10],
+    "offset 4": lambda x: x[:, 4:12], "row step": lambda x: x[::2],
+    "last size 1": lambda x: x[:, :1], "last size 1 strided": lambda x: x[:, ::60],
+    "odd last": lambda x: x[:, :3], "0-d": lambda x: x[1, 2], "empty": lambda x: x[:0],
+    "empty last": lambda x: x[:, :0], "3-d": lambda x: x.reshape(2, 2, 60)[:, :, 4:8],
+    "last stride 2": lambda x: x[:1, 4:12:2], "column": lambda x: x[:, 5],
+}
+
+
+def _storages(src, dst, seed):
+    """The same random bytes as a torch and a Lucid tensor of dtype ``src`` (bytes 0/1 where
+    a bool is involved; float sign/exponent bytes tamed so that no nan appears)."""
+    raw = np.random.default_rng(seed).integers(0, 2 if "bool" in (src, dst) else 256,
+                                               size=4096, dtype=np.uint8)
+    raw[1::2] &= 0x3F
+    return (torch.from_numpy(raw.copy()).view(getattr(torch, src)),
+            lucid.tensor(raw.copy()).view(getattr(lucid, src)))
+
+
+def _bytes(t):
+    t = t.contiguous().reshape(-1)
+    return (t.view(torch.uint8).numpy() if isinstance(t, torch.Tensor) else t.numpy()).tobytes()
+
+
+@pytest.mark.parametrize("src", _VIEW_DTYPES)
+@pytest.mark.parametrize("dst", _VIEW_DTYPES)
+def test_view_dtype_layout_rules_and_values_as_torch(src, dst):
+    ts, ls = _storages(src, dst, 0)
+    for name, lay in _VIEW_LAYOUTS.items():
+        t, x = lay(ts[:240].reshape(4, 60)), lay(ls[:240].reshape(4, 60))
+        try:
+            tv = t.view(getattr(torch, dst))
+        except RuntimeError:
+            with pytest.raises(lucid.errors.ShapeError, match="view: to view"):
+                x.view(getattr(lucid, dst))
+            continue
+        v = x.view(getattr(lucid, dst))
+        assert (tuple(v.shape), v.stride(), v.storage_offset()) == \
+            (tuple(tv.shape), tv.stride(), tv.storage_offset()), name
+        assert _bytes(v) == _bytes(tv), name
+
+
+@pytest.mark.parametrize("src,dst", [("uint8", "float32"), ("float64", "int16"),
+                                     ("int16", "complex64"), ("complex128", "float32"),
+                                     ("bool", "int32"), ("float32", "bfloat16")])
+def test_as_strided_of_a_dtype_view_reads_the_view_dtype(src, dst):
+    # as_strided of a dtype view read its root's elements (and kept the root's dtype)
+    ts, ls = _storages(src, dst, 1)
+    tv, lv = ts[16:].view(getattr(torch, dst)), ls[16:].view(getattr(lucid, dst))
+    n = tv.untyped_storage().nbytes() // tv.element_size()
+    for size, stride, off in [((2, 3), (3, 1), 0), ((3, 2), (1, 5), 2), ((4,), (2,), n - 7)]:
+        a, b = lv.as_strided(size, stride, off), tv.as_strided(size, stride, off)
+        assert a.dtype is getattr(lucid, dst) and a.storage_offset() == off
+        assert _bytes(a) == _bytes(b)
+    with pytest.raises(lucid.errors.ShapeError, match="out of bounds"):
+        lv.as_strided((2,), (1,), n - 1)

@@ -91,7 +91,7 @@ class XpCore:
             a = b
 
     def storage_size(self, a):
-        return self._root(a).size
+        return self._root(a).nbytes // a.itemsize      # in a's elements (a dtype view too)
 
     def storage_nbytes(self, a):
         return self._root(a).nbytes
@@ -101,6 +101,9 @@ class XpCore:
 
     def as_strided(self, a, shape, strides, offset):
         flat = self._root(a).reshape(-1)          # an owning array: contiguous, a view
+        if flat.dtype != a.dtype:                 # a dtype view: the storage in a's elements
+            n = flat.nbytes // a.itemsize
+            flat = flat.view(self.xp.uint8)[:n * a.itemsize].view(a.dtype)
         return self.xp.lib.stride_tricks.as_strided(
             flat[offset:], shape, tuple(s * a.itemsize for s in strides))
 
