@@ -443,3 +443,44 @@ def test_as_strided_of_a_dtype_view_reads_the_view_dtype(src, dst):
         assert _bytes(a) == _bytes(b)
     with pytest.raises(lucid.errors.ShapeError, match="out of bounds"):
         lv.as_strided((2,), (1,), n - 1)
+
+
+# -- 15. a write through .data after an in-place op: the backward reads the live storage -----
+
+def _inplace_then_data_write(lib, op, write, view):
+    x = lib.tensor(np.array([[-1.0, 0.5, 2.0], [-3.0, 1.5, -0.25]]), requires_grad=True)
+    b = x * 1
+    y = b[:, 1:] if view else b
+    getattr(y, op + "_")()
+    if write == "y.data.mul_":
+        y.data.mul_(2)
+    elif write == "y.data[0] =":
+        y.data[0] = -5.0
+    elif write == "base.data.mul_":
+        b.data.mul_(-1)
+    else:
+        b.data[1] = 0.75
+    (b * b).sum().backward()
+    return b.detach().numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize("op", ["relu", "exp", "sigmoid", "tanh", "neg", "abs", "square",
+                                "reciprocal"])
+@pytest.mark.parametrize("write", ["y.data.mul_", "y.data[0] =", "base.data.mul_",
+                                   "base.data[1] ="])
+@pytest.mark.parametrize("view", [False, True])
+def test_data_write_after_inplace_op_reaches_the_saved_output(op, write, view):
+    # the in-place op's node saves its output: PyTorch's is the tensor itself, so a write
+    # through .data (no version bump) changes what the backward reads; Lucid saved a copy
+    got, want = (_inplace_then_data_write(lib, op, write, view) for lib in (lucid, torch))
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+
+
+def test_recorded_write_after_inplace_op_still_raises():
+    x = lucid.tensor([-1.0, 2.0], requires_grad=True)
+    y = x * 1
+    y.relu_()
+    y.detach().mul_(3)             # bumps the version: the saved output is stale (PyTorch)
+    with pytest.raises(lucid.errors.VersionMismatchError, match="modified by an in-place"):
+        y.sum().backward()

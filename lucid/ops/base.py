@@ -727,10 +727,14 @@ def apply_inplace(fn, self_t, *args, **kwargs):
 
 
 def _saved_output_is_self(res, self_t):
-    """The in-place result *is* ``self_t``: where the node saved it as its output, check
-    ``self_t``'s version at backward, so a later write to ``self_t`` is caught (PyTorch)."""
+    """The in-place result *is* ``self_t``: where the node saved it as its output, it keeps
+    ``self_t``'s storage (so a write that bumps no version, through ``.data``, is what the
+    backward reads, as in PyTorch) and checks ``self_t``'s version at backward, so a later
+    recorded write to ``self_t`` is caught (PyTorch)."""
     node = res._grad_fn
     if node is not None and node._versions is not None and node.out is not None:
+        if node.out is res._data and res._dtype is self_t._dtype:
+            node.out = self_t._data
         vs = node._versions
         for j in range(1, len(vs), 3):
             if vs[j] is res._vc:
