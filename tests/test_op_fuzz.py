@@ -136,6 +136,7 @@ LUCID_ACCEPTS = {
     "invalid combination of arguments": {"clamp", "clip", "clamp_min", "clamp_max", "sum",
                                          "mean", "nansum", "std", "var", "std_mean",
                                          "var_mean"},
+    'missing 1 required positional arguments: "dim"': {"sum", "mean", "nansum"},
 }
 
 
@@ -325,8 +326,64 @@ def reduction(d):
     if name == "logsumexp" and kw.get("dim") in (None, (), []):
         # torch's logsumexp needs a dim, and fails inside its kernel on dim=()
         kw["dim"] = d.dim(x.data.ndim, none=False)
+    if name in ("sum", "mean", "nansum") and d.coin(0.2):     # with a dtype=
+        dt = d.pick(["float64", "float32", "int64", "int32", "bool", "float16"])
+        if dt in INTS:      # inf and nan to an integer: undefined (C), finite values only
+            x = d.array(x.data.shape, x.dtype, finite=True)
+        return (name,), lambda M, t: getattr(M, name)(t, dtype=getattr(M, dt), **kw), [x], \
+            {"tol": x.dtype if x.dtype in ("float16", "bfloat16") else None}
     tol = "float32" if x.dtype in ("float16", "bfloat16") else None
     return (name,), _fn_or_method(d, name, **kw), [x], {"tol": tol and x.dtype}
+
+
+@family
+def misc(d):
+    """diff, unfold, trace, diag, where over numbers, cumsum with a dtype, nan_to_num."""
+    name = d.pick(["diff", "unfold", "trace", "diag", "where_numbers", "cumsum_dtype",
+                   "nan_to_num", "flatten_range", "squeeze_all", "narrow_tensor"])
+    x = d.array()
+    nd = x.data.ndim
+    if name == "diff":
+        n, dim = d.int(-1, 3), d.dim(nd, False)
+        return (name,), _fn_or_method(d, "diff", n, dim), [x]
+    if name == "unfold":
+        return _unfold(d, x)
+    if name == "trace":
+        if x.dtype == "bool":      # refused by another issue-24 fix (trace of bool)
+            x = d.array(x.data.shape, "int64")
+        return (name,), _fn_or_method(d, "trace"), [x]
+    if name == "diag":
+        return (name,), _fn_or_method(d, "diag", d.int(-2, 2)), [x]
+    if name == "where_numbers":
+        a, b = d.pick([0, 1.5, True, -2]), d.pick([0, 2.5, False, 3])
+        return ("where",), lambda M, c: M.where(c, a, b), [d.array(dtype="bool")]
+    if name == "cumsum_dtype":
+        return _cumsum(d, x, d.pick(["float64", "int64", "int16", "bool", "float16"]))
+    if name == "nan_to_num":
+        kw = {k: d.pick([None, 0.0, 5, -1e30, math.inf]) for k in ("nan", "posinf", "neginf")
+              if d.coin()}
+        return (name,), _fn_or_method(d, "nan_to_num", **kw), [x]
+    if name == "flatten_range":
+        return ("flatten",), _fn_or_method(d, "flatten", d.dim(nd, False), d.dim(nd, False)), [x]
+    if name == "squeeze_all":
+        return ("squeeze",), _fn_or_method(d, "squeeze", tuple(d.dim(nd, False)
+                                                              for _ in range(d.int(0, 3)))), [x]
+    start = Arg(np.array(d.int(-2, 2)), d.pick(["int64", "int64", "float32"]))
+    dim = d.dim(nd, False)
+    return ("narrow",), lambda M, t, st: t.narrow(dim, st, 1), [x, start]
+
+
+def _unfold(d, x):
+    dim, size, step = d.dim(x.data.ndim, False), d.int(-1, 3), d.int(-1, 2)
+    return ("unfold",), lambda M, t: t.unfold(dim, size, step), [x]
+
+
+def _cumsum(d, x, dt):
+    dim = d.dim(x.data.ndim, False)
+    if dt in INTS:          # inf and nan to an integer: undefined (C), finite values only
+        x = d.array(x.data.shape, x.dtype, finite=True)
+    return ("cumsum",), lambda M, t: M.cumsum(t, dim, dtype=getattr(M, dt)), [x], \
+        {"tol": "float16" if "float16" in (dt, x.dtype) or x.dtype == "bfloat16" else None}
 
 
 ONE_DIM_REDUCTIONS = ["prod", "max", "min", "argmax", "argmin", "median", "nanmedian",

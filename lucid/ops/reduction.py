@@ -1118,7 +1118,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     x = to_tensor(input)
     dim = _dim_arg(x, dim, "mean")
     if dtype is not None:
-        return MeanBackward.call(x, dim, keepdim, dtype=dtype_arg(dtype, "mean"))
+        dtype = dtype_arg(dtype, "mean")
+        if dtype._cat < 2:
+            raise DTypeError(f"mean(): could not infer output dtype. Optional dtype must be "
+                             f"either a floating point or complex dtype. Got: {dtype.name}")
+        return MeanBackward.call(x, dim, keepdim, dtype=dtype)
     if x._dtype._cat < 2:
         raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either "
                          f"a floating point or complex dtype. Got: {x._dtype.name}")
@@ -1397,7 +1401,11 @@ def _scan(cls, input, dim, dtype, op):
     x = to_tensor(input)
     d = norm_dim(dim, x._data.ndim, op)
     if dtype is not None:
-        return cls.call(x, dim=d, dtype=dtype_arg(dtype, op))
+        dtype = dtype_arg(dtype, op)
+        if dtype is _dt.bool and x._data.ndim and x._data.size:
+            # PyTorch has no bool scan kernel (a 0-d or empty input runs none)
+            raise DTypeError(f"{op}: not implemented for dtype=bool")
+        return cls.call(x, dim=d, dtype=dtype)
     return cls.call(x, dim=d)
 
 
@@ -1454,9 +1462,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise ShapeError("diff: expects input to be at least one-dimensional")
     if not isinstance(n, numbers.Integral) or n < 0:
         raise ShapeError(f"diff: order must be a non-negative int but got {n!r}")
-    d = norm_dim(dim, nd, "diff")
-    if n == 0:                  # PyTorch: the input itself, prepend/append unused
+    if n == 0:                  # PyTorch: the input itself, dim, prepend, append unread
         return x
+    d = norm_dim(dim, nd, "diff")
     if prepend is not None or append is not None:
         x = _diff_join(x, d, prepend, append)
     return DiffBackward.call(x, n=int(n), dim=d)

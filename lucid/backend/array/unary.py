@@ -476,7 +476,7 @@ class XpUnary:
         if a.dtype.kind == "c":        # each part on its own (PyTorch)
             return self.make_complex(self.nan_to_num(a.real, nan, posinf, neginf),
                                      self.nan_to_num(a.imag, nan, posinf, neginf))
-        dt = a.dtype.type
-        out = xp.where(xp.isnan(a), dt(nan), a)
-        out = xp.where(out == math.inf, dt(posinf), out)
-        return xp.where(out == -math.inf, dt(neginf), out)
+        dt = a.dtype.type                 # masks of the input: nan=inf stays inf
+        out = xp.where(a == math.inf, dt(posinf), a)
+        out = xp.where(a == -math.inf, dt(neginf), out)
+        return xp.where(xp.isnan(a), dt(nan), out)
