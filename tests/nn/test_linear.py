@@ -233,3 +233,22 @@ def test_linear_is_one_node_with_analytic_grads():
     xe = lucid.zeros(0, 3, requires_grad=True)
     F.linear(xe, w, b).sum().backward()
     assert xe.grad.shape == (0, 3)
+
+
+@pytest.mark.parametrize("x_shape, out", [((5, 0), 4), ((2, 3, 0), 4), ((0, 0), 4),
+                                          ((3, 2), 0), ((0, 3), 2)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_with_a_zero_size_dim_matches_torch(x_shape, out, bias):
+    # in_features 0 (AdaptiveLogSoftmaxWithLoss's narrow tail), out_features 0, no rows
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal((out, x_shape[-1]))
+    b = rng.standard_normal(out) if bias else None
+    lt = [lucid.tensor(a, requires_grad=True) for a in (x, w, b) if a is not None]
+    tt = [torch.tensor(a, requires_grad=True) for a in (x, w, b) if a is not None]
+    ly, ty = F.linear(*lt), torch.nn.functional.linear(*tt)
+    assert tuple(ly.shape) == tuple(ty.shape)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy())
+    (ly.sum() * 2).backward()
+    (ty.sum() * 2).backward()
+    for a, r in zip(lt, tt):
+        np.testing.assert_allclose(a.grad.numpy(), r.grad.numpy())

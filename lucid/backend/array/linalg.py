@@ -1,5 +1,7 @@
 """Linalg kernels over an array module (NumPy or CuPy)."""
 
+import math
+
 
 def _half(dt):
     """float16 / bfloat16: no fast (or any) einsum loops; computed in float32."""
@@ -13,7 +15,7 @@ class XpLinalg:
         return self.xp.matmul(a, b)
 
     def linear(self, x, w, b):
-        out = self.matmul(x.reshape(-1, x.shape[-1]), w.T)
+        out = self.matmul(x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), w.T)
         if b is not None:
             out += b
         return out.reshape(x.shape[:-1] + (w.shape[0],))

@@ -13,6 +13,7 @@ kernels run on the current stream (``lucid.cuda.stream``).
 """
 
 import functools
+import math
 
 import cupy
 import numpy as np
@@ -157,7 +158,7 @@ class CudaCore:
         """One cuBLAS GEMM against ``w`` as it lies (``w.T`` is a transposed view), with
         the bias added in its epilogue (cuBLASLt), else in place by one vector kernel
         (:func:`.elementwise.bias_add_`)."""
-        x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        x2 = x if x.ndim == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
         if gemm.supports(x2, w):
             tf32 = _tf32_wanted() if x.dtype == np.float32 else False
             out, added = gemm.matmul(x2, w.T, tf32, b)
@@ -175,7 +176,7 @@ class CudaCore:
         cuBLASLt does not take, as the shared kernel: :meth:`linear`, then the
         activation."""
         tanh = approximate == "tanh" and x.dtype != np.float64
-        x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        x2 = x if x.ndim == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
         if (activation == "relu" or tanh) and gemm.supports(x2, w):
             tf32 = _tf32_wanted() if x.dtype == np.float32 else False
             aux = None if activation == "relu" else kernels.empty(
