@@ -37,3 +37,7 @@ from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
 from . import fractional_pool, positional, grouped_attention  # noqa: E402
 __all__ += [n for m in (fractional_pool, positional, grouped_attention,) for n in m.__all__]
+
+from .adaptive import *  # noqa: F401,F403,E402
+from . import adaptive  # noqa: E402
+__all__ += adaptive.__all__
