@@ -25,8 +25,8 @@ from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingE
 from ...ops.base import to_tensor
 from ...ops.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
 from ...ops.reduction import norm as _norm
-from ...ops.straight_through import StraightThroughBackward
 from .activation import logsigmoid
+from .vq import straight_through
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -621,7 +621,7 @@ def _nan_gradient(lp, il, impossible):
     # nan times the selection (not a selection of nan times lp): the where then routes
     # the nan gradient to the selected frames only
     nan = (_ops.where(frames, lp, 0.0) * math.nan).sum((0, 2))
-    return StraightThroughBackward.apply(nan, _ops.zeros_like(nan.detach()))
+    return straight_through(hard=_ops.zeros_like(nan.detach()), soft=nan)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
