@@ -117,9 +117,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm over the two ``dim``: ``'fro'``, ``'nuc'`` (sum of singular
     values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column abs
-    sum), inf / -inf (max / min row abs sum). PyTorch's checks, in its order: the order,
-    then ``A`` (2 or more dims, floating or complex; no half types where singular values
-    are needed), then ``dim`` (two distinct dims)."""
+    sum), inf / -inf (max / min row abs sum). PyTorch's checks, in its order: the types of
+    ``dim`` and ``ord`` (its argument parser), the order, then ``A`` (2 or more dims,
+    floating or complex; no half types where singular values are needed), then ``dim``
+    (two distinct dims). An empty matrix has norm 0 for positive orders; negative ones
+    (a minimum over nothing) raise."""
     if not isinstance(dim, (tuple, list)) or not all(
             isinstance(d, numbers.Integral) for d in dim):
         raise ArgumentTypeError(f"linalg.matrix_norm(): argument 'dim' must be a tuple of "
