@@ -622,7 +622,9 @@ def _einsum_dtypes(steps, dtypes):
     compute = res
     for d in dtypes:
         compute = _dt.promote_types(compute, d)
-    return res, compute
+    # a bool result is a product of bools, computed in 0/1 integers (CuPy's einsum has no
+    # bool kernels)
+    return res, _dt.uint8 if compute is _dt.bool else compute
 
 
 def _sublist_equation(args):
