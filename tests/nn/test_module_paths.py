@@ -7,6 +7,7 @@ import collections
 import importlib
 import pkgutil
 
+import numpy as np
 import pytest
 
 import lucid
@@ -111,3 +112,13 @@ def test_consume_prefix_strips_a_ddp_state_dict_as_pytorch():
     assert list(sd) == list(ref) == ["0.weight", "0.bias"]
     assert sd._metadata == ref._metadata
     lucid.nn.Sequential(lucid.nn.Linear(2, 2)).load_state_dict(sd)
+
+
+def test_nll_loss_2d_is_nll_loss_as_torch():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4, 5))
+    y = rng.integers(0, 3, (2, 4, 5))
+    ref = torch.nn.NLLLoss2d(ignore_index=1)(torch.tensor(x), torch.tensor(y))
+    out = lucid.nn.NLLLoss2d(ignore_index=1)(lucid.tensor(x), lucid.tensor(y))
+    assert issubclass(lucid.nn.NLLLoss2d, lucid.nn.NLLLoss)
+    np.testing.assert_allclose(out.item(), ref.item(), rtol=1e-12)

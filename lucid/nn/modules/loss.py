@@ -11,8 +11,8 @@ from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-           "CTCLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+           "NLLLoss2d", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "PoissonNLLLoss",
+           "GaussianNLLLoss", "CTCLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "MultiMarginLoss",
            "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "SoftMarginLoss"]
 
@@ -101,6 +101,11 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """PyTorch's old name of :class:`NLLLoss` for ``(N, C, H, W)`` input, which
+    :class:`NLLLoss` takes as it is; kept, as PyTorch keeps it."""
 
 
 class CrossEntropyLoss(_WeightedLoss):
