@@ -127,7 +127,9 @@ class Arg:
 # Calls that torch's argument parser refuses for want of an overload, which Lucid accepts on
 # purpose: a Python number where torch's signature wants a Tensor (``maximum(x, 2)``,
 # ``atan2(x, 0.5)``), bounds of ``clamp`` that mix a Tensor and a number, ``keepdim``
-# without ``dim`` (it keeps nothing: every dim is reduced). Lucid may succeed there, or raise
+# without ``dim`` (it keeps nothing: every dim is reduced), ``view()`` / ``expand()`` /
+# ``repeat()`` with no sizes (Lucid's own code expands 0-d tensors by an empty
+# ``*shape``: ``x.expand(*())``). Lucid may succeed there, or raise
 # a LucidError of its own for another problem of the call (shapes that do not broadcast).
 LUCID_ACCEPTS = {
     "must be Tensor, not": {"maximum", "minimum", "fmax", "fmin", "atan2", "hypot",
@@ -135,8 +137,9 @@ LUCID_ACCEPTS = {
                             "logical_xor", "bitwise_left_shift", "eq", "lt", "ge"},
     "invalid combination of arguments": {"clamp", "clip", "clamp_min", "clamp_max", "sum",
                                          "mean", "nansum", "std", "var", "std_mean",
-                                         "var_mean"},
-    'missing 1 required positional arguments: "dim"': {"sum", "mean", "nansum"},
+                                         "var_mean", "view"},
+    "missing 1 required positional arguments": {"sum", "mean", "nansum", "expand",
+                                                "repeat"},
 }
 
 

@@ -23,8 +23,8 @@ from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
 from .._state import STATE
 from .._tensor import Tensor
-from ..errors import (ArgumentError, ArgumentTypeError, AutogradError, DimError, DTypeError,
-                      IndexingError, ShapeError, reports_as)
+from ..errors import (ArgumentError, AutogradError, DimError, DTypeError, IndexingError,
+                      ShapeError, reports_as)
 from ._bind import tensor_method
 from ._formula import const
 from .base import UnaryOp, ViewOp, norm_dim, norm_dims, to_tensor
@@ -48,14 +48,6 @@ def _shape_arg(size, op="shape"):
         return tuple(map(operator.index, size))
     except TypeError:
         raise DTypeError(f"{op}: expected a sequence of ints, got {size!r}") from None
-
-
-def _required(args, what, op):
-    """``args``, the sizes given as ``*args``: at least one (PyTorch's signature wants one,
-    ``x.view()`` is a TypeError)."""
-    if not args:
-        raise ArgumentTypeError(f"{op}() missing 1 required positional argument: '{what}'")
-    return args
 
 
 def _int(v, what, op):
@@ -188,8 +180,7 @@ def view(input, *shape):
     if len(shape) == 1 and shape[0].__class__ is not int and \
             not isinstance(shape[0], (numbers.Integral, tuple, list)):
         return _view_dtype(input, _dt.as_dtype(shape[0]))
-    shape = infer_shape(_shape_arg(_required(shape, "size", "view"), "view"), input._data.size,
-                        "view")
+    shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
     if not _viewable(input, shape):
         raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
                          f"tensor's size {tuple(input._data.shape)} and stride; use "
@@ -399,8 +390,7 @@ class ExpandBackward(ViewOp):
 @tensor_method("expand")
 def expand(input, *args, size=None):
     """A view of ``input`` broadcast to ``size`` (-1 keeps a dim)."""
-    size = _shape_arg(_required(args, "size", "expand") if size is None else (size,),
-                      "expand")
+    size = _shape_arg(args if size is None else (size,), "expand")
     nd = input._data.ndim
     if len(size) < nd:
         raise ShapeError(f"expand: the number of sizes provided ({len(size)}) must be greater "
@@ -1184,7 +1174,7 @@ class RepeatBackward(UnaryOp):
 
 def _repeat(input, *sizes):
     """``input`` tiled ``sizes[i]`` times along dim ``i`` (extra sizes add leading dims)."""
-    reps = _shape_arg(_required(sizes, "repeats", "repeat"), "repeat")
+    reps = _shape_arg(sizes, "repeat")
     nd = input._data.ndim
     if len(reps) < nd:
         raise ShapeError(f"repeat: number of dimensions of repeat dims ({len(reps)}) can not "
