@@ -57,6 +57,7 @@ class CpuBackend(ArrayBackend):
     # stay in a core's L2 (2 MiB here) between the block's ops
     norm_block_bytes = 1 << 18
     conv_adjoint_min_channels = 64
+    conv_merge_rows = True
 
     def to_numpy(self, a, non_blocking=False):
         return a

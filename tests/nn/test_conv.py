@@ -128,6 +128,27 @@ def test_wide_stride_one_input_gradient_matches_torch(case, dtype):
             [r.standard_normal(xs), r.standard_normal(ws) * 0.1], dtype)
 
 
+MERGED = [
+    # 2-D stride-1 width-keeping convolutions of small maps (C_g K_1 >= 64, N P >= 4096):
+    # the CPU forward runs one GEMM per kernel row over the whole batch
+    (2, (16, 32, 16, 16), (8, 32, 3, 3), dict(padding=1)),
+    (2, (24, 64, 14, 14), (6, 32, 3, 3), dict(padding=2, dilation=2, groups=2)),
+    (2, (25, 32, 13, 13), (4, 32, 4, 4), dict(padding="same")),
+    (2, (24, 32, 16, 16), (4, 32, 3, 3), dict(padding=(0, 1))),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("case", MERGED, ids=[str(i) for i in range(len(MERGED))])
+def test_batch_merged_row_forward_matches_torch(case, dtype):
+    n, xs, ws, kw = case
+    lf, tf = FN[n]
+    r = _rng(12)
+    _parity(lambda *a: lf(*a, **kw), lambda *a: tf(*a, **kw),
+            [r.standard_normal(xs) * 0.1, r.standard_normal(ws) * 0.1,    # (weight sums of
+             r.standard_normal(ws[0])], dtype)                          # ~5000 terms)
+
+
 def test_non_contiguous_input_and_weight():
     r = _rng(3)
     x = r.standard_normal((7, 6, 3, 2))        # transposed to (2, 3, 6, 7) below

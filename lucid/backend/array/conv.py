@@ -10,7 +10,9 @@ image); the weight gradient, a sum over the batch, is per-sample GEMMs summed (o
 their ``(N, C_out, C_in/G * K)`` products would outgrow the columns, one GEMM per group
 against channels-first columns ``(G, C_in/G * K, N P)``). Stride-1 "same" convolutions
 copy the windows by flat shifts of whole planes, and in 2-D with enough channels build
-columns over the kernel's last dim only (one GEMM per kernel row, :meth:`_row_columns`).
+columns over the kernel's last dim only (one GEMM per kernel row, :meth:`_row_columns`;
+on the CPU, for small maps, over the whole batch at once). The CPU's input gradient of
+a stride-1 convolution with many channels is the adjoint convolution.
 Pooling loops over the kernel elements (a handful), never over the batch or the output
 positions.
 """
@@ -38,6 +40,13 @@ class XpConv:
     #: the adjoint convolution (:meth:`conv_backward_input`); None: never (the GPU keeps
     #: its transposed GEMM and col2im kernel).
     conv_adjoint_min_channels = None
+    #: Whether a row-columns forward of small maps (at most 256 output positions a
+    #: sample, 4096 in all) merges the batch into its GEMMs (:meth:`_merged_rows_forward`):
+    #: on the CPU one GEMM per kernel row beats one short GEMM per sample (batch 32, two
+    #: cores, best of 15: 3x3 32 -> 64 channels of 16x16 3.6 -> 2.85 ms; 256 of 14x14
+    #: even, 36 ms; larger maps, whose per-sample GEMMs are long already, lose: 128 of
+    #: 28x28 45 -> 48-52 ms, 64 of 56x56 68 -> 78 ms). False on the GPU.
+    conv_merge_rows = False
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -257,19 +266,25 @@ class XpConv:
     # products are no larger than the columns, else one GEMM over channels-first columns
     # ``(G, C_g K, N P)``.
 
-    def _row_columns(self, x, kernel, stride, padding, dilation, groups):
-        """For a 2-D stride-1 convolution whose output keeps the input's width (a "same"
-        3x3): columns over the kernel's last dim only, ``(N, C, K_1, H_p W)`` (the
-        ``K_1`` shifted copies of the row-padded input, a third of the full columns for
-        a 3x3 kernel), and the flat offset of each kernel row; kernel row ``k`` of output
-        position ``p`` reads column position ``p + offset_k``. None when not applicable
-        (half inputs too: their partial sums would round in half precision)."""
+    def _row_out(self, x, kernel, stride, padding, dilation, groups):
+        """The output extent where :meth:`_row_columns` applies (a 2-D stride-1
+        convolution whose output keeps the input's width, ``C_g K_1 >= 64``, not half:
+        half partial sums would round in half precision); None elsewhere."""
         if len(kernel) != 2 or kernel[0] < 2 or any(s != 1 for s in stride) or \
                 _half(x.dtype) or not x.size or min(min(p) for p in padding) < 0 or \
                 x.shape[1] // groups * kernel[1] < 64:    # (short GEMMs: not worth it)
             return None
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
-        if out[1] != x.shape[3] or out[0] <= 0:
+        return out if out[1] == x.shape[3] and out[0] > 0 else None
+
+    def _row_columns(self, x, kernel, stride, padding, dilation, groups):
+        """For a convolution of :meth:`_row_out` (a "same" 3x3): columns over the kernel's
+        last dim only, ``(N, C, K_1, H_p W)`` (the ``K_1`` shifted copies of the
+        row-padded input, a third of the full columns for a 3x3 kernel), and the flat
+        offset of each kernel row; kernel row ``k`` of output position ``p`` reads column
+        position ``p + offset_k``. None when not applicable."""
+        out = self._row_out(x, kernel, stride, padding, dilation, groups)
+        if out is None:
             return None
         xr = self._padded(x, (padding[0], (0, 0)))
         col = self._columns(xr, (1, kernel[1]), (1, 1), ((0, 0), padding[1]),
@@ -278,27 +293,61 @@ class XpConv:
         col = col.reshape(x.shape[:2] + (kernel[1], xr.shape[2] * w1))
         return col, [k * dilation[0] * w1 for k in range(kernel[0])], out
 
+    def _rows_forward(self, w, b, rows, n, groups):
+        """The forward over :meth:`_row_columns`: one batched GEMM per kernel row, summed."""
+        col, offs, out = rows
+        co, cg, _, k1 = w.shape
+        p = math.prod(out)
+        col = col.reshape(n, groups, cg * k1, col.shape[-1])
+        y = None
+        for k, off in enumerate(offs):
+            wk = w[:, :, k].reshape(groups, co // groups, cg * k1)
+            part = self.matmul(wk, col[..., off:off + p])
+            if y is None:
+                y = part
+            else:
+                y += part
+        y = y.reshape((n, co) + tuple(out))
+        if b is not None:
+            y += b.reshape((co, 1, 1))
+        return y
+
+    def _merged_rows_forward(self, x, w, b, padding, dilation, groups):
+        """:meth:`_rows_forward` with the batch merged into the GEMMs' columns: the
+        row-padded input laid out channels first, ``(C, N H_p, W)``, is one tall image, so
+        each kernel row is one GEMM over every sample (the ``(K_0 - 1) d_0`` rows that
+        straddle two samples are computed and dropped) instead of one short GEMM a
+        sample; the output is then moved back to ``(N, C_out, H_o, W)`` once."""
+        xp = self.xp
+        n, c = x.shape[:2]
+        co, k0 = w.shape[0], w.shape[2]
+        xr = xp.swapaxes(self._padded(x, (padding[0], (0, 0))), 0, 1)
+        hp, wd = xr.shape[2:]
+        tall = xr.reshape(1, c, n * hp, wd)
+        rows = self._row_columns(tall, w.shape[2:], (1, 1), ((0, 0), padding[1]), dilation,
+                                 groups)
+        y = self._rows_forward(w, None, rows, 1, groups)[0]     # (C_out, N H_p - span, W)
+        ho = hp - dilation[0] * (k0 - 1)
+        st = y.strides
+        per = xp.lib.stride_tricks.as_strided(y, (co, n, ho, wd),
+                                              (st[0], hp * st[1], st[1], st[2]))
+        out = xp.empty((n, co, ho, wd), dtype=y.dtype)
+        out[...] = xp.swapaxes(per, 0, 1)
+        if b is not None:
+            out += b.reshape((co, 1, 1))
+        return out
+
     def conv_forward(self, x, w, b, stride, padding, dilation, groups):
         n = x.shape[0]
         co, cg = w.shape[:2]
         kernel = w.shape[2:]
-        rows = self._row_columns(x, kernel, stride, padding, dilation, groups)
-        if rows is not None:                  # one GEMM per kernel row, summed
-            col, offs, out = rows
+        out = self._row_out(x, kernel, stride, padding, dilation, groups)
+        if out is not None:                   # one GEMM per kernel row, summed
             p = math.prod(out)
-            col = col.reshape(n, groups, cg * kernel[1], col.shape[-1])
-            y = None
-            for k, off in enumerate(offs):
-                wk = w[:, :, k].reshape(groups, co // groups, cg * kernel[1])
-                part = self.matmul(wk, col[..., off:off + p])
-                if y is None:
-                    y = part
-                else:
-                    y += part
-            y = y.reshape((n, co) + tuple(out))
-            if b is not None:
-                y += b.reshape((co, 1, 1))
-            return y
+            if self.conv_merge_rows and p <= 256 and n * p >= 4096:
+                return self._merged_rows_forward(x, w, b, padding, dilation, groups)
+            rows = self._row_columns(x, kernel, stride, padding, dilation, groups)
+            return self._rows_forward(w, b, rows, n, groups)
         col = self._columns(x, kernel, stride, padding, dilation, False)
         out = col.shape[2 + len(kernel):]
         ck = cg * math.prod(kernel)
