@@ -77,8 +77,8 @@ class ConvolutionBackward(Op):
     row-padded input: a third of the memory traffic of a 3x3's full columns) and runs one
     batched GEMM per kernel row on a flat-shifted slice of them, summed; its weight
     gradient likewise (per kernel row, the batch summed). On the CPU, for maps of at most
-    256 positions, each kernel row's GEMM spans the whole batch (the channels-first input
-    as one tall image) instead of one short GEMM a sample.
+    256 positions, each kernel row's GEMM (forward and weight gradient) spans the whole
+    batch (the channels-first input as one tall image) instead of one short GEMM a sample.
     Half inputs multiply in float32 on the CPU. In graph mode the gradient is the
     transposed convolution op and a convolution op (input and output gradient as a batch
     of ``C_g`` images), so it is differentiable again.

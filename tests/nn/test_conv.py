@@ -130,7 +130,7 @@ def test_wide_stride_one_input_gradient_matches_torch(case, dtype):
 
 MERGED = [
     # 2-D stride-1 width-keeping convolutions of small maps (C_g K_1 >= 64, N P >= 4096):
-    # the CPU forward runs one GEMM per kernel row over the whole batch
+    # the CPU forward and weight gradient run one GEMM per kernel row over the whole batch
     (2, (16, 32, 16, 16), (8, 32, 3, 3), dict(padding=1)),
     (2, (24, 64, 14, 14), (6, 32, 3, 3), dict(padding=2, dilation=2, groups=2)),
     (2, (25, 32, 13, 13), (4, 32, 4, 4), dict(padding="same")),

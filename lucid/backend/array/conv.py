@@ -40,12 +40,14 @@ class XpConv:
     #: the adjoint convolution (:meth:`conv_backward_input`); None: never (the GPU keeps
     #: its transposed GEMM and col2im kernel).
     conv_adjoint_min_channels = None
-    #: Whether a row-columns forward of small maps (at most 256 output positions a
-    #: sample, 4096 in all) merges the batch into its GEMMs (:meth:`_merged_rows_forward`):
-    #: on the CPU one GEMM per kernel row beats one short GEMM per sample (batch 32, two
-    #: cores, best of 15: 3x3 32 -> 64 channels of 16x16 3.6 -> 2.85 ms; 256 of 14x14
-    #: even, 36 ms; larger maps, whose per-sample GEMMs are long already, lose: 128 of
-    #: 28x28 45 -> 48-52 ms, 64 of 56x56 68 -> 78 ms). False on the GPU.
+    #: Whether a row-columns forward and weight gradient of small maps (at most 256
+    #: output positions a sample, 4096 in all) merge the batch into their GEMMs
+    #: (:meth:`_merged_rows_forward`, :meth:`_merged_rows_weight`): on the CPU one GEMM
+    #: per kernel row beats one short GEMM per sample (batch 32, two cores, best of 15:
+    #: 3x3 32 -> 64 channels of 16x16 forward 3.6 -> 2.85 ms, weight gradient 3.6 ->
+    #: 3.0-3.2 ms; 256 of 14x14 forward even, 36 ms, weight gradient 40 -> 35 ms; larger
+    #: maps, whose per-sample GEMMs are long already, lose: forward of 128 of 28x28
+    #: 45 -> 48-52 ms, 64 of 56x56 68 -> 78 ms). False on the GPU.
     conv_merge_rows = False
 
     # -- helpers ------------------------------------------------------------------------
@@ -312,6 +314,41 @@ class XpConv:
             y += b.reshape((co, 1, 1))
         return y
 
+    def _merged_rows(self, n, p):
+        """Whether a row-columns convolution with ``n`` samples of ``p`` output positions
+        merges the batch into its GEMMs (:attr:`conv_merge_rows`)."""
+        return self.conv_merge_rows and p <= 256 and n * p >= 4096
+
+    def _tall_row_columns(self, x, kernel, padding, dilation, groups):
+        """:meth:`_row_columns` of the row-padded input laid out channels first as one
+        tall image ``(1, C, N H_p, W)``, and ``H_p``, ``W``: output row ``r`` of sample
+        ``i`` is tall row ``i H_p + r``; the tall rows past a sample's last output row
+        straddle two samples."""
+        xr = self.xp.swapaxes(self._padded(x, (padding[0], (0, 0))), 0, 1)
+        hp, wd = xr.shape[2:]
+        tall = xr.reshape(1, x.shape[1], x.shape[0] * hp, wd)
+        return (self._row_columns(tall, kernel, (1, 1), ((0, 0), padding[1]), dilation,
+                                  groups), hp, wd)
+
+    def _merged_rows_weight(self, g, x, kernel, padding, dilation, groups):
+        """The weight gradient over :meth:`_tall_row_columns`: per kernel row one GEMM
+        over every sample's positions (``g`` laid out the same way, zero on the rows that
+        straddle two samples) instead of per-sample GEMMs summed over the batch."""
+        xp = self.xp
+        n, co, ho = g.shape[:3]
+        cg, k1 = x.shape[1] // groups, kernel[1]
+        (col, offs, _), hp, wd = self._tall_row_columns(x, kernel, padding, dilation, groups)
+        span = n * hp * wd - offs[-1]           # tall positions of a full output row
+        col = col.reshape(groups, cg * k1, n * hp * wd)
+        gt = xp.zeros((co, n, hp, wd), dtype=g.dtype)
+        gt[:, :, :ho] = xp.swapaxes(g, 0, 1)
+        gt = gt.reshape(groups, co // groups, n * hp * wd)[..., :span]
+        gw = xp.empty((co, cg) + tuple(kernel), dtype=g.dtype)
+        for k, off in enumerate(offs):
+            part = self.matmul(gt, xp.swapaxes(col[..., off:off + span], -1, -2))
+            gw[:, :, k] = part.reshape(co, cg, k1)
+        return gw
+
     def _merged_rows_forward(self, x, w, b, padding, dilation, groups):
         """:meth:`_rows_forward` with the batch merged into the GEMMs' columns: the
         row-padded input laid out channels first, ``(C, N H_p, W)``, is one tall image, so
@@ -319,13 +356,9 @@ class XpConv:
         straddle two samples are computed and dropped) instead of one short GEMM a
         sample; the output is then moved back to ``(N, C_out, H_o, W)`` once."""
         xp = self.xp
-        n, c = x.shape[:2]
+        n = x.shape[0]
         co, k0 = w.shape[0], w.shape[2]
-        xr = xp.swapaxes(self._padded(x, (padding[0], (0, 0))), 0, 1)
-        hp, wd = xr.shape[2:]
-        tall = xr.reshape(1, c, n * hp, wd)
-        rows = self._row_columns(tall, w.shape[2:], (1, 1), ((0, 0), padding[1]), dilation,
-                                 groups)
+        rows, hp, wd = self._tall_row_columns(x, w.shape[2:], padding, dilation, groups)
         y = self._rows_forward(w, None, rows, 1, groups)[0]     # (C_out, N H_p - span, W)
         ho = hp - dilation[0] * (k0 - 1)
         st = y.strides
@@ -344,7 +377,7 @@ class XpConv:
         out = self._row_out(x, kernel, stride, padding, dilation, groups)
         if out is not None:                   # one GEMM per kernel row, summed
             p = math.prod(out)
-            if self.conv_merge_rows and p <= 256 and n * p >= 4096:
+            if self._merged_rows(n, p):
                 return self._merged_rows_forward(x, w, b, padding, dilation, groups)
             rows = self._row_columns(x, kernel, stride, padding, dilation, groups)
             return self._rows_forward(w, b, rows, n, groups)
@@ -415,6 +448,9 @@ class XpConv:
         cg = x.shape[1] // groups
         n = g.shape[0]
         p = math.prod(g.shape[2:])
+        if self._merged_rows(n, p) and \
+                self._row_out(x, kernel, stride, padding, dilation, groups) is not None:
+            return self._merged_rows_weight(g, x, kernel, padding, dilation, groups)
         rows = self._row_columns(x, kernel, stride, padding, dilation, groups) \
             if co // groups <= p else None   # (the (N, C_out, C_g K_1) products stay small)
         if rows is not None:                  # per kernel row: batched GEMM, batch summed
