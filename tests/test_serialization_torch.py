@@ -272,6 +272,22 @@ def test_a_whole_torch_module_loads_into_lucid_classes(tmp_path):
                                atol=1e-5)
 
 
+def test_a_whole_torch_transformer_layer_loads_and_computes_as_torch(tmp_path):
+    # torch's MultiheadAttention pickles no num_kv_heads (Lucid's grouped-query switch)
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0,
+                                              batch_first=True).eval()
+    p = tmp_path / "layer.pt"
+    torch.save(theirs, p)
+    ours = lucid.load(p, weights_only=False)
+    assert type(ours.self_attn) is lucid.nn.MultiheadAttention
+    assert ours.self_attn.num_kv_heads == 4
+    x = np.random.default_rng(2).standard_normal((2, 5, 16)).astype(np.float32)
+    np.testing.assert_allclose(ours(lucid.tensor(x)).detach().numpy(),
+                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
+
+
 def test_torch_modules_under_safe_globals_as_the_word_language_model_example(tmp_path):
     torch.manual_seed(0)
     theirs = torch_model().eval()

@@ -84,6 +84,13 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
+    def __setstate__(self, state):
+        """Unpickling: a whole PyTorch ``MultiheadAttention`` (which has no ``num_kv_heads``,
+        and in old files no ``_qkv_same_embed_dim``) loads as plain multi-head attention."""
+        self.__dict__.update(state)
+        self.__dict__.setdefault("num_kv_heads", self.num_heads)
+        self.__dict__.setdefault("_qkv_same_embed_dim", True)
+
     def _reset_parameters(self):
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
