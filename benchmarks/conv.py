@@ -15,7 +15,8 @@ on a shared host load comes and goes (a busy host slows PyTorch's two spinning t
 most), so turns and best turns compare like with like.
 
 Both libraries use the same number of threads: PyTorch's intra-op threads are set to the
-BLAS threads NumPy's OpenBLAS runs with (printed first).
+intra-op threads Lucid runs with (``lucid.get_num_threads()``, its BLAS and
+element-wise threads; printed first).
 
     python benchmarks/conv.py [--only conv,bn] [--cases NAME,...] [--steps 3]
         [--repeats 5] [--warmup 1] [--rounds 3] [--no-backward] [--json PATH]
@@ -24,8 +25,6 @@ BLAS threads NumPy's OpenBLAS runs with (printed first).
 from __future__ import annotations
 
 import argparse
-import ctypes
-import glob
 import os
 import sys
 
@@ -35,19 +34,6 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
 from common import Table, guarded, interleaved_ms, write_json  # noqa: E402
-
-
-def blas_threads():
-    """The threads NumPy's OpenBLAS runs with (None where it can't be asked)."""
-    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs",
-                                  "*openblas*"))
-    for path in libs:
-        lib = ctypes.CDLL(path)
-        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
-                     "openblas_get_num_threads"):
-            if hasattr(lib, name):
-                return getattr(lib, name)()
-    return None
 
 
 # (name, batch, C_in, C_out, map size, kernel, stride, padding)
@@ -133,9 +119,8 @@ def main():
     ap.add_argument("--no-backward", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args()
-    threads = blas_threads() or os.cpu_count() or 1
-    torch.set_num_threads(threads)
-    print(f"threads: NumPy BLAS {blas_threads()}, torch {torch.get_num_threads()}; "
+    torch.set_num_threads(lucid.get_num_threads())
+    print(f"threads: Lucid {lucid.get_num_threads()}, torch {torch.get_num_threads()}; "
           f"{'forward' if args.no_backward else 'forward + backward'}, batch 32")
     wanted = None if args.cases is None else set(args.cases.split(","))
     table = Table(("case", 20, "{}"), ("lucid ms", 10, "{:.2f}"), ("torch ms", 10, "{:.2f}"),

@@ -11,6 +11,7 @@ from . import dtypes, errors
 from ._state import STATE as _STATE
 from ._device import device, get_default_device, set_default_device
 from . import backend  # noqa: F401  (registers the backends of each device type)
+from .backend.threads import get_num_threads, set_num_threads
 from .dtypes import (bfloat16, bool, bool_, can_cast, cdouble, cfloat, complex64, complex128,
                      double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,

@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 
 from ..errors import ArgumentError, ExportError, LucidError
-from . import dlpack
+from . import dlpack, threads
 from .array import ArrayBackend
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
@@ -58,6 +58,12 @@ class CpuBackend(ArrayBackend):
     norm_block_bytes = 1 << 18
     conv_adjoint_min_channels = 64
     conv_merge_rows = True
+
+    def parallel(self, fn, parts):
+        return threads.parallel(fn, parts)
+
+    def parallel_pieces(self):
+        return threads.get_num_threads()
 
     def to_numpy(self, a, non_blocking=False):
         return a

@@ -38,3 +38,13 @@ class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, 
                    XpAttention, XpVision, XpDecomp, XpLdl, XpComplex, XpFft, XpFractionalPool,
                    Backend):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""
+
+    def parallel(self, fn, parts):
+        """``[fn(p) for p in parts]``: on the CPU the parts run on the intra-op threads at
+        once (:func:`lucid.backend.threads.parallel`); here, where one kernel launch
+        already fills the device, in turn."""
+        return [fn(p) for p in parts]
+
+    def parallel_pieces(self):
+        """How many pieces a pass that :meth:`parallel` runs is cut in (1: in turn)."""
+        return 1

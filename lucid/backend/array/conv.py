@@ -20,6 +20,8 @@ positions.
 import itertools
 import math
 
+from ..threads import split
+
 
 def _out_size(spatial, kernel, stride, padding, dilation):
     return tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, k, st, (lo, hi), d in
@@ -144,17 +146,23 @@ class XpConv:
             col = xp.empty(x.shape[:2] + tuple(kernel) + tuple(out), dtype=x.dtype)
             colf = xp.swapaxes(col.reshape(nb, c, kn, lo_), 1, 2)    # (N, KK, C, L)
             src = xf
-        for e, (delta, p0, p1) in enumerate(plan):
-            dst = colf[:, e]
-            if p1 > p0:
-                dst[..., p0:p1] = src[..., p0 + delta:p1 + delta]
-            if p0:
-                dst[..., :p0] = 0
-            if p1 < lo_:
-                dst[..., p1:] = 0
-        for idx in self._wrapped(kernel, x.shape[2:], padding, dilation,
-                                 1 if channels_first else 2, 2 + n, 2 + 2 * n):
-            col[idx] = 0
+        wrapped = self._wrapped(kernel, x.shape[2:], padding, dilation,
+                                1 if channels_first else 2, 2 + n, 2 + 2 * n)
+
+        def fill(part):                          # the rows [a, b) of the leading axis
+            a, b = part
+            for e, (delta, p0, p1) in enumerate(plan):
+                dst = colf[a:b, e]
+                if p1 > p0:
+                    dst[..., p0:p1] = src[a:b, ..., p0 + delta:p1 + delta]
+                if p0:
+                    dst[..., :p0] = 0
+                if p1 < lo_:
+                    dst[..., p1:] = 0
+            for idx in wrapped:
+                col[(slice(a, b),) + idx[1:]] = 0
+
+        self.parallel(fill, split(col.shape[0], self.parallel_pieces()))
         return col
 
     def _columns(self, x, kernel, stride, padding, dilation, channels_first):

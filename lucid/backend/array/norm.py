@@ -4,6 +4,8 @@ Half-precision inputs compute in float32 (statistics stay float32, outputs are c
 as PyTorch does on the CPU.
 """
 
+from ..threads import split
+
 _SELU_ALPHA_PRIME = 1.7580993408473766     # -scale * alpha of SELU
 
 
@@ -36,6 +38,14 @@ def _rsum(xp, axes, *ops):
 def _trailing(axes, ndim):
     """Whether ``axes`` are the last ``len(axes)`` dims, in order (layer and RMS norm)."""
     return tuple(axes) == tuple(range(ndim - len(axes), ndim))
+
+
+def _total(parts):
+    """The sum of the per-run partial results ``parts`` (added into the first)."""
+    acc = parts[0]
+    for p in parts[1:]:
+        acc += p
+    return acc
 
 
 def _size(*shapes):
@@ -74,17 +84,26 @@ class XpNorm:
         xp = self.xp
         return xp.ascontiguousarray(xp.broadcast_to(a, (1,) + x.shape[1:]))
 
+    def _block_runs(self, blocks):
+        """``blocks`` cut into one run of consecutive blocks per intra-op thread (the
+        runs of a pass go to :meth:`parallel` together)."""
+        return [blocks[a:b] for a, b in split(len(blocks), self.parallel_pieces())]
+
     def _blocked_centered_sq(self, xw, mean, axes, blocks):
         r""":math:`\sum (x - \bar x)^2` over ``axes`` (kept), block by block."""
         xp = self.xp
         m = self._per_sample(mean, xw)
-        buf = xp.empty(xw[blocks[0]].shape, dtype=xw.dtype)
-        acc = None
-        for s in blocks:
-            d = xp.subtract(xw[s], m, out=buf[:s.stop - s.start])
-            part = _rsum(xp, axes, d, d)
-            acc = part if acc is None else xp.add(acc, part, out=acc)
-        return acc
+
+        def run(bl):
+            buf = xp.empty(xw[bl[0]].shape, dtype=xw.dtype)
+            acc = None
+            for s in bl:
+                d = xp.subtract(xw[s], m, out=buf[:s.stop - s.start])
+                part = _rsum(xp, axes, d, d)
+                acc = part if acc is None else xp.add(acc, part, out=acc)
+            return acc
+
+        return _total(self.parallel(run, self._block_runs(blocks)))
 
     # -- normalisation ---------------------------------------------------------------
 
@@ -94,10 +113,13 @@ class XpNorm:
         inv = 1.0 / (_count(x.shape, axes) or 1)      # an empty slice: mean 0, var 0
         if not center:
             return None, _rsum(xp, axes, xw, xw) * inv
-        mean = _rsum(xp, axes, xw) * inv
-        blocks = self._sample_blocks(xw, mean) if 0 in axes else None
+        blocks = self._sample_blocks(xw) if 0 in axes else None
         if blocks is not None:
+            runs = self._block_runs(blocks)
+            mean = _total(self.parallel(
+                lambda bl: _rsum(xp, axes, xw[bl[0].start:bl[-1].stop]), runs)) * inv
             return mean, self._blocked_centered_sq(xw, mean, axes, blocks) * inv
+        mean = _rsum(xp, axes, xw) * inv
         d = xw - mean
         return mean, _rsum(xp, axes, d, d) * inv
 
@@ -119,10 +141,14 @@ class XpNorm:
                 y = xp.empty(xw.shape, dtype=xp.result_type(xw, scale))
                 sc = self._per_sample(scale, xw)
                 sh = None if shift is None else self._per_sample(shift, xw)
-                for s in blocks:
-                    ys = xp.multiply(xw[s], sc, out=y[s])
-                    if sh is not None:
-                        ys += sh
+
+                def run(bl):
+                    for s in bl:
+                        ys = xp.multiply(xw[s], sc, out=y[s])
+                        if sh is not None:
+                            ys += sh
+
+                self.parallel(run, self._block_runs(blocks))
                 return y.astype(x.dtype, copy=False), rstd
             y = xw * scale
             if shift is not None:
@@ -145,13 +171,13 @@ class XpNorm:
         xp = self.xp
         gw32, xw = _work(xp, g), _work(xp, x)
         inv = 1.0 / (_count(x.shape, axes) or 1)
-        xc = xw - mean if mean is not None else xw        # xc is ours only with a mean
-        gx = gw_ = gb = None
         blocks = self._sample_blocks(xw, mean, rstd, *(() if w is None else (w,))) \
             if axes == paxes and mean is not None and 0 in axes else None
         if blocks is not None:
             return self._batch_norm_backward(gw32, xw, w, mean, rstd, axes, inv,
                                              stats_grad, need, blocks, x.dtype)
+        xc = xw - mean if mean is not None else xw        # xc is ours only with a mean
+        gx = gw_ = gb = None
         if axes == paxes and mean is not None:
             # batch norm: rstd is constant over the weight's sums, which are the means
             sg = _rsum(xp, axes, gw32)
@@ -196,14 +222,21 @@ class XpNorm:
         :math:`c = \bar x k - s\,\bar g` (the last two only with ``stats_grad``)."""
         xp = self.xp
         m = self._per_sample(mean, x)
-        buf = xp.empty(x[blocks[0]].shape, dtype=x.dtype)
-        sg = sgxc = None
-        for s in blocks:
-            gs = g[s]
-            d = xp.subtract(x[s], m, out=buf[:s.stop - s.start])
-            a, c = _rsum(xp, axes, gs), _rsum(xp, axes, gs, d)
-            sg = a if sg is None else xp.add(sg, a, out=sg)
-            sgxc = c if sgxc is None else xp.add(sgxc, c, out=sgxc)
+        runs = self._block_runs(blocks)
+
+        def sums(bl):
+            buf = xp.empty(x[bl[0]].shape, dtype=x.dtype)
+            sg = sgxc = None
+            for s in bl:
+                gs = g[s]
+                d = xp.subtract(x[s], m, out=buf[:s.stop - s.start])
+                a, c = _rsum(xp, axes, gs), _rsum(xp, axes, gs, d)
+                sg = a if sg is None else xp.add(sg, a, out=sg)
+                sgxc = c if sgxc is None else xp.add(sgxc, c, out=sgxc)
+            return sg, sgxc
+
+        parts = self.parallel(sums, runs)
+        sg, sgxc = _total([p[0] for p in parts]), _total([p[1] for p in parts])
         gx = None
         if need[0]:
             scale = rstd if w is None else rstd * w
@@ -213,11 +246,16 @@ class XpNorm:
                 k = sgxc * (rstd * rstd * inv) * scale
                 kp = self._per_sample(k, x)
                 cp = self._per_sample(mean * k - sg * (inv * scale), x)
-            for s in blocks:
-                gxs = xp.multiply(g[s], sc, out=gx[s])
-                if stats_grad:
-                    gxs -= xp.multiply(x[s], kp, out=buf[:s.stop - s.start])
-                    gxs += cp
+
+            def grad(bl):
+                buf = xp.empty(x[bl[0]].shape, dtype=x.dtype)
+                for s in bl:
+                    gxs = xp.multiply(g[s], sc, out=gx[s])
+                    if stats_grad:
+                        gxs -= xp.multiply(x[s], kp, out=buf[:s.stop - s.start])
+                        gxs += cp
+
+            self.parallel(grad, runs)
         return tuple(None if t is None else t.astype(dtype, copy=False)
                      for t in (gx, sgxc * rstd if need[1] else None,
                                sg if need[2] else None))
