@@ -253,8 +253,8 @@ def _keep_slices(t, dim, keep, default_mask):
     return mask * default_mask.to(mask.dtype)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries chosen uniformly at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes the ``amount`` entries of lowest :meth:`score`."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -262,33 +262,34 @@ class RandomUnstructured(BasePruningMethod):
         _check_amount(amount)
         self.amount = amount
 
+    def score(self, t):
+        raise NotImplementedError
+
     def compute_mask(self, t, default_mask):
         n = _count(self.amount, t.numel())
         mask = default_mask.clone()
         if n:
-            mask.view(-1)[_ops.topk(_ops.rand_like(t).view(-1), n).indices] = 0
+            mask.view(-1)[_ops.topk(self.score(t).view(-1), n, largest=False).indices] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen uniformly at random (the lowest of uniform
+    random scores)."""
+
+    def score(self, t):
+        return _ops.rand_like(t)
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        n = _count(self.amount, t.numel())
-        mask = default_mask.clone()
-        if n:
-            mask.view(-1)[_ops.topk(t.abs().view(-1), n, largest=False).indices] = 0
-        return mask
+    def score(self, t):
+        return t.abs()
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
