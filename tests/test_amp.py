@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lucid
-from lucid.ops.schema import AmpPolicy
+from lucid.ops.core.schema import AmpPolicy
 
 
 def _rand(*shape, dtype=lucid.float32, grad=False):
@@ -45,7 +45,7 @@ def test_keep_input_and_disabled_autocast():
 
 
 def test_every_op_declares_a_policy():
-    for name, cls in lucid.ops.registry.all_ops().items():
+    for name, cls in lucid.ops.core.registry.all_ops().items():
         assert isinstance(cls.schema_v1.amp_policy, AmpPolicy), name
 
 

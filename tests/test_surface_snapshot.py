@@ -4,11 +4,17 @@ Moving code between modules (the op families of ``lucid/ops/``) must not change 
 see: every registered op (its schema name, class name and schema), every public name of the
 namespaces below with its kind, and every public function's signature. After a deliberate
 change of the surface, record it again with ``python tests/test_surface_snapshot.py``.
+
+The snapshot is taken in a fresh interpreter: what ``import lucid`` alone gives, not what
+earlier tests happened to import (a lazily imported submodule becomes its package's
+attribute).
 """
 
 import inspect
 import json
 import pathlib
+import subprocess
+import sys
 import types
 
 import lucid
@@ -69,14 +75,21 @@ def _diff(old, new):
     return gone, added, changed
 
 
+def _fresh_snapshot():
+    out = subprocess.run([sys.executable, __file__, "--print"], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def test_registry_is_as_recorded():
-    gone, added, changed = _diff(json.loads(SNAPSHOT.read_text())["registry"], _registry())
+    new = _fresh_snapshot()["registry"]
+    gone, added, changed = _diff(json.loads(SNAPSHOT.read_text())["registry"], new)
     assert not (gone or added or changed), (gone, added, changed)
 
 
 def test_public_namespaces_are_as_recorded():
     old = json.loads(SNAPSHOT.read_text())
-    new = snapshot()
+    new = _fresh_snapshot()
     problems = {}
     for name in NAMESPACES:
         d = _diff(old["namespaces"][name], new["namespaces"][name])
@@ -89,5 +102,9 @@ def test_public_namespaces_are_as_recorded():
 
 
 if __name__ == "__main__":
-    SNAPSHOT.write_text(json.dumps(snapshot(), indent=1, sort_keys=True) + "\n")
-    print(f"wrote {SNAPSHOT}")
+    text = json.dumps(snapshot(), indent=1, sort_keys=True) + "\n"
+    if sys.argv[1:] == ["--print"]:
+        sys.stdout.write(text)
+    else:
+        SNAPSHOT.write_text(text)
+        print(f"wrote {SNAPSHOT}")

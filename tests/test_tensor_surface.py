@@ -133,7 +133,7 @@ def test_dlpack_export_of_requires_grad_refused(lib):
 def test_internals_stay_under_ops():
     for name in ("apply_inplace", "registry", "OpSchema", "AmpPolicy", "move", "backend"):
         assert not hasattr(lucid, name), name
-    assert lucid.ops.registry.get_op("exp") is not None and callable(lucid.ops.move)
+    assert lucid.ops.core.registry.get_op("exp") is not None and callable(lucid.ops.move)
 
 
 def test_from_dlpack_of_a_raw_capsule_shares_memory():

@@ -9,7 +9,7 @@ The op path reads one flag: ``STATE.autocast`` is ``None`` while autocast is off
 device type, else a mapping ``{device_type: dtype}`` of the enabled ones (a fresh dict at
 each change, never mutated, so :mod:`lucid.utils.checkpoint` can save and replay it).
 
-Policies (:class:`~lucid.ops.schema.AmpPolicy`): ``PROMOTE`` ops (matmul, conv) cast
+Policies (:class:`~lucid.ops.core.schema.AmpPolicy`): ``PROMOTE`` ops (matmul, conv) cast
 float32/float16/bfloat16 inputs to the autocast dtype (float64 stays, as PyTorch);
 ``PROMOTE_FIRST`` ops (linear) cast their first input so and the weights themselves,
 inside the op (no cast nodes; the weight gradients come out of it in float32);

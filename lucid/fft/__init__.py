@@ -1,6 +1,6 @@
 r"""``lucid.fft``: discrete Fourier transforms, as ``torch.fft``.
 
-Every transform is one of three registered ops (:mod:`lucid.ops.fft`: complex-to-complex,
+Every transform is one of three registered ops (:mod:`lucid.ops.signal.fft`: complex-to-complex,
 real-to-half-spectrum, half-spectrum-to-real), differentiable to any order, after the
 signal is brought to the requested size: ``n`` (one dim) or ``s`` (several) trims or
 zero-pads each transformed dim at its end, as PyTorch. ``norm`` is ``"backward"`` (the
@@ -30,10 +30,10 @@ import builtins
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..errors import ArgumentError, ShapeError
-from ..ops.creation import arange
-from ..ops.complex import conj
-from ..ops.fft import fft_c2c, fft_c2r, fft_r2c
-from ..ops.shape import pad as _pad, roll
+from ..ops.creation.creation import arange
+from ..ops.elementwise.complex import conj
+from ..ops.signal.fft import fft_c2c, fft_c2r, fft_r2c
+from ..ops.shape.shape import pad as _pad, roll
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",

@@ -5,7 +5,7 @@ shape is what the function sees; ``_bval`` is the physical tensor, the whole bat
 batch dim first (a plain Tensor, or a BatchedTensor of a lower level under nested vmap).
 Its ``_data`` is a zero-strided placeholder of the logical shape and dtype (no memory), so
 the code above the op pipeline (argument checks, dim normalisation, shape arithmetic) works
-unchanged; :meth:`~lucid.ops.base.Op.apply` hands every op with an input batched at the
+unchanged; :meth:`~lucid.ops.core.base.Op.apply` hands every op with an input batched at the
 innermost active level to that op's batching rule (:mod:`lucid.func.batching`), which runs
 the op once on the physical tensors. Reading a batched tensor's values (``item``,
 ``numpy``, ``bool``) raises :class:`VmapError`: the result would depend on the batch entry.

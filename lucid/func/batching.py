@@ -1,6 +1,6 @@
 """Batching rules: how each op runs once on a whole batch under ``lucid.func.vmap``.
 
-While a vmap level is active, :meth:`~lucid.ops.base.Op.apply` calls :func:`batched_apply`
+While a vmap level is active, :meth:`~lucid.ops.core.base.Op.apply` calls :func:`batched_apply`
 (the registry's ``BATCHING`` hook). For an op with an input batched at the innermost
 level present, the op's rule gets the inputs as physical tensors (``bat[i]``: whether
 input ``i`` is batched, with the batch dim first; unbatched inputs as they are) and the
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..ops import registry
+from ..ops.core import registry
 from . import _batched as _b
 from ._batched import VmapError
 
@@ -209,7 +209,7 @@ def _elementwise(cls, vals, bat, params, level):
 
 
 def _bshape(args):
-    from ..ops.base import broadcast_shapes
+    from ..ops.core.base import broadcast_shapes
     return broadcast_shapes(*[tuple(a.shape) for a in args if isinstance(a, Tensor)])
 
 
@@ -454,7 +454,7 @@ def _arange(n, like):
 def _const(a, like):
     """Array param ``a`` as a Tensor: the batched tensor of a lower level it stands for,
     else a copy."""
-    from ..ops.base import to_tensor
+    from ..ops.core.base import to_tensor
     t = _b.batched_of(a)
     return t if t is not None else to_tensor(a, like)
 

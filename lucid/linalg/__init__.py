@@ -8,8 +8,8 @@ solves (``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``lu_sol
 ``matrix_norm``, ``vector_norm``, ``norm``, ``cond``, ``matrix_rank``) and products
 (``multi_dot``, ``householder_product``, ``vecdot``, ``cross``, ``matmul``). Every function
 takes leading batch dims and is differentiable where PyTorch's is; the nodes are
-registered ops (:mod:`lucid.ops.decompositions`, :mod:`lucid.ops.linalg_solve`,
-:mod:`lucid.ops.matrix_fns`, :mod:`lucid.ops.eig`, :mod:`lucid.ops.ldl`).
+registered ops (:mod:`lucid.ops.linalg.decompositions`, :mod:`lucid.ops.linalg.solve`,
+:mod:`lucid.ops.linalg.matrix_fns`, :mod:`lucid.ops.linalg.eig`, :mod:`lucid.ops.linalg.ldl`).
 
 Every function takes float32, float64, complex64 and complex128 inputs, with PyTorch's
 complex conventions: conjugate transposes where the real function has transposes
@@ -17,20 +17,20 @@ complex conventions: conjugate transposes where the real function has transposes
 :math:`V^{\\mathsf H}`, ``householder_product``, ``lu_solve(adjoint=True)``), ``vecdot``
 conjugating its first argument, real results where PyTorch's are real (singular values,
 ``eigh``'s eigenvalues, ``slogdet``'s ``logabsdet``, norms, ``cond``, ``matrix_rank``), and
-the gradients of PyTorch's convention (:mod:`lucid.ops.complex`), including its refusal of
+the gradients of PyTorch's convention (:mod:`lucid.ops.elementwise.complex`), including its refusal of
 a loss that depends on the phases of complex singular or eigen vectors. ``eig`` and
 ``eigvals`` return complex results for real input too.
 """
 
-from ..ops.decompositions import (cholesky, cholesky_ex, eigh, eigvalsh, lu, lu_factor,
+from ..ops.linalg.decompositions import (cholesky, cholesky_ex, eigh, eigvalsh, lu, lu_factor,
                                   lu_factor_ex, qr, svd, svdvals)
-from ..ops.eig import eig, eigvals
-from ..ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve
-from ..ops.linalg import matmul
-from ..ops.linalg_solve import (det, inv, inv_ex, lstsq, lu_solve, matrix_rank, pinv,
+from ..ops.linalg.eig import eig, eigvals
+from ..ops.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from ..ops.linalg.products import matmul
+from ..ops.linalg.solve import (det, inv, inv_ex, lstsq, lu_solve, matrix_rank, pinv,
                                 slogdet, solve, solve_ex, solve_triangular, tensorinv,
                                 tensorsolve)
-from ..ops.matrix_fns import (cond, cross, diagonal, householder_product, matrix_exp,
+from ..ops.linalg.matrix_fns import (cond, cross, diagonal, householder_product, matrix_exp,
                               matrix_norm, matrix_power, multi_dot, norm, vander, vecdot,
                               vector_norm)
 

@@ -4,38 +4,37 @@ Every public wrapper is re-exported here (``lucid.ops.exp``) and by ``lucid`` it
 op modules also install the matching Tensor methods and operators.
 """
 
-from . import registry
-from .base import apply_inplace
-from .schema import AmpPolicy, OpSchema
-from .core import *          # noqa: F401,F403
-from .unary import *         # noqa: F401,F403
-from .binary import *        # noqa: F401,F403
-from .compare import *       # noqa: F401,F403
-from .reduction import *     # noqa: F401,F403
-from .shape import *         # noqa: F401,F403
-from .joins import *         # noqa: F401,F403
-from .indexing import *      # noqa: F401,F403
-from .sort import *          # noqa: F401,F403
-from .linalg import *        # noqa: F401,F403
-from .creation import *      # noqa: F401,F403
-from .random import *        # noqa: F401,F403
-from .special import *       # noqa: F401,F403
-from .numeric import *       # noqa: F401,F403
-from .stats import *         # noqa: F401,F403
-from .combinatorics import *  # noqa: F401,F403
-from .surface import *       # noqa: F401,F403
-from .complex import *       # noqa: F401,F403
-from .aliases import *       # noqa: F401,F403
-from .device_ops import move  # noqa: F401
+from .core import registry
+from .core.base import apply_inplace
+from .core.schema import AmpPolicy, OpSchema
+from .core.casts import *                 # noqa: F401,F403
+from .elementwise.unary import *          # noqa: F401,F403
+from .binary.binary import *              # noqa: F401,F403
+from .elementwise.compare import *        # noqa: F401,F403
+from .reduction.reduction import *        # noqa: F401,F403
+from .shape.shape import *                # noqa: F401,F403
+from .shape.joins import *                # noqa: F401,F403
+from .indexing.indexing import *          # noqa: F401,F403
+from .reduction.sort import *             # noqa: F401,F403
+from .linalg.products import *            # noqa: F401,F403
+from .creation.creation import *          # noqa: F401,F403
+from .random.sampling import *            # noqa: F401,F403
+from .special.functions import *          # noqa: F401,F403
+from .elementwise.numeric import *        # noqa: F401,F403
+from .reduction.stats import *            # noqa: F401,F403
+from .indexing.combinatorics import *     # noqa: F401,F403
+from .surface.surface import *            # noqa: F401,F403
+from .elementwise.complex import *        # noqa: F401,F403
+from .surface.aliases import *            # noqa: F401,F403
+from .core.device import move  # noqa: F401
 # the fused ops of the training stack; their public wrappers live in lucid.nn.functional
-from . import (activation, attention, conv, dropout, embedding, linear, loss,  # noqa: F401
-               normalization, pooling, rnn, vision)
-from . import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-input nodes)
-from . import special_fns  # noqa: F401  (the ops of lucid.special beyond the core's)
-from . import fft  # noqa: F401  (the transforms of lucid.fft)
-from . import straight_through, symlog  # noqa: F401  (wrapped in lucid.nn.functional)
-from . import fused_linear  # noqa: F401  (wrapped in lucid.nn.functional)
-from . import base as _base, graph_ns
+from .elementwise import activation, symlog  # noqa: F401
+from .nn import (attention, conv, dropout, embedding, fused_linear, linear,  # noqa: F401
+                 loss, normalization, pooling, rnn, straight_through, vision)
+from .binary import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: one-input nodes)
+from .special import library  # noqa: F401  (the ops of lucid.special beyond the core's)
+from .signal import fft  # noqa: F401  (the transforms of lucid.fft)
+from .core import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns     # F of every gradient formula in graph mode
 
@@ -46,7 +45,10 @@ import sys as _sys
 # sys.modules because wrappers such as ``sort`` shadow their module's name here.
 # Internals (registry, apply_inplace, OpSchema, AmpPolicy, move) stay under lucid.ops only.
 __all__ = [
-    name for mod in ("core", "unary", "binary", "compare", "reduction", "shape", "joins",
-                     "indexing", "sort", "linalg", "creation", "random", "special", "numeric",
-                     "stats", "combinatorics", "surface", "complex", "aliases")
+    name for mod in ("core.casts", "elementwise.unary", "binary.binary", "elementwise.compare",
+                     "reduction.reduction", "shape.shape", "shape.joins", "indexing.indexing",
+                     "reduction.sort", "linalg.products", "creation.creation",
+                     "random.sampling", "special.functions", "elementwise.numeric",
+                     "reduction.stats", "indexing.combinatorics", "surface.surface",
+                     "elementwise.complex", "surface.aliases")
     for name in _sys.modules[f"{__name__}.{mod}"].__all__]

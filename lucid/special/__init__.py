@@ -3,7 +3,7 @@ r"""``lucid.special``: the special functions of ``torch.special``.
 Functions the core already has are named here under torch.special's names (``gammaln`` is
 :func:`lucid.lgamma`, ``psi`` is :func:`lucid.digamma`, ``expit`` is :func:`lucid.sigmoid`,
 ``erf``, ``logit``, ``softmax``, ``logsumexp``, ...); the others are registered ops of
-:mod:`lucid.ops.special_fns` (``erfcx``, ``ndtr``, ``ndtri``, ``log_ndtr``, the Bessel
+:mod:`lucid.ops.special.library` (``erfcx``, ``ndtr``, ``ndtri``, ``log_ndtr``, the Bessel
 functions of both kinds and the modified ones, ``entr``, ``xlog1py``, ``zeta``,
 ``gammainc``, ``gammaincc``, the orthogonal polynomials) and ``multigammaln``, composed
 of ``lgamma``. Every kernel is Lucid's own (no SciPy), float64 inside, element-wise over
@@ -13,10 +13,10 @@ the backend's array module, so the CUDA backend runs them too.
 computes them by separate kernels without a derivative; here they are differentiable).
 """
 
-from ..ops.binary import xlogy
-from ..ops.reduction import logsumexp
-from ..ops.special import digamma, lgamma, log_softmax, polygamma, softmax
-from ..ops.special_fns import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1,
+from ..ops.binary.binary import xlogy
+from ..ops.reduction.reduction import logsumexp
+from ..ops.special.functions import digamma, lgamma, log_softmax, polygamma, softmax
+from ..ops.special.library import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1,
                                chebyshev_polynomial_t, chebyshev_polynomial_u,
                                chebyshev_polynomial_v, chebyshev_polynomial_w, entr, erfcx,
                                gammainc, gammaincc, hermite_polynomial_h,
@@ -27,7 +27,7 @@ from ..ops.special_fns import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_
                                shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
                                shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w,
                                spherical_bessel_j0, xlog1py, zeta)
-from ..ops.unary import erf, erfc, erfinv, exp2, expm1, log1p, logit, round, sigmoid, sinc
+from ..ops.elementwise.unary import erf, erfc, erfinv, exp2, expm1, log1p, logit, round, sigmoid, sinc
 
 gammaln = lgamma
 psi = digamma

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import lucid
-from lucid.ops.attention import scaled_dot_product_attention as sdpa   # with need_weights
+from lucid.ops.nn.attention import scaled_dot_product_attention as sdpa   # with need_weights
 
 from .conftest import DEVICE
 

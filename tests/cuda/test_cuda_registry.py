@@ -72,7 +72,7 @@ def _close(got, ref, rtol, atol, what):
 def _compare(sample, dtype, grad):
     # random draws (and dropout's mask) come from each device's own generator
     random = sample.op == "dropout" or \
-        not lucid.ops.registry.get_op(sample.op).schema_v1.deterministic
+        not lucid.ops.core.registry.get_op(sample.op).schema_v1.deterministic
     ro, rg, rerr = _run(sample, dtype, "cpu", grad)
     go, gg, gerr = _run(sample, dtype, DEVICE, grad)
     if rerr is not None:

@@ -8,7 +8,7 @@ import torch.nn.functional as TF
 import lucid
 import lucid.nn.functional as F
 from lucid.errors import ArgumentError, DTypeError, ShapeError
-from lucid.ops.attention import scaled_dot_product_attention as sdpa_weights
+from lucid.ops.nn.attention import scaled_dot_product_attention as sdpa_weights
 
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=1e-4, atol=1e-5)}
 

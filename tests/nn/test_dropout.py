@@ -43,7 +43,7 @@ def test_dropout_reproducible_under_manual_seed():
     np.testing.assert_array_equal(a, c)
     assert not np.array_equal(a, b)
     g = lucid.Generator().manual_seed(5)
-    assert (lucid.ops.dropout.dropout_op(x, 0.4, False, x.shape, g).numpy() != 0).any()
+    assert (lucid.ops.nn.dropout.dropout_op(x, 0.4, False, x.shape, g).numpy() != 0).any()
 
 
 def test_identity_when_not_training_or_p_zero_or_empty():

@@ -1,4 +1,4 @@
-"""``lucid.ops.graph_ns``: the ``F`` of every gradient formula in graph mode. A formula
+"""``lucid.ops.core.graph_ns``: the ``F`` of every gradient formula in graph mode. A formula
 written once calls ``F.<kernel>(...)`` with the backend kernel's arguments, so each function
 here must take exactly what the backend kernel of the same name takes, and compute what it
 computes (on Tensors, recording a graph)."""

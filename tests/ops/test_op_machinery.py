@@ -8,8 +8,8 @@ import torch
 
 import lucid
 from lucid.errors import DeterminismError
-from lucid.ops.base import MultiOutputOp, UnaryOp
-from lucid.ops.schema import AmpPolicy, OpSchema
+from lucid.ops.core.base import MultiOutputOp, UnaryOp
+from lucid.ops.core.schema import AmpPolicy, OpSchema
 
 
 class _StandardizeBackward(UnaryOp):
@@ -145,7 +145,7 @@ def test_determinism_switch():
 
 def test_cuda_nondeterministic_ops_are_declared():
     for name in ("index_put", "scatter_reduce"):
-        s = lucid.ops.registry.get_op(name).schema_v1
+        s = lucid.ops.core.registry.get_op(name).schema_v1
         assert not s.deterministic and s.nondeterministic_on == ("cuda",) and \
             s.determinism_note
 

@@ -648,7 +648,7 @@ def test_registered_ops_are_documented():
                  "mode", "cummax", "cummin", "var", "std", "logsumexp", "norm", "all", "any",
                  "count_nonzero", "argmax", "argmin", "cumsum", "cumprod", "diff", "nansum",
                  "nanmean"):
-        doc = lucid.ops.registry.get_op(name).__doc__
+        doc = lucid.ops.core.registry.get_op(name).__doc__
         assert "Math" in doc and "Attributes" in doc and "Notes" in doc, name
 
 

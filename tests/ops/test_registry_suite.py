@@ -20,7 +20,7 @@ from .samples._sample import Const, complex_variant
 
 
 def _holomorphic(sample):
-    return lucid.ops.registry.get_op(sample.op).schema_v1.complex_grad == "holomorphic"
+    return lucid.ops.core.registry.get_op(sample.op).schema_v1.complex_grad == "holomorphic"
 
 
 SAMPLES = _REAL_SAMPLES + [complex_variant(s) for s in _REAL_SAMPLES
@@ -88,12 +88,12 @@ def _ids(samples):
 
 def test_every_op_has_a_sample():
     covered = {s.op for s in SAMPLES}
-    missing = [n for n in lucid.ops.registry.list_ops() if n not in covered]
+    missing = [n for n in lucid.ops.core.registry.list_ops() if n not in covered]
     assert not missing, f"registered ops without registry-suite samples: {missing}"
 
 
 def test_every_op_is_documented_and_complete():
-    for name, cls in lucid.ops.registry.all_ops().items():
+    for name, cls in lucid.ops.core.registry.all_ops().items():
         doc = cls.__doc__ or ""
         assert "Math" in doc and "Attributes" in doc and "Notes" in doc, name
         assert cls.__name__.endswith("Backward"), name
@@ -120,7 +120,7 @@ def _defined(cls):
     return names
 
 
-DIFF = [s for s in SAMPLES if s.grad and lucid.ops.registry.get_op(s.op).schema_v1.differentiable]
+DIFF = [s for s in SAMPLES if s.grad and lucid.ops.core.registry.get_op(s.op).schema_v1.differentiable]
 
 
 @pytest.mark.parametrize("sample", DIFF, ids=_ids(DIFF))

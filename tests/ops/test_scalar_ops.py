@@ -1,4 +1,4 @@
-"""Tensor-with-number arithmetic (``lucid.ops.scalar_ops``) against PyTorch: values for
+"""Tensor-with-number arithmetic (``lucid.ops.binary.scalar_ops``) against PyTorch: values for
 every floating dtype and operator form, PyTorch's float16 rounding rule, one-input nodes
 named like the general op, and nothing saved."""
 

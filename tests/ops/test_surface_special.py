@@ -220,7 +220,7 @@ def test_softmax_family_is_one_fused_node(name):
     node = y.grad_fn
     assert node.name() == {"softmax": "SoftmaxBackward", "log_softmax": "LogSoftmaxBackward"}[name]
     assert node.next_functions[0][0].name() == "AccumulateGrad"
-    cls = lucid.ops.registry.get_op(name)
+    cls = lucid.ops.core.registry.get_op(name)
     assert cls.schema_v1.amp_policy is lucid.ops.AmpPolicy.FORCE_FP32
 
 

@@ -1,4 +1,4 @@
-"""Fourier-transform kernels of the Backend interface (see :mod:`lucid.ops.fft`).
+"""Fourier-transform kernels of the Backend interface (see :mod:`lucid.ops.signal.fft`).
 
 ``axes`` are non-negative and distinct; ``norm`` is ``"backward"``, ``"forward"`` or
 ``"ortho"``. Single precision stays single (float32 gives complex64).

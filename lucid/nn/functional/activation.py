@@ -1,7 +1,7 @@
 """Activation functions (relu family, gelu, silu, softmax family, glu, ...).
 
-GELU and SiLU are fused ops (:mod:`lucid.ops.activation`), softmax and log-softmax those of
-:mod:`lucid.ops.special`; the rest are short compositions of Lucid ops whose gradients match
+GELU and SiLU are fused ops (:mod:`lucid.ops.elementwise.activation`), softmax and log-softmax those of
+:mod:`lucid.ops.special.functions`; the rest are short compositions of Lucid ops whose gradients match
 PyTorch's (where a branch could overflow, it is evaluated on a clamped input so that no
 inf reaches a masked-out gradient). ``inplace=True`` writes the result into the input
 through :func:`lucid.ops.apply_inplace`, as PyTorch's in-place forms.
@@ -14,9 +14,9 @@ import warnings
 
 from ... import ops as _ops
 from ...errors import ArgumentError, DTypeError, ShapeError
-from ...ops.activation import (GeluBackward, HardsigmoidBackward, HardtanhBackward,
+from ...ops.elementwise.activation import (GeluBackward, HardsigmoidBackward, HardtanhBackward,
                                LeakyReluBackward, SiluBackward)
-from ...ops.base import apply_inplace, norm_dim, to_tensor
+from ...ops.core.base import apply_inplace, norm_dim, to_tensor
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",

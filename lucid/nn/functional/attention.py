@@ -8,7 +8,7 @@ import math
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
-from ...ops import attention as _attn
+from ...ops.nn import attention as _attn
 from ...ops import cat, zeros
 from .linear import linear
 
@@ -18,7 +18,7 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     r"""Attention :math:`\mathrm{softmax}(QK^\top s + B)\,V`, one fused op with an analytic
-    backward (see :class:`~lucid.ops.attention.ScaledDotProductAttentionBackward`).
+    backward (see :class:`~lucid.ops.nn.attention.ScaledDotProductAttentionBackward`).
 
     ``query`` ``(..., L, E)``, ``key`` ``(..., S, E)``, ``value`` ``(..., S, Ev)``; batch dims
     broadcast. ``attn_mask``: bool (True: takes part) or a float tensor of ``query``'s dtype

@@ -2,7 +2,7 @@
 
 Each function checks its arguments as PyTorch does (messages name the op, what it got and
 what it expected), normalises them (``stride``/``dilation`` tuples, ``padding`` one
-``(lo, hi)`` pair per spatial dim) and calls one fused op of :mod:`lucid.ops.conv`.
+``(lo, hi)`` pair per spatial dim) and calls one fused op of :mod:`lucid.ops.nn.conv`.
 Unbatched input (no batch dim) is accepted as in PyTorch.
 """
 
@@ -13,8 +13,8 @@ import numbers
 
 from ... import dtypes as _dt
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
-from ...ops.base import to_tensor
-from ...ops.conv import (Col2imBackward, ConvolutionBackward, ConvTransposeBackward,
+from ...ops.core.base import to_tensor
+from ...ops.nn.conv import (Col2imBackward, ConvolutionBackward, ConvTransposeBackward,
                          Im2colBackward)
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",

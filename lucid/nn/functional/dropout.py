@@ -1,6 +1,6 @@
 """Dropout family: dropout, dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout.
 
-All run the one fused op :class:`~lucid.ops.dropout.DropoutBackward`; they differ in the
+All run the one fused op :class:`~lucid.ops.nn.dropout.DropoutBackward`; they differ in the
 noise shape (the input's, or one value per channel) and in plain or alpha scaling. Not
 training, ``p = 0`` or an empty input return the input itself, as PyTorch; otherwise
 integer and bool inputs are refused for ``0 < p < 1`` (``p = 1`` gives zeros), as PyTorch.
@@ -14,7 +14,7 @@ import warnings
 from ..._tensor import Tensor
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import apply_inplace
-from ...ops.dropout import dropout_op
+from ...ops.nn.dropout import dropout_op
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
            "feature_alpha_dropout"]

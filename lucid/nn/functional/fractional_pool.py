@@ -3,7 +3,7 @@
 Each function checks its arguments as PyTorch does, turns ``output_ratio`` into an output
 size (``int(L * r)`` per dim), draws the samples (``rand(N, C, n)`` of the input's dtype)
 unless ``_random_samples`` are given, and calls the fused
-:class:`~lucid.ops.fractional_pool.FractionalMaxPoolBackward`. Unbatched input (no batch
+:class:`~lucid.ops.nn.fractional_pool.FractionalMaxPoolBackward`. Unbatched input (no batch
 dim) is accepted.
 
 Where Lucid and PyTorch differ: ``kernel_size`` must be positive (PyTorch takes 0 and
@@ -17,8 +17,8 @@ import numbers
 
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import rand
-from ...ops.base import to_tensor
-from ...ops.fractional_pool import FractionalMaxPoolBackward
+from ...ops.core.base import to_tensor
+from ...ops.nn.fractional_pool import FractionalMaxPoolBackward
 from .conv import _input, _tuple
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]

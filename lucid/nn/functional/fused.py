@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
-from ...ops.fused_linear import FusedLinearBackward
+from ...ops.nn.fused_linear import FusedLinearBackward
 
 __all__ = ["fused_linear_relu", "fused_linear_gelu"]
 
@@ -37,7 +37,7 @@ def _fused(op, input, weight, bias, activation, approximate):
 
 def fused_linear_relu(input, weight, bias=None):
     r""":math:`\mathrm{ReLU}(x W^\top + b)` as one op
-    (:class:`~lucid.ops.fused_linear.FusedLinearBackward`; on CUDA one cuBLASLt GEMM with
+    (:class:`~lucid.ops.nn.fused_linear.FusedLinearBackward`; on CUDA one cuBLASLt GEMM with
     the ReLU in its epilogue): the values and gradients of
     ``F.relu(F.linear(input, weight, bias))``, without the intermediate's node."""
     return _fused("fused_linear_relu", input, weight, bias, "relu", "none")
@@ -45,7 +45,7 @@ def fused_linear_relu(input, weight, bias=None):
 
 def fused_linear_gelu(input, weight, bias=None, approximate="none"):
     r""":math:`\mathrm{GELU}(x W^\top + b)`, exact or ``approximate="tanh"``, as one op
-    (:class:`~lucid.ops.fused_linear.FusedLinearBackward`; on CUDA the tanh form is one
+    (:class:`~lucid.ops.nn.fused_linear.FusedLinearBackward`; on CUDA the tanh form is one
     cuBLASLt GEMM with the GELU in its epilogue): the values and gradients of
     ``F.gelu(F.linear(input, weight, bias), approximate=approximate)``."""
     if approximate not in ("none", "tanh"):

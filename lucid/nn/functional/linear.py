@@ -6,7 +6,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
 from ...errors import ArgumentTypeError, DTypeError, ShapeError, reports_as
 from ...ops import matmul
-from ...ops.linear import LinearBackward
+from ...ops.nn.linear import LinearBackward
 
 __all__ = ["linear", "bilinear"]
 
@@ -21,7 +21,7 @@ def _need_tensor(op, name, t):
 def linear(input, weight, bias=None):
     """:math:`y = x W^\\top + b` over the last dim of ``input`` (..., in) with ``weight``
     (out, in) (or (in,): a dot product per row) and ``bias`` (out,): one fused op
-    (:class:`~lucid.ops.linear.LinearBackward`: one GEMM forward, one per operand
+    (:class:`~lucid.ops.nn.linear.LinearBackward`: one GEMM forward, one per operand
     backward)."""
     _need_tensor("linear", "input", input)
     _need_tensor("linear", "weight", weight)

@@ -1,7 +1,7 @@
 """Loss functions (mse, cross_entropy, nll, bce, kl_div, ctc, margin losses, ...).
 
 Cross-entropy with class indices, NLL and binary cross-entropy are fused ops
-(:mod:`lucid.ops.loss`; binary cross-entropy with PyTorch's clamps at 0 and 1); the others
+(:mod:`lucid.ops.nn.loss`; binary cross-entropy with PyTorch's clamps at 0 and 1); the others
 are compositions of Lucid ops that follow PyTorch's formulas, so their values and
 gradients agree with it (edge conventions included: the clamp of ``var`` outside the
 graph in the Gaussian NLL, strict hinges ``max(0, z)`` with gradient 0 at 0 where
@@ -22,9 +22,9 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingError,
                       ShapeError)
-from ...ops.base import to_tensor
-from ...ops.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
-from ...ops.reduction import norm as _norm
+from ...ops.core.base import to_tensor
+from ...ops.nn.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
+from ...ops.reduction.reduction import norm as _norm
 from .activation import logsigmoid
 from .vq import straight_through
 
@@ -275,7 +275,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """:math:`-w\\,(y \\log x + (1 - y) \\log(1 - x))` for probabilities ``input``, one
-    fused op (:class:`~lucid.ops.loss.BinaryCrossEntropyBackward`) with PyTorch's clamps:
+    fused op (:class:`~lucid.ops.nn.loss.BinaryCrossEntropyBackward`) with PyTorch's clamps:
     each log at -100 and, in the gradient, :math:`x (1 - x)` at :math:`10^{-12}`, so
     :math:`x = 0` or 1 gives a finite loss and gradient. ``target`` has the input's dtype;
     ``weight`` (no gradient, as PyTorch) broadcasts to the input's shape."""

@@ -1,6 +1,6 @@
 """Normalisation: batch_norm, layer_norm, group_norm, instance_norm, rms_norm, local_response_norm.
 
-Each norm is one fused op of :mod:`lucid.ops.normalization` (statistics, normalisation and affine in
+Each norm is one fused op of :mod:`lucid.ops.nn.normalization` (statistics, normalisation and affine in
 one node); these wrappers check their arguments as PyTorch does and compute the op's layout.
 ``local_response_norm`` is composed from ops.
 """
@@ -14,7 +14,7 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import ones, pad
-from ...ops.normalization import (BatchNormBackward, GroupNormBackward, InstanceNormBackward,
+from ...ops.nn.normalization import (BatchNormBackward, GroupNormBackward, InstanceNormBackward,
                          LayerNormBackward, RmsNormBackward)
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",

@@ -2,7 +2,7 @@
 
 Each function checks its arguments as PyTorch does, computes the output size (``ceil_mode``
 lets the last window start in the input or the leading padding and run past the end) and
-calls one fused op of :mod:`lucid.ops.pooling`; ``lp_pool`` is composed from
+calls one fused op of :mod:`lucid.ops.nn.pooling`; ``lp_pool`` is composed from
 ``avg_pool`` as in PyTorch. Unbatched input (no batch dim) is accepted.
 """
 
@@ -13,8 +13,8 @@ import numbers
 
 from ... import dtypes as _dt, ops as _ops
 from ...errors import ArgumentError, DTypeError, ShapeError
-from ...ops.base import to_tensor
-from ...ops.pooling import (AdaptiveAvgPoolBackward, AdaptiveMaxPoolBackward,
+from ...ops.core.base import to_tensor
+from ...ops.nn.pooling import (AdaptiveAvgPoolBackward, AdaptiveMaxPoolBackward,
                             AvgPoolBackward, MaxPoolBackward, MaxPoolIndicesBackward,
                             MaxUnpoolBackward)
 from .conv import _input, _tuple

@@ -1,8 +1,8 @@
 """Embeddings and one-hot: embedding, embedding_bag, one_hot.
 
 ``embedding`` and ``embedding_bag`` are the fused ops
-:class:`~lucid.ops.embedding.EmbeddingBackward` and
-:class:`~lucid.ops.embedding.EmbeddingBagBackward`; ``one_hot`` compares with a range.
+:class:`~lucid.ops.nn.embedding.EmbeddingBackward` and
+:class:`~lucid.ops.nn.embedding.EmbeddingBagBackward`; ``one_hot`` compares with a range.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, IndexingError, ShapeError
 from ...ops import arange
-from ...ops.embedding import EmbeddingBackward, EmbeddingBagBackward
+from ...ops.nn.embedding import EmbeddingBackward, EmbeddingBagBackward
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...errors import ArgumentTypeError, DTypeError, ShapeError, reports_as
 from ...ops import clamp, searchsorted
-from ...ops.symlog import SymexpBackward, SymlogBackward
+from ...ops.elementwise.symlog import SymexpBackward, SymlogBackward
 from .sparse import one_hot
 
 __all__ = ["symlog", "symexp", "two_hot"]
@@ -26,7 +26,7 @@ def _need_tensor(op, name, t):
 def symlog(input):
     r""":math:`\operatorname{sign}(x)\ln(1 + |x|)` element-wise, with gradient
     :math:`1/(1 + |x|)` (1 at 0): one node
-    (:class:`~lucid.ops.symlog.SymlogBackward`)."""
+    (:class:`~lucid.ops.elementwise.symlog.SymlogBackward`)."""
     _need_tensor("symlog", "input", input)
     return SymlogBackward.call(input)
 
@@ -34,7 +34,7 @@ def symlog(input):
 def symexp(input):
     r""":math:`\operatorname{sign}(x)(e^{|x|} - 1)` element-wise, the inverse of
     :func:`symlog`, with gradient :math:`e^{|x|}`: one node
-    (:class:`~lucid.ops.symlog.SymexpBackward`)."""
+    (:class:`~lucid.ops.elementwise.symlog.SymexpBackward`)."""
     _need_tensor("symexp", "input", input)
     return SymexpBackward.call(input)
 

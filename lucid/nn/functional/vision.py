@@ -1,7 +1,7 @@
 """Spatial functions: pad, interpolate (and the deprecated upsample family), grid_sample,
 affine_grid, pixel_shuffle, pixel_unshuffle, channel_shuffle.
 
-``interpolate`` and ``grid_sample`` are fused ops of :mod:`lucid.ops.vision`; these
+``interpolate`` and ``grid_sample`` are fused ops of :mod:`lucid.ops.nn.vision`; these
 wrappers check their arguments as PyTorch does and work out the output size and the scale
 each axis resamples with. ``pad`` wraps :func:`lucid.pad` with ``F.pad``'s rules,
 ``affine_grid`` is one matmul of a constant base grid, and the shuffles are reshapes and
@@ -18,7 +18,7 @@ from ..._tensor import Tensor
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import linspace, ones, stack
 from ...ops import pad as _pad
-from ...ops.vision import GridSampleBackward, InterpolateBackward
+from ...ops.nn.vision import GridSampleBackward, InterpolateBackward
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",

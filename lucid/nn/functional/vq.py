@@ -8,7 +8,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...errors import ArgumentTypeError, DTypeError, ShapeError, reports_as
 from ...ops import argmin, matmul
-from ...ops.straight_through import StraightThroughBackward
+from ...ops.nn.straight_through import StraightThroughBackward
 from .sparse import embedding
 
 __all__ = ["nearest_codebook", "vector_quantize", "straight_through"]
@@ -76,7 +76,7 @@ def straight_through(hard, soft):
               \frac{\partial z}{\partial s} = I, \qquad \frac{\partial z}{\partial h} = 0
 
     (``sg`` stop-gradient), broadcasting the two against each other. One node
-    (:class:`~lucid.ops.straight_through.StraightThroughBackward`) whose value is ``hard``
+    (:class:`~lucid.ops.nn.straight_through.StraightThroughBackward`) whose value is ``hard``
     exactly (the composed ``soft + (hard - soft).detach()`` rounds).
     """
     return StraightThroughBackward.call(hard, soft)

@@ -6,7 +6,7 @@ the backward direction), shapes, gate order and initialisation
 (:math:`\\mathcal U(-1/\\sqrt{H}, 1/\\sqrt{H})` for every parameter), so a PyTorch state dict
 loads by name. Each layer and direction projects the whole input sequence with one GEMM
 (``x W_ih^T + b``), then steps through time with one GEMM of the hidden state per step and
-one fused cell op (:mod:`lucid.ops.rnn`: the LSTM and GRU gates with their analytic
+one fused cell op (:mod:`lucid.ops.nn.rnn`: the LSTM and GRU gates with their analytic
 backward). A
 padded input runs as a :class:`~lucid.nn.utils.rnn.PackedSequence` whose batch never
 shrinks, so both kinds of input share one loop: at step ``t`` only the first
@@ -32,7 +32,7 @@ import warnings
 from ..._tensor import Tensor
 from ...errors import ArgumentError, DTypeError, ShapeError
 from ...ops import cat, empty, matmul, relu, stack, tanh, zeros
-from ...ops.rnn import fused_gru_cell, fused_lstm_cell
+from ...ops.nn.rnn import fused_gru_cell, fused_lstm_cell
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -1,4 +1,4 @@
-"""Registry-suite samples of the Fourier-transform ops (lucid.ops.fft) through lucid.fft:
+"""Registry-suite samples of the Fourier-transform ops (lucid.ops.signal.fft) through lucid.fft:
 every public transform, sizes that trim and pad, each norm, several dims, real and complex
 inputs. fft_c2c is holomorphic (complex variants come automatically); the half-spectrum
 ops have explicit complex samples."""

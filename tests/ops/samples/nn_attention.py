@@ -6,8 +6,8 @@ import torch.nn.functional as TF
 
 import lucid
 import lucid.nn.functional as F
-from lucid.ops.attention import FlashAttentionBackward as _Flash
-from lucid.ops.attention import scaled_dot_product_attention as _sdpa
+from lucid.ops.nn.attention import FlashAttentionBackward as _Flash
+from lucid.ops.nn.attention import scaled_dot_product_attention as _sdpa
 
 from ._sample import Const, Sample, rnd
 

@@ -2,7 +2,7 @@
 
 import torch
 
-from lucid.ops.rnn import fused_gru_cell, fused_lstm_cell
+from lucid.ops.nn.rnn import fused_gru_cell, fused_lstm_cell
 
 from ._sample import Sample, rnd
 

@@ -3,7 +3,7 @@
 import torch.nn.functional as TF
 
 import lucid.nn.functional as F
-from lucid.ops.vision import InterpolateGradBackward
+from lucid.ops.nn.vision import InterpolateGradBackward
 
 from ._sample import Sample, rnd
 

@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 import lucid
-from lucid.ops.shape import PadGradBackward, SegmentSumBackward, UnfoldGradBackward
+from lucid.ops.shape.shape import PadGradBackward, SegmentSumBackward, UnfoldGradBackward
 
 from ._sample import Const, Sample, rnd
 

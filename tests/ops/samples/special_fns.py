@@ -1,5 +1,5 @@
 """Registry-suite samples for the ops of lucid.special beyond the core's
-(lucid/ops/special_fns.py)."""
+(lucid/ops/special/library.py)."""
 
 import numpy as np
 import torch

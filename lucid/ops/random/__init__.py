@@ -1,0 +1,1 @@
+"""Random sampling from :class:`lucid.Generator` streams."""

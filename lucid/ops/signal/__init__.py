@@ -1,0 +1,1 @@
+"""The discrete Fourier transform, the primitives of :mod:`lucid.fft`."""
