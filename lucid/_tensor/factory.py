@@ -1,4 +1,6 @@
-"""Tensors from data: ``tensor``, ``as_tensor``, ``from_numpy``, ``from_dlpack``."""
+"""Tensors from data: ``tensor``, ``as_tensor``, ``from_numpy``, ``from_dlpack``, and the
+two :class:`Tensor` methods that read data, installed on the class here: the legacy
+constructor ``Tensor(*sizes)`` / ``Tensor(data)`` and pickling (``__reduce_ex__``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from .. import dtypes as _dt
 from .._device import device as _device_cls, get_default_device
 from ..backend import host as _host
 from ..errors import ArgumentTypeError, DTypeError, ShapeError, ValueOverflowError
-from .tensor import Tensor
+from .._device import CPU
+from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor"]
 
@@ -303,3 +306,39 @@ def is_tensor(obj) -> bool:
 def _rebuild(array, dtype_name, device, requires_grad):
     return tensor(array, dtype=_dt.as_dtype(dtype_name), device=device,
                   requires_grad=requires_grad)
+
+
+# -- the Tensor methods that read data -----------------------------------------------------
+
+def _legacy_init(self, *args, dtype=None, device=None, requires_grad=False):
+    """``Tensor(*sizes)`` (uninitialised) or ``Tensor(data)``, as PyTorch's legacy
+    constructor: in the default float dtype unless ``dtype`` is given."""
+    dev = _device_cls(device) if device is not None else CPU
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+        if any(a < 0 for a in args):
+            raise ShapeError(f"Tensor: negative dimension in size {list(args)}")
+        arr = dev.backend.empty(args if args else (0,), dt.np)
+    elif len(args) == 1 and not isinstance(args[0], numbers.Number):
+        arr, dt = _to_array(args[0], dt, dev)
+    else:
+        raise DTypeError(f"Tensor: expected sizes (ints) or one sequence of data, got "
+                         f"{', '.join(type(a).__name__ for a in args)}")
+    Tensor._init(self, arr, dt, dev)
+    if requires_grad:
+        self.requires_grad = True
+
+
+def _reduce_ex(self, protocol):
+    """Pickle as ``_rebuild(host array, dtype name, device, requires_grad)``."""
+    return (_rebuild, (self._device.backend.to_numpy(self._data), self._dtype.name,
+                       str(self._device), self._requires_grad))
+
+
+_legacy_init.__name__ = _legacy_init.__qualname__ = "__init__"
+_reduce_ex.__name__ = _reduce_ex.__qualname__ = "__reduce_ex__"
+Tensor.__init__ = _legacy_init
+Tensor.__reduce_ex__ = _reduce_ex
+

@@ -3,7 +3,8 @@
 Views share their base's memory and version counter (``_vc``, a one-element list); every
 in-place op bumps it, and a node that saved a tensor compares the counter at backward.
 Ops, operators and most methods are installed on the class by :mod:`lucid.ops`, the layer
-above; what lives here is what needs no op.
+above, and the constructor from data (``Tensor(data)``) and pickling by ``factory.py``,
+which reads data; what lives here is what needs neither.
 """
 
 from __future__ import annotations
@@ -32,27 +33,6 @@ class Tensor:
                  "_output_nr", "_grad", "_accum", "_meta", "_view_v", "_inf", "__weakref__")
 
     __array_priority__ = 1000   # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
-
-    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
-        """``Tensor(*sizes)`` (uninitialised) or ``Tensor(data)``, as PyTorch's legacy
-        constructor: in the default float dtype unless ``dtype`` is given."""
-        from .factory import _to_array
-        dev = _device_cls(device) if device is not None else CPU
-        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-        if len(args) == 1 and isinstance(args[0], Size):
-            args = tuple(args[0])
-        if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
-            if any(a < 0 for a in args):
-                raise ShapeError(f"Tensor: negative dimension in size {list(args)}")
-            arr = dev.backend.empty(args if args else (0,), dt.np)
-        elif len(args) == 1 and not isinstance(args[0], numbers.Number):
-            arr, dt = _to_array(args[0], dt, dev)
-        else:
-            raise DTypeError(f"Tensor: expected sizes (ints) or one sequence of data, got "
-                             f"{', '.join(type(a).__name__ for a in args)}")
-        Tensor._init(self, arr, dt, dev)
-        if requires_grad:
-            self.requires_grad = True
 
     # -- construction (internal) -------------------------------------------------------
 
@@ -423,11 +403,6 @@ class Tensor:
         if self._data.ndim == 0 and spec:
             return format(self.item(), spec)
         return repr(self) if not spec else format(repr(self), spec)
-
-    def __reduce_ex__(self, protocol):
-        from .factory import _rebuild
-        return (_rebuild, (self._device.backend.to_numpy(self._data), self._dtype.name,
-                           str(self._device), self._requires_grad))
 
     def __deepcopy__(self, memo):
         t = Tensor._wrap(self._device.backend.copy(self._data), self._dtype, self._device)

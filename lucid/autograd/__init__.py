@@ -21,10 +21,3 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is
            "once_differentiable", "gradcheck", "gradgradcheck", "functional", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
-
-
-def __getattr__(name):
-    if name == "checkpoint":
-        from ..utils.checkpoint import checkpoint
-        return checkpoint
-    raise AttributeError(f"module 'lucid.autograd' has no attribute '{name}'")

@@ -23,16 +23,17 @@ the graph's own (:func:`graph_pool_handle` shares one between graphs), which
 
 from __future__ import annotations
 
+from ..backend import cuda as _cuda
 from ..errors import DeviceError
+from .devices import _runtime, current_device, synchronize
 from .streams import Stream, current_stream, stream
 
 __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"]
 
 
 def _graphs(op):
-    from . import _runtime
     _runtime(op)
-    from ..backend.cuda import graphs
+    from ..backend.cuda import graphs        # (imports CuPy: only once CUDA is known present)
     return graphs
 
 
@@ -44,7 +45,6 @@ def graph_pool_handle():
 
 def is_current_stream_capturing() -> bool:
     """Whether the current stream is capturing a CUDA graph."""
-    from ..backend import cuda as _cuda
     return bool(_cuda.AVAILABLE) and _graphs("is_current_stream_capturing").stream_capturing()
 
 
@@ -117,7 +117,6 @@ class graph:
         self._ctx = None
 
     def __enter__(self):
-        from . import current_device, synchronize
         synchronize()
         s = self.stream
         if s is None:

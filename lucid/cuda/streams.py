@@ -8,12 +8,9 @@ for it, and two timing events give the milliseconds between them.
 
 from __future__ import annotations
 
+from .._device import device as _device_cls
 from ..errors import DeviceError
-
-
-def _rt(op):
-    from . import _runtime
-    return _runtime(op)
+from .devices import _index, _runtime as _rt
 
 
 class Stream:
@@ -21,7 +18,6 @@ class Stream:
     0 is the default priority)."""
 
     def __init__(self, device=None, priority=0, stream_ptr=None):
-        from . import _index
         rt = _rt("Stream")
         self.device_index = _index(device, "Stream")
         self._cp = rt.new_stream(self.device_index, priority) if stream_ptr is None else \
@@ -40,8 +36,7 @@ class Stream:
 
     @property
     def device(self):
-        from .._device import device
-        return device("cuda", self.device_index)
+        return _device_cls("cuda", self.device_index)
 
     def wait_event(self, event) -> None:
         """Make future work on this stream wait until ``event`` has completed."""
@@ -109,13 +104,11 @@ class Event:
 
 def current_stream(device=None) -> Stream:
     """The stream kernels go to now (the default stream unless inside ``stream(...)``)."""
-    from . import _index
     rt = _rt("current_stream")
     return Stream._wrap(rt.current_stream(), _index(device, "current_stream"))
 
 
 def default_stream(device=None) -> Stream:
-    from . import _index
     rt = _rt("default_stream")
     return Stream._wrap(rt.default_stream(), _index(device, "default_stream"))
 

@@ -17,9 +17,8 @@ from ..backend import nccl as _nccl
 from ..errors import DistributedError
 from ..ops import zeros
 from .group import ProcessGroup
-from .rendezvous import share
+from .rendezvous import env_int, share
 from .work import ReduceOp, Work, done
-from .world import env_int
 
 __all__ = ["NCCLGroup"]
 

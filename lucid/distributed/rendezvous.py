@@ -11,7 +11,7 @@ import socket
 import struct
 import time
 
-from ..errors import DistributedError, DistributedTimeoutError
+from ..errors import ArgumentError, DistributedError, DistributedTimeoutError
 
 __all__ = ["share", "launched_by_mpi"]
 
@@ -78,3 +78,16 @@ def _read(conn, n):
             raise ConnectionError("rendezvous: connection closed early")
         data += chunk
     return data
+
+
+def env_int(names, op, default=None):
+    """The first of environment variables ``names`` that is set, as an int."""
+    for n in names:
+        v = os.environ.get(n)
+        if v is not None:
+            try:
+                return int(v)
+            except ValueError:
+                raise ArgumentError(f"{op}: environment variable {n}={v!r} is not an "
+                                    "integer") from None
+    return default

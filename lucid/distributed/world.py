@@ -9,7 +9,6 @@ rank 0 hands NCCL's unique id to the others), as ``torchrun`` sets them.
 from __future__ import annotations
 
 import datetime
-import os
 import warnings
 
 from ..errors import ArgumentError, DistributedError
@@ -177,16 +176,3 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         return GroupMember.NON_GROUP_MEMBER
     _GROUPS.append(pg)
     return pg
-
-
-def env_int(names, op, default=None):
-    """The first of environment variables ``names`` that is set, as an int."""
-    for n in names:
-        v = os.environ.get(n)
-        if v is not None:
-            try:
-                return int(v)
-            except ValueError:
-                raise ArgumentError(f"{op}: environment variable {n}={v!r} is not an "
-                                    "integer") from None
-    return default

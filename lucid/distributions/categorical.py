@@ -3,8 +3,11 @@ vector), Multinomial (counts of ``total_count`` draws)."""
 
 import math
 
-import lucid
-import lucid.nn.functional as F
+from .._tensor import Size
+from ..autograd import no_grad
+from ..dtypes import finfo
+from ..ops import arange, broadcast_tensors, eye, full, lgamma, multinomial
+from ..nn import functional as F
 
 from . import constraints
 from .discrete import _ProbsOrLogits
@@ -24,7 +27,7 @@ class Categorical(_ProbsOrLogits):
     def __init__(self, probs=None, logits=None, validate_args=None):
         given = probs if probs is not None else logits
         if given is not None and given.dim() < 1:
-            from lucid import errors
+            from .. import errors
             raise errors.ShapeError(f"{type(self).__name__}: parameter "
                                     f"{'probs' if probs is not None else 'logits'} must have "
                                     "at least one dim, got a scalar")
@@ -42,7 +45,7 @@ class Categorical(_ProbsOrLogits):
 
     @property
     def mean(self):
-        return lucid.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
+        return full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
 
     @property
     def mode(self):
@@ -50,27 +53,27 @@ class Categorical(_ProbsOrLogits):
 
     @property
     def variance(self):
-        return lucid.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
+        return full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
+        with no_grad():
             shape = as_size(sample_shape)
             flat = self.probs.reshape(-1, self._num_events)
-            draws = lucid.multinomial(flat, max(shape.numel(), 1), replacement=True)
+            draws = multinomial(flat, max(shape.numel(), 1), replacement=True)
             return draws.mT.reshape(*(shape + self.batch_shape))       # (batch, n) -> shape
 
     def log_prob(self, value):
         self._check(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = lucid.broadcast_tensors(value, self.logits)
+        value, log_pmf = broadcast_tensors(value, self.logits)
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
-        tiny = lucid.finfo(self.logits.dtype).min
+        tiny = finfo(self.logits.dtype).min
         return -(self.logits.clamp(min=tiny) * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = lucid.arange(self._num_events, device=self.probs.device)
+        values = arange(self._num_events, device=self.probs.device)
         values = values.reshape((-1,) + (1,) * len(self.batch_shape))
         return values.expand(self._num_events, *self.batch_shape) if expand else values
 
@@ -122,7 +125,7 @@ class OneHotCategorical(CategoricalWrapper):
 
     def enumerate_support(self, expand=True):
         n = self.event_shape[0]
-        values = lucid.eye(n, dtype=self.probs.dtype, device=self.probs.device)
+        values = eye(n, dtype=self.probs.dtype, device=self.probs.device)
         values = values.reshape((n,) + (1,) * len(self.batch_shape) + (n,))
         return values.expand(n, *self.batch_shape, n) if expand else values
 
@@ -132,7 +135,7 @@ class Multinomial(CategoricalWrapper):
     :math:`P(x) = \\frac{n!}{\\prod x_i!} \\prod p_i^{x_i}`, :math:`\\sum x_i = n`."""
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
-            from lucid import errors
+            from .. import errors
             raise errors.ArgumentTypeError("Multinomial: total_count must be an int, got "
                                            f"{type(total_count).__name__}")
         self.total_count = total_count
@@ -146,15 +149,15 @@ class Multinomial(CategoricalWrapper):
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
     def sample(self, sample_shape=()):
-        idx = self._categorical.sample(lucid.Size([self.total_count]) + as_size(sample_shape))
+        idx = self._categorical.sample(Size([self.total_count]) + as_size(sample_shape))
         counts = F.one_hot(idx, self.event_shape[0]).sum(0)
         return counts.to(self.probs.dtype)
 
     def log_prob(self, value):
         self._check(value)
-        logits, value = lucid.broadcast_tensors(self.logits, value)
-        tiny = lucid.finfo(logits.dtype).min
-        return lucid.lgamma(value.sum(-1) + 1) - lucid.lgamma(value + 1).sum(-1) \
+        logits, value = broadcast_tensors(self.logits, value)
+        tiny = finfo(logits.dtype).min
+        return lgamma(value.sum(-1) + 1) - lgamma(value + 1).sum(-1) \
             + (value * logits.clamp(min=tiny)).sum(-1)
 
     def entropy(self):
@@ -164,7 +167,7 @@ class Multinomial(CategoricalWrapper):
         n = self.total_count
         binom = Binomial(n, probs=self.probs, validate_args=False)
         support = binom.enumerate_support(expand=False)[1:]
-        log_factorial = lucid.lgamma(support + 1)
+        log_factorial = lgamma(support + 1)
         weights = binom.log_prob(support).exp()
         return -math.lgamma(n + 1) \
             + n * Categorical(probs=self.probs, validate_args=False).entropy() \

@@ -4,7 +4,10 @@ A constraint's ``check(value)`` is a boolean tensor, one entry per event (the tr
 ``event_dim`` dims are reduced); ``is_discrete`` marks integer-valued sets.
 """
 
-import lucid
+from ..ops import diagonal, full
+from .. import dtypes as _dt
+from .. import linalg
+from .. import ops as _ops
 
 __all__ = ["Constraint", "boolean", "cat", "dependent", "greater_than",
            "greater_than_eq", "half_open_interval", "independent", "integer_interval",
@@ -193,7 +196,7 @@ class _LowerCholesky(Constraint):
 
     def check(self, value):
         tri = (value.tril() == value).all(-1).all(-1)
-        return tri & (lucid.diagonal(value, 0, -2, -1) > 0).all(-1)
+        return tri & (diagonal(value, 0, -2, -1) > 0).all(-1)
 
 
 class _Symmetric(Constraint):
@@ -207,20 +210,20 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return lucid.full(tuple(value.shape[:-2]), value.shape[-1] == value.shape[-2],
-                          dtype=lucid.bool, device=value.device)
+        return full(tuple(value.shape[:-2]), value.shape[-1] == value.shape[-2],
+                          dtype=_dt.bool, device=value.device)
 
 
 class _PositiveDefinite(_Symmetric):
     """Symmetric matrices with positive eigenvalues."""
 
     def check(self, value):
-        return super().check(value) & (lucid.linalg.eigvalsh(value) > 0).all(-1)
+        return super().check(value) & (linalg.eigvalsh(value) > 0).all(-1)
 
 
 class _PositiveSemidefinite(_Symmetric):
     def check(self, value):
-        return super().check(value) & (lucid.linalg.eigvalsh(value) >= 0).all(-1)
+        return super().check(value) & (linalg.eigvalsh(value) >= 0).all(-1)
 
 
 class _Cat(Constraint):
@@ -239,7 +242,7 @@ class _Cat(Constraint):
         for c, n in zip(self.cseq, self.lengths):
             parts.append(c.check(value.narrow(self.dim, start, n)))
             start += n
-        return lucid.cat(parts, self.dim)
+        return _ops.cat(parts, self.dim)
 
 
 class _Stack(Constraint):
@@ -253,7 +256,7 @@ class _Stack(Constraint):
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
-        return lucid.stack([c.check(value.select(self.dim, i))
+        return _ops.stack([c.check(value.select(self.dim, i))
                             for i, c in enumerate(self.cseq)], self.dim)
 
 

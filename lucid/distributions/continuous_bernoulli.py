@@ -2,8 +2,8 @@
 
 import math
 
-import lucid
-import lucid.nn.functional as F
+from ..ops import broadcast_tensors, rand, where
+from ..nn import functional as F
 
 from . import constraints
 from .discrete import _ProbsOrLogits
@@ -32,37 +32,37 @@ class ContinuousBernoulli(_ProbsOrLogits):
 
     def _safe_probs(self):
         """The probabilities with those near 1/2 moved off it (their branch is unused)."""
-        return lucid.where(self._near_half(), _LIMS[0], self.probs)
+        return where(self._near_half(), _LIMS[0], self.probs)
 
     def _log_normalizer(self):
         lam = self._safe_probs()
         c = (2 * (1 - 2 * lam).atanh()).abs().log() - (1 - 2 * lam).abs().log()
         d = self.probs - 0.5
         taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * d * d) * d * d
-        return lucid.where(self._near_half(), taylor, c)
+        return where(self._near_half(), taylor, c)
 
     @property
     def mean(self):
         lam = self._safe_probs()
         m = lam / (2 * lam - 1) + 1 / (2 * (1 - 2 * lam).atanh())
         d = self.probs - 0.5
-        return lucid.where(self._near_half(), 0.5 + (1 / 3 + 16 / 45 * d * d) * d, m)
+        return where(self._near_half(), 0.5 + (1 / 3 + 16 / 45 * d * d) * d, m)
 
     @property
     def variance(self):
         lam = self._safe_probs()
         v = lam * (lam - 1) / (1 - 2 * lam).pow(2) + 1 / (2 * (1 - 2 * lam).atanh()).pow(2)
         d2 = (self.probs - 0.5).pow(2)
-        return lucid.where(self._near_half(), 1 / 12 - (1 / 15 - 128 / 945 * d2) * d2, v)
+        return where(self._near_half(), 1 / 12 - (1 / 15 - 128 / 945 * d2) * d2, v)
 
     def rsample(self, sample_shape=()):
-        u = lucid.rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
+        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
                        device=self.probs.device)
         return self.icdf(u)
 
     def log_prob(self, value):
         self._check(value)
-        logits, value = lucid.broadcast_tensors(self.logits, value)
+        logits, value = broadcast_tensors(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none") \
             + self._log_normalizer()
 
@@ -70,14 +70,14 @@ class ContinuousBernoulli(_ProbsOrLogits):
         self._check(value)
         lam = self._safe_probs()
         c = (lam.pow(value) * (1 - lam).pow(1 - value) + lam - 1) / (2 * lam - 1)
-        c = lucid.where(self._near_half(), value, c)
-        return lucid.where(value <= 0, 0.0, lucid.where(value >= 1, 1.0, c))
+        c = where(self._near_half(), value, c)
+        return where(value <= 0, 0.0, where(value >= 1, 1.0, c))
 
     def icdf(self, value):
         lam = self._safe_probs()
         x = ((-lam + value * (2 * lam - 1)).log1p() - (-lam).log1p()) \
             / (lam.log() - (-lam).log1p())
-        return lucid.where(self._near_half(), value, x)
+        return where(self._near_half(), value, x)
 
     def entropy(self):
         log0, log1 = (-self.probs).log1p(), self.probs.log()

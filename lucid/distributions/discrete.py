@@ -1,8 +1,11 @@
 """Counting distributions with a probability (or logit) parameter or a rate: Bernoulli,
 Geometric, Binomial, NegativeBinomial, Poisson."""
 
-import lucid
-import lucid.nn.functional as F
+from ..autograd import no_grad
+from ..dtypes import finfo
+from ..ops import arange, bernoulli, broadcast_shapes, broadcast_tensors, lgamma, poisson, rand, sigmoid, where, zeros_like
+from .. import special
+from ..nn import functional as F
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
@@ -14,22 +17,22 @@ __all__ = ["Bernoulli", "Binomial", "Geometric", "NegativeBinomial", "Poisson",
 def probs_and_logits(name, probs, logits, is_binary=True):
     """Both parametrisations from the one given: binary ``logit(p)`` / ``sigmoid(l)``, or
     categorical ``log p`` (normalised) / ``softmax(l)``."""
-    from lucid import errors
+    from .. import errors
     if (probs is None) == (logits is None):
         raise errors.ArgumentError(f"{name}: give exactly one of probs or logits, got "
                                    f"{'both' if probs is not None else 'neither'}")
     if probs is not None:
         (probs,) = broadcast_all(probs)
         if is_binary:
-            eps = lucid.finfo(probs.dtype).eps
+            eps = finfo(probs.dtype).eps
             p = probs.clamp(min=eps, max=1 - eps)
             return probs, p.log() - (-p).log1p(), "probs"
         probs = probs / probs.sum(-1, keepdim=True)
-        tiny = lucid.finfo(probs.dtype).tiny
+        tiny = finfo(probs.dtype).tiny
         return probs, probs.clamp(min=tiny).log(), "probs"
     (logits,) = broadcast_all(logits)
     if is_binary:
-        return lucid.sigmoid(logits), logits, "logits"
+        return sigmoid(logits), logits, "logits"
     logits = logits - logits.logsumexp(-1, keepdim=True)
     return logits.exp(), logits, "logits"
 
@@ -72,19 +75,19 @@ class Bernoulli(_ProbsOrLogits):
     variance = property(lambda self: self.probs * (1 - self.probs))
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
-            return lucid.bernoulli(self.probs.expand(*self._extended_shape(sample_shape)))
+        with no_grad():
+            return bernoulli(self.probs.expand(*self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
         self._check(value)
-        logits, value = lucid.broadcast_tensors(self.logits, value)
+        logits, value = broadcast_tensors(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        values = lucid.arange(2, dtype=self.probs.dtype, device=self.probs.device)
+        values = arange(2, dtype=self.probs.dtype, device=self.probs.device)
         values = values.reshape((2,) + (1,) * len(self.batch_shape))
         return values.expand(2, *self.batch_shape) if expand else values
 
@@ -99,21 +102,21 @@ class Geometric(_ProbsOrLogits):
         super().__init__(p.shape, validate_args=validate_args)
 
     mean = property(lambda self: 1.0 / self.probs - 1.0)
-    mode = property(lambda self: lucid.zeros_like(self.probs))
+    mode = property(lambda self: zeros_like(self.probs))
     variance = property(lambda self: (1.0 / self.probs - 1.0) / self.probs)
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
-            tiny = lucid.finfo(self.probs.dtype).tiny
-            u = lucid.rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
+        with no_grad():
+            tiny = finfo(self.probs.dtype).tiny
+            u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
                            device=self.probs.device).clamp(min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):
         self._check(value)
         p = self.probs
-        value, p = lucid.broadcast_tensors(value, p)
-        return lucid.special.xlog1py(value, -p) + p.log()
+        value, p = broadcast_tensors(value, p)
+        return special.xlog1py(value, -p) + p.log()
 
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs,
@@ -131,7 +134,7 @@ class Binomial(_ProbsOrLogits):
         p, l = self._set(probs, logits)
         self.total_count, _ = broadcast_all(total_count, p if probs is not None else l)
         self.total_count = self.total_count.to(p.dtype)
-        shape = lucid.broadcast_shapes(self.total_count.shape, p.shape)
+        shape = broadcast_shapes(self.total_count.shape, p.shape)
         given = "probs" if probs is not None else "logits"
         self.__dict__[given] = self.__dict__[given].expand(*shape)
         self._other = (self._other[0], self._other[1].expand(*shape))
@@ -147,11 +150,11 @@ class Binomial(_ProbsOrLogits):
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
+        with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
             n_max = int(self.total_count.max().item())
-            u = lucid.rand(shape + (n_max,), dtype=self.probs.dtype, device=self.probs.device)
-            live = lucid.arange(n_max, dtype=self.probs.dtype, device=self.probs.device) \
+            u = rand(shape + (n_max,), dtype=self.probs.dtype, device=self.probs.device)
+            live = arange(n_max, dtype=self.probs.dtype, device=self.probs.device) \
                 < self.total_count.expand(*shape).unsqueeze(-1)
             return ((u < self.probs.expand(*shape).unsqueeze(-1)) & live).sum(-1) \
                 .to(self.probs.dtype)
@@ -159,7 +162,7 @@ class Binomial(_ProbsOrLogits):
     def log_prob(self, value):
         self._check(value)
         n, logits = self.total_count, self.logits
-        log_binom = lucid.lgamma(n + 1) - lucid.lgamma(value + 1) - lucid.lgamma(n - value + 1)
+        log_binom = lgamma(n + 1) - lgamma(value + 1) - lgamma(n - value + 1)
         # k log p + (n-k) log(1-p) = k l - n softplus(l), computed stably for either sign
         return log_binom + value * logits - n * F.softplus(logits)
 
@@ -171,7 +174,7 @@ class Binomial(_ProbsOrLogits):
 
     def enumerate_support(self, expand=True):
         n_max = int(self.total_count.max().item())
-        values = lucid.arange(n_max + 1, dtype=self.probs.dtype, device=self.probs.device)
+        values = arange(n_max + 1, dtype=self.probs.dtype, device=self.probs.device)
         values = values.reshape((-1,) + (1,) * len(self.batch_shape))
         return values.expand(n_max + 1, *self.batch_shape) if expand else values
 
@@ -190,13 +193,13 @@ class Poisson(Distribution):
     variance = property(lambda self: self.rate)
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
-            return lucid.poisson(self.rate.expand(*self._extended_shape(sample_shape)))
+        with no_grad():
+            return poisson(self.rate.expand(*self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
         self._check(value)
-        rate, value = lucid.broadcast_tensors(self.rate, value)
-        return lucid.special.xlogy(value, rate) - rate - lucid.lgamma(value + 1)
+        rate, value = broadcast_tensors(self.rate, value)
+        return special.xlogy(value, rate) - rate - lgamma(value + 1)
 
 
 class NegativeBinomial(_ProbsOrLogits):
@@ -219,19 +222,19 @@ class NegativeBinomial(_ProbsOrLogits):
     mean = property(lambda self: self.total_count * self.logits.exp())
     mode = property(lambda self: ((self.total_count - 1) * self.logits.exp()).floor()
                     .clamp(min=0.0))
-    variance = property(lambda self: self.mean / lucid.sigmoid(-self.logits))
+    variance = property(lambda self: self.mean / sigmoid(-self.logits))
 
     def sample(self, sample_shape=()):
         from .gamma import Gamma
-        with lucid.no_grad():
+        with no_grad():
             rate = Gamma(self.total_count, (-self.logits).exp(),
                          validate_args=False).sample(sample_shape)
-            return lucid.poisson(rate)
+            return poisson(rate)
 
     def log_prob(self, value):
         self._check(value)
         r, l = self.total_count, self.logits
-        log_norm = lucid.lgamma(value + r) - lucid.lgamma(value + 1) - lucid.lgamma(r)
+        log_norm = lgamma(value + r) - lgamma(value + 1) - lgamma(r)
         # k log p + r log(1-p) = k logsigmoid(l) + r logsigmoid(-l)
         lp = value * F.logsigmoid(l) + r * F.logsigmoid(-l)
-        return log_norm + lucid.where((r == 0) & (value == 0), 0.0, lp)
+        return log_norm + where((r == 0) & (value == 0), 0.0, lp)

@@ -2,8 +2,12 @@
 
 import math
 
-import lucid
-from lucid import errors
+from .._tensor import Size, Tensor, tensor
+from ..autograd import no_grad
+from ..dtypes import get_default_dtype
+from ..ops import broadcast_shapes, broadcast_tensors, exp
+from .. import ops as _ops
+from .. import errors
 
 from . import constraints
 
@@ -24,13 +28,13 @@ def set_default_validate_args(value):
 def broadcast_all(*values):
     """Tensors of ``values`` (numbers become tensors of the tensors' dtype, else the
     default dtype) broadcast to one shape."""
-    like = next((v for v in values if isinstance(v, lucid.Tensor)), None)
+    like = next((v for v in values if isinstance(v, Tensor)), None)
     dtype = like.dtype if like is not None and like.dtype.is_floating_point \
-        else lucid.get_default_dtype()
+        else get_default_dtype()
     device = like.device if like is not None else None
-    ts = [v if isinstance(v, lucid.Tensor) else lucid.tensor(float(v), dtype=dtype, device=device)
+    ts = [v if isinstance(v, Tensor) else tensor(float(v), dtype=dtype, device=device)
           for v in values]
-    return lucid.broadcast_tensors(*ts) if len(ts) > 1 else ts
+    return broadcast_tensors(*ts) if len(ts) > 1 else ts
 
 
 def sum_rightmost(x, n):
@@ -41,8 +45,8 @@ def sum_rightmost(x, n):
 def as_size(shape):
     """A :class:`lucid.Size` from an int or a sequence of ints."""
     if isinstance(shape, int):
-        return lucid.Size([shape])
-    return lucid.Size(list(shape))
+        return Size([shape])
+    return Size(list(shape))
 
 
 class Distribution:
@@ -67,9 +71,9 @@ class Distribution:
                 if constraints.is_dependent(constraint) or name not in self.__dict__:
                     continue                  # not given (e.g. probs when built from logits)
                 value = getattr(self, name)
-                if not isinstance(value, lucid.Tensor):
-                    value = lucid.tensor(value)
-                if not bool(lucid.all(constraint.check(value)).item()):
+                if not isinstance(value, Tensor):
+                    value = tensor(value)
+                if not bool(_ops.all(constraint.check(value)).item()):
                     raise errors.ArgumentError(
                         f"{type(self).__name__}: parameter {name} (shape "
                         f"{tuple(value.shape)}) must satisfy {constraint!r}, got {value}")
@@ -93,7 +97,7 @@ class Distribution:
         new = _instance if _instance is not None else type(self).__new__(type(self))
         n = len(self._batch_shape)
         for key, value in self.__dict__.items():
-            if isinstance(value, lucid.Tensor) and value.dim() >= n \
+            if isinstance(value, Tensor) and value.dim() >= n \
                     and tuple(value.shape[:n]) == tuple(self._batch_shape):
                 value = value.expand(*(batch_shape + value.shape[n:]))
             new.__dict__.setdefault(key, value)
@@ -103,7 +107,7 @@ class Distribution:
     # ---- sampling --------------------------------------------------------------------
     def sample(self, sample_shape=()):
         """A sample (no gradient) of shape ``sample_shape + batch_shape + event_shape``."""
-        with lucid.no_grad():
+        with no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()):
@@ -127,7 +131,7 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__}.entropy")
 
     def perplexity(self):
-        return lucid.exp(self.entropy())
+        return exp(self.entropy())
 
     def enumerate_support(self, expand=True):
         raise NotImplementedError(f"{type(self).__name__}.enumerate_support")
@@ -154,7 +158,7 @@ class Distribution:
         """Check ``value`` is a tensor whose trailing dims match ``event_shape``, that
         broadcasts with the batch, and lies in the support."""
         name = type(self).__name__
-        if not isinstance(value, lucid.Tensor):
+        if not isinstance(value, Tensor):
             raise errors.ArgumentTypeError(f"{name}: value must be a Tensor, got "
                                            f"{type(value).__name__}")
         k = len(self._event_shape)
@@ -162,7 +166,7 @@ class Distribution:
             raise errors.ShapeError(f"{name}: value of shape {tuple(value.shape)} must end "
                                     f"in the event shape {tuple(self._event_shape)}")
         try:
-            lucid.broadcast_shapes(value.shape, self._batch_shape + self._event_shape)
+            broadcast_shapes(value.shape, self._batch_shape + self._event_shape)
         except Exception:
             raise errors.ShapeError(
                 f"{name}: value of shape {tuple(value.shape)} does not broadcast with "
@@ -170,7 +174,7 @@ class Distribution:
                 f"{tuple(self._event_shape)}") from None
         support = self.support
         if support is not None and not constraints.is_dependent(support):
-            if not bool(lucid.all(support.check(value)).item()):
+            if not bool(_ops.all(support.check(value)).item()):
                 raise errors.ArgumentError(
                     f"{name}: value must be in the support {support!r}, got {value}")
 
@@ -182,7 +186,7 @@ class Distribution:
         shown = []
         for k in self.arg_constraints:
             v = self.__dict__.get(k)
-            if isinstance(v, lucid.Tensor):
+            if isinstance(v, Tensor):
                 shown.append(f"{k}: {v.item() if v.dim() == 0 else tuple(v.shape)}")
         return f"{type(self).__name__}({', '.join(shown)})"
 

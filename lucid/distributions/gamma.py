@@ -11,9 +11,12 @@ incomplete gamma function :math:`F = P(\\alpha, x)`.
 
 import math
 
-import lucid
-import lucid.nn.functional as F
-from lucid.autograd import Function
+from ..dtypes import finfo, float64, int64
+from ..ops import digamma, lgamma, ones_like, rand, randn, stack, where, zeros_like
+from .. import dtypes as _dt
+from .. import special
+from ..nn import functional as F
+from ..autograd import Function
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
@@ -24,22 +27,22 @@ __all__ = ["Beta", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma"
 def _marsaglia_tsang(alpha):
     """Unit-rate gamma variates of concentration ``alpha`` (a tensor, any shape)."""
     boost = alpha < 1
-    a = lucid.where(boost, alpha + 1, alpha)
+    a = where(boost, alpha + 1, alpha)
     d = a - 1.0 / 3
     c = 1.0 / (9 * d).sqrt()
-    tiny = lucid.finfo(a.dtype).tiny
-    out = lucid.zeros_like(a)
-    todo = lucid.ones_like(a, dtype=lucid.bool)
+    tiny = finfo(a.dtype).tiny
+    out = zeros_like(a)
+    todo = ones_like(a, dtype=_dt.bool)
     while bool(todo.any().item()):
-        x = lucid.randn(tuple(a.shape), dtype=a.dtype, device=a.device)
+        x = randn(tuple(a.shape), dtype=a.dtype, device=a.device)
         v = (1 + c * x) ** 3
-        u = lucid.rand(tuple(a.shape), dtype=a.dtype, device=a.device).clamp(min=tiny)
+        u = rand(tuple(a.shape), dtype=a.dtype, device=a.device).clamp(min=tiny)
         ok = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=tiny).log())
         take = todo & ok
-        out = lucid.where(take, d * v, out)
+        out = where(take, d * v, out)
         todo = todo & ~ok
-    u = lucid.rand(tuple(a.shape), dtype=a.dtype, device=a.device)
-    out = lucid.where(boost, out * u.pow(1.0 / alpha), out)
+    u = rand(tuple(a.shape), dtype=a.dtype, device=a.device)
+    out = where(boost, out * u.pow(1.0 / alpha), out)
     return out.clamp(min=tiny)
 
 
@@ -56,11 +59,11 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         alpha, x = ctx.saved_tensors
         dtype = alpha.dtype
-        alpha, x = alpha.to(lucid.float64), x.to(lucid.float64)   # the difference needs it
+        alpha, x = alpha.to(float64), x.to(float64)   # the difference needs it
         h = 1e-5 * alpha.clamp(min=1e-2)
-        P = lucid.special.gammainc
+        P = special.gammainc
         dF = (P(alpha + h, x) - P(alpha - h, x)) / (2 * h)
-        log_pdf = (alpha - 1) * x.log() - x - lucid.lgamma(alpha)
+        log_pdf = (alpha - 1) * x.log() - x - lgamma(alpha)
         return grad * (-dF / log_pdf.exp()).to(dtype)
 
 
@@ -86,21 +89,21 @@ class Gamma(Distribution):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         x = _standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
-        return x.clamp(min=lucid.finfo(x.dtype).tiny)
+        return x.clamp(min=finfo(x.dtype).tiny)
 
     def log_prob(self, value):
         self._check(value)
         a, b = self.concentration, self.rate
-        return lucid.special.xlogy(a, b) + lucid.special.xlogy(a - 1, value) - b * value \
-            - lucid.lgamma(a)
+        return special.xlogy(a, b) + special.xlogy(a - 1, value) - b * value \
+            - lgamma(a)
 
     def cdf(self, value):
         self._check(value)
-        return lucid.special.gammainc(self.concentration, self.rate * value)
+        return special.gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
         a = self.concentration
-        return a - self.rate.log() + lucid.lgamma(a) + (1 - a) * lucid.digamma(a)
+        return a - self.rate.log() + lgamma(a) + (1 - a) * digamma(a)
 
 
 class Chi2(Gamma):
@@ -124,12 +127,12 @@ class Exponential(Distribution):
         super().__init__(self.rate.shape, validate_args=validate_args)
 
     mean = property(lambda self: self.rate.reciprocal())
-    mode = property(lambda self: lucid.zeros_like(self.rate))
+    mode = property(lambda self: zeros_like(self.rate))
     variance = property(lambda self: self.rate.pow(-2))
     stddev = property(lambda self: self.rate.reciprocal())
 
     def rsample(self, sample_shape=()):
-        u = lucid.rand(tuple(self._extended_shape(sample_shape)), dtype=self.rate.dtype,
+        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.rate.dtype,
                        device=self.rate.device)
         return -(-u).log1p() / self.rate
 
@@ -157,7 +160,7 @@ class Dirichlet(Distribution):
 
     def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
-            from lucid import errors
+            from .. import errors
             raise errors.ShapeError("Dirichlet: parameter concentration must have at least "
                                     f"one dim, got shape {tuple(concentration.shape)}")
         self.concentration = concentration
@@ -174,10 +177,10 @@ class Dirichlet(Distribution):
         the density is unbounded at every vertex: the first vertex, as torch gives."""
         a = (self.concentration - 1).clamp(min=0.0)
         interior = a / a.sum(-1, keepdim=True)
-        vertex = F.one_hot(lucid.zeros_like(a[..., 0], dtype=lucid.int64),
+        vertex = F.one_hot(zeros_like(a[..., 0], dtype=int64),
                            a.shape[-1]).to(a.dtype)
         corner = (self.concentration < 1).all(-1, keepdim=True)
-        return lucid.where(corner, vertex, interior)
+        return where(corner, vertex, interior)
 
     @property
     def variance(self):
@@ -188,20 +191,20 @@ class Dirichlet(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         g = _standard_gamma(self.concentration.expand(*shape))
         x = g / g.sum(-1, keepdim=True)
-        tiny = lucid.finfo(x.dtype).tiny
-        return x.clamp(min=tiny, max=1 - lucid.finfo(x.dtype).eps)
+        tiny = finfo(x.dtype).tiny
+        return x.clamp(min=tiny, max=1 - finfo(x.dtype).eps)
 
     def log_prob(self, value):
         self._check(value)
         a = self.concentration
-        return (lucid.special.xlogy(a - 1, value)).sum(-1) + lucid.lgamma(a.sum(-1)) \
-            - lucid.lgamma(a).sum(-1)
+        return (special.xlogy(a - 1, value)).sum(-1) + lgamma(a.sum(-1)) \
+            - lgamma(a).sum(-1)
 
     def entropy(self):
         a = self.concentration
         k, a0 = a.shape[-1], a.sum(-1)
-        return lucid.lgamma(a).sum(-1) - lucid.lgamma(a0) - (k - a0) * lucid.digamma(a0) \
-            - ((a - 1) * lucid.digamma(a)).sum(-1)
+        return lgamma(a).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) \
+            - ((a - 1) * digamma(a)).sum(-1)
 
 
 class Beta(Distribution):
@@ -214,7 +217,7 @@ class Beta(Distribution):
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
-        self._dirichlet = Dirichlet(lucid.stack([self.concentration1, self.concentration0], -1),
+        self._dirichlet = Dirichlet(stack([self.concentration1, self.concentration0], -1),
                                     validate_args=False)
         super().__init__(self.concentration1.shape, validate_args=validate_args)
 
@@ -241,7 +244,7 @@ class Beta(Distribution):
 
     def log_prob(self, value):
         self._check(value)
-        return self._dirichlet.log_prob(lucid.stack([value, 1.0 - value], -1))
+        return self._dirichlet.log_prob(stack([value, 1.0 - value], -1))
 
     def entropy(self):
         return self._dirichlet.entropy()
@@ -262,19 +265,19 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
-        return lucid.where(self.df > 1, self.loc, math.nan)
+        return where(self.df > 1, self.loc, math.nan)
 
     mode = property(lambda self: self.loc)
 
     @property
     def variance(self):
         v = self.scale.pow(2) * self.df / (self.df - 2)
-        v = lucid.where(self.df > 2, v, math.inf)
-        return lucid.where(self.df > 1, v, math.nan)
+        v = where(self.df > 2, v, math.inf)
+        return where(self.df > 1, v, math.nan)
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        eps = lucid.randn(shape, dtype=self.df.dtype, device=self.df.device)
+        eps = randn(shape, dtype=self.df.dtype, device=self.df.device)
         chi2 = 2 * _standard_gamma((0.5 * self.df).expand(*shape))
         return self.loc + self.scale * eps * (self.df / chi2).sqrt()
 
@@ -282,14 +285,14 @@ class StudentT(Distribution):
         self._check(value)
         z = (value - self.loc) / self.scale
         nu = self.df
-        return lucid.lgamma(0.5 * (nu + 1)) - lucid.lgamma(0.5 * nu) - 0.5 * (nu * math.pi).log() \
+        return lgamma(0.5 * (nu + 1)) - lgamma(0.5 * nu) - 0.5 * (nu * math.pi).log() \
             - self.scale.log() - 0.5 * (nu + 1) * (z * z / nu).log1p()
 
     def entropy(self):
         nu = self.df
-        lbeta = lucid.lgamma(0.5 * nu) + math.lgamma(0.5) - lucid.lgamma(0.5 * (nu + 1))
-        return self.scale.log() + 0.5 * (nu + 1) * (lucid.digamma(0.5 * (nu + 1))
-                                                    - lucid.digamma(0.5 * nu)) \
+        lbeta = lgamma(0.5 * nu) + math.lgamma(0.5) - lgamma(0.5 * (nu + 1))
+        return self.scale.log() + 0.5 * (nu + 1) * (digamma(0.5 * (nu + 1))
+                                                    - digamma(0.5 * nu)) \
             + 0.5 * nu.log() + lbeta
 
 
@@ -308,29 +311,29 @@ class FisherSnedecor(Distribution):
     @property
     def mean(self):
         d2 = self.df2.clamp(min=2.0)
-        return lucid.where(self.df2 > 2, d2 / (d2 - 2), math.nan)
+        return where(self.df2 > 2, d2 / (d2 - 2), math.nan)
 
     @property
     def mode(self):
         d1 = self.df1.clamp(min=2.0)
-        return lucid.where(self.df1 > 2, (d1 - 2) / d1 * self.df2 / (self.df2 + 2), math.nan)
+        return where(self.df1 > 2, (d1 - 2) / d1 * self.df2 / (self.df2 + 2), math.nan)
 
     @property
     def variance(self):
         d1, d2 = self.df1, self.df2.clamp(min=4.0)
         v = 2 * d2.pow(2) * (d1 + d2 - 2) / (d1 * (d2 - 2).pow(2) * (d2 - 4))
-        return lucid.where(self.df2 > 4, v, math.nan)
+        return where(self.df2 > 4, v, math.nan)
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         x1 = _standard_gamma((0.5 * self.df1).expand(*shape)) / self.df1
         x2 = _standard_gamma((0.5 * self.df2).expand(*shape)) / self.df2
-        return (x1 / x2).clamp(min=lucid.finfo(x1.dtype).tiny)
+        return (x1 / x2).clamp(min=finfo(x1.dtype).tiny)
 
     def log_prob(self, value):
         self._check(value)
         a, b = 0.5 * self.df1, 0.5 * self.df2
         ratio = self.df1 / self.df2
-        lbeta = lucid.lgamma(a) + lucid.lgamma(b) - lucid.lgamma(a + b)
+        lbeta = lgamma(a) + lgamma(b) - lgamma(a + b)
         return a * ratio.log() + (a - 1) * value.log() - (a + b) * (ratio * value).log1p() \
             - lbeta

@@ -2,7 +2,7 @@
 
 import math
 
-import lucid
+from ..ops import rand, where
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
@@ -26,46 +26,46 @@ class GeneralizedPareto(Distribution):
     @property
     def support(self):
         xi = self.concentration
-        upper = lucid.where(xi < 0, self.loc - self.scale / self._nonzero(), math.inf)
+        upper = where(xi < 0, self.loc - self.scale / self._nonzero(), math.inf)
         return constraints.interval(self.loc, upper)
 
     def _nonzero(self):
         """:math:`\\xi` with zeros replaced by 1 (their closed form is taken separately)."""
-        return lucid.where(self.concentration == 0, 1.0, self.concentration)
+        return where(self.concentration == 0, 1.0, self.concentration)
 
     def log_prob(self, value):
         self._check(value)
         z = (value - self.loc) / self.scale
         xi = self._nonzero()
         lp = -(1 + 1 / xi) * (xi * z).log1p()
-        lp = lucid.where(self.concentration == 0, -z, lp)
+        lp = where(self.concentration == 0, -z, lp)
         inside = (z >= 0) & ((self.concentration >= 0) | (z <= -1 / xi))
-        return lucid.where(inside, lp - self.scale.log(), -math.inf)
+        return where(inside, lp - self.scale.log(), -math.inf)
 
     def cdf(self, value):
         self._check(value)
         z = ((value - self.loc) / self.scale).clamp(min=0.0)
         xi = self._nonzero()
-        log_survival = lucid.where(self.concentration == 0, -z, -(xi * z).log1p() / xi)
+        log_survival = where(self.concentration == 0, -z, -(xi * z).log1p() / xi)
         return -log_survival.expm1()
 
     def icdf(self, value):
         xi = self._nonzero()
         log_survival = (-value).log1p()
-        z = lucid.where(self.concentration == 0, -log_survival,
+        z = where(self.concentration == 0, -log_survival,
                         (-xi * log_survival).expm1() / xi)
         return self.loc + self.scale * z
 
     def rsample(self, sample_shape=()):
-        u = lucid.rand(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype,
+        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype,
                        device=self.loc.device)
         return self.icdf(u)
 
     @property
     def mean(self):
         finite = self.concentration < 1
-        xi = lucid.where(finite, self.concentration, 0.0)
-        return lucid.where(finite, self.loc + self.scale / (1 - xi), math.inf)
+        xi = where(finite, self.concentration, 0.0)
+        return where(finite, self.loc + self.scale / (1 - xi), math.inf)
 
     mode = property(lambda self: self.loc)
 
@@ -74,9 +74,9 @@ class GeneralizedPareto(Distribution):
         """:math:`\\sigma^2/((1-\\xi)^2(1-2\\xi))` for :math:`\\xi < 1/2`, infinite for
         :math:`1/2 \\le \\xi < 1`, undefined (NaN) beyond, where the mean is infinite."""
         finite = self.concentration < 0.5
-        xi = lucid.where(finite, self.concentration, 0.0)
+        xi = where(finite, self.concentration, 0.0)
         v = self.scale.pow(2) / ((1 - xi).pow(2) * (1 - 2 * xi))
-        return lucid.where(finite, v, lucid.where(self.concentration < 1, math.inf, math.nan))
+        return where(finite, v, where(self.concentration < 1, math.inf, math.nan))
 
     def entropy(self):
         return self.scale.log() + self.concentration + 1

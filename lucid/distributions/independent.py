@@ -1,8 +1,10 @@
 """Reshaping the batch of other distributions: Independent (batch dims reinterpreted as
 event dims) and MixtureSameFamily (a categorical mixture over the rightmost batch dim)."""
 
-import lucid
-from lucid import errors
+from .._tensor import Size
+from ..autograd import no_grad
+from ..ops import broadcast_shapes
+from .. import errors
 
 from . import constraints
 from .categorical import Categorical
@@ -81,7 +83,7 @@ class MixtureSameFamily(Distribution):
             raise errors.ShapeError(
                 f"MixtureSameFamily: the component batch shape {tuple(cb)} must end in the "
                 f"number of mixture components {k}")
-        batch = lucid.broadcast_shapes(mixture_distribution.batch_shape, cb[:-1])
+        batch = broadcast_shapes(mixture_distribution.batch_shape, cb[:-1])
         self._mixture = mixture_distribution
         self._component = component_distribution
         self._event_ndims = len(component_distribution.event_shape)
@@ -94,7 +96,7 @@ class MixtureSameFamily(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = super().expand(batch_shape, _instance)
         k = self._component.batch_shape[-1]
-        new._component = self._component.expand(new.batch_shape + lucid.Size([k]))
+        new._component = self._component.expand(new.batch_shape + Size([k]))
         new._mixture = self._mixture.expand(new.batch_shape)
         return new
 
@@ -127,7 +129,7 @@ class MixtureSameFamily(Distribution):
         return (self._component.cdf(x) * self._mixture.probs).sum(-1)
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
+        with no_grad():
             sample_shape = as_size(sample_shape)
             idx = self._mixture.expand(self.batch_shape).sample(sample_shape)
             comps = self._component.sample(sample_shape)

@@ -5,9 +5,12 @@ closed forms keyed by the pair of distribution types, dispatched to the most spe
 import math
 import warnings
 
-import lucid
-import lucid.nn.functional as F
-from lucid import errors
+from ..ops import broadcast_shapes, digamma, full_like, lgamma, where
+from .. import linalg
+from .. import ops as _ops
+from .. import special
+from ..nn import functional as F
+from .. import errors
 
 from .categorical import Categorical, OneHotCategorical
 from .continuous_bernoulli import ContinuousBernoulli
@@ -67,7 +70,7 @@ def kl_divergence(p, q):
 
 
 def _inf_like(x):
-    return lucid.full_like(x, math.inf)
+    return full_like(x, math.inf)
 
 
 @register_kl(Normal, Normal)
@@ -81,14 +84,14 @@ def _kl_bernoulli_bernoulli(p, q):
     # log p = -softplus(-l), log(1-p) = -softplus(l)
     t1 = p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
     t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
-    t1 = lucid.where(p.probs == 0, 0.0, t1)
-    t2 = lucid.where(p.probs == 1, 0.0, t2)
+    t1 = where(p.probs == 0, 0.0, t1)
+    t2 = where(p.probs == 1, 0.0, t2)
     return t1 + t2
 
 
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
-    if not bool(lucid.all(p.total_count == q.total_count).item()):
+    if not bool(_ops.all(p.total_count == q.total_count).item()):
         raise NotImplementedError("kl_divergence: Binomial || Binomial needs equal total_count")
     return p.total_count * _kl_bernoulli_bernoulli(p, q)
 
@@ -96,8 +99,8 @@ def _kl_binomial_binomial(p, q):
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
     t = p.probs * (p.logits - q.logits)
-    t = lucid.where(p.probs == 0, 0.0, t)
-    t = lucid.where((q.probs == 0) & (p.probs > 0), math.inf, t)
+    t = where(p.probs == 0, 0.0, t)
+    t = where((q.probs == 0) & (p.probs > 0), math.inf, t)
     return t.sum(-1)
 
 
@@ -113,7 +116,7 @@ def _kl_geometric_geometric(p, q):
 
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
-    return lucid.special.xlogy(p.rate, p.rate) - lucid.special.xlogy(p.rate, q.rate) \
+    return special.xlogy(p.rate, p.rate) - special.xlogy(p.rate, q.rate) \
         - (p.rate - q.rate)
 
 
@@ -126,7 +129,7 @@ def _kl_exponential_exponential(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     ap, bp, aq, bq = p.concentration, p.rate, q.concentration, q.rate
-    return (ap - aq) * lucid.digamma(ap) - lucid.lgamma(ap) + lucid.lgamma(aq) \
+    return (ap - aq) * digamma(ap) - lgamma(ap) + lgamma(aq) \
         + aq * (bp.log() - bq.log()) + ap * (bq - bp) / bp
 
 
@@ -134,9 +137,9 @@ def _kl_gamma_gamma(p, q):
 def _kl_dirichlet_dirichlet(p, q):
     ap, aq = p.concentration, q.concentration
     sp = ap.sum(-1)
-    return lucid.lgamma(sp) - lucid.lgamma(aq.sum(-1)) - lucid.lgamma(ap).sum(-1) \
-        + lucid.lgamma(aq).sum(-1) \
-        + ((ap - aq) * (lucid.digamma(ap) - lucid.digamma(sp).unsqueeze(-1))).sum(-1)
+    return lgamma(sp) - lgamma(aq.sum(-1)) - lgamma(ap).sum(-1) \
+        + lgamma(aq).sum(-1) \
+        + ((ap - aq) * (digamma(ap) - digamma(sp).unsqueeze(-1))).sum(-1)
 
 
 @register_kl(Beta, Beta)
@@ -147,7 +150,7 @@ def _kl_beta_beta(p, q):
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
     kl = ((q.high - q.low) / (p.high - p.low)).log()
-    return lucid.where((q.low > p.low) | (q.high < p.high), math.inf, kl)
+    return where((q.low > p.low) | (q.high < p.high), math.inf, kl)
 
 
 @register_kl(Laplace, Laplace)
@@ -167,7 +170,7 @@ def _kl_cauchy_cauchy(p, q):
 def _kl_gumbel_gumbel(p, q):
     ratio = p.scale / q.scale
     a, b = q.loc / q.scale, p.loc / q.scale
-    return -ratio.log() - a + b + ratio * _EULER + (a + lucid.lgamma(1 + ratio) - b).exp() \
+    return -ratio.log() - a + b + ratio * _EULER + (a + lgamma(1 + ratio) - b).exp() \
         - (1 + _EULER)
 
 
@@ -179,12 +182,12 @@ def _kl_mvn_mvn(p, q):
         raise errors.ShapeError("kl_divergence: MultivariateNormal event shapes differ: "
                                 f"{tuple(p.event_shape)} and {tuple(q.event_shape)}")
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-    shape = lucid.broadcast_shapes(Lp.shape, Lq.shape)
+    shape = broadcast_shapes(Lp.shape, Lq.shape)
     Lp_, Lq_ = Lp.expand(*shape), Lq.expand(*shape)
-    trace = lucid.linalg.solve_triangular(Lq_, Lp_, upper=False).pow(2).sum([-2, -1])
+    trace = linalg.solve_triangular(Lq_, Lp_, upper=False).pow(2).sum([-2, -1])
     diff = (q.loc - p.loc)
-    bshape = lucid.broadcast_shapes(shape[:-2], diff.shape[:-1])
-    z = lucid.linalg.solve_triangular(Lq.expand(*bshape, *shape[-2:]),
+    bshape = broadcast_shapes(shape[:-2], diff.shape[:-1])
+    z = linalg.solve_triangular(Lq.expand(*bshape, *shape[-2:]),
                                       diff.expand(*bshape, diff.shape[-1]).unsqueeze(-1),
                                       upper=False).squeeze(-1)
     k = p.event_shape[0]
@@ -203,7 +206,7 @@ def _kl_continuous_bernoulli(p, q):
 def _kl_pareto_pareto(p, q):
     ratio = q.alpha / p.alpha
     kl = q.alpha * (p.scale / q.scale).log() - ratio.log() + ratio - 1
-    return lucid.where(p.scale < q.scale, math.inf, kl)
+    return where(p.scale < q.scale, math.inf, kl)
 
 
 @register_kl(Independent, Independent)
@@ -231,7 +234,7 @@ def _kl_exponential_gamma(p, q):
     # E_p[log x] = -gamma - log(rate), E_p[x] = 1/rate
     a, b = q.concentration, q.rate
     e_log = -_EULER - p.rate.log()
-    return -p.entropy() - a * b.log() + lucid.lgamma(a) - (a - 1) * e_log + b / p.rate
+    return -p.entropy() - a * b.log() + lgamma(a) - (a - 1) * e_log + b / p.rate
 
 
 @register_kl(Gamma, Exponential)
@@ -257,7 +260,7 @@ def _kl_normal_laplace(p, q):
     # E|N(m, s^2)| = s sqrt(2/pi) e^{-m^2/2s^2} + m (1 - 2 Phi(-m/s))
     m, s = p.loc - q.loc, p.scale
     abs_mean = s * math.sqrt(2 / math.pi) * (-(m / s).pow(2) / 2).exp() \
-        + m * (1 - 2 * lucid.special.ndtr(-m / s))
+        + m * (1 - 2 * special.ndtr(-m / s))
     return -p.entropy() + (2 * q.scale).log() + abs_mean / q.scale
 
 
@@ -278,15 +281,15 @@ def _kl_uniform_normal(p, q):
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponential(p, q):
     kl = -p.entropy() - q.rate.log() + q.rate * p.mean
-    return lucid.where(p.low < 0, math.inf, kl)
+    return where(p.low < 0, math.inf, kl)
 
 
 @register_kl(Uniform, Gamma)
 def _kl_uniform_gamma(p, q):
     # E_p[log x] = (b log b - a log a)/(b - a) - 1
     a, b = p.low, p.high
-    xlogx = lucid.special.xlogy
+    xlogx = special.xlogy
     e_log = (xlogx(b, b) - xlogx(a, a)) / (b - a) - 1
     c, r = q.concentration, q.rate
-    kl = -p.entropy() - c * r.log() + lucid.lgamma(c) - (c - 1) * e_log + r * p.mean
-    return lucid.where(p.low < 0, math.inf, kl)
+    kl = -p.entropy() - c * r.log() + lgamma(c) - (c - 1) * e_log + r * p.mean
+    return where(p.low < 0, math.inf, kl)

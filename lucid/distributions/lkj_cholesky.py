@@ -3,8 +3,10 @@ Kurowicka and Joe, 2009)."""
 
 import math
 
-import lucid
-from lucid import errors
+from ..autograd import no_grad
+from ..ops import arange, cat, diag_embed, diagonal, lgamma, randn, zeros
+from .. import special
+from .. import errors
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
@@ -43,28 +45,28 @@ class LKJCholesky(Distribution):
         super().__init__(self.concentration.shape, (dim, dim), validate_args=validate_args)
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
+        with no_grad():
             d, eta = self.dim, self.concentration
             dt, dev = eta.dtype, eta.device
-            k = lucid.arange(1, d, dtype=dt, device=dev)
+            k = arange(1, d, dtype=dt, device=dev)
             y = Beta(0.5 * k, eta.unsqueeze(-1) + 0.5 * (d - 1 - k),
                      validate_args=False).sample(sample_shape)          # (..., d-1)
             shape = tuple(self._extended_shape(sample_shape))
-            u = lucid.randn(shape, dtype=dt, device=dev).tril(-1)[..., 1:, :]
+            u = randn(shape, dtype=dt, device=dev).tril(-1)[..., 1:, :]
             u = u / u.pow(2).sum(-1, keepdim=True).sqrt()
             rows = u * y.sqrt().unsqueeze(-1)
-            rows = rows + lucid.diag_embed((1 - y).sqrt(), offset=1)[..., :-1, :]
-            first = lucid.zeros(shape[:-2] + (1, d), dtype=dt, device=dev)
+            rows = rows + diag_embed((1 - y).sqrt(), offset=1)[..., :-1, :]
+            first = zeros(shape[:-2] + (1, d), dtype=dt, device=dev)
             first[..., 0, 0] = 1.0
-            return lucid.cat([first, rows], -2)
+            return cat([first, rows], -2)
 
     def log_prob(self, value):
         self._check(value)
         d, eta = self.dim, self.concentration
-        i = lucid.arange(2, d + 1, dtype=eta.dtype, device=eta.device)
+        i = arange(2, d + 1, dtype=eta.dtype, device=eta.device)
         power = d - i + 2 * eta.unsqueeze(-1) - 2
-        diag = lucid.diagonal(value, 0, -2, -1)[..., 1:]
+        diag = diagonal(value, 0, -2, -1)[..., 1:]
         alpha = eta + 0.5 * (d - 1)
         log_c = 0.5 * (d - 1) * math.log(math.pi) \
-            + lucid.special.multigammaln(alpha - 0.5, d - 1) - (d - 1) * lucid.lgamma(alpha)
+            + special.multigammaln(alpha - 0.5, d - 1) - (d - 1) * lgamma(alpha)
         return (power * diag.log()).sum(-1) - log_c

@@ -6,7 +6,10 @@ Each samples by the reparameterisation :math:`x = \\mathrm{loc} + \\mathrm{scale
 
 import math
 
-import lucid
+from ..dtypes import finfo
+from ..ops import atan, full_like, rand, randn, tan, where
+from .. import ops as _ops
+from .. import special
 
 from . import constraints
 from .distribution import LOG_2PI, Distribution, broadcast_all
@@ -18,8 +21,8 @@ _EULER = 0.57721566490153286061
 
 def _open_uniform(like, shape):
     """Uniforms on the open interval (0, 1), of ``like``'s dtype and device."""
-    u = lucid.rand(tuple(shape), dtype=like.dtype, device=like.device)
-    return u.clamp(min=lucid.finfo(like.dtype).tiny, max=1 - lucid.finfo(like.dtype).eps)
+    u = rand(tuple(shape), dtype=like.dtype, device=like.device)
+    return u.clamp(min=finfo(like.dtype).tiny, max=1 - finfo(like.dtype).eps)
 
 
 class _LocScale(Distribution):
@@ -44,7 +47,7 @@ class Normal(_LocScale):
     variance = property(lambda self: self.scale.pow(2))
 
     def rsample(self, sample_shape=()):
-        eps = lucid.randn(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype,
+        eps = randn(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype,
                           device=self.loc.device)
         return self.loc + eps * self.scale
 
@@ -55,10 +58,10 @@ class Normal(_LocScale):
 
     def cdf(self, value):
         self._check(value)
-        return lucid.special.ndtr((value - self.loc) / self.scale)
+        return special.ndtr((value - self.loc) / self.scale)
 
     def icdf(self, value):
-        return self.loc + self.scale * lucid.special.ndtri(value)
+        return self.loc + self.scale * special.ndtri(value)
 
     def entropy(self):
         return 0.5 + 0.5 * LOG_2PI + self.scale.log()
@@ -74,8 +77,8 @@ class Laplace(_LocScale):
 
     def rsample(self, sample_shape=()):
         like = self.loc
-        eps = lucid.finfo(like.dtype).eps
-        u = lucid.rand(tuple(self._extended_shape(sample_shape)), dtype=like.dtype,
+        eps = finfo(like.dtype).eps
+        u = rand(tuple(self._extended_shape(sample_shape)), dtype=like.dtype,
                        device=like.device) * 2 - 1
         u = u.clamp(min=-1 + eps, max=1 - eps)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
@@ -105,11 +108,11 @@ class Cauchy(_LocScale):
 
     @property
     def mean(self):
-        return lucid.full_like(self.loc, math.nan)
+        return full_like(self.loc, math.nan)
 
     @property
     def variance(self):
-        return lucid.full_like(self.loc, math.inf)
+        return full_like(self.loc, math.inf)
 
     def log_prob(self, value):
         self._check(value)
@@ -118,10 +121,10 @@ class Cauchy(_LocScale):
 
     def cdf(self, value):
         self._check(value)
-        return lucid.atan((value - self.loc) / self.scale) / math.pi + 0.5
+        return atan((value - self.loc) / self.scale) / math.pi + 0.5
 
     def icdf(self, value):
-        return self.loc + self.scale * lucid.tan(math.pi * (value - 0.5))
+        return self.loc + self.scale * tan(math.pi * (value - 0.5))
 
     def entropy(self):
         return math.log(4 * math.pi) + self.scale.log()
@@ -160,8 +163,8 @@ class Uniform(Distribution):
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
         super().__init__(self.low.shape, validate_args=validate_args)
-        if self._validate_args and not bool(lucid.all(self.low < self.high).item()):
-            from lucid import errors
+        if self._validate_args and not bool(_ops.all(self.low < self.high).item()):
+            from .. import errors
             raise errors.ArgumentError(f"Uniform: parameter low must be less than high, got "
                                        f"low={self.low}, high={self.high}")
 
@@ -170,19 +173,19 @@ class Uniform(Distribution):
         return constraints.half_open_interval(self.low, self.high)
 
     mean = property(lambda self: (self.high + self.low) / 2)
-    mode = property(lambda self: lucid.full_like(self.low, math.nan))
+    mode = property(lambda self: full_like(self.low, math.nan))
     variance = property(lambda self: (self.high - self.low).pow(2) / 12)
     stddev = property(lambda self: (self.high - self.low) / math.sqrt(12))
 
     def rsample(self, sample_shape=()):
-        u = lucid.rand(tuple(self._extended_shape(sample_shape)), dtype=self.low.dtype,
+        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.low.dtype,
                        device=self.low.device)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):
         self._check(value)
         inside = (value >= self.low) & (value < self.high)
-        return lucid.where(inside, -(self.high - self.low).log(), -math.inf)
+        return where(inside, -(self.high - self.low).log(), -math.inf)
 
     def cdf(self, value):
         self._check(value)

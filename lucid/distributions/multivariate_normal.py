@@ -2,8 +2,9 @@
 :math:`L`, :math:`\\Sigma = LL^\\top`) and LowRankMultivariateNormal
 (:math:`\\Sigma = WW^\\top + \\mathrm{diag}(D)`)."""
 
-import lucid
-from lucid import errors
+from ..ops import broadcast_shapes, diag_embed, diagonal, randn
+from .. import linalg
+from .. import errors
 
 from . import constraints
 from .distribution import LOG_2PI, Distribution
@@ -13,15 +14,15 @@ __all__ = ["LowRankMultivariateNormal", "MultivariateNormal"]
 
 def _mahalanobis(L, diff):
     """:math:`\\|L^{-1} d\\|^2` for lower-triangular ``L``, broadcasting batch dims."""
-    shape = lucid.broadcast_shapes(L.shape[:-2], diff.shape[:-1])
+    shape = broadcast_shapes(L.shape[:-2], diff.shape[:-1])
     L = L.expand(*shape, *L.shape[-2:])
     diff = diff.expand(*shape, diff.shape[-1])
-    z = lucid.linalg.solve_triangular(L, diff.unsqueeze(-1), upper=False).squeeze(-1)
+    z = linalg.solve_triangular(L, diff.unsqueeze(-1), upper=False).squeeze(-1)
     return z.pow(2).sum(-1)
 
 
 def _half_logdet(L):
-    return lucid.diagonal(L, 0, -2, -1).log().sum(-1)
+    return diagonal(L, 0, -2, -1).log().sum(-1)
 
 
 class ScaleTrilMatrices:
@@ -47,7 +48,7 @@ class ScaleTrilMatrices:
 
     @property
     def precision_matrix(self):
-        return lucid.linalg.inv(self.covariance_matrix)
+        return linalg.inv(self.covariance_matrix)
 
 
 class MultivariateNormal(ScaleTrilMatrices, Distribution):
@@ -75,16 +76,16 @@ class MultivariateNormal(ScaleTrilMatrices, Distribution):
             raise errors.ShapeError("MultivariateNormal: loc needs at least one dim and "
                                     f"{name} two, got shapes {tuple(loc.shape)} and "
                                     f"{tuple(matrix.shape)}")
-        batch = lucid.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
+        batch = broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         k = loc.shape[-1]
         self.loc = loc.expand(*batch, k)
         self.__dict__[name] = matrix.expand(*batch, k, k)     # validated as given
         if name == "scale_tril":
             self._unbroadcasted_scale_tril = matrix
         elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = lucid.linalg.cholesky(matrix)
+            self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
         else:                                 # Sigma = P^{-1}
-            self._unbroadcasted_scale_tril = lucid.linalg.cholesky(lucid.linalg.inv(matrix))
+            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(matrix))
         super().__init__(batch, (k,), validate_args=validate_args)
 
 
@@ -98,7 +99,7 @@ class MultivariateNormal(ScaleTrilMatrices, Distribution):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        eps = lucid.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
 
     def log_prob(self, value):
@@ -134,7 +135,7 @@ class LowRankMultivariateNormal(Distribution):
                 f"(..., k) for loc (..., k); got {tuple(cov_factor.shape)}, "
                 f"{tuple(cov_diag.shape)}, {tuple(loc.shape)}")
         k = loc.shape[-1]
-        batch = lucid.broadcast_shapes(loc.shape[:-1], cov_factor.shape[:-2], cov_diag.shape[:-1])
+        batch = broadcast_shapes(loc.shape[:-1], cov_factor.shape[:-2], cov_diag.shape[:-1])
         self.loc = loc.expand(*batch, k)
         self.cov_factor = cov_factor.expand(*batch, *cov_factor.shape[-2:])
         self.cov_diag = cov_diag.expand(*batch, k)
@@ -143,15 +144,15 @@ class LowRankMultivariateNormal(Distribution):
     @property
     def covariance_matrix(self):
         W = self.cov_factor
-        return W @ W.mT + lucid.diag_embed(self.cov_diag)
+        return W @ W.mT + diag_embed(self.cov_diag)
 
     @property
     def precision_matrix(self):
-        return lucid.linalg.inv(self.covariance_matrix)
+        return linalg.inv(self.covariance_matrix)
 
     @property
     def scale_tril(self):
-        return lucid.linalg.cholesky(self.covariance_matrix)
+        return linalg.cholesky(self.covariance_matrix)
 
     mean = property(lambda self: self.loc)
     mode = property(lambda self: self.loc)
@@ -160,8 +161,8 @@ class LowRankMultivariateNormal(Distribution):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         r = self.cov_factor.shape[-1]
-        e1 = lucid.randn(shape[:-1] + (r,), dtype=self.loc.dtype, device=self.loc.device)
-        e2 = lucid.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        e1 = randn(shape[:-1] + (r,), dtype=self.loc.dtype, device=self.loc.device)
+        e2 = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + (self.cov_factor @ e1.unsqueeze(-1)).squeeze(-1) \
             + self.cov_diag.sqrt() * e2
 

@@ -4,7 +4,8 @@ RelaxedOneHotCategorical, each a transformed logit-space base distribution."""
 
 import math
 
-import lucid
+from .._tensor import as_tensor
+from ..ops import broadcast_tensors, log_softmax
 
 from . import constraints
 from .discrete import _ProbsOrLogits
@@ -25,7 +26,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         p, l = self._set(probs, logits)
-        self.temperature = lucid.as_tensor(temperature, dtype=p.dtype)
+        self.temperature = as_tensor(temperature, dtype=p.dtype)
         super().__init__(p.shape, validate_args=validate_args)
 
     def rsample(self, sample_shape=()):
@@ -34,7 +35,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits):
 
     def log_prob(self, value):
         self._check(value)
-        logits, value = lucid.broadcast_tensors(self.logits, value)
+        logits, value = broadcast_tensors(self.logits, value)
         diff = logits - value * self.temperature
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
@@ -65,7 +66,7 @@ class ExpRelaxedCategorical(CategoricalWrapper):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self._wrap(probs, logits, validate_args)
-        self.temperature = lucid.as_tensor(temperature, dtype=self.probs.dtype)
+        self.temperature = as_tensor(temperature, dtype=self.probs.dtype)
 
     def expand(self, batch_shape, _instance=None):
         new = super().expand(batch_shape, _instance)
@@ -75,7 +76,7 @@ class ExpRelaxedCategorical(CategoricalWrapper):
     def rsample(self, sample_shape=()):
         u = _open_uniform(self.logits, self._extended_shape(sample_shape))
         gumbels = -(-u.log()).log()
-        return lucid.log_softmax((self.logits + gumbels) / self.temperature, -1)
+        return log_softmax((self.logits + gumbels) / self.temperature, -1)
 
     def log_prob(self, value):
         self._check(value)

@@ -7,7 +7,8 @@ HalfCauchy, Pareto, Weibull, InverseGamma, Kumaraswamy, LogisticNormal.
 
 import math
 
-import lucid
+from ..autograd import no_grad
+from ..ops import digamma, full_like, lgamma, ones_like, where, zeros_like
 
 from . import constraints
 from .distribution import Distribution, broadcast_all, sum_rightmost
@@ -31,7 +32,7 @@ class TransformedDistribution(Distribution):
         if isinstance(transforms, Transform):
             transforms = [transforms]
         if not all(isinstance(t, Transform) for t in transforms):
-            from lucid import errors
+            from .. import errors
             raise errors.ArgumentTypeError("TransformedDistribution: transforms must be a "
                                            f"Transform or a list of them, got {transforms!r}")
         self.base_dist, self.transforms = base_distribution, list(transforms)
@@ -62,7 +63,7 @@ class TransformedDistribution(Distribution):
         return new
 
     def sample(self, sample_shape=()):
-        with lucid.no_grad():
+        with no_grad():
             x = self.base_dist.sample(sample_shape)
             for t in self.transforms:
                 x = t(x)
@@ -144,12 +145,12 @@ class _Folded(TransformedDistribution):
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
     scale = property(lambda self: self.base_dist.scale)
-    mode = property(lambda self: lucid.zeros_like(self.scale))
+    mode = property(lambda self: zeros_like(self.scale))
 
     def log_prob(self, value):
         self._check(value)
         lp = self.base_dist.log_prob(value) + math.log(2)
-        return lucid.where(value >= 0, lp, -math.inf)
+        return where(value >= 0, lp, -math.inf)
 
     def cdf(self, value):
         self._check(value)
@@ -183,8 +184,8 @@ class HalfCauchy(_Folded):
     def __init__(self, scale, validate_args=None):
         super().__init__(Cauchy(0.0, scale, validate_args=validate_args), validate_args)
 
-    mean = property(lambda self: lucid.full_like(self.scale, math.inf))
-    variance = property(lambda self: lucid.full_like(self.scale, math.inf))
+    mean = property(lambda self: full_like(self.scale, math.inf))
+    variance = property(lambda self: full_like(self.scale, math.inf))
 
 
 class Pareto(TransformedDistribution):
@@ -206,7 +207,7 @@ class Pareto(TransformedDistribution):
     @property
     def mean(self):
         a = self.alpha.clamp(min=1.0)
-        return lucid.where(self.alpha > 1, a * self.scale / (a - 1), math.inf)
+        return where(self.alpha > 1, a * self.scale / (a - 1), math.inf)
 
     mode = property(lambda self: self.scale)
 
@@ -214,7 +215,7 @@ class Pareto(TransformedDistribution):
     def variance(self):
         a = self.alpha.clamp(min=2.0)
         v = self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
-        return lucid.where(self.alpha > 2, v, math.inf)
+        return where(self.alpha > 2, v, math.inf)
 
     def entropy(self):
         return (self.scale / self.alpha).log() + 1 / self.alpha + 1
@@ -229,11 +230,11 @@ class Weibull(TransformedDistribution):
 
     def __init__(self, scale, concentration, validate_args=None):
         self.scale, self.concentration = broadcast_all(scale, concentration)
-        base = Exponential(lucid.ones_like(self.scale), validate_args=validate_args)
+        base = Exponential(ones_like(self.scale), validate_args=validate_args)
         super().__init__(base, [PowerTransform(self.concentration.reciprocal()),
                                 AffineTransform(0.0, self.scale)], validate_args=validate_args)
 
-    mean = property(lambda self: self.scale * lucid.lgamma(1 + self.concentration.reciprocal())
+    mean = property(lambda self: self.scale * lgamma(1 + self.concentration.reciprocal())
                     .exp())
 
     @property
@@ -244,8 +245,8 @@ class Weibull(TransformedDistribution):
     @property
     def variance(self):
         k = self.concentration
-        return self.scale.pow(2) * (lucid.lgamma(1 + 2 / k).exp()
-                                    - lucid.lgamma(1 + 1 / k).mul(2).exp())
+        return self.scale.pow(2) * (lgamma(1 + 2 / k).exp()
+                                    - lgamma(1 + 1 / k).mul(2).exp())
 
     def entropy(self):
         k = self.concentration
@@ -261,7 +262,7 @@ class InverseGamma(TransformedDistribution):
 
     def __init__(self, concentration, rate, validate_args=None):
         base = Gamma(concentration, rate, validate_args=validate_args)
-        neg_one = -lucid.ones_like(base.rate)
+        neg_one = -ones_like(base.rate)
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
     concentration = property(lambda self: self.base_dist.concentration)
@@ -270,7 +271,7 @@ class InverseGamma(TransformedDistribution):
     @property
     def mean(self):
         a = self.concentration.clamp(min=1.0)
-        return lucid.where(self.concentration > 1, self.rate / (a - 1), math.inf)
+        return where(self.concentration > 1, self.rate / (a - 1), math.inf)
 
     mode = property(lambda self: self.rate / (self.concentration + 1))
 
@@ -278,11 +279,11 @@ class InverseGamma(TransformedDistribution):
     def variance(self):
         a = self.concentration.clamp(min=2.0)
         v = self.rate.pow(2) / ((a - 1).pow(2) * (a - 2))
-        return lucid.where(self.concentration > 2, v, math.inf)
+        return where(self.concentration > 2, v, math.inf)
 
     def entropy(self):
         a = self.concentration
-        return a + self.rate.log() + lucid.lgamma(a) - (1 + a) * lucid.digamma(a)
+        return a + self.rate.log() + lgamma(a) - (1 + a) * digamma(a)
 
 
 class Kumaraswamy(TransformedDistribution):
@@ -296,14 +297,14 @@ class Kumaraswamy(TransformedDistribution):
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
         a, b = self.concentration1, self.concentration0
-        base = Uniform(lucid.zeros_like(a), lucid.ones_like(a), validate_args=validate_args)
+        base = Uniform(zeros_like(a), ones_like(a), validate_args=validate_args)
         flip = AffineTransform(1.0, -1.0)
         super().__init__(base, [flip, PowerTransform(b.reciprocal()), flip,
                                 PowerTransform(a.reciprocal())], validate_args=validate_args)
 
     def _moment(self, n):
         a, b = self.concentration1, self.concentration0
-        return b * (lucid.lgamma(1 + n / a) + lucid.lgamma(b) - lucid.lgamma(1 + n / a + b)).exp()
+        return b * (lgamma(1 + n / a) + lgamma(b) - lgamma(1 + n / a + b)).exp()
 
     mean = property(lambda self: self._moment(1))
     variance = property(lambda self: self._moment(2) - self._moment(1).pow(2))
@@ -312,11 +313,11 @@ class Kumaraswamy(TransformedDistribution):
     def mode(self):
         a, b = self.concentration1, self.concentration0
         m = ((a - 1) / (a * b - 1)).pow(1 / a)
-        return lucid.where((a < 1) | (b < 1), math.nan, m)
+        return where((a < 1) | (b < 1), math.nan, m)
 
     def entropy(self):
         a, b = self.concentration1, self.concentration0
-        harmonic_b = lucid.digamma(b + 1) + _EULER
+        harmonic_b = digamma(b + 1) + _EULER
         return (1 - 1 / b) + (1 - 1 / a) * harmonic_b - (a * b).log()
 
 

@@ -3,8 +3,11 @@
 
 import math
 
-import lucid
-import lucid.nn.functional as F
+from .._tensor import Size, Tensor, as_tensor
+from ..dtypes import finfo
+from ..ops import arange, broadcast_shapes, diagonal, full_like, sigmoid, softmax, zeros, zeros_like
+from .. import ops as _ops
+from ..nn import functional as F
 
 from . import constraints
 from .distribution import sum_rightmost
@@ -168,7 +171,7 @@ class ComposeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         if not self.parts:
-            return lucid.zeros_like(x)
+            return zeros_like(x)
         total, event_dim = 0.0, self.domain.event_dim
         for p in self.parts:
             y_p = p(x)
@@ -221,7 +224,7 @@ class PowerTransform(Transform):
 
     @property
     def sign(self):
-        return self.exponent.sign() if isinstance(self.exponent, lucid.Tensor) \
+        return self.exponent.sign() if isinstance(self.exponent, Tensor) \
             else (1 if self.exponent > 0 else -1)
 
     def _call(self, x):
@@ -235,7 +238,7 @@ class PowerTransform(Transform):
 
     def __eq__(self, other):
         return isinstance(other, PowerTransform) and bool(
-            lucid.all(lucid.as_tensor(self.exponent == other.exponent)).item())
+            _ops.all(as_tensor(self.exponent == other.exponent)).item())
 
     __hash__ = Transform.__hash__
 
@@ -246,11 +249,11 @@ class SigmoidTransform(Transform):
     domain, codomain, bijective = constraints.real, constraints.unit_interval, True
 
     def _call(self, x):
-        eps = lucid.finfo(x.dtype).eps
-        return lucid.sigmoid(x).clamp(min=eps, max=1 - eps)
+        eps = finfo(x.dtype).eps
+        return sigmoid(x).clamp(min=eps, max=1 - eps)
 
     def _inverse(self, y):
-        eps = lucid.finfo(y.dtype).eps
+        eps = finfo(y.dtype).eps
         y = y.clamp(min=eps, max=1 - eps)
         return y.log() - (-y).log1p()
 
@@ -305,7 +308,7 @@ class AffineTransform(Transform):
 
     @property
     def sign(self):
-        return self.scale.sign() if isinstance(self.scale, lucid.Tensor) \
+        return self.scale.sign() if isinstance(self.scale, Tensor) \
             else (1 if self.scale > 0 else -1)
 
     def _call(self, x):
@@ -316,16 +319,16 @@ class AffineTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         scale = self.scale
-        if isinstance(scale, lucid.Tensor):
+        if isinstance(scale, Tensor):
             result = scale.abs().log()
         else:
-            result = lucid.full_like(x, math.log(abs(scale)))
-        shape = lucid.broadcast_shapes(x.shape, result.shape)
+            result = full_like(x, math.log(abs(scale)))
+        shape = broadcast_shapes(x.shape, result.shape)
         result = result.expand(*shape)
         return sum_rightmost(result, self._event_dim)
 
     def forward_shape(self, shape):
-        return lucid.broadcast_shapes(shape, getattr(self.loc, "shape", ()),
+        return broadcast_shapes(shape, getattr(self.loc, "shape", ()),
                                       getattr(self.scale, "shape", ()))
 
     inverse_shape = forward_shape
@@ -344,7 +347,7 @@ class SoftmaxTransform(Transform):
     codomain = constraints.simplex
 
     def _call(self, x):
-        return lucid.softmax(x, -1)
+        return softmax(x, -1)
 
     def _inverse(self, y):
         return y.log()
@@ -363,10 +366,10 @@ class StickBreakingTransform(Transform):
     @staticmethod
     def _offset(x):
         k = x.shape[-1]
-        return lucid.arange(k, 0, -1, dtype=x.dtype, device=x.device).log()
+        return arange(k, 0, -1, dtype=x.dtype, device=x.device).log()
 
     def _call(self, x):
-        z = lucid.sigmoid(x - self._offset(x))
+        z = sigmoid(x - self._offset(x))
         rest = (1 - z).cumprod(-1)
         pad_one = F.pad(z, (0, 1), value=1.0)
         pad_rest = F.pad(rest, (1, 0), value=1.0)
@@ -376,7 +379,7 @@ class StickBreakingTransform(Transform):
         head = y[..., :-1]
         remaining = 1 - head.cumsum(-1)
         remaining = F.pad(remaining[..., :-1], (1, 0), value=1.0)
-        eps = lucid.finfo(y.dtype).tiny
+        eps = finfo(y.dtype).tiny
         z = (head / remaining.clamp(min=eps))
         return z.log() - (-z).log1p() + self._offset(head)
 
@@ -385,10 +388,10 @@ class StickBreakingTransform(Transform):
         return (-shifted + F.logsigmoid(shifted) + y[..., :-1].log()).sum(-1)
 
     def forward_shape(self, shape):
-        return lucid.Size(list(shape[:-1]) + [shape[-1] + 1])
+        return Size(list(shape[:-1]) + [shape[-1] + 1])
 
     def inverse_shape(self, shape):
-        return lucid.Size(list(shape[:-1]) + [shape[-1] - 1])
+        return Size(list(shape[:-1]) + [shape[-1] - 1])
 
 
 class SoftplusTransform(Transform):
@@ -447,9 +450,9 @@ class ReshapeTransform(Transform):
 
     def __init__(self, in_shape, out_shape, cache_size=0):
         super().__init__(cache_size)
-        self.in_shape, self.out_shape = lucid.Size(in_shape), lucid.Size(out_shape)
+        self.in_shape, self.out_shape = Size(in_shape), Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
-            from lucid import errors
+            from .. import errors
             raise errors.ShapeError(f"ReshapeTransform: in_shape {tuple(in_shape)} and "
                                     f"out_shape {tuple(out_shape)} differ in size")
 
@@ -466,13 +469,13 @@ class ReshapeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         batch = x.shape[:x.dim() - len(self.in_shape)]
-        return lucid.zeros(tuple(batch), dtype=x.dtype, device=x.device)
+        return zeros(tuple(batch), dtype=x.dtype, device=x.device)
 
     def forward_shape(self, shape):
-        return lucid.Size(list(shape[:len(shape) - len(self.in_shape)]) + list(self.out_shape))
+        return Size(list(shape[:len(shape) - len(self.in_shape)]) + list(self.out_shape))
 
     def inverse_shape(self, shape):
-        return lucid.Size(list(shape[:len(shape) - len(self.out_shape)]) + list(self.in_shape))
+        return Size(list(shape[:len(shape) - len(self.out_shape)]) + list(self.in_shape))
 
 
 class LowerCholeskyTransform(Transform):
@@ -482,10 +485,10 @@ class LowerCholeskyTransform(Transform):
     codomain = constraints.lower_cholesky
 
     def _call(self, x):
-        return x.tril(-1) + lucid.diagonal(x, 0, -2, -1).exp().diag_embed()
+        return x.tril(-1) + diagonal(x, 0, -2, -1).exp().diag_embed()
 
     def _inverse(self, y):
-        return y.tril(-1) + lucid.diagonal(y, 0, -2, -1).log().diag_embed()
+        return y.tril(-1) + diagonal(y, 0, -2, -1).log().diag_embed()
 
 
 class CumulativeDistributionTransform(Transform):

@@ -2,8 +2,10 @@
 
 import math
 
-import lucid
-from lucid import errors
+from ..ops import arange, broadcast_shapes, diag_embed, diagonal, digamma, randn, where
+from .. import linalg
+from .. import special
+from .. import errors
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
@@ -35,15 +37,15 @@ class Wishart(ScaleTrilMatrices, Distribution):
         name, matrix = given[0]
         k = matrix.shape[-1]
         (df,) = broadcast_all(df)
-        batch = lucid.broadcast_shapes(matrix.shape[:-2], df.shape)
+        batch = broadcast_shapes(matrix.shape[:-2], df.shape)
         self.df = df.to(matrix.dtype).expand(*batch)
         self.__dict__[name] = matrix.expand(*batch, k, k)
         if name == "scale_tril":
             L = matrix
         elif name == "covariance_matrix":
-            L = lucid.linalg.cholesky(matrix)
+            L = linalg.cholesky(matrix)
         else:
-            L = lucid.linalg.cholesky(lucid.linalg.inv(matrix))
+            L = linalg.cholesky(linalg.inv(matrix))
         self._unbroadcasted_scale_tril = L
         self.arg_constraints = {"df": constraints.greater_than(k - 1),
                                 name: constraints.lower_cholesky if name == "scale_tril"
@@ -60,24 +62,24 @@ class Wishart(ScaleTrilMatrices, Distribution):
     def mode(self):
         k = self.event_shape[0]
         m = (self._df() - k - 1) * self.covariance_matrix
-        return lucid.where(self._df() > k + 1, m, math.nan)
+        return where(self._df() > k + 1, m, math.nan)
 
     @property
     def variance(self):
         """:math:`\\mathrm{Var}(X_{ij}) = \\nu(\\Sigma_{ij}^2 + \\Sigma_{ii}\\Sigma_{jj})`."""
         s = self.covariance_matrix
-        d = lucid.diagonal(s, 0, -2, -1)
+        d = diagonal(s, 0, -2, -1)
         return self._df() * (s.pow(2) + d.unsqueeze(-1) * d.unsqueeze(-2))
 
     def rsample(self, sample_shape=()):
         k = self.event_shape[0]
         shape = tuple(self._extended_shape(sample_shape))[:-2]
         dt, dev = self.df.dtype, self.df.device
-        offsets = lucid.arange(k, dtype=dt, device=dev)
+        offsets = arange(k, dtype=dt, device=dev)
         half_dof = 0.5 * (self.df.unsqueeze(-1) - offsets).expand(*shape, k)
         diag = (2 * _standard_gamma(half_dof)).sqrt()
-        noise = lucid.randn(shape + (k, k), dtype=dt, device=dev).tril(-1)
-        A = noise + lucid.diag_embed(diag)
+        noise = randn(shape + (k, k), dtype=dt, device=dev).tril(-1)
+        A = noise + diag_embed(diag)
         LA = self._unbroadcasted_scale_tril @ A
         return LA @ LA.mT
 
@@ -85,19 +87,19 @@ class Wishart(ScaleTrilMatrices, Distribution):
         self._check(value)
         nu, k = self.df, self.event_shape[0]
         L = self._unbroadcasted_scale_tril
-        shape = lucid.broadcast_shapes(L.shape, value.shape)
-        z = lucid.linalg.solve_triangular(L.expand(*shape), value.expand(*shape), upper=False)
+        shape = broadcast_shapes(L.shape, value.shape)
+        z = linalg.solve_triangular(L.expand(*shape), value.expand(*shape), upper=False)
         # tr(Sigma^{-1} X) = tr(L^{-T} L^{-1} X): solve L Z = X, then L^T W = Z
-        w = lucid.linalg.solve_triangular(L.mT.expand(*shape), z, upper=True)
-        trace = lucid.diagonal(w, 0, -2, -1).sum(-1)
-        logdet_x = lucid.linalg.slogdet(value).logabsdet
+        w = linalg.solve_triangular(L.mT.expand(*shape), z, upper=True)
+        trace = diagonal(w, 0, -2, -1).sum(-1)
+        logdet_x = linalg.slogdet(value).logabsdet
         return 0.5 * (nu - k - 1) * logdet_x - 0.5 * trace - 0.5 * nu * k * math.log(2) \
-            - nu * _half_logdet(L) - lucid.special.multigammaln(0.5 * nu, k)
+            - nu * _half_logdet(L) - special.multigammaln(0.5 * nu, k)
 
     def entropy(self):
         nu, k = self.df, self.event_shape[0]
-        offsets = lucid.arange(k, dtype=nu.dtype, device=nu.device)
-        digammas = lucid.digamma(0.5 * (nu.unsqueeze(-1) - offsets)).sum(-1)
+        offsets = arange(k, dtype=nu.dtype, device=nu.device)
+        digammas = digamma(0.5 * (nu.unsqueeze(-1) - offsets)).sum(-1)
         return (k + 1) * _half_logdet(self._unbroadcasted_scale_tril) \
-            + 0.5 * k * (k + 1) * math.log(2) + lucid.special.multigammaln(0.5 * nu, k) \
+            + 0.5 * k * (k + 1) * math.log(2) + special.multigammaln(0.5 * nu, k) \
             - 0.5 * (nu - k - 1) * digammas + 0.5 * nu * k

@@ -29,6 +29,8 @@ import re
 from .._tensor import Tensor
 from ..errors import ArgumentTypeError, SerializationError
 from ._files import atomic_write
+from ._safetensors import save_safetensors
+from ._save_load import load, save
 
 __all__ = ["save_sharded", "load_sharded"]
 
@@ -112,7 +114,6 @@ def save_sharded(state_dict, directory, *, max_shard_size="5GB", filename="model
         total += nbytes
     os.makedirs(directory, exist_ok=True)
     names = [f"{stem}-{i + 1:05d}-of-{len(shards):05d}{ext}" for i in range(len(shards))]
-    from . import save, save_safetensors
     shard_of = {}
     for name, keys in zip(names, shards):
         part = collections.OrderedDict((k, state_dict[k]) for k in keys)
@@ -164,7 +165,6 @@ def load_sharded(path, map_location=None, *, weights_only=True, mmap=None):
             for v in weight_map.values()):
         raise SerializationError(f"load_sharded: {index_path!r} has a weight_map that is not "
                                  "a map of names to shard file names in its folder")
-    from . import load
     folder = os.path.dirname(index_path)
     parts = {}
     for shard in dict.fromkeys(weight_map.values()):

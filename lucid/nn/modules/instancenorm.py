@@ -6,7 +6,7 @@ import warnings
 
 from ...errors import ShapeError
 from .. import functional as F
-from .batchnorm import _NormBase
+from ._norm_base import _NormBase
 from .lazy_norm import _LazyNorm
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",

@@ -8,7 +8,7 @@ from ... import dtypes as _dt
 from ..._tensor import tensor
 from ...ops import empty
 from ..parameter import UninitializedBuffer, UninitializedParameter, _Uninitialized
-from .batchnorm import _NormBase
+from ._norm_base import _NormBase
 
 __all__ = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...autograd.grad_mode import no_grad
 from ...errors import ShapeError
 from ...ops import cat, full
-from .batchnorm import _BatchNorm
+from ._norm_base import _BatchNorm
 
 __all__ = ["SyncBatchNorm"]
 

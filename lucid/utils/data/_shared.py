@@ -18,7 +18,7 @@ import pickle
 import socket
 from multiprocessing import reduction
 
-import lucid
+from ..._tensor import Tensor, from_numpy
 from ... import dtypes as _dt
 from ...backend import host
 
@@ -40,7 +40,7 @@ class _Pickler(reduction.ForkingPickler):
         self._fds = fds
 
     def persistent_id(self, obj):
-        if self._fds is None or type(obj) is not lucid.Tensor or \
+        if self._fds is None or type(obj) is not Tensor or \
                 obj.device.type != "cpu" or obj.nbytes < MIN_BYTES:
             return None
         src = obj.numpy(force=True)
@@ -69,7 +69,7 @@ class _Unpickler(pickle.Unpickler):
             count *= s
         mm = mmap.mmap(self._fds[i], count * dt.itemsize)
         a = host.from_buffer(memoryview(mm), dt, shape)
-        t = lucid.from_numpy(a)
+        t = from_numpy(a)
         return t.requires_grad_() if requires_grad else t
 
 

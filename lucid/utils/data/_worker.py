@@ -16,7 +16,7 @@ import random
 import sys
 import traceback
 
-import lucid
+from ...random import manual_seed
 from ._shared import StreamBroken
 from .collate import default_collate
 
@@ -189,7 +189,7 @@ def seed_worker(seed):
     """Seed this process's generators: lucid's, Python's ``random`` and, when NumPy has
     been imported, its legacy global one (whose seeds are 32-bit)."""
     random.seed(seed)
-    lucid.manual_seed(seed)
+    manual_seed(seed)
     np = sys.modules.get("numpy")
     if np is not None:
         np.random.seed(seed % (1 << 32))

@@ -18,7 +18,9 @@ import importlib
 import sys
 import types
 
-import lucid
+from ..._tensor import Tensor, as_tensor, tensor
+from ...dtypes import float64
+from ...ops import stack
 from ...backend import host
 from ...errors import ArgumentTypeError, ShapeError
 
@@ -37,19 +39,19 @@ def default_collate(batch):
     position (tuples become lists, as in PyTorch). Samples of sequences must be of equal
     length."""
     elem = batch[0]
-    if isinstance(elem, lucid.Tensor):
-        return lucid.stack(batch, 0)
+    if isinstance(elem, Tensor):
+        return stack(batch, 0)
     kind = host.array_kind(elem)
     if kind in ("array", "scalar"):
-        return lucid.stack([lucid.as_tensor(b) for b in batch], 0)
+        return stack([as_tensor(b) for b in batch], 0)
     if kind == "bad":
         raise ArgumentTypeError(f"default_collate: batch must contain tensors, numpy arrays, "
                                 f"numbers, dicts or lists; found a numpy array of dtype "
                                 f"{elem.dtype}")
     if isinstance(elem, float):
-        return lucid.tensor(batch, dtype=lucid.float64)
+        return tensor(batch, dtype=float64)
     if isinstance(elem, int):
-        return lucid.tensor(batch)
+        return tensor(batch)
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
@@ -79,11 +81,11 @@ def default_collate(batch):
 def default_convert(data):
     """NumPy arrays and scalars in ``data`` as tensors, recursively through dicts,
     namedtuples and sequences (tuples become lists); everything else unchanged."""
-    if isinstance(data, lucid.Tensor):
+    if isinstance(data, Tensor):
         return data
     kind = host.array_kind(data)
     if kind in ("array", "scalar"):
-        return lucid.as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, (str, bytes)) or kind == "bad":
         return data
     if isinstance(data, collections.abc.Mapping):

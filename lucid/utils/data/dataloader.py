@@ -21,7 +21,8 @@ import signal
 import time
 import weakref
 
-import lucid
+from ..._tensor import Tensor
+from ...ops import randint
 from ...errors import ArgumentError
 from . import _shared, _worker
 from .collate import default_collate, default_convert
@@ -52,7 +53,7 @@ class _InfiniteConstantSampler(Sampler):
 
 def _pin(data):
     """``data`` with every tensor in page-locked memory (``Tensor.pin_memory``)."""
-    if isinstance(data, lucid.Tensor):
+    if isinstance(data, Tensor):
         return data.pin_memory()
     if isinstance(data, dict):
         return type(data)({k: _pin(v) for k, v in data.items()})
@@ -208,7 +209,7 @@ class _BaseIter:
 
     def _reset(self, loader, first=False):
         self._sampler_iter = iter(loader._index_sampler)
-        self._base_seed = lucid.randint(0, 1 << 62, (), generator=loader.generator).item()
+        self._base_seed = randint(0, 1 << 62, (), generator=loader.generator).item()
 
     def __iter__(self):
         return self

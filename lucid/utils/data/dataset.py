@@ -9,7 +9,9 @@ import math
 import numbers
 import warnings
 
-import lucid
+from ..._tensor import Tensor, tensor
+from ...dtypes import int64
+from ...ops import randperm
 from ...errors import ArgumentError, ArgumentTypeError, ShapeError
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
@@ -49,7 +51,7 @@ class TensorDataset(Dataset):
         if not tensors:
             raise ArgumentError("TensorDataset: expected at least one tensor")
         for t in tensors:
-            if not isinstance(t, lucid.Tensor):
+            if not isinstance(t, Tensor):
                 raise ArgumentTypeError(f"TensorDataset: expected tensors, got "
                                         f"{type(t).__name__}")
             if t.ndim == 0:
@@ -74,7 +76,7 @@ class TensorDataset(Dataset):
         as one gather per tensor; None for a subclass with its own ``__getitem__``."""
         if type(self).__getitem__ is not TensorDataset.__getitem__:
             return None
-        return lambda indices: [t[lucid.tensor(indices, dtype=lucid.int64)]
+        return lambda indices: [t[tensor(indices, dtype=int64)]
                                 for t in self.tensors]
 
 
@@ -210,7 +212,7 @@ def random_split(dataset, lengths, generator=None):
     ``lengths`` (counts, or fractions summing to 1), drawing the permutation from
     ``generator`` (default: Lucid's default generator)."""
     counts = _split_lengths(lengths, len(dataset))
-    perm = lucid.randperm(sum(counts), generator=generator, device="cpu").tolist()
+    perm = randperm(sum(counts), generator=generator, device="cpu").tolist()
     out, start = [], 0
     for c in counts:
         out.append(Subset(dataset, perm[start:start + c]))

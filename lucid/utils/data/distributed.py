@@ -4,8 +4,10 @@ dataset, as ``torch.utils.data.distributed.DistributedSampler``."""
 from __future__ import annotations
 
 import math
+import sys
 
-import lucid
+from ...ops import randperm
+from ...random import Generator
 from ...errors import ArgumentError
 from .sampler import Sampler
 
@@ -13,8 +15,8 @@ __all__ = ["DistributedSampler"]
 
 
 def _process_group(what):
-    """World size or rank from ``lucid.distributed``, when it exists and is initialised."""
-    dist = getattr(lucid, "distributed", None)
+    """World size or rank from ``lucid.distributed``, when it was imported and initialised."""
+    dist = sys.modules.get("lucid.distributed")
     if dist is None or not dist.is_available() or not dist.is_initialized():
         raise ArgumentError(f"DistributedSampler: {what} not given and no initialized "
                             "lucid.distributed process group to take it from")
@@ -50,8 +52,8 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            g = lucid.Generator().manual_seed(self.seed + self.epoch)
-            indices = lucid.randperm(n, generator=g, device="cpu").tolist()
+            g = Generator().manual_seed(self.seed + self.epoch)
+            indices = randperm(n, generator=g, device="cpu").tolist()
         else:
             indices = list(range(n))
         if self.drop_last:

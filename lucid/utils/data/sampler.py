@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import numbers
 
-import lucid
+from ..._tensor import as_tensor
+from ...dtypes import float64
+from ...ops import multinomial, randint, randperm
+from ...random import Generator
 from ...errors import ArgumentError, ArgumentTypeError, ShapeError
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
@@ -34,8 +37,8 @@ def _pass_generator(generator):
     """The generator for one pass: ``generator``, or a new one seeded from the default."""
     if generator is not None:
         return generator
-    seed = lucid.randint(0, 1 << 62, ()).item()
-    return lucid.Generator().manual_seed(seed)
+    seed = randint(0, 1 << 62, ()).item()
+    return Generator().manual_seed(seed)
 
 
 class Sampler:
@@ -83,13 +86,13 @@ class RandomSampler(Sampler):
             if n == 0:
                 raise ArgumentError("RandomSampler: can't draw with replacement from an "
                                     "empty data source")
-            yield from lucid.randint(0, n, (k,), generator=g).tolist()
+            yield from randint(0, n, (k,), generator=g).tolist()
             return
         if n == 0:
             return
         for _ in range(k // n):
-            yield from lucid.randperm(n, generator=g, device="cpu").tolist()
-        yield from lucid.randperm(n, generator=g, device="cpu").tolist()[:k % n]
+            yield from randperm(n, generator=g, device="cpu").tolist()
+        yield from randperm(n, generator=g, device="cpu").tolist()[:k % n]
 
     def __len__(self):
         return self.num_samples
@@ -104,7 +107,7 @@ class SubsetRandomSampler(Sampler):
 
     def __iter__(self):
         g = _pass_generator(self.generator)
-        for i in lucid.randperm(len(self.indices), generator=g, device="cpu").tolist():
+        for i in randperm(len(self.indices), generator=g, device="cpu").tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -118,7 +121,7 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         self.num_samples = _positive_int(num_samples, "num_samples", "WeightedRandomSampler")
         self.replacement = _bool(replacement, "replacement", "WeightedRandomSampler")
-        w = lucid.as_tensor(weights, dtype=lucid.float64)
+        w = as_tensor(weights, dtype=float64)
         if w.ndim != 1:
             raise ShapeError(f"WeightedRandomSampler: weights should be a 1-D sequence, "
                              f"got shape {tuple(w.shape)}")
@@ -127,7 +130,7 @@ class WeightedRandomSampler(Sampler):
 
     def __iter__(self):
         g = _pass_generator(self.generator)
-        yield from lucid.multinomial(self.weights, self.num_samples, self.replacement,
+        yield from multinomial(self.weights, self.num_samples, self.replacement,
                                      generator=g).tolist()
 
     def __len__(self):
