@@ -16,6 +16,8 @@ import os
 from . import dtypes as _dt
 from ._device import CPU, device as _device_cls
 from .errors import DeviceMismatchError, DTypeError, ShapeError
+from ._tensor import Tensor as _Tensor
+from ._tensor import tensor as _tensor_of
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state"]
@@ -72,15 +74,13 @@ class Generator:
 
     def get_state(self):
         """The full state as a 1-D uint8 CPU tensor (the seed, then the backend state)."""
-        from ._tensor import tensor
         raw = self._seed.to_bytes(8, "little") + self._device.backend.rng_get_state(self._impl)
-        return tensor(list(raw), dtype=_dt.uint8)
+        return _tensor_of(list(raw), dtype=_dt.uint8)
 
     def set_state(self, new_state) -> "Generator":
         """Restore a state given by :meth:`get_state`; returns ``self``."""
-        from ._tensor import Tensor
-        if not isinstance(new_state, Tensor) or new_state.dtype is not _dt.uint8:
-            got = new_state.dtype.name if isinstance(new_state, Tensor) else \
+        if not isinstance(new_state, _Tensor) or new_state.dtype is not _dt.uint8:
+            got = new_state.dtype.name if isinstance(new_state, _Tensor) else \
                 type(new_state).__name__
             raise DTypeError(f"set_state: RNG state must be a uint8 tensor, got {got}")
         raw = bytes(new_state.reshape(-1).tolist())

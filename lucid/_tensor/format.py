@@ -30,6 +30,7 @@ import math
 
 from .. import dtypes as _dt
 from ..errors import ArgumentError
+from .._device import get_default_device
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -252,7 +253,6 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(t) -> str:
-    from .._device import get_default_device
     prefix = "tensor("
     indent = len(prefix)
     dt = t._dtype

@@ -27,6 +27,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..errors import ArgumentError, ArgumentTypeError
 from ..ops import full, isfinite, stack, where
+from .. import cuda
 
 __all__ = ["GradScaler", "OptState"]
 
@@ -58,7 +59,7 @@ class GradScaler:
             raise ArgumentError(f"GradScaler: device must be 'cpu' or 'cuda', got {device!r}")
         self._device = device
         self._enabled = bool(enabled)
-        if self._enabled and device == "cuda" and not _cuda_available():
+        if self._enabled and device == "cuda" and not cuda.is_available():
             warnings.warn("GradScaler is enabled, but CUDA is not available. Disabling.",
                           stacklevel=2)
             self._enabled = False
@@ -298,8 +299,4 @@ def _combined(flags, dev):
 
 
 def _cuda_available():
-    try:
-        from .. import cuda
-    except ImportError:
-        return False
     return cuda.is_available()

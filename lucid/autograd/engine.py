@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from .._tensor.tensor import _device_of
 from ..errors import AutogradError, DeviceMismatchError, ShapeError
 from .graph import AccumulateGrad, accumulator_of
+from .batched import batched_grad
 
 __all__ = ["backward", "grad", "run_backward"]
 
@@ -408,7 +409,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     (see :mod:`lucid.autograd.batched`).
     """
     if is_grads_batched:
-        from .batched import batched_grad
         if allow_unused is None:
             allow_unused = materialize_grads
         return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,

@@ -12,6 +12,7 @@ real and imaginary parts (SUM and AVG).
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .. import cuda
 from .._device import device as _device
 from ..backend import nccl as _nccl
 from ..errors import DistributedError
@@ -19,6 +20,7 @@ from ..ops import zeros
 from .group import ProcessGroup
 from .rendezvous import env_int, share
 from .work import ReduceOp, Work, done
+from .._tensor import tensor
 
 __all__ = ["NCCLGroup"]
 
@@ -42,8 +44,7 @@ class NCCLGroup(ProcessGroup):
     def world(cls, timeout, rank, world_size, init_method, device_id):
         op = "init_process_group"
         _nccl.load(op)
-        import lucid.cuda
-        if not lucid.cuda.is_available():
+        if not cuda.is_available():
             raise DistributedError(f"{op}: the 'nccl' backend needs a CUDA GPU; none is "
                                    "visible (use backend='mpi' for CPU tensors)")
         rank = env_int(("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"), op) \
@@ -58,10 +59,10 @@ class NCCLGroup(ProcessGroup):
             raise DistributedError(f"{op}: rank {rank} is not in [0, {size})")
         if device_id is None:
             local = env_int(("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"), op, rank)
-            dev = _device("cuda", local % lucid.cuda.device_count())
+            dev = _device("cuda", local % cuda.device_count())
         else:
             dev = _device(device_id)
-        lucid.cuda.set_device(dev)
+        cuda.set_device(dev)
         addr = port = None
         if init_method is not None:
             if not str(init_method).startswith("tcp://"):
@@ -94,13 +95,11 @@ class NCCLGroup(ProcessGroup):
     # -- queueing ------------------------------------------------------------------------
 
     def _stream(self):
-        import lucid.cuda
-        return lucid.cuda.current_stream(self.dev).cuda_stream
+        return cuda.current_stream(self.dev).cuda_stream
 
     def _queue(self, op, calls, *bufs):
         """Queue ``calls`` (each ``f(stream)``), grouped when several, and a Work that
         waits on an event after them."""
-        import lucid.cuda
         if all(b.numel() == 0 for b in bufs):
             return done(self, op)            # NCCL is not asked to move nothing
         stream = self._stream()
@@ -115,8 +114,8 @@ class NCCLGroup(ProcessGroup):
                 if len(calls) > 1:
                     _nccl.group_end()
         self._guard(op, launch)
-        event = lucid.cuda.Event()
-        event.record(lucid.cuda.current_stream(self.dev))
+        event = cuda.Event()
+        event.record(cuda.current_stream(self.dev))
 
         def test(bufs=bufs):
             self.comm.check_async_error()
@@ -220,7 +219,6 @@ class NCCLGroup(ProcessGroup):
     def split(self, ranks, timeout):
         """All ranks of this group call it: group rank 0 of the new group makes the id and
         broadcasts it over this group's communicator as 128 bytes."""
-        from .._tensor import tensor
         lead = ranks[0]
         uid = zeros(_nccl.UNIQUE_ID_BYTES, dtype=_dt.uint8, device=self.dev)
         if self.global_rank == lead:

@@ -12,6 +12,7 @@ import struct
 import time
 
 from ..errors import ArgumentError, DistributedError, DistributedTimeoutError
+from .mpi import load_mpi
 
 __all__ = ["share", "launched_by_mpi"]
 
@@ -26,7 +27,6 @@ def share(payload, rank, world_size, timeout, addr=None, port=None):
     if world_size == 1:
         return payload
     if launched_by_mpi():
-        from .mpi import load_mpi
         return load_mpi("init_process_group").COMM_WORLD.bcast(payload, root=0)
     addr = addr or os.environ.get("MASTER_ADDR")
     port = port or os.environ.get("MASTER_PORT")

@@ -14,6 +14,9 @@ import warnings
 from ..errors import ArgumentError, DistributedError
 from .group import GroupMember, group
 from .work import _seconds
+from .nccl import NCCLGroup
+from .mpi import MPIGroup
+from ..backend import nccl
 
 __all__ = ["init_process_group", "destroy_process_group", "is_initialized", "is_available",
            "is_mpi_available", "is_nccl_available", "get_rank", "get_world_size",
@@ -38,7 +41,6 @@ def is_mpi_available() -> bool:
 
 def is_nccl_available() -> bool:
     """Whether CuPy's NCCL bindings load on this machine."""
-    from ..backend import nccl
     return nccl.available()
 
 
@@ -66,14 +68,12 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     backend = str(backend).lower()
     limit = _seconds(default_pg_timeout if timeout is None else timeout)
     if backend == "mpi":
-        from .mpi import MPIGroup
         pg = MPIGroup.world(limit)
         for name, want, got in (("world_size", world_size, pg.size), ("rank", rank, pg.rank)):
             if want not in (-1, None) and want != got:
                 raise DistributedError(f"init_process_group: {name}={want} given, but MPI "
                                        f"launched this process with {name} {got}")
     elif backend == "nccl":
-        from .nccl import NCCLGroup
         pg = NCCLGroup.world(limit, rank, world_size, init_method, device_id)
     else:
         raise ArgumentError(f"init_process_group: unknown backend {backend!r}, expected "

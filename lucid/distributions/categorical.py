@@ -12,6 +12,8 @@ from ..nn import functional as F
 from . import constraints
 from .discrete import _ProbsOrLogits
 from .distribution import Distribution, as_size
+from .discrete import Binomial
+from .. import errors
 
 __all__ = ["Categorical", "CategoricalWrapper", "Multinomial", "OneHotCategorical",
            "OneHotCategoricalStraightThrough"]
@@ -27,7 +29,6 @@ class Categorical(_ProbsOrLogits):
     def __init__(self, probs=None, logits=None, validate_args=None):
         given = probs if probs is not None else logits
         if given is not None and given.dim() < 1:
-            from .. import errors
             raise errors.ShapeError(f"{type(self).__name__}: parameter "
                                     f"{'probs' if probs is not None else 'logits'} must have "
                                     "at least one dim, got a scalar")
@@ -135,7 +136,6 @@ class Multinomial(CategoricalWrapper):
     :math:`P(x) = \\frac{n!}{\\prod x_i!} \\prod p_i^{x_i}`, :math:`\\sum x_i = n`."""
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
-            from .. import errors
             raise errors.ArgumentTypeError("Multinomial: total_count must be an int, got "
                                            f"{type(total_count).__name__}")
         self.total_count = total_count
@@ -163,7 +163,6 @@ class Multinomial(CategoricalWrapper):
     def entropy(self):
         """By enumeration of the binomial marginals (as torch):
         :math:`H = -\\log n! - n\\sum p_i\\log p_i + \\sum_i E[\\log x_i!]`."""
-        from .discrete import Binomial
         n = self.total_count
         binom = Binomial(n, probs=self.probs, validate_args=False)
         support = binom.enumerate_support(expand=False)[1:]

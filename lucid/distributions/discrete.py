@@ -9,6 +9,8 @@ from ..nn import functional as F
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
+from .gamma import Gamma
+from .. import errors
 
 __all__ = ["Bernoulli", "Binomial", "Geometric", "NegativeBinomial", "Poisson",
            "probs_and_logits"]
@@ -17,7 +19,6 @@ __all__ = ["Bernoulli", "Binomial", "Geometric", "NegativeBinomial", "Poisson",
 def probs_and_logits(name, probs, logits, is_binary=True):
     """Both parametrisations from the one given: binary ``logit(p)`` / ``sigmoid(l)``, or
     categorical ``log p`` (normalised) / ``softmax(l)``."""
-    from .. import errors
     if (probs is None) == (logits is None):
         raise errors.ArgumentError(f"{name}: give exactly one of probs or logits, got "
                                    f"{'both' if probs is not None else 'neither'}")
@@ -225,7 +226,6 @@ class NegativeBinomial(_ProbsOrLogits):
     variance = property(lambda self: self.mean / sigmoid(-self.logits))
 
     def sample(self, sample_shape=()):
-        from .gamma import Gamma
         with no_grad():
             rate = Gamma(self.total_count, (-self.logits).exp(),
                          validate_args=False).sample(sample_shape)

@@ -20,6 +20,7 @@ from ..autograd import Function
 
 from . import constraints
 from .distribution import Distribution, broadcast_all
+from .. import errors
 
 __all__ = ["Beta", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "StudentT"]
 
@@ -160,7 +161,6 @@ class Dirichlet(Distribution):
 
     def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
-            from .. import errors
             raise errors.ShapeError("Dirichlet: parameter concentration must have at least "
                                     f"one dim, got shape {tuple(concentration.shape)}")
         self.concentration = concentration

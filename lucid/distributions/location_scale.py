@@ -13,6 +13,7 @@ from .. import special
 
 from . import constraints
 from .distribution import LOG_2PI, Distribution, broadcast_all
+from .. import errors
 
 __all__ = ["Cauchy", "Gumbel", "Laplace", "Normal", "Uniform"]
 
@@ -164,7 +165,6 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
         super().__init__(self.low.shape, validate_args=validate_args)
         if self._validate_args and not bool(_ops.all(self.low < self.high).item()):
-            from .. import errors
             raise errors.ArgumentError(f"Uniform: parameter low must be less than high, got "
                                        f"low={self.low}, high={self.high}")
 

@@ -17,6 +17,7 @@ from .independent import Independent
 from .location_scale import Cauchy, Normal, Uniform
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
                          PowerTransform, StickBreakingTransform, Transform)
+from .. import errors
 
 __all__ = ["HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogNormal",
            "LogisticNormal", "Pareto", "TransformedDistribution", "Weibull"]
@@ -32,7 +33,6 @@ class TransformedDistribution(Distribution):
         if isinstance(transforms, Transform):
             transforms = [transforms]
         if not all(isinstance(t, Transform) for t in transforms):
-            from .. import errors
             raise errors.ArgumentTypeError("TransformedDistribution: transforms must be a "
                                            f"Transform or a list of them, got {transforms!r}")
         self.base_dist, self.transforms = base_distribution, list(transforms)

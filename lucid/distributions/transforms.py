@@ -11,6 +11,7 @@ from ..nn import functional as F
 
 from . import constraints
 from .distribution import sum_rightmost
+from .. import errors
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
@@ -452,7 +453,6 @@ class ReshapeTransform(Transform):
         super().__init__(cache_size)
         self.in_shape, self.out_shape = Size(in_shape), Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
-            from .. import errors
             raise errors.ShapeError(f"ReshapeTransform: in_shape {tuple(in_shape)} and "
                                     f"out_shape {tuple(out_shape)} differ in size")
 

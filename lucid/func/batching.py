@@ -44,6 +44,9 @@ from .._tensor import Tensor
 from ..ops.core import registry
 from . import _batched as _b
 from ._batched import VmapError
+from ..ops.core.base import to_tensor
+from ..ops import arange
+from ..ops.core.base import broadcast_shapes
 
 __all__ = ["RULES", "batched_apply", "batched_inplace", "batched_ops"]
 
@@ -209,7 +212,6 @@ def _elementwise(cls, vals, bat, params, level):
 
 
 def _bshape(args):
-    from ..ops.core.base import broadcast_shapes
     return broadcast_shapes(*[tuple(a.shape) for a in args if isinstance(a, Tensor)])
 
 
@@ -447,14 +449,12 @@ def _full(e, n):
 
 
 def _arange(n, like):
-    from ..ops import arange
     return arange(n, device=like._device)
 
 
 def _const(a, like):
     """Array param ``a`` as a Tensor: the batched tensor of a lower level it stands for,
     else a copy."""
-    from ..ops.core.base import to_tensor
     t = _b.batched_of(a)
     return t if t is not None else to_tensor(a, like)
 

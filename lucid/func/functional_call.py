@@ -4,8 +4,9 @@ was; ``stack_module_state``: the parameters and buffers of several like modules 
 
 from __future__ import annotations
 
-from .._tensor import Tensor
 from ..errors import ArgumentError
+from ..nn.utils.stateless import _functional_call
+from ..ops import stack
 
 __all__ = ["functional_call", "stack_module_state"]
 
@@ -23,64 +24,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *,
     module's, which makes it the building block of ``grad`` / ``vmap`` over parameters
     (per-sample gradients, model ensembles).
     """
-    dicts = (parameter_and_buffer_dicts,) if isinstance(parameter_and_buffer_dicts, dict) \
-        else tuple(parameter_and_buffer_dicts)
-    given = {}
-    for d in dicts:
-        if not isinstance(d, dict):
-            raise ArgumentError(f"functional_call: expected a dict or a sequence of dicts of "
-                                f"tensors, got {type(d).__name__}")
-        for k, v in d.items():
-            if k in given:
-                raise ArgumentError(f"functional_call: {k!r} appears in more than one dict")
-            if not isinstance(v, Tensor):
-                raise ArgumentError(f"functional_call: {k!r} must be a Tensor, got "
-                                    f"{type(v).__name__}")
-            given[k] = v
-    slots = _slots(module)
-    unknown = sorted(set(given) - set(slots))
-    if unknown:
-        raise ArgumentError(f"functional_call: {type(module).__name__} has no parameters or "
-                            f"buffers named {unknown}")
-    if tie_weights:
-        by_tensor = {}
-        for name, (_, _, t) in slots.items():
-            by_tensor.setdefault(id(t), []).append(name)
-        for name in list(given):
-            for other in by_tensor[id(slots[name][2])]:
-                if other in given and given[other] is not given[name]:
-                    raise ArgumentError(f"functional_call: {name!r} and {other!r} are tied "
-                                        "but were given different tensors")
-                given.setdefault(other, given[name])
-    if strict:
-        missing = sorted(set(slots) - set(given))
-        if missing:
-            raise ArgumentError(f"functional_call: strict=True but no tensors were given for "
-                                f"{missing}")
-    saved = []
-    try:
-        for name, t in given.items():
-            store, key, old = slots[name]
-            saved.append((store, key, old))
-            store[key] = t
-        if not isinstance(args, tuple):
-            args = (args,)
-        return module(*args, **(kwargs or {}))
-    finally:
-        for store, key, old in reversed(saved):
-            store[key] = old
-
-
-def _slots(module):
-    """Every parameter and buffer name (with duplicates of tied tensors) ->
-    ``(the dict holding it, its key there, the tensor)``."""
-    out = {}
-    for prefix, m in module.named_modules(remove_duplicate=False):
-        for store in (m._parameters, m._buffers):
-            for k, t in store.items():
-                if t is not None:
-                    out[f"{prefix}.{k}" if prefix else k] = (store, k, t)
-    return out
+    return _functional_call(module, parameter_and_buffer_dicts, args, kwargs,
+                            tie_weights=tie_weights, strict=strict)
 
 
 def stack_module_state(models):
@@ -88,7 +33,6 @@ def stack_module_state(models):
     structure) stacked along a new dim 0. The stacked parameters are new leaves (requiring
     grad where the originals do); ``vmap(lambda p, b, x: functional_call(model, (p, b),
     (x,)), in_dims=(0, 0, None))`` then runs the whole ensemble at once."""
-    from ..ops import stack
     models = list(models)
     if not models:
         raise ArgumentError("stack_module_state: expected at least one module")

@@ -19,6 +19,7 @@ from . import _batched as _b
 from . import batching  # noqa: F401  (installs the batching hook)
 from ._batched import VmapError
 from ._pytree import flatten, prefix_leaves, unflatten
+from ..ops import cat
 
 __all__ = ["vmap"]
 
@@ -94,7 +95,6 @@ def _in_dims(in_dims, args):
 
 def _chunked(func, in_dims, out_dims, randomness, args, kwargs, chunk):
     """vmap over slices of ``chunk`` entries, the outputs concatenated along out_dims."""
-    from ..ops import cat
     dims = _in_dims(in_dims, args)
     leaves, spec = flatten(args)
     sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None and

@@ -24,6 +24,7 @@ from .._hooks import RemovableHandle
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..errors import ArgumentError, ArgumentTypeError, ShapeError
+from .._tensor.factory import tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -385,7 +386,6 @@ def check_flags(opt, differentiable):
 
 def host_scalar(value, dtype=None):
     """A 0-d CPU tensor holding ``value`` (scalar state: step, mu_product, eta, mu)."""
-    from .._tensor.factory import tensor
     return tensor(float(value), dtype=dtype or scalar_dtype())
 
 

@@ -14,6 +14,12 @@ import re
 
 from .. import dtypes as _dt
 from ..errors import SerializationError
+from ..nn import parameter
+from ..nn import functional
+from .. import nn
+from .._tensor import Size
+from .._device import device
+from . import _rebuild as r
 
 __all__ = ["TorchName", "StorageType", "STORAGE_TYPES", "DTYPE_NAMES", "torch_counterpart",
            "UNTYPED"]
@@ -71,9 +77,6 @@ _IDENT = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 def _fixed():
     """The counterparts that need no look-up, by ``module.name``."""
-    from . import _rebuild as r
-    from .._device import device
-    from .._tensor import Size
     names = {"torch._utils._rebuild_tensor": r.rebuild_tensor,
              "torch._utils._rebuild_tensor_v2": r.rebuild_tensor_v2,
              "torch._utils._rebuild_tensor_v3": r.rebuild_tensor_v3,
@@ -100,7 +103,6 @@ def fixed_counterparts():
 
 def _module_class(module, name):
     """Lucid's ``nn`` module class for ``torch.nn.modules.<file>.<name>``, or None."""
-    from .. import nn
     rest = module[len("torch.nn.modules."):]
     found = None
     if _IDENT.match(rest) and _IDENT.match(name):
@@ -138,12 +140,10 @@ def torch_counterpart(module, name):
                                  f"lucid.nn.{name}); load its state_dict into a Lucid model "
                                  "instead")
     if module in ("torch.nn.functional", "torch._C._nn") and _IDENT.match(name):
-        from ..nn import functional
         fn = getattr(functional, name, None)
         if callable(fn):
             return fn
     if module == "torch.nn.parameter" and name in ("Parameter", "Buffer"):
-        from ..nn import parameter
         return getattr(parameter, name)
     raise SerializationError(f"load: the file refers to {full}, which Lucid has no "
                              "counterpart of (Lucid reads tensors, storages, parameters, "

@@ -21,6 +21,7 @@ from .._tensor import Size, Tensor
 from ..backend import host_storage as hs
 from ..errors import SerializationError
 from ._names import DTYPE_NAMES, STORAGE_TYPES, TorchName
+from ..nn import parameter
 
 __all__ = ["Pickler", "DEFAULT_PROTOCOL"]
 
@@ -55,7 +56,6 @@ class Pickler(pickle._Pickler):
         super().__init__(file, protocol)
         self.storages = []
         self._refs = {}         # id(root array) -> (_StorageRef, dtype)
-        from ..nn import parameter
         self._parameter, self._buffer = parameter.Parameter, parameter.Buffer
         self._uninit = parameter._Uninitialized
 

@@ -16,6 +16,7 @@ from .._device import CPU
 from .._tensor import Tensor
 from ..backend import host_storage as hs
 from ..errors import LucidError, SerializationError
+from ..nn.parameter import Parameter
 
 __all__ = ["LoadedStorage", "rebuild_tensor", "rebuild_tensor_v2", "rebuild_tensor_v3",
            "rebuild_parameter", "rebuild_parameter_with_state"]
@@ -131,7 +132,6 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
 
 
 def _parameter(data, requires_grad):
-    from ..nn.parameter import Parameter
     if not isinstance(data, Tensor) or not isinstance(requires_grad, bool):
         raise SerializationError(f"load: a parameter of the file is built of a "
                                  f"{type(data).__name__} and {requires_grad!r}, expected a "

@@ -29,6 +29,7 @@ from .._tensor import Tensor, Size, from_numpy
 from ..backend import host
 from ..errors import ArgumentTypeError, LucidError, SerializationError
 from ._files import describe as _name, is_path, open_for_reading, write_to
+from ..nn import parameter
 
 __all__ = ["save_safetensors", "load_safetensors", "read_safetensors", "is_lucid1", "load_lucid1"]
 
@@ -41,7 +42,6 @@ _CODES = {"F64": _dt.float64, "F32": _dt.float32, "F16": _dt.float16, "BF16": _d
 
 
 def _parameter_class():
-    from ..nn import parameter
     return parameter.Parameter
 
 

@@ -1,12 +1,12 @@
-"""The functional transforms and checkpointing are reachable from ``lucid.autograd``
-itself, and compute what ``lucid.autograd.functional`` / ``lucid.utils.checkpoint`` do."""
+"""The functional transforms are reachable from ``lucid.autograd`` itself, and compute what
+``lucid.autograd.functional`` does. (Checkpointing lives at ``lucid.utils.checkpoint`` only,
+as PyTorch's.)"""
 
 import pytest
 
 import lucid
 import lucid.autograd as A
 import lucid.autograd.functional as AF
-from lucid.utils.checkpoint import checkpoint
 
 torch = pytest.importorskip("torch")
 
@@ -31,16 +31,3 @@ def test_jacobian_and_hessian_through_the_short_names_match_torch():
     _, hv = A.hvp(f_l, xl, lucid.ones(3, dtype=lucid.float64))
     _, thv = torch.autograd.functional.hvp(f_t, xt, torch.ones(3, dtype=torch.float64))
     assert lucid.allclose(hv, lucid.tensor(thv.numpy()))
-
-
-def test_checkpoint_is_reachable_from_autograd():
-    assert A.checkpoint is checkpoint
-    lin = lucid.nn.Linear(3, 3)
-    x = lucid.randn(2, 3, requires_grad=True)
-    A.checkpoint(lin, x, use_reentrant=False).sum().backward()
-    g = x.grad.clone()
-    x.grad = None
-    lin(x).sum().backward()
-    assert lucid.allclose(g, x.grad)
-    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        A.nope

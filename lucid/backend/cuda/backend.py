@@ -32,6 +32,7 @@ from .pooling import CudaPooling
 from .random import CudaRandom
 from .softmax import CudaSoftmax
 from .xp import xp as _xp
+from ... import backends
 
 _KDL_CUDA, _KDL_CPU = 2, 1
 
@@ -41,7 +42,6 @@ _FLAGS = []                                # lucid.backends.cuda.matmul, on firs
 
 def _tf32_wanted():
     if not _FLAGS:
-        from ... import backends           # the user-facing switch, a layer above
         _FLAGS.append(backends.cuda.matmul)
     return bool(_FLAGS[0].allow_tf32)
 

@@ -24,6 +24,7 @@ import cupy
 
 from ...errors import DeviceError
 from . import checks
+from .runtime import pinned_empty
 
 _ACTIVE = []            # the captures in progress on this process (innermost last)
 
@@ -46,7 +47,6 @@ def to_device(host):
     """``cupy.asarray`` of NumPy array ``host``, also inside a capture (see module doc)."""
     if not _ACTIVE:
         return cupy.asarray(host)
-    from .runtime import pinned_empty
     pinned = pinned_empty(host.shape, host.dtype)
     pinned[...] = host
     out = cupy.empty(host.shape, host.dtype)

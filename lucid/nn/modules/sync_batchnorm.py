@@ -6,6 +6,8 @@ from ...autograd.grad_mode import no_grad
 from ...errors import ShapeError
 from ...ops import cat, full
 from ._norm_base import _BatchNorm
+from ...distributed.nn.functional import all_reduce
+from ... import distributed as dist
 
 __all__ = ["SyncBatchNorm"]
 
@@ -41,11 +43,9 @@ class SyncBatchNorm(_BatchNorm):
 
     def forward(self, input):
         self._check_input_dim(input)
-        from ... import distributed as dist
         if not (self.training and dist.is_initialized() and
                 dist.get_world_size(self.process_group) > 1):
             return super().forward(input)
-        from ...distributed.nn.functional import all_reduce
         c = input.shape[1]
         dims = [0] + list(range(2, input.dim()))
         shape = (1, c) + (1,) * (input.dim() - 2)

@@ -22,6 +22,7 @@ from ...autograd.grad_mode import no_grad
 from ...errors import DistributedError
 from ..._tensor import tensor
 from ...ops import zeros
+from ..._tensor import Tensor
 
 __all__ = ["Reducer"]
 
@@ -196,7 +197,6 @@ class Reducer:
 
 def _reached_leaves(outputs):
     """The ids of the leaf tensors the autograd graph of ``outputs`` reaches."""
-    from ..._tensor import Tensor
     stack, seen, leaves = [], set(), set()
 
     def visit(o):

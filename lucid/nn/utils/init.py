@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from ...errors import ArgumentError, ArgumentTypeError
+from ..modules.module import Module
 
 __all__ = ["skip_init"]
 
@@ -15,7 +16,6 @@ def skip_init(module_cls, *args, **kwargs):
     it on its ``meta`` device to skip the initialisers; Lucid has no meta device, so the
     constructor's initialisation runs (the values are as unspecified to the caller as
     PyTorch's, only no time is saved)."""
-    from ..modules.module import Module
     if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
         raise ArgumentTypeError(f"skip_init: expected a Module class, got {module_cls!r}")
     if "device" not in inspect.signature(module_cls).parameters:
