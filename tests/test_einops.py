@@ -14,7 +14,7 @@ from lucid import einops as E
 from lucid.einops.recipe import plan
 
 einops = pytest.importorskip("einops")
-import einops.layers.torch  # noqa: E402
+import einops.layers.torch  # noqa: E402, F811
 
 NAMES = ["a", "b", "c", "d", "e", "hw", "x1"]
 REDUCTIONS = ["sum", "mean", "max", "min", "prod", "logsumexp"]

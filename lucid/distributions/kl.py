@@ -53,7 +53,7 @@ def _dispatch(tp, tq):
     if other != best:
         warnings.warn(f"kl_divergence: ambiguous registrations for ({tp.__name__}, "
                       f"{tq.__name__}): {best[0].__name__, best[1].__name__} and "
-                      f"{other[0].__name__, other[1].__name__}; using the first")
+                      f"{other[0].__name__, other[1].__name__}; using the first", stacklevel=2)
     return _KL_REGISTRY[best]
 
 

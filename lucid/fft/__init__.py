@@ -33,7 +33,8 @@ from ..errors import ArgumentError, ShapeError
 from ..ops.creation.creation import arange
 from ..ops.elementwise.complex import conj
 from ..ops.signal.fft import fft_c2c, fft_c2r, fft_r2c
-from ..ops.shape.shape import pad as _pad, roll
+from ..ops.shape.padding import pad as _pad
+from ..ops.shape.permute import roll
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
@@ -88,10 +89,8 @@ def _dims(op, x, s, dim, default_all):
 
 def _resized(op, x, dims, sizes):
     """``x`` trimmed or zero-padded at the end of each of ``dims`` to ``sizes``."""
-    for d, n in zip(dims, sizes):
-        if n == -1:
-            continue
-        if n < 1:
+    for n in sizes:
+        if n != -1 and n < 1:
             raise ShapeError(f"{op}: invalid number of data points ({n}) specified")
     if all(n == -1 or x.shape[d] == n for d, n in zip(dims, sizes)):
         return x

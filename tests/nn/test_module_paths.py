@@ -14,7 +14,7 @@ import lucid
 import lucid.nn
 
 torch = pytest.importorskip("torch")
-import torch.nn.modules  # noqa: E402
+import torch.nn.modules  # noqa: E402, F811
 
 
 def _classes_by_name(package):

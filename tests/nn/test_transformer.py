@@ -32,7 +32,7 @@ def _pair(lucid_cls, torch_cls, *args, **kw):
     torch.manual_seed(0)
     t = torch_cls(*args, dtype=torch.float64, **kw).eval()
     with torch.no_grad():           # LayerNorm weights and biases away from 1 and 0
-        for name, p in t.named_parameters():
+        for p in t.parameters():
             if p.ndim == 1:
                 p.add_(torch.randn_like(p) * 0.3)
     m = lucid_cls(*args, dtype=lucid.float64, **kw).eval()

@@ -180,7 +180,7 @@ def test_equality_operators_with_foreign_objects():
     assert (t == "a") is False and (t == [1, 2]) is False
     assert t in [t]
     with pytest.raises(TypeError):
-        t < None
+        t < None  # noqa: B015
     assert len({t, lucid.tensor([1, 2])}) == 2             # still hashable by identity
     _same(np.int64(1) == t, torch.tensor([True, False]))
 

@@ -37,7 +37,7 @@ def test_inplace_rebases_history_like_torch():
     data = np.array([0.5, -1.0, 2.0])
     lx = lucid.tensor(data, requires_grad=True)
     tx = torch.tensor(data, requires_grad=True)
-    for x, grad_of in ((lx, None), (tx, None)):
+    for x in (lx, tx):
         y = x * 2
         y.mul_(x)           # y = 2x * x
         y.add_(y.exp() if isinstance(y, lucid.Tensor) else y.exp())

@@ -267,7 +267,7 @@ def test_worker_seeds_differ_and_follow_the_base_seed(deadline):
         return list(DataLoader(WorkerSeeds(), batch_size=None, num_workers=2))
     out = run()
     by_worker = {}
-    for wid, seed, r, pr, npr, pid in out:
+    for wid, seed, _r, _pr, _npr, pid in out:
         by_worker.setdefault(wid, set()).add((seed, pid))
     assert set(by_worker) == {0, 1}
     (s0, p0), = by_worker[0]
@@ -647,7 +647,7 @@ def test_shared_batches_leak_no_descriptors(deadline):
     def open_fds():
         return len(os.listdir("/proc/self/fd"))
     loader = DataLoader(Big(), batch_size=2, num_workers=2, persistent_workers=True)
-    for b in loader:
+    for _ in loader:
         pass
     before = open_fds()
     for _ in range(3):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ... import dtypes as _dt
 from ..core.base import UnaryOp
-from .binary import AddBackward, DivBackward, MulBackward, SubBackward
+from .arith import AddBackward, DivBackward, MulBackward, SubBackward
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 

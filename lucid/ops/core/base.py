@@ -43,7 +43,7 @@ from ...autograd.graph import Node, new_node
 from ...errors import (ArgumentTypeError, AutogradError, DeterminismError, DeviceMismatchError,
                       DimError, DTypeError, LucidError, MemoryOverlapError, ShapeError,
                       set_op_name)
-from .registry import BATCHING as _BATCHING
+from .registry import BATCHING as _BATCHING, get_op
 from .schema import AmpPolicy
 
 __all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp",
@@ -314,13 +314,9 @@ def _conj_each(F, g):
 
 
 def _cast(t, dt):
-    if not _CAST_OP:
-        from .casts import CastBackward          # a module above this one
-        _CAST_OP.append(CastBackward)
-    return _CAST_OP[0].apply(t, dtype=dt)
-
-
-_CAST_OP = []
+    """``t`` cast to ``dt`` by the cast op (``casts.py``, a module above: found by its
+    registered name)."""
+    return get_op("cast").apply(t, dtype=dt)
 
 
 _HALF = (_dt.float16, _dt.bfloat16)
@@ -806,8 +802,7 @@ def _rebase(self_t, res):
     base = self_t._base
     if base is not None:
         if base._requires_grad or res._requires_grad:
-            from .casts import ViewScatterBackward
-            scattered = ViewScatterBackward.apply(_snapshot_meta(base), res,
+            scattered = get_op("view_scatter").apply(_snapshot_meta(base), res,
                                                   chain=self_t._meta["view"])
             base._grad_fn = scattered._grad_fn
             base._output_nr = 0

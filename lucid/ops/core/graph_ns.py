@@ -15,8 +15,9 @@ import math
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ..binary.binary import (PowScalarBackward, div as _div, maximum, minimum, mul as _mul,
-                     pow as _pow, where as _where, xlogy)
+from ..binary.arith import PowScalarBackward, div as _div, mul as _mul, pow as _pow
+from ..binary.functions import maximum, minimum, xlogy
+from ..binary.ternary import where as _where
 from .base import apply_inplace, scalar_like
 from ._formula import const
 from ..elementwise.backward_ops import (HardsigmoidBackwardBackward, HardtanhBackwardBackward,
@@ -25,18 +26,25 @@ from ..elementwise.backward_ops import (HardsigmoidBackwardBackward, HardtanhBac
                            TanhBackwardBackward)
 from ..elementwise.complex import ComplexBackward, ConjBackward, ViewAsRealBackward, sgn
 from ..creation.creation import TrilBackward, TriuBackward
-from ..indexing.indexing import (IndexBackward, MaskedFillBackward, ScatterReduceBackward,
-                       SliceBackward, _put, scatter_add as _scatter_add)
+from ..indexing.gather_scatter import ScatterReduceBackward, scatter_add as _scatter_add
+from ..indexing.masks import MaskedFillBackward
+from ..indexing.subscript import IndexBackward, SliceBackward, _put
 from ..shape.joins import _split, cat as _cat, stack as _stack, unbind as _unbind
 from ..linalg.products import CrossBackward, EinsumBackward, matmul as _matmul
 from ..linalg.graph import det, inv, matrix_exp, solve, solve_triangular, svd
-from ..reduction.reduction import (DiffBackward, _cumprod_grad_t, _dof, _inv, _masked_div_t,
-                        _prod_others_t, cumsum as _cumsum, mean as _mean, sum as _sum)
-from ..shape.shape import (DiagonalBackward, FlipBackward, NarrowBackward, PadBackward,
-                    PadGradBackward, RepeatInterleaveBackward, RollBackward, SegmentSumBackward,
-                    SelectBackward, UnfoldBackward, UnfoldGradBackward)
-from ..elementwise.unary import (abs, cos, cosh, erf, erfc, exp, expm1, isfinite, log, log1p, neg,
-                    reciprocal, relu, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh)
+from ..reduction.moments import _dof, _inv, _masked_div_t
+from ..reduction.scans import DiffBackward, _cumprod_grad_t, _prod_others_t, cumsum as _cumsum
+from ..reduction.sums import mean as _mean, sum as _sum
+from ..shape.padding import PadBackward, PadGradBackward
+from ..shape.permute import FlipBackward, RollBackward
+from ..shape.repeats import RepeatInterleaveBackward, SegmentSumBackward
+from ..shape.views import (DiagonalBackward, NarrowBackward, SelectBackward, UnfoldBackward,
+                           UnfoldGradBackward)
+from ..elementwise.sign_magnitude import abs, neg, relu, sign, square
+from ..elementwise.exp_log import exp, expm1, log, log1p, reciprocal, rsqrt, sigmoid, sqrt
+from ..elementwise.trig import cos, cosh, sin, sinh, tan, tanh
+from ..elementwise.erf import erf, erfc
+from ..elementwise.fp_classify import isfinite
 
 __all__ = [
     # element-wise
@@ -423,18 +431,21 @@ def pad_backward(g, pads, mode):
 # -- the special-function area (lucid.ops.special.functions, lucid.ops.elementwise.numeric) --------------------
 
 from ..special.functions import digamma, polygamma  # noqa: E402  (loaded before this module)
-from ..elementwise.unary import exp2  # noqa: E402
+from ..elementwise.exp_log import exp2  # noqa: E402
 
 __all__ += ["digamma", "polygamma", "exp2", "softmax_backward", "log_softmax_backward",
             "logcumsumexp_backward"]
 
 
-# -- lucid.special's own ops (lucid.ops.special.library) -------------------------------------
+# -- lucid.special's own ops (lucid.ops.special.gaussian, .bessel, .entropy, .gamma_zeta) -----
 
 from ..special.functions import lgamma  # noqa: E402
-from ..special.library import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, erfcx,  # noqa: E402
-                          i0, i0e, i1, i1e, modified_bessel_k0, modified_bessel_k1,
-                          scaled_modified_bessel_k0, scaled_modified_bessel_k1, xlog1py, zeta)
+from ..special.gaussian import erfcx  # noqa: E402
+from ..special.bessel import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, i0,  # noqa: E402
+                              i0e, i1, i1e, modified_bessel_k0, modified_bessel_k1,
+                              scaled_modified_bessel_k0, scaled_modified_bessel_k1)
+from ..special.entropy import xlog1py  # noqa: E402
+from ..special.gamma_zeta import zeta  # noqa: E402
 
 __all__ += ["lgamma", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "erfcx", "i0", "i0e",
             "i1", "i1e", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",

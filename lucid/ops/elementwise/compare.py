@@ -16,7 +16,7 @@ from ..._tensor import Tensor
 from ...errors import ArgumentError, DTypeError
 from ..core._bind import tensor_method
 from ..core.base import BinaryOp, Op, UnaryOp, to_tensor
-from ..binary.binary import _inplace
+from ..binary._common import _inplace
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 

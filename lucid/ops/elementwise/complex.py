@@ -29,7 +29,7 @@ from ..core._formula import array_of, const
 from ..core.base import BinaryOp, UnaryOp, ViewOp, apply_inplace, to_tensor
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
-from .unary import sign
+from .sign_magnitude import sign
 
 __all__ = ["real", "imag", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj",
            "is_neg", "angle", "sgn", "polar", "complex", "view_as_real", "view_as_complex",
@@ -324,8 +324,8 @@ class SgnBackward(UnaryOp):
     Notes
     -----
     Backends: ``z / |z|`` with ``xp.where`` at 0. The public ``sgn`` of a real tensor is
-    ``sign`` (:class:`~lucid.ops.elementwise.unary.SignBackward`); on a real input this node's
-    gradient is 0, like sign's.
+    ``sign`` (:class:`~lucid.ops.elementwise.sign_magnitude.SignBackward`); on a real input
+    this node's gradient is 0, like sign's.
     """
 
     __slots__ = ()

@@ -17,7 +17,7 @@ from ...errors import DTypeError
 from ..core._bind import tensor_method
 from ..core._formula import array_of, const
 from ..core.base import BinaryOp, MultiOutputOp, apply_inplace, to_tensor
-from ..reduction.reduction import return_types as _rt
+from ..reduction.extrema import return_types as _rt
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 

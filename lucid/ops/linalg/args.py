@@ -10,7 +10,7 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import DTypeError, ShapeError
 from ..core.base import MultiOutputOp, to_tensor
-from ..reduction.reduction import return_types
+from ..reduction.extrema import return_types
 from ..core.schema import AmpPolicy, OpSchema
 
 __all__ = []

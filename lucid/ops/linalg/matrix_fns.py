@@ -20,7 +20,7 @@ from .decompositions import svdvals
 from .products import cross as _cross, matmul
 from .args import conj, matrix, mH, mT, schema
 from .solve import inv
-from ..reduction.reduction import norm_input, vector_norm as _vector_norm
+from ..reduction.moments import norm_input, vector_norm as _vector_norm
 from ..core.registry import register
 
 __all__ = []

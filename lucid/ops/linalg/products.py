@@ -24,13 +24,13 @@ from ...errors import (ArgumentError, DeviceMismatchError, DimError, DTypeError,
                       reports_as)
 from ..core._bind import tensor_method
 from ..core.base import Op, UnaryOp, apply_inplace, broadcast_shapes, norm_dim, to_tensor
-from ..binary.binary import AddBackward, MulBackward
+from ..binary.arith import AddBackward, MulBackward
 from ..elementwise.complex import conj as _conj
 from ..core._formula import array_of, const
 from ..core.casts import clone as _clone
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
-from ..shape.shape import diagonal as _diagonal
+from ..shape.views import diagonal as _diagonal
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "tensordot",
            "einsum", "kron", "addmm", "addmv", "addbmm", "baddbmm", "cross", "diag",

@@ -21,7 +21,7 @@ from ...random import generator_for
 from ..core._bind import tensor_method
 from ..creation.creation import (FillBackward, device_arg, int_arg, leaf, number_arg, overwrite_,
                        size_arg)
-from ..shape.shape import broadcast_shapes
+from ..shape.reshape import broadcast_shapes
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "rand_like", "randn_like", "randint_like"]

@@ -18,7 +18,7 @@ from ..._tensor import Tensor
 from ...errors import ArgumentError, DimError, DTypeError, IndexingError, ShapeError, reports_as
 from ..core._bind import tensor_method
 from ..core.base import MultiOutputOp, Op, UnaryOp, norm_dim, to_tensor
-from .reduction import _PickBackward, return_type, return_types
+from .extrema import _PickBackward, return_type, return_types
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 

@@ -20,7 +20,7 @@ from ..._tensor import Tensor, tensor as _tensor_of
 from ...errors import ArgumentError, DimError, DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core.base import apply_inplace, norm_dim, to_tensor
-from .reduction import return_types as _rt
+from .extrema import return_types as _rt
 
 __all__ = ["quantile", "nanquantile", "nanmedian", "aminmax", "dist", "cov", "corrcoef",
            "trapezoid", "trapz", "cumulative_trapezoid", "gradient", "renorm", "histogram",

@@ -20,7 +20,9 @@ from ..core._bind import tensor_method
 from ..core.base import MultiOutputOp, NaryOp, _link_view, norm_dim
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
-from .shape import NarrowBackward, SelectBackward, ViewBackward, _int, _shape_arg
+from ._common import _int, _shape_arg
+from .reshape import ViewBackward
+from .views import NarrowBackward, SelectBackward
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
            "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split",

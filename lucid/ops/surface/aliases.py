@@ -11,7 +11,7 @@ from ...errors import ArgumentTypeError, ShapeError, reports_as
 from ..core._bind import tensor_method
 from ..core.base import apply_inplace, to_tensor
 from ..shape.joins import stack
-from ..special.library import i0 as _i0
+from ..special.bessel import i0 as _i0
 from ..reduction.stats import _result_type, histogramdd
 
 __all__ = ["i0", "index_put_", "histogram2d"]

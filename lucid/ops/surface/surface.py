@@ -145,12 +145,12 @@ Tensor.fill_diagonal_ = fill_diagonal_
 
 
 def _max_(self, other):
-    from ..binary.binary import maximum
+    from ..binary.functions import maximum
     return apply_inplace(maximum, self, other)
 
 
 def _min_(self, other):
-    from ..binary.binary import minimum
+    from ..binary.functions import minimum
     return apply_inplace(minimum, self, other)
 
 

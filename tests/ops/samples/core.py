@@ -4,7 +4,7 @@ import torch
 
 import lucid
 
-from ._sample import Const, Sample, pos, rnd
+from ._sample import Sample, rnd
 
 
 def _setitem_through_view(base, value):

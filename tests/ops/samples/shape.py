@@ -5,7 +5,9 @@ import torch
 import torch.nn.functional as F
 
 import lucid
-from lucid.ops.shape.shape import PadGradBackward, SegmentSumBackward, UnfoldGradBackward
+from lucid.ops.shape.padding import PadGradBackward
+from lucid.ops.shape.repeats import SegmentSumBackward
+from lucid.ops.shape.views import UnfoldGradBackward
 
 from ._sample import Const, Sample, rnd
 

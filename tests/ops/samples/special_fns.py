@@ -1,5 +1,5 @@
 """Registry-suite samples for the ops of lucid.special beyond the core's
-(lucid/ops/special/library.py)."""
+(lucid/ops/special/: gaussian.py, bessel.py, entropy.py, gamma_zeta.py, polynomials.py)."""
 
 import numpy as np
 import torch
