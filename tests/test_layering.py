@@ -6,6 +6,7 @@ import the autograd or ops layers above it."""
 import ast
 import pathlib
 
+import grimp
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "lucid"
@@ -48,3 +49,51 @@ def test_tensor_layer_imports_nothing_above_it(path):
         if level >= 2:
             assert name.split(".")[0] not in ("autograd", "ops", "nn", "optim", "amp"), \
                 f"{path.name}:{line} imports ..{name}"
+
+
+def _cycles(edges):
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(edges[root]))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(edges[w])))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_the_import_graph_has_no_cycle():
+    """No module reaches itself through imports, function-local ones included (grimp reads
+    every import statement of every module)."""
+    graph = grimp.build_graph("lucid")
+    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    assert _cycles(edges) == []

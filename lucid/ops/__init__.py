@@ -21,6 +21,7 @@ from .elementwise.compare import *        # noqa: F401,F403
 from .reduction.sums import *             # noqa: F401,F403
 from .reduction.extrema import *          # noqa: F401,F403
 from .reduction.moments import *          # noqa: F401,F403
+from .reduction.norm import *             # noqa: F401,F403
 from .reduction.logical import *          # noqa: F401,F403
 from .reduction.scans import *            # noqa: F401,F403
 from .shape.reshape import *              # noqa: F401,F403
@@ -67,7 +68,7 @@ __all__ = [
                      "elementwise.trig", "elementwise.erf", "elementwise.rounding",
                      "elementwise.fp_classify", "binary.arith", "binary.functions",
                      "binary.ternary", "elementwise.compare",
-                     "reduction.sums", "reduction.extrema", "reduction.moments",
+                     "reduction.sums", "reduction.extrema", "reduction.moments", "reduction.norm",
                      "reduction.logical", "reduction.scans", "shape.reshape", "shape.permute",
                      "shape.views", "shape.repeats", "shape.padding", "shape.joins",
                      "indexing.subscript", "indexing.gather_scatter", "indexing.masks",

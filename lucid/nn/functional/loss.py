@@ -24,7 +24,7 @@ from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingE
                       ShapeError)
 from ...ops.core.base import to_tensor
 from ...ops.nn.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
-from ...ops.reduction.moments import norm as _norm
+from ...ops.reduction.norm import norm as _norm
 from .activation import logsigmoid
 from .vq import straight_through
 

@@ -13,6 +13,7 @@ from ._bind import tensor_method
 from .base import BroadcastOp, Op, UnaryOp, apply_inplace, broadcast_shapes, to_tensor
 from .registry import register
 from .schema import AmpPolicy, OpSchema
+from .device import move
 
 __all__ = ["to", "clone", "contiguous", "sum_to_size", "type_as", "copy_"]
 
@@ -207,7 +208,6 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
     dt = _dt.as_dtype(dtype) if dtype is not None else self._dtype
     dev = _device_cls(device) if device is not None else self._device
     if dev is not self._device:
-        from .device import move
         out = move(self, dev, non_blocking)
         return out.to(dt) if dt is not self._dtype else out
     if dt is self._dtype:

@@ -26,6 +26,7 @@ from ..core.base import Op, UnaryOp, apply_inplace, to_tensor
 from ..core.casts import _copy_value
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
+from ..._tensor import tensor
 
 __all__ = ["zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace",
            "zeros_like", "ones_like", "empty_like", "full_like", "tril", "triu", "meshgrid"]
@@ -339,7 +340,6 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 @tensor_method("new_tensor")
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A copy of ``data`` as a tensor, with ``self``'s dtype and device unless given."""
-    from ..._tensor import tensor
     dt, dev = _new_args(self, dtype, device, "new_tensor")
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 

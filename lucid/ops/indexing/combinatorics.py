@@ -16,14 +16,17 @@ from ..._tensor import Tensor, tensor as _tensor_of
 from ...errors import ArgumentError, DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core.base import to_tensor
+from ..creation.creation import arange, empty, meshgrid
+from ..indexing.gather_scatter import index_select
+from ..indexing.masks import nonzero
+from ..linalg.products import diag
+from ..shape.joins import cat, stack
+from ..shape.padding import pad
+from ..shape.views import narrow
 
 __all__ = ["cartesian_prod", "combinations", "block_diag", "diagflat", "tril_indices",
            "triu_indices"]
 
-
-def _ops():
-    from ... import ops
-    return ops
 
 
 def _tensors(tensors, op):
@@ -38,7 +41,6 @@ def _tensors(tensors, op):
 def cartesian_prod(*tensors):
     """The Cartesian product of 1-D tensors of one dtype: ``(N, k)`` rows of every
     combination, the last tensor varying fastest (one tensor: returned as is)."""
-    ops = _ops()
     ts = _tensors(tensors, "cartesian_prod")
     if not ts:
         raise ArgumentError("cartesian_prod(): expects at least one tensor")
@@ -52,21 +54,20 @@ def cartesian_prod(*tensors):
         if t._dtype is not ts[0]._dtype:
             raise DTypeError(f"cartesian_prod(): expects all tensors to have the same dtype, "
                              f"got {ts[0]._dtype.name} and {t._dtype.name}")
-    grids = ops.meshgrid(*ts, indexing="ij")
-    return ops.stack([g.reshape(-1) for g in grids], 1)
+    grids = meshgrid(*ts, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
 
 
 def combinations(input, r=2, with_replacement=False):
     """The length-``r`` combinations of the elements of 1-D ``input`` (like
     ``itertools.combinations`` / ``combinations_with_replacement``), as rows."""
-    ops = _ops()
     x = to_tensor(input)
     if x._data.ndim != 1:
         raise ShapeError(f"combinations(): expect a 1D vector, but got shape "
                          f"{tuple(x.shape)}")
     if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 0:
         raise ArgumentError(f"combinations(): expect a non-negative number, but got {r}")
-    none = ops.narrow(x, 0, 0, 0)          # empty results keep the input's history
+    none = narrow(x, 0, 0, 0)          # empty results keep the input's history
     if r == 0:
         return none.clone()
     n = x.shape[0]
@@ -76,16 +77,15 @@ def combinations(input, r=2, with_replacement=False):
     if not rows:
         return none.reshape(0, 1).expand(0, r).clone()
     idx = _tensor_of(rows, device=x._device)
-    return ops.stack([ops.index_select(x, 0, idx[:, j]) for j in range(r)], 1)
+    return stack([index_select(x, 0, idx[:, j]) for j in range(r)], 1)
 
 
 def block_diag(*tensors):
     """The block-diagonal matrix of the given tensors (0-d: 1x1, 1-D: one row, 2-D as
     is), in the promoted dtype."""
-    ops = _ops()
     ts = _tensors(tensors, "block_diag")
     if not ts:
-        return ops.empty(1, 0)
+        return empty(1, 0)
     mats = []
     for i, t in enumerate(ts):
         nd = t._data.ndim
@@ -102,23 +102,21 @@ def block_diag(*tensors):
     left = 0
     for m in mats:
         c = m.shape[1]
-        rows.append(ops.pad(m, (left, total - left - c)))
+        rows.append(pad(m, (left, total - left - c)))
         left += c
-    return ops.cat(rows, 0)
+    return cat(rows, 0)
 
 
 @tensor_method("diagflat")
 def diagflat(input, offset=0):
     """A 2-D tensor with the flattened ``input`` on diagonal ``offset``."""
-    ops = _ops()
     x = to_tensor(input)
     if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
         raise DTypeError(f"diagflat(): offset must be an int, got {type(offset).__name__}")
-    return ops.diag(x.reshape(-1), int(offset))
+    return diag(x.reshape(-1), int(offset))
 
 
 def _tri_indices(row, col, offset, dtype, device, lower, op):
-    ops = _ops()
     for name, v in (("row", row), ("col", col), ("offset", offset)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise DTypeError(f"{op}(): {name} must be an int, got {type(v).__name__}")
@@ -128,11 +126,11 @@ def _tri_indices(row, col, offset, dtype, device, lower, op):
     dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
     if dt not in (_dt.int32, _dt.int64):
         raise DTypeError(f"{op}(): dtype must be int32 or int64, got {dt.name}")
-    i = ops.arange(row, device=device).unsqueeze(1)
-    j = ops.arange(col, device=device).unsqueeze(0)
+    i = arange(row, device=device).unsqueeze(1)
+    j = arange(col, device=device).unsqueeze(0)
     keep = (j - i <= offset) if lower else (j - i >= offset)
     keep = keep.expand(row, col)
-    return ops.nonzero(keep).t().to(dt).contiguous()
+    return nonzero(keep).t().to(dt).contiguous()
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):

@@ -22,6 +22,7 @@ from .args import conj, matrix, mH, mT, schema
 from .solve import inv
 from ..reduction.moments import norm_input, vector_norm as _vector_norm
 from ..core.registry import register
+from ..shape.joins import cat
 
 __all__ = []
 
@@ -287,7 +288,6 @@ def vander(x, N=None):
     ones = (x * 0 + 1).unsqueeze(-1)
     if n == 1:
         return ones
-    from ..shape.joins import cat
     powers = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)
     return cat([ones, powers], -1)
 

@@ -29,6 +29,7 @@ from ..core.base import MultiOutputOp, Op, ReductionOp, norm_dim, norm_dims, to_
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _BOOL_DOC, _dim_arg, _nonempty, _on_scalar
+from ..binary import functions as _binary
 
 __all__ = ["max", "min", "amax", "amin", "argmax", "argmin", "median", "mode"]
 
@@ -331,7 +332,6 @@ def _extreme(input, dim, keepdim, other, even_cls, pick_cls, op, binary):
     if other is None and isinstance(dim, Tensor):
         other = dim
     if other is not None:
-        from ..binary import functions as _binary
         return getattr(_binary, binary)(input, other)
     if dim is None:
         return _even(even_cls, input, None, False, op)

@@ -1,6 +1,6 @@
 r"""Moments and norms over dims: ``var``, ``std``, ``var_mean``, ``std_mean`` and the
-vector ``norm`` (PyTorch's ``torch.norm``; :func:`vector_norm` and :func:`norm_input` are
-the checks ``lucid.linalg.vector_norm`` and ``matrix_norm`` share).
+vector norm (:func:`vector_norm`, with :func:`norm_input` the checks that
+``lucid.linalg.vector_norm``, ``matrix_norm`` and ``torch.norm`` (:mod:`.norm`) share).
 
 ``correction`` is the degrees-of-freedom correction (default 1, Bessel's): the divisor is
 :math:`\max(0, N - c)`. The backwards recompute the deviations from the mean rather than
@@ -17,7 +17,6 @@ import numbers
 
 from ... import dtypes as _dt
 from ..._tensor.factory import dtype_arg
-from ..._tensor.tensor import Size
 from ...errors import ArgumentTypeError, DTypeError, reports_as
 from ..core._bind import tensor_method
 from ..core.base import ReductionOp, norm_dims, to_tensor
@@ -26,7 +25,7 @@ from ..core.schema import AmpPolicy, OpSchema
 from ._common import _const, _dim_arg, _floating, _nonempty
 from .sums import mean
 
-__all__ = ["var", "std", "var_mean", "std_mean", "norm"]
+__all__ = ["var", "std", "var_mean", "std_mean"]
 
 _INF = float("inf")
 
@@ -223,26 +222,6 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):
         dim = None
     return s, mean(input, dim, keepdim)
-
-
-@tensor_method("norm")
-@reports_as("norm")
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """PyTorch's ``torch.norm``: the vector ``p``-norm over ``dim`` (all dims when None;
-    ``p=None`` and ``p='fro'`` over at most two dims are the 2-norm), or, for ``'nuc'`` and
-    a ``'fro'`` over more dims, ``lucid.linalg.matrix_norm`` over ``dim`` (all dims when
-    None), whose checks refuse what it cannot do."""
-    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
-        dim = (dim,)
-    if not isinstance(p, str):
-        return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
-    if p == "fro" and (dim is None or not isinstance(dim, (tuple, list, Size)) or
-                       len(dim) <= 2):
-        return vector_norm(input, 2, dim, keepdim, dtype, "norm")
-    from ..linalg.matrix_fns import matrix_norm
-    if dim is None:
-        dim = tuple(range(to_tensor(input)._data.ndim))
-    return matrix_norm(input, p, dim, keepdim, dtype=dtype)
 
 
 def norm_input(input, dtype, op):

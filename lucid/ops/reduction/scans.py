@@ -27,6 +27,8 @@ from ..core.schema import AmpPolicy, OpSchema
 from ._common import _acc, _const, _on_scalar
 from .extrema import _PickBackward, return_types
 from .sums import sum as _sum
+from ..shape.joins import cat
+from ..shape.padding import pad
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "diff"]
 
@@ -174,7 +176,6 @@ class CumprodBackward(UnaryOp):
 
 def _prod_others_t(x, d):
     r"""Tensor of :math:`\prod_{j \ne i} x_j` along ``d`` (differentiable, zero-safe)."""
-    from ..shape.padding import pad
     tail = (0, 0) * (x.ndim - 1 - d)
     left = cumprod(pad(x, tail + (1, -1), value=1), d)
     right = cumprod(pad(x, tail + (-1, 1), value=1).flip(d), d).flip(d)
@@ -337,7 +338,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _diff_join(x, d, prepend, append):
-    from ..shape.joins import cat
     parts = []
     for t in (prepend, x, append):
         if t is None:

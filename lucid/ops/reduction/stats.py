@@ -21,6 +21,21 @@ from ...errors import ArgumentError, DimError, DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core.base import apply_inplace, norm_dim, to_tensor
 from .extrema import return_types as _rt
+from ..binary.arith import div, floor_divide, sub
+from ..binary.ternary import where
+from ..creation.creation import full, linspace
+from ..elementwise.fp_classify import isnan
+from ..elementwise.sign_magnitude import clamp
+from ..indexing.gather_scatter import gather
+from ..linalg.products import matmul
+from ..reduction.extrema import amax, amin, median
+from ..reduction.norm import norm
+from ..reduction.scans import cumsum, diff
+from ..reduction.sort import sort
+from ..shape.joins import cat
+from ..shape.permute import movedim
+from ..shape.reshape import broadcast_shapes
+from ..shape.views import diagonal, narrow
 
 __all__ = ["quantile", "nanquantile", "nanmedian", "aminmax", "dist", "cov", "corrcoef",
            "trapezoid", "trapz", "cumulative_trapezoid", "gradient", "renorm", "histogram",
@@ -46,11 +61,6 @@ _Nanmedian = _result_type("nanmedian", ("values", "indices"))
 _Histogram = _result_type("histogram", ("hist", "bin_edges"))
 _Histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))
 
-
-def _ops():
-    """The op namespace (``lucid.ops``), loaded after this module's import."""
-    from ... import ops
-    return ops
 
 
 def _floating_input(x, op, what="input"):
@@ -89,7 +99,6 @@ def _q_tensor(q, x, op):
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
-    ops = _ops()
     x = to_tensor(input)
     if x._dtype not in (_dt.float32, _dt.float64):
         raise DTypeError(f"{op}(): input tensor must be either float or double dtype, got "
@@ -107,13 +116,13 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
         kept = (1,) * nd
     else:
         d = norm_dim(dim, nd, op)
-        xs = x.reshape(1) if nd == 0 else ops.movedim(x, d, -1)
+        xs = x.reshape(1) if nd == 0 else movedim(x, d, -1)
         rest = tuple(xs.shape[:-1])
         kept = tuple(1 if i == d else s for i, s in enumerate(x.shape)) if nd else ()
     n = xs.shape[-1]
-    srt = ops.sort(xs, -1).values
+    srt = sort(xs, -1).values
     k = qt.shape[0]
-    nan = ops.isnan(srt)
+    nan = isnan(srt)
     if ignore_nan:
         cnt = (~nan).sum(-1, keepdim=True).to(x._dtype)
     else:
@@ -132,8 +141,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
     src = srt.unsqueeze(0).expand(big)
     lo_i = lo.clamp(0, n - 1).to(_dt.int64).expand((k,) + rest + (1,))
     hi_i = hi.clamp(0, n - 1).to(_dt.int64).expand((k,) + rest + (1,))
-    v_lo = ops.gather(src, -1, lo_i)
-    v_hi = ops.gather(src, -1, hi_i)
+    v_lo = gather(src, -1, lo_i)
+    v_hi = gather(src, -1, hi_i)
     if interpolation == "linear":
         w = (rank - lo).expand(v_lo.shape)
         out = v_lo + w * (v_hi - v_lo)
@@ -143,7 +152,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
         out = v_lo
     out = out.squeeze(-1)
     bad = (cnt == 0).squeeze(-1) if ignore_nan else nan.any(-1)
-    out = ops.where(bad.unsqueeze(0).expand(out.shape), _const_like(math.nan, x), out)
+    out = where(bad.unsqueeze(0).expand(out.shape), _const_like(math.nan, x), out)
     if keepdim:
         out = out.reshape((k,) + kept)
     if scalar:
@@ -170,7 +179,6 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median of the non-nan values: a 0-d tensor without ``dim``, else
     ``(values, indices)`` along ``dim``; a slice of only nan gives nan."""
-    ops = _ops()
     x = to_tensor(input)
     if dim is not None:                 # the dim first, as PyTorch
         norm_dim(dim, max(x._data.ndim, 1), "nanmedian")
@@ -179,25 +187,25 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         if x._data.size == 0:
             return _const_like(math.nan, x) if x._dtype.is_floating_point else \
-                ops.median(x)
+                median(x)
         flat = x.reshape(-1)
         return nanmedian(flat, 0).values.reshape(())
     nd = x._data.ndim
     d = norm_dim(dim, nd, "nanmedian")
-    xs = x.reshape(1) if nd == 0 else ops.movedim(x, d, -1)
+    xs = x.reshape(1) if nd == 0 else movedim(x, d, -1)
     if xs.shape[-1] == 0:
         raise DimError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    srt, idx = ops.sort(xs, -1)
+    srt, idx = sort(xs, -1)
     if x._dtype.is_floating_point:
-        cnt = (~ops.isnan(srt)).sum(-1, keepdim=True)
+        cnt = (~isnan(srt)).sum(-1, keepdim=True)
     else:
-        cnt = ops.full(tuple(xs.shape[:-1]) + (1,), xs.shape[-1], dtype=_dt.int64,
+        cnt = full(tuple(xs.shape[:-1]) + (1,), xs.shape[-1], dtype=_dt.int64,
                        device=x._device)
-    k = ops.floor_divide((cnt - 1).clamp(min=0), 2)
-    vals = ops.gather(srt, -1, k)
-    inds = ops.gather(idx, -1, k)
+    k = floor_divide((cnt - 1).clamp(min=0), 2)
+    vals = gather(srt, -1, k)
+    inds = gather(idx, -1, k)
     if keepdim and nd:
-        vals, inds = ops.movedim(vals, -1, d), ops.movedim(inds, -1, d)
+        vals, inds = movedim(vals, -1, d), movedim(inds, -1, d)
     else:
         vals, inds = vals.squeeze(-1), inds.squeeze(-1)
         if nd == 0:
@@ -208,7 +216,6 @@ def nanmedian(input, dim=None, keepdim=False):
 @tensor_method("aminmax")
 def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` of ``input`` (along ``dim`` when given) in one call."""
-    ops = _ops()
     x = to_tensor(input)
     nd = x._data.ndim
     if dim is None:
@@ -224,8 +231,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     if not dims:
         lo, hi = x.clone(), x.clone()
     else:
-        lo = ops.amin(x, dims, keepdim)
-        hi = ops.amax(x, dims, keepdim)
+        lo = amin(x, dims, keepdim)
+        hi = amax(x, dims, keepdim)
     return _Aminmax(lo, hi)
 
 
@@ -234,7 +241,6 @@ def aminmax(input, *, dim=None, keepdim=False):
 @tensor_method("dist")
 def dist(input, other, p=2):
     """The ``p``-norm of ``input - other`` (broadcasting) over all elements."""
-    ops = _ops()
     if not isinstance(p, numbers.Real) or isinstance(p, bool):
         raise DTypeError(f"dist(): p must be a real number, got {type(p).__name__}")
     a = to_tensor(input)
@@ -246,7 +252,7 @@ def dist(input, other, p=2):
     if rd._cat < 2:
         raise DTypeError(f"dist(): input dtype should be floating point, got {rd.name} (the "
                          f"promoted dtype of {a._dtype.name} and {b._dtype.name})")
-    return ops.norm(ops.sub(a, b).reshape(-1), p)
+    return norm(sub(a, b).reshape(-1), p)
 
 
 @tensor_method("cov")
@@ -257,7 +263,6 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def _cov(input, correction, fweights, aweights, op):
-    ops = _ops()
     x = to_tensor(input)
     if x._data.ndim > 2:
         raise ShapeError(f"{op}(): expected input to have two or fewer dimensions but got an "
@@ -304,13 +309,13 @@ def _cov(input, correction, fweights, aweights, op):
         else:
             norm_f = w_sum_t - correction * (w * aw).sum() / w_sum_t
     if isinstance(norm_f, Tensor):
-        norm_f = ops.clamp(norm_f, min=0)
+        norm_f = clamp(norm_f, min=0)
     else:
         norm_f = _b.max(norm_f, 0)
     xm = x - avg.unsqueeze(1)
     xw = xm if w is None else xm * w
-    c = ops.matmul(xw, xm.t())
-    c = c / norm_f if isinstance(norm_f, Tensor) else ops.div(c, float(norm_f))
+    c = matmul(xw, xm.t())
+    c = c / norm_f if isinstance(norm_f, Tensor) else div(c, float(norm_f))
     return c.reshape(()) if one or c.shape == (1, 1) else c
 
 
@@ -326,14 +331,13 @@ def _check_weights(w, n_obs, name, op):
 @tensor_method("corrcoef")
 def corrcoef(input):
     """Pearson correlation coefficients of the variables in the rows of ``input``."""
-    ops = _ops()
     c = _cov(input, 1, None, None, "corrcoef")
     if c.ndim == 0:
         return c / c
-    sd = ops.diagonal(c).sqrt()
+    sd = diagonal(c).sqrt()
     c = c / sd.unsqueeze(1)
     c = c / sd.unsqueeze(0)
-    return ops.clamp(c, -1, 1)
+    return clamp(c, -1, 1)
 
 
 # == integration and differentiation =======================================================
@@ -341,7 +345,6 @@ def corrcoef(input):
 def _spacing_along(x, y, d, op):
     """The intervals ``diff(x)`` along dim ``d`` of ``y``: a 1-D ``x`` of y's length along
     ``d`` is laid along that dim; otherwise ``x`` broadcasts against ``y``."""
-    ops = _ops()
     x = to_tensor(x, y)
     if x._data.ndim == 1:
         if x.shape[0] != y.shape[d]:
@@ -349,10 +352,10 @@ def _spacing_along(x, y, d, op):
                              f"(got {x.shape[0]} x values and {y.shape[d]} samples)")
         shape = [1] * y.ndim
         shape[d] = x.shape[0]
-        return ops.diff(x, dim=0).reshape([s if i != d else _b.max(s - 1, 0)
+        return diff(x, dim=0).reshape([s if i != d else _b.max(s - 1, 0)
                                            for i, s in enumerate(shape)])
     try:
-        ops.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+        broadcast_shapes(tuple(x.shape), tuple(y.shape))
     except ShapeError:
         raise ShapeError(f"{op}(): x of shape {tuple(x.shape)} cannot broadcast against y of "
                          f"shape {tuple(y.shape)}") from None
@@ -360,11 +363,10 @@ def _spacing_along(x, y, d, op):
     if dd < 0:
         raise ShapeError(f"{op}(): x of shape {tuple(x.shape)} has no dim matching dim {d} "
                          f"of y")
-    return ops.diff(x, dim=dd)
+    return diff(x, dim=dd)
 
 
 def _trapezoid_terms(y, x, dx, dim, op):
-    ops = _ops()
     y = to_tensor(y)
     if y._data.ndim == 0:
         raise DimError(f"{op}(): dimension specified as {dim} but tensor has no dimensions")
@@ -378,8 +380,8 @@ def _trapezoid_terms(y, x, dx, dim, op):
         return None, y, d
     if not y._dtype.is_floating_point:
         y = y.to(_dt.get_default_dtype())
-    left = ops.narrow(y, d, 0, n - 1)
-    right = ops.narrow(y, d, 1, n - 1)
+    left = narrow(y, d, 0, n - 1)
+    right = narrow(y, d, 1, n - 1)
     mid = (left + right) * 0.5
     if x is None:
         step = 1.0 if dx is None else dx
@@ -407,11 +409,10 @@ trapz = trapezoid
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral along ``dim`` (one value fewer than ``y``)."""
-    ops = _ops()
     terms, y, d = _trapezoid_terms(y, x, dx, dim, "cumulative_trapezoid")
     if terms is None:
         return y.clone() if y._dtype.is_floating_point else y.to(_dt.get_default_dtype())
-    return ops.cumsum(terms, d)
+    return cumsum(terms, d)
 
 
 def _gradient_dims(dim, nd):
@@ -429,11 +430,10 @@ def _gradient_dims(dim, nd):
 def _gradient_1d(f, d, h, edge_order):
     """Second-order central differences along ``d`` with spacing ``h`` (a number, or a
     tensor of the ``n - 1`` intervals laid along ``d``), one-sided at the ends."""
-    ops = _ops()
     n = f.shape[d]
 
     def sl(start, length, t=f):
-        return ops.narrow(t, d, start, length)
+        return narrow(t, d, start, length)
     if isinstance(h, Tensor):
         h0, h1 = sl(0, n - 2, h), sl(1, n - 2, h)
         a = -h1 / (h0 * (h0 + h1))
@@ -450,7 +450,7 @@ def _gradient_1d(f, d, h, edge_order):
             p, q = sl(n - 3, 1, h), sl(n - 2, 1, h)
             last = (q / (p * (p + q)) * sl(n - 3, 1) - (p + q) / (p * q) * sl(n - 2, 1) +
                     (2 * q + p) / (q * (p + q)) * sl(n - 1, 1))
-        return ops.cat([first, inner, last], d)
+        return cat([first, inner, last], d)
     inner = (sl(2, n - 2) - sl(0, n - 2)) / (2.0 * h)
     if edge_order == 1:
         first = (sl(1, 1) - sl(0, 1)) / h
@@ -458,7 +458,7 @@ def _gradient_1d(f, d, h, edge_order):
     else:
         first = (-1.5 * sl(0, 1) + 2.0 * sl(1, 1) - 0.5 * sl(2, 1)) / h
         last = (0.5 * sl(n - 3, 1) - 2.0 * sl(n - 2, 1) + 1.5 * sl(n - 1, 1)) / h
-    return ops.cat([first, inner, last], d)
+    return cat([first, inner, last], d)
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
@@ -499,7 +499,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                  f"{f.shape[d]} entries, got {h.shape[0]}")
             shape = [1] * nd
             shape[d] = f.shape[d] - 1
-            h = _ops().diff(h.to(f._dtype), dim=0).reshape(shape)
+            h = diff(h.to(f._dtype), dim=0).reshape(shape)
         elif isinstance(h, Tensor):
             h = h.item()
         elif not isinstance(h, numbers.Real) or isinstance(h, bool):
@@ -515,7 +515,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 def renorm(input, p, dim, maxnorm):
     """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to
     norm ``maxnorm`` (PyTorch's ``maxnorm / (norm + 1e-7)``)."""
-    ops = _ops()
     x = to_tensor(input)
     _floating_input(x, "renorm")
     if not isinstance(p, numbers.Real) or isinstance(p, bool) or p <= 0:
@@ -527,8 +526,8 @@ def renorm(input, p, dim, maxnorm):
         raise DimError(f"renorm(): input needs at least 2 dimensions, got {nd} dimensions")
     d = norm_dim(dim, nd, "renorm")
     others = tuple(i for i in range(nd) if i != d)
-    norms = ops.norm(x, p, others, True)
-    scale = ops.where(norms > maxnorm, maxnorm / (norms + 1e-7),
+    norms = norm(x, p, others, True)
+    scale = where(norms > maxnorm, maxnorm / (norms + 1e-7),
                       _const_like(1.0, x))
     return x * scale
 
@@ -549,7 +548,6 @@ def _hist_input(input, op):
 def _edges_of(col, bins, lo_hi, dt, dev, op, k):
     """The edge tensor of one dim: given edges, or ``bins`` uniform bins over ``lo_hi`` or
     the data's range (an empty range widened by 0.5 each side, like NumPy)."""
-    ops = _ops()
     if isinstance(bins, Tensor):
         if bins._data.ndim != 1 or bins._data.size < 1:
             raise ShapeError(f"{op}(): bins tensor should have one dimension and at least 1 "
@@ -557,7 +555,7 @@ def _edges_of(col, bins, lo_hi, dt, dev, op, k):
         if bins._dtype is not dt:
             raise DTypeError(f"{op}(): bins must have the same dtype as input ({dt.name}), "
                              f"got {bins._dtype.name}")
-        if bins._data.size > 1 and bool((ops.diff(bins) < 0).any()):
+        if bins._data.size > 1 and bool((diff(bins) < 0).any()):
             raise ArgumentError(f"{op}(): bin edges must be increasing (dim {k})")
         return bins.detach()
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
@@ -567,7 +565,7 @@ def _edges_of(col, bins, lo_hi, dt, dev, op, k):
         raise ArgumentError(f"{op}(): bins must be > 0, but got {bins} for dimension {k}")
     if lo_hi is None:
         if col._data.size:
-            lo, hi = float(ops.amin(col)), float(ops.amax(col))
+            lo, hi = float(amin(col)), float(amax(col))
         else:                   # no data: the unit range, as NumPy and PyTorch
             lo, hi = 0.0, 1.0
     else:
@@ -580,12 +578,11 @@ def _edges_of(col, bins, lo_hi, dt, dev, op, k):
         raise ArgumentError(f"{op}(): range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return ops.linspace(lo, hi, int(bins) + 1, dtype=dt, device=dev)
+    return linspace(lo, hi, int(bins) + 1, dtype=dt, device=dev)
 
 
 def _histdd(x, bins, range_, weight, density, op):
     """``(hist, [edges per dim])`` of the points in the last dim of ``x``."""
-    ops = _ops()
     if x._data.ndim < 1:
         raise DimError(f"{op}(): input should have at least 1 dimension")
     npts = x.reshape(-1, x.shape[-1]) if x._data.ndim >= 2 else x.reshape(-1, 1)
@@ -626,7 +623,7 @@ def _histdd(x, bins, range_, weight, density, op):
         for k, e in enumerate(edges):
             shape = [1] * nd
             shape[k] = -1
-            hist = hist / ops.diff(e).reshape(shape)
+            hist = hist / diff(e).reshape(shape)
     return hist, edges
 
 

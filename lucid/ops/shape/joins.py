@@ -23,6 +23,7 @@ from ..core.schema import AmpPolicy, OpSchema
 from ._common import _int, _shape_arg
 from .reshape import ViewBackward
 from .views import NarrowBackward, SelectBackward
+from ...errors import DTypeError
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
            "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split",
@@ -134,7 +135,6 @@ def _tensor_list(tensors, op):
         raise ShapeError(f"{op}: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            from ...errors import DTypeError
             raise DTypeError(f"{op}: expected Tensor as element {i} in argument 0, but got "
                              f"{type(t).__name__}")
     return tensors

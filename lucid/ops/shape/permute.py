@@ -22,6 +22,7 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ..elementwise.complex import conj as _conj
 from ._common import _int, _restride_, _shape_arg
+from ..core.casts import clone
 
 __all__ = ["permute", "transpose", "swapaxes", "swapdims", "movedim", "moveaxis", "t",
            "adjoint", "flip", "fliplr", "flipud", "roll", "rot90"]
@@ -338,5 +339,4 @@ def rot90(input, k=1, dims=(0, 1)):
         return FlipBackward.call(input, dims=tuple(sorted((d0, d1))))
     if k == 3:
         return _swap(FlipBackward.call(input, dims=(d0,)), d0, d1)
-    from ..core.casts import clone
     return clone(input)

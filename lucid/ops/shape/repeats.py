@@ -19,6 +19,7 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _shape_arg
 from .reshape import ViewBackward, _view_as
+from ... import dtypes
 
 __all__ = ["tile", "repeat_interleave"]
 
@@ -210,7 +211,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _int64():
-    from ... import dtypes
     return dtypes.int64
 
 

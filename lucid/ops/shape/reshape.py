@@ -22,6 +22,7 @@ from ..core.base import UnaryOp, ViewOp, norm_dim, norm_dims
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _restride_, _shape_arg
+from ..._tensor.tensor import Size
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze",
            "expand", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes"]
@@ -389,7 +390,6 @@ def broadcast_shapes(*shapes):
                                      f"broadcast to a single shape (size {out[i]} vs {n} at "
                                      f"dim {i})")
                 out[i] = n
-    from ..._tensor.tensor import Size
     return Size(out)
 
 

@@ -19,13 +19,15 @@ from ...random import generator_for
 from ..core._bind import tensor_method
 from ..core.base import apply_inplace, to_tensor
 from ..creation.creation import FillBackward, number_arg
+from ..creation.creation import arange
+from ..elementwise.fp_classify import isfinite
+from ..indexing.masks import masked_fill
+from ..shape.joins import split, tensor_split
+from ..binary.functions import minimum
+from ..binary.functions import maximum
 
 __all__ = ["split_with_sizes", "vsplit", "hsplit", "dsplit", "numel", "poisson"]
 
-
-def _ops():
-    from ... import ops
-    return ops
 
 
 # == splits ================================================================================
@@ -43,11 +45,10 @@ def split_with_sizes(input, split_sizes, dim=0):
         raise ShapeError(f"split_with_sizes(): split_sizes must be non-negative, got {sizes}")
     if x._data.ndim == 0:
         raise DimError("split_with_sizes(): expects at least a 1-dimensional tensor")
-    return _ops().split(x, sizes, dim)
+    return split(x, sizes, dim)
 
 
 def _dir_split(input, ios, dim, op, need, what):
-    ops = _ops()
     x = to_tensor(input)
     nd = x._data.ndim
     if nd < need:
@@ -59,9 +60,9 @@ def _dir_split(input, ios, dim, op, need, what):
             raise ShapeError(f"{op}(): {op} attempted to split along dimension {dim}, but the "
                              f"size of the dimension {n} is not divisible by the split_size "
                              f"{ios}!")
-        return ops.tensor_split(x, int(ios), dim)
+        return tensor_split(x, int(ios), dim)
     if isinstance(ios, Tensor) or isinstance(ios, (list, tuple)):
-        return ops.tensor_split(x, list(ios) if not isinstance(ios, Tensor) else ios, dim)
+        return tensor_split(x, list(ios) if not isinstance(ios, Tensor) else ios, dim)
     raise DTypeError(f"{op}(): indices_or_sections must be an int or a sequence of {what}, "
                      f"got {type(ios).__name__}")
 
@@ -98,7 +99,6 @@ def numel(input):
 # == in place ==============================================================================
 
 def _fill_diagonal(x, fill_value, wrap):
-    ops = _ops()
     shape = tuple(x.shape)
     total = math.prod(shape)
     if len(shape) == 2:
@@ -109,9 +109,9 @@ def _fill_diagonal(x, fill_value, wrap):
         n = shape[0]
         step = sum(n ** k for k in range(len(shape)))
         end = total
-    pos = ops.arange(total, device=x._device)
+    pos = arange(total, device=x._device)
     mask = ((pos % step == 0) & (pos < end)).reshape(shape)
-    return ops.masked_fill(x, mask, fill_value)
+    return masked_fill(x, mask, fill_value)
 
 
 _fill_diagonal.__name__ = "fill_diagonal"
@@ -145,12 +145,10 @@ Tensor.fill_diagonal_ = fill_diagonal_
 
 
 def _max_(self, other):
-    from ..binary.functions import maximum
     return apply_inplace(maximum, self, other)
 
 
 def _min_(self, other):
-    from ..binary.functions import minimum
     return apply_inplace(minimum, self, other)
 
 
@@ -227,7 +225,7 @@ def poisson(input, generator=None):
     ``input`` (float, non-negative), in its dtype; the gradient to the rates is 0."""
     x = to_tensor(input)
     _float_self(x, "poisson")
-    if x._data.size and bool(((x < 0) | ~_ops().isfinite(x)).any()):
+    if x._data.size and bool(((x < 0) | ~isfinite(x)).any()):
         raise ArgumentError("poisson: invalid Poisson rate, expected rate to be non-negative "
                             "and finite")
     dev = x._device
