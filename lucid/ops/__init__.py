@@ -35,6 +35,8 @@ from .indexing.gather_scatter import *    # noqa: F401,F403
 from .indexing.masks import *             # noqa: F401,F403
 from .reduction.sort import *             # noqa: F401,F403
 from .linalg.products import *            # noqa: F401,F403
+from .linalg.einsum import *              # noqa: F401,F403
+from .linalg.addmm import *               # noqa: F401,F403
 from .creation.creation import *          # noqa: F401,F403
 from .random.sampling import *            # noqa: F401,F403
 from .special.functions import *          # noqa: F401,F403
@@ -72,7 +74,7 @@ __all__ = [
                      "reduction.logical", "reduction.scans", "shape.reshape", "shape.permute",
                      "shape.views", "shape.repeats", "shape.padding", "shape.joins",
                      "indexing.subscript", "indexing.gather_scatter", "indexing.masks",
-                     "reduction.sort", "linalg.products", "creation.creation",
+                     "reduction.sort", "linalg.products", "linalg.einsum", "linalg.addmm", "creation.creation",
                      "random.sampling", "special.functions", "elementwise.numeric",
                      "reduction.stats", "indexing.combinatorics", "surface.surface",
                      "elementwise.complex", "surface.aliases")

@@ -30,7 +30,8 @@ from ..indexing.gather_scatter import ScatterReduceBackward, scatter_add as _sca
 from ..indexing.masks import MaskedFillBackward
 from ..indexing.subscript import IndexBackward, SliceBackward, _put
 from ..shape.joins import _split, cat as _cat, stack as _stack, unbind as _unbind
-from ..linalg.products import CrossBackward, EinsumBackward, matmul as _matmul
+from ..linalg.einsum import EinsumBackward
+from ..linalg.products import CrossBackward, matmul as _matmul
 from ..linalg.graph import det, inv, matrix_exp, solve, solve_triangular, svd
 from ..reduction.moments import _dof, _inv, _masked_div_t
 from ..reduction.scans import DiffBackward, _cumprod_grad_t, _prod_others_t, cumsum as _cumsum
