@@ -5,7 +5,7 @@ op modules also install the matching Tensor methods and operators.
 """
 
 from .core import registry
-from .core.base import apply_inplace
+from .core.inplace import apply_inplace
 from .core.schema import AmpPolicy, OpSchema
 from .core.casts import *                 # noqa: F401,F403
 from .elementwise.sign_magnitude import *  # noqa: F401,F403

@@ -16,7 +16,8 @@ from ... import ops as _ops
 from ...errors import ArgumentError, DTypeError, ShapeError
 from ...ops.elementwise.activation import (GeluBackward, HardsigmoidBackward, HardtanhBackward,
                                LeakyReluBackward, SiluBackward)
-from ...ops.core.base import apply_inplace, norm_dim, to_tensor
+from ...ops.core.base import norm_dim, to_tensor
+from ...ops.core.inplace import apply_inplace
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numbers
 
 from ..._tensor import Tensor
-from ..core.base import apply_inplace
+from ..core.inplace import apply_inplace
 
 
 def _is_number(x):

@@ -22,7 +22,8 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, DivisionByZeroError, DTypeError, reports_as
 from ..core._bind import tensor_method
-from ..core.base import BinaryOp, UnaryOp, _cast, _scalar_result, apply_inplace
+from ..core.base import BinaryOp, UnaryOp, _cast, _scalar_result
+from ..core.inplace import apply_inplace
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _inplace, _is_number

@@ -10,7 +10,8 @@ from ..._tensor import Tensor
 from ..._tensor.legacy_types import TYPE_NAMES as _TYPE_NAMES, _LegacyTensorType
 from ...errors import ArgumentError, ArgumentTypeError, ShapeError
 from ._bind import tensor_method
-from .base import BroadcastOp, Op, UnaryOp, apply_inplace, broadcast_shapes, to_tensor
+from .base import BroadcastOp, Op, UnaryOp, broadcast_shapes, to_tensor
+from .inplace import apply_inplace
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 from .device import move

@@ -9,7 +9,7 @@ _OPS: dict = {}
 # The batching hooks of ``lucid.func.vmap``: while a vmap level is active
 # (``STATE.vmap``), :meth:`~lucid.ops.core.base.Op.apply` first calls ``BATCHING[0](cls, inputs,
 # params)``, which runs the op's batching rule on batched inputs or returns NotImplemented,
-# and :func:`~lucid.ops.core.base.apply_inplace` calls ``BATCHING[1](fn, self, args, kwargs)``,
+# and :func:`~lucid.ops.core.inplace.apply_inplace` calls ``BATCHING[1](fn, self, args, kwargs)``,
 # the in-place counterpart.
 BATCHING = [None, None]
 

@@ -22,7 +22,8 @@ from ...autograd.grad_mode import STATE
 from ..._tensor.factory import dtype_arg
 from ...errors import DeviceMismatchError, DTypeError, ShapeError, ValueOverflowError
 from ..core._bind import tensor_method
-from ..core.base import Op, UnaryOp, apply_inplace, to_tensor
+from ..core.base import Op, UnaryOp, to_tensor
+from ..core.inplace import apply_inplace
 from ..core.casts import _copy_value
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema

@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...errors import DTypeError
 from ..core._bind import tensor_method
-from ..core.base import UnaryOp, apply_inplace, to_tensor
+from ..core.base import UnaryOp, to_tensor
+from ..core.inplace import apply_inplace
 from ..core.schema import AmpPolicy, OpSchema
 
 _FP32 = AmpPolicy.FORCE_FP32

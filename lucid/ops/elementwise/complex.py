@@ -26,7 +26,8 @@ from ..._tensor import Tensor
 from ...errors import DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core._formula import array_of, const
-from ..core.base import BinaryOp, UnaryOp, ViewOp, apply_inplace, to_tensor
+from ..core.base import BinaryOp, UnaryOp, ViewOp, to_tensor
+from ..core.inplace import apply_inplace
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from .sign_magnitude import sign

@@ -16,7 +16,8 @@ from ..._tensor import Tensor
 from ...errors import DTypeError
 from ..core._bind import tensor_method
 from ..core._formula import array_of, const
-from ..core.base import BinaryOp, MultiOutputOp, apply_inplace, to_tensor
+from ..core.base import BinaryOp, MultiOutputOp, to_tensor
+from ..core.inplace import apply_inplace
 from ..reduction.extrema import return_types as _rt
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema

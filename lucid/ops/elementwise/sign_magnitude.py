@@ -18,7 +18,8 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import DTypeError, ValueOverflowError, reports_as
 from ..core._bind import tensor_method
-from ..core.base import UnaryOp, _cast, apply_inplace, to_tensor
+from ..core.base import UnaryOp, _cast, to_tensor
+from ..core.inplace import apply_inplace
 from ..core.registry import register
 from ..core.schema import OpSchema
 from ._common import _FP32, _KEEP, _NUMERIC, _StepBackward, _inplace, _schema, _unary

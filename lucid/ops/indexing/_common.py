@@ -11,7 +11,8 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import DTypeError, ShapeError, ValueOverflowError
-from ..core.base import apply_inplace, scalar_like
+from ..core.base import scalar_like
+from ..core.inplace import apply_inplace
 from ..shape.reshape import broadcast_shapes
 
 

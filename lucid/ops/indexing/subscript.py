@@ -25,7 +25,8 @@ from ...autograd.grad_mode import STATE
 from ...errors import IndexArgumentError, IndexingError, ShapeError
 from ..core._bind import tensor_method
 from ..core._formula import const
-from ..core.base import Op, UnaryOp, apply_inplace, check_writable, scalar_like, to_tensor
+from ..core.base import Op, UnaryOp, scalar_like, to_tensor
+from ..core.inplace import apply_inplace, check_writable
 from ..core.casts import copy_
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema

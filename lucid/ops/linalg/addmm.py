@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ...errors import DTypeError, ShapeError, reports_as
 from ..core._bind import tensor_method
-from ..core.base import apply_inplace, broadcast_shapes, to_tensor
+from ..core.base import broadcast_shapes, to_tensor
+from ..core.inplace import apply_inplace
 from ..binary.arith import AddBackward, MulBackward
 from .einsum import EinsumBackward
 from .products import _autocast_mix, _check_bmm, _pair, _shape, bmm, mm, mv

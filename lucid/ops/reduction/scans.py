@@ -21,7 +21,8 @@ from ..._tensor.factory import dtype_arg
 from ...errors import DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core._formula import const
-from ..core.base import UnaryOp, apply_inplace, norm_dim, to_tensor
+from ..core.base import UnaryOp, norm_dim, to_tensor
+from ..core.inplace import apply_inplace
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _acc, _const, _on_scalar

@@ -19,7 +19,8 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor, tensor as _tensor_of
 from ...errors import ArgumentError, DimError, DTypeError, ShapeError
 from ..core._bind import tensor_method
-from ..core.base import apply_inplace, norm_dim, to_tensor
+from ..core.base import norm_dim, to_tensor
+from ..core.inplace import apply_inplace
 from .extrema import return_types as _rt
 from ..binary.arith import div, floor_divide, sub
 from ..binary.ternary import where

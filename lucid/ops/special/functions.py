@@ -13,7 +13,8 @@ from ..._tensor import Tensor
 from ..._tensor.factory import dtype_arg
 from ...errors import ArgumentError, DTypeError
 from ..core._bind import tensor_method
-from ..core.base import UnaryOp, apply_inplace, norm_dim, to_tensor
+from ..core.base import UnaryOp, norm_dim, to_tensor
+from ..core.inplace import apply_inplace
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 

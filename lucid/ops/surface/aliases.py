@@ -9,7 +9,8 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...errors import ArgumentTypeError, ShapeError, reports_as
 from ..core._bind import tensor_method
-from ..core.base import apply_inplace, to_tensor
+from ..core.base import to_tensor
+from ..core.inplace import apply_inplace
 from ..shape.joins import stack
 from ..special.bessel import i0 as _i0
 from ..reduction.stats import _result_type, histogramdd

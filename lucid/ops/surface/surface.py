@@ -3,7 +3,7 @@
 Splits (``split_with_sizes``, ``vsplit``, ``hsplit``, ``dsplit``), ``numel``, in-place
 ``fill_diagonal_``, ``maximum_`` / ``minimum_``, the in-place random fills ``geometric_``,
 ``cauchy_``, ``log_normal_`` (``exponential_`` lives with the other samplers) and
-``poisson``. In-place forms go through :func:`~lucid.ops.core.base.apply_inplace` (leaf checks,
+``poisson``. In-place forms go through :func:`~lucid.ops.core.inplace.apply_inplace` (leaf checks,
 version bump, graph rebasing); random fills record a zero gradient, as PyTorch does.
 """
 
@@ -17,7 +17,8 @@ from ..._tensor import Tensor
 from ...errors import ArgumentError, DimError, DTypeError, ShapeError
 from ...random import generator_for
 from ..core._bind import tensor_method
-from ..core.base import apply_inplace, to_tensor
+from ..core.base import to_tensor
+from ..core.inplace import apply_inplace
 from ..creation.creation import FillBackward, number_arg
 from ..creation.creation import arange
 from ..elementwise.fp_classify import isfinite
