@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,8 +24,15 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-demo
 	$(BIN)/python examples/digits_cnn.py
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test lint
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider
+
+# the import contracts of pyproject.toml (layers; array libraries only in the backends),
+# ruff's lint and format checks
+lint: $(VENV)/.installed-test
+	$(BIN)/lint-imports
+	$(BIN)/ruff check lucid tests benchmarks examples
+	$(BIN)/ruff format --check lucid tests benchmarks examples
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/ops.py
