@@ -25,8 +25,10 @@ def require_gpu(*libs):
     for lib in libs:
         cuda = getattr(lib, "cuda", None)
         if cuda is None or not cuda.is_available():
-            sys.exit(f"{lib.__name__} sees no CUDA device (needed: a GPU, a CUDA build of "
-                     "torch, and CuPy for Lucid: pip install -e '.[cuda12]' or '.[cuda13]')")
+            sys.exit(
+                f"{lib.__name__} sees no CUDA device (needed: a GPU, a CUDA build of "
+                "torch, and CuPy for Lucid: pip install -e '.[cuda12]' or '.[cuda13]')"
+            )
 
 
 def syncer(lib, device):
@@ -73,10 +75,15 @@ def interleaved_ms(fns, syncs, calls, repeats, warmup):
 
 def add_gc_option(parser):
     """The benchmarks' ``--gc-every N`` (see :func:`time_steps`)."""
-    parser.add_argument("--gc-every", type=int, default=0, metavar="N",
-                        help="automatic garbage collection off while timing, a collection "
-                             "of the young generations every N steps of each library "
-                             "instead (default 0: Python's automatic collection)")
+    parser.add_argument(
+        "--gc-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="automatic garbage collection off while timing, a collection "
+        "of the young generations every N steps of each library "
+        "instead (default 0: Python's automatic collection)",
+    )
 
 
 def time_steps(fns, syncs, device, calls, repeats, warmup, gc_every=0):
@@ -89,6 +96,7 @@ def time_steps(fns, syncs, device, calls, repeats, warmup, gc_every=0):
     (``lucid.utils.GarbageCollection``, the schedule large training stacks use)."""
     if gc_every:
         from lucid.utils import GarbageCollection
+
         scheds = [GarbageCollection(gc_every) for _ in fns]
         fns = [(lambda f=f, s=s: (f(), s.step())[0]) for f, s in zip(fns, scheds)]
         with contextlib.ExitStack() as stack:
@@ -154,8 +162,13 @@ class Table:
         return "".join(out)
 
     def row(self, *values):
-        print(self._line("n/a" if v is None else template.format(v)
-                         for v, (_, _, template) in zip(values, self.columns)), flush=True)
+        print(
+            self._line(
+                "n/a" if v is None else template.format(v)
+                for v, (_, _, template) in zip(values, self.columns)
+            ),
+            flush=True,
+        )
 
 
 def write_json(path, args, results):

@@ -60,18 +60,20 @@ NORMS = [
 def conv_call(lib, case, backward):
     _, n, ci, co, hw, k, stride, pad = case
     rng = np.random.default_rng(0)
-    x = lib.tensor(rng.standard_normal((n, ci, hw, hw)).astype(np.float32),
-                   requires_grad=backward)
+    x = lib.tensor(rng.standard_normal((n, ci, hw, hw)).astype(np.float32), requires_grad=backward)
     conv = lib.nn.Conv2d(ci, co, k, stride=stride, padding=pad)
     if not backward:
+
         def fwd():
             with lib.no_grad():
                 return conv(x)
+
         return fwd
     g = lib.ones_like(conv(x)) * 0.01
 
     def step():
         conv(x).backward(g)
+
     return step
 
 
@@ -81,14 +83,17 @@ def norm_call(lib, case, backward):
     x = lib.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=backward)
     bn = lib.nn.BatchNorm2d(shape[1])
     if not backward:
+
         def fwd():
             with lib.no_grad():
                 return bn(x)
+
         return fwd
     g = lib.tensor(rng.standard_normal(shape).astype(np.float32))
 
     def step():
         bn(x).backward(g)
+
     return step
 
 
@@ -100,8 +105,18 @@ def compare(make, case, args):
     ratios = []
     for r in range(args.rounds):
         order = (lucid, torch) if r % 2 == 0 else (torch, lucid)
-        times = dict(zip(order, interleaved_ms([calls[lib] for lib in order], [none, none],
-                                               args.steps, args.repeats, args.warmup)))
+        times = dict(
+            zip(
+                order,
+                interleaved_ms(
+                    [calls[lib] for lib in order],
+                    [none, none],
+                    args.steps,
+                    args.repeats,
+                    args.warmup,
+                ),
+            )
+        )
         for lib in order:
             best[lib] = min(best[lib], times[lib])
         ratios.append(times[lucid] / times[torch])
@@ -120,11 +135,17 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     torch.set_num_threads(lucid.get_num_threads())
-    print(f"threads: Lucid {lucid.get_num_threads()}, torch {torch.get_num_threads()}; "
-          f"{'forward' if args.no_backward else 'forward + backward'}, batch 32")
+    print(
+        f"threads: Lucid {lucid.get_num_threads()}, torch {torch.get_num_threads()}; "
+        f"{'forward' if args.no_backward else 'forward + backward'}, batch 32"
+    )
     wanted = None if args.cases is None else set(args.cases.split(","))
-    table = Table(("case", 20, "{}"), ("lucid ms", 10, "{:.2f}"), ("torch ms", 10, "{:.2f}"),
-                  ("ratio range", 14, "{}"))
+    table = Table(
+        ("case", 20, "{}"),
+        ("lucid ms", 10, "{:.2f}"),
+        ("torch ms", 10, "{:.2f}"),
+        ("ratio range", 14, "{}"),
+    )
     results = []
     groups = {"conv": (conv_call, CONVS), "bn": (norm_call, NORMS)}
     for group in args.only.split(","):
@@ -134,10 +155,16 @@ def main():
                 continue
             res = guarded(case[0], compare, make, case, args)
             lo_ms, to_ms, rmin, rmax = res or (None,) * 4
-            results.append({"case": case[0], "lucid_ms": lo_ms, "torch_ms": to_ms,
-                            "ratio_min": rmin, "ratio_max": rmax})
-            table.row(case[0], lo_ms, to_ms,
-                      None if res is None else f"{rmin:.2f}-{rmax:.2f}x")
+            results.append(
+                {
+                    "case": case[0],
+                    "lucid_ms": lo_ms,
+                    "torch_ms": to_ms,
+                    "ratio_min": rmin,
+                    "ratio_max": rmax,
+                }
+            )
+            table.row(case[0], lo_ms, to_ms, None if res is None else f"{rmin:.2f}-{rmax:.2f}x")
     write_json(args.json, args, results)
 
 

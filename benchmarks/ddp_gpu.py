@@ -59,6 +59,7 @@ def _worker(a):
     import numpy as np
     import torch
     import torch.distributed as tdist
+
     sys.path.insert(0, os.path.join(HERE, ".."))
     sys.path.insert(0, HERE)
     import lucid
@@ -70,31 +71,37 @@ def _worker(a):
     cfg = argparse.Namespace(**(TINY if a.tiny else GPT2))
     dist.init_process_group(a.backend)
     rank, world = dist.get_rank(), dist.get_world_size()
-    local = int(os.environ.get("LOCAL_RANK", os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK",
-                                                            rank)))
+    local = int(os.environ.get("LOCAL_RANK", os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", rank)))
     cuda = a.device == "cuda"
     if cuda:
         lucid.cuda.set_device(local)
         torch.cuda.set_device(local)
     dev = f"cuda:{local}" if cuda else "cpu"
-    tdist.init_process_group("nccl" if cuda else "gloo",
-                             init_method=f"tcp://127.0.0.1:{a.torch_port}", rank=rank,
-                             world_size=world)
+    tdist.init_process_group(
+        "nccl" if cuda else "gloo",
+        init_method=f"tcp://127.0.0.1:{a.torch_port}",
+        rank=rank,
+        world_size=world,
+    )
     state = weights(cfg)
     rng = np.random.default_rng(rank)
     x = rng.integers(0, cfg.vocab, size=(cfg.batch, cfg.seq))
     y = rng.integers(0, cfg.vocab, size=cfg.batch * cfg.seq)
 
     def build(lib, wrap):
-        model = gpt(lib, cfg.vocab, cfg.d, cfg.heads, cfg.layers, cfg.seq,
-                    attention="sdpa", gelu="tanh")
+        model = gpt(
+            lib, cfg.vocab, cfg.d, cfg.heads, cfg.layers, cfg.seq, attention="sdpa", gelu="tanh"
+        )
         model.load_state_dict({k: lib.from_numpy(v) for k, v in state.items()})
         model = wrap(model.to(dev))
         opt = lib.optim.AdamW(model.parameters(), lr=3e-4)
         xs, ys = lib.from_numpy(x).to(dev), lib.from_numpy(y).to(dev)
         loss_fn = lib.nn.CrossEntropyLoss()
-        cast = (lambda: lib.amp.autocast(a.device, dtype=lib.bfloat16)) if cuda else \
-            contextlib.nullcontext
+        cast = (
+            (lambda: lib.amp.autocast(a.device, dtype=lib.bfloat16))
+            if cuda
+            else contextlib.nullcontext
+        )
 
         def step():
             opt.zero_grad()
@@ -102,11 +109,16 @@ def _worker(a):
                 loss = loss_fn(model(xs), ys)
             loss.backward()
             opt.step()
+
         return step
 
     lucid_step = build(lucid, lucid.nn.parallel.DistributedDataParallel)
-    torch_step = build(torch, lambda m: torch.nn.parallel.DistributedDataParallel(
-        m, device_ids=[local] if cuda else None))
+    torch_step = build(
+        torch,
+        lambda m: torch.nn.parallel.DistributedDataParallel(
+            m, device_ids=[local] if cuda else None
+        ),
+    )
 
     def sync():
         if cuda:
@@ -115,12 +127,18 @@ def _worker(a):
         dist.barrier()
         tdist.barrier()
 
-    lucid_ms, torch_ms = _timed([lucid_step, torch_step], sync, a.steps, a.repeats,
-                                a.warmup)
+    lucid_ms, torch_ms = _timed([lucid_step, torch_step], sync, a.steps, a.repeats, a.warmup)
     if rank == 0:
         with open(a.worker, "w") as f:
-            json.dump({"world": world, "lucid_ms": lucid_ms, "torch_ms": torch_ms,
-                       "tokens_per_step": world * cfg.batch * cfg.seq}, f)
+            json.dump(
+                {
+                    "world": world,
+                    "lucid_ms": lucid_ms,
+                    "torch_ms": torch_ms,
+                    "tokens_per_step": world * cfg.batch * cfg.seq,
+                },
+                f,
+            )
     tdist.destroy_process_group()
     dist.destroy_process_group()
 
@@ -129,13 +147,35 @@ def _run(a, n):
     """Launch ``n`` ranks of this script; their rank 0's result."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "result.json")
-        cmd = [sys.executable, "-m", "lucid.distributed.run", "--backend", a.backend,
-               "--nproc-per-node", str(n), os.path.abspath(__file__), "--worker", out,
-               "--torch-port", str(_free_port()), "--device", a.device, "--backend",
-               a.backend, "--steps", str(a.steps), "--repeats", str(a.repeats),
-               "--warmup", str(a.warmup)] + (["--tiny"] if a.tiny else [])
-        env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..") + os.pathsep +
-                   os.environ.get("PYTHONPATH", ""), NCCL_NVLS_ENABLE="0")
+        cmd = [
+            sys.executable,
+            "-m",
+            "lucid.distributed.run",
+            "--backend",
+            a.backend,
+            "--nproc-per-node",
+            str(n),
+            os.path.abspath(__file__),
+            "--worker",
+            out,
+            "--torch-port",
+            str(_free_port()),
+            "--device",
+            a.device,
+            "--backend",
+            a.backend,
+            "--steps",
+            str(a.steps),
+            "--repeats",
+            str(a.repeats),
+            "--warmup",
+            str(a.warmup),
+        ] + (["--tiny"] if a.tiny else [])
+        env = dict(
+            os.environ,
+            PYTHONPATH=os.path.join(HERE, "..") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+            NCCL_NVLS_ENABLE="0",
+        )
         proc = subprocess.run(cmd, env=env)
         if proc.returncode:
             sys.exit(f"ddp_gpu: the {n}-process run failed (exit {proc.returncode})")
@@ -149,19 +189,29 @@ def main():
         _worker(a)
         return
     rows = [_run(a, int(n)) for n in a.gpus.split(",")]
-    base = {k: rows[0]["tokens_per_step"] / rows[0][k] / rows[0]["world"]
-            for k in ("lucid_ms", "torch_ms")}
-    print(f"{'processes':>9} {'lucid ms':>9} {'torch ms':>9} {'lucid tok/s':>12} "
-          f"{'torch tok/s':>12} {'lucid eff':>9} {'torch eff':>9} {'ratio':>6}")
+    base = {
+        k: rows[0]["tokens_per_step"] / rows[0][k] / rows[0]["world"]
+        for k in ("lucid_ms", "torch_ms")
+    }
+    print(
+        f"{'processes':>9} {'lucid ms':>9} {'torch ms':>9} {'lucid tok/s':>12} "
+        f"{'torch tok/s':>12} {'lucid eff':>9} {'torch eff':>9} {'ratio':>6}"
+    )
     for r in rows:
         tok = {k: r["tokens_per_step"] / r[k] * 1e3 for k in ("lucid_ms", "torch_ms")}
         eff = {k: tok[k] / 1e3 / (r["world"] * base[k]) for k in tok}
-        r.update(lucid_tokens_s=tok["lucid_ms"], torch_tokens_s=tok["torch_ms"],
-                 lucid_efficiency=eff["lucid_ms"], torch_efficiency=eff["torch_ms"],
-                 ratio=r["lucid_ms"] / r["torch_ms"])
-        print(f"{r['world']:>9} {r['lucid_ms']:9.1f} {r['torch_ms']:9.1f} "
-              f"{tok['lucid_ms']:12.0f} {tok['torch_ms']:12.0f} {eff['lucid_ms']:9.0%} "
-              f"{eff['torch_ms']:9.0%} {r['ratio']:5.2f}x")
+        r.update(
+            lucid_tokens_s=tok["lucid_ms"],
+            torch_tokens_s=tok["torch_ms"],
+            lucid_efficiency=eff["lucid_ms"],
+            torch_efficiency=eff["torch_ms"],
+            ratio=r["lucid_ms"] / r["torch_ms"],
+        )
+        print(
+            f"{r['world']:>9} {r['lucid_ms']:9.1f} {r['torch_ms']:9.1f} "
+            f"{tok['lucid_ms']:12.0f} {tok['torch_ms']:12.0f} {eff['lucid_ms']:9.0%} "
+            f"{eff['torch_ms']:9.0%} {r['ratio']:5.2f}x"
+        )
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"args": vars(a), "results": rows}, f, indent=1)

@@ -45,8 +45,9 @@ def _args(argv=None):
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--bucket-mb", default="25,0.25",
-                   help="DDP bucket sizes to run (MiB; one row each)")
+    p.add_argument(
+        "--bucket-mb", default="25,0.25", help="DDP bucket sizes to run (MiB; one row each)"
+    )
     p.add_argument("--json", default=None)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -57,11 +58,13 @@ def _args(argv=None):
 
 # -- one rank (under the launcher) ---------------------------------------------------------
 
+
 def _timed(fns, sync, steps, repeats, warmup):
     """Median ms per call of each of ``fns``, the functions timed in turn within each
     repeat (so that a slow spell of a shared machine hits all of them alike)."""
     import statistics
     import time
+
     for f in fns:
         for _ in range(warmup):
             f()
@@ -80,6 +83,7 @@ def _timed(fns, sync, steps, repeats, warmup):
 def _worker(a):
     import numpy as np
     import torch
+
     sys.path.insert(0, os.path.join(HERE, ".."))
     sys.path.insert(0, HERE)
     import lucid
@@ -101,11 +105,13 @@ def _worker(a):
                 opt.zero_grad()
                 loss_fn(model(xs), ys).backward()
                 opt.step()
+
         return step
 
     lucid.manual_seed(0)
     model = lucid.nn.parallel.DistributedDataParallel(
-        gpt(lucid, vocab=VOCAB, d=128, heads=4, layers=2, seq=SEQ), bucket_cap_mb=a.bucket_mb)
+        gpt(lucid, vocab=VOCAB, d=128, heads=4, layers=2, seq=SEQ), bucket_cap_mb=a.bucket_mb
+    )
     opt = lucid.optim.AdamW(model.parameters(), lr=3e-4)
     lx, ly = lucid.from_numpy(x), lucid.from_numpy(y)
     flats = [b.flat for b in model.reducer.buckets]
@@ -115,11 +121,14 @@ def _worker(a):
             w.wait()
 
     import torch.distributed as tdist
-    tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{29400 + world}",
-                             rank=rank, world_size=world)
+
+    tdist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{29400 + world}", rank=rank, world_size=world
+    )
     torch.manual_seed(0)
     tmodel = torch.nn.parallel.DistributedDataParallel(
-        gpt(torch, vocab=VOCAB, d=128, heads=4, layers=2, seq=SEQ), bucket_cap_mb=a.bucket_mb)
+        gpt(torch, vocab=VOCAB, d=128, heads=4, layers=2, seq=SEQ), bucket_cap_mb=a.bucket_mb
+    )
     topt = torch.optim.AdamW(tmodel.parameters(), lr=3e-4)
     ddp_step = step_fn(lucid, model, opt, lx, ly)
     waited = []
@@ -128,10 +137,19 @@ def _worker(a):
         before = model.reducer.wait_s
         ddp_step()
         waited.append(model.reducer.wait_s - before)
+
     lucid_ms, local_ms, comm_ms, torch_ms = _timed(
-        [counted, step_fn(lucid, model, opt, lx, ly, model.no_sync), allreduce_all,
-         step_fn(torch, tmodel, topt, torch.from_numpy(x), torch.from_numpy(y))],
-        dist.barrier, a.steps, a.repeats, a.warmup)
+        [
+            counted,
+            step_fn(lucid, model, opt, lx, ly, model.no_sync),
+            allreduce_all,
+            step_fn(torch, tmodel, topt, torch.from_numpy(x), torch.from_numpy(y)),
+        ],
+        dist.barrier,
+        a.steps,
+        a.repeats,
+        a.warmup,
+    )
     # the rank whose backward ends last waits for the communication alone, the others
     # also for it: per step the least wait over the ranks is the exposed all-reduce
     mine = lucid.tensor(waited, dtype=lucid.float64)
@@ -141,13 +159,23 @@ def _worker(a):
     wait_ms = sorted(least)[len(least) // 2] * 1e3
     tdist.destroy_process_group()
     if rank == 0:
-        print("RESULT " + json.dumps({"ranks": world, "bucket_mb": a.bucket_mb,
-                                      "buckets": len(flats), "lucid_ms": lucid_ms,
-                                      "local_ms": local_ms, "comm_ms": comm_ms,
-                                      "wait_ms": wait_ms,
-                                      "torch_ms": torch_ms,
-                                      "grad_mb": sum(f.numel() * 4 for f in flats) / 2**20}),
-              flush=True)
+        print(
+            "RESULT "
+            + json.dumps(
+                {
+                    "ranks": world,
+                    "bucket_mb": a.bucket_mb,
+                    "buckets": len(flats),
+                    "lucid_ms": lucid_ms,
+                    "local_ms": local_ms,
+                    "comm_ms": comm_ms,
+                    "wait_ms": wait_ms,
+                    "torch_ms": torch_ms,
+                    "grad_mb": sum(f.numel() * 4 for f in flats) / 2**20,
+                }
+            ),
+            flush=True,
+        )
     dist.destroy_process_group()
 
 
@@ -161,15 +189,30 @@ class _Null:
 
 # -- the driver --------------------------------------------------------------------------
 
+
 def _launch(n, bucket_mb, a):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "lucid.distributed.run", "--nproc-per-node", str(n),
-           os.path.abspath(__file__), "--worker", "--steps", str(a.steps), "--warmup",
-           str(a.warmup), "--repeats", str(a.repeats), "--bucket-mb", str(bucket_mb)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lucid.distributed.run",
+        "--nproc-per-node",
+        str(n),
+        os.path.abspath(__file__),
+        "--worker",
+        "--steps",
+        str(a.steps),
+        "--warmup",
+        str(a.warmup),
+        "--repeats",
+        str(a.repeats),
+        "--bucket-mb",
+        str(bucket_mb),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT "):])
+            return json.loads(line[len("RESULT ") :])
     print(f"!! {n} ranks failed:\n{p.stderr[-2000:]}", flush=True)
     return None
 
@@ -180,14 +223,26 @@ def main():
         return _worker(a)
     sys.path.insert(0, HERE)
     from common import Table, write_json
-    print(f"GPT d=128, 2 layers, batch {BATCH}x{SEQ} tokens per rank, 1 thread per rank, "
-          f"{os.cpu_count()} cores")
-    table = Table(("ranks", 6, "{}"), ("bucket", 8, "{:g}MB"), ("n", 4, "{}"),
-                  ("lucid ms", 10, "{:.1f}"), ("tok/s", 9, "{:.0f}"), ("eff", 6, "{:.0%}"),
-                  ("ddp+ms", 8, "{:.1f}"), ("ar ms", 7, "{:.1f}"), ("wait ms", 9, "{:.1f}"),
-                  ("hidden", 8, "{:.0%}"),
-                  ("torch ms", 10, "{:.1f}"), ("torch eff", 10, "{:.0%}"),
-                  ("ratio", 7, "{:.2f}"))
+
+    print(
+        f"GPT d=128, 2 layers, batch {BATCH}x{SEQ} tokens per rank, 1 thread per rank, "
+        f"{os.cpu_count()} cores"
+    )
+    table = Table(
+        ("ranks", 6, "{}"),
+        ("bucket", 8, "{:g}MB"),
+        ("n", 4, "{}"),
+        ("lucid ms", 10, "{:.1f}"),
+        ("tok/s", 9, "{:.0f}"),
+        ("eff", 6, "{:.0%}"),
+        ("ddp+ms", 8, "{:.1f}"),
+        ("ar ms", 7, "{:.1f}"),
+        ("wait ms", 9, "{:.1f}"),
+        ("hidden", 8, "{:.0%}"),
+        ("torch ms", 10, "{:.1f}"),
+        ("torch eff", 10, "{:.0%}"),
+        ("ratio", 7, "{:.2f}"),
+    )
     results, base = [], {}
     for mb in [float(v) for v in a.bucket_mb.split(",")]:
         for n in [int(v) for v in a.ranks.split(",")]:
@@ -202,11 +257,26 @@ def main():
             r["efficiency"] = r["tok_s"] / (n * base[mb, "lucid"])
             r["torch_efficiency"] = r["torch_tok_s"] / (n * base[mb, "torch"])
             r["overhead_ms"] = r["lucid_ms"] - r["local_ms"]
-            r["hidden"] = None if n == 1 or r["comm_ms"] <= 0 else \
-                min(max(1 - r["wait_ms"] / r["comm_ms"], 0.0), 1.0)
-            table.row(n, mb, r["buckets"], r["lucid_ms"], r["tok_s"], r["efficiency"],
-                      r["overhead_ms"], r["comm_ms"], r["wait_ms"], r["hidden"],
-                      r["torch_ms"], r["torch_efficiency"], r["lucid_ms"] / r["torch_ms"])
+            r["hidden"] = (
+                None
+                if n == 1 or r["comm_ms"] <= 0
+                else min(max(1 - r["wait_ms"] / r["comm_ms"], 0.0), 1.0)
+            )
+            table.row(
+                n,
+                mb,
+                r["buckets"],
+                r["lucid_ms"],
+                r["tok_s"],
+                r["efficiency"],
+                r["overhead_ms"],
+                r["comm_ms"],
+                r["wait_ms"],
+                r["hidden"],
+                r["torch_ms"],
+                r["torch_efficiency"],
+                r["lucid_ms"] / r["torch_ms"],
+            )
             results.append(r)
     write_json(a.json, a, results)
 

@@ -70,41 +70,66 @@ def case(cupy, name, dtype, a_shape, b_shape, args):
     a = lucid.randn(*a_shape, dtype=getattr(lucid, dtype), device="cuda")
     b = lucid.randn(*b_shape, dtype=getattr(lucid, dtype), device="cuda")
     flop = 2 * math.prod(a_shape) * b_shape[-1]
-    frameworks = [("lucid", lambda t: t, lucid.matmul, lucid.cuda.synchronize),
-                  ("cupy", cupy.from_dlpack, cupy.matmul, cupy.cuda.Device().synchronize),
-                  ("torch", torch.from_dlpack, torch.matmul, torch.cuda.synchronize)]
-    got = {k: guarded(f"{k} {name}", tflops, view, matmul, sync, a, b, flop, args)
-           for k, view, matmul, sync in frameworks}
+    frameworks = [
+        ("lucid", lambda t: t, lucid.matmul, lucid.cuda.synchronize),
+        ("cupy", cupy.from_dlpack, cupy.matmul, cupy.cuda.Device().synchronize),
+        ("torch", torch.from_dlpack, torch.matmul, torch.cuda.synchronize),
+    ]
+    got = {
+        k: guarded(f"{k} {name}", tflops, view, matmul, sync, a, b, flop, args)
+        for k, view, matmul, sync in frameworks
+    }
     got["rel_err"] = guarded(f"rel err {name}", rel_err, a, b)
     return got
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=1.0,
-                    help="timed seconds per framework and case")
+    ap.add_argument(
+        "--seconds", type=float, default=1.0, help="timed seconds per framework and case"
+    )
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json")
     args = ap.parse_args()
     require_gpu(lucid, torch)
     import cupy
+
     tf32_off()
-    print(f"{torch.cuda.get_device_name()}; CuPy {cupy.__version__}, torch "
-          f"{torch.__version__}", flush=True)
+    print(
+        f"{torch.cuda.get_device_name()}; CuPy {cupy.__version__}, torch {torch.__version__}",
+        flush=True,
+    )
     rows = []
     for c in CASES:
         rows.append(case(cupy, *c, args))
         free(lucid, "cuda"), free(torch, "cuda")
-    table = Table(("case", 31, "{}"), ("lucid TF/s", 11, "{:.1f}"), ("cupy TF/s", 10, "{:.1f}"),
-                  ("torch TF/s", 11, "{:.1f}"), ("% of cupy", 10, "{:.1%}"),
-                  ("% of torch", 11, "{:.1%}"), ("rel err", 9, "{:.1e}"))
+    table = Table(
+        ("case", 31, "{}"),
+        ("lucid TF/s", 11, "{:.1f}"),
+        ("cupy TF/s", 10, "{:.1f}"),
+        ("torch TF/s", 11, "{:.1f}"),
+        ("% of cupy", 10, "{:.1%}"),
+        ("% of torch", 11, "{:.1%}"),
+        ("rel err", 9, "{:.1e}"),
+    )
     results = []
     for (name, *_), got in zip(CASES, rows):
-        r = {"case": name, **got, "lucid_of_cupy": ratio(got["lucid"], got["cupy"]),
-             "lucid_of_torch": ratio(got["lucid"], got["torch"])}
+        r = {
+            "case": name,
+            **got,
+            "lucid_of_cupy": ratio(got["lucid"], got["cupy"]),
+            "lucid_of_torch": ratio(got["lucid"], got["torch"]),
+        }
         results.append(r)
-        table.row(name, r["lucid"], r["cupy"], r["torch"], r["lucid_of_cupy"],
-                  r["lucid_of_torch"], r["rel_err"])
+        table.row(
+            name,
+            r["lucid"],
+            r["cupy"],
+            r["torch"],
+            r["lucid_of_cupy"],
+            r["lucid_of_torch"],
+            r["rel_err"],
+        )
     write_json(args.json, args, results)
 
 

@@ -36,8 +36,21 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, add_gc_option, free, guarded, on_gpu, peak_bytes,  # noqa: E402
-                    ratio, require_gpu, reset_peak, scaled, syncer, time_steps, write_json)
+from common import (
+    Table,
+    add_gc_option,
+    free,
+    guarded,
+    on_gpu,
+    peak_bytes,  # noqa: E402
+    ratio,
+    require_gpu,
+    reset_peak,
+    scaled,
+    syncer,
+    time_steps,
+    write_json,
+)
 from transformer import gpt  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -67,8 +80,9 @@ def batch(args):
 def build(lib, config, args, state, xy):
     """The training step of one configuration in ``lib`` (it returns the loss)."""
     precision, attention = config.split("-")
-    model = gpt(lib, args.vocab, args.d, args.heads, args.layers, args.seq,
-                attention=attention, gelu="tanh")
+    model = gpt(
+        lib, args.vocab, args.d, args.heads, args.layers, args.seq, attention=attention, gelu="tanh"
+    )
     model.load_state_dict({k: lib.from_numpy(v) for k, v in state.items()})
     model.to(args.device)
     opt = lib.optim.AdamW(model.parameters(), lr=3e-4)
@@ -88,6 +102,7 @@ def build(lib, config, args, state, xy):
         loss.backward()
         opt.step()
         return loss
+
     return step
 
 
@@ -103,12 +118,22 @@ def run(config, args, state, xy):
     """Per library: ``(first loss, ms per step, peak bytes)``, or Nones where it failed;
     timed by :func:`common.time_steps`."""
     libs = (lucid, torch)
-    got = {lib: guarded(f"{lib.__name__} {config}", first_step, lib, config, args, state, xy)
-           for lib in libs}
+    got = {
+        lib: guarded(f"{lib.__name__} {config}", first_step, lib, config, args, state, xy)
+        for lib in libs
+    }
     ran = [lib for lib in libs if got[lib]]
-    times = guarded(config, time_steps, [got[lib][0] for lib in ran],
-                    [syncer(lib, args.device) for lib in ran], args.device, args.steps,
-                    args.repeats, max(args.warmup - 1, 0), args.gc_every)
+    times = guarded(
+        config,
+        time_steps,
+        [got[lib][0] for lib in ran],
+        [syncer(lib, args.device) for lib in ran],
+        args.device,
+        args.steps,
+        args.repeats,
+        max(args.warmup - 1, 0),
+        args.gc_every,
+    )
     times = times or [None] * len(ran)
     out = {lib: (None, None, None) for lib in libs}
     for lib, ms in zip(ran, times):
@@ -125,10 +150,20 @@ def main():
     ap.add_argument("--only", default=",".join(CONFIGS))
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=3, help="steps before timing, the first "
-                    "(whose loss is printed) included")
-    for name, default in [("layers", 12), ("d", 768), ("heads", 12), ("seq", 1024),
-                          ("batch", 8), ("vocab", 50304)]:
+    ap.add_argument(
+        "--warmup",
+        type=int,
+        default=3,
+        help="steps before timing, the first (whose loss is printed) included",
+    )
+    for name, default in [
+        ("layers", 12),
+        ("d", 768),
+        ("heads", 12),
+        ("seq", 1024),
+        ("batch", 8),
+        ("vocab", 50304),
+    ]:
         ap.add_argument(f"--{name}", type=int, default=default)
     ap.add_argument("--json")
     add_gc_option(ap)
@@ -140,26 +175,55 @@ def main():
         require_gpu(lucid, torch)
     state, xy = weights(args), batch(args)
     tokens = args.batch * args.seq
-    print(f"GPT-2: {args.layers} layers, d={args.d}, {args.heads} heads, seq {args.seq}, "
-          f"batch {args.batch}, vocab {args.vocab}: "
-          f"{sum(v.size for v in state.values()) / 1e6:.1f}M parameters; {args.device}",
-          flush=True)
-    table = Table(("config", 10, "{}"), ("lucid ms", 10, "{:.1f}"), ("torch ms", 10, "{:.1f}"),
-                  ("ratio", 7, "{:.2f}x"), ("lucid tok/s", 12, "{:.0f}"),
-                  ("torch tok/s", 12, "{:.0f}"), ("lucid GiB", 10, "{:.2f}"),
-                  ("torch GiB", 10, "{:.2f}"), ("mem", 7, "{:.2f}x"),
-                  ("lucid loss", 11, "{:.4f}"), ("torch loss", 11, "{:.4f}"))
+    print(
+        f"GPT-2: {args.layers} layers, d={args.d}, {args.heads} heads, seq {args.seq}, "
+        f"batch {args.batch}, vocab {args.vocab}: "
+        f"{sum(v.size for v in state.values()) / 1e6:.1f}M parameters; {args.device}",
+        flush=True,
+    )
+    table = Table(
+        ("config", 10, "{}"),
+        ("lucid ms", 10, "{:.1f}"),
+        ("torch ms", 10, "{:.1f}"),
+        ("ratio", 7, "{:.2f}x"),
+        ("lucid tok/s", 12, "{:.0f}"),
+        ("torch tok/s", 12, "{:.0f}"),
+        ("lucid GiB", 10, "{:.2f}"),
+        ("torch GiB", 10, "{:.2f}"),
+        ("mem", 7, "{:.2f}x"),
+        ("lucid loss", 11, "{:.4f}"),
+        ("torch loss", 11, "{:.4f}"),
+    )
     results = []
     for config in configs:
         (ll, lms, lmem), (tl, tms, tmem) = run(config, args, state, xy)
-        r = {"config": config, "lucid_ms": lms, "torch_ms": tms, "ratio": ratio(lms, tms),
-             "lucid_tokens_s": ratio(tokens * 1e3, lms),
-             "torch_tokens_s": ratio(tokens * 1e3, tms),
-             "lucid_peak_bytes": lmem, "torch_peak_bytes": tmem, "mem_ratio": ratio(lmem, tmem),
-             "lucid_loss0": ll, "torch_loss0": tl}
+        r = {
+            "config": config,
+            "lucid_ms": lms,
+            "torch_ms": tms,
+            "ratio": ratio(lms, tms),
+            "lucid_tokens_s": ratio(tokens * 1e3, lms),
+            "torch_tokens_s": ratio(tokens * 1e3, tms),
+            "lucid_peak_bytes": lmem,
+            "torch_peak_bytes": tmem,
+            "mem_ratio": ratio(lmem, tmem),
+            "lucid_loss0": ll,
+            "torch_loss0": tl,
+        }
         results.append(r)
-        table.row(config, lms, tms, r["ratio"], r["lucid_tokens_s"], r["torch_tokens_s"],
-                  scaled(lmem, 2.0 ** -30), scaled(tmem, 2.0 ** -30), r["mem_ratio"], ll, tl)
+        table.row(
+            config,
+            lms,
+            tms,
+            r["ratio"],
+            r["lucid_tokens_s"],
+            r["torch_tokens_s"],
+            scaled(lmem, 2.0**-30),
+            scaled(tmem, 2.0**-30),
+            r["mem_ratio"],
+            ll,
+            tl,
+        )
     write_json(args.json, args, results)
 
 

@@ -28,8 +28,10 @@ import train  # noqa: E402
 WORKLOADS = {
     "mlp": (train.mlp, lambda lib, p: lib.optim.Adam(p, lr=1e-3, capturable=True)),
     "cnn": (train.cnn, lambda lib, p: lib.optim.SGD(p, lr=0.01, momentum=0.9)),
-    "gpt": (lambda lib: train.gpt(lib, "sdpa"),
-            lambda lib, p: lib.optim.AdamW(p, lr=3e-4, capturable=True)),
+    "gpt": (
+        lambda lib: train.gpt(lib, "sdpa"),
+        lambda lib, p: lib.optim.AdamW(p, lr=3e-4, capturable=True),
+    ),
 }
 
 
@@ -63,11 +65,18 @@ def main():
     ap.add_argument("--repeats", type=int, default=10)
     args = ap.parse_args()
     require_gpu(lucid, torch)
-    table = Table(("workload", 10, "{}"), ("lucid eager", 12, "{:.3f}"),
-                  ("lucid graph", 12, "{:.3f}"), ("torch eager", 12, "{:.3f}"),
-                  ("torch graph", 12, "{:.3f}"), ("eager", 8, "{:.2f}x"),
-                  ("graph", 8, "{:.2f}x"), ("lucid graph/torch eager", 25, "{:.2f}x"))
+    table = Table(
+        ("workload", 10, "{}"),
+        ("lucid eager", 12, "{:.3f}"),
+        ("lucid graph", 12, "{:.3f}"),
+        ("torch eager", 12, "{:.3f}"),
+        ("torch graph", 12, "{:.3f}"),
+        ("eager", 8, "{:.2f}x"),
+        ("graph", 8, "{:.2f}x"),
+        ("lucid graph/torch eager", 25, "{:.2f}x"),
+    )
     for name in args.only.split(","):
+
         def run():
             fns = []
             for lib in (lucid, torch):

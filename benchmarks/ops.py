@@ -104,7 +104,7 @@ def case_hvp():
         t = np.tanh(z)
         s = 1 - t * t
         # f = sum t^3; grad = W^T (3 t^2 s); H v = W^T diag(d/dz(3 t^2 s)) W v
-        d2 = 6 * t * s * s - 6 * t ** 3 * s
+        d2 = 6 * t * s * s - 6 * t**3 * s
         return wn.T @ (d2 * (wn @ vn))
 
     return lucid_step, torch_step, numpy_step

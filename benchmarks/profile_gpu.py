@@ -25,11 +25,21 @@ from common import require_gpu  # noqa: E402
 def gpt2_step(config):
     """One GPT-2-small training step of benchmarks/gpt2.py's ``config``, in Lucid."""
     import gpt2
-    args = argparse.Namespace(device="cuda", vocab=50304, d=768, heads=12, layers=12,
-                              seq=1024, batch=8)
+
+    args = argparse.Namespace(
+        device="cuda", vocab=50304, d=768, heads=12, layers=12, seq=1024, batch=8
+    )
     precision, attention = config.split("-")
-    model = gpt2.gpt(lucid, args.vocab, args.d, args.heads, args.layers, args.seq,
-                     attention=attention, gelu="tanh")
+    model = gpt2.gpt(
+        lucid,
+        args.vocab,
+        args.d,
+        args.heads,
+        args.layers,
+        args.seq,
+        attention=attention,
+        gelu="tanh",
+    )
     model.load_state_dict({k: lucid.from_numpy(v) for k, v in gpt2.weights(args).items()})
     model.to("cuda")
     opt = lucid.optim.AdamW(model.parameters(), lr=3e-4)
@@ -42,6 +52,7 @@ def gpt2_step(config):
             loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -55,15 +66,21 @@ def profile(name, step, steps, rows):
     t1 = time.perf_counter()
     lucid.cuda.synchronize()
     t2 = time.perf_counter()
-    print(f"== {name}: host {1e3 * (t1 - t0) / steps:.2f} ms/step, "
-          f"wall {1e3 * (t2 - t0) / steps:.2f} ms/step")
+    print(
+        f"== {name}: host {1e3 * (t1 - t0) / steps:.2f} ms/step, "
+        f"wall {1e3 * (t2 - t0) / steps:.2f} ms/step"
+    )
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
+
     with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
         step()
         lucid.cuda.synchronize()
-    print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=rows,
-                                    max_name_column_width=60))
+    print(
+        prof.key_averages().table(
+            sort_by="cuda_time_total", row_limit=rows, max_name_column_width=60
+        )
+    )
     pr = cProfile.Profile()
     pr.enable()
     for _ in range(steps):
@@ -79,8 +96,9 @@ def print_host_table(stats, steps, rows):
     print(f"{'own us/step':>12} {'total us/step':>14} {'calls/step':>11}  function")
     for (path, line, fn), (_, calls, own, total, _) in entries:
         where = f"{Path(path).name}:{line}({fn})" if line else fn
-        print(f"{1e6 * own / steps:12.1f} {1e6 * total / steps:14.1f} "
-              f"{calls / steps:11.1f}  {where}")
+        print(
+            f"{1e6 * own / steps:12.1f} {1e6 * total / steps:14.1f} {calls / steps:11.1f}  {where}"
+        )
 
 
 def main():
@@ -95,6 +113,7 @@ def main():
         profile(f"gpt2 {args.config}", gpt2_step(args.config), args.steps, args.rows)
         return
     import train
+
     for name, build in train.workloads(args.workloads, "both"):
         profile(name, train.step_fn(lucid, build, "cuda"), args.steps, args.rows)
 

@@ -58,8 +58,9 @@ def build(lib, feat_dim=512):
             self.bn2 = nn.BatchNorm2d(cout)
             self.downsample = None
             if stride != 1 or cin != cout:
-                self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
-                                                nn.BatchNorm2d(cout))
+                self.downsample = nn.Sequential(
+                    nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)
+                )
 
         def forward(self, x):
             identity = x if self.downsample is None else self.downsample(x)
@@ -83,8 +84,9 @@ def build(lib, feat_dim=512):
             self.layer3 = layer(128, 256, 2)
             self.layer4 = layer(256, feat_dim, 2)
             self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
-            self.head = nn.Sequential(nn.Linear(2 * feat_dim, 256), nn.ReLU(inplace=True),
-                                      nn.Linear(256, 1))
+            self.head = nn.Sequential(
+                nn.Linear(2 * feat_dim, 256), nn.ReLU(inplace=True), nn.Linear(256, 1)
+            )
             self.sigmoid = nn.Sigmoid()
 
         def forward_once(self, x):
@@ -112,14 +114,23 @@ def net_of(lib, dtype, state):
 
 def batches(steps, batch, seed):
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((batch, 1, 28, 28)), rng.standard_normal((batch, 1, 28, 28)),
-             rng.integers(0, 2, (batch, 1)).astype(np.float64)) for _ in range(steps)]
+    return [
+        (
+            rng.standard_normal((batch, 1, 28, 28)),
+            rng.standard_normal((batch, 1, 28, 28)),
+            rng.integers(0, 2, (batch, 1)).astype(np.float64),
+        )
+        for _ in range(steps)
+    ]
 
 
 def host(t):
     """A tensor of either library as a float64 NumPy array."""
-    return np.asarray(t.detach().numpy(), dtype=np.float64) if isinstance(t, torch.Tensor) \
+    return (
+        np.asarray(t.detach().numpy(), dtype=np.float64)
+        if isinstance(t, torch.Tensor)
         else t.detach().to(lucid.float64).numpy()
+    )
 
 
 class Trajectory:
@@ -135,15 +146,15 @@ class Trajectory:
         self.relu_inputs = []
         for m in self.net.modules():
             if isinstance(m, lib.nn.ReLU):
-                m.register_forward_pre_hook(lambda mod, args: self.relu_inputs.append(
-                    host(args[0])))
+                m.register_forward_pre_hook(
+                    lambda mod, args: self.relu_inputs.append(host(args[0]))
+                )
 
     def step(self, a, b, y):
         lib, dt = self.lib, self.dt
         self.relu_inputs = []
         self.opt.zero_grad()
-        loss = self.crit(self.net(lib.tensor(a).to(dt), lib.tensor(b).to(dt)),
-                         lib.tensor(y).to(dt))
+        loss = self.crit(self.net(lib.tensor(a).to(dt), lib.tensor(b).to(dt)), lib.tensor(y).to(dt))
         loss.backward()
         grads = {n: host(p.grad) for n, p in self.net.named_parameters()}
         self.opt.step()
@@ -198,13 +209,18 @@ def main():
     ap.add_argument("--dtypes", default="float32,float64")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    print("rel: max |g_lucid - g_torch| / max |g_torch| per group, same dtype; "
-          "dloss: loss_lucid - loss_torch.\nfloat32 rows also give PyTorch's own float32 "
-          "drift (torch32 against torch64: 'torch max rel', 'torch dloss') and, at step 0, "
-          "the ReLU kinks crossed (inputs of another sign than in float64: Lucid, PyTorch).")
-    print(f"{'dtype':8s} {'lr':>5s} {'step':>4s} " + " ".join(f"{g:>8s}" for g in GROUPS)
-          + f" {'dloss':>10s} {'loss':>8s} {'torch max rel':>13s} {'torch dloss':>11s} "
-          f"{'kinks':>6s}")
+    print(
+        "rel: max |g_lucid - g_torch| / max |g_torch| per group, same dtype; "
+        "dloss: loss_lucid - loss_torch.\nfloat32 rows also give PyTorch's own float32 "
+        "drift (torch32 against torch64: 'torch max rel', 'torch dloss') and, at step 0, "
+        "the ReLU kinks crossed (inputs of another sign than in float64: Lucid, PyTorch)."
+    )
+    print(
+        f"{'dtype':8s} {'lr':>5s} {'step':>4s} "
+        + " ".join(f"{g:>8s}" for g in GROUPS)
+        + f" {'dloss':>10s} {'loss':>8s} {'torch max rel':>13s} {'torch dloss':>11s} "
+        f"{'kinks':>6s}"
+    )
     for dtype in args.dtypes.split(","):
         for lr in map(float, args.lrs.split(",")):
             for step, r in enumerate(run(dtype, lr, args.steps, args.batch, args.seed)):
@@ -213,9 +229,13 @@ def main():
                     extra = f" {max(r['rel_t32'].values()):13.1e} {r['dloss_t32']:11.2e}"
                     if "flips" in r:
                         extra += f" {r['flips'][0]:>2d}, {r['flips'][1]:<2d}"
-                print(f"{dtype:8s} {lr:5.2f} {step:4d} "
-                      + " ".join(f"{r['rel'][g]:8.1e}" for g in GROUPS)
-                      + f" {r['dloss']:10.2e} {r['loss']:8.4f}" + extra, flush=True)
+                print(
+                    f"{dtype:8s} {lr:5.2f} {step:4d} "
+                    + " ".join(f"{r['rel'][g]:8.1e}" for g in GROUPS)
+                    + f" {r['dloss']:10.2e} {r['loss']:8.4f}"
+                    + extra,
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

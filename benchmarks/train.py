@@ -37,8 +37,18 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lucid  # noqa: E402
-from common import (Table, add_gc_option, free, guarded, on_gpu, ratio, require_gpu,  # noqa: E402
-                    syncer, time_steps, write_json)
+from common import (
+    Table,
+    add_gc_option,
+    free,
+    guarded,
+    on_gpu,
+    ratio,
+    require_gpu,  # noqa: E402
+    syncer,
+    time_steps,
+    write_json,
+)
 from transformer import gpt as gpt_model  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -58,8 +68,9 @@ def data(shape, classes, tokens=False):
 
 def mlp(lib):
     nn = lib.nn
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                          nn.Linear(512, 10))
+    model = nn.Sequential(
+        nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+    )
     return model, lambda params: lib.optim.Adam(params, lr=1e-3), data((128, 784), 10)
 
 
@@ -67,19 +78,24 @@ def cnn(lib):
     nn = lib.nn
 
     def block(cin, cout):
-        return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(),
-                nn.MaxPool2d(2)]
+        return [
+            nn.Conv2d(cin, cout, 3, padding=1),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        ]
 
-    model = nn.Sequential(*block(3, 32), *block(32, 64), nn.Flatten(),
-                          nn.Linear(64 * 8 * 8, 10))
-    return (model, lambda params: lib.optim.SGD(params, lr=0.01, momentum=0.9),
-            data((32, 3, 32, 32), 10))
+    model = nn.Sequential(*block(3, 32), *block(32, 64), nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+    return (
+        model,
+        lambda params: lib.optim.SGD(params, lr=0.01, momentum=0.9),
+        data((32, 3, 32, 32), 10),
+    )
 
 
 def gpt(lib, attention):
     model = gpt_model(lib, vocab=256, d=128, heads=4, layers=2, seq=64, attention=attention)
-    return (model, lambda params: lib.optim.AdamW(params, lr=3e-4),
-            data((8, 64), 256, tokens=True))
+    return (model, lambda params: lib.optim.AdamW(params, lr=3e-4), data((8, 64), 256, tokens=True))
 
 
 def step_fn(lib, build, device):
@@ -120,8 +136,15 @@ def time_both(build, args):
     for lib in libs:
         lib.manual_seed(0)
         steps.append(step_fn(lib, build, args.device))
-    times = time_steps(steps, [syncer(lib, args.device) for lib in libs], args.device,
-                       args.steps, args.repeats, args.warmup, args.gc_every)
+    times = time_steps(
+        steps,
+        [syncer(lib, args.device) for lib in libs],
+        args.device,
+        args.steps,
+        args.repeats,
+        args.warmup,
+        args.gc_every,
+    )
     del steps
     for lib in libs:
         free(lib, args.device)
@@ -143,13 +166,23 @@ def main():
         args.attention = "both" if on_gpu(args.device) else "sdpa"
     if on_gpu(args.device):
         require_gpu(lucid, torch)
-    table = Table(("workload", 10, "{}"), ("lucid ms", 11, "{:.2f}"),
-                  ("torch ms", 11, "{:.2f}"), ("ratio", 8, "{:.2f}x"))
+    table = Table(
+        ("workload", 10, "{}"),
+        ("lucid ms", 11, "{:.2f}"),
+        ("torch ms", 11, "{:.2f}"),
+        ("ratio", 8, "{:.2f}x"),
+    )
     results = []
     for name, build in workloads(args.only, args.attention):
         ms = guarded(name, time_both, build, args) or {"lucid": None, "torch": None}
-        results.append({"workload": name, "lucid_ms": ms["lucid"], "torch_ms": ms["torch"],
-                        "ratio": ratio(ms["lucid"], ms["torch"])})
+        results.append(
+            {
+                "workload": name,
+                "lucid_ms": ms["lucid"],
+                "torch_ms": ms["torch"],
+                "ratio": ratio(ms["lucid"], ms["torch"]),
+            }
+        )
         table.row(name, ms["lucid"], ms["torch"], results[-1]["ratio"])
     write_json(args.json, args, results)
 

@@ -26,8 +26,9 @@ def gpt(lib, vocab, d, heads, layers, seq, attention="sdpa", gelu="none"):
             self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
             self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
             if attention == "math":
-                self.register_buffer("mask", lib.ones(seq, seq, dtype=lib.bool).triu(1),
-                                     persistent=False)
+                self.register_buffer(
+                    "mask", lib.ones(seq, seq, dtype=lib.bool).triu(1), persistent=False
+                )
 
         def attend(self, q, k, v):
             if attention == "sdpa":

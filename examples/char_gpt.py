@@ -38,14 +38,14 @@ class Block(nn.Module):
         self.heads = heads
         self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
         self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d),
-                                 nn.Dropout(dropout))
+        self.mlp = nn.Sequential(
+            nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d), nn.Dropout(dropout)
+        )
 
     def forward(self, x):
         b, t, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
-        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2)
-                   for z in (q, k, v))
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
         return x + self.mlp(self.ln2(x))
@@ -67,7 +67,7 @@ class CharGPT(nn.Module):
     def generate(self, idx, n, temperature=0.8):
         """Append ``n`` characters sampled one at a time from the softmax of the logits."""
         for _ in range(n):
-            logits = self(idx[:, -self.block_size:])[:, -1] / temperature
+            logits = self(idx[:, -self.block_size :])[:, -1] / temperature
             nxt = lucid.multinomial(F.softmax(logits, dim=-1), 1)
             idx = lucid.cat([idx, nxt], dim=1)
         return idx
@@ -98,8 +98,13 @@ def main():
     opt = lucid.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     warm = max(1, args.steps // 20)
     sched = lucid.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm)
-        * 0.5 * (1 + math.cos(math.pi * min(s, args.steps) / args.steps)))
+        opt,
+        lambda s: (
+            min(1.0, (s + 1) / warm)
+            * 0.5
+            * (1 + math.cos(math.pi * min(s, args.steps) / args.steps))
+        ),
+    )
     loss_fn = nn.CrossEntropyLoss()
 
     def batch(lo, hi):
@@ -123,10 +128,12 @@ def main():
             with lucid.no_grad():
                 xv, yv = batch(split, len(data))
                 val = loss_fn(model(xv).flatten(0, 1), yv.flatten()).item()
-            prompt = data[None, split:split + 16]
+            prompt = data[None, split : split + 16]
             sample = "".join(chars[i] for i in model.generate(prompt, 120)[0].tolist())
-            print(f"\nstep {step}  train loss {loss.item():.3f}  val loss {val:.3f}  "
-                  f"({time.perf_counter() - start:.0f} s)\n{'-' * 60}\n{sample}\n{'-' * 60}")
+            print(
+                f"\nstep {step}  train loss {loss.item():.3f}  val loss {val:.3f}  "
+                f"({time.perf_counter() - start:.0f} s)\n{'-' * 60}\n{sample}\n{'-' * 60}"
+            )
 
 
 if __name__ == "__main__":

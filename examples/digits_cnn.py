@@ -34,8 +34,14 @@ class DigitsCNN(nn.Module):
     def __init__(self, classes=10):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.BatchNorm2d(16),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1),
+            nn.BatchNorm2d(32),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
         )
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 2 * 2, classes))
 
@@ -63,8 +69,9 @@ def accuracy(model, loader):
 
 def train(args):
     lucid.manual_seed(0)
-    train_set, test_set = random_split(load_digits(), [0.8, 0.2],
-                                       generator=lucid.Generator().manual_seed(0))
+    train_set, test_set = random_split(
+        load_digits(), [0.8, 0.2], generator=lucid.Generator().manual_seed(0)
+    )
     train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
     test_loader = DataLoader(test_set, batch_size=256)
 
@@ -77,8 +84,7 @@ def train(args):
     for epoch in range(1, args.epochs + 1):
         model.train()
         total, seen = 0.0, 0
-        bar = tqdm(train_loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False,
-                   unit="batch")
+        bar = tqdm(train_loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, unit="batch")
         for x, y in bar:
             loss = loss_fn(model(x), y)
             opt.zero_grad()
@@ -107,8 +113,9 @@ def main():
     acc = history["accuracy"][-1]
 
     path = os.path.join(args.out, "digits_cnn.safetensors")
-    lucid.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
-                "history": history}, path)
+    lucid.save(
+        {"model": model.state_dict(), "optimizer": opt.state_dict(), "history": history}, path
+    )
     ckpt = lucid.load(path)
     restored = DigitsCNN()
     restored.load_state_dict(ckpt["model"])

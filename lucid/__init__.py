@@ -12,14 +12,47 @@ from ._state import STATE as _STATE
 from ._device import device, get_default_device, set_default_device
 from . import backend  # noqa: F401  (registers the backends of each device type)
 from .backend.threads import get_num_threads, set_num_threads
-from .dtypes import (bfloat16, bool, bool_, can_cast, cdouble, cfloat, complex64, complex128,
-                     double, dtype, finfo, float, float16, float32, float64,
-                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
-                     promote_types, result_type, set_default_dtype, short, uint8)
+from .dtypes import (
+    bfloat16,
+    bool,
+    bool_,
+    can_cast,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    finfo,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    short,
+    uint8,
+)
 from ._tensor import Size, Tensor, as_tensor, from_dlpack, from_numpy, is_tensor, tensor
 from ._tensor.legacy_types import CPU_TYPES as _LEGACY_TYPES
-from .autograd import (enable_grad, inference_mode, is_grad_enabled,
-                       is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from . import ops, autograd, amp, backends
 from .amp import autocast
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision
@@ -36,14 +69,21 @@ from . import func  # noqa: E402
 from . import cuda, accelerator, onnx  # noqa: E402
 from . import einops  # noqa: E402
 from .serialization import *  # noqa: F401,F403
-from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
-                     seed, set_rng_state)
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 
 __version__ = "0.1.0"
 
-globals().update(_LEGACY_TYPES)      # lucid.FloatTensor, ... (PyTorch's legacy types)
+globals().update(_LEGACY_TYPES)  # lucid.FloatTensor, ... (PyTorch's legacy types)
 
-del backend     # the backends are internals: reach them through a device (lucid.ops.move)
+del backend  # the backends are internals: reach them through a device (lucid.ops.move)
 
 
 def is_floating_point(t):

@@ -35,8 +35,9 @@ class device:
         elif isinstance(spec, str):
             kind, _, rest = spec.strip().lower().partition(":")
             if kind not in _TYPES or (":" in spec and not rest.isdigit()):
-                raise DeviceError(f"device: got {spec!r}, expected 'cpu', 'cuda', 'cuda:N' "
-                                  "or 'gpu'")
+                raise DeviceError(
+                    f"device: got {spec!r}, expected 'cpu', 'cuda', 'cuda:N' or 'gpu'"
+                )
             kind = _TYPES[kind]
             idx = int(rest) if rest else None
             if index is not None:
@@ -68,8 +69,11 @@ class device:
         return be
 
     def __repr__(self):
-        return f"device(type='{self.type}')" if self.index is None else \
-            f"device(type='{self.type}', index={self.index})"
+        return (
+            f"device(type='{self.type}')"
+            if self.index is None
+            else f"device(type='{self.type}', index={self.index})"
+        )
 
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"

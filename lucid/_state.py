@@ -14,18 +14,26 @@ __all__ = ["STATE"]
 
 
 class _State:
-    __slots__ = ("grad_enabled", "inference", "autocast", "anomaly", "anomaly_nan",
-                 "deterministic", "deterministic_warn_only", "vmap")
+    __slots__ = (
+        "grad_enabled",
+        "inference",
+        "autocast",
+        "anomaly",
+        "anomaly_nan",
+        "deterministic",
+        "deterministic_warn_only",
+        "vmap",
+    )
 
     def __init__(self):
         self.grad_enabled = True
         self.inference = False
-        self.autocast = None        # {device type: dtype} while autocast is on for any
+        self.autocast = None  # {device type: dtype} while autocast is on for any
         self.anomaly = False
         self.anomaly_nan = True
         self.deterministic = False
         self.deterministic_warn_only = False
-        self.vmap = 0               # number of active vmap levels (lucid.func.vmap)
+        self.vmap = 0  # number of active vmap levels (lucid.func.vmap)
 
 
 STATE = _State()

@@ -18,9 +18,17 @@ from . import cuda as _cuda
 from ._device import device as _device_cls
 from .errors import ArgumentTypeError, DeviceError
 
-__all__ = ["is_available", "current_accelerator", "device_count", "current_device_index",
-           "current_device_idx", "set_device_index", "set_device_idx", "synchronize",
-           "device_index"]
+__all__ = [
+    "is_available",
+    "current_accelerator",
+    "device_count",
+    "current_device_index",
+    "current_device_idx",
+    "set_device_index",
+    "set_device_idx",
+    "synchronize",
+    "device_index",
+]
 
 
 def is_available() -> bool:
@@ -42,8 +50,10 @@ def device_count() -> int:
 
 def _require(op):
     if not _cuda.is_available():
-        raise DeviceError(f"lucid.accelerator.{op}: cannot access an accelerator device "
-                          "when none is available (no CuPy, or no GPU)")
+        raise DeviceError(
+            f"lucid.accelerator.{op}: cannot access an accelerator device "
+            "when none is available (no CuPy, or no GPU)"
+        )
 
 
 def _as_index(device, op):
@@ -53,11 +63,14 @@ def _as_index(device, op):
     if isinstance(device, (str, _device_cls)):
         d = _device_cls(device)
         if d.type != "cuda":
-            raise DeviceError(f"lucid.accelerator.{op}: expected the accelerator's device "
-                              f"type 'cuda', got {d}")
+            raise DeviceError(
+                f"lucid.accelerator.{op}: expected the accelerator's device type 'cuda', got {d}"
+            )
         return d.index
-    raise ArgumentTypeError(f"lucid.accelerator.{op}: expected a device index, a device "
-                            f"string or a device, got {type(device).__name__}")
+    raise ArgumentTypeError(
+        f"lucid.accelerator.{op}: expected a device index, a device "
+        f"string or a device, got {type(device).__name__}"
+    )
 
 
 def current_device_index() -> int:

@@ -26,10 +26,36 @@ import numpy as np
 from .errors import DTypeError
 
 __all__ = [
-    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "half",
-    "bfloat16", "float32", "float", "float64", "double", "long", "int", "short",
-    "promote_types", "result_type", "can_cast", "set_default_dtype", "get_default_dtype",
-    "finfo", "iinfo", "as_dtype", "complex64", "cfloat", "complex128", "cdouble", "bool_",
+    "dtype",
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "half",
+    "bfloat16",
+    "float32",
+    "float",
+    "float64",
+    "double",
+    "long",
+    "int",
+    "short",
+    "promote_types",
+    "result_type",
+    "can_cast",
+    "set_default_dtype",
+    "get_default_dtype",
+    "finfo",
+    "iinfo",
+    "as_dtype",
+    "complex64",
+    "cfloat",
+    "complex128",
+    "cdouble",
+    "bool_",
 ]
 
 _py_bool, _py_int, _py_float, _py_complex = bool, int, float, complex
@@ -38,8 +64,17 @@ _py_bool, _py_int, _py_float, _py_complex = bool, int, float, complex
 class dtype:
     """One element type: its name, width, category and NumPy storage type."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "np",
-                 "_rank", "_cat", "_grad")
+    __slots__ = (
+        "name",
+        "itemsize",
+        "is_floating_point",
+        "is_complex",
+        "is_signed",
+        "np",
+        "_rank",
+        "_cat",
+        "_grad",
+    )
 
     def __init__(self, name, np_type, rank, category):
         self.name = name
@@ -48,9 +83,9 @@ class dtype:
         self.is_floating_point = category == 2
         self.is_complex = category == 3
         self.is_signed = name not in ("bool", "uint8")
-        self._rank = rank      # position in the promotion lattice
-        self._cat = category   # 0 bool, 1 integer, 2 floating, 3 complex
-        self._grad = category >= 2   # tensors of this dtype can carry gradients
+        self._rank = rank  # position in the promotion lattice
+        self._cat = category  # 0 bool, 1 integer, 2 floating, 3 complex
+        self._grad = category >= 2  # tensors of this dtype can carry gradients
 
     def to_real(self):
         """The dtype of the real and imaginary parts of a complex dtype (``complex64`` ->
@@ -62,8 +97,10 @@ class dtype:
         ``complex64``); a complex dtype is returned as is."""
         got = _COMPLEX_OF.get(self)
         if got is None:
-            raise DTypeError(f"to_complex: no complex dtype for {self} (complex64 holds "
-                             "float32 parts, complex128 float64; complex32 is not supported)")
+            raise DTypeError(
+                f"to_complex: no complex dtype for {self} (complex64 holds "
+                "float32 parts, complex128 float64; complex32 is not supported)"
+            )
         return got
 
     def __repr__(self):
@@ -74,7 +111,7 @@ class dtype:
 
 
 bool = dtype("bool", np.bool_, 0, 0)
-bool_ = bool        # NumPy's spelling
+bool_ = bool  # NumPy's spelling
 uint8 = dtype("uint8", np.uint8, 1, 1)
 int8 = dtype("int8", np.int8, 2, 1)
 int16 = dtype("int16", np.int16, 3, 1)
@@ -89,16 +126,40 @@ complex128 = dtype("complex128", np.complex128, 11, 3)
 half, float, double, long, int, short = float16, float32, float64, int64, int32, int16
 cfloat, cdouble = complex64, complex128
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-       complex64, complex128)
+ALL = (
+    bool,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+)
 FLOATING = (float16, bfloat16, float32, float64)
 COMPLEX = (complex64, complex128)
 _REAL_OF = {complex64: float32, complex128: float64}
-_COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64,
-               complex128: complex128}
+_COMPLEX_OF = {
+    float32: complex64,
+    float64: complex128,
+    complex64: complex64,
+    complex128: complex128,
+}
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update(half=float16, float=float32, double=float64, long=int64, int=int32,
-                short=int16, cfloat=complex64, cdouble=complex128)
+_BY_NAME.update(
+    half=float16,
+    float=float32,
+    double=float64,
+    long=int64,
+    int=int32,
+    short=int16,
+    cfloat=complex64,
+    cdouble=complex128,
+)
 _BY_NP = {d.np: d for d in ALL}
 
 
@@ -182,7 +243,7 @@ def _combine(higher, lower):
         return higher
     if higher._cat == 3:
         return higher
-    if lower._cat == 3:            # keeps a floating group's precision (float64 * 1j)
+    if lower._cat == 3:  # keeps a floating group's precision (float64 * 1j)
         return _complex_holding(higher) if higher._cat == 2 else lower
     if higher._cat == 2:
         return higher
@@ -221,13 +282,13 @@ def as_dtype(d) -> dtype:
         if got is not None:
             return got
     elif d is _py_float:
-        return float64            # as in PyTorch: dtype=float means double
+        return float64  # as in PyTorch: dtype=float means double
     elif d is _py_int:
         return int64
     elif d is _py_bool:
         return bool
     else:
-        name = getattr(d, "name", None)   # a torch.dtype or similar
+        name = getattr(d, "name", None)  # a torch.dtype or similar
         if isinstance(name, str) and name in _BY_NAME:
             return _BY_NAME[name]
         try:
@@ -238,16 +299,16 @@ def as_dtype(d) -> dtype:
             got = _BY_NAME.get(str(d)[6:])
         if got is not None:
             return got
-    raise DTypeError(f"unsupported dtype {d!r}; expected one of "
-                     + ", ".join(x.name for x in ALL))
+    raise DTypeError(f"unsupported dtype {d!r}; expected one of " + ", ".join(x.name for x in ALL))
 
 
 def from_numpy_dtype(npd) -> dtype:
     """The Lucid dtype of a NumPy dtype, or a DTypeError naming it."""
     got = _BY_NP.get(npd)
     if got is None:
-        raise DTypeError(f"unsupported array dtype {npd}; expected one of "
-                         + ", ".join(x.name for x in ALL))
+        raise DTypeError(
+            f"unsupported array dtype {npd}; expected one of " + ", ".join(x.name for x in ALL)
+        )
     return got
 
 
@@ -270,9 +331,11 @@ class finfo:
         self.resolution = 10.0 ** -_py_int(info.precision)
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
-                f"eps={self.eps}, smallest_normal={self.tiny}, bits={self.bits}, "
-                f"dtype={self.dtype})")
+        return (
+            f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
+            f"eps={self.eps}, smallest_normal={self.tiny}, bits={self.bits}, "
+            f"dtype={self.dtype})"
+        )
 
 
 class iinfo:

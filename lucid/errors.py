@@ -152,6 +152,7 @@ def reports_as(op):
     message becomes ``"<op>: "`` (or ``"<op>: "`` is prepended when the message names no
     op). Messages that already start with ``op`` are left alone. No cost unless an error is
     raised."""
+
     def deco(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -160,7 +161,9 @@ def reports_as(op):
             except LucidError as e:
                 set_op_name(e, op)
                 raise
+
         return wrapper
+
     return deco
 
 
@@ -171,4 +174,4 @@ def set_op_name(err, op):
     if msg.startswith((op + ":", op + "()", op + " (")):
         return
     m = _OP_PREFIX.match(msg)
-    err.args = (f"{op}: {msg[m.end():] if m else msg}",) + tuple(err.args[1:])
+    err.args = (f"{op}: {msg[m.end() :] if m else msg}",) + tuple(err.args[1:])

@@ -19,10 +19,17 @@ from .errors import DeviceMismatchError, DTypeError, ShapeError
 from ._tensor import Tensor as _Tensor
 from ._tensor import tensor as _tensor_of
 
-__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state"]
+__all__ = [
+    "Generator",
+    "default_generator",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+]
 
-_DEFAULT_SEED = 67280421310721      # the seed of a new Generator, as in PyTorch
+_DEFAULT_SEED = 67280421310721  # the seed of a new Generator, as in PyTorch
 _U64 = 0xFFFF_FFFF_FFFF_FFFF
 
 
@@ -32,8 +39,9 @@ def _check_seed(seed, op):
         raise DTypeError(f"{op}: expected an int seed, got {type(seed).__name__}")
     seed = int(seed)
     if not -(1 << 63) <= seed <= _U64:
-        raise ShapeError(f"{op}: seed {seed} is out of range; expected a value in "
-                         f"[-2**63, 2**64 - 1]")
+        raise ShapeError(
+            f"{op}: seed {seed} is out of range; expected a value in [-2**63, 2**64 - 1]"
+        )
     return seed & _U64
 
 
@@ -80,15 +88,18 @@ class Generator:
     def set_state(self, new_state) -> "Generator":
         """Restore a state given by :meth:`get_state`; returns ``self``."""
         if not isinstance(new_state, _Tensor) or new_state.dtype is not _dt.uint8:
-            got = new_state.dtype.name if isinstance(new_state, _Tensor) else \
-                type(new_state).__name__
+            got = (
+                new_state.dtype.name if isinstance(new_state, _Tensor) else type(new_state).__name__
+            )
             raise DTypeError(f"set_state: RNG state must be a uint8 tensor, got {got}")
         raw = bytes(new_state.reshape(-1).tolist())
         try:
             self._device.backend.rng_set_state(self._impl, raw[8:])
         except ValueError as e:
-            raise ShapeError(f"set_state: invalid RNG state of {len(raw)} bytes for a "
-                             f"{self._device} generator ({e}, after an 8-byte seed)") from None
+            raise ShapeError(
+                f"set_state: invalid RNG state of {len(raw)} bytes for a "
+                f"{self._device} generator ({e}, after an 8-byte seed)"
+            ) from None
         self._seed = int.from_bytes(raw[:8], "little")
         return self
 
@@ -114,11 +125,14 @@ def generator_for(generator, dev, op):
     if generator is None:
         return _default_for(dev)
     if not isinstance(generator, Generator):
-        raise DTypeError(f"{op}: generator must be a lucid.Generator, got "
-                         f"{type(generator).__name__}")
+        raise DTypeError(
+            f"{op}: generator must be a lucid.Generator, got {type(generator).__name__}"
+        )
     if generator._device.type != dev.type:
-        raise DeviceMismatchError(f"{op}: expected a '{dev.type}' device type for generator "
-                                  f"but found '{generator._device.type}'")
+        raise DeviceMismatchError(
+            f"{op}: expected a '{dev.type}' device type for generator "
+            f"but found '{generator._device.type}'"
+        )
     return generator
 
 

@@ -8,6 +8,7 @@ import pytest
 def _cuda_available():
     try:
         import lucid
+
         return bool(getattr(getattr(lucid, "cuda", None), "is_available", lambda: False)())
     except Exception:
         return False
@@ -19,7 +20,7 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     if _cuda_available() or os.environ.get("LUCID_CUDA_TEST_DEVICE") == "cpu":
-        return        # a GPU, or a CPU dry run of the CUDA suites (tests/cuda/conftest.py)
+        return  # a GPU, or a CPU dry run of the CUDA suites (tests/cuda/conftest.py)
     skip = pytest.mark.skip(reason="no CUDA device")
     for item in items:
         if "cuda" in item.keywords:

@@ -14,9 +14,17 @@ no_gpu = pytest.mark.skipif(lucid.cuda.is_available(), reason="a GPU is present"
 
 
 def test_accelerator_names_match_pytorch():
-    for name in ("is_available", "current_accelerator", "device_count",
-                 "current_device_index", "current_device_idx", "set_device_index",
-                 "set_device_idx", "synchronize", "device_index"):
+    for name in (
+        "is_available",
+        "current_accelerator",
+        "device_count",
+        "current_device_index",
+        "current_device_idx",
+        "set_device_index",
+        "set_device_idx",
+        "synchronize",
+        "device_index",
+    ):
         assert hasattr(torch.accelerator, name)
         assert hasattr(lucid.accelerator, name)
 
@@ -26,8 +34,7 @@ def test_accelerator_names_match_pytorch():
 def test_deprecated_names_warn_as_pytorch(name):
     args = (0,) if name.startswith("set") else ()
     for A in (torch.accelerator, lucid.accelerator):
-        with pytest.warns(FutureWarning, match="_index` instead"), \
-                pytest.raises(RuntimeError):
+        with pytest.warns(FutureWarning, match="_index` instead"), pytest.raises(RuntimeError):
             getattr(A, name)(*args)
 
 
@@ -37,17 +44,20 @@ def test_without_an_accelerator_answers_as_pytorch_cpu():
     assert lucid.accelerator.current_accelerator() is None
     assert lucid.accelerator.current_accelerator(check_available=True) is None
     assert lucid.accelerator.device_count() == torch.accelerator.device_count() == 0
-    with lucid.accelerator.device_index(None):       # a no-op, needs no device
+    with lucid.accelerator.device_index(None):  # a no-op, needs no device
         pass
 
 
 @no_gpu
-@pytest.mark.parametrize("call", [
-    lambda A: A.current_device_index(),
-    lambda A: A.set_device_index(0),
-    lambda A: A.synchronize(),
-    lambda A: A.device_index(0).__enter__(),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda A: A.current_device_index(),
+        lambda A: A.set_device_index(0),
+        lambda A: A.synchronize(),
+        lambda A: A.device_index(0).__enter__(),
+    ],
+)
 def test_asking_for_a_device_raises_runtime_error_as_pytorch(call):
     with pytest.raises(RuntimeError):
         call(torch.accelerator)
@@ -69,8 +79,16 @@ def test_the_mnist_example_device_selection_runs():
     assert lucid.ones(2, device=device).device == device
 
 
-FLAGS = ("is_xpu", "is_mps", "is_meta", "is_mkldnn", "is_quantized", "is_sparse",
-         "is_sparse_csr", "is_nested")
+FLAGS = (
+    "is_xpu",
+    "is_mps",
+    "is_meta",
+    "is_mkldnn",
+    "is_quantized",
+    "is_sparse",
+    "is_sparse_csr",
+    "is_nested",
+)
 
 
 @pytest.mark.parametrize("flag", FLAGS)
@@ -78,7 +96,7 @@ def test_flags_of_a_dense_tensor_are_false_as_pytorch(flag):
     t, r = lucid.ones(2, 3), torch.ones(2, 3)
     assert getattr(t, flag) is getattr(r, flag) is False
     assert getattr(t[:, 1], flag) is False
-    with pytest.raises(AttributeError):       # a property: programs read, never set, it
+    with pytest.raises(AttributeError):  # a property: programs read, never set, it
         setattr(t, flag, True)
 
 
@@ -86,8 +104,8 @@ def test_backend_probes_answer_as_pytorch_cpu_build():
     B = lucid.backends
     assert B.mps.is_available() is torch.backends.mps.is_available() is False
     assert B.mps.is_built() is torch.backends.mps.is_built() is False
-    assert B.mkldnn.is_available() is False        # Lucid links no oneDNN
-    assert B.openmp.is_available() is False        # nor OpenMP
+    assert B.mkldnn.is_available() is False  # Lucid links no oneDNN
+    assert B.openmp.is_available() is False  # nor OpenMP
     assert B.cudnn.version() is None
     assert B.cudnn.is_available() is False
 
@@ -119,6 +137,7 @@ def test_cudnn_switches_are_plain_attributes_programs_set():
 
 def test_cuda_is_built_tells_whether_cupy_is_installed():
     import importlib.util
+
     assert lucid.backends.cuda.is_built() is (importlib.util.find_spec("cupy") is not None)
     if lucid.cuda.is_available():
         assert lucid.backends.cuda.is_built()

@@ -30,8 +30,9 @@ def test_force_fp32_upcasts_half_inputs():
     assert y.dtype is lucid.float32
     y.sum().backward()
     assert x.grad.dtype is lucid.float16
-    np.testing.assert_allclose(x.grad.numpy().astype(np.float32),
-                               np.exp(x.detach().numpy().astype(np.float32)), rtol=1e-2)
+    np.testing.assert_allclose(
+        x.grad.numpy().astype(np.float32), np.exp(x.detach().numpy().astype(np.float32)), rtol=1e-2
+    )
 
 
 def test_keep_input_and_disabled_autocast():
@@ -58,13 +59,14 @@ def test_bad_autocast_arguments():
 
 # -- state per device type -------------------------------------------------------------------
 
+
 def test_defaults_and_state_per_device_type():
     assert lucid.amp.get_autocast_dtype("cpu") is lucid.bfloat16
     assert lucid.amp.get_autocast_dtype("cuda") is lucid.float16
-    assert lucid._STATE.autocast is None                    # the one flag the op path reads
+    assert lucid._STATE.autocast is None  # the one flag the op path reads
     with lucid.amp.autocast("cuda"):
         assert lucid.amp.is_autocast_enabled("cuda") and not lucid.amp.is_autocast_enabled("cpu")
-        assert (_rand(2, 3) @ _rand(3, 2)).dtype is lucid.float32      # CPU ops untouched
+        assert (_rand(2, 3) @ _rand(3, 2)).dtype is lucid.float32  # CPU ops untouched
         assert lucid.exp(_rand(3, dtype=lucid.bfloat16)).dtype is lucid.bfloat16
         with lucid.amp.autocast("cpu"):
             assert lucid.amp.is_autocast_enabled("cpu") and lucid.amp.is_autocast_enabled("cuda")
@@ -123,8 +125,10 @@ def test_float64_is_not_cast():
 
 # -- output dtypes against torch.autocast("cpu") -----------------------------------------------
 
+
 def _pair(shape, dtype, seed):
     import torch
+
     a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
     return lucid.tensor(a).to(dtype), torch.tensor(a).to(getattr(torch, dtype.name))
 
@@ -137,40 +141,74 @@ def _table():
         ("mm", lambda L, F, a, b: L.mm(a, b), [(3, 4), (4, 5)], f32),
         ("bmm", lambda L, F, a, b: L.bmm(a, b), [(2, 3, 4), (2, 4, 5)], f32),
         ("addmm", lambda L, F, c, a, b: L.addmm(c, a, b), [(3, 5), (3, 4), (4, 5)], f32),
-        ("baddbmm", lambda L, F, c, a, b: L.baddbmm(c, a, b),
-         [(2, 3, 5), (2, 3, 4), (2, 4, 5)], f32),
+        (
+            "baddbmm",
+            lambda L, F, c, a, b: L.baddbmm(c, a, b),
+            [(2, 3, 5), (2, 3, 4), (2, 4, 5)],
+            f32,
+        ),
         ("linear", lambda L, F, x, w, b: F.linear(x, w, b), [(3, 4), (5, 4), (5,)], f32),
-        ("linear_half_input", lambda L, F, x, w: F.linear(x.to(L.float16), w),
-         [(3, 4), (5, 4)], f32),
+        (
+            "linear_half_input",
+            lambda L, F, x, w: F.linear(x.to(L.float16), w),
+            [(3, 4), (5, 4)],
+            f32,
+        ),
         ("conv1d", lambda L, F, x, w: F.conv1d(x, w), [(1, 2, 7), (3, 2, 3)], f32),
-        ("conv2d", lambda L, F, x, w, b: F.conv2d(x, w, b, padding=1),
-         [(2, 2, 5, 5), (3, 2, 3, 3), (3,)], f32),
-        ("conv_transpose2d", lambda L, F, x, w: F.conv_transpose2d(x, w, stride=2),
-         [(1, 2, 4, 4), (2, 3, 3, 3)], f32),
+        (
+            "conv2d",
+            lambda L, F, x, w, b: F.conv2d(x, w, b, padding=1),
+            [(2, 2, 5, 5), (3, 2, 3, 3), (3,)],
+            f32,
+        ),
+        (
+            "conv_transpose2d",
+            lambda L, F, x, w: F.conv_transpose2d(x, w, stride=2),
+            [(1, 2, 4, 4), (2, 3, 3, 3)],
+            f32,
+        ),
         ("mse_loss", lambda L, F, a, b: F.mse_loss(a, b), [(4, 3), (4, 3)], bf16),
         ("l1_loss", lambda L, F, a, b: F.l1_loss(a, b), [(4, 3), (4, 3)], bf16),
         ("smooth_l1_loss", lambda L, F, a, b: F.smooth_l1_loss(a, b), [(4, 3), (4, 3)], bf16),
         ("huber_loss", lambda L, F, a, b: F.huber_loss(a, b), [(4, 3), (4, 3)], bf16),
-        ("bce_with_logits", lambda L, F, a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
-         [(4, 3), (4, 3)], bf16),
-        ("cross_entropy", lambda L, F, a: F.cross_entropy(a, L.tensor([0, 2, 1, 2])),
-         [(4, 3)], bf16),
+        (
+            "bce_with_logits",
+            lambda L, F, a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
+            [(4, 3), (4, 3)],
+            bf16,
+        ),
+        (
+            "cross_entropy",
+            lambda L, F, a: F.cross_entropy(a, L.tensor([0, 2, 1, 2])),
+            [(4, 3)],
+            bf16,
+        ),
         ("nll_loss", lambda L, F, a: F.nll_loss(a, L.tensor([0, 2, 1, 2])), [(4, 3)], bf16),
-        ("kl_div", lambda L, F, a, b: F.kl_div(a, b.softmax(-1), reduction="batchmean"),
-         [(4, 3), (4, 3)], bf16),
+        (
+            "kl_div",
+            lambda L, F, a, b: F.kl_div(a, b.softmax(-1), reduction="batchmean"),
+            [(4, 3), (4, 3)],
+            bf16,
+        ),
         ("add", lambda L, F, a, b: a + b, [(4, 3), (4, 3)], bf16),
         ("relu", lambda L, F, a: F.relu(a), [(4, 3)], bf16),
-        ("matmul_float64", lambda L, F, a, b: L.matmul(a.double(), b.double()),
-         [(3, 4), (4, 5)], f32),
+        (
+            "matmul_float64",
+            lambda L, F, a, b: L.matmul(a.double(), b.double()),
+            [(3, 4), (4, 5)],
+            f32,
+        ),
     ]
 
 
 @pytest.mark.parametrize("dtype", [lucid.bfloat16, lucid.float16], ids=str)
-@pytest.mark.parametrize("name,call,shapes,in_dtype", _table(), ids=lambda v: v
-                         if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "name,call,shapes,in_dtype", _table(), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_output_dtype_and_value_match_torch_autocast_cpu(name, call, shapes, in_dtype, dtype):
     import torch
     import torch.nn.functional as TF
+
     pairs = [_pair(s, in_dtype, k) for k, s in enumerate(shapes)]
     with lucid.autocast("cpu", dtype=dtype):
         got = call(lucid, lucid.nn.functional, *[p[0] for p in pairs])
@@ -181,9 +219,16 @@ def test_output_dtype_and_value_match_torch_autocast_cpu(name, call, shapes, in_
     np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("fn", [lambda x: x.exp(), lambda x: x.log_softmax(-1),
-                                lambda x: x.softmax(-1), lambda x: x.sum(),
-                                lambda x: lucid.nn.functional.layer_norm(x, (3,))])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.exp(),
+        lambda x: x.log_softmax(-1),
+        lambda x: x.softmax(-1),
+        lambda x: x.sum(),
+        lambda x: lucid.nn.functional.layer_norm(x, (3,)),
+    ],
+)
 def test_force_fp32_runs_half_inputs_in_float32(fn):
     """PyTorch's CUDA list on both device types (its CPU list keeps these in bfloat16)."""
     x = _rand(4, 3, dtype=lucid.bfloat16, grad=True)
@@ -196,6 +241,7 @@ def test_force_fp32_runs_half_inputs_in_float32(fn):
 
 # -- linear: the weights cast inside the op (AmpPolicy.PROMOTE_FIRST) -------------------------
 
+
 @pytest.mark.parametrize("dtype", [lucid.bfloat16, lucid.float16], ids=str)
 def test_linear_casts_its_weights_itself_and_writes_float32_weight_grads(dtype):
     x, w, b = _rand(6, 4, grad=True), _rand(5, 4, grad=True), _rand(5, grad=True)
@@ -203,8 +249,11 @@ def test_linear_casts_its_weights_itself_and_writes_float32_weight_grads(dtype):
         y = lucid.nn.functional.linear(x, w, b)
     assert y.dtype is dtype and type(y.grad_fn).__name__ == "LinearBackward"
     # the input is cast by the pipeline (a node), the weight and bias by the op (none)
-    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == \
-        ["CastBackward", "AccumulateGrad", "AccumulateGrad"]
+    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == [
+        "CastBackward",
+        "AccumulateGrad",
+        "AccumulateGrad",
+    ]
     g = lucid.tensor(np.random.default_rng(2).standard_normal((6, 5))).to(dtype)
     y.backward(g)
     assert w.grad.dtype is lucid.float32 and b.grad.dtype is lucid.float32
@@ -218,6 +267,7 @@ def test_linear_casts_its_weights_itself_and_writes_float32_weight_grads(dtype):
 
 def test_linear_under_autocast_matches_torch_grads_and_double_backward():
     import torch
+
     rng = np.random.default_rng(3)
     a = [rng.standard_normal(s).astype(np.float32) for s in ((2, 3, 8), (6, 8), (6,))]
     x, w, b = (lucid.tensor(v, requires_grad=True) for v in a)
@@ -233,12 +283,14 @@ def test_linear_under_autocast_matches_torch_grads_and_double_backward():
     tgx.sum().backward()
     for got, want in ((gx.detach(), tgx.detach()), (w.grad, tw.grad), (b.grad, tb.grad)):
         assert got.dtype is lucid.float32
-        want = want.numpy()                 # bfloat16 rounding, relative to the largest
-        np.testing.assert_allclose(got.numpy(), want, rtol=3e-2,
-                                   atol=2e-2 * float(np.abs(want).max()))
+        want = want.numpy()  # bfloat16 rounding, relative to the largest
+        np.testing.assert_allclose(
+            got.numpy(), want, rtol=3e-2, atol=2e-2 * float(np.abs(want).max())
+        )
 
 
 # -- training under autocast -------------------------------------------------------------------
+
 
 def _train(autocast, steps=150):
     lucid.manual_seed(0)
@@ -272,6 +324,7 @@ def test_training_under_bfloat16_autocast_reaches_the_float32_loss():
 
 
 # -- custom_fwd / custom_bwd -------------------------------------------------------------------
+
 
 def test_custom_fwd_cast_inputs_and_custom_bwd():
     seen = {}
@@ -313,14 +366,16 @@ def test_custom_fwd_without_cast_replays_the_autocast_state_in_backward():
         @staticmethod
         @lucid.amp.custom_bwd(device_type="cpu")
         def backward(ctx, g):
-            seen["bwd"] = (lucid.amp.is_autocast_enabled("cpu"),
-                           lucid.amp.get_autocast_dtype("cpu"))
+            seen["bwd"] = (
+                lucid.amp.is_autocast_enabled("cpu"),
+                lucid.amp.get_autocast_dtype("cpu"),
+            )
             return g * 2
 
     x = _rand(3, grad=True)
     with lucid.autocast("cpu", dtype=lucid.float16):
         y = Scale.apply(x)
-    y.sum().backward()                  # outside autocast: the forward's state comes back
+    y.sum().backward()  # outside autocast: the forward's state comes back
     assert seen == {"fwd": True, "bwd": (True, lucid.float16)}
     np.testing.assert_allclose(x.grad.numpy(), 2.0)
 

@@ -10,13 +10,15 @@ from lucid.backends import cuda, cudnn
 @pytest.fixture(autouse=True)
 def _restore():
     m = cuda.matmul
-    saved = (lucid.get_float32_matmul_precision(), m.allow_fp16_reduced_precision_reduction,
-             m.allow_bf16_reduced_precision_reduction,
-             {k: getattr(cudnn, k) for k in cudnn._NAMES})
+    saved = (
+        lucid.get_float32_matmul_precision(),
+        m.allow_fp16_reduced_precision_reduction,
+        m.allow_bf16_reduced_precision_reduction,
+        {k: getattr(cudnn, k) for k in cudnn._NAMES},
+    )
     yield
     lucid.set_float32_matmul_precision(saved[0])
-    m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction = \
-        saved[1:3]
+    m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction = saved[1:3]
     for k, v in saved[3].items():
         setattr(cudnn, k, v)
 
@@ -26,8 +28,13 @@ def test_defaults_are_pytorchs():
     assert cuda.matmul.allow_fp16_reduced_precision_reduction is True
     assert cuda.matmul.allow_bf16_reduced_precision_reduction is True
     assert lucid.get_float32_matmul_precision() == "highest"
-    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32,
-            cudnn.benchmark_limit) == (True, False, False, True, 10)
+    assert (
+        cudnn.enabled,
+        cudnn.benchmark,
+        cudnn.deterministic,
+        cudnn.allow_tf32,
+        cudnn.benchmark_limit,
+    ) == (True, False, False, True, 10)
     assert cudnn.is_available() is False
 
 
@@ -59,6 +66,10 @@ def test_flags_are_settable_and_typos_raise():
 def test_cudnn_flags_context_sets_and_restores():
     cudnn.benchmark = True
     with cudnn.flags(enabled=True, deterministic=True, allow_tf32=False):
-        assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == \
-            (True, False, True, False)
+        assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (
+            True,
+            False,
+            True,
+            False,
+        )
     assert cudnn.benchmark is True and cudnn.deterministic is False and cudnn.allow_tf32

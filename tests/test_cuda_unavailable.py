@@ -12,26 +12,29 @@ pytestmark = pytest.mark.skipif(lucid.cuda.is_available(), reason="a GPU is pres
 def test_nothing_is_available():
     assert lucid.cuda.is_available() is False
     assert lucid.cuda.device_count() == 0
-    lucid.cuda.manual_seed(0)             # ignored without CUDA, as in PyTorch
+    lucid.cuda.manual_seed(0)  # ignored without CUDA, as in PyTorch
     lucid.cuda.manual_seed_all(0)
     lucid.cuda.empty_cache()
     assert lucid.cuda.get_rng_state_all() == []
     assert lucid.cuda.is_current_stream_capturing() is False
 
 
-@pytest.mark.parametrize("call", [
-    lambda: lucid.ones(2, device="cuda"),
-    lambda: lucid.ones(2).cuda(),
-    lambda: lucid.ones(2).to("cuda:0"),
-    lambda: lucid.cuda.synchronize(),
-    lambda: lucid.cuda.current_device(),
-    lambda: lucid.cuda.memory_allocated(),
-    lambda: lucid.cuda.Stream(),
-    lambda: lucid.cuda.Event(),
-    lambda: lucid.cuda.CUDAGraph().capture_begin(),
-    lambda: lucid.cuda.graph_pool_handle(),
-    lambda: lucid.cuda.graph(lucid.cuda.CUDAGraph()).__enter__(),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: lucid.ones(2, device="cuda"),
+        lambda: lucid.ones(2).cuda(),
+        lambda: lucid.ones(2).to("cuda:0"),
+        lambda: lucid.cuda.synchronize(),
+        lambda: lucid.cuda.current_device(),
+        lambda: lucid.cuda.memory_allocated(),
+        lambda: lucid.cuda.Stream(),
+        lambda: lucid.cuda.Event(),
+        lambda: lucid.cuda.CUDAGraph().capture_begin(),
+        lambda: lucid.cuda.graph_pool_handle(),
+        lambda: lucid.cuda.graph(lucid.cuda.CUDAGraph()).__enter__(),
+    ],
+)
 def test_asking_for_cuda_says_how_to_install(call):
     with pytest.raises(DeviceError, match=r"lucid\[cuda12\]"):
         call()

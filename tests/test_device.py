@@ -8,17 +8,20 @@ import lucid
 from lucid.errors import DeviceError
 
 
-@pytest.mark.parametrize("spec, type_, index, text", [
-    ("cpu", "cpu", None, "cpu"),
-    ("CPU", "cpu", None, "cpu"),
-    ("cpu:0", "cpu", None, "cpu"),
-    ("cuda", "cuda", 0, "cuda:0"),
-    ("cuda:0", "cuda", 0, "cuda:0"),
-    ("cuda:1", "cuda", 1, "cuda:1"),
-    ("gpu", "cuda", 0, "cuda:0"),
-    ("gpu:3", "cuda", 3, "cuda:3"),
-    (2, "cuda", 2, "cuda:2"),
-])
+@pytest.mark.parametrize(
+    "spec, type_, index, text",
+    [
+        ("cpu", "cpu", None, "cpu"),
+        ("CPU", "cpu", None, "cpu"),
+        ("cpu:0", "cpu", None, "cpu"),
+        ("cuda", "cuda", 0, "cuda:0"),
+        ("cuda:0", "cuda", 0, "cuda:0"),
+        ("cuda:1", "cuda", 1, "cuda:1"),
+        ("gpu", "cuda", 0, "cuda:0"),
+        ("gpu:3", "cuda", 3, "cuda:3"),
+        (2, "cuda", 2, "cuda:2"),
+    ],
+)
 def test_parsing(spec, type_, index, text):
     d = lucid.device(spec)
     assert (d.type, d.index, str(d)) == (type_, index, text)
@@ -42,11 +45,21 @@ def test_devices_are_interned():
     assert hash(lucid.device("cuda")) == hash(lucid.device("cuda:0"))
 
 
-@pytest.mark.parametrize("spec", [
-    "tpu", "cuda:x", "cuda:-1", "cuda:1:2", "", "cpu:1", 3.5, None,
-    "cuda:",
-    [0],
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "tpu",
+        "cuda:x",
+        "cuda:-1",
+        "cuda:1:2",
+        "",
+        "cpu:1",
+        3.5,
+        None,
+        "cuda:",
+        [0],
+    ],
+)
 def test_bad_specs_raise(spec):
     with pytest.raises(DeviceError, match="device: "):
         lucid.device(spec)

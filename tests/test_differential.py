@@ -40,26 +40,46 @@ SCALE = int(os.environ.get("DIFF_SCALE", "1"))
 
 def SETTINGS(n):
     """Deterministic hypothesis settings with ``n`` examples (the file runs in seconds)."""
-    return settings(derandomize=True, max_examples=n, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=False)
+    return settings(
+        derandomize=True,
+        max_examples=n,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
 
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-          "float32", "float64"]
+DTYPES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 # two units in the last place of each float dtype, relative and absolute
-TOL = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2), "float32": (2e-5, 1e-5),
-       "float64": (1e-10, 1e-12)}
+TOL = {
+    "float16": (2e-3, 2e-3),
+    "bfloat16": (1.6e-2, 1.6e-2),
+    "float32": (2e-5, 1e-5),
+    "float64": (1e-10, 1e-12),
+}
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, 100.0, math.nan, math.inf, -math.inf]
 
 
 # -- inputs ----------------------------------------------------------------------------------
 
+
 @st.composite
 def shapes(draw, max_dims=3, max_side=3):
     nd = draw(st.integers(0, max_dims))
-    return tuple(draw(st.integers(0 if draw(st.booleans()) else 1, max_side))
-                 for _ in range(nd))
+    return tuple(draw(st.integers(0 if draw(st.booleans()) else 1, max_side)) for _ in range(nd))
 
 
 @st.composite
@@ -115,14 +135,17 @@ def inputs(draw, dtype=None, shape=None, special=True, finite_only=False, min_di
         shape = shape + (2,)
     n = int(np.prod(shape)) if shape else 1
     vals = draw(values(dtype, n, special, finite_only))
-    host = np.array(vals, dtype=np.float64 if dtype in FLOATS else
-                    (bool if dtype == "bool" else np.int64)).reshape(shape)
-    layouts = ["contig"] + (["T"] if len(shape) >= 2 else []) + \
-        (["step"] if len(shape) >= 1 else [])
+    host = np.array(
+        vals, dtype=np.float64 if dtype in FLOATS else (bool if dtype == "bool" else np.int64)
+    ).reshape(shape)
+    layouts = (
+        ["contig"] + (["T"] if len(shape) >= 2 else []) + (["step"] if len(shape) >= 1 else [])
+    )
     return Input(host, dtype, draw(st.sampled_from(layouts)))
 
 
 # -- comparing ----------------------------------------------------------------------------
+
 
 def _outputs(r):
     if isinstance(r, (lucid.Tensor, torch.Tensor)):
@@ -145,8 +168,15 @@ def _dname(t):
 
 
 # an alias's errors name the op it aliases, as PyTorch's do (``negative`` reports ``neg``)
-ALIASES = {"negative": "neg", "absolute": "abs", "sgn": "sign", "fix": "trunc",
-           "true_divide": "div", "swapaxes": "transpose", "positive": "positive"}
+ALIASES = {
+    "negative": "neg",
+    "absolute": "abs",
+    "sgn": "sign",
+    "fix": "trunc",
+    "true_divide": "div",
+    "swapaxes": "transpose",
+    "positive": "positive",
+}
 
 
 def _names_op(err, names):
@@ -169,7 +199,7 @@ def run_both(names, call, ins, *, index_outputs=(), tol_dtype=None, grad=True):
         tleaves, targs = zip(*(i.build(torch, tgrad) for i in ins)) if ins else ((), ())
         try:
             tout = call(torch, *targs)
-        except Exception as e:          # noqa: BLE001 - any torch error: Lucid must raise too
+        except Exception as e:  # noqa: BLE001 - any torch error: Lucid must raise too
             if _torch_lacks_kernel(e, ins):
                 return
             terr = e
@@ -183,15 +213,14 @@ def run_both(names, call, ins, *, index_outputs=(), tol_dtype=None, grad=True):
             assert _names_op(e, names), f"error does not name {names}: {e}"
             # PyTorch code's `except <what torch raised>` must catch it (issue 5, item 7)
             builtin = next(c for c in type(terr).__mro__ if c.__module__ == "builtins")
-            assert isinstance(e, builtin), \
-                f"`except {builtin.__name__}` misses Lucid's {type(e).__name__}: {e} " \
+            assert isinstance(e, builtin), (
+                f"`except {builtin.__name__}` misses Lucid's {type(e).__name__}: {e} "
                 f"(torch: {terr})"
+            )
             return
-        except Exception as e:          # noqa: BLE001
-            pytest.fail(f"Lucid raised a non-Lucid {type(e).__name__}: {e} "
-                        f"(torch: {terr!r})")
-        assert terr is None, f"torch raised {type(terr).__name__}: {terr}; Lucid returned " \
-                             f"{lout!r}"
+        except Exception as e:  # noqa: BLE001
+            pytest.fail(f"Lucid raised a non-Lucid {type(e).__name__}: {e} (torch: {terr!r})")
+        assert terr is None, f"torch raised {type(terr).__name__}: {terr}; Lucid returned {lout!r}"
         lo, to = _outputs(lout), _outputs(tout)
         assert len(lo) == len(to)
         tie_checked = set()
@@ -221,8 +250,10 @@ def run_both(names, call, ins, *, index_outputs=(), tol_dtype=None, grad=True):
 def _torch_lacks_kernel(e, ins):
     """PyTorch's CPU build has no kernel for some ops in half precision (erfinv, ...): a
     missing torch kernel, not a semantic error, so Lucid computing it is no mismatch."""
-    return any(i.dtype in ("float16", "bfloat16") for i in ins) and \
-        re.search(r"not implemented for '(Half|BFloat16)'", str(e)) is not None
+    return (
+        any(i.dtype in ("float16", "bfloat16") for i in ins)
+        and re.search(r"not implemented for '(Half|BFloat16)'", str(e)) is not None
+    )
 
 
 def _check_index(li, lv, tv, x, dim):
@@ -242,10 +273,10 @@ def _check_index(li, lv, tv, x, dim):
 
 
 def _check_grads(lo, to, lleaves, tleaves, index_outputs):
-    pairs = [(l, t) for l, t in zip(lo, to)
-             if isinstance(t, torch.Tensor) and t.requires_grad]
-    assert [isinstance(l, lucid.Tensor) and l.requires_grad for l, _ in pairs] == \
-        [True] * len(pairs)
+    pairs = [(l, t) for l, t in zip(lo, to) if isinstance(t, torch.Tensor) and t.requires_grad]
+    assert [isinstance(l, lucid.Tensor) and l.requires_grad for l, _ in pairs] == [True] * len(
+        pairs
+    )
     if not pairs:
         return
     for pos, _, _, _ in index_outputs:
@@ -255,37 +286,94 @@ def _check_grads(lo, to, lleaves, tleaves, index_outputs):
             return
     rng = np.random.default_rng(0)
     gos = [rng.standard_normal(tuple(t.shape)) for _, t in pairs]
-    tg = torch.autograd.grad([t for _, t in pairs], list(tleaves),
-                             [torch.tensor(g, dtype=t.dtype) for g, (_, t) in zip(gos, pairs)],
-                             allow_unused=True)
-    lg = lucid.autograd.grad([l for l, _ in pairs], list(lleaves),
-                             [lucid.tensor(g).to(l.dtype) for g, (l, _) in zip(gos, pairs)],
-                             allow_unused=True)
+    tg = torch.autograd.grad(
+        [t for _, t in pairs],
+        list(tleaves),
+        [torch.tensor(g, dtype=t.dtype) for g, (_, t) in zip(gos, pairs)],
+        allow_unused=True,
+    )
+    lg = lucid.autograd.grad(
+        [l for l, _ in pairs],
+        list(lleaves),
+        [lucid.tensor(g).to(l.dtype) for g, (l, _) in zip(gos, pairs)],
+        allow_unused=True,
+    )
     for a, b in zip(lg, tg):
         if b is None:
             assert a is None or not np.any(a.numpy())
             continue
         assert a is not None
-        b = b.detach().clone() if b._is_zerotensor() else b      # torch's lazy zeros
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-10,
-                                   equal_nan=True)
+        b = b.detach().clone() if b._is_zerotensor() else b  # torch's lazy zeros
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-10, equal_nan=True)
 
 
 # -- unary ops ------------------------------------------------------------------------------
 
-UNARY = ["abs", "neg", "negative", "positive", "sign", "sgn", "exp", "exp2", "expm1", "log",
-         "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos",
-         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-         "sigmoid", "relu", "erf", "erfc", "erfinv", "floor", "ceil", "round", "trunc",
-         "frac", "logit", "sinc", "isnan", "isinf", "isposinf", "isneginf", "isfinite",
-         "signbit", "nan_to_num", "logical_not", "bitwise_not", "fix", "lgamma", "digamma"]
+UNARY = [
+    "abs",
+    "neg",
+    "negative",
+    "positive",
+    "sign",
+    "sgn",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sigmoid",
+    "relu",
+    "erf",
+    "erfc",
+    "erfinv",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
+    "logit",
+    "sinc",
+    "isnan",
+    "isinf",
+    "isposinf",
+    "isneginf",
+    "isfinite",
+    "signbit",
+    "nan_to_num",
+    "logical_not",
+    "bitwise_not",
+    "fix",
+    "lgamma",
+    "digamma",
+]
 
 
 @SETTINGS(800 * SCALE)
 @given(name=st.sampled_from(UNARY), x=inputs(), method=st.booleans())
 def test_unary_ops_match_torch(name, x, method):
-    call = (lambda M, t: getattr(t, name)()) if method and name != "positive" else \
-        (lambda M, t: getattr(M, name)(t))
+    call = (
+        (lambda M, t: getattr(t, name)())
+        if method and name != "positive"
+        else (lambda M, t: getattr(M, name)(t))
+    )
     run_both(name, call, [x], grad=not _at_a_pole(name, x))
 
 
@@ -295,8 +383,9 @@ def _at_a_pole(name, x):
     for either zero; torch's depends on its SIMD path. These gradients are not compared."""
     if name == "logit":
         return bool((x.data == 0).any())
-    return name in ("digamma", "lgamma") and \
-        bool(((x.data <= 0) & (x.data == np.round(x.data))).any())
+    return name in ("digamma", "lgamma") and bool(
+        ((x.data <= 0) & (x.data == np.round(x.data))).any()
+    )
 
 
 @SETTINGS(400 * SCALE)
@@ -307,11 +396,40 @@ def test_unary_gradients_match_torch(name, x):
 
 # -- binary ops -----------------------------------------------------------------------------
 
-BINARY = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
-          "pow", "float_power", "atan2", "maximum", "minimum", "fmax", "fmin", "hypot",
-          "logaddexp", "logaddexp2", "copysign", "eq", "ne", "lt", "le", "gt", "ge",
-          "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-          "bitwise_xor", "xlogy"]
+BINARY = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "pow",
+    "float_power",
+    "atan2",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "copysign",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "xlogy",
+]
 
 
 @st.composite
@@ -321,15 +439,14 @@ def broadcastable_pair(draw):
     if draw(st.integers(0, 5)) == 0:
         b = draw(shapes())
     else:
-        b = tuple(1 if draw(st.booleans()) else n for n in a[draw(st.integers(0, len(a))):])
+        b = tuple(1 if draw(st.booleans()) else n for n in a[draw(st.integers(0, len(a))) :])
     da, db = draw(st.sampled_from(DTYPES)), draw(st.sampled_from(DTYPES))
     if draw(st.booleans()):
         db = da
     return draw(inputs(da, a)), draw(inputs(db, b))
 
 
-SCALARS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -1.5, 2.0, 0.0]),
-                    st.booleans())
+SCALARS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -1.5, 2.0, 0.0]), st.booleans())
 
 
 @SETTINGS(1000 * SCALE)
@@ -337,20 +454,26 @@ SCALARS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -1.5, 2.0, 0.0]),
 def test_binary_ops_match_torch(name, xy, scalar):
     x, y = xy
     if scalar is None:
-        run_both(name, lambda M, a, b: _GRAD_FORM.get((M, name), getattr(M, name))(a, b),
-                 [x, y])
+        run_both(name, lambda M, a, b: _GRAD_FORM.get((M, name), getattr(M, name))(a, b), [x, y])
     else:
-        if x.dtype == "uint8" and scalar is not True and scalar < 0 and \
-                not _torch_takes_scalar(name):
-            return      # no torch reference: its 0-d stand-in would wrap the negative number
-        if name == "pow" and scalar == 0.5 and x.dtype == "float16" and \
-                np.isneginf(x.data).any():
-            return      # torch's float16 ** 0.5 takes pow ((-inf) ** 0.5 = inf), its other
+        if (
+            x.dtype == "uint8"
+            and scalar is not True
+            and scalar < 0
+            and not _torch_takes_scalar(name)
+        ):
+            return  # no torch reference: its 0-d stand-in would wrap the negative number
+        if name == "pow" and scalar == 0.5 and x.dtype == "float16" and np.isneginf(x.data).any():
+            return  # torch's float16 ** 0.5 takes pow ((-inf) ** 0.5 = inf), its other
             #             dtypes sqrt (nan); Lucid takes sqrt for all (PowScalarBackward)
         # torch's gradient of x ** False at 0 is nan (of x ** 0 it is 0, as PowBackward's
         # Notes say for Lucid): not compared for bool exponents
-        run_both(name, lambda M, a: _with_scalar(M, name, a, scalar), [x],
-                 grad=not (name in ("pow", "float_power") and isinstance(scalar, bool)))
+        run_both(
+            name,
+            lambda M, a: _with_scalar(M, name, a, scalar),
+            [x],
+            grad=not (name in ("pow", "float_power") and isinstance(scalar, bool)),
+        )
 
 
 def _torch_takes_scalar(name):
@@ -359,7 +482,7 @@ def _torch_takes_scalar(name):
         getattr(torch, name)(torch.ones(1, dtype=torch.int64), 1)
     except TypeError:
         return False
-    except Exception:       # noqa: BLE001 - accepted by the signature, refused by a kernel
+    except Exception:  # noqa: BLE001 - accepted by the signature, refused by a kernel
         return True
     return True
 
@@ -391,9 +514,13 @@ _GRAD_FORM = {(torch, "floor_divide"): lambda a, b: torch.div(a, b, rounding_mod
 
 # -- reductions -------------------------------------------------------------------------------
 
-DIMS = st.one_of(st.none(), st.integers(-4, 4), st.tuples(st.integers(-3, 3)),
-                 st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
-                 st.sampled_from([(), 1.0, "a"]))
+DIMS = st.one_of(
+    st.none(),
+    st.integers(-4, 4),
+    st.tuples(st.integers(-3, 3)),
+    st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
+    st.sampled_from([(), 1.0, "a"]),
+)
 ONE_DIM = st.one_of(st.integers(-4, 4), st.sampled_from([None, 1.0, (0,)]))
 
 # name -> (call(M, x, dim, keepdim, k), dim strategy, index outputs (pos, values pos, dim?))
@@ -409,19 +536,29 @@ REDUCTIONS = {
     "min": (lambda M, x, d, kd, k: M.min(x) if d is None else M.min(x, d, kd), ONE_DIM),
     "argmax": (lambda M, x, d, kd, k: M.argmax(x, d, kd), ONE_DIM),
     "argmin": (lambda M, x, d, kd, k: M.argmin(x, d, kd), ONE_DIM),
-    "median": (lambda M, x, d, kd, k: M.median(x) if d is None else M.median(x, d, kd),
-               ONE_DIM),
+    "median": (lambda M, x, d, kd, k: M.median(x) if d is None else M.median(x, d, kd), ONE_DIM),
     "std": (lambda M, x, d, kd, k: M.std(x, d, keepdim=kd), DIMS),
     "var": (lambda M, x, d, kd, k: M.var(x, d, keepdim=kd, correction=k % 3), DIMS),
     # torch's one-pass (Welford) var_mean gives a nan mean for [inf, 0], unlike its mean();
     # Lucid's mean output is mean()'s, as its docstring says: torch's side is var and mean
-    "std_mean": (lambda M, x, d, kd, k: M.std_mean(x, d, keepdim=kd) if M is lucid else
-                 (M.std(x, d, keepdim=kd), M.mean(x, () if d is None else d, kd)), DIMS),
-    "var_mean": (lambda M, x, d, kd, k: M.var_mean(x, d, keepdim=kd) if M is lucid else
-                 (M.var(x, d, keepdim=kd), M.mean(x, () if d is None else d, kd)), DIMS),
+    "std_mean": (
+        lambda M, x, d, kd, k: (
+            M.std_mean(x, d, keepdim=kd)
+            if M is lucid
+            else (M.std(x, d, keepdim=kd), M.mean(x, () if d is None else d, kd))
+        ),
+        DIMS,
+    ),
+    "var_mean": (
+        lambda M, x, d, kd, k: (
+            M.var_mean(x, d, keepdim=kd)
+            if M is lucid
+            else (M.var(x, d, keepdim=kd), M.mean(x, () if d is None else d, kd))
+        ),
+        DIMS,
+    ),
     "logsumexp": (lambda M, x, d, kd, k: M.logsumexp(x, d, kd), DIMS),
-    "norm": (lambda M, x, d, kd, k: M.norm(x, [2, 1, float("inf"), 3, 0][k % 5], d, kd),
-             DIMS),
+    "norm": (lambda M, x, d, kd, k: M.norm(x, [2, 1, float("inf"), 3, 0][k % 5], d, kd), DIMS),
     "all": (lambda M, x, d, kd, k: M.all(x) if d is None else M.all(x, d, kd), DIMS),
     "any": (lambda M, x, d, kd, k: M.any(x) if d is None else M.any(x, d, kd), DIMS),
     "count_nonzero": (lambda M, x, d, kd, k: M.count_nonzero(x, d), DIMS),
@@ -429,18 +566,19 @@ REDUCTIONS = {
     "cumprod": (lambda M, x, d, kd, k: M.cumprod(x, d), ONE_DIM),
     "cummax": (lambda M, x, d, kd, k: M.cummax(x, d), ONE_DIM),
     "cummin": (lambda M, x, d, kd, k: M.cummin(x, d), ONE_DIM),
-    "sort": (lambda M, x, d, kd, k: M.sort(x, dim=-1 if d is None else d, descending=kd,
-                                           stable=True), ONE_DIM),
-    "argsort": (lambda M, x, d, kd, k: M.argsort(x, dim=-1 if d is None else d,
-                                                 descending=kd, stable=True), ONE_DIM),
-    "topk": (lambda M, x, d, kd, k: M.topk(x, k % 4, -1 if d is None else d, largest=kd),
-             ONE_DIM),
-    "kthvalue": (lambda M, x, d, kd, k: M.kthvalue(x, k % 4, -1 if d is None else d, kd),
-                 ONE_DIM),
+    "sort": (
+        lambda M, x, d, kd, k: M.sort(x, dim=-1 if d is None else d, descending=kd, stable=True),
+        ONE_DIM,
+    ),
+    "argsort": (
+        lambda M, x, d, kd, k: M.argsort(x, dim=-1 if d is None else d, descending=kd, stable=True),
+        ONE_DIM,
+    ),
+    "topk": (lambda M, x, d, kd, k: M.topk(x, k % 4, -1 if d is None else d, largest=kd), ONE_DIM),
+    "kthvalue": (lambda M, x, d, kd, k: M.kthvalue(x, k % 4, -1 if d is None else d, kd), ONE_DIM),
 }
 # outputs whose tie order torch leaves unspecified: (index pos, values pos)
-_TIE_INDICES = {"max": (1, 0), "min": (1, 0), "median": (1, 0), "topk": (1, 0),
-                "kthvalue": (1, 0)}
+_TIE_INDICES = {"max": (1, 0), "min": (1, 0), "median": (1, 0), "topk": (1, 0), "kthvalue": (1, 0)}
 
 
 def _index_outputs(name, x, d):
@@ -456,39 +594,68 @@ def _index_outputs(name, x, d):
 
 
 @SETTINGS(1600 * SCALE)
-@given(name=st.sampled_from(sorted(REDUCTIONS)), x=inputs(), data=st.data(),
-       keepdim=st.booleans(), k=st.integers(0, 7))
+@given(
+    name=st.sampled_from(sorted(REDUCTIONS)),
+    x=inputs(),
+    data=st.data(),
+    keepdim=st.booleans(),
+    k=st.integers(0, 7),
+)
 def test_reductions_match_torch(name, x, data, keepdim, k):
     call, dims = REDUCTIONS[name]
     d = data.draw(dims)
     if name == "logsumexp" and d == ():
-        return      # torch's logsumexp(x, ()) fails inside its kernel; Lucid reduces every dim
+        return  # torch's logsumexp(x, ()) fails inside its kernel; Lucid reduces every dim
     if name in ("cummax", "cummin") and x.data.size == 0 and x.data.ndim:
-        return      # torch skips the dim check on empty input (any dim passes); Lucid checks
+        return  # torch skips the dim check on empty input (any dim passes); Lucid checks
     if name == "median" and d is None and x.data.size == 0 and x.dtype not in FLOATS:
-        return      # torch returns an arbitrary value (int64 min, True); Lucid raises
-    tol = "float32" if x.dtype in ("float16", "bfloat16") and name in ("std", "var", "std_mean",
-                                                                      "var_mean") else None
-    if name in ("sum", "mean", "nansum", "nanmean", "logsumexp", "norm", "cumsum", "prod",
-                "cumprod", "std", "var", "std_mean", "var_mean") and x.dtype in ("float16",
-                                                                                 "bfloat16"):
-        tol = x.dtype       # half results: rounding of a float32 accumulation, both sides
+        return  # torch returns an arbitrary value (int64 min, True); Lucid raises
+    tol = (
+        "float32"
+        if x.dtype in ("float16", "bfloat16") and name in ("std", "var", "std_mean", "var_mean")
+        else None
+    )
+    if name in (
+        "sum",
+        "mean",
+        "nansum",
+        "nanmean",
+        "logsumexp",
+        "norm",
+        "cumsum",
+        "prod",
+        "cumprod",
+        "std",
+        "var",
+        "std_mean",
+        "var_mean",
+    ) and x.dtype in ("float16", "bfloat16"):
+        tol = x.dtype  # half results: rounding of a float32 accumulation, both sides
     # with N - correction <= 0 the moments are inf/nan and their gradients the formula's
     # signed infinities in Lucid (VarBackward's Notes); torch's are all +inf: not compared.
     # torch's var/std(dim=()) reduce every dim but their backward divides by N - c with
     # N = 1 (a torch bug): not compared either
-    grad = not (name in ("std", "var", "std_mean", "var_mean") and
-                (d == () or _reduced_count(x.data.shape, d) <= (k % 3 if name == "var" else 1)))
-    run_both(name, lambda M, t: call(M, t, d, keepdim, k), [x],
-             index_outputs=_index_outputs(name, x, d), tol_dtype=tol, grad=grad)
+    grad = not (
+        name in ("std", "var", "std_mean", "var_mean")
+        and (d == () or _reduced_count(x.data.shape, d) <= (k % 3 if name == "var" else 1))
+    )
+    run_both(
+        name,
+        lambda M, t: call(M, t, d, keepdim, k),
+        [x],
+        index_outputs=_index_outputs(name, x, d),
+        tol_dtype=tol,
+        grad=grad,
+    )
 
 
 def _reduced_count(shape, d):
     if d is None or d == ():
         return int(np.prod(shape))
     ds = (d,) if isinstance(d, int) else d
-    if not isinstance(ds, tuple) or not all(isinstance(i, int) and -max(len(shape), 1) <= i < max(len(shape), 1)
-               for i in ds):
+    if not isinstance(ds, tuple) or not all(
+        isinstance(i, int) and -max(len(shape), 1) <= i < max(len(shape), 1) for i in ds
+    ):
         return 0
     return int(np.prod([shape[i] for i in {i % len(shape) for i in ds}])) if shape else 1
 
@@ -499,8 +666,9 @@ SHAPE_OPS = {
     "reshape": lambda M, x, a, b: M.reshape(x, (a, -1) if b % 2 else (a * 2, b)),
     "transpose": lambda M, x, a, b: M.transpose(x, a, b),
     "swapaxes": lambda M, x, a, b: M.swapaxes(x, a, b),
-    "permute": lambda M, x, a, b: M.permute(x, tuple(reversed(range(x.ndim))) if b % 2 else
-                                            (a,) * max(x.ndim, 1)),
+    "permute": lambda M, x, a, b: M.permute(
+        x, tuple(reversed(range(x.ndim))) if b % 2 else (a,) * max(x.ndim, 1)
+    ),
     "flatten": lambda M, x, a, b: M.flatten(x, min(a, b), max(a, b)),
     "squeeze": lambda M, x, a, b: M.squeeze(x, a) if b % 2 else M.squeeze(x),
     "unsqueeze": lambda M, x, a, b: M.unsqueeze(x, a),
@@ -519,23 +687,29 @@ SHAPE_OPS = {
     "tile": lambda M, x, a, b: M.tile(x, (2,) * (b % 3)),
     "roll": lambda M, x, a, b: M.roll(x, b, a),
 }
+
+
 @SETTINGS(1000 * SCALE)
-@given(name=st.sampled_from(sorted(SHAPE_OPS)), x=inputs(), a=st.integers(-3, 3),
-       b=st.integers(-3, 3))
+@given(
+    name=st.sampled_from(sorted(SHAPE_OPS)), x=inputs(), a=st.integers(-3, 3), b=st.integers(-3, 3)
+)
 def test_shape_ops_match_torch(name, x, a, b):
     run_both(name, lambda M, t: SHAPE_OPS[name](M, t, a, b), [x])
 
 
-
 # -- linear algebra, indexing, joins ------------------------------------------------------------
+
 
 @st.composite
 def matmul_pair(draw):
     """Operands of 0-3 dims whose inner sizes agree (mostly) or not (sometimes)."""
     n = draw(st.integers(0, 3))
     k = draw(st.integers(0, 3))
-    sa = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1)))) + \
-        ((draw(st.integers(0, 3)),) if draw(st.booleans()) else ()) + (k,)
+    sa = (
+        tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
+        + ((draw(st.integers(0, 3)),) if draw(st.booleans()) else ())
+        + (k,)
+    )
     kb = k if draw(st.integers(0, 4)) else draw(st.integers(0, 3))
     sb = (kb,) + ((n,) if draw(st.booleans()) else ())
     if draw(st.booleans()) and len(sb) == 2:
@@ -560,15 +734,18 @@ LINALG = {
 @given(name=st.sampled_from(sorted(LINALG)), ab=matmul_pair())
 def test_linalg_ops_match_torch(name, ab):
     a, b = ab
-    if ("bool" in (a.dtype, b.dtype) or a.dtype != b.dtype) and name != "outer" and \
-            (a.data.size == 0 or b.data.size == 0):
-        return      # torch skips its dtype checks for empty products; Lucid checks always
+    if (
+        ("bool" in (a.dtype, b.dtype) or a.dtype != b.dtype)
+        and name != "outer"
+        and (a.data.size == 0 or b.data.size == 0)
+    ):
+        return  # torch skips its dtype checks for empty products; Lucid checks always
     ka = a.data.shape[-1] if a.data.ndim else None
     kb = b.data.shape[0] if b.data.ndim else None
     if name == "tensordot" and ka != kb and 1 in (ka, kb):
-        return      # torch's tensordot broadcasts a contracted dim of size 1 (undocumented)
+        return  # torch's tensordot broadcasts a contracted dim of size 1 (undocumented)
     if name == "tensordot" and "bool" in (a.dtype, b.dtype):
-        return      # torch's bool tensordot fails or not depending on the layout it reaches
+        return  # torch's bool tensordot fails or not depending on the layout it reaches
     # half and float32 products: rounding of different summation orders
     tol = "bfloat16" if {a.dtype, b.dtype} & {"float16", "bfloat16"} else None
     run_both(name, LINALG[name], [a, b], tol_dtype=tol)
@@ -603,8 +780,7 @@ INDEXING = {
     "gather": lambda M, x, d, i, gi: M.gather(x, d, gi),
     "take": lambda M, x, d, i, gi: M.take(x, i),
     "scatter": lambda M, x, d, i, gi: M.scatter(x, d, gi, 1),
-    "scatter_add": lambda M, x, d, i, gi: M.scatter_add(x, d, gi,
-                                                        M.ones(gi.shape, dtype=x.dtype)),
+    "scatter_add": lambda M, x, d, i, gi: M.scatter_add(x, d, gi, M.ones(gi.shape, dtype=x.dtype)),
     "index_fill": lambda M, x, d, i, gi: M.index_fill(x, d, i, 2),
     "narrow": lambda M, x, d, i, gi: M.narrow(x, d, int(i[0]) if len(i) else 0, 1),
     "select": lambda M, x, d, i, gi: M.select(x, d, int(i[0]) if len(i) else 0),
@@ -616,12 +792,12 @@ INDEXING = {
 def test_indexing_ops_match_torch(name, xdi):
     x, d, idx = xdi
     if name == "index_fill" and x.data.size == 0:
-        return      # torch skips index_fill's bounds check on an empty input; Lucid checks
+        return  # torch skips index_fill's bounds check on an empty input; Lucid checks
     gi = _gather_index(x, d, idx)
 
     def call(M, t):
-        return INDEXING[name](M, t, d, M.tensor(idx, dtype=M.int64),
-                              M.tensor(gi, dtype=M.int64))
+        return INDEXING[name](M, t, d, M.tensor(idx, dtype=M.int64), M.tensor(gi, dtype=M.int64))
+
     run_both(name, call, [x])
 
 
@@ -651,9 +827,13 @@ FACTORY_DTYPES = st.sampled_from([None] + DTYPES)
 
 
 @SETTINGS(800 * SCALE)
-@given(name=st.sampled_from(["arange", "linspace", "logspace", "full", "zeros", "eye",
-                             "tensor"]),
-       a=NUMBERS, b=NUMBERS, c=NUMBERS, dt=FACTORY_DTYPES)
+@given(
+    name=st.sampled_from(["arange", "linspace", "logspace", "full", "zeros", "eye", "tensor"]),
+    a=NUMBERS,
+    b=NUMBERS,
+    c=NUMBERS,
+    dt=FACTORY_DTYPES,
+)
 def test_creation_ops_match_torch(name, a, b, c, dt):
     def call(M):
         kw = {} if dt is None else {"dtype": getattr(M, dt)}
@@ -667,11 +847,12 @@ def test_creation_ops_match_torch(name, a, b, c, dt):
             return M.zeros(a, b if isinstance(b, int) else 2, **kw)
         if name == "eye":
             return M.eye(a, b, **kw)
-        return M.tensor([a * 100, b * 2 ** 62, c], **kw)
+        return M.tensor([a * 100, b * 2**62, c], **kw)
+
     if name == "arange" and dt == "bool":
-        return          # torch's bool arange is "not implemented"; so is Lucid's (tested)
+        return  # torch's bool arange is "not implemented"; so is Lucid's (tested)
     if name == "logspace" and dt == "uint8" and (b < a or a < 0):
-        return          # torch's uint8 logspace is off when the exponents fall or start below
+        return  # torch's uint8 logspace is off when the exponents fall or start below
         #                 0 (logspace(1, -1, 3) has 0 where 10 ** 0 is 1: its exponent
         #                 arithmetic wraps in uint8); int8..int64 are right
     run_both(name, call, [])
@@ -683,8 +864,10 @@ NAN = math.nan
 
 
 def _bf16(vals):
-    return (lucid.tensor(np.array(vals, np.float32)).to(lucid.bfloat16),
-            torch.tensor(np.array(vals, np.float32)).to(torch.bfloat16))
+    return (
+        lucid.tensor(np.array(vals, np.float32)).to(lucid.bfloat16),
+        torch.tensor(np.array(vals, np.float32)).to(torch.bfloat16),
+    )
 
 
 def _same_values(l, t):
@@ -714,18 +897,25 @@ def test_moments_keep_half_dtypes_and_accumulate_in_float32(dt):
     data = np.array([300.0, -300.0], np.float32)
     l = lucid.tensor(data).to(getattr(lucid, dt))
     t = torch.tensor(data).to(getattr(torch, dt))
-    for f in (lambda M, x: M.std(x), lambda M, x: M.var(x), lambda M, x: M.std_mean(x)[0],
-              lambda M, x: M.var_mean(x)[0], lambda M, x: M.std(x, 0, keepdim=True)):
+    for f in (
+        lambda M, x: M.std(x),
+        lambda M, x: M.var(x),
+        lambda M, x: M.std_mean(x)[0],
+        lambda M, x: M.var_mean(x)[0],
+        lambda M, x: M.std(x, 0, keepdim=True),
+    ):
         _same_values(f(lucid, l), f(torch, t))
-    if dt == "float16":       # the variance overflows float16, the deviation does not
+    if dt == "float16":  # the variance overflows float16, the deviation does not
         assert lucid.std(l).item() == 424.25 and math.isinf(lucid.var(l).item())
 
 
 @pytest.mark.parametrize("dt", ["int32", "int16", "int8", "uint8", "int64"])
 def test_arange_with_a_float_end_and_an_integer_dtype(dt):
     for args in ((0, 2.5), (2.5,), (0.5, 3), (1.9, 5.1, 1.5)):
-        _same_values(lucid.arange(*args, dtype=getattr(lucid, dt)),
-                     torch.arange(*args, dtype=getattr(torch, dt)))
+        _same_values(
+            lucid.arange(*args, dtype=getattr(lucid, dt)),
+            torch.arange(*args, dtype=getattr(torch, dt)),
+        )
     assert lucid.arange(0, 2.5, dtype=lucid.int32).tolist() == [0, 1, 2]
 
 
@@ -733,29 +923,45 @@ def test_diff_of_order_0_ignores_prepend_and_append():
     x = lucid.tensor([1.0, 4.0, 9.0])
     y = lucid.diff(x, n=0, prepend=lucid.zeros(2), append=lucid.ones(1))
     assert y.tolist() == [1.0, 4.0, 9.0]
-    assert torch.diff(torch.tensor([1.0, 4.0, 9.0]), n=0, prepend=torch.zeros(2)).tolist() == \
-        y.tolist()
+    assert (
+        torch.diff(torch.tensor([1.0, 4.0, 9.0]), n=0, prepend=torch.zeros(2)).tolist()
+        == y.tolist()
+    )
 
 
 def test_scatter_reduce_mean_keeps_an_integer_dtype():
     for dt in ("uint8", "int16", "int64"):
-        args = [(M.zeros(3, dtype=getattr(M, dt)), 0, M.tensor([0, 0, 2]),
-                 M.tensor([3, 4, 5], dtype=getattr(M, dt))) for M in (lucid, torch)]
-        _same_values(lucid.scatter_reduce(*args[0], "mean"),
-                     torch.scatter_reduce(*args[1], "mean"))
+        args = [
+            (
+                M.zeros(3, dtype=getattr(M, dt)),
+                0,
+                M.tensor([0, 0, 2]),
+                M.tensor([3, 4, 5], dtype=getattr(M, dt)),
+            )
+            for M in (lucid, torch)
+        ]
+        _same_values(lucid.scatter_reduce(*args[0], "mean"), torch.scatter_reduce(*args[1], "mean"))
 
 
 def test_uint8_scalars_wrap_as_in_torch():
-    calls = [lambda M, x: x.addcmul(x, x, value=-2), lambda M, x: x.clamp(max=-3),
-             lambda M, x: x.clamp(min=-3), lambda M, x: x.add(x, alpha=-1),
-             lambda M, x: x.sub(x, alpha=-2), lambda M, x: x + (-1), lambda M, x: x * -3]
+    calls = [
+        lambda M, x: x.addcmul(x, x, value=-2),
+        lambda M, x: x.clamp(max=-3),
+        lambda M, x: x.clamp(min=-3),
+        lambda M, x: x.add(x, alpha=-1),
+        lambda M, x: x.sub(x, alpha=-2),
+        lambda M, x: x + (-1),
+        lambda M, x: x * -3,
+    ]
     for f in calls:
-        _same_values(f(lucid, lucid.tensor([1, 2], dtype=lucid.uint8)),
-                     f(torch, torch.tensor([1, 2], dtype=torch.uint8)))
-    _same_values(lucid.tensor([100], dtype=lucid.int8).add(lucid.tensor([100], dtype=lucid.int8),
-                                                           alpha=3),
-                 torch.tensor([100], dtype=torch.int8).add(torch.tensor([100], dtype=torch.int8),
-                                                           alpha=3))
+        _same_values(
+            f(lucid, lucid.tensor([1, 2], dtype=lucid.uint8)),
+            f(torch, torch.tensor([1, 2], dtype=torch.uint8)),
+        )
+    _same_values(
+        lucid.tensor([100], dtype=lucid.int8).add(lucid.tensor([100], dtype=lucid.int8), alpha=3),
+        torch.tensor([100], dtype=torch.int8).add(torch.tensor([100], dtype=torch.int8), alpha=3),
+    )
 
 
 def test_integer_pad_value_out_of_range_is_a_lucid_error():
@@ -773,8 +979,10 @@ def test_integer_pad_value_out_of_range_is_a_lucid_error():
 def test_norm_with_p_none_is_the_2_norm():
     a = np.array([[3.0, 4.0], [1.0, -2.0]])
     for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}):
-        np.testing.assert_allclose(lucid.norm(lucid.tensor(a), p=None, **kw).numpy(),
-                                   torch.norm(torch.tensor(a), p=None, **kw).numpy())
+        np.testing.assert_allclose(
+            lucid.norm(lucid.tensor(a), p=None, **kw).numpy(),
+            torch.norm(torch.tensor(a), p=None, **kw).numpy(),
+        )
 
 
 def test_unique_consecutive_of_an_empty_input_along_a_dim():
@@ -788,27 +996,33 @@ def test_unique_consecutive_of_an_empty_input_along_a_dim():
 def test_einsum_repeated_subscript_of_unequal_sizes():
     with pytest.raises(RuntimeError):
         torch.einsum("aa->a", torch.ones(2, 3))
-    with pytest.raises(lucid.errors.ShapeError, match=r"^einsum: subscript 'a' is repeated "
-                                                       r"for operand 0 .*3 != 2"):
+    with pytest.raises(
+        lucid.errors.ShapeError,
+        match=r"^einsum: subscript 'a' is repeated "
+        r"for operand 0 .*3 != 2",
+    ):
         lucid.einsum("aa->a", lucid.ones(2, 3))
     assert lucid.einsum("aa->a", lucid.eye(3)).tolist() == [1.0, 1.0, 1.0]
 
 
-@pytest.mark.parametrize("op,call", [
-    ("dstack", lambda: lucid.dstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
-    ("hstack", lambda: lucid.hstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
-    ("vstack", lambda: lucid.vstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
-    ("column_stack", lambda: lucid.column_stack([lucid.ones(2, 2), lucid.ones(3, 3)])),
-    ("addmv", lambda: lucid.addmv(lucid.ones(2), lucid.ones(2, 3), lucid.ones(4))),
-    ("addmm", lambda: lucid.addmm(lucid.ones(2, 2), lucid.ones(2, 3), lucid.ones(4, 2))),
-    ("max", lambda: lucid.max(lucid.ones(2, 3), lucid.ones(4))),
-    ("min", lambda: lucid.ones(2, 3).min(lucid.ones(4))),
-    ("std_mean", lambda: lucid.std_mean(lucid.tensor([1, 2]))),
-    ("var_mean", lambda: lucid.var_mean(lucid.ones(3), 4)),
-    ("floor_divide", lambda: lucid.floor_divide(lucid.tensor([1, 2]), 0)),
-    ("floor_divide", lambda: lucid.tensor([1, 2]) // 0),
-    ("argsort", lambda: lucid.argsort(lucid.ones(3), 2)),
-])
+@pytest.mark.parametrize(
+    "op,call",
+    [
+        ("dstack", lambda: lucid.dstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+        ("hstack", lambda: lucid.hstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+        ("vstack", lambda: lucid.vstack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+        ("column_stack", lambda: lucid.column_stack([lucid.ones(2, 2), lucid.ones(3, 3)])),
+        ("addmv", lambda: lucid.addmv(lucid.ones(2), lucid.ones(2, 3), lucid.ones(4))),
+        ("addmm", lambda: lucid.addmm(lucid.ones(2, 2), lucid.ones(2, 3), lucid.ones(4, 2))),
+        ("max", lambda: lucid.max(lucid.ones(2, 3), lucid.ones(4))),
+        ("min", lambda: lucid.ones(2, 3).min(lucid.ones(4))),
+        ("std_mean", lambda: lucid.std_mean(lucid.tensor([1, 2]))),
+        ("var_mean", lambda: lucid.var_mean(lucid.ones(3), 4)),
+        ("floor_divide", lambda: lucid.floor_divide(lucid.tensor([1, 2]), 0)),
+        ("floor_divide", lambda: lucid.tensor([1, 2]) // 0),
+        ("argsort", lambda: lucid.argsort(lucid.ones(3), 2)),
+    ],
+)
 def test_errors_name_the_op_the_user_called(op, call):
     with pytest.raises(LucidError, match=rf"^{op}: "):
         call()
@@ -827,8 +1041,10 @@ def test_logsumexp_requires_dim_and_topk_kthvalue_refuse_bool():
         torch.logsumexp(torch.ones(2), None)
     with pytest.raises(lucid.errors.ArgumentTypeError, match="^logsumexp.*'dim'"):
         lucid.logsumexp(lucid.ones(2), None)
-    for f in (lambda M: M.topk(M.tensor([True, False]), 1),
-              lambda M: M.kthvalue(M.tensor([True, False]), 1)):
+    for f in (
+        lambda M: M.topk(M.tensor([True, False]), 1),
+        lambda M: M.kthvalue(M.tensor([True, False]), 1),
+    ):
         with pytest.raises(RuntimeError):
             f(torch)
         with pytest.raises(lucid.errors.DTypeError, match="bool"):
@@ -838,8 +1054,9 @@ def test_logsumexp_requires_dim_and_topk_kthvalue_refuse_bool():
 
 def test_cat_of_legacy_empty_tensors_takes_any_dim():
     for d in (0, 1, 5, -3):
-        assert tuple(lucid.cat([lucid.zeros(0), lucid.zeros(0)], d).shape) == \
-            tuple(torch.cat([torch.zeros(0), torch.zeros(0)], d).shape)
+        assert tuple(lucid.cat([lucid.zeros(0), lucid.zeros(0)], d).shape) == tuple(
+            torch.cat([torch.zeros(0), torch.zeros(0)], d).shape
+        )
 
 
 def test_pow_of_negative_infinity_and_zero_to_a_constant_exponent():
@@ -848,25 +1065,33 @@ def test_pow_of_negative_infinity_and_zero_to_a_constant_exponent():
     base = [-math.inf, -0.0, 4.0, -4.0]
     for dt in ("float64", "float32", "float16", "bfloat16"):
         for e in (0.5, 2.5, 3.0, -0.5):
-            got = lucid.pow(lucid.tensor(base).to(getattr(lucid, dt)),
-                            lucid.tensor(e).to(getattr(lucid, dt)))
-            want = torch.pow(torch.tensor(base).to(getattr(torch, dt)),
-                             torch.tensor(e).to(getattr(torch, dt)))
+            got = lucid.pow(
+                lucid.tensor(base).to(getattr(lucid, dt)), lucid.tensor(e).to(getattr(lucid, dt))
+            )
+            want = torch.pow(
+                torch.tensor(base).to(getattr(torch, dt)), torch.tensor(e).to(getattr(torch, dt))
+            )
             g, w = _np64(got), _np64(want)
             np.testing.assert_array_equal(g, w)
-            num = ~np.isnan(w)      # a nan's sign bit is its payload's: unspecified
+            num = ~np.isnan(w)  # a nan's sign bit is its payload's: unspecified
             np.testing.assert_array_equal(np.signbit(g[num]), np.signbit(w[num]))
 
 
 def test_linspace_and_logspace_with_integer_dtypes():
     for args, dt in (((0, -1, 3), "uint8"), ((0.5, 5.7, 4), "int32"), ((0, 2, 1), "int16")):
-        _same_values(lucid.linspace(*args, dtype=getattr(lucid, dt)),
-                     torch.linspace(*args, dtype=getattr(torch, dt)))
+        _same_values(
+            lucid.linspace(*args, dtype=getattr(lucid, dt)),
+            torch.linspace(*args, dtype=getattr(torch, dt)),
+        )
     for args, dt in (((0.5, 0, 1), "uint8"), ((0.5, 2, 3), "int64"), ((1, -1, 3), "int32")):
-        _same_values(lucid.logspace(*args, dtype=getattr(lucid, dt)),
-                     torch.logspace(*args, dtype=getattr(torch, dt)))
-    for call in (lambda M: M.logspace(3, 0, 1, dtype=M.uint8),
-                 lambda M: M.linspace(-1.5, 0, 2, dtype=M.uint8)):
+        _same_values(
+            lucid.logspace(*args, dtype=getattr(lucid, dt)),
+            torch.logspace(*args, dtype=getattr(torch, dt)),
+        )
+    for call in (
+        lambda M: M.logspace(3, 0, 1, dtype=M.uint8),
+        lambda M: M.linspace(-1.5, 0, 2, dtype=M.uint8),
+    ):
         with pytest.raises(RuntimeError):
             call(torch)
         with pytest.raises(lucid.errors.ValueOverflowError, match=r"^l\w+space: "):

@@ -50,8 +50,7 @@ def simplex(*shape):
     return x / x.sum(-1, keepdims=True)
 
 
-LOC_SCALE = (lambda b: dict(loc=RNG.normal(size=b), scale=pos(*b)),
-             lambda s: RNG.normal(size=s))
+LOC_SCALE = (lambda b: dict(loc=RNG.normal(size=b), scale=pos(*b)), lambda s: RNG.normal(size=s))
 
 # name: (param dict builder, value builder) for a batch shape; parameters broadcast
 # against each other where the family allows
@@ -65,42 +64,78 @@ CASES = {
     "Gamma": (lambda b: dict(concentration=pos(*b), rate=pos(*b)), lambda s: pos(*s)),
     "Chi2": (lambda b: dict(df=pos(*b)), lambda s: pos(*s)),
     "Beta": (lambda b: dict(concentration1=pos(*b), concentration0=pos(*b)), lambda s: unit(*s)),
-    "StudentT": (lambda b: dict(df=pos(*b) + 2, loc=RNG.normal(size=b), scale=pos(*b)),
-                 lambda s: RNG.normal(size=s)),
+    "StudentT": (
+        lambda b: dict(df=pos(*b) + 2, loc=RNG.normal(size=b), scale=pos(*b)),
+        lambda s: RNG.normal(size=s),
+    ),
     "LogNormal": (lambda b: dict(loc=RNG.normal(size=b), scale=pos(*b)), lambda s: pos(*s)),
     "HalfNormal": (lambda b: dict(scale=pos(*b)), lambda s: pos(*s)),
-    "VonMises": (lambda b: dict(loc=RNG.normal(size=b), concentration=pos(*b)),
-                 lambda s: RNG.uniform(-3, 3, s)),
+    "VonMises": (
+        lambda b: dict(loc=RNG.normal(size=b), concentration=pos(*b)),
+        lambda s: RNG.uniform(-3, 3, s),
+    ),
     "Bernoulli": (lambda b: dict(probs=unit(*b)), lambda s: RNG.integers(0, 2, s)),
     "Geometric": (lambda b: dict(probs=unit(*b)), lambda s: RNG.integers(0, 5, s)),
     "Poisson": (lambda b: dict(rate=pos(*b)), lambda s: RNG.integers(0, 6, s)),
-    "NegativeBinomial": (lambda b: dict(total_count=pos(*b), probs=unit(*b)),
-                         lambda s: RNG.integers(0, 6, s)),
+    "NegativeBinomial": (
+        lambda b: dict(total_count=pos(*b), probs=unit(*b)),
+        lambda s: RNG.integers(0, 6, s),
+    ),
     "HalfCauchy": (lambda b: dict(scale=pos(*b)), lambda s: pos(*s)),
     "Pareto": (lambda b: dict(scale=pos(*b) / 2, alpha=pos(*b) + 2), lambda s: pos(*s) + 1.5),
     # concentration > 1: for k < 1 torch's mode is NaN where Lucid gives the true mode, 0
     "Weibull": (lambda b: dict(scale=pos(*b), concentration=pos(*b) + 1), lambda s: pos(*s)),
     "InverseGamma": (lambda b: dict(concentration=pos(*b) + 2, rate=pos(*b)), lambda s: pos(*s)),
     "FisherSnedecor": (lambda b: dict(df1=pos(*b) + 2, df2=pos(*b) + 4), lambda s: pos(*s)),
-    "Kumaraswamy": (lambda b: dict(concentration1=pos(*b), concentration0=pos(*b)),
-                    lambda s: unit(*s)),
+    "Kumaraswamy": (
+        lambda b: dict(concentration1=pos(*b), concentration0=pos(*b)),
+        lambda s: unit(*s),
+    ),
     # probabilities on both sides of 1/2 and inside the Taylor band around it
-    "ContinuousBernoulli": (lambda b: dict(probs=RNG.choice([0.1, 0.4995, 0.5, 0.7, 0.95], b)),
-                            lambda s: unit(*s)),
+    "ContinuousBernoulli": (
+        lambda b: dict(probs=RNG.choice([0.1, 0.4995, 0.5, 0.7, 0.95], b)),
+        lambda s: unit(*s),
+    ),
 }
 
 # what each family defines (as torch does)
-HAS = {"cdf": {"Normal", "Laplace", "Cauchy", "Gumbel", "Uniform", "Exponential", "Gamma",
-               "LogNormal", "HalfNormal", "HalfCauchy", "Pareto", "Weibull", "InverseGamma",
-               "ContinuousBernoulli"},
-       "icdf": {"Normal", "Laplace", "Cauchy", "Uniform", "Exponential", "HalfNormal",
-                "HalfCauchy", "Pareto", "ContinuousBernoulli"},
-       "no_entropy": {"Poisson", "VonMises", "NegativeBinomial", "FisherSnedecor"}}
+HAS = {
+    "cdf": {
+        "Normal",
+        "Laplace",
+        "Cauchy",
+        "Gumbel",
+        "Uniform",
+        "Exponential",
+        "Gamma",
+        "LogNormal",
+        "HalfNormal",
+        "HalfCauchy",
+        "Pareto",
+        "Weibull",
+        "InverseGamma",
+        "ContinuousBernoulli",
+    },
+    "icdf": {
+        "Normal",
+        "Laplace",
+        "Cauchy",
+        "Uniform",
+        "Exponential",
+        "HalfNormal",
+        "HalfCauchy",
+        "Pareto",
+        "ContinuousBernoulli",
+    },
+    "no_entropy": {"Poisson", "VonMises", "NegativeBinomial", "FisherSnedecor"},
+}
 
 
 def make(name, params):
-    return (getattr(D, name)(**{k: L(v) for k, v in params.items()}),
-            getattr(TD, name)(**{k: T(v) for k, v in params.items()}))
+    return (
+        getattr(D, name)(**{k: L(v) for k, v in params.items()}),
+        getattr(TD, name)(**{k: T(v) for k, v in params.items()}),
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -109,14 +144,14 @@ def test_univariate_parity(name, batch):
     params, values = CASES[name]
     d, t = make(name, params(batch))
     assert tuple(d.batch_shape) == tuple(t.batch_shape)
-    x = values((4,) + batch)                 # a sample dim on top of the batch
+    x = values((4,) + batch)  # a sample dim on top of the batch
     # torch's VonMises evaluates log I0 by a polynomial fit good to ~1e-7
     close(d.log_prob(L(x)), t.log_prob(T(x)), 1e-6 if name == "VonMises" else 1e-8)
     if name not in HAS["no_entropy"]:
         close(d.entropy(), t.entropy())
     for moment in ("mean", "variance", "mode"):
         if name in ("Uniform", "Kumaraswamy", "ContinuousBernoulli") and moment == "mode":
-            continue        # torch: NaN, a NaN-giving formula, none
+            continue  # torch: NaN, a NaN-giving formula, none
         close(getattr(d, moment), getattr(t, moment), 1e-6 if name == "VonMises" else 1e-8)
     if name in HAS["cdf"]:
         close(d.cdf(L(x)), t.cdf(T(x)))
@@ -129,14 +164,19 @@ def test_generalized_pareto():
     """In float32: torch's GeneralizedPareto compares with a float32 zero and rejects
     float64. Lucid's variance is inf (not NaN) for 1/2 <= xi < 1, where it diverges."""
     loc, scale, xi = [0.0, 1.0, -1.0, 0.5], [1.0, 2.0, 0.5, 1.5], [0.0, 0.3, -0.4, 0.2]
-    f = lambda a: lucid.tensor(a, dtype=lucid.float32)              # noqa: E731
-    g = lambda a: torch.tensor(a, dtype=torch.float32)              # noqa: E731
+    f = lambda a: lucid.tensor(a, dtype=lucid.float32)  # noqa: E731
+    g = lambda a: torch.tensor(a, dtype=torch.float32)  # noqa: E731
     d = D.GeneralizedPareto(f(loc), f(scale), f(xi))
     t = TD.GeneralizedPareto(g(loc), g(scale), g(xi))
     x = [0.5, 2.0, -0.7, 2.5]
-    for got, want in ((d.log_prob(f(x)), t.log_prob(g(x))), (d.cdf(f(x)), t.cdf(g(x))),
-                      (d.icdf(f(x[:1] * 4).sigmoid()), t.icdf(g(x[:1] * 4).sigmoid())),
-                      (d.entropy(), t.entropy()), (d.mean, t.mean), (d.variance, t.variance)):
+    for got, want in (
+        (d.log_prob(f(x)), t.log_prob(g(x))),
+        (d.cdf(f(x)), t.cdf(g(x))),
+        (d.icdf(f(x[:1] * 4).sigmoid()), t.icdf(g(x[:1] * 4).sigmoid())),
+        (d.entropy(), t.entropy()),
+        (d.mean, t.mean),
+        (d.variance, t.variance),
+    ):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
     assert D.GeneralizedPareto(0.0, 1.0, 0.7).variance.item() == math.inf
     s = d.sample((20000,)).numpy()
@@ -172,7 +212,7 @@ def test_categorical_family(given):
     m, tm = D.Multinomial(6, **{given: L(arg)}), TD.Multinomial(6, **{given: T(arg)})
     counts = m.sample((3,))
     close(m.log_prob(counts), tm.log_prob(T(counts.numpy())))
-    close(m.entropy(), tm.entropy(), 1e-6)     # torch takes log n! in float32
+    close(m.entropy(), tm.entropy(), 1e-6)  # torch takes log n! in float32
     close(m.variance, tm.variance)
     b, tb = D.Binomial(7, **{given: L(arg[:, 0])}), TD.Binomial(7, **{given: T(arg[:, 0])})
     k = RNG.integers(0, 8, (3, 2)).astype(float)
@@ -319,7 +359,7 @@ KL_PAIRS = {
     "HalfNormal": lambda: dict(scale=pos(3)),
     "MultivariateNormal": lambda: dict(loc=RNG.normal(size=(2, 3)), covariance_matrix=_spd(2)),
     "ContinuousBernoulli": lambda: dict(probs=RNG.choice([0.1, 0.4995, 0.5, 0.7, 0.95], 5)),
-    "Pareto": lambda: dict(scale=pos(4), alpha=pos(4)),     # some supports not nested: inf
+    "Pareto": lambda: dict(scale=pos(4), alpha=pos(4)),  # some supports not nested: inf
 }
 
 
@@ -329,16 +369,24 @@ def test_kl_parity(name):
     close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq))
 
 
-CROSS_KL = [("Exponential", "Gamma"), ("Gamma", "Exponential"), ("Exponential", "Normal"),
-            ("Laplace", "Normal"), ("Normal", "Laplace"), ("Normal", "Gumbel"),
-            ("Uniform", "Normal"), ("Uniform", "Exponential"), ("Uniform", "Gamma")]
+CROSS_KL = [
+    ("Exponential", "Gamma"),
+    ("Gamma", "Exponential"),
+    ("Exponential", "Normal"),
+    ("Laplace", "Normal"),
+    ("Normal", "Laplace"),
+    ("Normal", "Gumbel"),
+    ("Uniform", "Normal"),
+    ("Uniform", "Exponential"),
+    ("Uniform", "Gamma"),
+]
 
 
 @pytest.mark.parametrize("pair", CROSS_KL, ids="-".join)
 def test_kl_cross_family_parity(pair):
     a, b = pair
     pa = CASES[a][0]((3,))
-    if a == "Uniform":                         # some supports inside (0, inf), one not
+    if a == "Uniform":  # some supports inside (0, inf), one not
         pa = dict(low=np.array([-0.5, 0.2, 0.0]), high=pos(3) + 1)
     (p, tp), (q, tq) = make(a, pa), make(b, KL_PAIRS[b]())
     close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq))
@@ -347,16 +395,24 @@ def test_kl_cross_family_parity(pair):
 def test_kl_uniform_independent_binomial():
     lo, hi = -pos(3), pos(3)
     p, tp = D.Uniform(L(lo), L(hi)), TD.Uniform(T(lo), T(hi))
-    q, tq = D.Uniform(L(lo - 1), L(hi + np.array([1, -0.2, 1]))), \
-        TD.Uniform(T(lo - 1), T(hi + np.array([1, -0.2, 1])))
+    q, tq = (
+        D.Uniform(L(lo - 1), L(hi + np.array([1, -0.2, 1]))),
+        TD.Uniform(T(lo - 1), T(hi + np.array([1, -0.2, 1]))),
+    )
     close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq))
-    a, b = make("Normal", dict(loc=RNG.normal(size=(2, 3)), scale=pos(2, 3))), \
-        make("Normal", dict(loc=RNG.normal(size=(2, 3)), scale=pos(2, 3)))
-    close(D.kl_divergence(D.Independent(a[0], 1), D.Independent(b[0], 1)),
-          TD.kl_divergence(TD.Independent(a[1], 1), TD.Independent(b[1], 1)))
+    a, b = (
+        make("Normal", dict(loc=RNG.normal(size=(2, 3)), scale=pos(2, 3))),
+        make("Normal", dict(loc=RNG.normal(size=(2, 3)), scale=pos(2, 3))),
+    )
+    close(
+        D.kl_divergence(D.Independent(a[0], 1), D.Independent(b[0], 1)),
+        TD.kl_divergence(TD.Independent(a[1], 1), TD.Independent(b[1], 1)),
+    )
     p1, p2 = unit(3), unit(3)
-    close(D.kl_divergence(D.Binomial(5, L(p1)), D.Binomial(5, L(p2))),
-          TD.kl_divergence(TD.Binomial(5, T(p1)), TD.Binomial(5, T(p2))))
+    close(
+        D.kl_divergence(D.Binomial(5, L(p1)), D.Binomial(5, L(p2))),
+        TD.kl_divergence(TD.Binomial(5, T(p1)), TD.Binomial(5, T(p2))),
+    )
 
 
 def test_register_kl_most_specific_match():
@@ -382,17 +438,25 @@ def _grads(family, tfamily, params, fn, tol=1e-7):
         close(lp[k].grad, tp[k].grad, tol)
 
 
-@pytest.mark.parametrize("name", ["Normal", "Gamma", "Beta", "StudentT", "VonMises",
-                                  "Laplace", "Gumbel"])
+@pytest.mark.parametrize(
+    "name", ["Normal", "Gamma", "Beta", "StudentT", "VonMises", "Laplace", "Gumbel"]
+)
 def test_log_prob_gradients(name):
     params, values = CASES[name]
     x = values((5, 3))
 
     def loss(d, lib):
-        return (d.log_prob(L(x) if lib is lucid else T(x)).sum() + (
-            d.entropy().sum() if name != "VonMises" else 0))
-    _grads(getattr(D, name), getattr(TD, name), params((3,)), loss,
-           1e-5 if name == "VonMises" else 1e-7)
+        return d.log_prob(L(x) if lib is lucid else T(x)).sum() + (
+            d.entropy().sum() if name != "VonMises" else 0
+        )
+
+    _grads(
+        getattr(D, name),
+        getattr(TD, name),
+        params((3,)),
+        loss,
+        1e-5 if name == "VonMises" else 1e-7,
+    )
 
 
 def test_kl_gradients():
@@ -401,6 +465,7 @@ def test_kl_gradients():
 
     def loss(d, lib):
         return (D if lib is lucid else TD).kl_divergence(d, q if lib is lucid else tq).sum()
+
     _grads(D.MultivariateNormal, TD.MultivariateNormal, pa, loss)
 
 
@@ -488,8 +553,7 @@ def test_von_mises_sample_circular_moments():
     d = D.VonMises(L([0.5, -3.0]), L([2.0, 8.0]))
     s = d.sample((4000,)).numpy()
     assert s.shape == (4000, 2) and (np.abs(s) <= math.pi).all()
-    np.testing.assert_allclose(np.cos(s - d.loc.numpy()).mean(0), 1 - d.variance.numpy(),
-                               atol=0.03)
+    np.testing.assert_allclose(np.cos(s - d.loc.numpy()).mean(0), 1 - d.variance.numpy(), atol=0.03)
     np.testing.assert_allclose(np.sin(s - d.loc.numpy()).mean(0), 0.0, atol=0.03)
 
 
@@ -534,10 +598,13 @@ def test_expand():
         D.Pareto(1.0, L([3.0, 4.0])).expand((1, 2)): (3, 2),
         D.LogNormal(0.0, L([1.0, 2.0])).expand((1, 2)): (3, 2),
         D.Independent(D.Normal(L(np.zeros(3)), 1.0), 1): (3, 3),
-        D.TransformedDistribution(D.Normal(L(np.zeros(3)), 1.0),
-                                  D.StickBreakingTransform()): (3, 4),
-        D.MixtureSameFamily(D.Categorical(logits=L(np.zeros(2))),
-                            D.Normal(L(np.zeros(2)), 1.0)): (3,),
+        D.TransformedDistribution(D.Normal(L(np.zeros(3)), 1.0), D.StickBreakingTransform()): (
+            3,
+            4,
+        ),
+        D.MixtureSameFamily(D.Categorical(logits=L(np.zeros(2))), D.Normal(L(np.zeros(2)), 1.0)): (
+            3,
+        ),
     }
     for d, shape in wrapped.items():
         e = d.expand((3,) if len(d.batch_shape) < 2 else (3, 2))
@@ -584,8 +651,9 @@ def test_constraints():
     assert C.interval(0.0, 0.5).check(x).numpy().tolist() == [False, True, True, False]
     assert C.boolean.check(x).numpy().tolist() == [False, True, False, False]
     assert C.simplex.check(L([[0.2, 0.8], [0.5, 0.6]])).numpy().tolist() == [True, False]
-    assert C.lower_cholesky.check(L([[[1.0, 0.0], [2.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]]])
-                                  ).numpy().tolist() == [True, False]
+    assert C.lower_cholesky.check(
+        L([[[1.0, 0.0], [2.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]]])
+    ).numpy().tolist() == [True, False]
     assert C.positive_definite.check(L(_spd(2))).numpy().tolist() == [True, True]
     assert not C.positive_definite.check(L(-np.eye(2))).item()
     assert C.square.check(L(np.zeros((2, 3, 3)))).numpy().tolist() == [True, True]
@@ -606,25 +674,44 @@ def test_straight_through_gradient():
 
 TRANSFORMS = [
     (lambda: D.ExpTransform(), lambda: TD.ExpTransform(), lambda: RNG.normal(size=(4, 3))),
-    (lambda: D.AffineTransform(L([1.0, 2.0, -1.0]), L([2.0, -0.5, 3.0])),
-     lambda: TD.AffineTransform(T([1.0, 2.0, -1.0]), T([2.0, -0.5, 3.0])),
-     lambda: RNG.normal(size=(4, 3))),
+    (
+        lambda: D.AffineTransform(L([1.0, 2.0, -1.0]), L([2.0, -0.5, 3.0])),
+        lambda: TD.AffineTransform(T([1.0, 2.0, -1.0]), T([2.0, -0.5, 3.0])),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
     (lambda: D.SigmoidTransform(), lambda: TD.SigmoidTransform(), lambda: RNG.normal(size=(4, 3))),
     (lambda: D.TanhTransform(), lambda: TD.TanhTransform(), lambda: RNG.normal(size=(4, 3))),
     (lambda: D.PowerTransform(L(2.5)), lambda: TD.PowerTransform(T(2.5)), lambda: pos(4, 3)),
-    (lambda: D.StickBreakingTransform(), lambda: TD.StickBreakingTransform(),
-     lambda: RNG.normal(size=(4, 3))),
-    (lambda: D.SoftplusTransform(), lambda: TD.SoftplusTransform(), lambda: RNG.normal(size=(4, 3))),
-    (lambda: D.IndependentTransform(D.ExpTransform(), 1),
-     lambda: TD.IndependentTransform(TD.ExpTransform(), 1), lambda: RNG.normal(size=(4, 3))),
-    (lambda: D.ReshapeTransform((3,), (3, 1)), lambda: TD.ReshapeTransform((3,), (3, 1)),
-     lambda: RNG.normal(size=(4, 3))),
-    (lambda: D.CumulativeDistributionTransform(D.Normal(L(0.5), L(2.0))),
-     lambda: TD.CumulativeDistributionTransform(TD.Normal(T(0.5), T(2.0))),
-     lambda: RNG.normal(size=(4, 3))),
-    (lambda: D.ComposeTransform([D.AffineTransform(0.5, 2.0), D.ExpTransform()]),
-     lambda: TD.ComposeTransform([TD.AffineTransform(0.5, 2.0), TD.ExpTransform()]),
-     lambda: RNG.normal(size=(4, 3))),
+    (
+        lambda: D.StickBreakingTransform(),
+        lambda: TD.StickBreakingTransform(),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
+    (
+        lambda: D.SoftplusTransform(),
+        lambda: TD.SoftplusTransform(),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
+    (
+        lambda: D.IndependentTransform(D.ExpTransform(), 1),
+        lambda: TD.IndependentTransform(TD.ExpTransform(), 1),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
+    (
+        lambda: D.ReshapeTransform((3,), (3, 1)),
+        lambda: TD.ReshapeTransform((3,), (3, 1)),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
+    (
+        lambda: D.CumulativeDistributionTransform(D.Normal(L(0.5), L(2.0))),
+        lambda: TD.CumulativeDistributionTransform(TD.Normal(T(0.5), T(2.0))),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
+    (
+        lambda: D.ComposeTransform([D.AffineTransform(0.5, 2.0), D.ExpTransform()]),
+        lambda: TD.ComposeTransform([TD.AffineTransform(0.5, 2.0), TD.ExpTransform()]),
+        lambda: RNG.normal(size=(4, 3)),
+    ),
 ]
 
 
@@ -647,8 +734,15 @@ def test_softmax_abs_and_registries():
     close(D.SoftmaxTransform()(L(x)), TD.SoftmaxTransform()(T(x)))
     assert D.AbsTransform()(L([-2.0])).item() == 2.0
     C = D.constraints
-    for c in (C.positive, C.unit_interval, C.simplex, C.greater_than(1.0), C.real,
-              C.interval(-2.0, 3.0), C.less_than(1.0)):
+    for c in (
+        C.positive,
+        C.unit_interval,
+        C.simplex,
+        C.greater_than(1.0),
+        C.real,
+        C.interval(-2.0, 3.0),
+        C.less_than(1.0),
+    ):
         t = D.biject_to(c)
         y = t(L(x))
         assert bool(lucid.all(c.check(y)).item()), c

@@ -18,8 +18,9 @@ BF16 = lucid.bfloat16
 
 
 def _bf16(rows, cols):
-    return lucid.tensor(np.arange(rows * cols, dtype=np.float32).reshape(rows, cols) * 0.5,
-                        dtype=BF16)
+    return lucid.tensor(
+        np.arange(rows * cols, dtype=np.float32).reshape(rows, cols) * 0.5, dtype=BF16
+    )
 
 
 def _same_memory(lt, tt):
@@ -43,19 +44,21 @@ def test_lucid_bf16_to_torch_shares_memory_both_ways():
     assert tt.dtype == torch.bfloat16 and tt.device.type == "cpu"
     assert _values(tt) == _values(t)
     _same_memory(t, tt)
-    tt[0, 1] = 7.5                               # torch writes, Lucid sees it
+    tt[0, 1] = 7.5  # torch writes, Lucid sees it
     assert t[0, 1].item() == 7.5
-    t[1, 2] = -3.0                               # Lucid writes, torch sees it
+    t[1, 2] = -3.0  # Lucid writes, torch sees it
     assert tt[1, 2].item() == -3.0
 
 
 @pytest.mark.parametrize("view", ["transpose", "slice_step", "offset_slice", "expand"])
 def test_lucid_bf16_views_keep_strides_in_torch(view):
     base = _bf16(4, 6)
-    t = {"transpose": lambda b: b.T,
-         "slice_step": lambda b: b[:, ::2],
-         "offset_slice": lambda b: b[1:3, 2:5],
-         "expand": lambda b: b[:1].expand(3, 6)}[view](base)
+    t = {
+        "transpose": lambda b: b.T,
+        "slice_step": lambda b: b[:, ::2],
+        "offset_slice": lambda b: b[1:3, 2:5],
+        "expand": lambda b: b[:1].expand(3, 6),
+    }[view](base)
     tt = torch.from_dlpack(t)
     assert _values(tt) == _values(t)
     _same_memory(t, tt)
@@ -104,7 +107,7 @@ def test_bf16_export_refusals_name_the_op():
     with pytest.raises(ExportError, match=r"^__dlpack__: .*device"):
         t.__dlpack__(dl_device=(2, 0))
     with pytest.raises(TypeError):
-        t.__dlpack__(bogus=1)                # unknown keywords: a producer's TypeError
+        t.__dlpack__(bogus=1)  # unknown keywords: a producer's TypeError
     assert torch.from_dlpack(t.__dlpack__(dl_device=(1, 0))).dtype == torch.bfloat16
 
 
@@ -114,8 +117,8 @@ def test_read_only_bf16_needs_a_versioned_capsule():
     with pytest.warns(UserWarning):
         t = lucid.from_numpy(a)
     with pytest.raises(ExportError, match=r"^__dlpack__: .*readonly"):
-        t.__dlpack__()                        # the legacy struct cannot say read-only
-    back = lucid.from_dlpack(t)               # versioned, READ_ONLY flag set
+        t.__dlpack__()  # the legacy struct cannot say read-only
+    back = lucid.from_dlpack(t)  # versioned, READ_ONLY flag set
     assert back.tolist() == [1.0, 1.0, 1.0] and not back.numpy().flags.writeable
     assert back.data_ptr() == t.data_ptr()
 
@@ -126,7 +129,7 @@ def test_numpy_refusing_a_bf16_capsule_keeps_its_own_error():
     t = _bf16(1, 2)
     try:
         got = np.from_dlpack(t)
-    except Exception as e:                    # NumPy without bfloat16 DLPack support
+    except Exception as e:  # NumPy without bfloat16 DLPack support
         assert not isinstance(e, SystemError), e
     else:
         assert got.dtype.itemsize == 2
@@ -152,10 +155,12 @@ def test_torch_bf16_to_lucid_shares_memory_both_ways():
 @pytest.mark.parametrize("view", ["t", "step", "offset", "expand"])
 def test_torch_bf16_views_to_lucid_keep_strides(view):
     base = torch.arange(24, dtype=torch.float32).reshape(4, 6).to(torch.bfloat16)
-    src = {"t": lambda b: b.t(),
-           "step": lambda b: b[:, ::3],
-           "offset": lambda b: b[2:, 1:4],
-           "expand": lambda b: b[:1].expand(5, 6)}[view](base)
+    src = {
+        "t": lambda b: b.t(),
+        "step": lambda b: b[:, ::3],
+        "offset": lambda b: b[2:, 1:4],
+        "expand": lambda b: b[:1].expand(5, 6),
+    }[view](base)
     t = lucid.from_dlpack(src)
     assert _values(t) == _values(src)
     _same_memory(t, src)
@@ -189,7 +194,7 @@ def test_round_trip_lucid_torch_lucid_is_the_same_memory():
     assert back.data_ptr() == t.data_ptr() and back.stride() == t.stride()
     back[0, 0] = 42.0
     assert t[0, 0].item() == 42.0
-    direct = lucid.from_dlpack(t)                            # Lucid to Lucid
+    direct = lucid.from_dlpack(t)  # Lucid to Lucid
     assert direct.data_ptr() == t.data_ptr() and direct.tolist() == t.tolist()
 
 
@@ -207,8 +212,15 @@ def test_negative_strides_lucid_to_lucid():
 # -- the other dtypes still go through NumPy's DLPack ---------------------------------------
 
 
-@pytest.mark.parametrize("dt,tdt", [(lucid.float32, torch.float32), (lucid.int64, torch.int64),
-                                    (lucid.float16, torch.float16), (lucid.bool, torch.bool)])
+@pytest.mark.parametrize(
+    "dt,tdt",
+    [
+        (lucid.float32, torch.float32),
+        (lucid.int64, torch.int64),
+        (lucid.float16, torch.float16),
+        (lucid.bool, torch.bool),
+    ],
+)
 def test_other_dtypes_both_ways(dt, tdt):
     t = lucid.tensor([[1, 0], [1, 1]], dtype=dt)
     tt = torch.from_dlpack(t)
@@ -241,7 +253,7 @@ def test_a_capsule_cannot_be_consumed_twice(dtype):
     lucid.from_dlpack(cap)
     with pytest.raises(ArgumentError, match=r"^from_dlpack: .*already consumed") as info:
         lucid.from_dlpack(cap)
-    assert isinstance(info.value, (ValueError, RuntimeError))   # numpy's and torch's types
+    assert isinstance(info.value, (ValueError, RuntimeError))  # numpy's and torch's types
 
 
 def test_a_lucid_capsule_consumed_by_torch_cannot_be_read_again():
@@ -255,6 +267,7 @@ def test_a_lucid_capsule_consumed_by_torch_cannot_be_read_again():
 
 def test_not_a_dlpack_capsule():
     import datetime
+
     with pytest.raises(ArgumentError, match=r"^from_dlpack: .*'dltensor'"):
         lucid.from_dlpack(datetime.datetime_CAPI)
 
@@ -269,12 +282,12 @@ def test_exported_bf16_memory_lives_while_torch_holds_it():
     tt = torch.from_dlpack(t[:, 1:])
     del t
     gc.collect()
-    assert arr_ref() is not None                    # torch's tensor keeps the array alive
+    assert arr_ref() is not None  # torch's tensor keeps the array alive
     junk = [np.full((64, 64), 9.0, np.float32) for _ in range(20)]
     assert tt.float().tolist() == [row[1:] for row in expected]
     del junk, tt
     gc.collect()
-    assert arr_ref() is None                        # deleter ran: the array is released
+    assert arr_ref() is None  # deleter ran: the array is released
 
 
 def test_unconsumed_bf16_capsule_releases_the_array():
@@ -284,7 +297,7 @@ def test_unconsumed_bf16_capsule_releases_the_array():
     del t
     gc.collect()
     assert arr_ref() is not None
-    del cap                                         # destroyed unconsumed: deleter runs
+    del cap  # destroyed unconsumed: deleter runs
     gc.collect()
     assert arr_ref() is None
 
@@ -293,15 +306,15 @@ def test_imported_bf16_memory_lives_while_lucid_holds_it():
     t = _bf16(16, 16)
     arr_ref = weakref.ref(t._data)
     expected = _values(t)
-    imported = lucid.from_dlpack(t)                 # Lucid's importer over Lucid's capsule
-    view = imported.T[2:]                           # a view keeps the memory alive too
+    imported = lucid.from_dlpack(t)  # Lucid's importer over Lucid's capsule
+    view = imported.T[2:]  # a view keeps the memory alive too
     del t, imported
     gc.collect()
     assert arr_ref() is not None
     assert _values(view) == [list(col) for col in zip(*expected)][2:]
     del view
     gc.collect()
-    assert arr_ref() is None                        # Lucid called the producer's deleter
+    assert arr_ref() is None  # Lucid called the producer's deleter
 
 
 def test_torch_bf16_memory_outlives_the_torch_tensor():

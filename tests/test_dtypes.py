@@ -11,8 +11,18 @@ import torch
 import lucid
 from lucid.errors import DTypeError
 
-NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-         "float64"]
+NAMES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
 
@@ -34,8 +44,9 @@ def test_finfo_matches_torch(name, field):
 
 @pytest.mark.parametrize("name", ["float16", "bfloat16", "float32"])
 def test_finfo_resolution_matches_torch(name):
-    assert lucid.finfo(getattr(lucid, name)).resolution == \
-        torch.finfo(getattr(torch, name)).resolution
+    assert (
+        lucid.finfo(getattr(lucid, name)).resolution == torch.finfo(getattr(torch, name)).resolution
+    )
 
 
 def test_finfo_resolution_float64():
@@ -52,8 +63,9 @@ def test_finfo_default_and_by_name(restore_default_dtype):
 @pytest.mark.parametrize("name", INTS)
 @pytest.mark.parametrize("field", ["bits", "max", "min"])
 def test_iinfo_matches_torch(name, field):
-    assert getattr(lucid.iinfo(getattr(lucid, name)), field) == \
-        getattr(torch.iinfo(getattr(torch, name)), field)
+    assert getattr(lucid.iinfo(getattr(lucid, name)), field) == getattr(
+        torch.iinfo(getattr(torch, name)), field
+    )
 
 
 def test_info_of_wrong_kind_raises():
@@ -74,20 +86,39 @@ def test_dtype_attributes_match_torch(name):
     assert d.is_complex is False
 
 
-@pytest.mark.parametrize("alias, name", [("half", "float16"), ("float", "float32"),
-                                         ("double", "float64"), ("long", "int64"),
-                                         ("int", "int32"), ("short", "int16")])
+@pytest.mark.parametrize(
+    "alias, name",
+    [
+        ("half", "float16"),
+        ("float", "float32"),
+        ("double", "float64"),
+        ("long", "int64"),
+        ("int", "int32"),
+        ("short", "int16"),
+    ],
+)
 def test_aliases(alias, name):
     assert getattr(lucid, alias) is getattr(lucid, name)
     assert lucid.dtypes.as_dtype(alias) is getattr(lucid, name)
 
 
-@pytest.mark.parametrize("spec, name", [
-    ("float32", "float32"), ("lucid.float64", "float64"), ("torch.int8", "int8"),
-    (np.float16, "float16"), (np.dtype("int32"), "int32"), (np.bool_, "bool"),
-    (ml_dtypes.bfloat16, "bfloat16"), (float, "float64"), (int, "int64"), (bool, "bool"),
-    (torch.bfloat16, "bfloat16"), (torch.uint8, "uint8"),
-])
+@pytest.mark.parametrize(
+    "spec, name",
+    [
+        ("float32", "float32"),
+        ("lucid.float64", "float64"),
+        ("torch.int8", "int8"),
+        (np.float16, "float16"),
+        (np.dtype("int32"), "int32"),
+        (np.bool_, "bool"),
+        (ml_dtypes.bfloat16, "bfloat16"),
+        (float, "float64"),
+        (int, "int64"),
+        (bool, "bool"),
+        (torch.bfloat16, "bfloat16"),
+        (torch.uint8, "uint8"),
+    ],
+)
 def test_as_dtype(spec, name):
     assert lucid.dtypes.as_dtype(spec) is getattr(lucid, name)
 
@@ -100,6 +131,7 @@ def test_as_dtype_unsupported_raises(spec):
 
 def test_dtype_pickles_to_the_same_object():
     import pickle
+
     for name in NAMES:
         d = getattr(lucid, name)
         assert pickle.loads(pickle.dumps(d)) is d
@@ -119,8 +151,9 @@ def test_set_and_get_default_dtype(restore_default_dtype):
 
 
 def test_set_default_dtype_rejects_non_float(restore_default_dtype):
-    with pytest.raises(DTypeError, match="set_default_dtype: got lucid.int64, expected a "
-                                         "floating dtype"):
+    with pytest.raises(
+        DTypeError, match="set_default_dtype: got lucid.int64, expected a floating dtype"
+    ):
         lucid.set_default_dtype(lucid.int64)
     assert lucid.get_default_dtype() is lucid.float32
 
@@ -134,8 +167,9 @@ def test_promote_types_matches_torch(a, b):
 
 @pytest.mark.parametrize("a, b", list(itertools.product(NAMES, NAMES)))
 def test_can_cast_matches_torch(a, b):
-    assert lucid.can_cast(getattr(lucid, a), getattr(lucid, b)) == \
-        torch.can_cast(getattr(torch, a), getattr(torch, b))
+    assert lucid.can_cast(getattr(lucid, a), getattr(lucid, b)) == torch.can_cast(
+        getattr(torch, a), getattr(torch, b)
+    )
 
 
 def _operands(M, spec):
@@ -146,25 +180,41 @@ def _operands(M, spec):
         if isinstance(s, tuple):
             kind, name = s
             shape = (2,) if kind == "t" else ()
-            out.append(M.zeros(shape, dtype=getattr(M, name)) if M is torch else
-                       lucid.tensor(np.zeros(shape), dtype=getattr(lucid, name)))
+            out.append(
+                M.zeros(shape, dtype=getattr(M, name))
+                if M is torch
+                else lucid.tensor(np.zeros(shape), dtype=getattr(lucid, name))
+            )
         else:
             out.append(s)
     return out
 
 
-@pytest.mark.parametrize("spec", [
-    [("t", "int32"), 2.5], [("t", "int32"), 2], [("t", "uint8"), -1], [("t", "bool"), 1],
-    [("t", "bool"), True], [("t", "float16"), 1.0], [("t", "float16"), ("t", "bfloat16")],
-    [("t", "int8"), ("z", "int64")], [("t", "int8"), ("z", "float64")],
-    [("t", "float16"), ("z", "float64")], [("z", "int32"), 2.5], [("z", "int32"), 7],
-    [("t", "uint8"), ("t", "int8")], [("t", "int64"), ("t", "float16")],
-    [("z", "bool"), ("z", "uint8"), 1.0], [("t", "bool"), ("z", "int16"), 3.0],
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        [("t", "int32"), 2.5],
+        [("t", "int32"), 2],
+        [("t", "uint8"), -1],
+        [("t", "bool"), 1],
+        [("t", "bool"), True],
+        [("t", "float16"), 1.0],
+        [("t", "float16"), ("t", "bfloat16")],
+        [("t", "int8"), ("z", "int64")],
+        [("t", "int8"), ("z", "float64")],
+        [("t", "float16"), ("z", "float64")],
+        [("z", "int32"), 2.5],
+        [("z", "int32"), 7],
+        [("t", "uint8"), ("t", "int8")],
+        [("t", "int64"), ("t", "float16")],
+        [("z", "bool"), ("z", "uint8"), 1.0],
+        [("t", "bool"), ("z", "int16"), 3.0],
+    ],
+)
 def test_result_type_matches_torch(spec):
     got = lucid.result_type(*_operands(lucid, spec))
     want = torch.result_type(*_operands(torch, spec)[:2]) if len(spec) == 2 else None
-    if want is None:        # torch.result_type takes two operands: fold pairwise via ops
+    if want is None:  # torch.result_type takes two operands: fold pairwise via ops
         ops = _operands(torch, spec)
         want = (ops[0] + ops[1] + ops[2]).dtype
     assert got.name == str(want).removeprefix("torch.")

@@ -22,12 +22,13 @@ REDUCTIONS = ["sum", "mean", "max", "min", "prod", "logsumexp"]
 
 # -- pattern generation ------------------------------------------------------------------
 
+
 def _partition(rng, axes):
     """``axes`` cut into consecutive groups of 1 to 3."""
     out, i = [], 0
     while i < len(axes):
         k = rng.choice([1, 1, 1, 2, 3])
-        out.append(list(axes[i:i + k]))
+        out.append(list(axes[i : i + k]))
         i += k
     return out
 
@@ -91,7 +92,7 @@ def _case(rng, kind):
     ellipsis = rng.random() < 0.4
     ell_shape = tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
     if kind == "repeat":
-        new = [a for a in NAMES if a not in names][:rng.randint(1, 2)]
+        new = [a for a in NAMES if a not in names][: rng.randint(1, 2)]
         anon = [str(rng.randint(2, 3)) for _ in range(rng.randint(0, 1))]
         left = _side(rng, names, ellipsis, left=True)
         right = _side(rng, names + new + anon, ellipsis, left=False)
@@ -103,8 +104,9 @@ def _case(rng, kind):
             size["2"] = 2
         kept = names if kind == "rearrange" else rng.sample(names, rng.randint(0, len(names)))
         left = _side(rng, left_axes, ellipsis, left=True)
-        right = _side(rng, kept, ellipsis and (kind == "rearrange" or rng.random() < 0.5),
-                      left=False)
+        right = _side(
+            rng, kept, ellipsis and (kind == "rearrange" or rng.random() < 0.5), left=False
+        )
         lengths = _lengths(rng, left, size)
     pattern = f"{_render(rng, left)} -> {_render(rng, right)}"
     return pattern, _shape(left, size, ell_shape), lengths
@@ -112,12 +114,15 @@ def _case(rng, kind):
 
 def _cases(kind, n, seed):
     rng = random.Random(seed)
-    return [_case(rng, kind) + (rng.choice(REDUCTIONS) if kind == "reduce" else None,
-                                rng.random() < 0.15)
-            for _ in range(n)]
+    return [
+        _case(rng, kind)
+        + (rng.choice(REDUCTIONS) if kind == "reduce" else None, rng.random() < 0.15)
+        for _ in range(n)
+    ]
 
 
 # -- running both libraries --------------------------------------------------------------
+
 
 def _pair(shape, seed):
     a = np.random.default_rng(seed).standard_normal(shape)
@@ -126,8 +131,7 @@ def _pair(shape, seed):
 
 def _close(x, t):
     assert tuple(x.shape) == tuple(t.shape)
-    np.testing.assert_allclose(x.detach().numpy(), t.detach().numpy(), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(x.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
 def _backward(outs_l, outs_t, seed):
@@ -145,23 +149,27 @@ def _backward(outs_l, outs_t, seed):
 def _reduction(name):
     if name != "logsumexp":
         return name
-    return lambda x, dims: x.logsumexp(dims)   # a callable reduction, same in both
+    return lambda x, dims: x.logsumexp(dims)  # a callable reduction, same in both
 
 
-GENERATED = ([("rearrange",) + c for c in _cases("rearrange", 160, 1)] +
-             [("reduce",) + c for c in _cases("reduce", 160, 2)] +
-             [("repeat",) + c for c in _cases("repeat", 120, 3)])
+GENERATED = (
+    [("rearrange",) + c for c in _cases("rearrange", 160, 1)]
+    + [("reduce",) + c for c in _cases("reduce", 160, 2)]
+    + [("repeat",) + c for c in _cases("repeat", 120, 3)]
+)
 
 
-@pytest.mark.parametrize("kind, pattern, shape, lengths, reduction, as_list", GENERATED,
-                         ids=[f"{g[0]}-{i}" for i, g in enumerate(GENERATED)])
+@pytest.mark.parametrize(
+    "kind, pattern, shape, lengths, reduction, as_list",
+    GENERATED,
+    ids=[f"{g[0]}-{i}" for i, g in enumerate(GENERATED)],
+)
 def test_transform_parity(kind, pattern, shape, lengths, reduction, as_list):
     x, t = _pair(shape, len(pattern))
     ins_l, ins_t = (list(x), list(t)) if as_list and shape and shape[0] else (x, t)
     args = () if reduction is None else (reduction,)
     y = getattr(E, kind)(ins_l, pattern, *map(_reduction, args), **lengths)
-    u = getattr(einops, kind)(ins_t, pattern, *map(_reduction, args),
-                              **lengths)
+    u = getattr(einops, kind)(ins_t, pattern, *map(_reduction, args), **lengths)
     _close(y, u)
     _backward([y], [u], len(pattern) + 1)
     _close(x.grad, t.grad)
@@ -171,23 +179,28 @@ def _pack_case(rng):
     before = rng.sample(["a", "b"], rng.randint(0, 2))
     after = rng.sample(["c", "d"], rng.randint(0, 2))
     fixed = [rng.randint(1, 3) for _ in before], [rng.randint(1, 3) for _ in after]
-    shapes = [tuple(fixed[0]) + tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
-              + tuple(fixed[1]) for _ in range(rng.randint(1, 3))]
+    shapes = [
+        tuple(fixed[0])
+        + tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
+        + tuple(fixed[1])
+        for _ in range(rng.randint(1, 3))
+    ]
     return " ".join(before + ["*"] + after), shapes, rng.random() < 0.5
 
 
 PACKS = [_pack_case(random.Random(100 + i)) for i in range(60)]
 
 
-@pytest.mark.parametrize("pattern, shapes, infer", PACKS, ids=[f"pack-{i}" for i in
-                                                               range(len(PACKS))])
+@pytest.mark.parametrize(
+    "pattern, shapes, infer", PACKS, ids=[f"pack-{i}" for i in range(len(PACKS))]
+)
 def test_pack_unpack_parity(pattern, shapes, infer):
     pairs = [_pair(s, i) for i, s in enumerate(shapes)]
     packed, ps = E.pack([p[0] for p in pairs], pattern)
     packed_t, ps_t = einops.pack([p[1] for p in pairs], pattern)
     _close(packed, packed_t)
     assert [tuple(s) for s in ps] == [tuple(s) for s in ps_t]
-    if infer:                                     # one unknown packed shape
+    if infer:  # one unknown packed shape
         ps = list(ps)
         k = len(ps) // 2
         ps[k] = (-1,) + tuple(ps[k][1:]) if ps[k] else ps[k]
@@ -209,7 +222,7 @@ def _einsum_case(rng):
     for _ in range(rng.randint(1, 3)):
         term = rng.sample(names, rng.randint(1, 3))
         if rng.random() < 0.1:
-            term.insert(rng.randint(0, len(term)), term[0])      # a diagonal
+            term.insert(rng.randint(0, len(term)), term[0])  # a diagonal
         terms.append(term)
     used = sorted({a for t in terms for a in t})
     out = rng.sample(used, rng.randint(0, len(used)))
@@ -225,8 +238,9 @@ def _einsum_case(rng):
 EINSUMS = [_einsum_case(random.Random(200 + i)) for i in range(80)]
 
 
-@pytest.mark.parametrize("pattern, shapes", EINSUMS, ids=[f"einsum-{i}" for i in
-                                                          range(len(EINSUMS))])
+@pytest.mark.parametrize(
+    "pattern, shapes", EINSUMS, ids=[f"einsum-{i}" for i in range(len(EINSUMS))]
+)
 def test_einsum_parity(pattern, shapes):
     pairs = [_pair(s, i) for i, s in enumerate(shapes)]
     y = E.einsum(*[p[0] for p in pairs], pattern)
@@ -274,8 +288,9 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("kind, shape, pattern, lengths", ERRORS,
-                         ids=[f"{e[0]}: {e[2]}" for e in ERRORS])
+@pytest.mark.parametrize(
+    "kind, shape, pattern, lengths", ERRORS, ids=[f"{e[0]}: {e[2]}" for e in ERRORS]
+)
 def test_errors_match_einops(kind, shape, pattern, lengths):
     x, t = _pair(shape, 0)
     args = ("sum",) if kind == "reduce" else ()
@@ -302,15 +317,18 @@ def test_error_messages_name_the_problem():
     with pytest.raises(lucid.errors.ArgumentError, match="unknown reduction 'median'"):
         E.reduce(x, "a b -> a", "median")
     with pytest.raises(lucid.errors.ArgumentError, match="unknown reduction 'median'"):
-        E.reduce(x, "a b -> a b", "median")           # checked even when nothing is reduced
+        E.reduce(x, "a b -> a b", "median")  # checked even when nothing is reduced
     with pytest.raises(lucid.errors.ArgumentError, match="empty list"):
         E.rearrange([], "a b -> b a")
     with pytest.raises(lucid.errors.ShapeError, match=r"^rearrange: .*\(2, 3\), \(3, 2\)"):
         E.rearrange([lucid.zeros(2, 3), lucid.zeros(3, 2)], "n a b -> a b n")
     with pytest.raises(lucid.errors.ArgumentTypeError):
         E.rearrange(np.zeros((2, 3)), "a b -> b a")
-    for call in (lambda: E.rearrange(x, ["a b -> b a"]), lambda: E.pack([x], ["a *"]),
-                 lambda: E.unpack(x, [(3,)], None)):
+    for call in (
+        lambda: E.rearrange(x, ["a b -> b a"]),
+        lambda: E.pack([x], ["a *"]),
+        lambda: E.unpack(x, [(3,)], None),
+    ):
         with pytest.raises(lucid.errors.ArgumentTypeError, match="pattern must be a string"):
             call()
     with pytest.raises(lucid.errors.ArgumentError, match="length of axis 'a' must be"):
@@ -318,19 +336,19 @@ def test_error_messages_name_the_problem():
 
 
 PACK_ERRORS = [
-    lambda m, xs: m.pack(xs, "a b c *"),          # too few dims
-    lambda m, xs: m.pack(xs, "a b"),               # no *
+    lambda m, xs: m.pack(xs, "a b c *"),  # too few dims
+    lambda m, xs: m.pack(xs, "a b"),  # no *
     lambda m, xs: m.pack(xs, "a * *"),
     lambda m, xs: m.pack(xs, "a * a"),
-    lambda m, xs: m.pack(xs, "b * a"),             # leading dims differ
-    lambda m, xs: m.unpack(xs[1], [(2,), (1,)], "a *"),     # wrong dims
+    lambda m, xs: m.pack(xs, "b * a"),  # leading dims differ
+    lambda m, xs: m.unpack(xs[1], [(2,), (1,)], "a *"),  # wrong dims
     lambda m, xs: m.unpack(xs[0], [(-1,), (-1,)], "a *"),
-    lambda m, xs: m.unpack(xs[0], [(2,), (2,)], "a *"),     # sizes do not add up
+    lambda m, xs: m.unpack(xs[0], [(2,), (2,)], "a *"),  # sizes do not add up
     lambda m, xs: m.einsum(xs[0], "i j -> i k"),
     lambda m, xs: m.einsum(xs[0], "(i j) -> i"),
     lambda m, xs: m.einsum(xs[0], "i j"),
     lambda m, xs: m.einsum(xs[0], "i, j -> i j"),
-    lambda m, xs: m.einsum(xs[0], xs[0], "i j, j k -> i k"),   # 3 != 2
+    lambda m, xs: m.einsum(xs[0], xs[0], "i j, j k -> i k"),  # 3 != 2
 ]
 
 
@@ -346,6 +364,7 @@ def test_pack_and_einsum_errors_match_einops(call):
 
 # -- the rest ----------------------------------------------------------------------------
 
+
 def test_plan_is_cached():
     x = lucid.randn(4, 6)
     E.rearrange(x, "a (b c) -> c a b", b=2)
@@ -356,7 +375,7 @@ def test_plan_is_cached():
 
 def test_views_and_integer_lengths():
     x = lucid.arange(24.0).reshape(4, 6)
-    y = E.rearrange(x, "a (b c) -> c a b", b=np.int64(2))    # reshape + permute: a view
+    y = E.rearrange(x, "a (b c) -> c a b", b=np.int64(2))  # reshape + permute: a view
     x.add_(1)
     assert y[0, 0, 0].item() == 1.0
 
@@ -365,8 +384,8 @@ def test_second_order_gradient():
     x, t = _pair((4, 6), 0)
     y = E.reduce(E.rearrange(x, "a (b c) -> c a b", b=2) ** 3, "c a b -> a", "sum")
     u = einops.reduce(einops.rearrange(t, "a (b c) -> c a b", b=2) ** 3, "c a b -> a", "sum")
-    g, = lucid.autograd.grad(y.sum(), x, create_graph=True)
-    gt, = torch.autograd.grad(u.sum(), t, create_graph=True)
+    (g,) = lucid.autograd.grad(y.sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad(u.sum(), t, create_graph=True)
     _close(g, gt)
     _close(lucid.autograd.grad(g.sum(), x)[0], torch.autograd.grad(gt.sum(), t)[0])
 
@@ -395,11 +414,14 @@ def test_integer_and_bool_tensors():
 
 def test_layers():
     x, t = _pair((2, 3, 4, 6), 0)
-    model = lucid.nn.Sequential(E.layers.Rearrange("b c h (w p) -> b (h w) (p c)", p=2),
-                                E.layers.Reduce("b n (c 2) -> b c", "max"))
+    model = lucid.nn.Sequential(
+        E.layers.Rearrange("b c h (w p) -> b (h w) (p c)", p=2),
+        E.layers.Reduce("b n (c 2) -> b c", "max"),
+    )
     reference = torch.nn.Sequential(
         einops.layers.torch.Rearrange("b c h (w p) -> b (h w) (p c)", p=2),
-        einops.layers.torch.Reduce("b n (c 2) -> b c", "max"))
+        einops.layers.torch.Reduce("b n (c 2) -> b c", "max"),
+    )
     y, u = model(x), reference(t)
     _close(y, u)
     _backward([y], [u], 1)

@@ -26,10 +26,12 @@ TABLE = [
     ("mul-broadcast", lambda M: M.mul(M.ones(2, 3), M.ones(2)), "mul"),
     ("atan2-broadcast", lambda M: M.atan2(M.ones(2), M.ones(3)), "atan2"),
     ("pow-broadcast", lambda M: M.ones(3).pow(M.ones(2)), "pow"),
-    ("where-broadcast", lambda M: M.where(M.ones(2, dtype=M.bool), M.ones(3), M.ones(2)),
-     "where"),
-    ("masked_fill-shape", lambda M: M.ones(3).masked_fill(M.ones(4, dtype=M.bool), 0.0),
-     "masked_fill"),
+    ("where-broadcast", lambda M: M.where(M.ones(2, dtype=M.bool), M.ones(3), M.ones(2)), "where"),
+    (
+        "masked_fill-shape",
+        lambda M: M.ones(3).masked_fill(M.ones(4, dtype=M.bool), 0.0),
+        "masked_fill",
+    ),
     ("matmul-shapes", lambda M: M.ones(3, 4) @ M.ones(5, 6), "matmul"),
     ("mm-shapes", lambda M: M.mm(M.ones(3, 4), M.ones(5, 6)), "mm"),
     ("dot-sizes", lambda M: M.dot(M.ones(3), M.ones(4)), "dot"),
@@ -50,8 +52,7 @@ TABLE = [
     ("repeat-dims", lambda M: M.ones(2, 3).repeat(2), "repeat"),
     ("trace-3d", lambda M: M.trace(M.ones(2, 2, 2)), "trace"),
     ("diag-3d", lambda M: M.ones(2, 2, 2).diag(), "diag"),
-    ("searchsorted-dims", lambda M: M.searchsorted(M.ones(2, 3), M.ones(3, 1)),
-     "searchsorted"),
+    ("searchsorted-dims", lambda M: M.searchsorted(M.ones(2, 3), M.ones(3, 1)), "searchsorted"),
     ("fill-tensor", lambda M: M.zeros(2).fill_(M.ones(2)), "fill_"),
     ("pad-odd", lambda M: _pad(M, M.ones(3), (1, 2, 3)), "pad"),
     ("tensor-ragged", lambda M: M.tensor([[1], [2, 3]]), "tensor"),
@@ -91,10 +92,8 @@ TABLE = [
     ("getitem-range", lambda M: M.ones(3)[5], "__getitem__"),
     ("gather-range", lambda M: M.gather(M.ones(3), 0, M.tensor([5])), "gather"),
     ("scatter-range", lambda M: M.ones(3).scatter(0, M.tensor([7]), 1.0), "scatter"),
-    ("index_select-range", lambda M: M.ones(3).index_select(0, M.tensor([5])),
-     "index_select"),
-    ("index_add-range", lambda M: M.ones(3).index_add(0, M.tensor([5]), M.ones(1)),
-     "index_add"),
+    ("index_select-range", lambda M: M.ones(3).index_select(0, M.tensor([5])), "index_select"),
+    ("index_add-range", lambda M: M.ones(3).index_add(0, M.tensor([5]), M.ones(1)), "index_add"),
     ("take-range", lambda M: M.ones(3).take(M.tensor([9])), "take"),
     ("topk-k", lambda M: M.ones(3).topk(5), "topk"),
     ("kthvalue-k", lambda M: M.ones(3).kthvalue(0), "kthvalue"),
@@ -123,13 +122,15 @@ TABLE = [
     ("clamp-none", lambda M: M.ones(3).clamp(), "clamp"),
     ("norm-bad-p", lambda M: M.ones(3).norm(p="bad"), "norm"),
     ("roll-empty-shifts", lambda M: M.roll(M.ones(3), (), ()), "roll"),
-    ("std-unbiased-and-correction", lambda M: M.ones(3).std(correction=1, unbiased=True),
-     "std"),
-    ("pad-uint8-negative", lambda M: _pad(M, M.tensor([1, 2], dtype=M.uint8), (1, 1),
-                                          value=-1), "pad"),
+    ("std-unbiased-and-correction", lambda M: M.ones(3).std(correction=1, unbiased=True), "std"),
+    (
+        "pad-uint8-negative",
+        lambda M: _pad(M, M.tensor([1, 2], dtype=M.uint8), (1, 1), value=-1),
+        "pad",
+    ),
     # overflow
-    ("tensor-int64-overflow", lambda M: M.tensor(2 ** 63), "tensor"),
-    ("tensor-huge-int", lambda M: M.tensor([2 ** 64 + 5]), "tensor"),
+    ("tensor-int64-overflow", lambda M: M.tensor(2**63), "tensor"),
+    ("tensor-huge-int", lambda M: M.tensor([2**64 + 5]), "tensor"),
     ("tensor-uint8-overflow", lambda M: M.tensor([300], dtype=M.uint8), "tensor"),
     ("tensor-int8-overflow", lambda M: M.tensor([128], dtype=M.int8), "tensor"),
     ("tensor-int32-float-overflow", lambda M: M.tensor([1e10], dtype=M.int32), "tensor"),
@@ -149,29 +150,58 @@ TABLE = [
     ("norm-1d-nuc", lambda M: M.norm(M.ones(3), "nuc"), "norm"),
     ("norm-3-dims-fro", lambda M: M.ones(2, 2, 2).norm("fro", (0, 1, 2)), "norm"),
     ("linalg.norm-int", lambda M: M.linalg.norm(M.ones(2, 2, dtype=M.int64), 1), "linalg.norm"),
-    ("vector_norm-str-ord", lambda M: M.linalg.vector_norm(M.ones(2), "fro"),
-     "linalg.vector_norm"),
-    ("vector_norm-repeated-dim", lambda M: M.linalg.vector_norm(M.ones(2, 2), 2, (0, -2)),
-     "linalg.vector_norm"),
-    ("vector_norm-inf-empty", lambda M: M.linalg.vector_norm(M.ones(0), float("inf")),
-     "linalg.vector_norm"),
-    ("matrix_norm-int-dim", lambda M: M.linalg.matrix_norm(M.ones(2, 2), 1, 0),
-     "linalg.matrix_norm"),
-    ("matrix_norm-half-2", lambda M: M.linalg.matrix_norm(M.ones(2, 2, dtype=M.float16), 2),
-     "linalg.matrix_norm"),
-    ("einsum-contract-dtypes", lambda M: M.einsum("ij,jk", M.ones(2, 2),
-                                                  M.ones(2, 2, dtype=M.float64)), "einsum"),
-    ("einsum-contract-bool", lambda M: M.einsum("i,i", M.ones(2, dtype=M.bool),
-                                                M.ones(2, dtype=M.bool)), "einsum"),
-    ("index_fill-int32-index", lambda M: M.ones(3).index_fill(0, M.tensor([0], dtype=M.int32),
-                                                              1.0), "index_fill"),
+    ("vector_norm-str-ord", lambda M: M.linalg.vector_norm(M.ones(2), "fro"), "linalg.vector_norm"),
+    (
+        "vector_norm-repeated-dim",
+        lambda M: M.linalg.vector_norm(M.ones(2, 2), 2, (0, -2)),
+        "linalg.vector_norm",
+    ),
+    (
+        "vector_norm-inf-empty",
+        lambda M: M.linalg.vector_norm(M.ones(0), float("inf")),
+        "linalg.vector_norm",
+    ),
+    (
+        "matrix_norm-int-dim",
+        lambda M: M.linalg.matrix_norm(M.ones(2, 2), 1, 0),
+        "linalg.matrix_norm",
+    ),
+    (
+        "matrix_norm-half-2",
+        lambda M: M.linalg.matrix_norm(M.ones(2, 2, dtype=M.float16), 2),
+        "linalg.matrix_norm",
+    ),
+    (
+        "einsum-contract-dtypes",
+        lambda M: M.einsum("ij,jk", M.ones(2, 2), M.ones(2, 2, dtype=M.float64)),
+        "einsum",
+    ),
+    (
+        "einsum-contract-bool",
+        lambda M: M.einsum("i,i", M.ones(2, dtype=M.bool), M.ones(2, dtype=M.bool)),
+        "einsum",
+    ),
+    (
+        "index_fill-int32-index",
+        lambda M: M.ones(3).index_fill(0, M.tensor([0], dtype=M.int32), 1.0),
+        "index_fill",
+    ),
     ("take-int32-index", lambda M: M.ones(3).take(M.tensor([0], dtype=M.int32)), "take"),
-    ("scatter-dim-before-dtype", lambda M: M.ones(3).scatter(2, M.tensor([0], dtype=M.int16),
-                                                             M.ones(1)), "scatter"),
-    ("masked_fill-nan-into-int", lambda M: M.ones(2, dtype=M.int32).masked_fill(
-        M.tensor([True, False]), float("nan")), "masked_fill"),
-    ("bincount-minlength", lambda M: M.tensor([], dtype=M.int64).bincount(minlength=-1),
-     "bincount"),
+    (
+        "scatter-dim-before-dtype",
+        lambda M: M.ones(3).scatter(2, M.tensor([0], dtype=M.int16), M.ones(1)),
+        "scatter",
+    ),
+    (
+        "masked_fill-nan-into-int",
+        lambda M: M.ones(2, dtype=M.int32).masked_fill(M.tensor([True, False]), float("nan")),
+        "masked_fill",
+    ),
+    (
+        "bincount-minlength",
+        lambda M: M.tensor([], dtype=M.int64).bincount(minlength=-1),
+        "bincount",
+    ),
 ]
 
 
@@ -187,7 +217,7 @@ def _torch_error(call):
     with _quiet():
         try:
             call(torch)
-        except Exception as e:        # noqa: BLE001 - the type is what the table records
+        except Exception as e:  # noqa: BLE001 - the type is what the table records
             return e
     return None
 
@@ -210,7 +240,9 @@ def test_lucid_error_is_caught_as_torchs(name, call, op):
             assert isinstance(e, LucidError), f"{type(e).__name__}: {e}"
             assert re.search(rf"(^|\W){re.escape(op)}(\W|$)", str(e)), (op, str(e))
             return
-        except Exception as e:      # noqa: BLE001
-            pytest.fail(f"{name}: Lucid raised {type(e).__name__} ({e}), which "
-                        f"`except {builtin.__name__}` does not catch (torch: {terr})")
+        except Exception as e:  # noqa: BLE001
+            pytest.fail(
+                f"{name}: Lucid raised {type(e).__name__} ({e}), which "
+                f"`except {builtin.__name__}` does not catch (torch: {terr})"
+            )
     pytest.fail(f"{name}: Lucid raised nothing; torch raised {type(terr).__name__}: {terr}")

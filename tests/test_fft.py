@@ -34,8 +34,10 @@ C2R = ["irfft", "irfft2", "irfftn", "hfft", "hfft2", "hfftn"]
 @pytest.mark.parametrize("norm", [None, "backward", "forward", "ortho"])
 def test_values_match_torch(name, norm):
     data = Z if name in C2C + C2R else X
-    _close(getattr(lucid.fft, name)(lucid.tensor(data), norm=norm),
-           getattr(torch.fft, name)(torch.tensor(data), norm=norm))
+    _close(
+        getattr(lucid.fft, name)(lucid.tensor(data), norm=norm),
+        getattr(torch.fft, name)(torch.tensor(data), norm=norm),
+    )
 
 
 ONE_D = [("fft", Z), ("ifft", Z), ("rfft", X), ("ihfft", X), ("irfft", Z), ("hfft", Z)]
@@ -45,28 +47,49 @@ ONE_D = [("fft", Z), ("ifft", Z), ("rfft", X), ("ihfft", X), ("irfft", Z), ("hff
 @pytest.mark.parametrize("n", [1, 3, 5, 6, 12])
 @pytest.mark.parametrize("dim", [0, -2, 2])
 def test_one_dim_sizes_and_dims(name, data, n, dim):
-    _close(getattr(lucid.fft, name)(lucid.tensor(data), n=n, dim=dim),
-           getattr(torch.fft, name)(torch.tensor(data), n=n, dim=dim))
+    _close(
+        getattr(lucid.fft, name)(lucid.tensor(data), n=n, dim=dim),
+        getattr(torch.fft, name)(torch.tensor(data), n=n, dim=dim),
+    )
 
 
-N_D = [("fftn", Z), ("ifftn", Z), ("rfftn", X), ("irfftn", Z), ("fft2", Z), ("irfft2", Z),
-       ("rfft2", X), ("ifft2", Z), ("hfftn", Z), ("ihfftn", X), ("hfft2", Z), ("ihfft2", X)]
+N_D = [
+    ("fftn", Z),
+    ("ifftn", Z),
+    ("rfftn", X),
+    ("irfftn", Z),
+    ("fft2", Z),
+    ("irfft2", Z),
+    ("rfft2", X),
+    ("ifft2", Z),
+    ("hfftn", Z),
+    ("ihfftn", X),
+    ("hfft2", Z),
+    ("ihfft2", X),
+]
 
 
 @pytest.mark.parametrize("name,data", N_D, ids=[n for n, _ in N_D])
-@pytest.mark.parametrize("s,dim", [((3, 8), (0, 2)), ((7, 2), (2, 1)), (None, (1, 0)),
-                                   ((4, 4), None), ((5, -1), (-1, 0))])
+@pytest.mark.parametrize(
+    "s,dim",
+    [((3, 8), (0, 2)), ((7, 2), (2, 1)), (None, (1, 0)), ((4, 4), None), ((5, -1), (-1, 0))],
+)
 def test_n_dim_sizes_and_dims(name, data, s, dim):
     kw = {} if dim is None else {"dim": dim}
     if name.endswith("2") and dim is None:
         kw = {}
-    _close(getattr(lucid.fft, name)(lucid.tensor(data), s=s, **kw),
-           getattr(torch.fft, name)(torch.tensor(data), s=s, **kw))
+    _close(
+        getattr(lucid.fft, name)(lucid.tensor(data), s=s, **kw),
+        getattr(torch.fft, name)(torch.tensor(data), s=s, **kw),
+    )
 
 
 def test_dtypes_follow_torch():
-    for lt, tt in ((lucid.float32, torch.float32), (lucid.float64, torch.float64),
-                   (lucid.int64, torch.int64)):
+    for lt, tt in (
+        (lucid.float32, torch.float32),
+        (lucid.float64, torch.float64),
+        (lucid.int64, torch.int64),
+    ):
         a, b = lucid.tensor(X).to(lt), torch.tensor(X).to(tt)
         assert lucid.fft.fft(a).dtype.name == str(torch.fft.fft(b).dtype)[6:]
         assert lucid.fft.rfft(a).dtype.name == str(torch.fft.rfft(b).dtype)[6:]
@@ -74,8 +97,11 @@ def test_dtypes_follow_torch():
     assert lucid.fft.ifft(z64).dtype is lucid.complex64
     assert lucid.fft.irfft(z64).dtype is lucid.float32
     assert lucid.fft.hfft(z64).dtype is lucid.float32
-    _close(lucid.fft.fft(lucid.tensor(X, dtype=lucid.float32)),
-           torch.fft.fft(torch.tensor(X, dtype=torch.float32)), tol=1e-5)
+    _close(
+        lucid.fft.fft(lucid.tensor(X, dtype=lucid.float32)),
+        torch.fft.fft(torch.tensor(X, dtype=torch.float32)),
+        tol=1e-5,
+    )
 
 
 def test_half_types_are_refused_outside_autocast_and_run_in_float32_under_it():
@@ -127,15 +153,15 @@ def test_empty_batch_and_non_contiguous_inputs():
 def test_round_trips():
     t = lucid.tensor(X)
     np.testing.assert_allclose(lucid.fft.ifftn(lucid.fft.fftn(t)).real.numpy(), X, atol=1e-12)
-    np.testing.assert_allclose(lucid.fft.irfft(lucid.fft.rfft(t, dim=1), n=6, dim=1).numpy(),
-                               X, atol=1e-12)
+    np.testing.assert_allclose(
+        lucid.fft.irfft(lucid.fft.rfft(t, dim=1), n=6, dim=1).numpy(), X, atol=1e-12
+    )
     np.testing.assert_allclose(lucid.fft.hfft(lucid.fft.ihfft(t), n=5).numpy(), X, atol=1e-12)
 
 
 def _grads(fn_l, fn_t, data, dtype=torch.float64):
     a = lucid.tensor(data, requires_grad=True)
-    b = torch.tensor(data, dtype=dtype if not np.iscomplexobj(data) else None,
-                     requires_grad=True)
+    b = torch.tensor(data, dtype=dtype if not np.iscomplexobj(data) else None, requires_grad=True)
     lo, to = fn_l(a), fn_t(b)
     w = RNG.standard_normal(tuple(lo.shape))
     (lucid.tensor(w) * lo.abs()).sum().backward()
@@ -143,14 +169,27 @@ def _grads(fn_l, fn_t, data, dtype=torch.float64):
     np.testing.assert_allclose(a.grad.numpy(), _np(b.grad), atol=1e-9, rtol=1e-7)
 
 
-@pytest.mark.parametrize("name,data,kw", [
-    ("fft", X, {"n": 7}), ("ifft2", Z, {"s": (3, 4)}), ("rfftn", X, {"dim": (0, 2)}),
-    ("irfft", Z, {"n": 8}), ("irfft", Z, {"n": 9}), ("hfft", Z, {"norm": "ortho"}),
-    ("ihfft", X, {"norm": "forward"}), ("irfftn", Z, {"s": (5, 4, 6)}),
-    ("hfftn", Z, {"dim": (0, 2), "norm": "ortho"}), ("ihfft2", X, {"s": (3, 7)})])
+@pytest.mark.parametrize(
+    "name,data,kw",
+    [
+        ("fft", X, {"n": 7}),
+        ("ifft2", Z, {"s": (3, 4)}),
+        ("rfftn", X, {"dim": (0, 2)}),
+        ("irfft", Z, {"n": 8}),
+        ("irfft", Z, {"n": 9}),
+        ("hfft", Z, {"norm": "ortho"}),
+        ("ihfft", X, {"norm": "forward"}),
+        ("irfftn", Z, {"s": (5, 4, 6)}),
+        ("hfftn", Z, {"dim": (0, 2), "norm": "ortho"}),
+        ("ihfft2", X, {"s": (3, 7)}),
+    ],
+)
 def test_gradients_match_torch(name, data, kw):
-    _grads(lambda t: getattr(lucid.fft, name)(t, **kw),
-           lambda t: getattr(torch.fft, name)(t, **kw), data)
+    _grads(
+        lambda t: getattr(lucid.fft, name)(t, **kw),
+        lambda t: getattr(torch.fft, name)(t, **kw),
+        data,
+    )
 
 
 def test_second_derivative_matches_torch():
@@ -158,18 +197,23 @@ def test_second_derivative_matches_torch():
     b = torch.tensor(X[0], requires_grad=True)
     for t, lib in ((a, lucid), (b, torch)):
         y = lib.fft.rfft(t * t).abs().pow(2).sum()
-        g, = (lucid.autograd.grad if lib is lucid else torch.autograd.grad)(
-            y, t, create_graph=True)
+        (g,) = (lucid.autograd.grad if lib is lucid else torch.autograd.grad)(
+            y, t, create_graph=True
+        )
         g.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-8)
 
 
 def test_frequencies_and_shifts():
     for n, d in ((1, 1.0), (5, 0.1), (8, 2.0)):
-        _close(lucid.fft.fftfreq(n, d, dtype=lucid.float64),
-               torch.fft.fftfreq(n, d, dtype=torch.float64))
-        _close(lucid.fft.rfftfreq(n, d, dtype=lucid.float64),
-               torch.fft.rfftfreq(n, d, dtype=torch.float64))
+        _close(
+            lucid.fft.fftfreq(n, d, dtype=lucid.float64),
+            torch.fft.fftfreq(n, d, dtype=torch.float64),
+        )
+        _close(
+            lucid.fft.rfftfreq(n, d, dtype=lucid.float64),
+            torch.fft.rfftfreq(n, d, dtype=torch.float64),
+        )
     assert lucid.fft.fftfreq(4).dtype is lucid.get_default_dtype()
     with pytest.raises(ArgumentError, match="fftfreq: n must be positive"):
         lucid.fft.fftfreq(0)

@@ -71,6 +71,7 @@ def test_grad_argnums_has_aux_and_trees():
 
     def f(m):
         return lambda p, s: ((p["a"] * p["b"][0]).sum() * s, {"aux": p["a"] * 2})
+
     lg, laux = F.grad(f(lucid), has_aux=True)({"a": x, "b": [y]}, 2.0)
     tg, taux = TF.grad(f(torch), has_aux=True)({"a": tx, "b": [ty]}, 2.0)
     close(lg, tg)
@@ -89,31 +90,35 @@ def test_vjp_jvp_jacobians_match_torch():
     close(F.jvp(lf, (x,), (t,)), TF.jvp(tf, (tx,), (tt,)))
     close(F.jacrev(lf)(x), TF.jacrev(tf)(tx))
     close(F.jacfwd(lf)(x), TF.jacfwd(tf)(tx))
-    g2 = lambda m: (lambda a, b: (a @ b, a.sum()))       # noqa: E731
+    g2 = lambda m: lambda a, b: (a @ b, a.sum())  # noqa: E731
     for lj, tj in ((F.jacrev, TF.jacrev), (F.jacfwd, TF.jacfwd)):
         close(lj(g2(lucid), argnums=(0, 1))(x, y), tj(g2(torch), argnums=(0, 1))(tx, ty))
 
 
 def test_linearize_matches_torch():
     (x, tx), (t, tt) = pair(3, 4), pair(3, 4)
-    f = lambda a: (a @ a.mT).sin()                          # noqa: E731
+    f = lambda a: (a @ a.mT).sin()  # noqa: E731
     out, fn = F.linearize(f, x)
     tout, tfn = TF.linearize(f, tx)
     close(out, tout)
     close(fn(t), tfn(tt))
-    close(fn(t * 2), tfn(tt * 2))          # the same graph, another tangent
+    close(fn(t * 2), tfn(tt * 2))  # the same graph, another tangent
 
 
 def test_vmap_over_vjp_fn_is_a_batched_backward():
     (x, tx) = pair(3, 4)
-    for mk in (lambda m: lambda a: (a @ a.mT).tanh().sum(0),
-               lambda m: lambda a: m.nn.functional.layer_norm(a * 2.0, (4,)).sum(0)):
+    for mk in (
+        lambda m: lambda a: (a @ a.mT).tanh().sum(0),
+        lambda m: lambda a: m.nn.functional.layer_norm(a * 2.0, (4,)).sum(0),
+    ):
         out, fn = F.vjp(mk(lucid), x)
         tout, tfn = TF.vjp(mk(torch), tx)
         n = out.shape[0]
-        close(F.vmap(fn)(lucid.eye(n, dtype=lucid.float64)),
-              TF.vmap(tfn)(torch.eye(n, dtype=torch.float64)))
-    _, fn = F.vjp(lambda a: a[0], x)          # the slice backward writes in place
+        close(
+            F.vmap(fn)(lucid.eye(n, dtype=lucid.float64)),
+            TF.vmap(tfn)(torch.eye(n, dtype=torch.float64)),
+        )
+    _, fn = F.vjp(lambda a: a[0], x)  # the slice backward writes in place
     with pytest.raises(F.VmapError, match="copy_"):
         F.vmap(fn)(lucid.eye(4, dtype=lucid.float64))
 
@@ -121,31 +126,36 @@ def test_vmap_over_vjp_fn_is_a_batched_backward():
 def test_jvp_double_vjp_timing_against_torch():
     """Reported, not asserted: the double-vjp jvp against torch.func.jvp (true forward)."""
     (x, tx), (t, tt) = pair(64, 64), pair(64, 64)
-    lf = lambda a: (a @ a).tanh().sum(1)                # noqa: E731
-    tf = lambda a: (a @ a).tanh().sum(1)                # noqa: E731
+    lf = lambda a: (a @ a).tanh().sum(1)  # noqa: E731
+    tf = lambda a: (a @ a).tanh().sum(1)  # noqa: E731
     close(F.jvp(lf, (x,), (t,)), TF.jvp(tf, (tx,), (tt,)), 1e-9)
 
     def best(fn):
-        fn()                                            # warm-up
+        fn()  # warm-up
         ts = []
         for _ in range(20):
             s = time.perf_counter()
             fn()
             ts.append(time.perf_counter() - s)
         return min(ts)
+
     a = best(lambda: F.jvp(lf, (x,), (t,)))
     b = best(lambda: TF.jvp(tf, (tx,), (tt,)))
-    print(f"\njvp 64x64 (double vjp) lucid {a * 1e6:.0f} us, torch.func {b * 1e6:.0f} us, "
-          f"ratio {a / b:.2f}")
+    print(
+        f"\njvp 64x64 (double vjp) lucid {a * 1e6:.0f} us, torch.func {b * 1e6:.0f} us, "
+        f"ratio {a / b:.2f}"
+    )
 
 
 def test_nested_grad_and_outer_autograd():
     x, tx = pair(5)
-    close(F.grad(lambda a: F.grad(lambda b: (b ** 3).sum())(a).sum())(x),
-          TF.grad(lambda a: TF.grad(lambda b: (b ** 3).sum())(a).sum())(tx))
+    close(
+        F.grad(lambda a: F.grad(lambda b: (b**3).sum())(a).sum())(x),
+        TF.grad(lambda a: TF.grad(lambda b: (b**3).sum())(a).sum())(tx),
+    )
     w = x.clone().requires_grad_()
     g = F.grad(lambda a: (a * w).pow(2).sum())(x)
-    assert g.requires_grad                           # connected to w
+    assert g.requires_grad  # connected to w
     g.sum().backward()
     close(w.grad, 4 * tx * tx)
 
@@ -163,30 +173,48 @@ VMAP_CASES = [
     (lambda m: lambda x, y: x @ y, [(4, 3), (3, 5)], (0, None)),
     (lambda m: lambda x, y: x @ y, [(3,), (4, 3, 5)], (None, 0)),
     (lambda m: lambda x, y: x @ y, [(4, 2, 3), (4, 3)], 0),
-    (lambda m: lambda x: x.reshape(6, -1).permute(1, 0).unsqueeze(0).squeeze(0), [(4, 2, 3)],
-     0),
+    (lambda m: lambda x: x.reshape(6, -1).permute(1, 0).unsqueeze(0).squeeze(0), [(4, 2, 3)], 0),
     (lambda m: lambda x: x.transpose(0, 1).flatten() + x.reshape(-1), [(2, 4, 3)], 1),
-    (lambda m: lambda x: x.expand(2, 3) + x[1:] .sum() + x[0], [(4, 3)], 0),
+    (lambda m: lambda x: x.expand(2, 3) + x[1:].sum() + x[0], [(4, 3)], 0),
     (lambda m: lambda x: x[:, 1] + x[..., None, 0].sum(-1), [(4, 3, 2)], 0),
     (lambda m: lambda x, i: x[i], [(4, 5), (3,)], (0, None)),
-    (lambda m: lambda x: m.cat([x, x * 2], 0) + m.stack([x, x], 0).sum(0).repeat(2),
-     [(4, 3)], 0),
+    (lambda m: lambda x: m.cat([x, x * 2], 0) + m.stack([x, x], 0).sum(0).repeat(2), [(4, 3)], 0),
     (lambda m: lambda x: x.cumsum(0) + x.argmax().to(x.dtype) + x.var(), [(4, 3)], 0),
     (lambda m: lambda x, w: m.einsum("ij,j->i", x, w), [(4, 2, 3), (3,)], (0, None)),
-    (lambda m: lambda x: x.topk(2, 0)[0] + x.sort(0)[0][:2] + x.max(0)[0] + x.median(0)[0],
-     [(4, 3, 5)], 0),
-    (lambda m: lambda x: x.split(2, 0)[0] * x.unbind(0)[0] + x.roll(1, -1)[1:] + x.roll(2)[:2],
-     [(4, 3, 5)], 0),
-    (lambda m: lambda x: x.tril() + x.diff(dim=0, prepend=x[:1]) + x.gather(
-        1, m.tensor([[0], [2], [1]])), [(4, 3, 3)], 0),
+    (
+        lambda m: lambda x: x.topk(2, 0)[0] + x.sort(0)[0][:2] + x.max(0)[0] + x.median(0)[0],
+        [(4, 3, 5)],
+        0,
+    ),
+    (
+        lambda m: lambda x: x.split(2, 0)[0] * x.unbind(0)[0] + x.roll(1, -1)[1:] + x.roll(2)[:2],
+        [(4, 3, 5)],
+        0,
+    ),
+    (
+        lambda m: (
+            lambda x: (
+                x.tril() + x.diff(dim=0, prepend=x[:1]) + x.gather(1, m.tensor([[0], [2], [1]]))
+            )
+        ),
+        [(4, 3, 3)],
+        0,
+    ),
 ]
 
 NN_CASES = [
     # (lucid.nn.functional / torch.nn.functional call, input shape, in_dim)
     (lambda f, w: f.conv1d(f.pad(f.gelu(w[0]), (1, 1)), w[1]), (4, 2, 3, 6), 0),
     (lambda f, w: f.max_pool2d(w[0], 2) + f.avg_pool2d(w[0], 2), (2, 4, 3, 6, 6), 1),
-    (lambda f, w: f.layer_norm(w[0], (3, 6)) + f.group_norm(w[0], 1) + f.batch_norm(
-        w[0], w[1][0, :, 0], w[1][0, :, 1].abs()), (4, 2, 3, 6), 0),
+    (
+        lambda f, w: (
+            f.layer_norm(w[0], (3, 6))
+            + f.group_norm(w[0], 1)
+            + f.batch_norm(w[0], w[1][0, :, 0], w[1][0, :, 1].abs())
+        ),
+        (4, 2, 3, 6),
+        0,
+    ),
     (lambda f, w: f.scaled_dot_product_attention(w[0], w[0], w[0]), (4, 2, 3, 5), 0),
     (lambda f, w: f.interpolate(f.silu(w[0]), scale_factor=2), (4, 2, 3, 5), -1),
 ]
@@ -202,56 +230,87 @@ def test_vmap_matches_torch(case):
     _, shapes, in_dims = VMAP_CASES[case]
     ins = [pair(*s) for s in shapes]
     lx, tx = [i[0] for i in ins], [i[1] for i in ins]
-    if case == 13:          # an unbatched index tensor
+    if case == 13:  # an unbatched index tensor
         lx[1], tx[1] = lucid.tensor([2, 0, 2]), torch.tensor([2, 0, 2])
-    close(F.vmap(_vargs(lucid, case)[0], in_dims)(*lx),
-          TF.vmap(_vargs(torch, case)[0], in_dims)(*tx))
+    close(
+        F.vmap(_vargs(lucid, case)[0], in_dims)(*lx), TF.vmap(_vargs(torch, case)[0], in_dims)(*tx)
+    )
 
 
 @pytest.mark.parametrize("case", range(len(NN_CASES)))
 def test_vmap_nn_functional_matches_torch(case):
     fn, shape, in_dim = NN_CASES[case]
     (x, tx), (w, tw) = pair(*shape), pair(5, 3, 2)
-    close(F.vmap(lambda a: fn(lucid.nn.functional, (a, w)), in_dim)(x),
-          TF.vmap(lambda a: fn(torch.nn.functional, (a, tw)), in_dim)(tx), 1e-9)
+    close(
+        F.vmap(lambda a: fn(lucid.nn.functional, (a, w)), in_dim)(x),
+        TF.vmap(lambda a: fn(torch.nn.functional, (a, tw)), in_dim)(tx),
+        1e-9,
+    )
 
 
 LINALG_CASES = {
     # name: (function of the library module m and its linalg, inputs, in_dims)
-    "det, slogdet, inv": (lambda m, la: lambda a: la.det(a) + la.slogdet(a)[1] +
-                          la.inv(a).sum(), "A", 0),
+    "det, slogdet, inv": (
+        lambda m, la: lambda a: la.det(a) + la.slogdet(a)[1] + la.inv(a).sum(),
+        "A",
+        0,
+    ),
     "solve": (lambda m, la: lambda a, b: la.solve(a, b), "AB", 0),
     "solve, shared b": (lambda m, la: lambda a, b: la.solve(a, b), "AB", (0, None)),
-    "solve_triangular": (lambda m, la: lambda a, b: la.solve_triangular(a.triu(), b,
-                                                                         upper=True), "AB", 0),
+    "solve_triangular": (
+        lambda m, la: lambda a, b: la.solve_triangular(a.triu(), b, upper=True),
+        "AB",
+        0,
+    ),
     "eigh, svd values": (lambda m, la: lambda s: la.eigh(s)[0].sum() + la.svd(s)[1], "S", 0),
     "pinv, matrix_exp": (lambda m, la: lambda a: la.pinv(a) + la.matrix_exp(a), "A", 0),
-    "cross, cdist, diag_embed": (lambda m, la: lambda a: m.cross(a, a.flip(0), dim=0) +
-                                 m.cdist(a, a) + m.diag_embed(a).sum(-1), "A", 0),
-    "repeat_interleave, unfold": (lambda m, la: lambda a: a.repeat_interleave(2, 1).sum() +
-                                  a.repeat_interleave(2).sum() + a.unfold(1, 2, 1).sum(),
-                                  "A", 0),
+    "cross, cdist, diag_embed": (
+        lambda m, la: (
+            lambda a: m.cross(a, a.flip(0), dim=0) + m.cdist(a, a) + m.diag_embed(a).sum(-1)
+        ),
+        "A",
+        0,
+    ),
+    "repeat_interleave, unfold": (
+        lambda m, la: (
+            lambda a: (
+                a.repeat_interleave(2, 1).sum()
+                + a.repeat_interleave(2).sum()
+                + a.unfold(1, 2, 1).sum()
+            )
+        ),
+        "A",
+        0,
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(LINALG_CASES))
 def test_vmap_linalg_matches_torch(name):
-    import lucid.linalg                                  # noqa: F401
+    import lucid.linalg  # noqa: F401
+
     fn, which, in_dims = LINALG_CASES[name]
     a = RNG.standard_normal((4, 3, 3))
-    arrays = {"A": a, "B": RNG.standard_normal((4, 3, 2)),
-              "S": a @ a.transpose(0, 2, 1) + 3 * np.eye(3)}
+    arrays = {
+        "A": a,
+        "B": RNG.standard_normal((4, 3, 2)),
+        "S": a @ a.transpose(0, 2, 1) + 3 * np.eye(3),
+    }
     args = [arrays[c] for c in which]
     if in_dims == (0, None):
         args[1] = args[1][0]
-    close(F.vmap(fn(lucid, lucid.linalg), in_dims)(*[lucid.tensor(x) for x in args]),
-          TF.vmap(fn(torch, torch.linalg), in_dims)(*[torch.tensor(x) for x in args]), 1e-9)
+    close(
+        F.vmap(fn(lucid, lucid.linalg), in_dims)(*[lucid.tensor(x) for x in args]),
+        TF.vmap(fn(torch, torch.linalg), in_dims)(*[torch.tensor(x) for x in args]),
+        1e-9,
+    )
 
 
 def test_vmap_jacfwd_of_det_is_the_cofactor_matrix():
     """Per entry, d det(A) / dA = det(A) A^{-T} (torch 2.13's vmap(jacfwd(det)) disagrees
     on CPU, so the reference is the formula)."""
     import lucid.linalg
+
     a = lucid.tensor(RNG.standard_normal((3, 2, 2)))
     want = lucid.linalg.det(a)[:, None, None] * lucid.linalg.inv(a).mT
     close(F.vmap(F.jacfwd(lucid.linalg.det))(a), want)
@@ -261,8 +320,10 @@ def test_vmap_jacfwd_of_det_is_the_cofactor_matrix():
 def test_vmap_embedding_inplace_and_setitem():
     (e, te) = pair(4, 3)
     idx = [[0, 2], [1, 1], [3, 0]]
-    close(F.vmap(lambda i: lucid.nn.functional.embedding(i, e))(lucid.tensor(idx)),
-          TF.vmap(lambda i: torch.nn.functional.embedding(i, te))(torch.tensor(idx)))
+    close(
+        F.vmap(lambda i: lucid.nn.functional.embedding(i, e))(lucid.tensor(idx)),
+        TF.vmap(lambda i: torch.nn.functional.embedding(i, te))(torch.tensor(idx)),
+    )
     (x, tx) = pair(3, 4)
 
     def f(a):
@@ -272,10 +333,13 @@ def test_vmap_embedding_inplace_and_setitem():
         b[0] = 5.0
         b[1:3] = a[:2]
         return b
+
     close(F.vmap(f)(x), TF.vmap(f)(tx))
     xr = x.clone().requires_grad_()
-    close(F.grad(lambda a: F.vmap(f)(a).pow(2).sum())(xr),
-          TF.grad(lambda a: TF.vmap(f)(a).pow(2).sum())(tx))
+    close(
+        F.grad(lambda a: F.vmap(f)(a).pow(2).sum())(xr),
+        TF.grad(lambda a: TF.vmap(f)(a).pow(2).sum())(tx),
+    )
 
 
 def test_vmap_batched_index_mask_and_target():
@@ -285,27 +349,46 @@ def test_vmap_batched_index_mask_and_target():
     lt, tt = lucid.tensor(t), torch.tensor(t)
     (w, tw) = pair(4)
     w, tw = w.abs(), tw.abs()
-    for lk, tk in (({}, {}), ({"reduction": "sum"}, {"reduction": "sum"}),
-                   ({"reduction": "none"}, {"reduction": "none"}),
-                   ({"weight": w}, {"weight": tw}),
-                   ({"label_smoothing": 0.1}, {"label_smoothing": 0.1})):
-        close(F.vmap(lambda a, b: lucid.nn.functional.cross_entropy(a, b, **lk))(x, lt),
-              TF.vmap(lambda a, b: torch.nn.functional.cross_entropy(a, b, **tk))(tx, tt))
-    close(F.vmap(lambda a, b: lucid.nn.functional.nll_loss(a[0], b[0].clamp(0)))(x, lt),
-          TF.vmap(lambda a, b: torch.nn.functional.nll_loss(a[0], b[0].clamp(0)))(tx, tt))
+    for lk, tk in (
+        ({}, {}),
+        ({"reduction": "sum"}, {"reduction": "sum"}),
+        ({"reduction": "none"}, {"reduction": "none"}),
+        ({"weight": w}, {"weight": tw}),
+        ({"label_smoothing": 0.1}, {"label_smoothing": 0.1}),
+    ):
+        close(
+            F.vmap(lambda a, b: lucid.nn.functional.cross_entropy(a, b, **lk))(x, lt),
+            TF.vmap(lambda a, b: torch.nn.functional.cross_entropy(a, b, **tk))(tx, tt),
+        )
+    close(
+        F.vmap(lambda a, b: lucid.nn.functional.nll_loss(a[0], b[0].clamp(0)))(x, lt),
+        TF.vmap(lambda a, b: torch.nn.functional.nll_loss(a[0], b[0].clamp(0)))(tx, tt),
+    )
     i = RNG.integers(0, 3, (5, 2))
     li, ti = lucid.tensor(i), torch.tensor(i)
-    for fn in (lambda a, j: a[j], lambda a, j: a[j, 1:], lambda a, j: a[j, j],
-               lambda a, j: a.gather(0, j.unsqueeze(1).expand(2, 4))):
+    for fn in (
+        lambda a, j: a[j],
+        lambda a, j: a[j, 1:],
+        lambda a, j: a[j, j],
+        lambda a, j: a.gather(0, j.unsqueeze(1).expand(2, 4)),
+    ):
         close(F.vmap(fn)(x, li), TF.vmap(fn)(tx, ti))
-    close(F.vmap(lambda a, j: a[j], in_dims=(None, 0))(x[0], li),
-          TF.vmap(lambda a, j: a[j], in_dims=(None, 0))(tx[0], ti))
-    close(F.vmap(lambda j: F.vmap(lambda r: r[j])(x[0]))(lt[:, :2].clamp(0, 2)),
-          TF.vmap(lambda j: TF.vmap(lambda r: r[j])(tx[0]))(tt[:, :2].clamp(0, 2)))
-    close(F.vmap(lambda a: a.masked_fill(a > 0, 0.5))(x),
-          TF.vmap(lambda a: a.masked_fill(a > 0, 0.5))(tx))
-    close(F.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(x[0], x > 0),
-          TF.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(tx[0], tx > 0))
+    close(
+        F.vmap(lambda a, j: a[j], in_dims=(None, 0))(x[0], li),
+        TF.vmap(lambda a, j: a[j], in_dims=(None, 0))(tx[0], ti),
+    )
+    close(
+        F.vmap(lambda j: F.vmap(lambda r: r[j])(x[0]))(lt[:, :2].clamp(0, 2)),
+        TF.vmap(lambda j: TF.vmap(lambda r: r[j])(tx[0]))(tt[:, :2].clamp(0, 2)),
+    )
+    close(
+        F.vmap(lambda a: a.masked_fill(a > 0, 0.5))(x),
+        TF.vmap(lambda a: a.masked_fill(a > 0, 0.5))(tx),
+    )
+    close(
+        F.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(x[0], x > 0),
+        TF.vmap(lambda a, m: a.masked_fill(m, 0.5), in_dims=(None, 0))(tx[0], tx > 0),
+    )
 
 
 def _plain_ops(n_inputs):
@@ -313,13 +396,14 @@ def _plain_ops(n_inputs):
     params."""
     from lucid.func.batching import RULES, _elementwise
     from lucid.ops import registry
+
     x = lucid.tensor([0.25, 0.5])
     out = []
     for name in sorted(n for n, r in RULES.items() if r is _elementwise):
         cls = registry.all_ops().get(name)
         try:
             cls.call(*[x] * n_inputs)
-        except Exception:           # not registered, or needs params / other inputs
+        except Exception:  # not registered, or needs params / other inputs
             continue
         out.append(name)
     return out
@@ -329,6 +413,7 @@ def _plain_ops(n_inputs):
 def test_vmap_elementwise_rule_equals_per_entry(name):
     """Every one-input element-wise rule: vmap equals the op entry by entry."""
     from lucid.ops import registry
+
     cls = registry.get_op(name)
     x = lucid.tensor(RNG.uniform(0.1, 0.9, (3, 2, 4)))
     got = F.vmap(lambda a: cls.call(a), in_dims=1)(x)
@@ -340,6 +425,7 @@ def test_vmap_elementwise_rule_equals_per_entry(name):
 def test_vmap_binary_rule_broadcasts_like_per_entry(name):
     """Every two-input element-wise rule, one side batched, the other broadcast."""
     from lucid.ops import registry
+
     cls = registry.get_op(name)
     x = lucid.tensor(RNG.uniform(0.1, 0.9, (2, 3, 4)))
     y = lucid.tensor(RNG.uniform(0.1, 0.9, (4,)))
@@ -365,21 +451,34 @@ PER_ENTRY = {
     "view_as, expand_as": lambda a: a.view_as(lucid.zeros(20)) + a[:1].expand_as(a).flatten(),
     "chunk, triu": lambda a: a.chunk(2, -1)[1].sum() + a.triu(1),
     "max, min": lambda a: a.max() + a.min() + lucid.maximum(a, lucid.tensor(0.0)),
-    "powers": lambda a: a.abs() ** lucid.tensor(2.0) + 2 ** a,
-    "indexing": lambda a: a[-1, ::2].sum() + a[..., 1].sum() + a[[0, 2]].sum() + a[
-        lucid.tensor([True, False, True, False])].sum(),
-    "factories": lambda a: a.new_zeros(3) + lucid.zeros_like(a)[0, :3] + lucid.full_like(
-        a, 2.0)[0, :3],
+    "powers": lambda a: a.abs() ** lucid.tensor(2.0) + 2**a,
+    "indexing": lambda a: (
+        a[-1, ::2].sum()
+        + a[..., 1].sum()
+        + a[[0, 2]].sum()
+        + a[lucid.tensor([True, False, True, False])].sum()
+    ),
+    "factories": lambda a: (
+        a.new_zeros(3) + lucid.zeros_like(a)[0, :3] + lucid.full_like(a, 2.0)[0, :3]
+    ),
     "squeeze": lambda a: a[:1].squeeze(0) + a.unsqueeze(-1).squeeze(-1)[0],
     "causal attention": lambda a: LF.scaled_dot_product_attention(a, a, a, is_causal=True),
-    "losses": lambda a: LF.mse_loss(a, lucid.zeros(4, 5)) + LF.l1_loss(a, a.flip(0)) +
-    LF.binary_cross_entropy_with_logits(a, (a > 0).float()),
-    "cosine, lerp, addcmul": lambda a: LF.cosine_similarity(a, a.flip(0)).sum() + lucid.lerp(
-        a, a.flip(0), 0.3) + lucid.addcmul(a, a, a, value=0.5),
-    "in-place activations": lambda a: a.clone().clamp_(-0.5, 0.5) + LF.relu(a.clone(),
-                                                                             inplace=True),
-    "scans and sorts": lambda a: a.cumsum(-1) + a.sort(-1, descending=True)[0] + a.var(
-        0, unbiased=False),
+    "losses": lambda a: (
+        LF.mse_loss(a, lucid.zeros(4, 5))
+        + LF.l1_loss(a, a.flip(0))
+        + LF.binary_cross_entropy_with_logits(a, (a > 0).float())
+    ),
+    "cosine, lerp, addcmul": lambda a: (
+        LF.cosine_similarity(a, a.flip(0)).sum()
+        + lucid.lerp(a, a.flip(0), 0.3)
+        + lucid.addcmul(a, a, a, value=0.5)
+    ),
+    "in-place activations": lambda a: (
+        a.clone().clamp_(-0.5, 0.5) + LF.relu(a.clone(), inplace=True)
+    ),
+    "scans and sorts": lambda a: (
+        a.cumsum(-1) + a.sort(-1, descending=True)[0] + a.var(0, unbiased=False)
+    ),
     "products": lambda a: (a @ a.mT).sum() + lucid.einsum("ij,ij->", a, a),
     "logsumexp, amax": lambda a: a.logsumexp(-1, keepdim=True) + a.amax(-1, keepdim=True),
 }
@@ -397,12 +496,14 @@ def test_vmap_equals_loop_over_entries(name):
 
 def test_vmap_nested_trees_and_out_dims():
     (x, tx), (y, ty) = pair(2, 3, 4), pair(3, 4)
-    lf = lambda a, d: (a * d["y"]).sum(-1)                 # noqa: E731
-    tf = lambda a, d: (a * d["y"]).sum(-1)                 # noqa: E731
+    lf = lambda a, d: (a * d["y"]).sum(-1)  # noqa: E731
+    tf = lambda a, d: (a * d["y"]).sum(-1)  # noqa: E731
     inner = F.vmap(lf, in_dims=(0, {"y": 0}))
     tinner = TF.vmap(tf, in_dims=(0, {"y": 0}))
-    close(F.vmap(inner, in_dims=(0, None), out_dims=1)(x, {"y": y}),
-          TF.vmap(tinner, in_dims=(0, None), out_dims=1)(tx, {"y": ty}))
+    close(
+        F.vmap(inner, in_dims=(0, None), out_dims=1)(x, {"y": y}),
+        TF.vmap(tinner, in_dims=(0, None), out_dims=1)(tx, {"y": ty}),
+    )
     out = F.vmap(lambda a: (a.sum(), a * 0 + 1.0, lucid.ones(2)), out_dims=(0, -1, 0))(y)
     tout = TF.vmap(lambda a: (a.sum(), a * 0 + 1.0, torch.ones(2)), out_dims=(0, -1, 0))(ty)
     close(out, tout)
@@ -410,17 +511,26 @@ def test_vmap_nested_trees_and_out_dims():
 
 def test_vmap_composes_with_grad_jacrev_and_functional_call():
     (x, tx), (w, tw) = pair(5, 3), pair(3)
-    lf = lambda a, b: (a * b).sin().sum()                  # noqa: E731
-    close(F.vmap(F.grad(lf, argnums=(0, 1)), in_dims=(0, None))(x, w),
-          TF.vmap(TF.grad(lf, argnums=(0, 1)), in_dims=(0, None))(tx, tw))
-    close(F.vmap(F.jacrev(lambda a: a.exp() * w))(x),
-          TF.vmap(TF.jacrev(lambda a: a.exp() * tw))(tx))
-    close(F.vmap(F.jacfwd(lambda a: a.exp() * w))(x),
-          TF.vmap(TF.jacfwd(lambda a: a.exp() * tw))(tx))
-    close(F.vmap(F.hessian(lambda a: (a ** 3).sum()))(x),
-          TF.vmap(TF.hessian(lambda a: (a ** 3).sum()))(tx), 1e-9)
-    close(F.grad(lambda a: F.vmap(lf, (0, None))(a, w).sum())(x),
-          TF.grad(lambda a: TF.vmap(lf, (0, None))(a, tw).sum())(tx))
+    lf = lambda a, b: (a * b).sin().sum()  # noqa: E731
+    close(
+        F.vmap(F.grad(lf, argnums=(0, 1)), in_dims=(0, None))(x, w),
+        TF.vmap(TF.grad(lf, argnums=(0, 1)), in_dims=(0, None))(tx, tw),
+    )
+    close(
+        F.vmap(F.jacrev(lambda a: a.exp() * w))(x), TF.vmap(TF.jacrev(lambda a: a.exp() * tw))(tx)
+    )
+    close(
+        F.vmap(F.jacfwd(lambda a: a.exp() * w))(x), TF.vmap(TF.jacfwd(lambda a: a.exp() * tw))(tx)
+    )
+    close(
+        F.vmap(F.hessian(lambda a: (a**3).sum()))(x),
+        TF.vmap(TF.hessian(lambda a: (a**3).sum()))(tx),
+        1e-9,
+    )
+    close(
+        F.grad(lambda a: F.vmap(lf, (0, None))(a, w).sum())(x),
+        TF.grad(lambda a: TF.vmap(lf, (0, None))(a, tw).sum())(tx),
+    )
 
     # per-sample gradients of a module through functional_call
     lucid.manual_seed(0)
@@ -434,29 +544,44 @@ def test_vmap_composes_with_grad_jacrev_and_functional_call():
 
     def loss(mod, fc):
         return lambda p, a: fc(mod, p, (a.unsqueeze(0),)).tanh().sum()
-    close(F.vmap(F.grad(loss(lm, F.functional_call)), in_dims=(None, 0))(lp, x),
-          TF.vmap(TF.grad(loss(tm, TF.functional_call)), in_dims=(None, 0))(tp, tx))
+
+    close(
+        F.vmap(F.grad(loss(lm, F.functional_call)), in_dims=(None, 0))(lp, x),
+        TF.vmap(TF.grad(loss(tm, TF.functional_call)), in_dims=(None, 0))(tp, tx),
+    )
     y = [0, 1, 1, 0, 1]
 
     def ce(mod, fc, nnf):
         return lambda p, a, b: nnf.cross_entropy(fc(mod, p, (a[None],)), b[None])
-    close(F.vmap(F.grad(ce(lm, F.functional_call, lucid.nn.functional)),
-                 in_dims=(None, 0, 0))(lp, x, lucid.tensor(y)),
-          TF.vmap(TF.grad(ce(tm, TF.functional_call, torch.nn.functional)),
-                  in_dims=(None, 0, 0))(tp, tx, torch.tensor(y)))
+
+    close(
+        F.vmap(F.grad(ce(lm, F.functional_call, lucid.nn.functional)), in_dims=(None, 0, 0))(
+            lp, x, lucid.tensor(y)
+        ),
+        TF.vmap(TF.grad(ce(tm, TF.functional_call, torch.nn.functional)), in_dims=(None, 0, 0))(
+            tp, tx, torch.tensor(y)
+        ),
+    )
     # an ensemble: batched weights through linear
-    ws = {k: v.unsqueeze(0).expand(4, *v.shape) * lucid.arange(1, 5, dtype=lucid.float64)
-          .reshape(4, *[1] * v.ndim) for k, v in lp.items()}
+    ws = {
+        k: v.unsqueeze(0).expand(4, *v.shape)
+        * lucid.arange(1, 5, dtype=lucid.float64).reshape(4, *[1] * v.ndim)
+        for k, v in lp.items()
+    }
     tws = {k: torch.tensor(v.numpy()) for k, v in ws.items()}
-    close(F.vmap(F.functional_call, in_dims=(None, 0, None))(lm, ws, (x,)),
-          TF.vmap(TF.functional_call, in_dims=(None, 0, None))(tm, tws, (tx,)))
+    close(
+        F.vmap(F.functional_call, in_dims=(None, 0, None))(lm, ws, (x,)),
+        TF.vmap(TF.functional_call, in_dims=(None, 0, None))(tm, tws, (tx,)),
+    )
 
 
 def test_vmap_chunk_size_and_stack_module_state():
     (x, tx), (y, ty) = pair(7, 3), pair(3)
-    f = lambda a, b: ((a * b).sum(), a.exp())               # noqa: E731
-    close(F.vmap(f, (0, None), (0, 1), chunk_size=3)(x, y),
-          TF.vmap(f, (0, None), (0, 1), chunk_size=3)(tx, ty))
+    f = lambda a, b: ((a * b).sum(), a.exp())  # noqa: E731
+    close(
+        F.vmap(f, (0, None), (0, 1), chunk_size=3)(x, y),
+        TF.vmap(f, (0, None), (0, 1), chunk_size=3)(tx, ty),
+    )
     lucid.manual_seed(0)
     ms = [nn.Linear(3, 2).double() for _ in range(4)]
     p, b = F.stack_module_state(ms)
@@ -467,7 +592,7 @@ def test_vmap_chunk_size_and_stack_module_state():
 
 def test_vmap_randomness():
     x = lucid.ones(6, 100)
-    f = lambda a: lucid.nn.functional.dropout(a, 0.5, training=True)   # noqa: E731
+    f = lambda a: lucid.nn.functional.dropout(a, 0.5, training=True)  # noqa: E731
     with pytest.raises(F.VmapError, match="dropout"):
         F.vmap(f)(x)
     same = F.vmap(f, randomness="same")(x)
@@ -504,8 +629,7 @@ def test_errors():
     with pytest.raises(F.VmapError, match="boolean mask"):
         F.vmap(lambda a, m: a[m], in_dims=(None, 0))(x[0], x > 0)
     with pytest.raises(F.VmapError, match="'weight' argument"):
-        F.vmap(lambda a, w: lucid.nn.functional.cross_entropy(a, lucid.tensor(1),
-                                                              weight=w))(x, x)
+        F.vmap(lambda a, w: lucid.nn.functional.cross_entropy(a, lucid.tensor(1), weight=w))(x, x)
     with pytest.raises(F.VmapError, match="add_ would write"):
         F.vmap(lambda a: lucid.zeros(4).add_(a))(x)
     with pytest.raises(F.VmapError, match="basic indices"):
@@ -545,16 +669,23 @@ def test_errors():
 def test_replace_all_batch_norm_modules_then_vmap_matches_torch():
     def build(lib):
         nn = lib.nn
-        return nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(),
-                             nn.Sequential(nn.BatchNorm2d(3, affine=False)))
+        return nn.Sequential(
+            nn.Conv2d(2, 3, 3),
+            nn.BatchNorm2d(3),
+            nn.ReLU(),
+            nn.Sequential(nn.BatchNorm2d(3, affine=False)),
+        )
+
     lm, tm = build(lucid), build(torch)
-    lm.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in
-                        tm.state_dict().items()})
+    lm.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
     for m, lib in ((lm, lucid), (tm, torch)):
         assert lib.func.replace_all_batch_norm_modules_(m) is m
     assert sorted(lm.state_dict()) == sorted(tm.state_dict())
-    assert all(not b.track_running_stats and b.running_mean is None
-               for b in lm.modules() if isinstance(b, lucid.nn.BatchNorm2d))
+    assert all(
+        not b.track_running_stats and b.running_mean is None
+        for b in lm.modules()
+        if isinstance(b, lucid.nn.BatchNorm2d)
+    )
     x = np.random.default_rng(0).standard_normal((4, 2, 2, 6, 6)).astype(np.float32)
     got = lucid.func.vmap(lm)(lucid.tensor(x))
     want = torch.func.vmap(tm)(torch.tensor(x))

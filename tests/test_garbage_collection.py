@@ -23,6 +23,7 @@ def collections():
     def cb(phase, info):
         if phase == "stop":
             runs.append(info["generation"])
+
     gc.callbacks.append(cb)
     yield runs
     gc.callbacks.remove(cb)
@@ -33,19 +34,20 @@ def test_collects_on_schedule_only(collections):
     with GarbageCollection(every=3) as collect:
         assert not gc.isenabled()
         for _ in range(7):
-            for _ in range(2000):        # far past the automatic threshold
+            for _ in range(2000):  # far past the automatic threshold
                 _Cycle()
             collect.step()
-    assert collections == [1, 1]       # after steps 3 and 6, generation 1 each time
+    assert collections == [1, 1]  # after steps 3 and 6, generation 1 each time
     assert collect.steps == 7 and gc.isenabled() == was
 
 
 def test_cycles_are_freed_by_the_scheduled_collection():
     import weakref
+
     with GarbageCollection(every=2, generation=0) as collect:
         ref = weakref.ref(_Cycle())
         collect.step()
-        assert ref() is not None       # no automatic collection, nothing scheduled yet
+        assert ref() is not None  # no automatic collection, nothing scheduled yet
         collect.step()
         assert ref() is None
 
@@ -87,8 +89,9 @@ def test_a_training_loop_in_the_block_matches_one_outside():
     assert _losses(2) == _losses(None)
 
 
-@pytest.mark.parametrize("kwargs", [{"every": 0}, {"every": 1.5}, {"every": True},
-                                    {"generation": 3}])
+@pytest.mark.parametrize(
+    "kwargs", [{"every": 0}, {"every": 1.5}, {"every": True}, {"generation": 3}]
+)
 def test_bad_arguments(kwargs):
     with pytest.raises(ArgumentError, match="GarbageCollection"):
         GarbageCollection(**kwargs)

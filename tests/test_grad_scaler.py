@@ -29,8 +29,11 @@ def _model(lib):
 
 
 def _optimizer(lib, name, params):
-    return lib.optim.SGD(params, lr=0.01, momentum=0.9) if name == "sgd" else \
-        lib.optim.Adam(params, lr=0.01)
+    return (
+        lib.optim.SGD(params, lr=0.01, momentum=0.9)
+        if name == "sgd"
+        else lib.optim.Adam(params, lr=0.01)
+    )
 
 
 def _run(lib, opt_name, clip, steps=30, scaler=None):
@@ -38,7 +41,7 @@ def _run(lib, opt_name, clip, steps=30, scaler=None):
     steps, the final weights and the scaler's state dict."""
     m = _model(lib)
     opt = _optimizer(lib, opt_name, m.parameters())
-    sc = scaler or lib.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=5)
+    sc = scaler or lib.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=5)
     x, y = lib.tensor(X), lib.tensor(Y)
     scales, skipped = [], []
     for step in range(steps):
@@ -57,8 +60,7 @@ def _run(lib, opt_name, clip, steps=30, scaler=None):
             skipped.append(step)
         sc.update()
         scales.append(sc.get_scale())
-    return scales, skipped, [p.detach().numpy().copy() for p in m.parameters()], \
-        sc.state_dict()
+    return scales, skipped, [p.detach().numpy().copy() for p in m.parameters()], sc.state_dict()
 
 
 @pytest.mark.parametrize("clip", [False, True], ids=["step", "unscale_clip_step"])
@@ -75,9 +77,9 @@ def test_parity_with_torch(opt_name, clip):
 
 def test_scale_sequence_backs_off_and_grows():
     scales = _run(lucid, "sgd", False)[0]
-    assert scales[:4] == [1024.0, 1024.0, 1024.0, 512.0]         # inf at step 3
-    assert scales[8] == 1024.0                                    # 5 clean steps: growth
-    assert scales[10:12] == [512.0, 256.0]                        # nan, -inf
+    assert scales[:4] == [1024.0, 1024.0, 1024.0, 512.0]  # inf at step 3
+    assert scales[8] == 1024.0  # 5 clean steps: growth
+    assert scales[10:12] == [512.0, 256.0]  # nan, -inf
 
 
 def test_growth_stops_at_a_non_finite_scale():
@@ -100,8 +102,9 @@ def test_no_host_read_per_parameter(monkeypatch):
     be = type(lucid.device("cpu").backend)
     reads = []
     real = be.to_numpy
-    monkeypatch.setattr(be, "to_numpy", lambda self, a, *k, **kw: reads.append(1) or
-                        real(self, a, *k, **kw))
+    monkeypatch.setattr(
+        be, "to_numpy", lambda self, a, *k, **kw: reads.append(1) or real(self, a, *k, **kw)
+    )
     sc.unscale_(opt)
     assert reads == []
     sc.step(opt)
@@ -151,23 +154,29 @@ def test_update_with_new_scale():
 
 # -- state_dict --------------------------------------------------------------------------------
 
+
 def test_state_dict_round_trip_and_resume():
-    first = GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=5)
+    first = GradScaler("cpu", init_scale=2.0**10, growth_interval=5)
     _run(lucid, "sgd", False, steps=13, scaler=first)
     sd = first.state_dict()
-    assert sd == {"scale": 256.0, "growth_factor": 2.0, "backoff_factor": 0.5,
-                  "growth_interval": 5, "_growth_tracker": 1}
+    assert sd == {
+        "scale": 256.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 5,
+        "_growth_tracker": 1,
+    }
     second = GradScaler("cpu")
     second.load_state_dict(sd)
     assert second.state_dict() == sd and second.get_scale() == 256.0
     fresh = GradScaler("cpu", init_scale=7.0)
-    fresh.scale(lucid.ones(()))                       # a live scale tensor is refilled
+    fresh.scale(lucid.ones(()))  # a live scale tensor is refilled
     fresh.load_state_dict(sd)
     assert fresh.get_scale() == 256.0 and fresh._get_growth_tracker() == 1
 
 
 def test_loads_torchs_state_dict_and_continues_the_same():
-    ts = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=5)
+    ts = torch.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=5)
     _run(torch, "sgd", False, steps=9, scaler=ts)
     ls = GradScaler("cpu")
     ls.load_state_dict(ts.state_dict())
@@ -181,6 +190,7 @@ def test_loads_torchs_state_dict_and_continues_the_same():
 
 
 # -- disabled scaler ---------------------------------------------------------------------------
+
 
 def test_disabled_scaler_is_a_pass_through():
     p = lucid.nn.Parameter(lucid.ones(2))
@@ -206,18 +216,27 @@ def test_cuda_scaler_without_a_gpu_warns_and_disables():
 
 
 def test_settings():
-    sc = GradScaler("cpu", init_scale=3.0, growth_factor=4.0, backoff_factor=0.25,
-                    growth_interval=7)
-    assert (sc.get_scale(), sc.get_growth_factor(), sc.get_backoff_factor(),
-            sc.get_growth_interval()) == (3.0, 4.0, 0.25, 7)
+    sc = GradScaler(
+        "cpu", init_scale=3.0, growth_factor=4.0, backoff_factor=0.25, growth_interval=7
+    )
+    assert (
+        sc.get_scale(),
+        sc.get_growth_factor(),
+        sc.get_backoff_factor(),
+        sc.get_growth_interval(),
+    ) == (3.0, 4.0, 0.25, 7)
     sc.set_growth_factor(3.0)
     sc.set_backoff_factor(0.5)
     sc.set_growth_interval(2)
-    assert (sc.get_growth_factor(), sc.get_backoff_factor(), sc.get_growth_interval()) == \
-        (3.0, 0.5, 2)
+    assert (sc.get_growth_factor(), sc.get_backoff_factor(), sc.get_growth_interval()) == (
+        3.0,
+        0.5,
+        2,
+    )
 
 
 # -- errors ------------------------------------------------------------------------------------
+
 
 def _scaled(sc):
     p = lucid.nn.Parameter(lucid.ones(2))
@@ -238,7 +257,7 @@ def test_stage_errors():
     with pytest.raises(ArgumentError, match="step\\(\\) has already been called"):
         sc.step(opt)
     sc.update()
-    sc.unscale_(opt)                               # a fresh iteration after update
+    sc.unscale_(opt)  # a fresh iteration after update
     with pytest.raises(ArgumentError, match="closure"):
         sc.step(opt, closure=lambda: 0.0)
 
@@ -250,7 +269,7 @@ def test_errors_before_scale_and_without_grads():
     for call in (lambda: sc.unscale_(opt), lambda: sc.step(opt), sc.update):
         with pytest.raises(ArgumentError, match="_scale is None.*scaler.scale"):
             call()
-    sc.scale(p.sum())                              # no backward: no gradient to check
+    sc.scale(p.sum())  # no backward: no gradient to check
     with pytest.raises(ArgumentError, match="no inf checks were recorded for this"):
         sc.step(opt)
     fresh = GradScaler("cpu")
@@ -278,6 +297,7 @@ def test_argument_errors():
 
 # -- the issue's check: training under autocast with a scaler skips an injected inf ------------
 
+
 def test_bfloat16_autocast_training_with_scaler_skips_an_injected_inf():
     def train(amp, inject=None, steps=120):
         lucid.manual_seed(0)
@@ -287,7 +307,7 @@ def test_bfloat16_autocast_training_with_scaler_skips_an_injected_inf():
         nn = lucid.nn
         m = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 2))
         opt = lucid.optim.Adam(m.parameters(), lr=1e-2)
-        sc = GradScaler("cpu", init_scale=2.0 ** 8, enabled=amp)
+        sc = GradScaler("cpu", init_scale=2.0**8, enabled=amp)
         for step in range(steps):
             opt.zero_grad()
             with lucid.autocast("cpu", enabled=amp):
@@ -298,12 +318,11 @@ def test_bfloat16_autocast_training_with_scaler_skips_an_injected_inf():
                 before = [p.detach().clone() for p in m.parameters()]
             sc.step(opt)
             if step == inject:
-                assert all(bool((p.detach() == b).all()) for p, b in zip(m.parameters(),
-                                                                        before))
+                assert all(bool((p.detach() == b).all()) for p, b in zip(m.parameters(), before))
                 assert float(opt.state[m[0].weight]["step"]) == step
             sc.update()
             if step == inject:
-                assert sc.get_scale() == 2.0 ** 7
+                assert sc.get_scale() == 2.0**7
         with lucid.no_grad():
             return nn.functional.mse_loss(m(x), y).item()
 

@@ -10,8 +10,16 @@ import grimp
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "lucid"
-ABOVE_BACKENDS = ["ops", "autograd", "_tensor", "nn", "optim", "utils", "distributed",
-                  "serialization"]
+ABOVE_BACKENDS = [
+    "ops",
+    "autograd",
+    "_tensor",
+    "nn",
+    "optim",
+    "utils",
+    "distributed",
+    "serialization",
+]
 
 
 def _sources(*dirs):
@@ -29,13 +37,15 @@ def _imports(tree):
             yield node.module or "", node.lineno, node.level
 
 
-@pytest.mark.parametrize("path", list(_sources(*ABOVE_BACKENDS)),
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", list(_sources(*ABOVE_BACKENDS)), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_no_array_library_above_the_backends(path):
     tree = ast.parse(path.read_text())
     for name, line, level in _imports(tree):
-        assert level or name.split(".")[0] not in ("numpy", "cupy", "ml_dtypes"), \
+        assert level or name.split(".")[0] not in ("numpy", "cupy", "ml_dtypes"), (
             f"{path.name}:{line} imports {name}"
+        )
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             assert node.attr not in ("xp", "flags"), f"{path.name}:{node.lineno} .{node.attr}"
@@ -47,8 +57,9 @@ def test_no_array_library_above_the_backends(path):
 def test_tensor_layer_imports_nothing_above_it(path):
     for name, line, level in _imports(ast.parse(path.read_text())):
         if level >= 2:
-            assert name.split(".")[0] not in ("autograd", "ops", "nn", "optim", "amp"), \
+            assert name.split(".")[0] not in ("autograd", "ops", "nn", "optim", "amp"), (
                 f"{path.name}:{line} imports ..{name}"
+            )
 
 
 def _cycles(edges):

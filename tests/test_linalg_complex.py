@@ -24,13 +24,17 @@ A = crnd(2, 4, 4) + 4 * np.eye(4)
 def test_vecdot_conjugates_its_first_argument():
     x = lucid.tensor([1j, 2.0], dtype=lucid.complex128)
     assert complex(L.vecdot(x, x)) == 5.0
-    check_fn(lambda x, y: L.vecdot(x, y, dim=0), lambda x, y: T.vecdot(x, y, dim=0),
-             crnd(3, 2), crnd(3, 2, seed=1))
+    check_fn(
+        lambda x, y: L.vecdot(x, y, dim=0),
+        lambda x, y: T.vecdot(x, y, dim=0),
+        crnd(3, 2),
+        crnd(3, 2, seed=1),
+    )
 
 
 def test_hermitian_factorisations_read_one_triangle():
     h = A[0] @ A[0].conj().T
-    junk = h + np.triu(crnd(4, 4, seed=3), 1)      # its triangles are not each other's H
+    junk = h + np.triu(crnd(4, 4, seed=3), 1)  # its triangles are not each other's H
     (lh,), (th,) = both(junk)
     for uplo in ("L", "U"):
         close(L.eigvalsh(lh, UPLO=uplo), T.eigvalsh(th, UPLO=uplo))
@@ -49,15 +53,21 @@ def test_lu_pivots_follow_lapack_complex_magnitude():
     assert T.lu_factor(torch.tensor(a)).pivots.tolist() == [2, 2]
 
 
-@pytest.mark.parametrize("kw", [{}, {"adjoint": True}, {"left": False},
-                                {"adjoint": True, "left": False}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"adjoint": True}, {"left": False}, {"adjoint": True, "left": False}]
+)
 def test_lu_solve_adjoint_is_conjugate_transpose(kw):
-    check_fn(lambda a, b: L.lu_solve(*L.lu_factor(a), b, **kw),
-             lambda a, b: T.lu_solve(*T.lu_factor(a), b, **kw), A, crnd(2, 4, 4, seed=1))
+    check_fn(
+        lambda a, b: L.lu_solve(*L.lu_factor(a), b, **kw),
+        lambda a, b: T.lu_solve(*T.lu_factor(a), b, **kw),
+        A,
+        crnd(2, 4, 4, seed=1),
+    )
 
 
-@pytest.mark.parametrize("dt,real", [(lucid.complex64, lucid.float32),
-                                     (lucid.complex128, lucid.float64)])
+@pytest.mark.parametrize(
+    "dt,real", [(lucid.complex64, lucid.float32), (lucid.complex128, lucid.float64)]
+)
 def test_result_dtypes(dt, real):
     a = lucid.tensor(A, dtype=dt)
     h = a @ a.mH
@@ -94,9 +104,11 @@ def test_singular_complex_det_has_the_cofactor_gradient():
 
 def test_phase_dependent_losses_raise_as_torch():
     h = A[0] + A[0].conj().T
-    for fn, msg in ((lambda lib, a: lib.eigh(a)[1].sum().abs(), "linalg_eigh_backward"),
-                    (lambda lib, a: lib.svd(a)[0].sum().abs(), "svd_backward"),
-                    (lambda lib, a: lib.svd(a)[2].sum().abs(), "svd_backward")):
+    for fn, msg in (
+        (lambda lib, a: lib.eigh(a)[1].sum().abs(), "linalg_eigh_backward"),
+        (lambda lib, a: lib.svd(a)[0].sum().abs(), "svd_backward"),
+        (lambda lib, a: lib.svd(a)[2].sum().abs(), "svd_backward"),
+    ):
         (la,), (ta,) = both(h, grad=True)
         with pytest.raises(RuntimeError, match=msg):
             fn(T, ta).backward()
@@ -110,10 +122,12 @@ def test_empty_and_noncontiguous_complex_inputs():
     assert tuple(L.matrix_exp(lucid.zeros(2, 0, 0, dtype=lucid.complex64)).shape) == (2, 0, 0)
     assert tuple(L.lu_factor(empty).pivots.shape) == (0, 3)
     assert tuple(L.svdvals(empty).shape) == (0, 3) and L.svdvals(empty).dtype is lucid.float64
-    view = lucid.tensor(A).mT            # a transposed (non-contiguous) view
+    view = lucid.tensor(A).mT  # a transposed (non-contiguous) view
     close(L.inv(view), T.inv(torch.tensor(A).mT))
-    close(L.solve_triangular(view, lucid.tensor(A), upper=False),
-          T.solve_triangular(torch.tensor(A).mT, torch.tensor(A), upper=False))
+    close(
+        L.solve_triangular(view, lucid.tensor(A), upper=False),
+        T.solve_triangular(torch.tensor(A).mT, torch.tensor(A), upper=False),
+    )
 
 
 def test_mixed_dtypes_are_refused():

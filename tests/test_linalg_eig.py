@@ -18,8 +18,9 @@ def _sorted(w):
     return np.sort_complex(w.reshape(-1, w.shape[-1])).reshape(w.shape)
 
 
-@pytest.mark.parametrize("data", [A, Z, A[0], A.astype(np.float32)], ids=["real", "complex",
-                                                                         "2-d", "float32"])
+@pytest.mark.parametrize(
+    "data", [A, Z, A[0], A.astype(np.float32)], ids=["real", "complex", "2-d", "float32"]
+)
 def test_eigenpairs_decompose_and_match_torch(data):
     w, v = lucid.linalg.eig(lucid.tensor(data))
     wt = torch.linalg.eigvals(torch.tensor(data))
@@ -59,15 +60,21 @@ def test_gradients_match_torch(data):
     W = RNG.standard_normal(data.shape)
     u = RNG.standard_normal(data.shape[:-1])
     grads = []
-    for lib, t in ((lucid, lucid.tensor(data, requires_grad=True)),
-                   (torch, torch.tensor(data, requires_grad=True))):
+    for lib, t in (
+        (lucid, lucid.tensor(data, requires_grad=True)),
+        (torch, torch.tensor(data, requires_grad=True)),
+    ):
         w, v = lib.linalg.eig(t)
-        loss = (lib.tensor(W) * v.abs() ** 2).sum() + (lib.tensor(u) * w.real).sum() + \
-            (w.imag ** 2).sum() + lib.linalg.eigvals(t).abs().sum()
+        loss = (
+            (lib.tensor(W) * v.abs() ** 2).sum()
+            + (lib.tensor(u) * w.real).sum()
+            + (w.imag**2).sum()
+            + lib.linalg.eigvals(t).abs().sum()
+        )
         loss.backward()
         g = t.grad
         grads.append(g.numpy() if lib is lucid else g.resolve_conj().numpy())
-    assert grads[0].dtype == data.dtype            # a real input keeps the real part
+    assert grads[0].dtype == data.dtype  # a real input keeps the real part
     np.testing.assert_allclose(grads[0], grads[1], atol=1e-9)
 
 
@@ -87,8 +94,12 @@ def test_complex_solve_matches_torch_with_gradients():
         a, b = lib.tensor(a_np, requires_grad=True), lib.tensor(b_np, requires_grad=True)
         x = lib.linalg.solve(a, b)
         (x.abs() ** 2).sum().backward()
-        out.append([t.detach().numpy() if lib is lucid else t.detach().resolve_conj().numpy()
-                    for t in (x, a.grad, b.grad)])
+        out.append(
+            [
+                t.detach().numpy() if lib is lucid else t.detach().resolve_conj().numpy()
+                for t in (x, a.grad, b.grad)
+            ]
+        )
     for got, ref in zip(*out):
         np.testing.assert_allclose(got, ref, atol=1e-10)
     with pytest.raises(DTypeError, match="linalg.solve"):

@@ -17,7 +17,7 @@ def _matrix(rng, n, kind):
     if kind:
         a = a + 1j * rng.standard_normal((n, n))
     a = a + (a.conj().T if kind == 2 else a.T)
-    if rng.random() < 0.5:                           # small diagonals: 2 x 2 pivots
+    if rng.random() < 0.5:  # small diagonals: 2 x 2 pivots
         a = a - 0.97 * np.diag(np.diag(a))
     return a
 
@@ -37,7 +37,7 @@ def test_factors_pivots_and_solves_match_torch(kind):
         b = rng.standard_normal((n, 2)) * (1 + 1j if kind else 1)
         x = L.ldl_solve(ld, piv, lucid.tensor(b), hermitian=herm)
         np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), atol=1e-8)
-    assert two_by_two >= 5                           # the 2 x 2 branch was exercised
+    assert two_by_two >= 5  # the 2 x 2 branch was exercised
 
 
 def test_batches_float32_and_broadcast_solve():
@@ -47,7 +47,7 @@ def test_batches_float32_and_broadcast_solve():
     assert ld.dtype is lucid.float32 and piv.dtype is lucid.int32 and tuple(info.shape) == (2, 3)
     tld, tpiv, _ = torch.linalg.ldl_factor_ex(torch.tensor(a, dtype=torch.float32))
     np.testing.assert_allclose(ld.numpy(), tld.numpy(), atol=1e-4)
-    b = rng.standard_normal((5, 4))                  # one right-hand side for the batch
+    b = rng.standard_normal((5, 4))  # one right-hand side for the batch
     x = L.ldl_solve(ld, piv, lucid.tensor(b, dtype=lucid.float32))
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), atol=1e-3)
 

@@ -28,8 +28,10 @@ DATA = pytest.mark.parametrize("data", [rnd, crnd], ids=["real", "complex"])
 
 
 def both(*arrays, grad=False):
-    return ([lucid.tensor(a, requires_grad=grad) for a in arrays],
-            [torch.tensor(a, requires_grad=grad) for a in arrays])
+    return (
+        [lucid.tensor(a, requires_grad=grad) for a in arrays],
+        [torch.tensor(a, requires_grad=grad) for a in arrays],
+    )
 
 
 def npy(t):
@@ -41,8 +43,7 @@ def npy(t):
 
 def close(a, b, tol=1e-10):
     a, b = npy(a), npy(b)
-    assert a.shape == b.shape and a.dtype.kind == b.dtype.kind, (a.shape, b.shape, a.dtype,
-                                                                 b.dtype)
+    assert a.shape == b.shape and a.dtype.kind == b.dtype.kind, (a.shape, b.shape, a.dtype, b.dtype)
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
@@ -69,7 +70,7 @@ def check_fn(fl, ft, *arrays, tol=1e-10):
         ls.backward()
         ts.backward()
         for l, t in zip(la, ta):
-            if t.grad is None:          # ord=0: torch records no graph, lucid zeros
+            if t.grad is None:  # ord=0: torch records no graph, lucid zeros
                 assert l.grad is None or not npy(l.grad).any()
             else:
                 close(l.grad, t.grad, tol)
@@ -87,21 +88,36 @@ def square(data):
 @pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, INF, -INF])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_matrix_norm_orders(ord, keepdim, data):
-    check_fn(lambda a: L.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim),
-             lambda a: T.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim), data(2, 5, 3))
+    check_fn(
+        lambda a: L.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim),
+        lambda a: T.matrix_norm(a, ord, dim=(0, 2), keepdim=keepdim),
+        data(2, 5, 3),
+    )
 
 
 @DATA
-@pytest.mark.parametrize("ord,dim", [(2, None), (1, -1), (INF, (0, 1)), (-INF, 1),
-                                     (0, -1), (3.5, 2), (-1, 0)])
+@pytest.mark.parametrize(
+    "ord,dim", [(2, None), (1, -1), (INF, (0, 1)), (-INF, 1), (0, -1), (3.5, 2), (-1, 0)]
+)
 def test_vector_norm(ord, dim, data):
-    check_fn(lambda a: L.vector_norm(a, ord, dim, keepdim=True),
-             lambda a: T.vector_norm(a, ord, dim, keepdim=True), data(2, 5, 3) + 2)
+    check_fn(
+        lambda a: L.vector_norm(a, ord, dim, keepdim=True),
+        lambda a: T.vector_norm(a, ord, dim, keepdim=True),
+        data(2, 5, 3) + 2,
+    )
 
 
-@pytest.mark.parametrize("ord,dim,shape", [(None, None, (2, 5, 3)), (None, 1, (2, 5, 3)),
-                                           ("fro", None, (5, 3)), (2, None, (5, 3)),
-                                           (3, None, (5,)), ("nuc", (1, 2), (2, 5, 3))])
+@pytest.mark.parametrize(
+    "ord,dim,shape",
+    [
+        (None, None, (2, 5, 3)),
+        (None, 1, (2, 5, 3)),
+        ("fro", None, (5, 3)),
+        (2, None, (5, 3)),
+        (3, None, (5,)),
+        ("nuc", (1, 2), (2, 5, 3)),
+    ],
+)
 def test_norm_dispatches_like_torch(ord, dim, shape):
     x = rnd(*shape)
     check_fn(lambda a: L.norm(a, ord, dim), lambda a: T.norm(a, ord, dim), x)
@@ -118,34 +134,47 @@ def test_cond(p, data):
     a = square(data)
     if p in (None, 2, -2):
         check_fn(fl, ft, a)
-    else:       # torch's own backward of these orders fails; compare values only
+    else:  # torch's own backward of these orders fails; compare values only
         close(fl(lucid.tensor(a)), ft(torch.tensor(a)))
 
 
 @DATA
 @pytest.mark.parametrize("n", [-3, -1, 0, 1, 2, 5])
 def test_matrix_power(n, data):
-    check_fn(lambda a: L.matrix_power(a, n), lambda a: T.matrix_power(a, n), square(data),
-             tol=1e-9)
+    check_fn(lambda a: L.matrix_power(a, n), lambda a: T.matrix_power(a, n), square(data), tol=1e-9)
 
 
 @DATA
 def test_composed_products_and_solves(data):
-    check_fn(lambda a, b, c: L.multi_dot([a, b, c]), lambda a, b, c: T.multi_dot([a, b, c]),
-             data(3), data(3, 6, seed=1), data(6, 2, seed=2))
-    check_fn(L.householder_product, T.householder_product, data(2, 5, 3),
-             data(2, 2, seed=1))
+    check_fn(
+        lambda a, b, c: L.multi_dot([a, b, c]),
+        lambda a, b, c: T.multi_dot([a, b, c]),
+        data(3),
+        data(3, 6, seed=1),
+        data(6, 2, seed=2),
+    )
+    check_fn(L.householder_product, T.householder_product, data(2, 5, 3), data(2, 2, seed=1))
     check_fn(lambda x: L.vander(x, N=4), lambda x: T.vander(x, N=4), data(2, 3))
     check_fn(L.vecdot, T.vecdot, data(2, 3), data(3, seed=1))
     check_fn(L.cross, T.cross, data(2, 3), data(2, 3, seed=1))
-    check_fn(lambda a: L.diagonal(a, offset=1), lambda a: T.diagonal(a, offset=1),
-             data(2, 5, 3))
-    check_fn(lambda a: L.tensorinv(a, ind=1), lambda a: T.tensorinv(a, ind=1),
-             data(4, 2, 2) + 3 * np.eye(4).reshape(4, 2, 2))
-    check_fn(L.tensorsolve, T.tensorsolve, data(2, 3, 6) + 3 * np.eye(6).reshape(2, 3, 6),
-             data(2, 3, seed=1))
-    check_fn(lambda a, b: L.solve(a, b, left=False), lambda a, b: T.solve(a, b, left=False),
-             square(data), data(3, 4, seed=1))
+    check_fn(lambda a: L.diagonal(a, offset=1), lambda a: T.diagonal(a, offset=1), data(2, 5, 3))
+    check_fn(
+        lambda a: L.tensorinv(a, ind=1),
+        lambda a: T.tensorinv(a, ind=1),
+        data(4, 2, 2) + 3 * np.eye(4).reshape(4, 2, 2),
+    )
+    check_fn(
+        L.tensorsolve,
+        T.tensorsolve,
+        data(2, 3, 6) + 3 * np.eye(6).reshape(2, 3, 6),
+        data(2, 3, seed=1),
+    )
+    check_fn(
+        lambda a, b: L.solve(a, b, left=False),
+        lambda a, b: T.solve(a, b, left=False),
+        square(data),
+        data(3, 4, seed=1),
+    )
     check_fn(lambda a: a.logdet(), lambda a: a.logdet(), square(data))
 
 
@@ -153,8 +182,13 @@ def test_composed_products_and_solves(data):
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
 def test_lstsq(shape, data):
     a, b = data(*shape), data(*shape[:-1], 2, seed=1)
-    check_fn(lambda x, y: L.lstsq(x, y).solution,
-             lambda x, y: T.lstsq(x, y, driver="gelsd").solution, a, b, tol=1e-9)
+    check_fn(
+        lambda x, y: L.lstsq(x, y).solution,
+        lambda x, y: T.lstsq(x, y, driver="gelsd").solution,
+        a,
+        b,
+        tol=1e-9,
+    )
     r = L.lstsq(lucid.tensor(a), lucid.tensor(b))
     t = T.lstsq(torch.tensor(a), torch.tensor(b), driver="gelsd")
     close(r.residuals, t.residuals)
@@ -164,7 +198,7 @@ def test_lstsq(shape, data):
 
 @DATA
 def test_pinv_tolerances_and_rank(data):
-    q = np.linalg.qr(data(3, 3))[0]              # orthogonal or unitary
+    q = np.linalg.qr(data(3, 3))[0]  # orthogonal or unitary
     z = q @ np.diag([3.0, -1e-3, 0.0]) @ q.conj().T
     for kw in ({}, {"atol": 1e-2}, {"rtol": 1e-2}, {"hermitian": True}):
         close(L.pinv(lucid.tensor(z), **kw), T.pinv(torch.tensor(z), **kw))
@@ -231,21 +265,25 @@ def test_singular_determinants_and_triangular_inf():
         close(x, y)
     close(lz.logdet(), tz.logdet())
     g = lucid.tensor(z, requires_grad=True)
-    L.det(g).backward()                          # the cofactor matrix, finite
+    L.det(g).backward()  # the cofactor matrix, finite
     close(g.grad, np.diag([0.0, -2.0, 0.0]))
     b = np.ones((3, 1))
-    close(L.solve_triangular(lz, lucid.tensor(b), upper=True),
-          T.solve_triangular(tz, torch.tensor(b), upper=True))
+    close(
+        L.solve_triangular(lz, lucid.tensor(b), upper=True),
+        T.solve_triangular(tz, torch.tensor(b), upper=True),
+    )
 
 
 def test_repeated_values_gradients_follow_torch():
     """PyTorch's documented instability: through U/Vh or eigenvectors, repeated values
     give NaN gradients; through the values alone they stay finite."""
     eye = np.eye(3)
-    for fn in (lambda lib, a: sum(o.sum() for o in lib.svd(a)),
-               lambda lib, a: lib.eigh(a)[1].sum(),
-               lambda lib, a: lib.svdvals(a).sum(),
-               lambda lib, a: lib.eigvalsh(a).sum()):
+    for fn in (
+        lambda lib, a: sum(o.sum() for o in lib.svd(a)),
+        lambda lib, a: lib.eigh(a)[1].sum(),
+        lambda lib, a: lib.svdvals(a).sum(),
+        lambda lib, a: lib.eigvalsh(a).sum(),
+    ):
         (la,), (ta,) = both(eye, grad=True)
         fn(L, la).backward()
         fn(T, ta).backward()
@@ -278,8 +316,11 @@ def test_tensor_methods():
 
 
 def test_errors_name_the_function():
-    with pytest.raises(DTypeError, match=r"linalg.inv: expected A to be a float32, float64, "
-                       r"complex64 or complex128"):
+    with pytest.raises(
+        DTypeError,
+        match=r"linalg.inv: expected A to be a float32, float64, "
+        r"complex64 or complex128",
+    ):
         L.inv(lucid.ones(2, 2, dtype=lucid.int64))
     with pytest.raises(ShapeError, match="batches of square matrices"):
         L.det(lucid.ones(2, 3))

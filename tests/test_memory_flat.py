@@ -34,9 +34,18 @@ def test_training_steps_keep_nothing_alive():
     rng = np.random.default_rng(0)
     x = lucid.from_numpy(rng.standard_normal((16, 1, 8, 8)).astype(np.float32))
     y = lucid.from_numpy(rng.integers(0, 4, 16))
-    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
-                          nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.1),
-                          nn.Linear(64, 16), nn.LayerNorm(16), nn.GELU(), nn.Linear(16, 4))
+    model = nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1),
+        nn.BatchNorm2d(4),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Dropout(0.1),
+        nn.Linear(64, 16),
+        nn.LayerNorm(16),
+        nn.GELU(),
+        nn.Linear(16, 4),
+    )
     opt = lucid.optim.AdamW(model.parameters(), lr=1e-3)
     sched = lucid.optim.lr_scheduler.StepLR(opt, 100)
     losses = []
@@ -47,7 +56,7 @@ def test_training_steps_keep_nothing_alive():
         loss.backward()
         opt.step()
         sched.step()
-        losses.append(loss.item())      # a float per step: 2000 of them are ~50 kB
+        losses.append(loss.item())  # a float per step: 2000 of them are ~50 kB
 
     growth = traced_growth(step, warmup=50, steps=2000)
     assert losses[-1] < losses[0]
@@ -59,6 +68,6 @@ def test_a_graph_dropped_unbackwarded_is_freed():
     w = nn.Linear(32, 32)
 
     def step():
-        w(lucid.randn(8, 32)).tanh().sum()      # a graph built and dropped, no backward
+        w(lucid.randn(8, 32)).tanh().sum()  # a graph built and dropped, no backward
 
     assert traced_growth(step, warmup=10, steps=1000) < 256 * 1024

@@ -15,17 +15,18 @@ def test_known_answers(ctr, key, want):
 def test_vectorised_matches_one_at_a_time():
     ctrs = np.array([c for c, _, _ in KNOWN_ANSWERS], np.uint32)
     keys = np.array([k for _, k, _ in KNOWN_ANSWERS], np.uint32)
-    np.testing.assert_array_equal(philox4x32(ctrs, keys),
-                                  np.array([w for _, _, w in KNOWN_ANSWERS], np.uint32))
+    np.testing.assert_array_equal(
+        philox4x32(ctrs, keys), np.array([w for _, _, w in KNOWN_ANSWERS], np.uint32)
+    )
 
 
 def test_stream_layout():
     """Block t is the counter (offset + t mod 2**64, 0) under the seed, low words first;
     the counter wraps past 2**64 - 1."""
-    seed, offset = 0x0123456789ABCDEF, 2 ** 64 - 2
+    seed, offset = 0x0123456789ABCDEF, 2**64 - 2
     w = stream(seed, offset, 3).reshape(3, 4)
     key = (seed & 0xFFFFFFFF, seed >> 32)
-    for t, c in enumerate((2 ** 64 - 2, 2 ** 64 - 1, 0)):
+    for t, c in enumerate((2**64 - 2, 2**64 - 1, 0)):
         np.testing.assert_array_equal(w[t], philox4x32((c & 0xFFFFFFFF, c >> 32, 0, 0), key))
     assert stream(0, 0, 1).tolist() == list(KNOWN_ANSWERS[0][2])
     w64 = words64(seed, offset, 5)

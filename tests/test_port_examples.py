@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-PROGRAM = '''
+PROGRAM = """
 import argparse, json, sys
 import numpy as np
 import torch
@@ -114,7 +114,7 @@ def main():
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 
 def lucid_program():
@@ -135,8 +135,12 @@ def run(source, folder):
     folder.mkdir()
     script = folder / "main.py"
     script.write_text(source)
-    done = subprocess.run([sys.executable, str(script), "--out", str(folder)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(script), "--out", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((folder / "result.json").read_text())
 
@@ -147,9 +151,9 @@ def test_examples_program_runs_under_lucid_as_written(tmp_path):
     for result in (ref, got):
         losses = result["losses"]
         assert np.isfinite(losses).all() and losses[-1] < 0.97 * losses[0], losses
-        for again in result["reloaded"]:       # state_dict and whole-model checkpoints
+        for again in result["reloaded"]:  # state_dict and whole-model checkpoints
             np.testing.assert_allclose(again, result["expected"], rtol=1e-6, atol=1e-6)
-        assert result["step_counts"] == [24]   # 4 epochs of 6 batches, restored
+        assert result["step_counts"] == [24]  # 4 epochs of 6 batches, restored
     # torch reads the state_dict Lucid wrote, and its Net computes Lucid's outputs
     scope = {"__name__": "lucid_port_reference"}
     exec(compile(PROGRAM, "<torch program>", "exec"), scope)

@@ -114,17 +114,21 @@ accuracy = 1.0
 def run(script, lib):
     code = PRELUDE + script
     if lib == "lucid":
-        code = code.replace("import torch\n", "import lucid as torch\n") \
-                   .replace("from torch import nn", "from lucid import nn") \
-                   .replace("import torch.nn.functional as F", "import lucid.nn.functional as F")
+        code = (
+            code.replace("import torch\n", "import lucid as torch\n")
+            .replace("from torch import nn", "from lucid import nn")
+            .replace("import torch.nn.functional as F", "import lucid.nn.functional as F")
+        )
     scope = {}
     exec(compile(code, f"<{lib} script>", "exec"), scope)
     return scope["losses"], scope["accuracy"]
 
 
-@pytest.mark.parametrize("script,fall,accuracy", [(MLP, 0.2, 0.9), (CNN, 0.5, 0.85),
-                                                  (TRANSFORMER, 0.7, None)],
-                         ids=["mlp", "cnn", "transformer"])
+@pytest.mark.parametrize(
+    "script,fall,accuracy",
+    [(MLP, 0.2, 0.9), (CNN, 0.5, 0.85), (TRANSFORMER, 0.7, None)],
+    ids=["mlp", "cnn", "transformer"],
+)
 def test_torch_script_runs_under_lucid(script, fall, accuracy):
     ref_losses, ref_acc = run(script, "torch")
     losses, acc = run(script, "lucid")

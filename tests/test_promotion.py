@@ -10,8 +10,18 @@ import torch
 
 import lucid
 
-NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-         "float32", "float64"]
+NAMES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 PAIRS = list(itertools.product(NAMES, NAMES))
 SCALARS = [True, 3, 2.5]
 
@@ -64,8 +74,7 @@ def test_python_float_follows_default_dtype(default):
             x, y = _pair(name, (2,), 3)
             _check(x + 1.5, y + 1.5)
             _check(x / 2, y / 2)
-        assert lucid.result_type(2.5, 1).name == str(torch.result_type(
-            torch.tensor(2.5), 1))[6:]
+        assert lucid.result_type(2.5, 1).name == str(torch.result_type(torch.tensor(2.5), 1))[6:]
     finally:
         lucid.set_default_dtype(lucid.float32)
         torch.set_default_dtype(torch.float32)
@@ -74,8 +83,14 @@ def test_python_float_follows_default_dtype(default):
 def test_result_type_of_several_operands():
     x = lucid.tensor([1, 2], dtype=lucid.int8)
     z = lucid.tensor(1.0, dtype=lucid.float64)
-    assert lucid.result_type(x, z, 3).name == str(torch.result_type(
-        torch.tensor([1, 2], dtype=torch.int8), torch.tensor(1.0, dtype=torch.float64)))[6:]
+    assert (
+        lucid.result_type(x, z, 3).name
+        == str(
+            torch.result_type(
+                torch.tensor([1, 2], dtype=torch.int8), torch.tensor(1.0, dtype=torch.float64)
+            )
+        )[6:]
+    )
     assert lucid.result_type(x, lucid.tensor([1], dtype=lucid.uint8), 2.5) is lucid.float32
     assert lucid.result_type(True, 2) is lucid.int64
     assert lucid.result_type(2, 2.5) is lucid.float32

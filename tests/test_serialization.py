@@ -18,9 +18,20 @@ import lucid
 from lucid import serialization
 from lucid.errors import ArgumentTypeError, SerializationError, WeightsOnlyError
 
-DTYPES = [lucid.bool, lucid.uint8, lucid.int8, lucid.int16, lucid.int32, lucid.int64,
-          lucid.float16, lucid.bfloat16, lucid.float32, lucid.float64, lucid.complex64,
-          lucid.complex128]
+DTYPES = [
+    lucid.bool,
+    lucid.uint8,
+    lucid.int8,
+    lucid.int16,
+    lucid.int32,
+    lucid.int64,
+    lucid.float16,
+    lucid.bfloat16,
+    lucid.float32,
+    lucid.float64,
+    lucid.complex64,
+    lucid.complex128,
+]
 
 
 def roundtrip(obj, tmp_path, via="path", **kw):
@@ -50,8 +61,9 @@ def sample(dtype, shape):
     x = rng.standard_normal(shape) * 50
     if dtype.is_complex:
         x = x + 1j * rng.standard_normal(shape)
-    return lucid.tensor(x > 0 if dtype is lucid.bool else
-                        np.abs(x) if dtype is lucid.uint8 else x).to(dtype)
+    return lucid.tensor(
+        x > 0 if dtype is lucid.bool else np.abs(x) if dtype is lucid.uint8 else x
+    ).to(dtype)
 
 
 def shares_buffer(a, b):
@@ -66,6 +78,7 @@ def _no_leftover_safe_globals():
 
 # -- tensors ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("via", ["path", "file"])
 @pytest.mark.parametrize("shape", [(), (0, 3), (2, 3, 4)])
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
@@ -76,8 +89,13 @@ def test_tensor_roundtrip_every_dtype(dtype, shape, via, tmp_path):
 
 def test_views_of_one_base_save_one_storage_and_load_sharing_it(tmp_path):
     base = lucid.arange(24.0).reshape(4, 6)
-    obj = {"base": base, "t": base.t(), "cols": base[:, ::2], "row": base[1],
-           "exp": base[0, :3].expand(2, 3)}
+    obj = {
+        "base": base,
+        "t": base.t(),
+        "cols": base[:, ::2],
+        "row": base[1],
+        "exp": base[0, :3].expand(2, 3),
+    }
     p = tmp_path / "views.pt"
     lucid.save(obj, p)
     with zipfile.ZipFile(p) as zf:
@@ -89,7 +107,7 @@ def test_views_of_one_base_save_one_storage_and_load_sharing_it(tmp_path):
         assert out[k].stride() == obj[k].stride()
         assert out[k].storage_offset() == obj[k].storage_offset()
         assert shares_buffer(out[k], out["base"])
-    out["base"][1, 0] = -5.0                 # one buffer: a write shows through the views
+    out["base"][1, 0] = -5.0  # one buffer: a write shows through the views
     assert out["row"][0].item() == -5.0 and out["t"][0, 1].item() == -5.0
 
 
@@ -145,10 +163,12 @@ def test_uninitialized_parameters_are_refused(tmp_path):
 
 # -- structures ------------------------------------------------------------------------
 
+
 def model():
     nn = lucid.nn
-    return nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(),
-                         nn.Linear(8, 3))
+    return nn.Sequential(
+        nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3)
+    )
 
 
 def test_state_dict_keeps_type_order_values_and_metadata(tmp_path):
@@ -187,12 +207,35 @@ def test_optimizer_state_keeps_int_keys_tuples_and_number_types(tmp_path):
 
 
 def test_scalars_strings_and_nested_containers(tmp_path):
-    obj = [None, True, False, 0, -5, 2 ** 70, 1.5, -0.0, float("inf"), -float("inf"),
-           "naïve ✓", "", b"\x00\xffbytes", bytearray(b"ba"), (), [], {}, 1 + 2j, {1, 2},
-           frozenset({3}), ((1, [2, (3,)]), {"k": [{}]}),
-           {(1, "a"): "tuple key", 2.5: "float key", None: "none key", 7: "int key"},
-           lucid.float16, lucid.bfloat16, lucid.device("cpu"), lucid.Size([2, 0, 3]),
-           slice(1, None, 2)]
+    obj = [
+        None,
+        True,
+        False,
+        0,
+        -5,
+        2**70,
+        1.5,
+        -0.0,
+        float("inf"),
+        -float("inf"),
+        "naïve ✓",
+        "",
+        b"\x00\xffbytes",
+        bytearray(b"ba"),
+        (),
+        [],
+        {},
+        1 + 2j,
+        {1, 2},
+        frozenset({3}),
+        ((1, [2, (3,)]), {"k": [{}]}),
+        {(1, "a"): "tuple key", 2.5: "float key", None: "none key", 7: "int key"},
+        lucid.float16,
+        lucid.bfloat16,
+        lucid.device("cpu"),
+        lucid.Size([2, 0, 3]),
+        slice(1, None, 2),
+    ]
     out = roundtrip(obj, tmp_path)
     assert out == obj
     assert [type(v) for v in out] == [type(v) for v in obj]
@@ -239,8 +282,15 @@ def test_training_resumes_exactly_from_a_checkpoint(tmp_path):
     for i in range(3):
         step(model, opt, sched, i)
     p = tmp_path / "ckpt.pt"
-    lucid.save({"model": model.state_dict(), "opt": opt.state_dict(),
-                "sched": sched.state_dict(), "step": 3}, p)
+    lucid.save(
+        {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "sched": sched.state_dict(),
+            "step": 3,
+        },
+        p,
+    )
     for i in range(3, 6):
         step(model, opt, sched, i)
 
@@ -257,6 +307,7 @@ def test_training_resumes_exactly_from_a_checkpoint(tmp_path):
 
 
 # -- whole modules ---------------------------------------------------------------------
+
 
 class TinyNet(lucid.nn.Module):
     def __init__(self):
@@ -306,7 +357,7 @@ def test_add_get_clear_safe_globals():
 
 
 def test_an_allowed_global_under_another_name(tmp_path):
-    data = (b"\x80\x02cold.place\nThing\nq\x00)\x81q\x01}q\x02X\x01\x00\x00\x00aq\x03K\x07sb.")
+    data = b"\x80\x02cold.place\nThing\nq\x00)\x81q\x01}q\x02X\x01\x00\x00\x00aq\x03K\x07sb."
     p = zip_with_pickle(tmp_path, data)
     with pytest.raises(WeightsOnlyError, match="GLOBAL old.place.Thing"):
         lucid.load(p)
@@ -320,14 +371,22 @@ class Thing:
 
 
 def test_module_surface_matches_torch_serialization():
-    for name in ("save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
-                 "clear_safe_globals", "get_unsafe_globals_in_checkpoint"):
+    for name in (
+        "save",
+        "load",
+        "add_safe_globals",
+        "safe_globals",
+        "get_safe_globals",
+        "clear_safe_globals",
+        "get_unsafe_globals_in_checkpoint",
+    ):
         assert callable(getattr(serialization, name))
     assert serialization.DEFAULT_PROTOCOL == 2
     assert lucid.save is serialization.save and lucid.load is serialization.load
 
 
 # -- hostile files ---------------------------------------------------------------------
+
 
 def zip_with_pickle(tmp_path, data, name="hostile.pt", storages=()):
     """A zip archive laid out as torch's with data.pkl = ``data``."""
@@ -350,8 +409,7 @@ def test_a_file_asking_to_run_code_is_refused_and_runs_nothing(tmp_path, make):
     marker = tmp_path / "ran"
     cmd = f"touch {marker}".encode()
     data = {
-        "global": b"\x80\x02cos\nsystem\nq\x00(X" + struct.pack("<I", len(cmd)) + cmd +
-                  b"tR.",
+        "global": b"\x80\x02cos\nsystem\nq\x00(X" + struct.pack("<I", len(cmd)) + cmd + b"tR.",
         "reduce": b"\x80\x02cposix\nsystem\n(X" + struct.pack("<I", len(cmd)) + cmd + b"tR.",
         # BUILD on a dtype (a default global) would change Lucid's state
         "build": b"\x80\x02ctorch\nfloat32\n}X\x02\x00\x00\x00npK\x01sb.",
@@ -389,13 +447,22 @@ class _Touch:
         return (open, (self.path, "w"))
 
 
-@pytest.mark.parametrize("pid, match", [
-    (b"X\x03\x00\x00\x00abcQ.", "persistent id 'abc'"),
-    (b"(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x007X\x03\x00\x00\x00cpu"
-     b"K\x02tQ.", "lacks the record archive/data/7"),
-    (b"(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpu"
-     b"K\x09tQ.", "has 8 bytes, the storage needs 36"),
-])
+@pytest.mark.parametrize(
+    "pid, match",
+    [
+        (b"X\x03\x00\x00\x00abcQ.", "persistent id 'abc'"),
+        (
+            b"(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x007X\x03\x00\x00\x00cpu"
+            b"K\x02tQ.",
+            "lacks the record archive/data/7",
+        ),
+        (
+            b"(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpu"
+            b"K\x09tQ.",
+            "has 8 bytes, the storage needs 36",
+        ),
+    ],
+)
 def test_bad_storage_references_are_refused(tmp_path, pid, match):
     p = zip_with_pickle(tmp_path, b"\x80\x02" + pid, storages=[("0", b"\x00" * 8)])
     with pytest.raises(SerializationError, match=match):
@@ -408,7 +475,7 @@ def test_a_tensor_reaching_past_its_storage_is_refused(tmp_path):
     lucid.save(t, p)
     with zipfile.ZipFile(p) as zf:
         records = {n: zf.read(n) for n in zf.namelist()}
-    pkl = records["t/data.pkl"].replace(b"K\x04\x85", b"K\x09\x85")      # size (4,) -> (9,)
+    pkl = records["t/data.pkl"].replace(b"K\x04\x85", b"K\x09\x85")  # size (4,) -> (9,)
     assert pkl != records["t/data.pkl"]
     bad = zip_with_pickle(tmp_path, pkl, storages=[("0", records["t/data/0"])])
     with pytest.raises(SerializationError, match="reaches element 9 of storage '0'"):
@@ -433,7 +500,7 @@ def test_a_corrupted_storage_fails_its_crc(tmp_path):
     with zipfile.ZipFile(p) as zf:
         info = zf.getinfo("ckpt/data/0")
     raw = bytearray(p.read_bytes())
-    n, m = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
+    n, m = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
     raw[info.header_offset + 30 + n + m + 100] ^= 0xFF
     p.write_bytes(bytes(raw))
     with pytest.raises(SerializationError, match="record ckpt/data/0 .* unreadable.*CRC"):
@@ -454,15 +521,16 @@ def test_garbage_and_a_corrupt_pickle_are_refused(tmp_path):
 
 # -- map_location, mmap, files ---------------------------------------------------------
 
+
 def saved_on(tmp_path, location):
     """A file whose one tensor says it was saved on ``location``."""
     p = tmp_path / "t.pt"
     lucid.save(lucid.arange(3.0), p)
     with zipfile.ZipFile(p) as zf:
         records = {n: zf.read(n) for n in zf.namelist()}
-    pkl = records["t/data.pkl"].replace(b"X\x03\x00\x00\x00cpu",
-                                        b"X" + struct.pack("<I", len(location)) +
-                                        location.encode())
+    pkl = records["t/data.pkl"].replace(
+        b"X\x03\x00\x00\x00cpu", b"X" + struct.pack("<I", len(location)) + location.encode()
+    )
     return zip_with_pickle(tmp_path, pkl, name="cuda.pt", storages=[("0", records["t/data/0"])])
 
 
@@ -471,15 +539,19 @@ def test_a_tensor_saved_on_cuda_loads_with_map_location_cpu(tmp_path):
     if not lucid.cuda.is_available():
         with pytest.raises(lucid.errors.DeviceError, match="saved on cuda:0 .*map_location"):
             lucid.load(p)
-    for loc in ("cpu", lucid.device("cpu"), {"cuda:0": "cpu"}, lambda s, loc: s,
-                lambda s, loc: None if loc == "cpu" else s.cpu()):
+    for loc in (
+        "cpu",
+        lucid.device("cpu"),
+        {"cuda:0": "cpu"},
+        lambda s, loc: s,
+        lambda s, loc: None if loc == "cpu" else s.cpu(),
+    ):
         out = lucid.load(p, map_location=loc)
         assert out.device == lucid.device("cpu") and out.tolist() == [0.0, 1.0, 2.0]
 
 
 def test_a_location_lucid_has_no_device_for_names_map_location(tmp_path):
-    with pytest.raises(lucid.errors.DeviceError, match="'mps' is not a Lucid device.*"
-                                                       "map_location"):
+    with pytest.raises(lucid.errors.DeviceError, match="'mps' is not a Lucid device.*map_location"):
         lucid.load(saved_on(tmp_path, "mps"))
     assert lucid.load(saved_on(tmp_path, "mps"), map_location="cpu").tolist() == [0, 1, 2]
 
@@ -495,8 +567,9 @@ def test_map_location_callable_sees_each_storage_once(tmp_path):
         return storage * 10
 
     out = lucid.load(p, map_location=fn)
-    assert sorted(seen, key=str) == sorted([(lucid.float32, (6,), "cpu"),
-                                            (lucid.int64, (2,), "cpu")], key=str)
+    assert sorted(seen, key=str) == sorted(
+        [(lucid.float32, (6,), "cpu"), (lucid.int64, (2,), "cpu")], key=str
+    )
     assert out["b"].tolist() == [20.0, 30.0, 40.0, 50.0] and out["c"].tolist() == [10, 10]
     assert shares_buffer(out["a"], out["b"])
     with pytest.raises(ArgumentTypeError, match="map_location returned a int"):
@@ -515,12 +588,12 @@ def test_storages_are_64_byte_aligned_and_mmap_maps_them(tmp_path):
     with zipfile.ZipFile(p) as zf:
         for info in zf.infolist():
             assert info.compress_type == zipfile.ZIP_STORED
-            n, m = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
+            n, m = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
             assert (info.header_offset + 30 + n + m) % 64 == 0, info.filename
     out = lucid.load(p, mmap=True)
     for k in obj:
         assert_same_tensor(obj[k], out[k])
-    out["w"][0, 0] = 123.0                    # copy on write: the file is not changed
+    out["w"][0, 0] = 123.0  # copy on write: the file is not changed
     assert p.read_bytes() == raw
     with open(p, "rb") as fh:
         assert_same_tensor(obj["w"], lucid.load(fh, mmap=True)["w"])
@@ -585,14 +658,16 @@ def test_bad_arguments(tmp_path):
         lucid.load(123)
     p = tmp_path / "a.pt"
     lucid.save(1, p)
-    with open(p, "r", encoding="latin-1") as fh, pytest.raises(ArgumentTypeError,
-                                                                match="binary mode"):
+    with (
+        open(p, "r", encoding="latin-1") as fh,
+        pytest.raises(ArgumentTypeError, match="binary mode"),
+    ):
         lucid.load(fh)
     with pytest.raises(ArgumentTypeError, match="binary mode"):
         lucid.save(1, io.StringIO())
     with pytest.raises(ArgumentTypeError, match="explicit pickle_module"):
         lucid.load(p, pickle_module=pickle, weights_only=True)
-    assert lucid.load(p, pickle_module=pickle) == 1          # weights_only then False
+    assert lucid.load(p, pickle_module=pickle) == 1  # weights_only then False
     with pytest.raises(ArgumentTypeError, match="unexpected keyword"):
         lucid.load(p, bogus=1)
     with pytest.raises(ArgumentTypeError, match="pickle_protocol"):
@@ -613,19 +688,23 @@ def test_higher_pickle_protocols_round_trip(tmp_path):
 
 # -- sharded checkpoints ---------------------------------------------------------------
 
+
 def test_save_sharded_splits_by_size_and_loads_back(tmp_path):
-    m = lucid.nn.Sequential(lucid.nn.Linear(16, 16), lucid.nn.Linear(16, 16),
-                            lucid.nn.Linear(16, 4))
+    m = lucid.nn.Sequential(
+        lucid.nn.Linear(16, 16), lucid.nn.Linear(16, 16), lucid.nn.Linear(16, 4)
+    )
     sd = m.state_dict()
     sd["tied"] = sd["0.weight"]
     index = lucid.save_sharded(sd, tmp_path / "ck", max_shard_size=1200)
     import json
+
     meta = json.loads(open(index).read())
     shards = sorted(set(meta["weight_map"].values()))
     assert len(shards) > 1 and shards[0] == f"model-00001-of-{len(shards):05d}.pt"
     assert meta["weight_map"]["tied"] == meta["weight_map"]["0.weight"]
     assert meta["metadata"]["total_size"] == sum(
-        v.untyped_storage().nbytes() for k, v in sd.items() if k != "tied")
+        v.untyped_storage().nbytes() for k, v in sd.items() if k != "tied"
+    )
     for s in shards:
         assert os.path.getsize(tmp_path / "ck" / s) < 1200 + 4096
     out = lucid.load_sharded(tmp_path / "ck")
@@ -633,24 +712,29 @@ def test_save_sharded_splits_by_size_and_loads_back(tmp_path):
     for k in sd:
         assert_same_tensor(sd[k], out[k])
     assert shares_buffer(out["tied"], out["0.weight"])
-    m2 = lucid.nn.Sequential(lucid.nn.Linear(16, 16), lucid.nn.Linear(16, 16),
-                             lucid.nn.Linear(16, 4))
+    m2 = lucid.nn.Sequential(
+        lucid.nn.Linear(16, 16), lucid.nn.Linear(16, 16), lucid.nn.Linear(16, 4)
+    )
     del out["tied"]
     m2.load_state_dict(out)
 
     # a smaller save into the same folder removes the shards it no longer names
     lucid.save_sharded({"a": lucid.ones(2)}, tmp_path / "ck")
-    assert sorted(os.listdir(tmp_path / "ck")) == ["model-00001-of-00001.pt",
-                                                   "model.pt.index.json"]
+    assert sorted(os.listdir(tmp_path / "ck")) == ["model-00001-of-00001.pt", "model.pt.index.json"]
 
 
 def test_save_sharded_safetensors_and_errors(tmp_path):
-    sd = collections.OrderedDict([("a", lucid.randn(40)), ("b", lucid.arange(30)),
-                                  ("c", lucid.ones(3, dtype=lucid.bfloat16))])
-    index = lucid.save_sharded(sd, tmp_path, max_shard_size="0.2kB",
-                               filename="model.safetensors")
+    sd = collections.OrderedDict(
+        [
+            ("a", lucid.randn(40)),
+            ("b", lucid.arange(30)),
+            ("c", lucid.ones(3, dtype=lucid.bfloat16)),
+        ]
+    )
+    index = lucid.save_sharded(sd, tmp_path, max_shard_size="0.2kB", filename="model.safetensors")
     assert os.path.basename(index) == "model.safetensors.index.json"
     from safetensors.numpy import load_file
+
     assert set(load_file(str(tmp_path / "model-00001-of-00003.safetensors"))) == {"a"}
     out = lucid.load_sharded(index)
     for k in sd:
@@ -669,17 +753,23 @@ def test_save_sharded_safetensors_and_errors(tmp_path):
 @pytest.mark.parametrize("proto", [2, pickle.HIGHEST_PROTOCOL])
 def test_get_unsafe_globals_in_checkpoint_names_what_weights_only_refuses(tmp_path, proto):
     p = tmp_path / "m.pt"
-    lucid.save({"net": TinyNet(), "w": lucid.ones(2), "sd": TinyNet().state_dict()}, p,
-               pickle_protocol=proto)
+    lucid.save(
+        {"net": TinyNet(), "w": lucid.ones(2), "sd": TinyNet().state_dict()},
+        p,
+        pickle_protocol=proto,
+    )
     found = serialization.get_unsafe_globals_in_checkpoint(p)
-    assert found == sorted(f"{c.__module__}.{c.__qualname__}" for c in
-                           (TinyNet, lucid.nn.Embedding, lucid.nn.Dropout, lucid.nn.Linear))
+    assert found == sorted(
+        f"{c.__module__}.{c.__qualname__}"
+        for c in (TinyNet, lucid.nn.Embedding, lucid.nn.Dropout, lucid.nn.Linear)
+    )
     assert "tests.test_serialization.TinyNet" in found
     with serialization.safe_globals([TinyNet, lucid.nn.Embedding]):
         left = serialization.get_unsafe_globals_in_checkpoint(p)
         assert len(left) == 2 and all("Embedding" not in g and "TinyNet" not in g for g in left)
-    with serialization.safe_globals([TinyNet, lucid.nn.Embedding, lucid.nn.Dropout,
-                                     lucid.nn.Linear]):
+    with serialization.safe_globals(
+        [TinyNet, lucid.nn.Embedding, lucid.nn.Dropout, lucid.nn.Linear]
+    ):
         assert serialization.get_unsafe_globals_in_checkpoint(p) == []
         assert type(lucid.load(p)["net"]) is TinyNet
     lucid.save({"w": lucid.ones(2)}, p)

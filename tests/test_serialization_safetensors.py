@@ -26,29 +26,40 @@ def assert_same_tensor(a, b):
 
 def hostile(tmp_path, structure, fmt="lucid/1", arrays=None):
     p = tmp_path / "hostile.lucid"
-    meta = {"format": fmt, "lucid": structure if isinstance(structure, str)
-            else json.dumps(structure)}
+    meta = {
+        "format": fmt,
+        "lucid": structure if isinstance(structure, str) else json.dumps(structure),
+    }
     safetensors.numpy.save_file(arrays or {"0": np.zeros(2, np.float32)}, str(p), meta)
     return p
 
 
 def tensor_node(key, **kw):
-    node = {"$t": "tensor", "key": key, "device": "cpu", "requires_grad": False,
-            "param": False}
+    node = {"$t": "tensor", "key": key, "device": "cpu", "requires_grad": False, "param": False}
     node.update(kw)
     return node
 
 
 def test_a_lucid1_checkpoint_still_loads(tmp_path):
     w = np.arange(6, dtype=np.float32).reshape(2, 3)
-    c = np.array([[1.0, 2.0], [3.0, -4.0]])            # complex128 as (real, imaginary)
-    tree = {"$t": "dict", "items": [
-        ["model", {"$t": "odict", "items": [["w", tensor_node("0", requires_grad=True,
-                                                             param=True)]]}],
-        ["c", tensor_node("1", complex=True)], ["again", tensor_node("0")],
-        ["step", 3], [{"$t": "tuple", "items": [1, 2]}, {"$t": "size", "items": [2, 3]}],
-        ["inf", {"$t": "float", "v": "-inf"}], ["b", {"$t": "bytes", "v": "AP8="}],
-        ["dt", {"$t": "dtype", "v": "bfloat16"}], ["dev", {"$t": "device", "v": "cpu"}]]}
+    c = np.array([[1.0, 2.0], [3.0, -4.0]])  # complex128 as (real, imaginary)
+    tree = {
+        "$t": "dict",
+        "items": [
+            [
+                "model",
+                {"$t": "odict", "items": [["w", tensor_node("0", requires_grad=True, param=True)]]},
+            ],
+            ["c", tensor_node("1", complex=True)],
+            ["again", tensor_node("0")],
+            ["step", 3],
+            [{"$t": "tuple", "items": [1, 2]}, {"$t": "size", "items": [2, 3]}],
+            ["inf", {"$t": "float", "v": "-inf"}],
+            ["b", {"$t": "bytes", "v": "AP8="}],
+            ["dt", {"$t": "dtype", "v": "bfloat16"}],
+            ["dev", {"$t": "device", "v": "cpu"}],
+        ],
+    }
     for via in ("path", "file"):
         p = hostile(tmp_path, tree, arrays={"0": w, "1": c})
         out = lucid.load(p if via == "path" else io.BytesIO(p.read_bytes()))
@@ -74,19 +85,24 @@ def test_truncated_safetensors_files_raise_serialization_error(tmp_path, cut):
         lucid.load_safetensors(p)
 
 
-@pytest.mark.parametrize("structure, match", [
-    ({"$t": "pickle", "v": "cos\nsystem\n(S'echo pwned'\ntR."}, "unknown type 'pickle'"),
-    ({"$t": "dtype", "v": "os.system"}, "the dtype 'os.system'"),
-    ({"$t": "tensor", "key": "7", "device": "cpu", "requires_grad": False, "param": False},
-     "tensor '7', which the file does not hold"),
-    ({"$t": "tensor"}, "malformed 'tensor' entry"),
-    ({"$t": "dict", "items": [[[1, 2], 3]]}, "unhashable dict key"),
-    ({"__class__": "subprocess.Popen", "args": ["ls"]}, "unknown type None"),
-    ({"$t": "float", "v": "__import__('os')"}, "the float"),
-    ({"$t": "size", "items": ["x"]}, "size that is not a list of ints"),
-    ("[1, NaN]", "invalid JSON"),
-    ("{not json", "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "structure, match",
+    [
+        ({"$t": "pickle", "v": "cos\nsystem\n(S'echo pwned'\ntR."}, "unknown type 'pickle'"),
+        ({"$t": "dtype", "v": "os.system"}, "the dtype 'os.system'"),
+        (
+            {"$t": "tensor", "key": "7", "device": "cpu", "requires_grad": False, "param": False},
+            "tensor '7', which the file does not hold",
+        ),
+        ({"$t": "tensor"}, "malformed 'tensor' entry"),
+        ({"$t": "dict", "items": [[[1, 2], 3]]}, "unhashable dict key"),
+        ({"__class__": "subprocess.Popen", "args": ["ls"]}, "unknown type None"),
+        ({"$t": "float", "v": "__import__('os')"}, "the float"),
+        ({"$t": "size", "items": ["x"]}, "size that is not a list of ints"),
+        ("[1, NaN]", "invalid JSON"),
+        ("{not json", "invalid JSON"),
+    ],
+)
 def test_hostile_structure_is_refused(tmp_path, structure, match):
     with pytest.raises(SerializationError, match=match):
         lucid.load(hostile(tmp_path, structure))
@@ -105,8 +121,7 @@ def test_absurdly_deep_structure_is_refused(tmp_path):
 def test_tensor_saved_on_an_absent_device_names_map_location(tmp_path):
     if getattr(lucid, "cuda", None) is not None and lucid.cuda.is_available():
         pytest.skip("a CUDA device is present")
-    node = {"$t": "tensor", "key": "0", "device": "cuda:0", "requires_grad": False,
-            "param": False}
+    node = {"$t": "tensor", "key": "0", "device": "cuda:0", "requires_grad": False, "param": False}
     p = hostile(tmp_path, node)
     with pytest.raises(lucid.errors.DeviceError, match="saved on cuda:0 .*map_location='cpu'"):
         lucid.load(p)
@@ -129,13 +144,18 @@ def test_unsupported_file_dtype_is_refused(tmp_path):
 
 def test_save_safetensors_roundtrip_with_metadata(tmp_path):
     p = tmp_path / "m.safetensors"
-    tensors = {"b": lucid.randn(2, 3).t(), "a": lucid.arange(4), "h": lucid.ones(2, dtype=lucid.bfloat16)}
+    tensors = {
+        "b": lucid.randn(2, 3).t(),
+        "a": lucid.arange(4),
+        "h": lucid.ones(2, dtype=lucid.bfloat16),
+    }
     lucid.save_safetensors(tensors, p, metadata={"epoch": "3"})
     out = lucid.load_safetensors(p)
     assert list(out) == sorted(tensors) or set(out) == set(tensors)
     for k in tensors:
         assert_same_tensor(tensors[k], out[k])
     from safetensors import safe_open
+
     with safe_open(str(p), framework="numpy") as f:
         assert f.metadata() == {"epoch": "3"}
     # lucid.load reads a plain safetensors file as its dict of tensors

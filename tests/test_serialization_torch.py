@@ -17,11 +17,20 @@ from lucid.errors import SerializationError, WeightsOnlyError
 
 torch = pytest.importorskip("torch")
 
-PAIRS = [(lucid.bool, torch.bool), (lucid.uint8, torch.uint8), (lucid.int8, torch.int8),
-         (lucid.int16, torch.int16), (lucid.int32, torch.int32), (lucid.int64, torch.int64),
-         (lucid.float16, torch.float16), (lucid.bfloat16, torch.bfloat16),
-         (lucid.float32, torch.float32), (lucid.float64, torch.float64),
-         (lucid.complex64, torch.complex64), (lucid.complex128, torch.complex128)]
+PAIRS = [
+    (lucid.bool, torch.bool),
+    (lucid.uint8, torch.uint8),
+    (lucid.int8, torch.int8),
+    (lucid.int16, torch.int16),
+    (lucid.int32, torch.int32),
+    (lucid.int64, torch.int64),
+    (lucid.float16, torch.float16),
+    (lucid.bfloat16, torch.bfloat16),
+    (lucid.float32, torch.float32),
+    (lucid.float64, torch.float64),
+    (lucid.complex64, torch.complex64),
+    (lucid.complex128, torch.complex128),
+]
 SHAPES = [(), (0,), (0, 3), (3, 4)]
 
 
@@ -56,19 +65,26 @@ def via_file(save, obj, load, tmp_path, **kw):
 
 # -- Lucid writes, torch reads ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("ldt, tdt", PAIRS, ids=lambda d: str(d))
 def test_torch_loads_every_dtype_lucid_saved(ldt, tdt, shape, tmp_path):
     t = lucid.tensor(as_np(torch_sample(tdt, shape))).to(ldt)
-    got = via_file(lucid.save, t, torch.load, tmp_path)          # weights_only=True there
+    got = via_file(lucid.save, t, torch.load, tmp_path)  # weights_only=True there
     assert got.dtype == tdt and tuple(got.shape) == shape
     np.testing.assert_array_equal(as_np(got), as_np(t))
 
 
 def test_torch_loads_lucid_views_sharing_one_storage(tmp_path):
     base = lucid.arange(24.0).reshape(4, 6)
-    obj = {"base": base, "t": base.t(), "cols": base[:, 1::2], "row": base[2],
-           "exp": base[0, :3].expand(2, 3), "scalar": base[1, 1]}
+    obj = {
+        "base": base,
+        "t": base.t(),
+        "cols": base[:, 1::2],
+        "row": base[2],
+        "exp": base[0, :3].expand(2, 3),
+        "scalar": base[1, 1],
+    }
     got = via_file(lucid.save, obj, torch.load, tmp_path)
     ptr = got["base"].untyped_storage().data_ptr()
     for k, v in obj.items():
@@ -85,10 +101,18 @@ def test_torch_loads_a_lucid_checkpoint(tmp_path):
     m(lucid.randn(5, 3)).sum().backward()
     opt = lucid.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
     opt.step()
-    ckpt = {"model": m.state_dict(), "opt": opt.state_dict(), "epoch": 3,
-            "p": lucid.nn.Parameter(lucid.ones(2)), "dt": lucid.bfloat16,
-            "dev": lucid.device("cpu"), "size": lucid.Size([1, 2]), "bytes": b"\x00\x01",
-            "set": {1, 2}, "c": 1 - 1j}
+    ckpt = {
+        "model": m.state_dict(),
+        "opt": opt.state_dict(),
+        "epoch": 3,
+        "p": lucid.nn.Parameter(lucid.ones(2)),
+        "dt": lucid.bfloat16,
+        "dev": lucid.device("cpu"),
+        "size": lucid.Size([1, 2]),
+        "bytes": b"\x00\x01",
+        "set": {1, 2},
+        "c": 1 - 1j,
+    }
     got = via_file(lucid.save, ckpt, torch.load, tmp_path)
     assert type(got["model"]) is collections.OrderedDict
     assert got["model"]._metadata == ckpt["model"]._metadata
@@ -102,8 +126,10 @@ def test_torch_loads_a_lucid_checkpoint(tmp_path):
     theirs.load_state_dict(got["model"])
     topt = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
     topt.load_state_dict(got["opt"])
-    np.testing.assert_array_equal(topt.state_dict()["state"][0]["momentum_buffer"].numpy(),
-                                  opt.state_dict()["state"][0]["momentum_buffer"].numpy())
+    np.testing.assert_array_equal(
+        topt.state_dict()["state"][0]["momentum_buffer"].numpy(),
+        opt.state_dict()["state"][0]["momentum_buffer"].numpy(),
+    )
 
 
 def test_torch_reads_a_lucid_file_object_and_requires_grad(tmp_path):
@@ -116,6 +142,7 @@ def test_torch_reads_a_lucid_file_object_and_requires_grad(tmp_path):
 
 
 # -- torch writes, Lucid reads ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -132,8 +159,14 @@ def test_lucid_loads_every_dtype_torch_saved(ldt, tdt, shape, legacy, tmp_path):
 @pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
 def test_lucid_loads_torch_views_sharing_one_storage(legacy, tmp_path):
     base = torch.arange(24.0).reshape(4, 6)
-    obj = {"base": base, "t": base.t(), "cols": base[:, 1::2], "row": base[2],
-           "exp": base[0, :3].expand(2, 3), "narrow": base.narrow(1, 2, 3)}
+    obj = {
+        "base": base,
+        "t": base.t(),
+        "cols": base[:, 1::2],
+        "row": base[2],
+        "exp": base[0, :3].expand(2, 3),
+        "narrow": base.narrow(1, 2, 3),
+    }
     p = tmp_path / "v.pt"
     torch.save(obj, p, _use_new_zipfile_serialization=not legacy)
     got = lucid.load(p)
@@ -148,8 +181,13 @@ def test_lucid_loads_torch_views_sharing_one_storage(legacy, tmp_path):
 
 def test_lucid_loads_a_torch_checkpoint_into_a_lucid_model(tmp_path):
     torch.manual_seed(0)
-    theirs = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.BatchNorm2d(2),
-                                 torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8, 3))
+    theirs = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 2, 3),
+        torch.nn.BatchNorm2d(2),
+        torch.nn.ReLU(),
+        torch.nn.Flatten(),
+        torch.nn.Linear(8, 3),
+    )
     theirs(torch.randn(4, 1, 4, 4)).sum().backward()
     topt = torch.optim.Adam(theirs.parameters(), lr=1e-2)
     topt.step()
@@ -159,8 +197,9 @@ def test_lucid_loads_a_torch_checkpoint_into_a_lucid_model(tmp_path):
     sd = ckpt["model"]
     assert type(sd) is collections.OrderedDict and sd._metadata == theirs.state_dict()._metadata
     nn = lucid.nn
-    ours = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(),
-                         nn.Linear(8, 3))
+    ours = nn.Sequential(
+        nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3)
+    )
     ours.load_state_dict(sd)
     opt = lucid.optim.Adam(ours.parameters(), lr=1e-2)
     opt.load_state_dict(ckpt["opt"])
@@ -168,17 +207,27 @@ def test_lucid_loads_a_torch_checkpoint_into_a_lucid_model(tmp_path):
     theirs.eval()
     ours.eval()
     x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
-    np.testing.assert_allclose(ours(lucid.tensor(x)).detach().numpy(),
-                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours(lucid.tensor(x)).detach().numpy(),
+        theirs(torch.tensor(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     assert ours.state_dict()._metadata == theirs.state_dict()._metadata
 
 
 def test_lucid_reads_torch_non_contiguous_requires_grad_and_parameters(tmp_path):
     w = torch.randn(3, 4, requires_grad=True)
-    obj = {"w": w, "y": w * 2, "p": torch.nn.Parameter(torch.ones(2)),
-           "frozen": torch.nn.Parameter(torch.ones(2), requires_grad=False),
-           "perm": torch.randn(2, 3, 4).permute(2, 0, 1), "dt": torch.float16,
-           "dev": torch.device("cpu"), "size": torch.Size([3])}
+    obj = {
+        "w": w,
+        "y": w * 2,
+        "p": torch.nn.Parameter(torch.ones(2)),
+        "frozen": torch.nn.Parameter(torch.ones(2), requires_grad=False),
+        "perm": torch.randn(2, 3, 4).permute(2, 0, 1),
+        "dt": torch.float16,
+        "dev": torch.device("cpu"),
+        "size": torch.Size([3]),
+    }
     got = via_file(torch.save, obj, lucid.load, tmp_path)
     assert got["w"].requires_grad and got["w"].is_leaf and got["y"].requires_grad
     assert isinstance(got["p"], lucid.nn.Parameter) and got["p"].requires_grad
@@ -206,13 +255,15 @@ def test_torch_cuda_files_load_on_cpu_with_map_location(legacy, tmp_path):
 
 def _rezip(p, cpu):
     import zipfile
+
     with zipfile.ZipFile(p) as zf:
         records = {n: zf.read(n) for n in zf.namelist()}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for n, data in records.items():
-            zf.writestr(n, data.replace(cpu, b"X\x06\x00\x00\x00cuda:0")
-                        if n.endswith("data.pkl") else data)
+            zf.writestr(
+                n, data.replace(cpu, b"X\x06\x00\x00\x00cuda:0") if n.endswith("data.pkl") else data
+            )
     return buf.getvalue()
 
 
@@ -237,6 +288,7 @@ def test_torch_dtypes_lucid_lacks_are_refused_by_name(tmp_path):
 
 # -- whole modules ---------------------------------------------------------------------
 
+
 def torch_model():
     nn = torch.nn
     return nn.Sequential(nn.Embedding(10, 4), nn.LSTM(4, 6, batch_first=True))
@@ -255,37 +307,48 @@ class Head(torch.nn.Module):
 
 def test_a_whole_torch_module_loads_into_lucid_classes(tmp_path):
     torch.manual_seed(0)
-    theirs = torch.nn.Sequential(torch.nn.Linear(5, 4), torch.nn.GELU(),
-                                 torch.nn.GRU(4, 4, batch_first=True)).eval()
+    theirs = torch.nn.Sequential(
+        torch.nn.Linear(5, 4), torch.nn.GELU(), torch.nn.GRU(4, 4, batch_first=True)
+    ).eval()
     p = tmp_path / "model.pt"
     torch.save(theirs, p)
-    with pytest.raises(WeightsOnlyError, match="GLOBAL torch.nn.modules.container.Sequential"
-                                               ".*add_safe_globals\\(\\[Sequential\\]\\)"):
+    with pytest.raises(
+        WeightsOnlyError,
+        match="GLOBAL torch.nn.modules.container.Sequential"
+        ".*add_safe_globals\\(\\[Sequential\\]\\)",
+    ):
         lucid.load(p)
     ours = lucid.load(p, weights_only=False)
     assert type(ours) is lucid.nn.Sequential and type(ours[0]) is lucid.nn.Linear
     assert type(ours[2]) is lucid.nn.GRU
     assert isinstance(ours[0].weight, lucid.nn.Parameter) and not ours.training
     x = np.random.default_rng(1).standard_normal((2, 3, 5)).astype(np.float32)
-    np.testing.assert_allclose(ours(lucid.tensor(x))[0].detach().numpy(),
-                               theirs(torch.tensor(x))[0].detach().numpy(), rtol=1e-5,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        ours(lucid.tensor(x))[0].detach().numpy(),
+        theirs(torch.tensor(x))[0].detach().numpy(),
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 def test_a_whole_torch_transformer_layer_loads_and_computes_as_torch(tmp_path):
     # torch's MultiheadAttention pickles no num_kv_heads (Lucid's grouped-query switch)
     torch.manual_seed(0)
-    theirs = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0,
-                                              batch_first=True).eval()
+    theirs = torch.nn.TransformerEncoderLayer(
+        16, 4, dim_feedforward=32, dropout=0.0, batch_first=True
+    ).eval()
     p = tmp_path / "layer.pt"
     torch.save(theirs, p)
     ours = lucid.load(p, weights_only=False)
     assert type(ours.self_attn) is lucid.nn.MultiheadAttention
     assert ours.self_attn.num_kv_heads == 4
     x = np.random.default_rng(2).standard_normal((2, 5, 16)).astype(np.float32)
-    np.testing.assert_allclose(ours(lucid.tensor(x)).detach().numpy(),
-                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        ours(lucid.tensor(x)).detach().numpy(),
+        theirs(torch.tensor(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 def test_torch_modules_under_safe_globals_as_the_word_language_model_example(tmp_path):
@@ -298,8 +361,9 @@ def test_torch_modules_under_safe_globals_as_the_word_language_model_example(tmp
         ours = lucid.load(p)
     i = np.array([[1, 2, 3], [4, 5, 9]])
     want = theirs(torch.tensor(i))[0].detach().numpy()
-    np.testing.assert_allclose(ours(lucid.tensor(i))[0].detach().numpy(), want, rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        ours(lucid.tensor(i))[0].detach().numpy(), want, rtol=1e-5, atol=1e-6
+    )
     # torch's own classes name what a file holds just as well
     with serialization.safe_globals([torch.nn.Sequential, torch.nn.Embedding, torch.nn.LSTM]):
         assert type(lucid.load(p)) is nn.Sequential
@@ -308,7 +372,7 @@ def test_torch_modules_under_safe_globals_as_the_word_language_model_example(tmp
 def test_a_torch_class_lucid_lacks_is_refused_by_name(tmp_path):
     p = tmp_path / "m.pt"
     torch.save(torch.nn.Sequential(torch.nn.Linear(2, 2), Head()), p)
-    with pytest.raises(pickle.UnpicklingError):        # what torch raises, too
+    with pytest.raises(pickle.UnpicklingError):  # what torch raises, too
         lucid.load(p)
     # the user's own torch class: Lucid's full pickle imports it, and maps its torch parts
     got = lucid.load(p, weights_only=False)
@@ -325,7 +389,7 @@ def test_a_lucid_module_file_torch_reads_as_lucid_classes(tmp_path):
     lucid.save(m, p)
     with pytest.raises(pickle.UnpicklingError, match="lucid.nn.modules.linear.Linear"):
         torch.load(p)
-    got = torch.load(p, weights_only=False)        # lucid is importable here
+    got = torch.load(p, weights_only=False)  # lucid is importable here
     assert type(got) is lucid.nn.Linear and isinstance(got.weight, torch.nn.Parameter)
 
 
@@ -342,15 +406,24 @@ def test_numpy_arrays_as_torch_saves_them(tmp_path):
 
 # -- safetensors exports and the API ---------------------------------------------------
 
+
 def cnn(nn):
-    return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Conv2d(4, 8, 3, stride=1), nn.ReLU(),
-                         nn.Flatten(), nn.Linear(8 * 2 * 2, 10))
+    return nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1),
+        nn.BatchNorm2d(4),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(4, 8, 3, stride=1),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(8 * 2 * 2, 10),
+    )
 
 
 @pytest.mark.parametrize("fmt", ["safetensors", "pt"])
 def test_pytorch_state_dict_exported_loads_by_name(fmt, tmp_path):
     from safetensors.torch import save_file
+
     torch.manual_seed(0)
     theirs = cnn(torch.nn)
     theirs.train()
@@ -376,17 +449,19 @@ def test_pytorch_state_dict_exported_loads_by_name(fmt, tmp_path):
 
 def test_load_signature_matches_torch():
     ours, theirs = inspect.signature(lucid.load), inspect.signature(torch.load)
-    assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == \
-        [(p.name, p.kind, p.default) for p in theirs.parameters.values()]
+    assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == [
+        (p.name, p.kind, p.default) for p in theirs.parameters.values()
+    ]
     ours, theirs = inspect.signature(lucid.save), inspect.signature(torch.save)
-    assert [p.name for p in ours.parameters.values()] == \
-        [p.name for p in theirs.parameters.values()]
+    assert [p.name for p in ours.parameters.values()] == [
+        p.name for p in theirs.parameters.values()
+    ]
     assert serialization.DEFAULT_PROTOCOL == torch.serialization.DEFAULT_PROTOCOL
 
 
 def test_torch_functional_references_map_to_lucid_functions(tmp_path):
     p = tmp_path / "f.pt"
-    torch.save({"activation": torch.nn.functional.gelu}, p)    # a C function of torch._C._nn
+    torch.save({"activation": torch.nn.functional.gelu}, p)  # a C function of torch._C._nn
     with pytest.raises(WeightsOnlyError, match="GLOBAL torch._C._nn.gelu was not an allowed"):
         lucid.load(p)
     assert lucid.load(p, weights_only=False)["activation"] is lucid.nn.functional.gelu
@@ -396,10 +471,12 @@ def test_torch_functional_references_map_to_lucid_functions(tmp_path):
 
 def test_get_unsafe_globals_in_checkpoint_agrees_with_torch(tmp_path):
     p = tmp_path / "m.pt"
-    torch.save({"m": torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU()),
-                "a": np.ones(2)}, p)
-    assert serialization.get_unsafe_globals_in_checkpoint(p) == \
-        sorted(torch.serialization.get_unsafe_globals_in_checkpoint(p))
+    torch.save(
+        {"m": torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU()), "a": np.ones(2)}, p
+    )
+    assert serialization.get_unsafe_globals_in_checkpoint(p) == sorted(
+        torch.serialization.get_unsafe_globals_in_checkpoint(p)
+    )
     torch.save({"w": torch.ones(2)}, p, _use_new_zipfile_serialization=False)
     assert serialization.get_unsafe_globals_in_checkpoint(p) == []
 
@@ -409,6 +486,6 @@ def test_a_torch_parameter_with_attributes_keeps_them(tmp_path):
     p.tag = "embedding"
     got = via_file(torch.save, {"p": p}, lucid.load, tmp_path)["p"]
     assert isinstance(got, lucid.nn.Parameter) and got.tag == "embedding"
-    p.numpy = "shadow"                     # an attribute hiding one of Parameter's methods
+    p.numpy = "shadow"  # an attribute hiding one of Parameter's methods
     with pytest.raises(SerializationError, match="none shadowing Parameter's"):
         via_file(torch.save, {"p": p}, lucid.load, tmp_path)

@@ -36,26 +36,75 @@ def _same(got, want, rtol, atol=0.0):
 
 
 def _wide(n=400):
-    return np.concatenate([RNG.uniform(-6, 6, n), RNG.uniform(-40, 40, n),
-                           10 ** RNG.uniform(-8, 2.5, n // 4), -10 ** RNG.uniform(-8, 2.5, n // 4)])
+    return np.concatenate(
+        [
+            RNG.uniform(-6, 6, n),
+            RNG.uniform(-40, 40, n),
+            10 ** RNG.uniform(-8, 2.5, n // 4),
+            -(10 ** RNG.uniform(-8, 2.5, n // 4)),
+        ]
+    )
 
 
-POLYNOMIALS = [f"{s}chebyshev_polynomial_{k}" for s in ("", "shifted_") for k in "tuvw"] + \
-    ["hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
-     "legendre_polynomial_p"]
+POLYNOMIALS = [f"{s}chebyshev_polynomial_{k}" for s in ("", "shifted_") for k in "tuvw"] + [
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]
 
 
 # -- names ---------------------------------------------------------------------------------
 
+
 def test_every_listed_torch_special_function_is_there():
-    names = ["erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "psi", "polygamma",
-             "multigammaln", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "logit",
-             "expit", "xlogy", "xlog1py", "zeta", "sinc", "entr", "bessel_j0", "bessel_j1",
-             "log_softmax", "softmax", "logsumexp", "exp2", "expm1", "log1p", "round",
-             "gammainc", "gammaincc", "spherical_bessel_j0", "modified_bessel_i0",
-             "modified_bessel_i1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
-             "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-             "airy_ai", *POLYNOMIALS]
+    names = [
+        "erf",
+        "erfc",
+        "erfcx",
+        "erfinv",
+        "gammaln",
+        "digamma",
+        "psi",
+        "polygamma",
+        "multigammaln",
+        "i0",
+        "i0e",
+        "i1",
+        "i1e",
+        "ndtr",
+        "ndtri",
+        "log_ndtr",
+        "logit",
+        "expit",
+        "xlogy",
+        "xlog1py",
+        "zeta",
+        "sinc",
+        "entr",
+        "bessel_j0",
+        "bessel_j1",
+        "log_softmax",
+        "softmax",
+        "logsumexp",
+        "exp2",
+        "expm1",
+        "log1p",
+        "round",
+        "gammainc",
+        "gammaincc",
+        "spherical_bessel_j0",
+        "modified_bessel_i0",
+        "modified_bessel_i1",
+        "bessel_y0",
+        "bessel_y1",
+        "modified_bessel_k0",
+        "modified_bessel_k1",
+        "scaled_modified_bessel_k0",
+        "scaled_modified_bessel_k1",
+        "airy_ai",
+        *POLYNOMIALS,
+    ]
     for n in names:
         assert callable(getattr(S, n)) and hasattr(ts, n), n
     assert sorted(S.__all__) == sorted(names)
@@ -67,21 +116,27 @@ def test_existing_ops_are_named_not_copied():
     assert S.erf is lucid.erf and S.xlogy is lucid.xlogy and S.round is lucid.round
 
 
-@pytest.mark.parametrize("name, args, kwargs", [
-    ("gammaln", (np.array([0.3, 2.5, 40.0]),), {}),
-    ("psi", (np.array([0.3, 2.5, -1.5]),), {}),
-    ("expit", (np.array([-30.0, 0.0, 3.0]),), {}),
-    ("logit", (np.array([0.1, 0.5, 0.97]),), {"eps": 1e-3}),
-    ("softmax", (np.arange(6.0).reshape(2, 3),), {"dim": 1}),
-    ("log_softmax", (np.arange(6.0).reshape(2, 3),), {"dim": 0}),
-    ("logsumexp", (np.arange(6.0).reshape(2, 3),), {"dim": 1, "keepdim": True}),
-    ("round", (np.array([0.125, 2.5, -1.55]),), {"decimals": 1}),
-    ("exp2", (np.array([-3.0, 0.5]),), {}), ("expm1", (np.array([1e-10, 2.0]),), {}),
-    ("log1p", (np.array([1e-12, 3.0]),), {}), ("sinc", (np.array([0.0, 0.5, 3.0]),), {}),
-    ("erf", (np.array([-2.0, 0.1]),), {}), ("erfc", (np.array([-2.0, 7.0]),), {}),
-    ("erfinv", (np.array([-0.9, 0.2]),), {}),
-    ("xlogy", (np.array([0.0, 2.0]), np.array([0.0, 3.0])), {}),
-])
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [
+        ("gammaln", (np.array([0.3, 2.5, 40.0]),), {}),
+        ("psi", (np.array([0.3, 2.5, -1.5]),), {}),
+        ("expit", (np.array([-30.0, 0.0, 3.0]),), {}),
+        ("logit", (np.array([0.1, 0.5, 0.97]),), {"eps": 1e-3}),
+        ("softmax", (np.arange(6.0).reshape(2, 3),), {"dim": 1}),
+        ("log_softmax", (np.arange(6.0).reshape(2, 3),), {"dim": 0}),
+        ("logsumexp", (np.arange(6.0).reshape(2, 3),), {"dim": 1, "keepdim": True}),
+        ("round", (np.array([0.125, 2.5, -1.55]),), {"decimals": 1}),
+        ("exp2", (np.array([-3.0, 0.5]),), {}),
+        ("expm1", (np.array([1e-10, 2.0]),), {}),
+        ("log1p", (np.array([1e-12, 3.0]),), {}),
+        ("sinc", (np.array([0.0, 0.5, 3.0]),), {}),
+        ("erf", (np.array([-2.0, 0.1]),), {}),
+        ("erfc", (np.array([-2.0, 7.0]),), {}),
+        ("erfinv", (np.array([-0.9, 0.2]),), {}),
+        ("xlogy", (np.array([0.0, 2.0]), np.array([0.0, 3.0])), {}),
+    ],
+)
 def test_named_core_ops_match_torch_special(name, args, kwargs):
     got = getattr(S, name)(*(lucid.tensor(a) for a in args), **kwargs).numpy()
     want = getattr(ts, name)(*(torch.from_numpy(a) for a in args), **kwargs).numpy()
@@ -90,12 +145,14 @@ def test_named_core_ops_match_torch_special(name, args, kwargs):
 
 def test_polygamma_and_multigammaln_match_torch():
     x = np.array([1.7, 3.0, 12.5])
-    _same(S.polygamma(2, lucid.tensor(x)).numpy(), ts.polygamma(2, torch.tensor(x)).numpy(),
-          1e-11)
+    _same(S.polygamma(2, lucid.tensor(x)).numpy(), ts.polygamma(2, torch.tensor(x)).numpy(), 1e-11)
     for p in (1, 3, 5):
         a = x + 2.5
-        _same(S.multigammaln(lucid.tensor(a), p).numpy(),
-              ts.multigammaln(torch.tensor(a), p).numpy(), 1e-13)
+        _same(
+            S.multigammaln(lucid.tensor(a), p).numpy(),
+            ts.multigammaln(torch.tensor(a), p).numpy(),
+            1e-13,
+        )
     t = lucid.tensor(x + 2, requires_grad=True)
     tt = torch.tensor(x + 2, requires_grad=True)
     S.multigammaln(t, 3).sum().backward()
@@ -114,7 +171,7 @@ def test_multigammaln_errors():
 # -- values against torch ------------------------------------------------------------------
 
 _K_ARGS = np.concatenate([RNG.uniform(0, 30, 600), 10 ** RNG.uniform(-300, 2.8, 200)])
-UNARY = {   # name: (inputs, float64 rtol)
+UNARY = {  # name: (inputs, float64 rtol)
     "erfcx": (np.concatenate([_wide(), [-26.0, -1.0, 1.0, 1e300]]), 1e-13),
     # torch's ndtr loses the lower tail below about -2 (and so log_ndtr above 5): the
     # tails are checked against mpmath below
@@ -124,12 +181,20 @@ UNARY = {   # name: (inputs, float64 rtol)
     "i0e": (np.concatenate([_wide(), [1e8, 25.0, 24.999]]), 1e-14),
     "i1": (np.concatenate([_wide(), [700.0, -705.0, 25.0, 24.999]]), 1e-14),
     "i1e": (np.concatenate([_wide(), [-1e8, 25.0, 24.999]]), 1e-14),
-    "entr": (np.concatenate([10 ** RNG.uniform(-300, 300, 400), RNG.uniform(0, 3, 200)]),
-             1e-15),
+    "entr": (np.concatenate([10 ** RNG.uniform(-300, 300, 400), RNG.uniform(0, 3, 200)]), 1e-15),
     "spherical_bessel_j0": (np.concatenate([_wide(), [1e-300, 1e300]]), 1e-14),
-    "ndtri": (np.concatenate([RNG.uniform(0, 1, 600), 10 ** RNG.uniform(-300, -1, 300),
-                              1 - 10 ** RNG.uniform(-15, -1, 200)]), 1e-14),
-    "modified_bessel_k0": (_K_ARGS, 5e-15), "modified_bessel_k1": (_K_ARGS, 5e-15),
+    "ndtri": (
+        np.concatenate(
+            [
+                RNG.uniform(0, 1, 600),
+                10 ** RNG.uniform(-300, -1, 300),
+                1 - 10 ** RNG.uniform(-15, -1, 200),
+            ]
+        ),
+        1e-14,
+    ),
+    "modified_bessel_k0": (_K_ARGS, 5e-15),
+    "modified_bessel_k1": (_K_ARGS, 5e-15),
     "scaled_modified_bessel_k0": (_K_ARGS * 10, 5e-15),
     "scaled_modified_bessel_k1": (_K_ARGS * 10, 5e-15),
 }
@@ -154,7 +219,7 @@ def test_unary_values_match_torch_float32(name):
     _same(got, want, 1e-4 if name == "erfcx" else 2e-6, 1e-37)
 
 
-EDGES = {   # name: {input: the value torch.special gives}
+EDGES = {  # name: {input: the value torch.special gives}
     "erfcx": {0.0: 1.0, INF: 0.0, -INF: INF, -30.0: INF, NAN: NAN},
     "ndtr": {0.0: 0.5, INF: 1.0, -INF: 0.0, NAN: NAN},
     "log_ndtr": {0.0: -math.log(2), INF: 0.0, -INF: -INF, NAN: NAN},
@@ -165,8 +230,10 @@ EDGES = {   # name: {input: the value torch.special gives}
     "i1e": {0.0: 0.0, INF: 0.0, -INF: 0.0, NAN: NAN},
     "entr": {0.0: 0.0, -1.0: -INF, -INF: -INF, INF: -INF, NAN: NAN},
     "spherical_bessel_j0": {0.0: 1.0, INF: 0.0, -INF: 0.0, NAN: NAN},
-    "bessel_j0": {0.0: 1.0, NAN: NAN}, "bessel_j1": {0.0: 0.0, NAN: NAN},
-    "bessel_y0": {0.0: -INF, -1.0: NAN, NAN: NAN}, "bessel_y1": {0.0: -INF, -1.0: NAN},
+    "bessel_j0": {0.0: 1.0, NAN: NAN},
+    "bessel_j1": {0.0: 0.0, NAN: NAN},
+    "bessel_y0": {0.0: -INF, -1.0: NAN, NAN: NAN},
+    "bessel_y1": {0.0: -INF, -1.0: NAN},
     "modified_bessel_k0": {0.0: INF, -1.0: NAN, INF: 0.0, NAN: NAN},
     "modified_bessel_k1": {0.0: INF, -1.0: NAN, INF: 0.0, NAN: NAN},
     "scaled_modified_bessel_k0": {0.0: INF, -1.0: NAN, INF: 0.0, NAN: NAN},
@@ -226,6 +293,7 @@ def test_integer_input_computes_in_the_default_float_dtype():
 
 # -- values against mpmath (where torch is less accurate) ---------------------------------
 
+
 def _mp(fn, *cols):
     return np.array([float(fn(*(mpmath.mpf(float(v)) for v in vals))) for vals in zip(*cols)])
 
@@ -249,7 +317,7 @@ def test_airy_ai_matches_mpmath():
     _same(_lucid(S.airy_ai, x), _mp(mpmath.airyai, x), 1e-14, 1e-15)
     big = RNG.uniform(10, 100, 50)
     _same(_lucid(S.airy_ai, big), _mp(mpmath.airyai, big), 2e-13)
-    neg = -RNG.uniform(10, 100, 50)                     # the phase's rounding: eps * zeta
+    neg = -RNG.uniform(10, 100, 50)  # the phase's rounding: eps * zeta
     _same(_lucid(S.airy_ai, neg), _mp(mpmath.airyai, neg), 0, 5e-14)
     _same(_lucid(S.airy_ai, np.array([INF, -INF, NAN])), [0.0, 0.0, NAN], 0)
 
@@ -267,20 +335,24 @@ def test_tails_match_mpmath():
     x = -RNG.uniform(2, 38, 50)
     _same(_lucid(S.ndtr, x), _mp(mpmath.ncdf, x), 1e-14)
     _same(_lucid(S.log_ndtr, -x), _mp(lambda v: mpmath.log1p(-mpmath.ncdf(-v)), -x), 1e-14)
-    _same(_lucid(S.erfcx, x / 1.5), _mp(lambda v: mpmath.exp(v * v) * mpmath.erfc(v),
-                                         x / 1.5), 1e-14)
+    _same(
+        _lucid(S.erfcx, x / 1.5), _mp(lambda v: mpmath.exp(v * v) * mpmath.erfc(v), x / 1.5), 1e-14
+    )
     p = 10 ** RNG.uniform(-300, -20, 50)
     got = _lucid(S.ndtri, p)
     # the root of ln(Phi(y)) = ln(p), by Newton's method from Lucid's value (the root is
     # unique, so this is a reference, not a circular check)
-    want = _mp(lambda v, y0: mpmath.findroot(lambda y: mpmath.log(mpmath.ncdf(y)) -
-                                             mpmath.log(v), y0), p, got)
+    want = _mp(
+        lambda v, y0: mpmath.findroot(lambda y: mpmath.log(mpmath.ncdf(y)) - mpmath.log(v), y0),
+        p,
+        got,
+    )
     _same(got, want, 1e-14)
 
 
 # -- gradients -------------------------------------------------------------------------------
 
-GRAD = {   # name: inputs (torch defines the gradient)
+GRAD = {  # name: inputs (torch defines the gradient)
     "erfcx": np.array([-5.0, -0.3, 0.0, 0.8, 3.0, 8.0]),
     "ndtr": np.array([-9.0, -1.0, 0.0, 2.0]),
     "log_ndtr": np.array([-9.0, -1.0, 0.0, 2.0, 30.0]),
@@ -316,12 +388,17 @@ def test_bessel_j_gradients():
     _same(g1.numpy(), want, 1e-13, 1e-16)
 
 
-@pytest.mark.parametrize("fn, ref", [
-    (S.bessel_y0, lambda v: mpmath.bessely(0, v)), (S.bessel_y1, lambda v: mpmath.bessely(1, v)),
-    (S.modified_bessel_k0, lambda v: mpmath.besselk(0, v)),
-    (S.modified_bessel_k1, lambda v: mpmath.besselk(1, v)),
-    (S.scaled_modified_bessel_k0, lambda v: mpmath.besselk(0, v) * mpmath.exp(v)),
-    (S.scaled_modified_bessel_k1, lambda v: mpmath.besselk(1, v) * mpmath.exp(v))])
+@pytest.mark.parametrize(
+    "fn, ref",
+    [
+        (S.bessel_y0, lambda v: mpmath.bessely(0, v)),
+        (S.bessel_y1, lambda v: mpmath.bessely(1, v)),
+        (S.modified_bessel_k0, lambda v: mpmath.besselk(0, v)),
+        (S.modified_bessel_k1, lambda v: mpmath.besselk(1, v)),
+        (S.scaled_modified_bessel_k0, lambda v: mpmath.besselk(0, v) * mpmath.exp(v)),
+        (S.scaled_modified_bessel_k1, lambda v: mpmath.besselk(1, v) * mpmath.exp(v)),
+    ],
+)
 def test_second_kind_bessel_gradients_match_mpmath(fn, ref):
     x = np.array([0.3, 1.0, 3.7, 12.0, 40.0])
     t = lucid.tensor(x, requires_grad=True)
@@ -350,8 +427,7 @@ def test_binary_gradients_match_torch():
         _same(lx.grad.numpy(), tx.grad.numpy(), 1e-12)
 
 
-@pytest.mark.parametrize("fn, which", [(S.zeta, "x"), (S.gammainc, "a"),
-                                       (S.gammaincc, "a")])
+@pytest.mark.parametrize("fn, which", [(S.zeta, "x"), (S.gammainc, "a"), (S.gammaincc, "a")])
 def test_unimplemented_derivatives_raise_at_backward_like_torch(fn, which):
     first = lucid.tensor([2.5], requires_grad=True)
     y = fn(first, lucid.tensor([1.5]))
@@ -366,14 +442,33 @@ def test_spherical_bessel_j0_is_not_differentiable_like_torch():
 
 # -- shapes and dtypes -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["erfcx", "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1",
-                                  "i1e", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
-                                  "modified_bessel_k0", "scaled_modified_bessel_k1",
-                                  "spherical_bessel_j0", "entr", "airy_ai"])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "erfcx",
+        "ndtr",
+        "log_ndtr",
+        "ndtri",
+        "i0",
+        "i0e",
+        "i1",
+        "i1e",
+        "bessel_j0",
+        "bessel_j1",
+        "bessel_y0",
+        "bessel_y1",
+        "modified_bessel_k0",
+        "scaled_modified_bessel_k1",
+        "spherical_bessel_j0",
+        "entr",
+        "airy_ai",
+    ],
+)
 def test_unary_shapes_0d_empty_and_non_contiguous(name):
     fn = getattr(S, name)
     x = RNG.uniform(0.05, 0.95, (4, 3))
-    t = lucid.tensor(x).T                                 # non-contiguous
+    t = lucid.tensor(x).T  # non-contiguous
     out = fn(t)
     assert tuple(out.shape) == (3, 4)
     _same(out.numpy(), _lucid(fn, x.T.copy()), 0)
@@ -404,11 +499,12 @@ def test_half_inputs_keep_their_dtype(dtype):
 
 # -- orthogonal polynomials ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", POLYNOMIALS)
 def test_orthogonal_polynomials_match_torch(name):
     x = np.concatenate([RNG.uniform(-1.5, 1.5, 300), [-1.0, 0.0, 1.0, 0.5, 2.0]])
     n = RNG.integers(-2, 40, x.size).astype(np.float64)
-    n[:20] += 0.7                                          # fractional degrees truncate
+    n[:20] += 0.7  # fractional degrees truncate
     _same(_lucid(getattr(S, name), x, n), _torch(getattr(ts, name), x, n), 1e-12, 1e-12)
     got = getattr(S, name)(lucid.tensor(x[:5]), 3).numpy()
     _same(got, getattr(ts, name)(torch.tensor(x[:5]), 3).numpy(), 1e-12, 1e-12)

@@ -21,9 +21,22 @@ import lucid
 
 SNAPSHOT = pathlib.Path(__file__).with_name("surface_snapshot.json")
 
-NAMESPACES = ("lucid", "lucid.ops", "lucid.nn", "lucid.nn.functional", "lucid.nn.init",
-              "lucid.linalg", "lucid.special", "lucid.fft", "lucid.autograd", "lucid.func",
-              "lucid.optim", "lucid.optim.lr_scheduler", "lucid.random", "lucid.amp")
+NAMESPACES = (
+    "lucid",
+    "lucid.ops",
+    "lucid.nn",
+    "lucid.nn.functional",
+    "lucid.nn.init",
+    "lucid.linalg",
+    "lucid.special",
+    "lucid.fft",
+    "lucid.autograd",
+    "lucid.func",
+    "lucid.optim",
+    "lucid.optim.lr_scheduler",
+    "lucid.random",
+    "lucid.amp",
+)
 
 
 def _kind(obj):
@@ -34,7 +47,7 @@ def _kind(obj):
     if callable(obj):
         try:
             return f"function{inspect.signature(obj)}"
-        except (TypeError, ValueError):        # (a builtin without a signature)
+        except (TypeError, ValueError):  # (a builtin without a signature)
             return "function"
     return type(obj).__name__
 
@@ -57,15 +70,22 @@ def _namespace(name):
 
 
 def _registry():
-    return {name: [cls.__name__, repr(cls.schema_v1)]
-            for name, cls in sorted(lucid.ops.registry.all_ops().items())}
+    return {
+        name: [cls.__name__, repr(cls.schema_v1)]
+        for name, cls in sorted(lucid.ops.registry.all_ops().items())
+    }
 
 
 def snapshot():
-    return {"registry": _registry(),
-            "namespaces": {n: _namespace(n) for n in NAMESPACES},
-            "tensor": {a: _kind(getattr(lucid.Tensor, a)) for a in sorted(dir(lucid.Tensor))
-                       if not a.startswith("_") or a.startswith("__") and a.endswith("__")}}
+    return {
+        "registry": _registry(),
+        "namespaces": {n: _namespace(n) for n in NAMESPACES},
+        "tensor": {
+            a: _kind(getattr(lucid.Tensor, a))
+            for a in sorted(dir(lucid.Tensor))
+            if not a.startswith("_") or a.startswith("__") and a.endswith("__")
+        },
+    }
 
 
 def _diff(old, new):
@@ -76,8 +96,9 @@ def _diff(old, new):
 
 
 def _fresh_snapshot():
-    out = subprocess.run([sys.executable, __file__, "--print"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--print"], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 

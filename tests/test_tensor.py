@@ -14,6 +14,7 @@ from lucid.errors import AutogradError, ShapeError
 
 # -- repr ----------------------------------------------------------------------------------
 
+
 def _case(data, dtype=None, why=None):
     mark = () if why is None else pytest.mark.xfail(strict=True, reason=why)
     return pytest.param(data, dtype, marks=mark, id=f"{data!r:.40}-{dtype}")
@@ -21,19 +22,48 @@ def _case(data, dtype=None, why=None):
 
 rs = np.random.RandomState(0)
 REPR_CASES = [
-    _case([1.0, 2.0, 3.0]), _case([1.5, 2.25, -3.0]), _case([1e-5, 1.0]), _case([1e10, 1.0]),
-    _case([123456.789, 0.001]), _case([0.1, 0.2]), _case([1e-10, 1e-12]),
-    _case([100000000.0, 1.0]), _case([1e9, 2e9]), _case([0.0, 0.0]), _case([1e-4, 1.0]),
-    _case([12345.6789]), _case([[1e-3, 1e3], [5.0, 6.0]]), _case([1e5, 1e-5]),
-    _case(3.0), _case(2.5), _case(-0.0), _case(float("nan")), _case([1e-5, float("nan")]),
-    _case([float("-inf"), 2.5]), _case([1.0, 2.0], "float64"), _case(2.5, "float64"),
-    _case([1.0, 2.0], "float16"), _case([1.0, 2.0], "bfloat16"), _case([0.1, 60000.0], "float16"),
-    _case([], None), _case([[]], None), _case(np.zeros((0, 3)), "float32"),
-    _case(np.zeros((2, 0)), "float64"), _case(np.zeros((0, 3)), "int32"),
-    _case([[1.0, 2.0], [3.0, 4.0]]), _case(np.arange(8.0).reshape(2, 2, 2) / 3),
-    _case([1, 2, 3]), _case([-100, 5]), _case(7), _case([True, False]), _case(True),
-    _case([1, 2], "int8"), _case([1, 2], "uint8"), _case([[1, -2], [300, 4]], "int16"),
-    _case(rs.randn(4, 5)), _case(np.arange(30.0).reshape(5, 6) * 1e-5),
+    _case([1.0, 2.0, 3.0]),
+    _case([1.5, 2.25, -3.0]),
+    _case([1e-5, 1.0]),
+    _case([1e10, 1.0]),
+    _case([123456.789, 0.001]),
+    _case([0.1, 0.2]),
+    _case([1e-10, 1e-12]),
+    _case([100000000.0, 1.0]),
+    _case([1e9, 2e9]),
+    _case([0.0, 0.0]),
+    _case([1e-4, 1.0]),
+    _case([12345.6789]),
+    _case([[1e-3, 1e3], [5.0, 6.0]]),
+    _case([1e5, 1e-5]),
+    _case(3.0),
+    _case(2.5),
+    _case(-0.0),
+    _case(float("nan")),
+    _case([1e-5, float("nan")]),
+    _case([float("-inf"), 2.5]),
+    _case([1.0, 2.0], "float64"),
+    _case(2.5, "float64"),
+    _case([1.0, 2.0], "float16"),
+    _case([1.0, 2.0], "bfloat16"),
+    _case([0.1, 60000.0], "float16"),
+    _case([], None),
+    _case([[]], None),
+    _case(np.zeros((0, 3)), "float32"),
+    _case(np.zeros((2, 0)), "float64"),
+    _case(np.zeros((0, 3)), "int32"),
+    _case([[1.0, 2.0], [3.0, 4.0]]),
+    _case(np.arange(8.0).reshape(2, 2, 2) / 3),
+    _case([1, 2, 3]),
+    _case([-100, 5]),
+    _case(7),
+    _case([True, False]),
+    _case(True),
+    _case([1, 2], "int8"),
+    _case([1, 2], "uint8"),
+    _case([[1, -2], [300, 4]], "int16"),
+    _case(rs.randn(4, 5)),
+    _case(np.arange(30.0).reshape(5, 6) * 1e-5),
     _case([float("nan"), 1.0, float("inf")]),
     _case([-0.0, 0.5]),
     _case(np.array([], np.int64)),
@@ -47,8 +77,10 @@ REPR_CASES = [
 
 def _repr_pair(data, dtype):
     t = torch.tensor(data, dtype=getattr(torch, dtype) if dtype else None)
-    return (repr(lucid.tensor(data, dtype=getattr(lucid, dtype) if dtype else None)),
-            repr(t).replace("torch.", "lucid."))
+    return (
+        repr(lucid.tensor(data, dtype=getattr(lucid, dtype) if dtype else None)),
+        repr(t).replace("torch.", "lucid."),
+    )
 
 
 @pytest.mark.parametrize("data, dtype", REPR_CASES)
@@ -57,11 +89,15 @@ def test_repr_matches_torch(data, dtype):
     assert got == want
 
 
-@pytest.mark.parametrize("data, dtype", [
-    _case([1.0, 2.0], "float64"), _case([1.0, 2.0], "float32"),
-    _case([1, 2], "int64"),
-    _case(np.array([], np.float32), None),
-])
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        _case([1.0, 2.0], "float64"),
+        _case([1.0, 2.0], "float32"),
+        _case([1, 2], "int64"),
+        _case(np.array([], np.float32), None),
+    ],
+)
 def test_repr_follows_default_dtype(data, dtype):
     lucid.set_default_dtype(lucid.float64)
     torch.set_default_dtype(torch.float64)
@@ -83,8 +119,9 @@ def test_repr_with_autograd_suffixes(data):
     tx = torch.tensor(data, requires_grad=True)
     assert repr(lx) == repr(tx)
     assert _strip_node(repr(lx * 2)) == _strip_node(repr(tx * 2))
-    assert _strip_node(repr((lx * 2).double())).replace("lucid.", "torch.") == \
-        _strip_node(repr((tx * 2).double()))
+    assert _strip_node(repr((lx * 2).double())).replace("lucid.", "torch.") == _strip_node(
+        repr((tx * 2).double())
+    )
     assert "grad_fn=<MulBackward>" in repr(lx * 2)
 
 
@@ -94,6 +131,7 @@ def test_format_of_0d_tensor():
 
 
 # -- conversions ---------------------------------------------------------------------------
+
 
 def test_item_types():
     assert lucid.tensor(3).item() == 3 and type(lucid.tensor(3).item()) is int
@@ -106,10 +144,18 @@ def test_item_types():
         lucid.tensor([1.0, 2.0]).item()
 
 
-@pytest.mark.parametrize("data, dtype", [([[1.5, 2.0], [3.0, -4.0]], None), ([1, 2], None),
-                                         ([True, False], None), (2.5, None),
-                                         ([1.0, 0.5], "bfloat16"), ([1.0, 0.5], "float16"),
-                                         ([], None)])
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        ([[1.5, 2.0], [3.0, -4.0]], None),
+        ([1, 2], None),
+        ([True, False], None),
+        (2.5, None),
+        ([1.0, 0.5], "bfloat16"),
+        ([1.0, 0.5], "float16"),
+        ([], None),
+    ],
+)
 def test_tolist_matches_torch(data, dtype):
     got = lucid.tensor(data, dtype=getattr(lucid, dtype) if dtype else None).tolist()
     want = torch.tensor(data, dtype=getattr(torch, dtype) if dtype else None).tolist()
@@ -134,8 +180,9 @@ def test_numpy_is_zero_copy_both_ways():
 
 def test_numpy_of_tensor_requiring_grad_raises():
     x = lucid.tensor([1.0], requires_grad=True)
-    with pytest.raises(AutogradError, match="numpy: can't call numpy\\(\\) on a tensor that "
-                                            "requires grad"):
+    with pytest.raises(
+        AutogradError, match="numpy: can't call numpy\\(\\) on a tensor that requires grad"
+    ):
         x.numpy()
     assert x.detach().numpy().tolist() == [1.0]
     assert x.numpy(force=True).tolist() == [1.0]
@@ -158,7 +205,7 @@ def test_dlpack_round_trips():
     tt = torch.from_dlpack(t)
     assert tt.tolist() == t.tolist()
     tt[0, 0] = 9.0
-    assert t.tolist()[0][0] == 9.0                       # shares memory with torch
+    assert t.tolist()[0][0] == 9.0  # shares memory with torch
     src = torch.arange(6.0).reshape(2, 3)
     back = lucid.from_dlpack(src)
     assert back.dtype is lucid.float32 and back.shape == (2, 3)
@@ -192,8 +239,9 @@ def test_python_number_conversions():
     assert int(lucid.tensor(-3.7)) == int(torch.tensor(-3.7))
     assert [10, 11, 12][lucid.tensor(2)] == 12
     assert complex(lucid.tensor(1.5)) == 1.5 + 0j
-    with pytest.raises(ShapeError, match="bool: the truth value of a tensor with 2 elements "
-                                         "is ambiguous"):
+    with pytest.raises(
+        ShapeError, match="bool: the truth value of a tensor with 2 elements is ambiguous"
+    ):
         bool(lucid.tensor([1.0, 2.0]))
     with pytest.raises(TypeError, match="only integer tensors of a single element"):
         [1, 2][lucid.tensor(1.0)]
@@ -202,6 +250,7 @@ def test_python_number_conversions():
 
 
 # -- metadata ------------------------------------------------------------------------------
+
 
 def test_shape_size_and_counts():
     t = lucid.tensor(np.zeros((2, 3, 4), np.float32))
@@ -216,14 +265,17 @@ def test_shape_size_and_counts():
         t.size(3)
 
 
-@pytest.mark.parametrize("make", [
-    lambda M, a: M.tensor(a),
-    lambda M, a: M.tensor(a).transpose(0, 1),
-    lambda M, a: M.tensor(a).permute(2, 0, 1),
-    lambda M, a: M.tensor(a).narrow(1, 1, 2),
-    lambda M, a: M.tensor(a).expand(2, 2, 3, 4),
-    lambda M, a: M.tensor(a).reshape(6, 4),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda M, a: M.tensor(a),
+        lambda M, a: M.tensor(a).transpose(0, 1),
+        lambda M, a: M.tensor(a).permute(2, 0, 1),
+        lambda M, a: M.tensor(a).narrow(1, 1, 2),
+        lambda M, a: M.tensor(a).expand(2, 2, 3, 4),
+        lambda M, a: M.tensor(a).reshape(6, 4),
+    ],
+)
 def test_strides_contiguity_offset_match_torch(make):
     a = np.arange(24.0).reshape(2, 3, 4)
     lt, tt = make(lucid, a), make(torch, a)
@@ -234,10 +286,21 @@ def test_strides_contiguity_offset_match_torch(make):
 
 
 def test_element_size_and_data_ptr():
-    for name in ["bool", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-                 "float64"]:
-        assert lucid.tensor([1], dtype=getattr(lucid, name)).element_size() == \
-            torch.tensor([1], dtype=getattr(torch, name)).element_size()
+    for name in [
+        "bool",
+        "uint8",
+        "int16",
+        "int32",
+        "int64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    ]:
+        assert (
+            lucid.tensor([1], dtype=getattr(lucid, name)).element_size()
+            == torch.tensor([1], dtype=getattr(torch, name)).element_size()
+        )
     t = lucid.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert t.data_ptr() == t.numpy().ctypes.data
     assert t.transpose(0, 1).data_ptr() == t.data_ptr()
@@ -247,9 +310,11 @@ def test_element_size_and_data_ptr():
 
 # -- casts ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("src", ["float32", "float64", "int64", "bool", "float16"])
-@pytest.mark.parametrize("dst", ["float32", "float64", "int32", "int8", "uint8", "bool",
-                                 "float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "dst", ["float32", "float64", "int32", "int8", "uint8", "bool", "float16", "bfloat16"]
+)
 def test_to_dtype_values_match_torch(src, dst):
     data = [0.0, 1.0, -2.7, 3.5, 100.25] if src not in ("int64", "bool") else [0, 1, 2, 3, 100]
     if src == "bool":
@@ -269,7 +334,7 @@ def test_cast_methods():
     assert t.long().tolist() == [1, -2] and t.int().dtype is lucid.int32
     assert t.bool().tolist() == [True, True]
     assert t.to("float64").dtype is lucid.float64
-    assert t.to(lucid.float32) is t                        # no-op casts return self
+    assert t.to(lucid.float32) is t  # no-op casts return self
     assert t.type(lucid.int64).dtype is lucid.int64
 
 
@@ -281,6 +346,7 @@ def test_to_dtype_keeps_gradient_flow():
 
 
 # -- pickle / deepcopy ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "bfloat16", "float16"])
 def test_pickle_round_trip(dtype):
@@ -306,16 +372,20 @@ def test_deepcopy():
     assert d.grad.tolist() == [3.0, 4.0] and d.grad is not x.grad
     assert not np.shares_memory(d.detach().numpy(), x.detach().numpy())
     pair = copy.deepcopy([x, x])
-    assert pair[0] is pair[1]                             # memo respected
+    assert pair[0] is pair[1]  # memo respected
 
 
 # -- construction basics -------------------------------------------------------------------
 
+
 def test_tensor_constructor_and_grad_setter():
     t = lucid.Tensor([1.0, 2.0], requires_grad=True)
     assert t.requires_grad and t.dtype is lucid.float32
-    with pytest.raises(ShapeError, match=r"grad: assigned grad of shape \(3,\) to a tensor "
-                                         r"of shape \(2,\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"grad: assigned grad of shape \(3,\) to a tensor "
+        r"of shape \(2,\)",
+    ):
         t.grad = lucid.tensor([1.0, 2.0, 3.0])
     with pytest.raises(lucid.errors.DTypeError, match="grad: got list"):
         t.grad = [1.0, 2.0]

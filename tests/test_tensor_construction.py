@@ -42,7 +42,7 @@ CASES = {
     "deque of lists": lambda: collections.deque([[1, 2], [3, 4]]),
     "range": lambda: range(4),
     "list of ranges": lambda: [range(2), range(2)],
-    "array.array d": lambda: array.array("d", [1.0, 2.0]),      # torch reads it as floats
+    "array.array d": lambda: array.array("d", [1.0, 2.0]),  # torch reads it as floats
     "array.array i": lambda: array.array("i", [1, -2]),
     "array.array B": lambda: array.array("B", [1, 2]),
     "Seq float": lambda: Seq([1.0, 2.0]),
@@ -74,7 +74,7 @@ CASES = {
     "tuple": lambda: (1, 2),
     "empty": lambda: [],
     "empty nested": lambda: [[], []],
-    "big int as float": lambda: [2 ** 70, 1.0],
+    "big int as float": lambda: [2**70, 1.0],
 }
 
 # what each torch case turns into for Lucid: tensors inside become the framework's own
@@ -105,8 +105,16 @@ def test_tensors_inside_lists_match_torch(name):
     _same(lucid.tensor(TENSOR_CASES[name](lucid)), torch.tensor(TENSOR_CASES[name](torch)))
 
 
-@pytest.mark.parametrize("name", ["deque float", "np.float32 and float", "int and float",
-                                  "complex and int", "np.int32 and float"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "deque float",
+        "np.float32 and float",
+        "int and float",
+        "complex and int",
+        "np.int32 and float",
+    ],
+)
 def test_inference_follows_the_default_dtype(name):
     old_l, old_t = lucid.get_default_dtype(), torch.get_default_dtype()
     lucid.set_default_dtype(lucid.float64)
@@ -118,22 +126,30 @@ def test_inference_follows_the_default_dtype(name):
         torch.set_default_dtype(old_t)
 
 
-@pytest.mark.parametrize("name", ["deque int", "range", "np.float64 list", "Seq float",
-                                  "array.array d", "0-d int32 tensor and int"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "deque int",
+        "range",
+        "np.float64 list",
+        "Seq float",
+        "array.array d",
+        "0-d int32 tensor and int",
+    ],
+)
 def test_explicit_dtype_and_as_tensor_and_new_tensor(name):
     make = CASES.get(name) or (lambda: TENSOR_CASES[name](lucid))
     tmake = CASES.get(name) or (lambda: TENSOR_CASES[name](torch))
-    _same(lucid.tensor(make(), dtype=lucid.float64),
-          torch.tensor(tmake(), dtype=torch.float64))
+    _same(lucid.tensor(make(), dtype=lucid.float64), torch.tensor(tmake(), dtype=torch.float64))
     _same(lucid.as_tensor(make()), torch.as_tensor(tmake()))
     base_l, base_t = lucid.zeros(1, dtype=lucid.int32), torch.zeros(1, dtype=torch.int32)
-    _same(base_l.new_tensor(make()), base_t.new_tensor(tmake()))       # self's dtype
+    _same(base_l.new_tensor(make()), base_t.new_tensor(tmake()))  # self's dtype
 
 
 def test_legacy_constructor_and_sharing_of_array_likes():
     _same(lucid.Tensor(collections.deque([1, 2])), torch.Tensor(collections.deque([1, 2])))
     base = np.arange(3.0)
-    shared = lucid.as_tensor(ArrayLike(base))           # np.asarray gives base itself
+    shared = lucid.as_tensor(ArrayLike(base))  # np.asarray gives base itself
     base[0] = 9.0
     assert shared.tolist() == [9.0, 1.0, 2.0]
     copied = lucid.tensor(ArrayLike(base))
@@ -173,14 +189,14 @@ def test_lucid_extensions_beyond_torch():
 
 
 def test_dlpack_objects():
-    src = torch.arange(3.0, requires_grad=True)        # exported through detach()
+    src = torch.arange(3.0, requires_grad=True)  # exported through detach()
     t = lucid.tensor(src)
     with torch.no_grad():
         src[0] = 5.0
-    assert t.tolist() == [0.0, 1.0, 2.0]               # tensor() copies
+    assert t.tolist() == [0.0, 1.0, 2.0]  # tensor() copies
     assert lucid.tensor(torch.ones(2, dtype=torch.bfloat16)).dtype is lucid.bfloat16
     shared = torch.arange(3.0)
-    view = lucid.as_tensor(shared)                      # as_tensor shares
+    view = lucid.as_tensor(shared)  # as_tensor shares
     shared[1] = -1.0
     assert view.tolist() == [0.0, -1.0, 2.0]
     assert lucid.as_tensor(shared, dtype=lucid.float64).dtype is lucid.float64
@@ -189,9 +205,12 @@ def test_dlpack_objects():
 
 
 def test_ragged_and_non_numbers_are_refused():
-    with pytest.raises(ShapeError, match=r"tensor: nested sequences have inconsistent "
-                                         r"lengths: expected sequence of length 2 at dim 1 "
-                                         r"\(got 1\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"tensor: nested sequences have inconsistent "
+        r"lengths: expected sequence of length 2 at dim 1 "
+        r"\(got 1\)",
+    ):
         lucid.tensor([[1, 2], [3]])
     with pytest.raises(ShapeError, match="expected sequence of length 2 at dim 1 \\(got 3\\)"):
         lucid.tensor(collections.deque([[1, 2], collections.deque([3, 4, 5])]))
@@ -219,5 +238,5 @@ def test_large_lists_keep_their_values():
     rows = [[i * 0.5 for i in range(7)] for _ in range(5)]
     _same(lucid.tensor(rows), torch.tensor(rows))
     with pytest.raises(lucid.errors.ValueOverflowError, match="18446744073709551616"):
-        lucid.tensor([1, 2 ** 64])
-    assert lucid.tensor([1, 2 ** 64], dtype=lucid.bool).tolist() == [True, True]
+        lucid.tensor([1, 2**64])
+    assert lucid.tensor([1, 2**64], dtype=lucid.bool).tolist() == [True, True]

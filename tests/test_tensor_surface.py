@@ -11,8 +11,9 @@ import torch
 import lucid
 
 
-@pytest.mark.parametrize("args", [(2, 3), ([1, 2],), ((2,),), (), (np.array([1, 2]),),
-                                  ([[1.5], [2.5]],)], ids=repr)
+@pytest.mark.parametrize(
+    "args", [(2, 3), ([1, 2],), ((2,),), (), (np.array([1, 2]),), ([[1.5], [2.5]],)], ids=repr
+)
 def test_legacy_constructor(args):
     t, l = torch.Tensor(*args), lucid.Tensor(*args)
     assert tuple(l.shape) == tuple(t.shape) and l.dtype is lucid.float32
@@ -37,9 +38,17 @@ def test_device_methods():
         x.cuda()
 
 
-@pytest.mark.parametrize("name, args, shape", [
-    ("squeeze_", (), (3, 1, 2)), ("squeeze_", (1,), (3, 1, 2)), ("unsqueeze_", (-1,), (3, 2)),
-    ("transpose_", (0, 2), (2, 3, 4)), ("t_", (), (2, 3)), ("t_", (), (3,))])
+@pytest.mark.parametrize(
+    "name, args, shape",
+    [
+        ("squeeze_", (), (3, 1, 2)),
+        ("squeeze_", (1,), (3, 1, 2)),
+        ("unsqueeze_", (-1,), (3, 2)),
+        ("transpose_", (0, 2), (2, 3, 4)),
+        ("t_", (), (2, 3)),
+        ("t_", (), (3,)),
+    ],
+)
 def test_inplace_view_ops(name, args, shape):
     data = np.random.default_rng(0).standard_normal(shape)
     res = []
@@ -63,8 +72,10 @@ def test_inplace_view_op_on_leaf_refused(lib):
         lib.ones(2, 1, requires_grad=True).squeeze_()
 
 
-@pytest.mark.parametrize("size, stride, offset", [((2, 2), (1, 2), 1), ((3,), (2,), 0),
-                                                  ((2, 3), (0, 1), 2), ((0, 3), (3, 1), 0)])
+@pytest.mark.parametrize(
+    "size, stride, offset",
+    [((2, 2), (1, 2), 1), ((3,), (2,), 0), ((2, 3), (0, 1), 2), ((0, 3), (3, 1), 0)],
+)
 def test_as_strided_matches_torch(size, stride, offset):
     data = np.arange(8.0)
     res = []
@@ -81,15 +92,15 @@ def test_as_strided_matches_torch(size, stride, offset):
 
 
 def test_as_strided_is_a_view_and_checks_bounds():
-    b = lucid.arange(6.) * 1
+    b = lucid.arange(6.0) * 1
     b.as_strided((3,), (2,), 0).mul_(10)
     assert b.tolist() == [0.0, 1.0, 20.0, 3.0, 40.0, 5.0]
     with pytest.raises(RuntimeError):
-        torch.arange(6.).as_strided((4,), (2,), 0)
+        torch.arange(6.0).as_strided((4,), (2,), 0)
     with pytest.raises(lucid.errors.ShapeError, match="as_strided: .*out of bounds"):
-        lucid.arange(6.).as_strided((4,), (2,), 0)
+        lucid.arange(6.0).as_strided((4,), (2,), 0)
     with pytest.raises(lucid.errors.ShapeError, match="as_strided: mismatch"):
-        lucid.arange(6.).as_strided((2, 2), (1,))
+        lucid.arange(6.0).as_strided((2, 2), (1,))
 
 
 def test_empty_strided():

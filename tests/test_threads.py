@@ -36,8 +36,9 @@ def test_set_num_threads_refuses_what_is_not_a_positive_int(bad):
         lucid.set_num_threads(bad)
 
 
-@pytest.mark.parametrize("n,pieces,least", [(10, 3, 1), (7, 2, 1), (1, 4, 1), (0, 2, 1),
-                                            (10, 4, 4), (33, 2, 1)])
+@pytest.mark.parametrize(
+    "n,pieces,least", [(10, 3, 1), (7, 2, 1), (1, 4, 1), (0, 2, 1), (10, 4, 4), (33, 2, 1)]
+)
 def test_split_covers_the_range_in_near_equal_runs(n, pieces, least):
     runs = threads.split(n, pieces, least)
     assert runs[0][0] == 0 and runs[-1][1] == n
@@ -53,7 +54,7 @@ def test_parallel_keeps_order_and_runs_on_several_threads(restore_threads):
     barrier = threading.Barrier(2, timeout=20)
 
     def part(i):
-        barrier.wait()          # both parts must be running at once to pass
+        barrier.wait()  # both parts must be running at once to pass
         return i * i, threading.get_ident()
 
     out = threads.parallel(part, [3, 4])
@@ -90,11 +91,10 @@ def _child_sum(q):
     q.put(threads.parallel(lambda i: i + 1, [1, 2, 3]))
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                    reason="needs fork")
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
 def test_a_forked_child_gets_its_own_pool(restore_threads):
     lucid.set_num_threads(2)
-    threads.parallel(lambda i: i, [0, 1])      # the parent's pool exists
+    threads.parallel(lambda i: i, [0, 1])  # the parent's pool exists
     ctx = multiprocessing.get_context("fork")
     q = ctx.Queue()
     p = ctx.Process(target=_child_sum, args=(q,))
@@ -116,11 +116,14 @@ def test_batch_norm_and_conv_match_torch_on_any_thread_count(restore_threads, n,
     outs = {}
     for lib, make in ((lucid, lucid.tensor), (torch, torch.tensor)):
         xt, wt = make(x, requires_grad=True), make(w, requires_grad=True)
-        bn = lib.nn.BatchNorm2d(16).to(getattr(lib, "float64" if dtype == np.float64
-                                              else "float32"))
+        bn = lib.nn.BatchNorm2d(16).to(
+            getattr(lib, "float64" if dtype == np.float64 else "float32")
+        )
         y = bn(lib.nn.functional.conv2d(xt, wt, padding=1))
         y.backward(make(g))
-        outs[lib.__name__] = [np.asarray(a.detach().numpy()) for a in
-                              (y, xt.grad, wt.grad, bn.weight.grad, bn.running_var)]
+        outs[lib.__name__] = [
+            np.asarray(a.detach().numpy())
+            for a in (y, xt.grad, wt.grad, bn.weight.grad, bn.running_var)
+        ]
     for a, b in zip(outs["lucid"], outs["torch"]):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)

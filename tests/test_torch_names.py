@@ -14,12 +14,16 @@ torch = pytest.importorskip("torch")
 
 
 def close(a, b, tol=1e-6):
-    np.testing.assert_allclose(np.asarray(a.detach().numpy() if hasattr(a, "detach") else a),
-                               np.asarray(b.detach().numpy() if hasattr(b, "detach") else b),
-                               rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        np.asarray(a.detach().numpy() if hasattr(a, "detach") else a),
+        np.asarray(b.detach().numpy() if hasattr(b, "detach") else b),
+        rtol=tol,
+        atol=tol,
+    )
 
 
 # -- i0 --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_i0_forward_and_gradient_match_torch(dtype):
@@ -36,10 +40,16 @@ def test_i0_forward_and_gradient_match_torch(dtype):
 
 
 def test_i0_of_integers_is_the_default_float_as_torch():
-    assert lucid.i0(lucid.tensor([1, 2])).dtype == lucid.float32 == \
-        getattr(lucid, str(torch.i0(torch.tensor([1, 2])).dtype).split(".")[1])
-    assert lucid.i0(lucid.tensor(1.0)).item() == lucid.special.i0(lucid.tensor(1.0)).item() \
+    assert (
+        lucid.i0(lucid.tensor([1, 2])).dtype
+        == lucid.float32
+        == getattr(lucid, str(torch.i0(torch.tensor([1, 2])).dtype).split(".")[1])
+    )
+    assert (
+        lucid.i0(lucid.tensor(1.0)).item()
+        == lucid.special.i0(lucid.tensor(1.0)).item()
         == pytest.approx(torch.special.i0(torch.tensor(1.0)).item())
+    )
 
 
 def test_i0_in_place_matches_torch_and_keeps_the_graph():
@@ -55,10 +65,11 @@ def test_i0_in_place_matches_torch_and_keeps_the_graph():
     tt.sum().backward()
     close(leaf.grad, tleaf.grad)
     with pytest.raises(RuntimeError):
-        lucid.tensor(x, requires_grad=True).i0_()     # a leaf that requires grad
+        lucid.tensor(x, requires_grad=True).i0_()  # a leaf that requires grad
 
 
 # -- cube ------------------------------------------------------------------------------
+
 
 def test_cube_and_cube_in_place():
     x = lucid.tensor([-2.0, 0.5, 3.0], requires_grad=True)
@@ -72,37 +83,54 @@ def test_cube_and_cube_in_place():
 
 # -- index_put_ ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("accumulate", [False, True])
 def test_index_put_function_matches_torch(accumulate):
     base = np.arange(12, dtype=np.float32).reshape(3, 4)
     idx = ([0, 2, 0], [1, 3, 1]) if accumulate else ([0, 2], [1, 3])
-    vals = np.array([10.0, 20.0, 30.0][:len(idx[0])], dtype=np.float32)
+    vals = np.array([10.0, 20.0, 30.0][: len(idx[0])], dtype=np.float32)
     lt, tt = lucid.tensor(base), torch.tensor(base)
-    out = lucid.index_put_(lt, tuple(lucid.tensor(i) for i in idx), lucid.tensor(vals),
-                           accumulate)
+    out = lucid.index_put_(lt, tuple(lucid.tensor(i) for i in idx), lucid.tensor(vals), accumulate)
     torch.index_put_(tt, tuple(torch.tensor(i) for i in idx), torch.tensor(vals), accumulate)
     assert out is lt
     close(lt, tt)
-    close(lucid.index_put(lucid.tensor(base), tuple(lucid.tensor(i) for i in idx),
-                          lucid.tensor(vals), accumulate), tt)
+    close(
+        lucid.index_put(
+            lucid.tensor(base), tuple(lucid.tensor(i) for i in idx), lucid.tensor(vals), accumulate
+        ),
+        tt,
+    )
 
 
 # -- histogram2d -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("kw", [
-    dict(bins=4), dict(bins=(3, 5)), dict(bins=3, range=[[-2, 2], [0, 1]]),
-    dict(bins=4, density=True), dict(bins=[2, 3], weight=True),
-])
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(bins=4),
+        dict(bins=(3, 5)),
+        dict(bins=3, range=[[-2, 2], [0, 1]]),
+        dict(bins=4, density=True),
+        dict(bins=[2, 3], weight=True),
+    ],
+)
 def test_histogram2d_matches_numpy(kw):
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal(50), rng.random(50)
     kw = dict(kw)
     w = rng.random(50) if kw.pop("weight", False) else None
-    ref = np.histogram2d(x, y, bins=kw["bins"], range=kw.get("range"),
-                         density=kw.get("density", False), weights=w)
-    out = lucid.histogram2d(lucid.tensor(x), lucid.tensor(y), kw["bins"],
-                            range=kw.get("range"), density=kw.get("density", False),
-                            weight=None if w is None else lucid.tensor(w))
+    ref = np.histogram2d(
+        x, y, bins=kw["bins"], range=kw.get("range"), density=kw.get("density", False), weights=w
+    )
+    out = lucid.histogram2d(
+        lucid.tensor(x),
+        lucid.tensor(y),
+        kw["bins"],
+        range=kw.get("range"),
+        density=kw.get("density", False),
+        weight=None if w is None else lucid.tensor(w),
+    )
     hist, xe, ye = out
     close(hist, ref[0], 1e-10)
     close(xe, ref[1], 1e-12)
@@ -121,8 +149,9 @@ def test_histogram2d_matches_torch_histogramdd_of_the_pairs():
 
 
 def test_histogram2d_rejects_mismatched_inputs():
-    with pytest.raises(ShapeError, match="histogram2d: x and y must be 1-D tensors of the "
-                                         "same length"):
+    with pytest.raises(
+        ShapeError, match="histogram2d: x and y must be 1-D tensors of the same length"
+    ):
         lucid.histogram2d(lucid.ones(3), lucid.ones(4))
     with pytest.raises(ShapeError, match="histogram2d"):
         lucid.histogram2d(lucid.ones(2, 2), lucid.ones(2, 2))
@@ -131,6 +160,7 @@ def test_histogram2d_rejects_mismatched_inputs():
 
 
 # -- bool_, Generator(seed=) -----------------------------------------------------------
+
 
 def test_bool_is_the_bool_dtype():
     assert lucid.bool_ is lucid.bool
@@ -141,7 +171,7 @@ def test_generator_seed_argument_is_manual_seed():
     a = lucid.rand(5, generator=lucid.Generator(seed=123))
     b = lucid.rand(5, generator=lucid.Generator().manual_seed(123))
     assert lucid.equal(a, b)
-    assert lucid.Generator(seed=-1).initial_seed() == 2 ** 64 - 1
+    assert lucid.Generator(seed=-1).initial_seed() == 2**64 - 1
     assert lucid.Generator().initial_seed() == torch.Generator().initial_seed()
     with pytest.raises(TypeError, match="Generator: expected an int seed"):
         lucid.Generator(seed=1.5)
@@ -149,8 +179,20 @@ def test_generator_seed_argument_is_manual_seed():
 
 # -- Tensor.type -----------------------------------------------------------------------
 
-DTYPES = ["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16", "int32",
-          "int64", "bool", "complex64", "complex128"]
+DTYPES = [
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+    "complex64",
+    "complex128",
+]
 
 
 @pytest.mark.parametrize("name", DTYPES)
@@ -180,8 +222,17 @@ def test_type_with_a_dtype_casts_and_returns_self_when_nothing_changes():
     assert t.type("torch.FloatTensor") is t
 
 
-@pytest.mark.parametrize("bad", ["xyz", "lucid.float32", "torch.float32", "lucid.Float",
-                                 "numpy.FloatTensor", "lucid.cpu.FloatTensor"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "xyz",
+        "lucid.float32",
+        "torch.float32",
+        "lucid.Float",
+        "numpy.FloatTensor",
+        "lucid.cpu.FloatTensor",
+    ],
+)
 def test_type_rejects_what_torch_rejects(bad):
     with pytest.raises(ValueError):
         torch.zeros(1).type(bad.replace("lucid", "torch"))
@@ -207,8 +258,18 @@ def test_module_type_and_parameter_list_repr():
 
 # -- legacy tensor types ---------------------------------------------------------------
 
-LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-          "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
+LEGACY = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
+    "BoolTensor",
+]
 
 
 @pytest.mark.parametrize("name", LEGACY)
@@ -217,13 +278,14 @@ def test_legacy_types_construct_and_match_as_torch(name):
     assert str(L.dtype).split(".")[1] == str(T.dtype).split(".")[1]
     assert repr(L) == repr(T).replace("torch", "lucid")
     assert repr(getattr(lucid.cuda, name)) == repr(getattr(torch.cuda, name)).replace(
-        "torch", "lucid")
+        "torch", "lucid"
+    )
     assert L.is_cuda is False and getattr(lucid.cuda, name).is_cuda is True
     assert issubclass(L, lucid.Tensor)
-    e, te = L(2, 3), T(2, 3)                                # uninitialised, by sizes
+    e, te = L(2, 3), T(2, 3)  # uninitialised, by sizes
     assert tuple(e.shape) == tuple(te.shape) and e.dtype is L.dtype
     assert tuple(L().shape) == tuple(T().shape) == (0,)
-    d, td = L([1, 0, 1]), T([1, 0, 1])                      # from data
+    d, td = L([1, 0, 1]), T([1, 0, 1])  # from data
     assert d.tolist() == td.tolist() and d.dtype is L.dtype
     assert isinstance(d, L) and isinstance(td, T)
     other = "IntTensor" if name != "IntTensor" else "LongTensor"
@@ -231,14 +293,12 @@ def test_legacy_types_construct_and_match_as_torch(name):
     assert not isinstance(d, getattr(lucid.cuda, name))
     assert not isinstance([1], L)
     assert lucid.ones(2).type(L).dtype is L.dtype
-    assert lucid.ones(2).type(L).type() == torch.ones(2).type(T).type().replace("torch",
-                                                                                "lucid")
+    assert lucid.ones(2).type(L).type() == torch.ones(2).type(T).type().replace("torch", "lucid")
 
 
 def test_old_gan_code_reads_as_with_torch():
     # the pattern of many pre-1.0 programs: pick the tensor type, build and test with it
     Tensor = lucid.cuda.FloatTensor if lucid.cuda.is_available() else lucid.FloatTensor
     z = Tensor(4, 8).normal_(0, 1)
-    assert isinstance(z, Tensor) and z.type() in ("lucid.FloatTensor",
-                                                   "lucid.cuda.FloatTensor")
+    assert isinstance(z, Tensor) and z.type() in ("lucid.FloatTensor", "lucid.cuda.FloatTensor")
     assert not isinstance(z.data, lucid.cuda.FloatTensor) or lucid.cuda.is_available()

@@ -17,7 +17,7 @@ from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor"]
 
-_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def dtype_arg(d, op):
@@ -29,8 +29,9 @@ def dtype_arg(d, op):
     if d is None or d.__class__ is _dt.dtype:
         return d
     if isinstance(d, str) or _host.is_array_dtype(d):
-        raise ArgumentTypeError(f"{op}(): argument 'dtype' must be lucid.dtype, not "
-                                f"{type(d).__name__} ({d!r})")
+        raise ArgumentTypeError(
+            f"{op}(): argument 'dtype' must be lucid.dtype, not {type(d).__name__} ({d!r})"
+        )
     return _dt.as_dtype(d)
 
 
@@ -41,8 +42,7 @@ def _overflowing_int(data):
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-        elif isinstance(x, int) and not isinstance(x, bool) and \
-                not _INT64_MIN <= x <= _INT64_MAX:
+        elif isinstance(x, int) and not isinstance(x, bool) and not _INT64_MIN <= x <= _INT64_MAX:
             return x
     return None
 
@@ -56,7 +56,7 @@ def _overflowing_int(data):
 # or a Tensor its own dtype. Lucid also takes arrays and tensors of any shape as leaves
 # (their shape extends the nesting) and objects with ``__array__`` or ``__dlpack__``.
 
-_PY_LEAVES = {bool: _dt.bool, int: _dt.int64}       # float, complex: the default dtype's
+_PY_LEAVES = {bool: _dt.bool, int: _dt.int64}  # float, complex: the default dtype's
 _PY_NUMBERS = {bool, int, float, complex}
 _NOT_SEQUENCES = (str, bytes, bytearray, Mapping)
 _RAGGED = "nested sequences have inconsistent lengths"
@@ -68,11 +68,16 @@ def _items(x):
     k = x.__class__
     if k is list or k is tuple:
         return x
-    if not (hasattr(k, "__len__") and hasattr(k, "__getitem__")) or \
-            isinstance(x, _NOT_SEQUENCES) or isinstance(x, Tensor) or _host.is_array(x) or \
-            _exporter(x) or hasattr(k, "__array__"):
+    if (
+        not (hasattr(k, "__len__") and hasattr(k, "__getitem__"))
+        or isinstance(x, _NOT_SEQUENCES)
+        or isinstance(x, Tensor)
+        or _host.is_array(x)
+        or _exporter(x)
+        or hasattr(k, "__array__")
+    ):
         return None
-    if hasattr(k, "__iter__"):          # a deque indexes in O(n): iterate instead
+    if hasattr(k, "__iter__"):  # a deque indexes in O(n): iterate instead
         return list(x)
     return [x[i] for i in range(len(x))]
 
@@ -110,9 +115,11 @@ def _leaf(x, op):
         elif isinstance(x, numbers.Number):
             return x, _dt.scalar_dtype(x), ()
         else:
-            raise DTypeError(f"{op}: could not infer the dtype of {type(x).__name__}; "
-                             "expected numbers, nested sequences of numbers, arrays or "
-                             "tensors")
+            raise DTypeError(
+                f"{op}: could not infer the dtype of {type(x).__name__}; "
+                "expected numbers, nested sequences of numbers, arrays or "
+                "tensors"
+            )
     return x, _dt.from_numpy_dtype(x.dtype), tuple(x.shape)
 
 
@@ -122,7 +129,7 @@ def _read(data, op):
     one depth has the same length (an array or tensor leaf counts as the sequences of its
     shape)."""
     shape, x = [], data
-    while True:                                  # the shape, along the first elements
+    while True:  # the shape, along the first elements
         items = _items(x)
         if items is None:
             shape.extend(_leaf(x, op)[2])
@@ -141,8 +148,11 @@ def _read(data, op):
         if not kinds <= _PY_NUMBERS:
             return False
         dts.update(_dt.scalar_dtype(k()) for k in kinds)
-        if int in kinds and complex not in kinds and \
-                not (_INT64_MIN <= min(items) and max(items) <= _INT64_MAX):
+        if (
+            int in kinds
+            and complex not in kinds
+            and not (_INT64_MIN <= min(items) and max(items) <= _INT64_MAX)
+        ):
             big[0] = True
         return True
 
@@ -152,18 +162,24 @@ def _read(data, op):
             v, d, s = _leaf(x, op)
             if s != rest[depth]:
                 what = f"an element of shape {s}" if s else type(x).__name__
-                raise ShapeError(f"{op}: {_RAGGED}: expected a sequence of length "
-                                 f"{shape[depth]} at dim {depth}, got {what}")
+                raise ShapeError(
+                    f"{op}: {_RAGGED}: expected a sequence of length "
+                    f"{shape[depth]} at dim {depth}, got {what}"
+                )
             dts.add(d)
             if d is _dt.int64 and v.__class__ is int and not _INT64_MIN <= v <= _INT64_MAX:
                 big[0] = True
             return v
         if depth == ndim:
-            raise ShapeError(f"{op}: {_RAGGED}: expected a number at dim {depth}, got a "
-                             f"sequence of length {len(items)}")
+            raise ShapeError(
+                f"{op}: {_RAGGED}: expected a number at dim {depth}, got a "
+                f"sequence of length {len(items)}"
+            )
         if len(items) != shape[depth]:
-            raise ShapeError(f"{op}: {_RAGGED}: expected sequence of length {shape[depth]} "
-                             f"at dim {depth} (got {len(items)})")
+            raise ShapeError(
+                f"{op}: {_RAGGED}: expected sequence of length {shape[depth]} "
+                f"at dim {depth} (got {len(items)})"
+            )
         if depth == ndim - 1 and numbers_only(items):
             return items
         return [walk(e, depth + 1) for e in items]
@@ -180,8 +196,11 @@ def _to_array(data, dtype, dev):
     be = dev.backend
     want = dtype_arg(dtype, "tensor")
     if isinstance(data, Tensor):
-        src = data._data if data._device is dev else \
-            be.asarray(data._device.backend.to_numpy(data._data))
+        src = (
+            data._data
+            if data._device is dev
+            else be.asarray(data._device.backend.to_numpy(data._data))
+        )
         dt = want or data._dtype
         return be.copy(src) if dt is data._dtype else be.astype(src, dt.np), dt
     if data.__class__ is list or data.__class__ is tuple:
@@ -202,20 +221,24 @@ def _to_array(data, dtype, dev):
         if isinstance(data, numbers.Number):
             dt = want or _dt.scalar_dtype(data)
             nested, big = data, _overflowing_int(data) is not None
-        elif _items(data) is not None:       # a deque, a range, an array.array, ...
+        elif _items(data) is not None:  # a deque, a range, an array.array, ...
             nested, inferred, big = _read(data, "tensor")
             dt = want or inferred
         else:
-            raise DTypeError(f"tensor: could not convert {type(data).__name__} to a tensor; "
-                             "expected a number, nested sequence, ndarray or Tensor")
+            raise DTypeError(
+                f"tensor: could not convert {type(data).__name__} to a tensor; "
+                "expected a number, nested sequence, ndarray or Tensor"
+            )
     if big and dt._cat < 2:
         # Python ints beyond int64 never fit an integer dtype (PyTorch: "Overflow when
         # unpacking long long"); into a float or bool dtype they convert like any number
         if dt is _dt.bool:
             return be.asarray(_host.nested_bool_array(nested)), dt
         big = _overflowing_int(nested)
-        raise ValueOverflowError(f"tensor: overflow: the Python int {big} does not fit "
-                                 f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])")
+        raise ValueOverflowError(
+            f"tensor: overflow: the Python int {big} does not fit "
+            f"int64 (range [{_INT64_MIN}, {_INT64_MAX}])"
+        )
     return be.asarray(_host.nested_array(nested, dt)), dt
 
 
@@ -248,8 +271,12 @@ def as_tensor(data, dtype=None, device=None):
     if not _host.is_array(data) and hasattr(data, "__array__"):
         data = _host.array_of(data)
     dev = dev or get_default_device()
-    if _host.is_array(data) and dev.type == "cpu" and data.dtype in _dt._BY_NP and \
-            (want is None or want.np == data.dtype):
+    if (
+        _host.is_array(data)
+        and dev.type == "cpu"
+        and data.dtype in _dt._BY_NP
+        and (want is None or want.np == data.dtype)
+    ):
         return from_numpy(data)
     return tensor(data, dtype=want, device=dev)
 
@@ -262,10 +289,13 @@ def from_numpy(a):
     if not _host.is_array(a):
         raise DTypeError(f"from_numpy: expected np.ndarray, got {type(a).__name__}")
     if not _host.is_writeable(a):
-        warnings.warn("from_numpy: the given NumPy array is not writable, and Lucid does not "
-                      "support non-writable tensors: the tensor shares its memory, so writing "
-                      "to it in place raises; copy the array (a.copy()) to write to it",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "from_numpy: the given NumPy array is not writable, and Lucid does not "
+            "support non-writable tensors: the tensor shares its memory, so writing "
+            "to it in place raises; copy the array (a.copy()) to write to it",
+            UserWarning,
+            stacklevel=2,
+        )
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), _device_cls("cpu"))
 
 
@@ -290,12 +320,14 @@ def from_dlpack(ext):
     if not hasattr(ext, "__dlpack_device__") and type(ext).__name__ == "PyCapsule":
         ext = _RawCapsule(ext)
     if not (hasattr(ext, "__dlpack__") and hasattr(ext, "__dlpack_device__")):
-        raise ArgumentTypeError(f"from_dlpack: expected an object with __dlpack__ and "
-                                f"__dlpack_device__, or a DLPack capsule, got "
-                                f"{type(ext).__name__}")
+        raise ArgumentTypeError(
+            f"from_dlpack: expected an object with __dlpack__ and "
+            f"__dlpack_device__, or a DLPack capsule, got "
+            f"{type(ext).__name__}"
+        )
     kind, index = ext.__dlpack_device__()
     dev = _device_cls("cpu") if int(kind) == 1 else _device_cls("cuda", int(index))
-    a = dev.backend.from_dlpack(ext)         # bfloat16 too, which np.from_dlpack refuses
+    a = dev.backend.from_dlpack(ext)  # bfloat16 too, which np.from_dlpack refuses
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), dev)
 
 
@@ -304,11 +336,11 @@ def is_tensor(obj) -> bool:
 
 
 def _rebuild(array, dtype_name, device, requires_grad):
-    return tensor(array, dtype=_dt.as_dtype(dtype_name), device=device,
-                  requires_grad=requires_grad)
+    return tensor(array, dtype=_dt.as_dtype(dtype_name), device=device, requires_grad=requires_grad)
 
 
 # -- the Tensor methods that read data -----------------------------------------------------
+
 
 def _legacy_init(self, *args, dtype=None, device=None, requires_grad=False):
     """``Tensor(*sizes)`` (uninitialised) or ``Tensor(data)``, as PyTorch's legacy
@@ -324,8 +356,10 @@ def _legacy_init(self, *args, dtype=None, device=None, requires_grad=False):
     elif len(args) == 1 and not isinstance(args[0], numbers.Number):
         arr, dt = _to_array(args[0], dt, dev)
     else:
-        raise DTypeError(f"Tensor: expected sizes (ints) or one sequence of data, got "
-                         f"{', '.join(type(a).__name__ for a in args)}")
+        raise DTypeError(
+            f"Tensor: expected sizes (ints) or one sequence of data, got "
+            f"{', '.join(type(a).__name__ for a in args)}"
+        )
     Tensor._init(self, arr, dt, dev)
     if requires_grad:
         self.requires_grad = True
@@ -333,12 +367,18 @@ def _legacy_init(self, *args, dtype=None, device=None, requires_grad=False):
 
 def _reduce_ex(self, protocol):
     """Pickle as ``_rebuild(host array, dtype name, device, requires_grad)``."""
-    return (_rebuild, (self._device.backend.to_numpy(self._data), self._dtype.name,
-                       str(self._device), self._requires_grad))
+    return (
+        _rebuild,
+        (
+            self._device.backend.to_numpy(self._data),
+            self._dtype.name,
+            str(self._device),
+            self._requires_grad,
+        ),
+    )
 
 
 _legacy_init.__name__ = _legacy_init.__qualname__ = "__init__"
 _reduce_ex.__name__ = _reduce_ex.__qualname__ = "__reduce_ex__"
 Tensor.__init__ = _legacy_init
 Tensor.__reduce_ex__ = _reduce_ex
-

@@ -48,12 +48,12 @@ class _PrintOptions:
 
 PRINT_OPTS = _PrintOptions()
 
-_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
-             "full": (4, math.inf, 3, 80)}
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
-                     profile=None, sci_mode=None):
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+):
     """Set the options of tensor printing, as ``torch.set_printoptions``.
 
     ``precision``: decimals (default 4); ``threshold``: the element count above which a
@@ -64,21 +64,29 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     """
     if profile is not None:
         if profile not in _PROFILES:
-            raise ArgumentError(f"set_printoptions: profile must be one of "
-                                f"{', '.join(_PROFILES)}, got {profile!r}")
-        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems,
-         PRINT_OPTS.linewidth) = _PROFILES[profile]
-    for name, value in (("precision", precision), ("threshold", threshold),
-                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+            raise ArgumentError(
+                f"set_printoptions: profile must be one of {', '.join(_PROFILES)}, got {profile!r}"
+            )
+        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth) = (
+            _PROFILES[profile]
+        )
+    for name, value in (
+        ("precision", precision),
+        ("threshold", threshold),
+        ("edgeitems", edgeitems),
+        ("linewidth", linewidth),
+    ):
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ArgumentError(f"set_printoptions: {name} must be a non-negative number, "
-                                f"got {value!r}")
+            raise ArgumentError(
+                f"set_printoptions: {name} must be a non-negative number, got {value!r}"
+            )
         setattr(PRINT_OPTS, name, value)
     if sci_mode is not None and not isinstance(sci_mode, bool):
-        raise ArgumentError(f"set_printoptions: sci_mode must be True, False or None, got "
-                            f"{sci_mode!r}")
+        raise ArgumentError(
+            f"set_printoptions: sci_mode must be True, False or None, got {sci_mode!r}"
+        )
     PRINT_OPTS.sci_mode = sci_mode
 
 
@@ -99,6 +107,7 @@ def printoptions(**kwargs):
 
 
 # -- the formatter -----------------------------------------------------------------------
+
 
 class _Formatter:
     """How every element of one tensor is written (PyTorch's ``_Formatter``)."""
@@ -165,11 +174,10 @@ class _ComplexFormatter:
 
 
 def _formatter(values, dt):
-    return _ComplexFormatter(values) if dt.is_complex else \
-        _Formatter(values, dt.is_floating_point)
+    return _ComplexFormatter(values) if dt.is_complex else _Formatter(values, dt.is_floating_point)
 
 
-_ELLIPSIS = object()      # the place of the elided elements of a summarised dim
+_ELLIPSIS = object()  # the place of the elided elements of a summarised dim
 
 
 def _collect(values, shape, summarize, edge):
@@ -208,15 +216,14 @@ def _vector_str(row, indent, fmt):
         data = ["..."]
     else:
         data = [" ..." if v is _ELLIPSIS else fmt.format(v) for v in row]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
 def _nested_str(nested, ndim, indent, fmt):
     if ndim == 1:
         return _vector_str(nested, indent, fmt)
-    parts = ["..." if x is _ELLIPSIS else _nested_str(x, ndim - 1, indent + 1, fmt)
-             for x in nested]
+    parts = ["..." if x is _ELLIPSIS else _nested_str(x, ndim - 1, indent + 1, fmt) for x in nested]
     return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 

@@ -15,11 +15,20 @@ from .tensor import Tensor
 
 __all__ = ["TYPE_NAMES", "CPU_TYPES", "CUDA_TYPES"]
 
-TYPE_NAMES = {_dt.float32: "FloatTensor", _dt.float64: "DoubleTensor",
-              _dt.float16: "HalfTensor", _dt.bfloat16: "BFloat16Tensor",
-              _dt.uint8: "ByteTensor", _dt.int8: "CharTensor", _dt.int16: "ShortTensor",
-              _dt.int32: "IntTensor", _dt.int64: "LongTensor", _dt.bool: "BoolTensor",
-              _dt.complex64: "ComplexFloatTensor", _dt.complex128: "ComplexDoubleTensor"}
+TYPE_NAMES = {
+    _dt.float32: "FloatTensor",
+    _dt.float64: "DoubleTensor",
+    _dt.float16: "HalfTensor",
+    _dt.bfloat16: "BFloat16Tensor",
+    _dt.uint8: "ByteTensor",
+    _dt.int8: "CharTensor",
+    _dt.int16: "ShortTensor",
+    _dt.int32: "IntTensor",
+    _dt.int64: "LongTensor",
+    _dt.bool: "BoolTensor",
+    _dt.complex64: "ComplexFloatTensor",
+    _dt.complex128: "ComplexDoubleTensor",
+}
 
 
 class _LegacyTensorType(type):
@@ -27,12 +36,14 @@ class _LegacyTensorType(type):
     device type."""
 
     def __call__(cls, *args, device=None):
-        return Tensor(*args, dtype=cls.dtype, device=cls._device_type if device is None
-                      else device)
+        return Tensor(*args, dtype=cls.dtype, device=cls._device_type if device is None else device)
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and \
-            obj.device.type == cls._device_type
+        return (
+            isinstance(obj, Tensor)
+            and obj.dtype is cls.dtype
+            and obj.device.type == cls._device_type
+        )
 
     def __repr__(cls):
         return f"<class '{cls.__module__}.{cls.__name__}'>"
@@ -45,9 +56,17 @@ class _LegacyTensorType(type):
 def _types(device_type, module):
     out = {}
     for dt, name in TYPE_NAMES.items():
-        out[name] = _LegacyTensorType(name, (Tensor,), {
-            "__slots__": (), "__module__": module, "dtype": dt, "_device_type": device_type,
-            "__doc__": f"PyTorch's legacy ``{name}``: {dt} tensors on the {device_type}."})
+        out[name] = _LegacyTensorType(
+            name,
+            (Tensor,),
+            {
+                "__slots__": (),
+                "__module__": module,
+                "dtype": dt,
+                "_device_type": device_type,
+                "__doc__": f"PyTorch's legacy ``{name}``: {dt} tensors on the {device_type}.",
+            },
+        )
     return out
 
 

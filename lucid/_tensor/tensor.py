@@ -29,10 +29,24 @@ class Tensor:
     # was made from; _view_v: the version at which a view's history was last taken from its
     # base (a view whose base changed in place since then takes the base's new history);
     # _inf: made under inference mode (cannot be saved for backward).
-    __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_requires_grad", "_grad_fn",
-                 "_output_nr", "_grad", "_accum", "_meta", "_view_v", "_inf", "__weakref__")
+    __slots__ = (
+        "_data",
+        "_dtype",
+        "_device",
+        "_vc",
+        "_base",
+        "_requires_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_grad",
+        "_accum",
+        "_meta",
+        "_view_v",
+        "_inf",
+        "__weakref__",
+    )
 
-    __array_priority__ = 1000   # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
+    __array_priority__ = 1000  # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
     # -- construction (internal) -------------------------------------------------------
 
@@ -40,7 +54,7 @@ class Tensor:
         """Fill the slots of ``self`` as :meth:`_wrap` fills a new tensor's."""
         plain = Tensor._wrap(data, dt, dev)
         for name in Tensor.__slots__:
-            if name not in ("_view_v", "__weakref__"):      # the slots _wrap fills
+            if name not in ("_view_v", "__weakref__"):  # the slots _wrap fills
                 object.__setattr__(self, name, getattr(plain, name))
 
     @classmethod
@@ -58,7 +72,7 @@ class Tensor:
         t._grad = None
         t._accum = None
         t._meta = None
-        t._inf = STATE.inference     # (_view_v is set with _base, by the view machinery)
+        t._inf = STATE.inference  # (_view_v is set with _base, by the view machinery)
         return t
 
     @classmethod
@@ -80,8 +94,7 @@ class Tensor:
         if dim is None:
             return Size(self._data.shape)
         if not self._data.ndim:
-            raise DimError(f"size: dimension specified as {dim} but tensor has no "
-                           "dimensions")
+            raise DimError(f"size: dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_norm_dim(dim, self._data.ndim, "size")]
 
     @property
@@ -102,9 +115,9 @@ class Tensor:
 
     # Storage kinds and devices PyTorch has and Lucid does not: always False, so that code
     # asking (``if input.is_xpu: ...``) takes its dense CPU/CUDA path.
-    is_xpu = is_mps = is_meta = is_mkldnn = is_quantized = is_sparse = is_sparse_csr = \
-        is_nested = property(lambda self: False,
-                             doc="False: Lucid has no such device or layout.")
+    is_xpu = is_mps = is_meta = is_mkldnn = is_quantized = is_sparse = is_sparse_csr = is_nested = (
+        property(lambda self: False, doc="False: Lucid has no such device or layout.")
+    )
 
     @property
     def ndim(self):
@@ -209,12 +222,15 @@ class Tensor:
             if not flag:
                 raise AutogradError(
                     "requires_grad: you can only change requires_grad flags of leaf tensors; "
-                    "use detach() to get a tensor that does not require grad")
+                    "use detach() to get a tensor that does not require grad"
+                )
             return
         if flag and not self._dtype._grad:
-            raise DTypeError(f"requires_grad: only floating point tensors can require "
-                             f"gradients, got dtype {self._dtype} (floating point and "
-                             "complex dtypes can)")
+            raise DTypeError(
+                f"requires_grad: only floating point tensors can require "
+                f"gradients, got dtype {self._dtype} (floating point and "
+                "complex dtypes can)"
+            )
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -224,7 +240,6 @@ class Tensor:
     @property
     def is_leaf(self):
         return self.grad_fn is None
-
 
     @property
     def grad(self):
@@ -236,8 +251,10 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise DTypeError(f"grad: got {type(value).__name__}, expected a Tensor or None")
             if value._data.shape != self._data.shape:
-                raise ShapeError(f"grad: assigned grad of shape {tuple(value.shape)} to a "
-                                 f"tensor of shape {tuple(self.shape)}")
+                raise ShapeError(
+                    f"grad: assigned grad of shape {tuple(value.shape)} to a "
+                    f"tensor of shape {tuple(self.shape)}"
+                )
         self._grad = value
 
     @property
@@ -254,14 +271,16 @@ class Tensor:
 
     @property
     def retains_grad(self):
-        return self.grad_fn is not None and self._meta is not None and \
-            self._meta.get("retain", False)
+        return (
+            self.grad_fn is not None and self._meta is not None and self._meta.get("retain", False)
+        )
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor after backward."""
         if not self._requires_grad:
-            raise AutogradError("retain_grad: can't retain_grad on a tensor that has "
-                                "requires_grad=False")
+            raise AutogradError(
+                "retain_grad: can't retain_grad on a tensor that has requires_grad=False"
+            )
         if self.grad_fn is None or self.retains_grad:
             return
         if self._meta is None:
@@ -276,8 +295,9 @@ class Tensor:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
         replaces the gradient. Returns a handle with ``remove()``."""
         if not self._requires_grad:
-            raise AutogradError("register_hook: cannot register a hook on a tensor that "
-                                "doesn't require gradient")
+            raise AutogradError(
+                "register_hook: cannot register a hook on a tensor that doesn't require gradient"
+            )
         if self.grad_fn is not None:
             return self.grad_fn._add_pre_hook(self._output_nr, hook)
         if self._meta is None:
@@ -315,8 +335,10 @@ class Tensor:
     def numpy(self, *, force=False):
         """The values as a NumPy array (zero-copy on the CPU)."""
         if self._requires_grad and not force:
-            raise AutogradError("numpy: can't call numpy() on a tensor that requires grad; "
-                                "use tensor.detach().numpy()")
+            raise AutogradError(
+                "numpy: can't call numpy() on a tensor that requires grad; "
+                "use tensor.detach().numpy()"
+            )
         if self._device.type != "cpu" and not force:
             raise AutogradError(f"numpy: tensor is on {self._device}; call .cpu() first")
         return self._device.backend.to_numpy(self._data)
@@ -330,8 +352,10 @@ class Tensor:
     def item(self):
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
-            raise ShapeError(f"item: a Tensor with {self._data.size} elements cannot be "
-                             "converted to a Python scalar")
+            raise ShapeError(
+                f"item: a Tensor with {self._data.size} elements cannot be "
+                "converted to a Python scalar"
+            )
         v = self._device.backend.to_numpy(self._data).reshape(()).item()
         return float(v) if self._dtype is _dt.bfloat16 else v
 
@@ -346,11 +370,12 @@ class Tensor:
         for ``torch.from_dlpack``, ``np.from_dlpack`` or ``lucid.from_dlpack``; the array
         API's keywords. A tensor that requires grad is refused: export ``detach()``."""
         if self._requires_grad:
-            raise ExportError("__dlpack__: can't export a tensor that requires grad; use "
-                              "tensor.detach()")
-        return self._device.backend.to_dlpack(self._data, stream=stream,
-                                              max_version=max_version, dl_device=dl_device,
-                                              copy=copy)
+            raise ExportError(
+                "__dlpack__: can't export a tensor that requires grad; use tensor.detach()"
+            )
+        return self._device.backend.to_dlpack(
+            self._data, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()
@@ -364,20 +389,22 @@ class Tensor:
     def _real_item(self, what):
         v = self.item()
         if v.__class__ is complex:
-            raise TypeError(f"{what}(): can't convert a complex tensor to a real number; "
-                            "use .real or abs() first")
+            raise TypeError(
+                f"{what}(): can't convert a complex tensor to a real number; "
+                "use .real or abs() first"
+            )
         return v
 
     def __bool__(self):
         if self._data.size != 1:
-            raise ShapeError(f"bool: the truth value of a tensor with {self._data.size} "
-                             "elements is ambiguous")
+            raise ShapeError(
+                f"bool: the truth value of a tensor with {self._data.size} elements is ambiguous"
+            )
         return bool(self.item())
 
     def __index__(self):
         if self._dtype._cat >= 2 or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to "
-                            "an index")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __complex__(self):
@@ -478,6 +505,8 @@ def _norm_dim(dim, ndim, op):
         raise DimError(f"{op}: dim must be an int, got {type(dim).__name__}")
     lo = -max(ndim, 1)
     if not lo <= dim < max(ndim, 1):
-        raise DimError(f"{op}: dimension out of range (expected to be in range of "
-                       f"[{lo}, {max(ndim, 1) - 1}], but got {dim})")
+        raise DimError(
+            f"{op}: dimension out of range (expected to be in range of "
+            f"[{lo}, {max(ndim, 1) - 1}], but got {dim})"
+        )
     return dim % max(ndim, 1)

@@ -29,19 +29,26 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..errors import ArgumentTypeError, DTypeError
 
-__all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
-           "set_autocast_dtype", "custom_fwd", "custom_bwd"]
+__all__ = [
+    "autocast",
+    "is_autocast_enabled",
+    "get_autocast_dtype",
+    "set_autocast_enabled",
+    "set_autocast_dtype",
+    "custom_fwd",
+    "custom_bwd",
+]
 
-_DTYPE = {"cpu": _dt.bfloat16, "cuda": _dt.float16}     # per device type, on or off
+_DTYPE = {"cpu": _dt.bfloat16, "cuda": _dt.float16}  # per device type, on or off
 
 
 def _device_type(device_type, where):
     if not isinstance(device_type, str):
-        raise ArgumentTypeError(f"{where}: device_type must be a str, got "
-                                f"{type(device_type).__name__}")
+        raise ArgumentTypeError(
+            f"{where}: device_type must be a str, got {type(device_type).__name__}"
+        )
     if device_type not in _DTYPE:
-        raise DTypeError(f"{where}: device_type must be 'cpu' or 'cuda', got "
-                         f"{device_type!r}")
+        raise DTypeError(f"{where}: device_type must be 'cpu' or 'cuda', got {device_type!r}")
     return device_type
 
 
@@ -94,8 +101,7 @@ class autocast:
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         self.device_type = _device_type(device_type, "autocast")
-        self.fast_dtype = _DTYPE[device_type] if dtype is None else \
-            _half_dtype(dtype, "autocast")
+        self.fast_dtype = _DTYPE[device_type] if dtype is None else _half_dtype(dtype, "autocast")
         self.enabled = bool(enabled)
         self.cache_enabled = cache_enabled
 
@@ -116,6 +122,7 @@ class autocast:
         def wrapper(*a, **kw):
             with autocast(*args):
                 return fn(*a, **kw)
+
         return wrapper
 
 
@@ -128,8 +135,7 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
     excepted) are cast to it and the forward, and later the backward, run with autocast
     off."""
     if fwd is None:
-        return functools.partial(custom_fwd, device_type=device_type,
-                                 cast_inputs=cast_inputs)
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
     device_type = _device_type(device_type, "custom_fwd")
 
     @functools.wraps(fwd)
@@ -140,8 +146,12 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
         if cast_inputs is None or not on:
             return fwd(ctx, *args, **kwargs)
         with autocast(device_type, enabled=False):
-            return fwd(ctx, *_cast_all(args, device_type, cast_inputs),
-                       **_cast_all(kwargs, device_type, cast_inputs))
+            return fwd(
+                ctx,
+                *_cast_all(args, device_type, cast_inputs),
+                **_cast_all(kwargs, device_type, cast_inputs),
+            )
+
     return forward
 
 
@@ -156,6 +166,7 @@ def custom_bwd(bwd=None, *, device_type):
     def backward(ctx, *grads):
         with autocast(device_type, ctx._autocast_dtype, ctx._fwd_used_autocast):
             return bwd(ctx, *grads)
+
     return backward
 
 
@@ -163,8 +174,11 @@ def _cast_all(value, device_type, dtype):
     """``value`` with floating tensors on ``device_type`` (inside lists, tuples, dicts)
     cast to ``dtype``."""
     if isinstance(value, Tensor):
-        if value.is_floating_point() and value.dtype is not _dt.float64 and \
-                value.device.type == device_type:
+        if (
+            value.is_floating_point()
+            and value.dtype is not _dt.float64
+            and value.device.type == device_type
+        ):
             return value.to(dtype)
         return value
     if isinstance(value, dict):

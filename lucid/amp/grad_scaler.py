@@ -53,24 +53,32 @@ class GradScaler:
     ``optimizer.step`` and the other methods do nothing.
     """
 
-    def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0,
-                 backoff_factor=0.5, growth_interval=2000, enabled=True):
+    def __init__(
+        self,
+        device="cuda",
+        init_scale=2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=2000,
+        enabled=True,
+    ):
         if device not in ("cpu", "cuda"):
             raise ArgumentError(f"GradScaler: device must be 'cpu' or 'cuda', got {device!r}")
         self._device = device
         self._enabled = bool(enabled)
         if self._enabled and device == "cuda" and not cuda.is_available():
-            warnings.warn("GradScaler is enabled, but CUDA is not available. Disabling.",
-                          stacklevel=2)
+            warnings.warn(
+                "GradScaler is enabled, but CUDA is not available. Disabling.", stacklevel=2
+            )
             self._enabled = False
         if not self._enabled:
             return
         if growth_factor <= 1.0:
-            raise ArgumentError(f"GradScaler: the growth factor must be > 1.0, got "
-                                f"{growth_factor}")
+            raise ArgumentError(f"GradScaler: the growth factor must be > 1.0, got {growth_factor}")
         if backoff_factor >= 1.0:
-            raise ArgumentError(f"GradScaler: the backoff factor must be < 1.0, got "
-                                f"{backoff_factor}")
+            raise ArgumentError(
+                f"GradScaler: the backoff factor must be < 1.0, got {backoff_factor}"
+            )
         self._init_scale = float(init_scale)
         self._growth_factor = float(growth_factor)
         self._backoff_factor = float(backoff_factor)
@@ -91,10 +99,10 @@ class GradScaler:
         def apply(v):
             if isinstance(v, Tensor):
                 if self._scale is None:
-                    self._scale = full((), self._init_scale, dtype=_dt.float32,
-                                       device=v.device)
-                    self._growth_tracker = full((), self._init_growth_tracker,
-                                                dtype=_dt.int32, device=v.device)
+                    self._scale = full((), self._init_scale, dtype=_dt.float32, device=v.device)
+                    self._growth_tracker = full(
+                        (), self._init_growth_tracker, dtype=_dt.int32, device=v.device
+                    )
                 s = per_device.get(v.device)
                 if s is None:
                     s = per_device[v.device] = self._scale.to(v.device)
@@ -102,9 +110,12 @@ class GradScaler:
             if isinstance(v, (list, tuple)):
                 return type(v)(apply(x) for x in v)
             if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
-                raise ArgumentTypeError("GradScaler.scale: outputs must be a Tensor or an "
-                                        f"iterable of Tensors, got {type(v).__name__}")
+                raise ArgumentTypeError(
+                    "GradScaler.scale: outputs must be a Tensor or an "
+                    f"iterable of Tensors, got {type(v).__name__}"
+                )
             return map(apply, v)
+
         return apply(outputs)
 
     def unscale_(self, optimizer):
@@ -116,8 +127,9 @@ class GradScaler:
         self._check("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.UNSCALED:
-            raise ArgumentError("unscale_() has already been called on this optimizer since "
-                                "the last update().")
+            raise ArgumentError(
+                "unscale_() has already been called on this optimizer since the last update()."
+            )
         if state["stage"] is OptState.STEPPED:
             raise ArgumentError("unscale_() is being called after step().")
         inv_scale = self._scale.double().reciprocal().float()
@@ -131,8 +143,9 @@ class GradScaler:
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
-            raise ArgumentError("GradScaler.step: closure use is not supported while "
-                                "GradScaler is enabled.")
+            raise ArgumentError(
+                "GradScaler.step: closure use is not supported while GradScaler is enabled."
+            )
         self._check("step")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.STEPPED:
@@ -141,8 +154,10 @@ class GradScaler:
             self.unscale_(optimizer)
         found = state["found_inf_per_device"]
         if not found:
-            raise ArgumentError("GradScaler.step: no inf checks were recorded for this "
-                                "optimizer (none of its parameters has a gradient).")
+            raise ArgumentError(
+                "GradScaler.step: no inf checks were recorded for this "
+                "optimizer (none of its parameters has a gradient)."
+            )
         out = None
         if not _combined(found.values(), self._scale.device).item():
             out = optimizer.step(*args, **kwargs)
@@ -159,11 +174,15 @@ class GradScaler:
         if new_scale is not None:
             self._set_scale(new_scale)
         else:
-            found = [f for s in self._per_optimizer_states.values()
-                     for f in s["found_inf_per_device"].values()]
+            found = [
+                f
+                for s in self._per_optimizer_states.values()
+                for f in s["found_inf_per_device"].values()
+            ]
             if not found:
-                raise ArgumentError("GradScaler.update: no inf checks were recorded prior to "
-                                    "update().")
+                raise ArgumentError(
+                    "GradScaler.update: no inf checks were recorded prior to update()."
+                )
             self._update_scale(_combined(found, self._scale.device))
         self._per_optimizer_states = defaultdict(_fresh_state)
 
@@ -175,19 +194,27 @@ class GradScaler:
             clean = tracker + 1
             grow = ~found & (clean == self._growth_interval)
             grown = scale * self._growth_factor
-            scale.copy_(where(found, scale * self._backoff_factor,
-                              where(grow & isfinite(grown), grown, scale)))
-            tracker.copy_(clean * ~(found | grow))        # reset to 0 on backoff or growth
+            scale.copy_(
+                where(
+                    found, scale * self._backoff_factor, where(grow & isfinite(grown), grown, scale)
+                )
+            )
+            tracker.copy_(clean * ~(found | grow))  # reset to 0 on backoff or growth
 
     def _set_scale(self, new_scale):
         with no_grad():
             if isinstance(new_scale, Tensor):
-                if new_scale.numel() != 1 or not new_scale.is_floating_point() or \
-                        new_scale.requires_grad:
-                    raise ArgumentError("GradScaler.update: new_scale should be a float or a "
-                                        "1-element float tensor with requires_grad=False, "
-                                        f"got shape {tuple(new_scale.shape)} "
-                                        f"{new_scale.dtype}")
+                if (
+                    new_scale.numel() != 1
+                    or not new_scale.is_floating_point()
+                    or new_scale.requires_grad
+                ):
+                    raise ArgumentError(
+                        "GradScaler.update: new_scale should be a float or a "
+                        "1-element float tensor with requires_grad=False, "
+                        f"got shape {tuple(new_scale.shape)} "
+                        f"{new_scale.dtype}"
+                    )
                 self._scale.copy_(new_scale.reshape(()))
             else:
                 self._scale.fill_(float(new_scale))
@@ -195,9 +222,11 @@ class GradScaler:
     def _check(self, name):
         for attr in ("_scale", "_growth_tracker"):
             if getattr(self, attr) is None:
-                raise ArgumentError(f"Attempted {name} but {attr} is None. This may indicate "
-                                    "your script did not use scaler.scale(loss or outputs) "
-                                    "earlier in the iteration.")
+                raise ArgumentError(
+                    f"Attempted {name} but {attr} is None. This may indicate "
+                    "your script did not use scaler.scale(loss or outputs) "
+                    "earlier in the iteration."
+                )
 
     # -- settings and state ------------------------------------------------------------------
 
@@ -231,27 +260,35 @@ class GradScaler:
     def _get_growth_tracker(self):
         if not self._enabled:
             return 0
-        return self._init_growth_tracker if self._growth_tracker is None else \
-            int(self._growth_tracker.item())
+        return (
+            self._init_growth_tracker
+            if self._growth_tracker is None
+            else int(self._growth_tracker.item())
+        )
 
     def state_dict(self):
         """``{"scale", "growth_factor", "backoff_factor", "growth_interval",
         "_growth_tracker"}`` as PyTorch's (empty when disabled)."""
         if not self._enabled:
             return {}
-        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
-                "backoff_factor": self._backoff_factor,
-                "growth_interval": self._growth_interval,
-                "_growth_tracker": self._get_growth_tracker()}
+        return {
+            "scale": self.get_scale(),
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._get_growth_tracker(),
+        }
 
     def load_state_dict(self, state_dict):
         """Load a :meth:`state_dict` (Lucid's or PyTorch's)."""
         if not self._enabled:
             return
         if len(state_dict) == 0:
-            raise ArgumentError("GradScaler.load_state_dict: the source state dict is empty, "
-                                "possibly because it was saved from a disabled instance of "
-                                "GradScaler.")
+            raise ArgumentError(
+                "GradScaler.load_state_dict: the source state dict is empty, "
+                "possibly because it was saved from a disabled instance of "
+                "GradScaler."
+            )
         self._init_scale = float(state_dict["scale"])
         self._growth_factor = float(state_dict["growth_factor"])
         self._backoff_factor = float(state_dict["backoff_factor"])
@@ -273,9 +310,11 @@ def _unscale_grads(optimizer, inv_scale):
             if g is None:
                 continue
             if g.dtype is _dt.float16:
-                raise ArgumentError("GradScaler.unscale_: attempting to unscale float16 "
-                                    "gradients (keep the parameters in float32 and let "
-                                    "autocast cast them)")
+                raise ArgumentError(
+                    "GradScaler.unscale_: attempting to unscale float16 "
+                    "gradients (keep the parameters in float32 and let "
+                    "autocast cast them)"
+                )
             per_device[g.device].append(g)
     found = {}
     with no_grad():

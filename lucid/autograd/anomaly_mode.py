@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from .grad_mode import STATE
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+]
 
 
 class detect_anomaly:

@@ -31,8 +31,9 @@ def _root_edge(i, t, what):
         return t.grad_fn, t._output_nr
     if t._requires_grad:
         return accumulator_of(t), 0
-    raise AutogradError(f"{what}: element {i} of tensors does not require grad and does not "
-                        "have a grad_fn")
+    raise AutogradError(
+        f"{what}: element {i} of tensors does not require grad and does not have a grad_fn"
+    )
 
 
 def _root_grad(i, t, g, create_graph, what):
@@ -40,26 +41,36 @@ def _root_grad(i, t, g, create_graph, what):
     else ``g`` checked against ``t`` and cast to its dtype (an array unless ``create_graph``)."""
     if g is None:
         if t._data.size != 1:
-            raise AutogradError(f"{what}: grad can be implicitly created only for scalar "
-                                f"outputs, got output {i} of shape {tuple(t.shape)}")
+            raise AutogradError(
+                f"{what}: grad can be implicitly created only for scalar "
+                f"outputs, got output {i} of shape {tuple(t.shape)}"
+            )
         if t._dtype.is_complex:
-            raise AutogradError(f"{what}: grad can be implicitly created only for real "
-                                f"scalar outputs, got output {i} of dtype {t._dtype.name}")
+            raise AutogradError(
+                f"{what}: grad can be implicitly created only for real "
+                f"scalar outputs, got output {i} of dtype {t._dtype.name}"
+            )
         arr = t._device.backend.ones(t._data.shape, t._dtype.np)
         return _to_tensor(arr, t._device) if create_graph else arr
     if not isinstance(g, Tensor):
-        raise AutogradError(f"{what}: grad_output {i} must be a Tensor or None, got "
-                            f"{type(g).__name__}")
+        raise AutogradError(
+            f"{what}: grad_output {i} must be a Tensor or None, got {type(g).__name__}"
+        )
     if g._data.shape != t._data.shape:
-        raise ShapeError(f"{what}: mismatch in shape: grad_output {i} has shape "
-                         f"{tuple(g.shape)} and output {i} has shape {tuple(t.shape)}")
+        raise ShapeError(
+            f"{what}: mismatch in shape: grad_output {i} has shape "
+            f"{tuple(g.shape)} and output {i} has shape {tuple(t.shape)}"
+        )
     if g._device is not t._device:
-        raise DeviceMismatchError(f"{what}: grad_output {i} is on {g._device} but output {i} "
-                                  f"is on {t._device}")
+        raise DeviceMismatchError(
+            f"{what}: grad_output {i} is on {g._device} but output {i} is on {t._device}"
+        )
     if g._dtype is not t._dtype:
         if not g._dtype._grad:
-            raise AutogradError(f"{what}: grad_output {i} has dtype {g._dtype.name}, expected "
-                                f"a floating dtype like output {i} ({t._dtype.name})")
+            raise AutogradError(
+                f"{what}: grad_output {i} has dtype {g._dtype.name}, expected "
+                f"a floating dtype like output {i} ({t._dtype.name})"
+            )
         g = g.to(t._dtype)
     return g if create_graph else g._data
 
@@ -68,18 +79,28 @@ def _to_tensor(a, node_dev_like):
     return Tensor._wrap(a, dtypes.from_numpy_dtype(a.dtype), node_dev_like)
 
 
-def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
-                 accumulate=True, allow_unused=False, what="backward"):
+def run_backward(
+    roots,
+    root_grads,
+    retain_graph,
+    create_graph,
+    inputs=None,
+    accumulate=True,
+    allow_unused=False,
+    what="backward",
+):
     """Run the graph from ``roots``; return the gradients captured for ``inputs`` (or None)."""
     if retain_graph is None:
         retain_graph = create_graph
-    if len(roots) == 1:                     # the common case, without the generators
+    if len(roots) == 1:  # the common case, without the generators
         edges = [_root_edge(0, roots[0], what)]
         grads0 = [_root_grad(0, roots[0], root_grads[0], create_graph, what)]
     else:
         edges = [_root_edge(i, t, what) for i, t in enumerate(roots)]
-        grads0 = [_root_grad(i, t, g, create_graph, what)
-                  for i, (t, g) in enumerate(zip(roots, root_grads))]
+        grads0 = [
+            _root_grad(i, t, g, create_graph, what)
+            for i, (t, g) in enumerate(zip(roots, root_grads))
+        ]
 
     # 1. capture targets (inputs of grad / backward(inputs=...))
     targets = needed = parents = None
@@ -147,7 +168,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if node._pre_hooks is not None or node._retain is not None:
                     grads = _run_pre_hooks(node, grads, create_graph, dev)
                 if node.__class__ is AccumulateGrad:
-                    g = None        # _leaf takes the gradient out of grads (see there)
+                    g = None  # _leaf takes the gradient out of grads (see there)
                     _leaf(node, grads, create_graph, targets, captured, accumulate)
                     continue
                 if targets is not None:
@@ -156,8 +177,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                             captured[i] = g
                 if needed is None or node in needed:
                     if node._out_meta is None and node._hooks is None and not STATE.anomaly:
-                        in_grads = node.apply_graph(grads) if create_graph else \
-                            node.apply_eager(grads)
+                        in_grads = (
+                            node.apply_graph(grads) if create_graph else node.apply_eager(grads)
+                        )
                     else:
                         in_grads = _call_node(node, grads, create_graph)
                     if not retain_graph:
@@ -190,9 +212,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         return None
     for i, g in enumerate(captured):
         if g is None and not allow_unused:
-            raise AutogradError(f"{what}: one of the differentiated tensors (input {i}) "
-                                "appears to not have been used in the graph; set "
-                                "allow_unused=True if this is the desired behavior")
+            raise AutogradError(
+                f"{what}: one of the differentiated tensors (input {i}) "
+                "appears to not have been used in the graph; set "
+                "allow_unused=True if this is the desired behavior"
+            )
     return captured
 
 
@@ -206,7 +230,7 @@ def _call_node(node, grads, create_graph):
     if meta is not None and node.materialize_grads and any(g is None for g in grads):
         grads = list(grads)
         be = node.be
-        diff = getattr(node, "_diff_outputs", None)    # outputs without gradients stay None
+        diff = getattr(node, "_diff_outputs", None)  # outputs without gradients stay None
         for i, g in enumerate(grads):
             if g is None and (diff is None or i in diff):
                 shape, dt = meta[i]
@@ -216,8 +240,10 @@ def _call_node(node, grads, create_graph):
         out = node.apply_graph(grads) if create_graph else node.apply_eager(grads)
     except Exception as e:
         if STATE.anomaly and node._anomaly_trace:
-            e.add_note(f"Error detected in {node.name()}. Forward call that created it:\n"
-                       + "".join(node._anomaly_trace))
+            e.add_note(
+                f"Error detected in {node.name()}. Forward call that created it:\n"
+                + "".join(node._anomaly_trace)
+            )
         raise
     if STATE.anomaly:
         _check_anomaly(node, out)
@@ -239,8 +265,10 @@ def _check_anomaly(node, grads):
         a = g._data if hasattr(g, "_data") else g
         if dtypes._BY_NP[a.dtype]._grad and node.be.any_nan(a):
             trace = "".join(node._anomaly_trace or ())
-            raise AutogradError(f"Function '{node.name()}' returned nan values in its "
-                                f"{i}th output.\nForward call that created it:\n{trace}")
+            raise AutogradError(
+                f"Function '{node.name()}' returned nan values in its "
+                f"{i}th output.\nForward call that created it:\n{trace}"
+            )
 
 
 def _wrap_for_hook(g, dev, create_graph):
@@ -259,11 +287,14 @@ def _run_tensor_hooks(hooks, g, dev, create_graph):
         if r is None:
             continue
         if not isinstance(r, Tensor):
-            raise AutogradError(f"hook {_hook_name(h)} returned {type(r).__name__}, expected "
-                                "a Tensor or None")
+            raise AutogradError(
+                f"hook {_hook_name(h)} returned {type(r).__name__}, expected a Tensor or None"
+            )
         if r._data.shape != t._data.shape:
-            raise ShapeError(f"hook {_hook_name(h)} changed the shape of the gradient from "
-                             f"{tuple(t.shape)} to {tuple(r.shape)}")
+            raise ShapeError(
+                f"hook {_hook_name(h)} changed the shape of the gradient from "
+                f"{tuple(t.shape)} to {tuple(r.shape)}"
+            )
         t = r
     return _unwrap_from_hook(t, create_graph)
 
@@ -300,8 +331,7 @@ def _run_pre_hooks(node, grads, create_graph, dev):
 def _run_post_hooks(node, in_grads, out_grads, create_graph):
     dev = _dev(node)
     ins = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph) for g in in_grads)
-    outs = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph)
-                 for g in out_grads)
+    outs = tuple(None if g is None else _wrap_for_hook(g, dev, create_graph) for g in out_grads)
     for h in list(node._hooks):
         r = h(ins, outs)
         if r is not None:
@@ -336,8 +366,9 @@ def _leaf(node, grads, create_graph, targets, captured, accumulate):
             captured[i] = g
     if not accumulate:
         return
-    owned = not create_graph and _SOLE_REF is not None and \
-        sys.getrefcount(g) == _SOLE_REF and _whole(g)   # counted before g is pushed below
+    owned = (
+        not create_graph and _SOLE_REF is not None and sys.getrefcount(g) == _SOLE_REF and _whole(g)
+    )  # counted before g is pushed below
     node.accumulate(g, create_graph, owned)
     if meta is not None and meta.get("post_accumulate"):
         for h in list(meta["post_accumulate"]):
@@ -350,8 +381,12 @@ def _whole(g):
     b = g.base
     if b is None:
         return True
-    return type(b) is type(g) and b.base is None and b.size == g.size and \
-        sys.getrefcount(b) == _SOLE_REF + 1           # the view's reference and ``b``'s
+    return (
+        type(b) is type(g)
+        and b.base is None
+        and b.size == g.size
+        and sys.getrefcount(b) == _SOLE_REF + 1
+    )  # the view's reference and ``b``'s
 
 
 def _sole_ref_count():
@@ -374,8 +409,7 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
 
     ``grad_tensors`` gives d(loss)/d(tensor) for non-scalar tensors; with ``inputs`` only
@@ -388,19 +422,37 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise AutogradError("backward: inputs argument must not be empty")
-    captured = run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
-                            accumulate=True, allow_unused=True)
+    captured = run_backward(
+        tensors,
+        grads,
+        retain_graph,
+        create_graph,
+        inputs=inputs,
+        accumulate=True,
+        allow_unused=True,
+    )
     if inputs is None:
         return
-    for t, g in zip(inputs, captured):     # non-leaf inputs get .grad like leaves
+    for t, g in zip(inputs, captured):  # non-leaf inputs get .grad like leaves
         if t.grad_fn is not None and g is not None:
-            g = g.clone() if create_graph else \
-                Tensor._wrap(t._device.backend.copy(g), t._dtype, t._device)
+            g = (
+                g.clone()
+                if create_graph
+                else Tensor._wrap(t._device.backend.copy(g), t._dtype, t._device)
+            )
             t._grad = g if t._grad is None else t._grad + g
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     Returns a tuple with one entry per input; with ``allow_unused`` an input the outputs do
@@ -411,8 +463,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         if allow_unused is None:
             allow_unused = materialize_grads
-        return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
-                            allow_unused, materialize_grads)
+        return batched_grad(
+            grad,
+            outputs,
+            inputs,
+            grad_outputs,
+            retain_graph,
+            create_graph,
+            allow_unused,
+            materialize_grads,
+        )
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
@@ -420,14 +480,23 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise AutogradError(f"grad: got {len(grads)} grad_outputs for {len(outputs)} outputs")
     if allow_unused is None:
         allow_unused = materialize_grads
-    res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
-                       accumulate=False, allow_unused=allow_unused, what="grad")
+    res = run_backward(
+        outputs,
+        grads,
+        retain_graph,
+        create_graph,
+        inputs=inputs,
+        accumulate=False,
+        allow_unused=allow_unused,
+        what="grad",
+    )
     out = []
     for t, g in zip(inputs, res):
         if g is None:
             if materialize_grads:
-                g = Tensor._wrap(t._device.backend.full(t._data.shape, 0, t._dtype.np),
-                                 t._dtype, t._device)
+                g = Tensor._wrap(
+                    t._device.backend.full(t._data.shape, 0, t._dtype.np), t._dtype, t._device
+                )
             out.append(g)
         elif create_graph:
             out.append(g)
@@ -436,8 +505,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(out)
 
 
-def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
-                     inputs=None):
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``lucid.autograd``)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 

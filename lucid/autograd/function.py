@@ -42,14 +42,17 @@ class FunctionCtx:
         """The tensors given to :meth:`save_for_backward`; raises once they were freed or
         when one was modified in place since."""
         if self._saved is None:
-            raise AutogradError("Function.saved_tensors: the saved tensors were freed after "
-                                "a backward; pass retain_graph=True to backward twice")
+            raise AutogradError(
+                "Function.saved_tensors: the saved tensors were freed after "
+                "a backward; pass retain_graph=True to backward twice"
+            )
         for k, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
             if t is not None and t._vc[0] != v:
                 raise VersionMismatchError(
                     f"Function.saved_tensors: saved tensor {k} of shape {tuple(t.shape)} was "
                     f"modified by an in-place operation: it is at version {t._vc[0]}, "
-                    f"expected version {v}")
+                    f"expected version {v}"
+                )
         return tuple(t.unpack() if t.__class__ is _SavedOutput else t for t in self._saved)
 
     def _weaken_saved_outputs(self, node):
@@ -57,8 +60,10 @@ class FunctionCtx:
         output -> node -> ctx -> output, so an unused graph is freed at once)."""
         if self._saved and any(t is not None and t.grad_fn is node for t in self._saved):
             ref = weakref.ref(node)
-            self._saved = tuple(_SavedOutput(t, ref) if t is not None and t.grad_fn is node
-                                else t for t in self._saved)
+            self._saved = tuple(
+                _SavedOutput(t, ref) if t is not None and t.grad_fn is node else t
+                for t in self._saved
+            )
 
     def mark_dirty(self, *tensors):
         """Declare inputs that ``forward`` modified in place (they must be returned)."""
@@ -81,7 +86,7 @@ class _SavedOutput:
     __slots__ = ("t", "output_nr", "node")
 
     def __init__(self, t, node_ref):
-        a = type(t)._wrap(t._data, t._dtype, t._device)   # t's storage, without its history
+        a = type(t)._wrap(t._data, t._dtype, t._device)  # t's storage, without its history
         a._vc = t._vc
         self.t, self.output_nr, self.node = a, t._output_nr, node_ref
 
@@ -128,22 +133,27 @@ class _FunctionNode(Node):
         if not isinstance(res, tuple):
             res = (res,)
         n_args = self.ctx._n_args
-        if len(res) != n_args and not (len(res) > n_args and
-                                       all(r is None for r in res[n_args:])):
-            raise AutogradError(f"{self.name()}: backward returned {len(res)} gradients, "
-                                f"expected {n_args} (one per forward argument)")
+        if len(res) != n_args and not (len(res) > n_args and all(r is None for r in res[n_args:])):
+            raise AutogradError(
+                f"{self.name()}: backward returned {len(res)} gradients, "
+                f"expected {n_args} (one per forward argument)"
+            )
         out = []
         for i, (shape, _) in zip(self.arg_slots, self.in_meta):
             r = res[i]
             if r is not None:
                 if not isinstance(r, Tensor):
-                    raise AutogradError(f"{self.name()}: backward returned "
-                                        f"{type(r).__name__} for argument {i}, expected a "
-                                        "Tensor or None")
+                    raise AutogradError(
+                        f"{self.name()}: backward returned "
+                        f"{type(r).__name__} for argument {i}, expected a "
+                        "Tensor or None"
+                    )
                 if r._data.shape != shape and not _expandable(shape, r._data.shape):
-                    raise ShapeError(f"{self.name()}: backward returned a gradient of shape "
-                                     f"{tuple(r.shape)} for argument {i} of shape "
-                                     f"{tuple(shape)}")
+                    raise ShapeError(
+                        f"{self.name()}: backward returned a gradient of shape "
+                        f"{tuple(r.shape)} for argument {i} of shape "
+                        f"{tuple(shape)}"
+                    )
             out.append(r)
         return tuple(out)
 
@@ -164,7 +174,8 @@ class _FunctionNode(Node):
 def _expandable(shape, to):
     """Whether ``shape`` broadcasts to ``to`` (so a gradient of shape ``to`` sums back)."""
     return len(shape) <= len(to) and all(
-        s == 1 or s == t for s, t in zip(reversed(shape), reversed(to)))
+        s == 1 or s == t for s, t in zip(reversed(shape), reversed(to))
+    )
 
 
 class Function:
@@ -184,8 +195,9 @@ class Function:
         slots = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = tuple(args[i] for i in slots)
         grad_on = STATE.grad_enabled
-        ctx.needs_input_grad = tuple(grad_on and isinstance(a, Tensor) and a.requires_grad
-                                     for a in args)
+        ctx.needs_input_grad = tuple(
+            grad_on and isinstance(a, Tensor) and a.requires_grad for a in args
+        )
         ctx._n_args = len(args)
         with no_grad():
             if _has_setup_context(cls):
@@ -203,8 +215,9 @@ class Function:
         node.ctx, node.fn_cls, node.arg_slots = ctx, cls, slots
         ctx._device = dev
         tensor_outs = [o for o in outs if isinstance(o, Tensor)]
-        node._out_meta = tuple((o._data.shape, o._dtype) for o in tensor_outs) \
-            if len(tensor_outs) > 1 else None
+        node._out_meta = (
+            tuple((o._data.shape, o._dtype) for o in tensor_outs) if len(tensor_outs) > 1 else None
+        )
         non_diff = {id(t) for t in ctx._non_diff}
         dirty = {id(t) for t in ctx._dirty}
         result, k = [], 0
@@ -213,7 +226,7 @@ class Function:
                 result.append(o)
                 continue
             if any(o is t for t in tensors) and id(o) not in dirty:
-                o = o.detach()                    # an input returned as is: alias it
+                o = o.detach()  # an input returned as is: alias it
             if id(o) not in non_diff and o._dtype.is_floating_point:
                 o.grad_fn = node
                 o._output_nr = k
@@ -235,16 +248,19 @@ def _check_dirty(cls, ctx, inputs, outs):
     name = cls.__name__
     for t in ctx._dirty:
         if not any(t is o for o in outs):
-            raise AutogradError(f"{name}: a tensor marked dirty in forward was not returned "
-                                "as an output")
+            raise AutogradError(
+                f"{name}: a tensor marked dirty in forward was not returned as an output"
+            )
         if not any(t is i for i in inputs):
             raise AutogradError(f"{name}: mark_dirty got a tensor that is not an input")
         if STATE.grad_enabled:
             leaf = t if t._base is None else t._base
             if leaf._requires_grad and leaf.grad_fn is None:
                 what = "a leaf" if leaf is t else "a view of a leaf"
-                raise AutogradError(f"{name}: {what} Variable that requires grad has been "
-                                    "used in an in-place operation (mark_dirty).")
+                raise AutogradError(
+                    f"{name}: {what} Variable that requires grad has been "
+                    "used in an in-place operation (mark_dirty)."
+                )
 
 
 def once_differentiable(fn):
@@ -255,14 +271,17 @@ def once_differentiable(fn):
     def wrapper(ctx, *grads):
         with no_grad():
             res = fn(ctx, *grads)
-        if not STATE.grad_enabled or not any(g is not None and g._requires_grad
-                                             for g in grads):
+        if not STATE.grad_enabled or not any(g is not None and g._requires_grad for g in grads):
             return res
         single = not isinstance(res, tuple)
-        res = tuple(r if r is None or not r._dtype.is_floating_point else
-                    _DelayedError.apply(r.detach().requires_grad_(), fn.__qualname__)
-                    for r in ((res,) if single else res))
+        res = tuple(
+            r
+            if r is None or not r._dtype.is_floating_point
+            else _DelayedError.apply(r.detach().requires_grad_(), fn.__qualname__)
+            for r in ((res,) if single else res)
+        )
         return res[0] if single else res
+
     return wrapper
 
 
@@ -276,5 +295,7 @@ class _DelayedError(Function):
 
     @staticmethod
     def backward(ctx, g):
-        raise AutogradError(f"{ctx.name}: trying to differentiate twice a function that was "
-                            "marked with @once_differentiable")
+        raise AutogradError(
+            f"{ctx.name}: trying to differentiate twice a function that was "
+            "marked with @once_differentiable"
+        )

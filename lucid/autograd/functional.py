@@ -28,8 +28,10 @@ def _as_tuple(x, what, fn):
     for i, t in enumerate(xs):
         if not isinstance(t, Tensor):
             where = f"entry {i} of " if is_tuple else ""
-            raise DTypeError(f"{fn}: {where}{what} must be a Tensor or a tuple of Tensors, "
-                             f"got {type(t).__name__}")
+            raise DTypeError(
+                f"{fn}: {where}{what} must be a Tensor or a tuple of Tensors, "
+                f"got {type(t).__name__}"
+            )
     return xs, is_tuple
 
 
@@ -62,22 +64,28 @@ def _zeros(t, shape=None):
 
 def _validate_v(v, refs, is_tuple, fn):
     if len(v) != len(refs):
-        raise ShapeError(f"{fn}: v has {len(v)} tensors, expected {len(refs)}" if is_tuple
-                         else f"{fn}: v should be a single Tensor")
+        raise ShapeError(
+            f"{fn}: v has {len(v)} tensors, expected {len(refs)}"
+            if is_tuple
+            else f"{fn}: v should be a single Tensor"
+        )
     for i, (a, b) in enumerate(zip(v, refs)):
         if a.shape != b.shape:
             where = f"entry {i} of " if is_tuple else ""
-            raise ShapeError(f"{fn}: {where}v has shape {tuple(a.shape)}, expected "
-                             f"{tuple(b.shape)}")
+            raise ShapeError(
+                f"{fn}: {where}v has shape {tuple(a.shape)}, expected {tuple(b.shape)}"
+            )
 
 
 def _check_outputs(outputs, strict, fn):
     if strict:
         for i, o in enumerate(outputs):
             if not o.requires_grad:
-                raise AutogradError(f"{fn}: output {i} of the function does not require grad; "
-                                    "with strict=True outputs must depend differentiably on "
-                                    "the inputs")
+                raise AutogradError(
+                    f"{fn}: output {i} of the function does not require grad; "
+                    "with strict=True outputs must depend differentiably on "
+                    "the inputs"
+                )
 
 
 def _vjp_raw(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
@@ -85,8 +93,14 @@ def _vjp_raw(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not pairs:
         return (None,) * len(inputs)
-    return _grad(tuple(p[0] for p in pairs), inputs, tuple(p[1] for p in pairs),
-                 retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+    return _grad(
+        tuple(p[0] for p in pairs),
+        inputs,
+        tuple(p[1] for p in pairs),
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        allow_unused=True,
+    )
 
 
 def _fill(grads, refs, strict, create_graph, fn, what):
@@ -96,24 +110,27 @@ def _fill(grads, refs, strict, create_graph, fn, what):
     for i, (g, r) in enumerate(zip(grads, refs)):
         if g is None:
             if strict:
-                raise AutogradError(f"{fn}: {what} is independent of input {i}; not allowed "
-                                    "with strict=True")
+                raise AutogradError(
+                    f"{fn}: {what} is independent of input {i}; not allowed with strict=True"
+                )
             g = _zeros(r)
         elif strict and create_graph and not g.requires_grad:
-            raise AutogradError(f"{fn}: the derivative of {what} with respect to input {i} "
-                                "is independent of the inputs; not allowed with strict=True "
-                                "and create_graph=True")
+            raise AutogradError(
+                f"{fn}: the derivative of {what} with respect to input {i} "
+                "is independent of the inputs; not allowed with strict=True "
+                "and create_graph=True"
+            )
         out.append(g)
     return tuple(out)
 
 
 def _default_v(refs, fn, what):
     if len(refs) != 1 or refs[0].numel() != 1:
-        raise AutogradError(f"{fn}: v can only be None if {what} is a single Tensor with a "
-                            "single element")
+        raise AutogradError(
+            f"{fn}: v can only be None if {what} is a single Tensor with a single element"
+        )
     r = refs[0]
-    return (Tensor._wrap(r._device.backend.ones(r._data.shape, r._dtype.np), r._dtype,
-                         r._device),)
+    return (Tensor._wrap(r._device.backend.ones(r._data.shape, r._dtype.np), r._dtype, r._device),)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -128,10 +145,18 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         else:
             vs = _prepare(_as_tuple(v, "v", "vjp")[0], create_graph, False)
             _validate_v(vs, outs, out_tuple, "vjp")
-        res = _fill(_vjp_raw(outs, xs, vs, create_graph), xs, strict, create_graph, "vjp",
-                    "the output of func")
-    return (_unpack(_postprocess(outs, create_graph), out_tuple),
-            _unpack(_postprocess(res, create_graph), in_tuple))
+        res = _fill(
+            _vjp_raw(outs, xs, vs, create_graph),
+            xs,
+            strict,
+            create_graph,
+            "vjp",
+            "the output of func",
+        )
+    return (
+        _unpack(_postprocess(outs, create_graph), out_tuple),
+        _unpack(_postprocess(res, create_graph), in_tuple),
+    )
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -152,26 +177,36 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         if strict:
             for i, g in enumerate(gs):
                 if g is None or not g.requires_grad:
-                    raise AutogradError(f"jvp: the output of func is independent of input "
-                                        f"{i}; not allowed with strict=True")
+                    raise AutogradError(
+                        f"jvp: the output of func is independent of input "
+                        f"{i}; not allowed with strict=True"
+                    )
         pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None]
-        jv = _vjp_raw(tuple(p[0] for p in pairs), us, tuple(p[1] for p in pairs),
-                      create_graph) if pairs else (None,) * len(outs)
+        jv = (
+            _vjp_raw(tuple(p[0] for p in pairs), us, tuple(p[1] for p in pairs), create_graph)
+            if pairs
+            else (None,) * len(outs)
+        )
         res = _fill(jv, outs, strict, create_graph, "jvp", "the gradient")
-    return (_unpack(_postprocess(outs, create_graph), out_tuple),
-            _unpack(_postprocess(res, create_graph), out_tuple))
+    return (
+        _unpack(_postprocess(outs, create_graph), out_tuple),
+        _unpack(_postprocess(res, create_graph), out_tuple),
+    )
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
-             strategy="reverse-mode"):
+def jacobian(
+    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
+):
     """The Jacobian of ``func`` at ``inputs``: for output ``i`` and input ``j`` a tensor of
     shape ``out_i.shape + in_j.shape``, nested like PyTorch's (a Tensor for one input and
     one output, tuples otherwise). ``vectorize`` and ``strategy`` are accepted for
     compatibility; rows are computed one vjp at a time."""
     from ..ops import stack
+
     if strategy not in ("reverse-mode", "forward-mode"):
-        raise AutogradError(f"jacobian: strategy must be 'reverse-mode' or 'forward-mode', "
-                            f"got {strategy!r}")
+        raise AutogradError(
+            f"jacobian: strategy must be 'reverse-mode' or 'forward-mode', got {strategy!r}"
+        )
     with enable_grad():
         xs, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
         xs = _prepare(xs, create_graph, True)
@@ -195,8 +230,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _unpack(tuple(jac), out_tuple)
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
+def hessian(
+    func,
+    inputs,
+    create_graph=False,
+    strict=False,
+    vectorize=False,
+    outer_jacobian_strategy="reverse-mode",
+):
     """The Hessian of scalar ``func`` at ``inputs``: the Jacobian of its gradient. For
     inputs ``i`` and ``j`` a tensor of shape ``in_i.shape + in_j.shape``."""
 
@@ -207,8 +248,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if is_tuple:
             raise AutogradError("hessian: func must return a single Tensor, got a tuple")
         if out.numel() != 1:
-            raise AutogradError(f"hessian: func must return a single-element Tensor, got "
-                                f"shape {tuple(out.shape)}")
+            raise AutogradError(
+                f"hessian: func must return a single-element Tensor, got shape {tuple(out.shape)}"
+            )
         return out.reshape(())
 
     def gradient(*xs):
@@ -216,9 +258,11 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if strict:
             for i, gi in enumerate(g):
                 if not gi.requires_grad:
-                    raise AutogradError(f"hessian: the gradient with respect to input {i} is "
-                                        "independent of the inputs; not allowed with "
-                                        "strict=True")
+                    raise AutogradError(
+                        f"hessian: the gradient with respect to input {i} is "
+                        "independent of the inputs; not allowed with "
+                        "strict=True"
+                    )
         return g
 
     xs, in_tuple = _as_tuple(inputs, "inputs", "hessian")
@@ -249,18 +293,24 @@ def _hessian_product(func, inputs, v, create_graph, strict, fn):
         outs, is_tuple = _as_tuple(out, "the output of func", fn)
         _check_outputs(outs, strict, fn)
         if is_tuple or out.numel() != 1:
-            raise AutogradError(f"{fn}: func must return a single Tensor with a single "
-                                f"element, got {'a tuple' if is_tuple else tuple(out.shape)}")
+            raise AutogradError(
+                f"{fn}: func must return a single Tensor with a single "
+                f"element, got {'a tuple' if is_tuple else tuple(out.shape)}"
+            )
         jac = _vjp_raw(outs, xs, (None,), True)
         if strict:
             for i, g in enumerate(jac):
                 if g is None or not g.requires_grad:
-                    raise AutogradError(f"{fn}: the gradient with respect to input {i} is "
-                                        "independent of the inputs; not allowed with "
-                                        "strict=True")
+                    raise AutogradError(
+                        f"{fn}: the gradient with respect to input {i} is "
+                        "independent of the inputs; not allowed with "
+                        "strict=True"
+                    )
         pairs = [(g, vv) for g, vv in zip(jac, vs) if g is not None]
-        hv = _vjp_raw(tuple(p[0] for p in pairs), xs, tuple(p[1] for p in pairs),
-                      create_graph) if pairs else (None,) * len(xs)
+        hv = (
+            _vjp_raw(tuple(p[0] for p in pairs), xs, tuple(p[1] for p in pairs), create_graph)
+            if pairs
+            else (None,) * len(xs)
+        )
         res = _fill(hv, xs, strict, create_graph, fn, "the gradient")
-    return (_postprocess(outs, create_graph)[0],
-            _unpack(_postprocess(res, create_graph), in_tuple))
+    return (_postprocess(outs, create_graph)[0], _unpack(_postprocess(res, create_graph), in_tuple))

@@ -10,8 +10,14 @@ from __future__ import annotations
 import functools
 import inspect
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "inference_mode", "is_inference_mode_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+]
 
 
 from .._state import STATE  # noqa: F401  (re-exported: the flags live in the bottom layer)
@@ -34,6 +40,7 @@ class _DecoratorContext:
         def wrapper(*args, **kwargs):
             with make():
                 return fn(*args, **kwargs)
+
         return wrapper
 
 
@@ -61,6 +68,7 @@ def _wrap_generator(make, fn):
                         out = gen.send(sent)
         except StopIteration as stop:
             return stop.value
+
     return wrapper
 
 
@@ -72,7 +80,7 @@ class _GradModeContext(_DecoratorContext):
     def __new__(cls, orig_func=None):
         if orig_func is None:
             return super().__new__(cls)
-        return cls()(orig_func)            # used as a bare decorator
+        return cls()(orig_func)  # used as a bare decorator
 
     def __enter__(self):
         self._prev = STATE.grad_enabled
@@ -135,7 +143,7 @@ class inference_mode(_DecoratorContext):
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
             return super().__new__(cls)
-        return cls()(mode)                  # used as a bare decorator
+        return cls()(mode)  # used as a bare decorator
 
     def __init__(self, mode: bool = True):
         self.mode = mode if isinstance(mode, bool) else True

@@ -112,8 +112,14 @@ def analytical_jacobian(fn, inputs, create_graph=False):
         for r in range(_rsize(o)):
             e = be.full(o._data.shape, 0, o._dtype.np)
             e.reshape(-1)[r // len(units)] = units[r % len(units)]
-            gs = _grad((o,), wrt, (Tensor._wrap(e, o._dtype, o._device),),
-                       retain_graph=True, allow_unused=True, create_graph=create_graph)
+            gs = _grad(
+                (o,),
+                wrt,
+                (Tensor._wrap(e, o._dtype, o._device),),
+                retain_graph=True,
+                allow_unused=True,
+                create_graph=create_graph,
+            )
             for j, g in enumerate(gs):
                 if g is not None:
                     jac[k][j][r, :] = _flat64(g)
@@ -128,8 +134,7 @@ def _backend_of(arr, inputs):
     raise GradcheckError("gradcheck: no input tensor shares the Jacobian's backend")
 
 
-def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-              **_ignored):
+def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
     """Compare analytical and numerical Jacobians of ``fn`` at ``inputs`` (float64).
 
     Returns True when every entry satisfies ``|a - n| <= atol + rtol * |n|``; otherwise raises
@@ -141,8 +146,11 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     inputs = tuple(inputs)
     for t in _tensors(inputs):
         if t._requires_grad and t._dtype.name not in ("float64", "complex128"):
-            warnings.warn(f"gradcheck: input of dtype {t._dtype.name} is not float64 or "
-                          "complex128; the check may fail from rounding alone", stacklevel=2)
+            warnings.warn(
+                f"gradcheck: input of dtype {t._dtype.name} is not float64 or "
+                "complex128; the check may fail from rounding alone",
+                stacklevel=2,
+            )
     num = numerical_jacobian(fn, inputs, eps)
     ana = analytical_jacobian(fn, inputs)
     for k, (nrow, arow) in enumerate(zip(num, ana)):
@@ -152,17 +160,29 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
             bad = be.logical_not(err <= atol + rtol * be.abs(n))
             if bool(bad.any()):
                 r, c = _unravel(int(be.where(bad, err, -1.0).argmax()), bad.shape)
-                msg = (f"gradcheck: Jacobian mismatch for output {k} with respect to input "
-                       f"{j}: numerical {n[r, c]:.6g} vs analytical {a[r, c]:.6g} at "
-                       f"entry ({r}, {c}); {int(bad.sum())} of {bad.size} entries differ")
+                msg = (
+                    f"gradcheck: Jacobian mismatch for output {k} with respect to input "
+                    f"{j}: numerical {n[r, c]:.6g} vs analytical {a[r, c]:.6g} at "
+                    f"entry ({r}, {c}); {int(bad.sum())} of {bad.size} entries differ"
+                )
                 if raise_exception:
                     raise GradcheckError(msg)
                 return False
     return True
 
 
-def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  raise_exception=True, seed=0, **_ignored):
+def gradgradcheck(
+    fn,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    raise_exception=True,
+    seed=0,
+    **_ignored,
+):
     """:func:`gradcheck` of the map ``(inputs, v) -> v^T J(inputs)``: checks second
     derivatives of ``fn`` through the graph-mode backward."""
     if isinstance(inputs, Tensor):
@@ -193,9 +213,20 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
         pairs = [(y, v) for y, v in zip(ys, vs) if y._requires_grad]
         if not pairs:
             return ()
-        gs = _grad(tuple(p[0] for p in pairs), tuple(xs[i] for i in wrt_idx),
-                   tuple(p[1] for p in pairs), create_graph=True, allow_unused=True)
+        gs = _grad(
+            tuple(p[0] for p in pairs),
+            tuple(xs[i] for i in wrt_idx),
+            tuple(p[1] for p in pairs),
+            create_graph=True,
+            allow_unused=True,
+        )
         return tuple(g for g in gs if g is not None and g._requires_grad)
 
-    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_grads,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

@@ -37,13 +37,28 @@ class Node:
     :func:`new_node`, the one place its slots are set and its edges built.
     """
 
-    __slots__ = ("next_edges", "in_meta", "saved", "out", "extra", "params", "be",
-                 "_versions", "_out_meta", "_pre_hooks", "_retain", "_hooks", "_freed",
-                 "_anomaly_trace", "_metadata", "__weakref__")
+    __slots__ = (
+        "next_edges",
+        "in_meta",
+        "saved",
+        "out",
+        "extra",
+        "params",
+        "be",
+        "_versions",
+        "_out_meta",
+        "_pre_hooks",
+        "_retain",
+        "_hooks",
+        "_freed",
+        "_anomaly_trace",
+        "_metadata",
+        "__weakref__",
+    )
 
     saves_input = False
     saves_output = False
-    materialize_grads = True   # fill outputs that got no gradient with zeros
+    materialize_grads = True  # fill outputs that got no gradient with zeros
 
     def name(self) -> str:
         return type(self).__name__
@@ -95,20 +110,25 @@ class Node:
             raise AutogradError(
                 f"{self.name()}: trying to backward through the graph a second time (or to "
                 "use saved tensors after they were freed). Pass retain_graph=True to the first "
-                "backward() or autograd.grad() call if you need to backward twice.")
+                "backward() or autograd.grad() call if you need to backward twice."
+            )
         versions = self._versions
         if versions is not None:
             n_in = len(self.in_meta)
             for j in range(0, len(versions), 3):
                 k, vc, expect = versions[j], versions[j + 1], versions[j + 2]
                 if vc[0] != expect:
-                    what = (f"input {k} of shape {tuple(self.in_meta[k][0])}" if k < n_in
-                            else f"output {k - n_in}")
+                    what = (
+                        f"input {k} of shape {tuple(self.in_meta[k][0])}"
+                        if k < n_in
+                        else f"output {k - n_in}"
+                    )
                     raise VersionMismatchError(
                         f"{self.name()}: one of the tensors needed for gradient computation "
                         f"({what}) has been modified by an in-place operation: it is at "
                         f"version {vc[0]}, expected version {expect}. Use a copy (clone()) "
-                        "instead of modifying it in place.")
+                        "instead of modifying it in place."
+                    )
 
     def release(self):
         """Free what was saved for the backward (called unless ``retain_graph``)."""
@@ -135,12 +155,15 @@ class Node:
                 out[i] = None
                 continue
             if g.shape != shape:
-                g = self.be.sum_to(g, shape) if g.ndim >= len(shape) else \
-                    self.be.broadcast_to(g, shape)
+                g = (
+                    self.be.sum_to(g, shape)
+                    if g.ndim >= len(shape)
+                    else self.be.broadcast_to(g, shape)
+                )
             npd = dt.np
             if g.dtype is not npd and g.dtype != npd:
                 if dt._cat < 3 and dtypes._BY_NP[g.dtype]._cat == 3:
-                    g = g.real           # a real input's gradient: the real part (PyTorch)
+                    g = g.real  # a real input's gradient: the real part (PyTorch)
                 g = self.be.astype(g, npd)
             out[i] = g
         return out
@@ -215,7 +238,7 @@ class AccumulateGrad(Node):
         memory (the engine's ``_leaf`` checks), so the first gradient may be kept as it
         is."""
         var = self._var()
-        if var is None:          # the leaf is gone: nothing to accumulate into
+        if var is None:  # the leaf is gone: nothing to accumulate into
             return
         old = var._grad
         if graph_mode:
@@ -228,7 +251,7 @@ class AccumulateGrad(Node):
         else:
             try:
                 old._data += grad
-            except ValueError:        # a read-only (broadcast) array assigned by the user
+            except ValueError:  # a read-only (broadcast) array assigned by the user
                 var._grad = Tensor._wrap(old._data + grad, old._dtype, old._device)
                 return
             old._vc[0] += 1
@@ -262,13 +285,13 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     node = object.__new__(cls)
     edges = []
     meta = []
-    mask = 0                   # bit i: input i needs a gradient
+    mask = 0  # bit i: input i needs a gradient
     bit = 1
     for t in inputs:
         fn = t._grad_fn
         if fn is not None:
             nr = t._output_nr
-            edges.append(fn if nr == 0 else (fn, nr))   # (no pair object for output 0)
+            edges.append(fn if nr == 0 else (fn, nr))  # (no pair object for output 0)
             mask |= bit
         elif t._requires_grad:
             edges.append(accumulator_of(t))
@@ -290,11 +313,14 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     node._out_meta = node._pre_hooks = node._retain = node._hooks = None
     node._anomaly_trace = None
     node._freed = False
-    versions = None         # flat: (slot, version counter, version at save) per saved tensor
+    versions = None  # flat: (slot, version counter, version at save) per saved tensor
     want = cls.saves_input
     if want:
-        keep = None if want is True else (_PLANS.get((cls, mask, len(inputs))) or
-                                          _save_plan(cls, want, mask, len(inputs)))
+        keep = (
+            None
+            if want is True
+            else (_PLANS.get((cls, mask, len(inputs))) or _save_plan(cls, want, mask, len(inputs)))
+        )
         saved = []
         versions = []
         k = 0
@@ -351,10 +377,12 @@ def _save_plan(cls, want, mask, n):
 
 
 def _inference_saved(cls):
-    raise AutogradError(f"{cls.schema_v1.name}: inference tensors cannot be saved for "
-                        "backward. Tensors made under inference_mode cannot be used in "
-                        "computation that autograd records; clone() one outside "
-                        "inference_mode, or use no_grad() instead of inference_mode().")
+    raise AutogradError(
+        f"{cls.schema_v1.name}: inference tensors cannot be saved for "
+        "backward. Tensors made under inference_mode cannot be used in "
+        "computation that autograd records; clone() one outside "
+        "inference_mode, or use no_grad() instead of inference_mode()."
+    )
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -24,9 +24,11 @@ def backend_for(dev):
     """The backend instance that computes on device ``dev`` (dispatch by device type)."""
     make = _FACTORIES.get(dev.type)
     if make is None:
-        raise DeviceError(f"device {dev}: no backend for {dev.type!r} in this build; the "
-                          "CUDA backend needs CuPy: pip install 'lucid[cuda12]' or "
-                          "'lucid[cuda13]' on a machine with an NVIDIA GPU")
+        raise DeviceError(
+            f"device {dev}: no backend for {dev.type!r} in this build; the "
+            "CUDA backend needs CuPy: pip install 'lucid[cuda12]' or "
+            "'lucid[cuda13]' on a machine with an NVIDIA GPU"
+        )
     return make(dev)
 
 

@@ -26,11 +26,29 @@ from .interface.unary import UnaryKernels
 from .interface.vision import VisionKernels
 
 
-class Backend(CoreKernels, UnaryKernels, BinaryKernels, ReductionKernels, ShapeKernels,
-              IndexingKernels, SortKernels, LinalgKernels, RandomKernels, SpecialKernels,
-              NumericKernels, ConvKernels, NormKernels, LossKernels, OptimKernels,
-              AttentionKernels, VisionKernels, DecompKernels, ComplexKernels, FftKernels,
-              FractionalPoolKernels):
+class Backend(
+    CoreKernels,
+    UnaryKernels,
+    BinaryKernels,
+    ReductionKernels,
+    ShapeKernels,
+    IndexingKernels,
+    SortKernels,
+    LinalgKernels,
+    RandomKernels,
+    SpecialKernels,
+    NumericKernels,
+    ConvKernels,
+    NormKernels,
+    LossKernels,
+    OptimKernels,
+    AttentionKernels,
+    VisionKernels,
+    DecompKernels,
+    ComplexKernels,
+    FftKernels,
+    FractionalPoolKernels,
+):
     """Every primitive kernel an op may call, on the arrays of one device."""
 
     name: str

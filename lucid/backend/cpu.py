@@ -29,12 +29,13 @@ _MMAP_BYTES, _TRIM_BYTES = 32 << 20, 128 << 20
 
 def _keep_freed_heap():
     if not sys.platform.startswith("linux") or any(
-            v in os.environ for v in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")):
+        v in os.environ for v in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+    ):
         return
     try:
         mallopt = ctypes.CDLL(None).mallopt
         gnu = ctypes.CDLL(None).gnu_get_libc_version
-    except (AttributeError, OSError):        # not glibc (musl has no mallopt tuning)
+    except (AttributeError, OSError):  # not glibc (musl has no mallopt tuning)
         return
     del gnu
     m_trim_threshold, m_mmap_threshold = -1, -3
@@ -88,18 +89,28 @@ class CpuBackend(ArrayBackend):
         of the array's ``uint16`` view with its dtype rewritten to ``kDLBfloat``
         (:mod:`lucid.backend.dlpack`). Either way the capsule shares ``a``'s memory."""
         if stream is not None:
-            raise ExportError(f"__dlpack__: the CPU has no streams; stream must be None, "
-                              f"got {stream!r}")
+            raise ExportError(
+                f"__dlpack__: the CPU has no streams; stream must be None, got {stream!r}"
+            )
         if dl_device is not None and tuple(int(x) for x in dl_device) != (dlpack.kDLCPU, 0):
-            raise ExportError(f"__dlpack__: can't export a CPU tensor to DLPack device "
-                              f"{tuple(dl_device)} without moving it; the tensor is on "
-                              f"({dlpack.kDLCPU}, 0)")
+            raise ExportError(
+                f"__dlpack__: can't export a CPU tensor to DLPack device "
+                f"{tuple(dl_device)} without moving it; the tensor is on "
+                f"({dlpack.kDLCPU}, 0)"
+            )
         try:
             if a.dtype == dlpack.BFLOAT16:
                 return dlpack.to_dlpack(a, stream, max_version, dl_device, copy)
-            kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
-                                        ("dl_device", dl_device), ("copy", copy))
-                      if v is not None}
+            kwargs = {
+                k: v
+                for k, v in (
+                    ("stream", stream),
+                    ("max_version", max_version),
+                    ("dl_device", dl_device),
+                    ("copy", copy),
+                )
+                if v is not None
+            }
             return a.__dlpack__(**kwargs)
         except (BufferError, RuntimeError, ValueError) as e:
             if isinstance(e, LucidError):

@@ -57,16 +57,24 @@ import numpy as np
 
 from ..errors import ArgumentError, DeviceError, DTypeError
 
-__all__ = ["to_dlpack", "from_capsule", "capsule_of", "is_capsule", "capsule_dtype",
-           "capsule_device", "CapsuleExporter", "BFLOAT16"]
+__all__ = [
+    "to_dlpack",
+    "from_capsule",
+    "capsule_of",
+    "is_capsule",
+    "capsule_dtype",
+    "capsule_device",
+    "CapsuleExporter",
+    "BFLOAT16",
+]
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 # -- dlpack.h enums ---------------------------------------------------------------------------
 
 kDLCPU = 1
-kDLCUDAHost = 3          # pinned host memory: readable from the CPU
-kDLCUDAManaged = 13      # unified memory: readable from the CPU
+kDLCUDAHost = 3  # pinned host memory: readable from the CPU
+kDLCUDAManaged = 13  # unified memory: readable from the CPU
 _HOST_DEVICES = (kDLCPU, kDLCUDAHost, kDLCUDAManaged)
 
 kDLInt = 0
@@ -88,20 +96,24 @@ class DLDataType(ctypes.Structure):
 
 
 class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p),
-                ("device", DLDevice),
-                ("ndim", ctypes.c_int32),
-                ("dtype", DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
 
 
 class DLManagedTensor(ctypes.Structure):
     # the deleter is a function pointer; kept as a plain address and cast when called
-    _fields_ = [("dl_tensor", DLTensor),
-                ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
+    _fields_ = [
+        ("dl_tensor", DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+    ]
 
 
 class DLPackVersion(ctypes.Structure):
@@ -109,11 +121,13 @@ class DLPackVersion(ctypes.Structure):
 
 
 class DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("version", DLPackVersion),
-                ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p),
-                ("flags", ctypes.c_uint64),
-                ("dl_tensor", DLTensor)]
+    _fields_ = [
+        ("version", DLPackVersion),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", DLTensor),
+    ]
 
 
 # the deleter's C signature, called with the GIL held (PYFUNCTYPE)
@@ -131,7 +145,7 @@ _api.PyCapsule_GetName.argtypes = [ctypes.py_object]
 _api.PyCapsule_SetName.restype = ctypes.c_int
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
-_CAPSULE_TYPE = type(datetime.datetime_CAPI)   # the PyCapsule type (types.CapsuleType, 3.13+)
+_CAPSULE_TYPE = type(datetime.datetime_CAPI)  # the PyCapsule type (types.CapsuleType, 3.13+)
 
 _LEGACY = b"dltensor"
 _VERSIONED = b"dltensor_versioned"
@@ -139,7 +153,7 @@ _VERSIONED = b"dltensor_versioned"
 _USED_LEGACY = ctypes.create_string_buffer(b"used_dltensor")
 _USED_VERSIONED = ctypes.create_string_buffer(b"used_dltensor_versioned")
 
-_MAX_VERSION = (1, 0)   # the versioned layout this module reads (any 1.x)
+_MAX_VERSION = (1, 0)  # the versioned layout this module reads (any 1.x)
 
 
 def is_capsule(obj):
@@ -158,19 +172,27 @@ def _managed(cap, op):
         ptr = _api.PyCapsule_GetPointer(cap, _VERSIONED)
         m = DLManagedTensorVersioned.from_address(ptr)
         if m.version.major != _MAX_VERSION[0]:
-            raise ArgumentError(f"{op}: DLPack tensor of version {m.version.major}."
-                                f"{m.version.minor}; Lucid reads DLPack 1.x")
+            raise ArgumentError(
+                f"{op}: DLPack tensor of version {m.version.major}."
+                f"{m.version.minor}; Lucid reads DLPack 1.x"
+            )
         return m, True
     if _valid(cap, _LEGACY):
         return DLManagedTensor.from_address(_api.PyCapsule_GetPointer(cap, _LEGACY)), False
     name = _api.PyCapsule_GetName(cap) if is_capsule(cap) else None
     if name in (b"used_dltensor", b"used_dltensor_versioned"):
-        raise ArgumentError(f"{op}: this DLPack capsule was already consumed; a capsule "
-                            "can be consumed only once (call __dlpack__ again for a new one)")
-    what = f"a capsule named {name.decode(errors='replace')!r}" if name is not None else \
-        f"a {type(cap).__name__}"
-    raise ArgumentError(f"{op}: expected a DLPack capsule named 'dltensor' or "
-                        f"'dltensor_versioned', got {what}")
+        raise ArgumentError(
+            f"{op}: this DLPack capsule was already consumed; a capsule "
+            "can be consumed only once (call __dlpack__ again for a new one)"
+        )
+    what = (
+        f"a capsule named {name.decode(errors='replace')!r}"
+        if name is not None
+        else f"a {type(cap).__name__}"
+    )
+    raise ArgumentError(
+        f"{op}: expected a DLPack capsule named 'dltensor' or 'dltensor_versioned', got {what}"
+    )
 
 
 def capsule_of(obj, op="from_dlpack"):
@@ -180,8 +202,10 @@ def capsule_of(obj, op="from_dlpack"):
     if is_capsule(obj):
         return obj
     if not hasattr(obj, "__dlpack__"):
-        raise ArgumentError(f"{op}: expected an object with __dlpack__ or a DLPack capsule, "
-                            f"got {type(obj).__name__}")
+        raise ArgumentError(
+            f"{op}: expected an object with __dlpack__ or a DLPack capsule, "
+            f"got {type(obj).__name__}"
+        )
     try:
         return obj.__dlpack__(max_version=_MAX_VERSION)
     except TypeError:
@@ -225,13 +249,22 @@ def to_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
     a read-only array asked for a legacy capsule) propagate to the caller."""
     if a.dtype != BFLOAT16:
         raise DTypeError(f"__dlpack__: expected a bfloat16 array, got {a.dtype}")
-    kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
-                                ("dl_device", dl_device), ("copy", copy)) if v is not None}
+    kwargs = {
+        k: v
+        for k, v in (
+            ("stream", stream),
+            ("max_version", max_version),
+            ("dl_device", dl_device),
+            ("copy", copy),
+        )
+        if v is not None
+    }
     cap = a.view(np.uint16).__dlpack__(**kwargs)
     dt = _managed(cap, "__dlpack__")[0].dl_tensor.dtype
-    if (dt.code, dt.bits, dt.lanes) != (kDLUInt, 16, 1):     # NumPy's uint16: cannot happen
-        raise DTypeError(f"__dlpack__: NumPy exported uint16 as DLPack dtype "
-                         f"({dt.code}, {dt.bits}, {dt.lanes})")
+    if (dt.code, dt.bits, dt.lanes) != (kDLUInt, 16, 1):  # NumPy's uint16: cannot happen
+        raise DTypeError(
+            f"__dlpack__: NumPy exported uint16 as DLPack dtype ({dt.code}, {dt.bits}, {dt.lanes})"
+        )
     dt.code = kDLBfloat
     return cap
 
@@ -263,20 +296,24 @@ def from_capsule(cap, op="from_dlpack"):
     m, versioned = _managed(cap, op)
     t = m.dl_tensor
     if t.device.device_type not in _HOST_DEVICES:
-        raise DeviceError(f"{op}: DLPack tensor on device type {t.device.device_type} "
-                          f"(id {t.device.device_id}); the CPU reads host memory only "
-                          f"(kDLCPU = {kDLCPU})")
+        raise DeviceError(
+            f"{op}: DLPack tensor on device type {t.device.device_type} "
+            f"(id {t.device.device_id}); the CPU reads host memory only "
+            f"(kDLCPU = {kDLCPU})"
+        )
     code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
     if (code, bits, lanes) != (kDLBfloat, 16, 1):
-        raise DTypeError(f"{op}: expected a bfloat16 DLPack tensor (code {kDLBfloat}, 16 "
-                         f"bits, 1 lane), got code {code}, {bits} bits, {lanes} lanes")
+        raise DTypeError(
+            f"{op}: expected a bfloat16 DLPack tensor (code {kDLBfloat}, 16 "
+            f"bits, 1 lane), got code {code}, {bits} bits, {lanes} lanes"
+        )
     ndim = t.ndim
     if ndim < 0:
         raise ArgumentError(f"{op}: DLPack tensor with ndim {ndim}")
     shape = tuple(int(t.shape[i]) for i in range(ndim))
     if t.strides:
         strides = tuple(int(t.strides[i]) for i in range(ndim))
-    else:                                                   # NULL strides: row-major
+    else:  # NULL strides: row-major
         strides, step = [], 1
         for n in reversed(shape):
             strides.insert(0, step)
@@ -290,8 +327,12 @@ def from_capsule(cap, op="from_dlpack"):
         _call_deleter(deleter, ptr)
         return np.empty(shape, BFLOAT16)
     itemsize = BFLOAT16.itemsize
-    interface = {"version": 3, "shape": shape, "typestr": np.dtype(np.uint16).str,
-                 "data": ((t.data or 0) + t.byte_offset, read_only),
-                 "strides": tuple(s * itemsize for s in strides)}
+    interface = {
+        "version": 3,
+        "shape": shape,
+        "typestr": np.dtype(np.uint16).str,
+        "data": ((t.data or 0) + t.byte_offset, read_only),
+        "strides": tuple(s * itemsize for s in strides),
+    }
     owner = _Imported(interface, deleter, ptr)
     return np.asarray(owner).view(BFLOAT16)

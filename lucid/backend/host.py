@@ -13,9 +13,19 @@ import numpy as np
 from .. import dtypes as _dt
 from ..errors import DTypeError, ShapeError, ValueOverflowError
 
-__all__ = ["is_array", "is_scalar", "is_array_dtype", "is_writeable", "from_dlpack",
-           "array_of", "scalar_array", "nested_array", "array_kind", "contiguous",
-           "from_buffer"]
+__all__ = [
+    "is_array",
+    "is_scalar",
+    "is_array_dtype",
+    "is_writeable",
+    "from_dlpack",
+    "array_of",
+    "scalar_array",
+    "nested_array",
+    "array_kind",
+    "contiguous",
+    "from_buffer",
+]
 
 
 def is_array(x):
@@ -85,17 +95,19 @@ def nested_array(data, dt, op="tensor"):
     ``[min, max]`` (nan and inf never fit); integers too, except that an unsigned dtype also
     takes ``-max..-1`` (wrapping, as ``tensor([-1], dtype=uint8)`` is 255)."""
     try:
-        host = np.array(data, dtype=np.float64 if dt.is_floating_point else
-                        np.complex128 if dt.is_complex else None)
-    except OverflowError as e:      # an int too large for a float64
+        host = np.array(
+            data,
+            dtype=np.float64 if dt.is_floating_point else np.complex128 if dt.is_complex else None,
+        )
+    except OverflowError as e:  # an int too large for a float64
         raise ValueOverflowError(f"{op}: overflow converting to {dt.name} ({e})") from None
     except ValueError as e:
         raise ShapeError(f"{op}: nested sequences have inconsistent lengths ({e})") from None
-    except TypeError:               # complex numbers into a real dtype
+    except TypeError:  # complex numbers into a real dtype
         raise DTypeError(f"{op}: can't convert complex values to {dt.name}") from None
     if host.dtype == object:
         raise ShapeError(f"{op}: nested sequences have inconsistent lengths")
-    if dt._cat >= 2 or dt is _dt.bool:        # floating, complex
+    if dt._cat >= 2 or dt is _dt.bool:  # floating, complex
         if host.dtype.kind == "c" and dt._cat < 3:
             raise DTypeError(f"{op}: can't convert complex values to {dt.name}")
         return host.astype(dt.np)
@@ -126,8 +138,10 @@ def _check_fits(host, dt, op):
         bad = None if lo <= vmin and vmax <= hi else (host < lo) | (host > hi)
     if bad is not None and bad.any():
         v = host[bad].flat[0]
-        raise ValueOverflowError(f"{op}: value {v.item()!r} cannot be converted to type "
-                                 f"{dt.name} without overflow (range [{dmin}, {hi}])")
+        raise ValueOverflowError(
+            f"{op}: value {v.item()!r} cannot be converted to type "
+            f"{dt.name} without overflow (range [{dmin}, {hi}])"
+        )
 
 
 def complex_as_pairs(a):
@@ -141,5 +155,6 @@ def pairs_as_complex(a):
     pairs."""
     if a.dtype not in (np.float32, np.float64) or not a.ndim or a.shape[-1] != 2:
         return None
-    return np.ascontiguousarray(a).view(np.complex64 if a.dtype == np.float32 else
-                                        np.complex128)[..., 0]
+    return np.ascontiguousarray(a).view(np.complex64 if a.dtype == np.float32 else np.complex128)[
+        ..., 0
+    ]

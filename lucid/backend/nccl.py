@@ -9,25 +9,37 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..errors import DistributedError
 
-__all__ = ["available", "load", "unique_id", "communicator", "datatype", "redop",
-           "UNIQUE_ID_BYTES"]
+__all__ = ["available", "load", "unique_id", "communicator", "datatype", "redop", "UNIQUE_ID_BYTES"]
 
 UNIQUE_ID_BYTES = 128
-INSTALL = ("pip install 'lucid[cuda12]' or 'lucid[cuda13]' (CuPy, whose wheels load the "
-           "NCCL library of the nvidia-nccl wheels) on a machine with an NVIDIA GPU")
+INSTALL = (
+    "pip install 'lucid[cuda12]' or 'lucid[cuda13]' (CuPy, whose wheels load the "
+    "NCCL library of the nvidia-nccl wheels) on a machine with an NVIDIA GPU"
+)
 
-_DTYPES = [(_dt.uint8, "NCCL_UINT8"), (_dt.int8, "NCCL_INT8"), (_dt.int32, "NCCL_INT32"),
-           (_dt.int64, "NCCL_INT64"), (_dt.float16, "NCCL_FLOAT16"),
-           (_dt.bfloat16, "NCCL_BFLOAT16"), (_dt.float32, "NCCL_FLOAT32"),
-           (_dt.float64, "NCCL_FLOAT64")]
-_OPS = {"sum": "NCCL_SUM", "product": "NCCL_PROD", "min": "NCCL_MIN", "max": "NCCL_MAX",
-        "avg": "NCCL_AVG"}
+_DTYPES = [
+    (_dt.uint8, "NCCL_UINT8"),
+    (_dt.int8, "NCCL_INT8"),
+    (_dt.int32, "NCCL_INT32"),
+    (_dt.int64, "NCCL_INT64"),
+    (_dt.float16, "NCCL_FLOAT16"),
+    (_dt.bfloat16, "NCCL_BFLOAT16"),
+    (_dt.float32, "NCCL_FLOAT32"),
+    (_dt.float64, "NCCL_FLOAT64"),
+]
+_OPS = {
+    "sum": "NCCL_SUM",
+    "product": "NCCL_PROD",
+    "min": "NCCL_MIN",
+    "max": "NCCL_MAX",
+    "avg": "NCCL_AVG",
+}
 
 
 def _module():
     try:
         from cupy.cuda import nccl
-    except Exception as e:      # CuPy missing, or built without NCCL
+    except Exception as e:  # CuPy missing, or built without NCCL
         return None, e
     if not getattr(nccl, "available", True):
         return None, "CuPy was built without NCCL"
@@ -43,8 +55,10 @@ def load(op):
     """The ``cupy.cuda.nccl`` module, or a DistributedError saying how to install it."""
     nccl, why = _module()
     if nccl is None:
-        raise DistributedError(f"{op}: the 'nccl' backend needs CuPy with NCCL, which is not "
-                               f"available ({why}): {INSTALL}")
+        raise DistributedError(
+            f"{op}: the 'nccl' backend needs CuPy with NCCL, which is not "
+            f"available ({why}): {INSTALL}"
+        )
     return nccl
 
 

@@ -21,14 +21,17 @@ import numpy as np
 
 from ..errors import ArgumentError
 
-_BLAS_SET = ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
-             "openblas_set_num_threads")
+_BLAS_SET = (
+    "scipy_openblas_set_num_threads64_",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
 
 
 def _cores():
     try:
         return len(os.sched_getaffinity(0))
-    except AttributeError:                  # (not Linux)
+    except AttributeError:  # (not Linux)
         return os.cpu_count() or 1
 
 
@@ -86,8 +89,9 @@ class _IntraOp:
     def pool(self):
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.threads - 1,
-                                                thread_name_prefix="lucid-intra-op")
+                self._pool = ThreadPoolExecutor(
+                    self.threads - 1, thread_name_prefix="lucid-intra-op"
+                )
             return self._pool
 
 
@@ -145,7 +149,7 @@ def parallel(fn, parts):
     try:
         first = fn(parts[0])
     finally:
-        rest = [f.exception() for f in futures]      # (waits for each)
+        rest = [f.exception() for f in futures]  # (waits for each)
     for err in rest:
         if err is not None:
             raise err

@@ -21,5 +21,13 @@ kernels): plain settable attributes that the kernels read when they run.
 from . import cpu, cuda, cudnn, mkldnn, mps, openmp
 from .cuda import get_float32_matmul_precision, set_float32_matmul_precision
 
-__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp", "get_float32_matmul_precision",
-           "set_float32_matmul_precision"]
+__all__ = [
+    "cpu",
+    "cuda",
+    "cudnn",
+    "mkldnn",
+    "mps",
+    "openmp",
+    "get_float32_matmul_precision",
+    "set_float32_matmul_precision",
+]

@@ -6,8 +6,7 @@ import importlib.util
 
 from ..errors import ArgumentError
 
-__all__ = ["matmul", "get_float32_matmul_precision", "set_float32_matmul_precision",
-           "is_built"]
+__all__ = ["matmul", "get_float32_matmul_precision", "set_float32_matmul_precision", "is_built"]
 
 _PRECISIONS = ("highest", "high", "medium")
 
@@ -19,8 +18,11 @@ class _MatmulFlags:
     ``allow_bf16_reduced_precision_reduction``: half GEMMs may round partial sums to half
     between split-K tiles. Unknown attributes raise ``AttributeError``."""
 
-    __slots__ = ("_precision", "allow_fp16_reduced_precision_reduction",
-                 "allow_bf16_reduced_precision_reduction")
+    __slots__ = (
+        "_precision",
+        "allow_fp16_reduced_precision_reduction",
+        "allow_bf16_reduced_precision_reduction",
+    )
 
     def __init__(self):
         self._precision = "highest"
@@ -36,11 +38,13 @@ class _MatmulFlags:
         self._precision = "high" if value else "highest"
 
     def __repr__(self):
-        return (f"lucid.backends.cuda.matmul(allow_tf32={self.allow_tf32}, "
-                f"allow_fp16_reduced_precision_reduction="
-                f"{self.allow_fp16_reduced_precision_reduction}, "
-                f"allow_bf16_reduced_precision_reduction="
-                f"{self.allow_bf16_reduced_precision_reduction})")
+        return (
+            f"lucid.backends.cuda.matmul(allow_tf32={self.allow_tf32}, "
+            f"allow_fp16_reduced_precision_reduction="
+            f"{self.allow_fp16_reduced_precision_reduction}, "
+            f"allow_bf16_reduced_precision_reduction="
+            f"{self.allow_bf16_reduced_precision_reduction})"
+        )
 
 
 matmul = _MatmulFlags()
@@ -50,8 +54,10 @@ def set_float32_matmul_precision(precision) -> None:
     """``"highest"`` (IEEE float32 GEMMs), ``"high"`` (TF32 allowed) or ``"medium"``
     (bfloat16-based algorithms allowed too)."""
     if precision not in _PRECISIONS:
-        raise ArgumentError(f"set_float32_matmul_precision: precision must be one of "
-                            f"'highest', 'high', 'medium', got {precision!r}")
+        raise ArgumentError(
+            f"set_float32_matmul_precision: precision must be one of "
+            f"'highest', 'high', 'medium', got {precision!r}"
+        )
     matmul._precision = precision
 
 

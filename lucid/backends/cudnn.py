@@ -11,8 +11,16 @@ from __future__ import annotations
 import contextlib
 import sys
 
-__all__ = ["enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32",
-           "flags", "is_available", "version"]
+__all__ = [
+    "enabled",
+    "benchmark",
+    "benchmark_limit",
+    "deterministic",
+    "allow_tf32",
+    "flags",
+    "is_available",
+    "version",
+]
 
 enabled = True
 benchmark = False
@@ -35,13 +43,11 @@ _NAMES = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf3
 
 
 @contextlib.contextmanager
-def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False,
-          allow_tf32=True):
+def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True):
     """Set all five switches inside the block (PyTorch's defaults: cuDNN off) and restore
     them after."""
     mod = sys.modules[__name__]
-    new = dict(zip(_NAMES, (enabled, benchmark, benchmark_limit, deterministic,
-                            allow_tf32)))
+    new = dict(zip(_NAMES, (enabled, benchmark, benchmark_limit, deterministic, allow_tf32)))
     old = {k: getattr(mod, k) for k in _NAMES}
     for k, v in new.items():
         setattr(mod, k, v)

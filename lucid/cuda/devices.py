@@ -14,9 +14,11 @@ from ..errors import DeviceError
 
 def _runtime(op):
     if not _cuda.AVAILABLE:
-        raise DeviceError(f"lucid.cuda.{op}: CUDA is not available (no CuPy, or no GPU); "
-                          "install the CUDA backend with pip install 'lucid[cuda12]' or "
-                          "'lucid[cuda13]' on a machine with an NVIDIA GPU")
+        raise DeviceError(
+            f"lucid.cuda.{op}: CUDA is not available (no CuPy, or no GPU); "
+            "install the CUDA backend with pip install 'lucid[cuda12]' or "
+            "'lucid[cuda13]' on a machine with an NVIDIA GPU"
+        )
     return _cuda.runtime
 
 
@@ -65,8 +67,9 @@ class device:
     """Context manager making ``dev`` the current device for its block, then restoring."""
 
     def __init__(self, dev):
-        self.idx = -1 if dev is None or (isinstance(dev, int) and dev < 0) else \
-            _index(dev, "device")
+        self.idx = (
+            -1 if dev is None or (isinstance(dev, int) and dev < 0) else _index(dev, "device")
+        )
 
     def __enter__(self):
         if self.idx >= 0:
@@ -92,9 +95,11 @@ def get_device_name(device=None) -> str:
 def get_device_capability(device=None) -> tuple:
     """``(major, minor)`` compute capability: ``(9, 0)`` on a Hopper GPU."""
     return _runtime("get_device_capability").device_capability(
-        _index(device, "get_device_capability"))
+        _index(device, "get_device_capability")
+    )
 
 
 def get_device_properties(device=None) -> dict:
     return _runtime("get_device_properties").device_properties(
-        _index(device, "get_device_properties"))
+        _index(device, "get_device_properties")
+    )

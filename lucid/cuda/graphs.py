@@ -33,7 +33,8 @@ __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturi
 
 def _graphs(op):
     _runtime(op)
-    from ..backend.cuda import graphs        # (imports CuPy: only once CUDA is known present)
+    from ..backend.cuda import graphs  # (imports CuPy: only once CUDA is known present)
+
     return graphs
 
 
@@ -62,8 +63,9 @@ class CUDAGraph:
         :func:`graph_pool_handle` or another graph's :meth:`pool`; default a new one)."""
         g = _graphs("CUDAGraph.capture_begin")
         if self._capture is not None:
-            raise DeviceError("CUDAGraph.capture_begin: this graph has already been "
-                              "captured; call reset() first")
+            raise DeviceError(
+                "CUDAGraph.capture_begin: this graph has already been captured; call reset() first"
+            )
         self._pool = g.Pool() if pool is None else pool
         capture = g.Capture(self._pool)
         capture.begin(current_stream()._cp)
@@ -96,12 +98,17 @@ class CUDAGraph:
         return self._pool
 
     def __repr__(self):
-        state = "empty" if self._capture is None else \
-            "capturing" if self._capture.graph is None else "captured"
+        state = (
+            "empty"
+            if self._capture is None
+            else "capturing"
+            if self._capture.graph is None
+            else "captured"
+        )
         return f"<lucid.cuda.CUDAGraph {state}>"
 
 
-_SIDE = {}          # device index -> the side stream captures run on by default
+_SIDE = {}  # device index -> the side stream captures run on by default
 
 
 class graph:

@@ -15,7 +15,8 @@ def max_memory_allocated(device=None) -> int:
     """The peak of :func:`memory_allocated` since start or the last
     :func:`reset_peak_memory_stats`."""
     return _runtime("max_memory_allocated").max_memory_allocated(
-        _index(device, "max_memory_allocated"))
+        _index(device, "max_memory_allocated")
+    )
 
 
 def memory_reserved(device=None) -> int:
@@ -25,7 +26,8 @@ def memory_reserved(device=None) -> int:
 
 def reset_peak_memory_stats(device=None) -> None:
     _runtime("reset_peak_memory_stats").reset_peak_memory_stats(
-        _index(device, "reset_peak_memory_stats"))
+        _index(device, "reset_peak_memory_stats")
+    )
 
 
 def empty_cache() -> None:

@@ -20,8 +20,11 @@ class Stream:
     def __init__(self, device=None, priority=0, stream_ptr=None):
         rt = _rt("Stream")
         self.device_index = _index(device, "Stream")
-        self._cp = rt.new_stream(self.device_index, priority) if stream_ptr is None else \
-            rt.wrap_stream(stream_ptr, self.device_index)
+        self._cp = (
+            rt.new_stream(self.device_index, priority)
+            if stream_ptr is None
+            else rt.wrap_stream(stream_ptr, self.device_index)
+        )
 
     @classmethod
     def _wrap(cls, cp_stream, index):
@@ -67,8 +70,9 @@ class Stream:
         return hash((self.cuda_stream, self.device_index))
 
     def __repr__(self):
-        return f"<lucid.cuda.Stream device=cuda:{self.device_index} " \
-               f"cuda_stream={self.cuda_stream:#x}>"
+        return (
+            f"<lucid.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.cuda_stream:#x}>"
+        )
 
 
 class Event:

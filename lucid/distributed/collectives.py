@@ -28,12 +28,39 @@ from ..ops import cat, empty, stack
 from .work import ReduceOp, done
 from .world import group_rank_of, resolve
 
-__all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
-           "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
-           "all_to_all_single", "send", "recv", "isend", "irecv", "barrier"]
+__all__ = [
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+    "all_to_all",
+    "all_to_all_single",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "barrier",
+]
 
-_DTYPES = [_dt.bool, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.float16,
-           _dt.bfloat16, _dt.float32, _dt.float64, _dt.complex64, _dt.complex128]
+_DTYPES = [
+    _dt.bool,
+    _dt.uint8,
+    _dt.int8,
+    _dt.int16,
+    _dt.int32,
+    _dt.int64,
+    _dt.float16,
+    _dt.bfloat16,
+    _dt.float32,
+    _dt.float64,
+    _dt.complex64,
+    _dt.complex128,
+]
 
 
 def _debug():
@@ -49,8 +76,7 @@ def _tensor_arg(op, name, t):
 def _tensor_list(op, name, ts, n, like=None):
     """``ts``: a list of ``n`` Tensors (of ``like``'s shape and dtype, when given)."""
     if not isinstance(ts, (list, tuple)):
-        raise ArgumentTypeError(f"{op}: {name} must be a list of Tensors, got "
-                                f"{type(ts).__name__}")
+        raise ArgumentTypeError(f"{op}: {name} must be a list of Tensors, got {type(ts).__name__}")
     if len(ts) != n:
         raise ArgumentError(f"{op}: {name} must hold one tensor per rank ({n}), got {len(ts)}")
     for i, t in enumerate(ts):
@@ -64,16 +90,14 @@ def _same_as(op, name, t, like):
     if t.dtype != like.dtype:
         raise DTypeError(f"{op}: {name} has dtype {t.dtype}, expected {like.dtype}")
     if tuple(t.shape) != tuple(like.shape):
-        raise ShapeError(f"{op}: {name} has shape {tuple(t.shape)}, expected "
-                         f"{tuple(like.shape)}")
+        raise ShapeError(f"{op}: {name} has shape {tuple(t.shape)}, expected {tuple(like.shape)}")
 
 
 def _reduce_op(op, name, t, pg):
     if not isinstance(op, ReduceOp):
         raise ArgumentTypeError(f"{name}: op must be a lucid.distributed.ReduceOp, got {op!r}")
     if op is ReduceOp.AVG and not (t.dtype.is_floating_point or t.dtype.is_complex):
-        raise DTypeError(f"{name}: ReduceOp.AVG needs a floating or complex tensor, got "
-                         f"{t.dtype}")
+        raise DTypeError(f"{name}: ReduceOp.AVG needs a floating or complex tensor, got {t.dtype}")
     return pg.wire_op(op, t.dtype, name)
 
 
@@ -82,8 +106,11 @@ def _check_across(pg, op, t):
     if not _debug() or pg.size == 1:
         return
     shape = tuple(t.shape)
-    sig = _tensor([len(shape), _DTYPES.index(t.dtype)] + list(shape[:6]) +
-                  [0] * (6 - len(shape[:6])), dtype=_dt.int64, device=t.device)
+    sig = _tensor(
+        [len(shape), _DTYPES.index(t.dtype)] + list(shape[:6]) + [0] * (6 - len(shape[:6])),
+        dtype=_dt.int64,
+        device=t.device,
+    )
     out = empty((pg.size, sig.numel()), dtype=_dt.int64, device=t.device)
     ob, oback = pg.stage(out, op, read=False)
     ib, _ = pg.stage(sig, op)
@@ -91,8 +118,10 @@ def _check_across(pg, op, t):
     oback()
     rows = out.tolist()
     if any(r != rows[0] for r in rows):
-        seen = ", ".join(f"rank {pg.ranks[i]}: {_DTYPES[r[1]]} {tuple(r[2:2 + r[0]])}"
-                         for i, r in enumerate(rows))
+        seen = ", ".join(
+            f"rank {pg.ranks[i]}: {_DTYPES[r[1]]} {tuple(r[2 : 2 + r[0]])}"
+            for i, r in enumerate(rows)
+        )
         raise ShapeError(f"{op}: the ranks' tensors differ ({seen})")
 
 
@@ -112,6 +141,7 @@ def _divide(buf, n):
     def f():
         with no_grad():
             buf.div_(n)
+
     return f
 
 
@@ -172,8 +202,7 @@ def _stacked(pg, op, ts, reduce=False):
 
 def _gathered(pg, op, like):
     """An uninitialised ``(W, *like.shape)`` tensor on the wire device and its bytes."""
-    s = empty((pg.size,) + tuple(like.shape), dtype=like.dtype,
-              device=pg.device_of(like, op))
+    s = empty((pg.size,) + tuple(like.shape), dtype=like.dtype, device=pg.device_of(like, op))
     return s.reshape(-1).view(_dt.uint8), s
 
 
@@ -182,6 +211,7 @@ def _unstack_into(ts, s):
         with no_grad():
             for t, part in zip(ts, s.unbind(0)):
                 t.copy_(part.to(device=t.device))
+
     return f
 
 
@@ -222,12 +252,17 @@ def _chunked(op, group, big, small, big_name, small_name):
     n = pg.size
     if big.dtype != small.dtype:
         raise DTypeError(f"{op}: {big_name} has dtype {big.dtype}, {small_name} {small.dtype}")
-    if big.numel() != n * small.numel() or (big.dim() and small.dim() and
-                                            tuple(big.shape[1:]) != tuple(small.shape[1:])
-                                            and tuple(big.shape[1:]) != tuple(small.shape)):
-        raise ShapeError(f"{op}: {big_name} of shape {tuple(big.shape)} must be the world "
-                         f"size ({n}) times {small_name} of shape {tuple(small.shape)} "
-                         "along dim 0")
+    if big.numel() != n * small.numel() or (
+        big.dim()
+        and small.dim()
+        and tuple(big.shape[1:]) != tuple(small.shape[1:])
+        and tuple(big.shape[1:]) != tuple(small.shape)
+    ):
+        raise ShapeError(
+            f"{op}: {big_name} of shape {tuple(big.shape)} must be the world "
+            f"size ({n}) times {small_name} of shape {tuple(small.shape)} "
+            "along dim 0"
+        )
     return pg
 
 
@@ -277,8 +312,10 @@ def _rooted(op, tensor, ts, rank, group, list_name, rank_name):
     if pg.rank == root:
         _tensor_list(op, list_name, ts, pg.size, tensor)
     elif ts:
-        raise ArgumentError(f"{op}: {list_name} must be None or empty on a rank that is not "
-                            f"the root (rank {pg.ranks[root]})")
+        raise ArgumentError(
+            f"{op}: {list_name} must be None or empty on a rank that is not "
+            f"the root (rank {pg.ranks[root]})"
+        )
     else:
         ts = None
     _check_across(pg, op, tensor)
@@ -321,8 +358,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     for name, ts in (("output_tensor_list", outs), ("input_tensor_list", ins)):
         for i, t in enumerate(ts):
             if t.dtype != ins[0].dtype:
-                raise DTypeError(f"{op}: {name}[{i}] has dtype {t.dtype}, expected "
-                                 f"{ins[0].dtype}")
+                raise DTypeError(f"{op}: {name}[{i}] has dtype {t.dtype}, expected {ins[0].dtype}")
     dev = pg.device_of(ins[0], op)
     flat_in = _cat_bytes([t.detach().to(device=dev).contiguous() for t in ins], dev)
     out_sizes = [t.numel() * t.element_size() for t in outs]
@@ -333,9 +369,10 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         with no_grad():
             at = 0
             for t, n in zip(outs, out_sizes):
-                part = flat_out[at:at + n].view(t.dtype).reshape(tuple(t.shape))
+                part = flat_out[at : at + n].view(t.dtype).reshape(tuple(t.shape))
                 t.copy_(part.to(device=t.device))
                 at += n
+
     return _run(pg.alltoall(flat_out, flat_in, out_sizes, in_sizes), async_op, back)
 
 
@@ -344,8 +381,9 @@ def _cat_bytes(ts, dev):
     return cat(parts) if parts else empty((0,), dtype=_dt.uint8, device=dev)
 
 
-def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
-                      group=None, async_op=False):
+def all_to_all_single(
+    output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False
+):
     """:func:`all_to_all` over chunks of dim 0 of ``input`` and ``output`` (equal chunks,
     or of ``*_split_sizes`` rows)."""
     op = "all_to_all_single"
@@ -363,13 +401,17 @@ def _split(op, t, sizes, n, name):
     rows = t.shape[0] if t.dim() else 1
     if sizes is None:
         if rows % n:
-            raise ShapeError(f"{op}: dim 0 of {name} ({rows}) is not divisible by the world "
-                             f"size {n}; give {name}_split_sizes")
+            raise ShapeError(
+                f"{op}: dim 0 of {name} ({rows}) is not divisible by the world "
+                f"size {n}; give {name}_split_sizes"
+            )
         sizes = [rows // n] * n
     sizes = [int(s) for s in sizes]
     if len(sizes) != n or sum(sizes) != rows:
-        raise ShapeError(f"{op}: {name}_split_sizes {sizes} must be {n} sizes summing to "
-                         f"dim 0 of {name} ({rows})")
+        raise ShapeError(
+            f"{op}: {name}_split_sizes {sizes} must be {n} sizes summing to "
+            f"dim 0 of {name} ({rows})"
+        )
     return list(t.split(sizes, 0))
 
 
@@ -423,4 +465,3 @@ def barrier(group=None, async_op=False, device_ids=None):
     if pg.size == 1:
         return _run(done(pg, "barrier"), async_op)
     return _run(pg.barrier(), async_op)
-

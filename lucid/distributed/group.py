@@ -54,13 +54,16 @@ class ProcessGroup(ABC):
     def _guard(self, op, fn, *args):
         """``fn(*args)``, with the backend library's errors raised as DistributedError."""
         if self.broken is not None:
-            raise DistributedError(f"{op}: the process group is unusable after an earlier "
-                                   f"failure: {self.broken}")
+            raise DistributedError(
+                f"{op}: the process group is unusable after an earlier failure: {self.broken}"
+            )
         try:
             return fn(*args)
         except self.errors as e:
-            err = DistributedError(f"{op}: {self.describe(e)} (rank {self.global_rank}, "
-                                   f"process group of ranks {list(self.ranks)})")
+            err = DistributedError(
+                f"{op}: {self.describe(e)} (rank {self.global_rank}, "
+                f"process group of ranks {list(self.ranks)})"
+            )
         self._fail(err)
 
     def _fail(self, err):
@@ -97,12 +100,16 @@ class ProcessGroup(ABC):
             def back():
                 vc[0] += 1
         else:
-            s = t.detach().to(device=dev, dtype=wire_dt).contiguous() if read else \
-                empty(tuple(t.shape), dtype=wire_dt, device=dev)
+            s = (
+                t.detach().to(device=dev, dtype=wire_dt).contiguous()
+                if read
+                else empty(tuple(t.shape), dtype=wire_dt, device=dev)
+            )
 
             def back():
                 with no_grad():
                     t.copy_(s.to(device=t.device))
+
         return self.wire_view(s.reshape(-1), reduce), back
 
     def wire_view(self, flat, reduce):
@@ -121,10 +128,13 @@ class ProcessGroup(ABC):
         and on a ``complex_as_real`` backend no product."""
         if dtype == _dt.bool:
             return {ReduceOp.SUM: ReduceOp.MAX, ReduceOp.PRODUCT: ReduceOp.MIN}.get(op, op)
-        if dtype.is_complex and (op in (ReduceOp.MIN, ReduceOp.MAX) or
-                                 (op is ReduceOp.PRODUCT and self.complex_as_real)):
-            raise DTypeError(f"{name}: ReduceOp.{op.name} is not supported for {dtype} "
-                             f"tensors on the {self.name!r} backend")
+        if dtype.is_complex and (
+            op in (ReduceOp.MIN, ReduceOp.MAX) or (op is ReduceOp.PRODUCT and self.complex_as_real)
+        ):
+            raise DTypeError(
+                f"{name}: ReduceOp.{op.name} is not supported for {dtype} "
+                f"tensors on the {self.name!r} backend"
+            )
         return op
 
     # -- primitives on wire buffers (group ranks; each returns a Work) ---------------------

@@ -30,8 +30,9 @@ def load_mpi(op):
     try:
         from mpi4py import MPI
     except ImportError as e:
-        raise DistributedError(f"{op}: the 'mpi' backend needs mpi4py, which is not "
-                               f"installed ({e}): {INSTALL}") from None
+        raise DistributedError(
+            f"{op}: the 'mpi' backend needs mpi4py, which is not installed ({e}): {INSTALL}"
+        ) from None
     return MPI
 
 
@@ -45,8 +46,12 @@ class MPIGroup(ProcessGroup):
         super().__init__(ranks, comm.Get_rank(), timeout, global_rank)
         self.MPI, self.comm = MPI, comm
         self.errors = (MPI.Exception,)
-        self._ops = {ReduceOp.SUM: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
-                     ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX}
+        self._ops = {
+            ReduceOp.SUM: MPI.SUM,
+            ReduceOp.PRODUCT: MPI.PROD,
+            ReduceOp.MIN: MPI.MIN,
+            ReduceOp.MAX: MPI.MAX,
+        }
 
     @classmethod
     def world(cls, timeout):
@@ -59,8 +64,10 @@ class MPIGroup(ProcessGroup):
         if dead is not None and e.Get_error_class() == dead:
             return "a peer process died (MPI_ERR_PROC_FAILED)"
         if e.Get_error_class() == self.MPI.ERR_TRUNCATE:
-            return ("the ranks' tensors differ in size (MPI_ERR_TRUNCATE); run with "
-                    "LUCID_DISTRIBUTED_DEBUG=DETAIL to see each rank's shape")
+            return (
+                "the ranks' tensors differ in size (MPI_ERR_TRUNCATE); run with "
+                "LUCID_DISTRIBUTED_DEBUG=DETAIL to see each rank's shape"
+            )
         return f"MPI error: {e.Get_error_string()}"
 
     def abort(self):
@@ -75,11 +82,15 @@ class MPIGroup(ProcessGroup):
 
         def test(req=req, bufs=bufs):
             return req.Test()
+
         return Work(self, op, test)
 
     def allreduce(self, buf, op):
-        return self._start("all_reduce", lambda: self.comm.Iallreduce(
-            self.MPI.IN_PLACE, buf._data, self._ops[op]), buf)
+        return self._start(
+            "all_reduce",
+            lambda: self.comm.Iallreduce(self.MPI.IN_PLACE, buf._data, self._ops[op]),
+            buf,
+        )
 
     def broadcast(self, buf, root):
         return self._start("broadcast", lambda: self.comm.Ibcast(buf._data, root), buf)
@@ -89,33 +100,42 @@ class MPIGroup(ProcessGroup):
             args = (self.MPI.IN_PLACE, buf._data)
         else:
             args = (buf._data, None)
-        return self._start("reduce", lambda: self.comm.Ireduce(*args, self._ops[op], root),
-                           buf)
+        return self._start("reduce", lambda: self.comm.Ireduce(*args, self._ops[op], root), buf)
 
     def allgather(self, out, inp):
-        return self._start("all_gather", lambda: self.comm.Iallgather(inp._data, out._data),
-                           out, inp)
+        return self._start(
+            "all_gather", lambda: self.comm.Iallgather(inp._data, out._data), out, inp
+        )
 
     def reduce_scatter(self, out, inp, op):
-        return self._start("reduce_scatter", lambda: self.comm.Ireduce_scatter_block(
-            inp._data, out._data, self._ops[op]), out, inp)
+        return self._start(
+            "reduce_scatter",
+            lambda: self.comm.Ireduce_scatter_block(inp._data, out._data, self._ops[op]),
+            out,
+            inp,
+        )
 
     def gather(self, out, inp, root):
         recv = out._data if self.rank == root else None
-        return self._start("gather", lambda: self.comm.Igather(inp._data, recv, root),
-                           out, inp)
+        return self._start("gather", lambda: self.comm.Igather(inp._data, recv, root), out, inp)
 
     def scatter(self, out, inp, root):
         send = inp._data if self.rank == root else None
-        return self._start("scatter", lambda: self.comm.Iscatter(send, out._data, root),
-                           out, inp)
+        return self._start("scatter", lambda: self.comm.Iscatter(send, out._data, root), out, inp)
 
     def alltoall(self, out, inp, out_counts, in_counts):
         def displs(counts):
             return [sum(counts[:i]) for i in range(len(counts))]
-        return self._start("all_to_all", lambda: self.comm.Ialltoallv(
-            [inp._data, (in_counts, displs(in_counts))],
-            [out._data, (out_counts, displs(out_counts))]), out, inp)
+
+        return self._start(
+            "all_to_all",
+            lambda: self.comm.Ialltoallv(
+                [inp._data, (in_counts, displs(in_counts))],
+                [out._data, (out_counts, displs(out_counts))],
+            ),
+            out,
+            inp,
+        )
 
     def send(self, buf, dst, tag):
         return self._start("send", lambda: self.comm.Isend(buf._data, dst, tag), buf)
@@ -123,14 +143,15 @@ class MPIGroup(ProcessGroup):
     def recv(self, buf, src, tag):
         MPI = self.MPI
         status = MPI.Status()
-        req = self._guard("recv", lambda: self.comm.Irecv(
-            buf._data, MPI.ANY_SOURCE if src is None else src, tag))
+        req = self._guard(
+            "recv", lambda: self.comm.Irecv(buf._data, MPI.ANY_SOURCE if src is None else src, tag)
+        )
 
-        def test(buf=buf):              # the buffer lives as long as the request
+        def test(buf=buf):  # the buffer lives as long as the request
             return req.Test(status)
+
         work = Work(self, "recv", test)
-        work._then.append(lambda: setattr(work, "result_value",
-                                          self.ranks[status.Get_source()]))
+        work._then.append(lambda: setattr(work, "result_value", self.ranks[status.Get_source()]))
         return work
 
     def barrier(self):

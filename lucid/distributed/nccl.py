@@ -45,16 +45,26 @@ class NCCLGroup(ProcessGroup):
         op = "init_process_group"
         _nccl.load(op)
         if not cuda.is_available():
-            raise DistributedError(f"{op}: the 'nccl' backend needs a CUDA GPU; none is "
-                                   "visible (use backend='mpi' for CPU tensors)")
-        rank = env_int(("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"), op) \
-            if rank in (-1, None) else rank
-        size = env_int(("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"), op) \
-            if world_size in (-1, None) else world_size
+            raise DistributedError(
+                f"{op}: the 'nccl' backend needs a CUDA GPU; none is "
+                "visible (use backend='mpi' for CPU tensors)"
+            )
+        rank = (
+            env_int(("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"), op)
+            if rank in (-1, None)
+            else rank
+        )
+        size = (
+            env_int(("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"), op)
+            if world_size in (-1, None)
+            else world_size
+        )
         if rank is None or size is None:
-            raise DistributedError(f"{op}: rank and world_size not given and RANK / "
-                                   "WORLD_SIZE not set; launch with python -m "
-                                   "lucid.distributed.run")
+            raise DistributedError(
+                f"{op}: rank and world_size not given and RANK / "
+                "WORLD_SIZE not set; launch with python -m "
+                "lucid.distributed.run"
+            )
         if not 0 <= rank < size:
             raise DistributedError(f"{op}: rank {rank} is not in [0, {size})")
         if device_id is None:
@@ -66,11 +76,11 @@ class NCCLGroup(ProcessGroup):
         addr = port = None
         if init_method is not None:
             if not str(init_method).startswith("tcp://"):
-                raise DistributedError(f"{op}: init_method {init_method!r}: only "
-                                       "'tcp://host:port' is supported")
-            addr, _, port = str(init_method)[len("tcp://"):].rpartition(":")
-        uid = share(_nccl.unique_id() if rank == 0 else b"", rank, size, timeout, addr,
-                    port)
+                raise DistributedError(
+                    f"{op}: init_method {init_method!r}: only 'tcp://host:port' is supported"
+                )
+            addr, _, port = str(init_method)[len("tcp://") :].rpartition(":")
+        uid = share(_nccl.unique_id() if rank == 0 else b"", rank, size, timeout, addr, port)
         comm = cls._make(op, size, uid, rank)
         return cls(comm, range(size), rank, dev, timeout, rank)
 
@@ -79,14 +89,17 @@ class NCCLGroup(ProcessGroup):
         try:
             return _nccl.communicator(size, uid, rank)
         except _nccl.errors() as e:
-            raise DistributedError(f"{op}: NCCL could not make a communicator of {size} "
-                                   f"ranks on rank {rank}: {e}") from None
+            raise DistributedError(
+                f"{op}: NCCL could not make a communicator of {size} ranks on rank {rank}: {e}"
+            ) from None
 
     def device_of(self, t, op):
         if t.device.type != "cuda":
-            raise DistributedError(f"{op}: the 'nccl' backend moves CUDA tensors, got a "
-                                   f"tensor on {t.device} (use backend='mpi' for CPU "
-                                   "tensors)")
+            raise DistributedError(
+                f"{op}: the 'nccl' backend moves CUDA tensors, got a "
+                f"tensor on {t.device} (use backend='mpi' for CPU "
+                "tensors)"
+            )
         return self.dev
 
     def abort(self):
@@ -101,7 +114,7 @@ class NCCLGroup(ProcessGroup):
         """Queue ``calls`` (each ``f(stream)``), grouped when several, and a Work that
         waits on an event after them."""
         if all(b.numel() == 0 for b in bufs):
-            return done(self, op)            # NCCL is not asked to move nothing
+            return done(self, op)  # NCCL is not asked to move nothing
         stream = self._stream()
 
         def launch():
@@ -113,6 +126,7 @@ class NCCLGroup(ProcessGroup):
             finally:
                 if len(calls) > 1:
                     _nccl.group_end()
+
         self._guard(op, launch)
         event = cuda.Event()
         event.record(cuda.current_stream(self.dev))
@@ -120,6 +134,7 @@ class NCCLGroup(ProcessGroup):
         def test(bufs=bufs):
             self.comm.check_async_error()
             return event.query()
+
         return Work(self, op, test)
 
     def _fail(self, err):
@@ -134,41 +149,44 @@ class NCCLGroup(ProcessGroup):
 
     def allreduce(self, buf, op):
         p, n, d, o = buf.data_ptr(), buf.numel(), self._dt(buf), _nccl.redop(op.value)
-        return self._queue("all_reduce", [lambda s: self.comm.allReduce(p, p, n, d, o, s)],
-                           buf)
+        return self._queue("all_reduce", [lambda s: self.comm.allReduce(p, p, n, d, o, s)], buf)
 
     def broadcast(self, buf, root):
         p, n, d = buf.data_ptr(), buf.numel(), self._dt(buf)
-        return self._queue("broadcast",
-                           [lambda s: self.comm.broadcast(p, p, n, d, root, s)], buf)
+        return self._queue("broadcast", [lambda s: self.comm.broadcast(p, p, n, d, root, s)], buf)
 
     def reduce(self, buf, op, root):
         p, n, d, o = buf.data_ptr(), buf.numel(), self._dt(buf), _nccl.redop(op.value)
-        return self._queue("reduce", [lambda s: self.comm.reduce(p, p, n, d, o, root, s)],
-                           buf)
+        return self._queue("reduce", [lambda s: self.comm.reduce(p, p, n, d, o, root, s)], buf)
 
     def allgather(self, out, inp):
         ip, op_, n, d = inp.data_ptr(), out.data_ptr(), inp.numel(), self._dt(inp)
-        return self._queue("all_gather", [lambda s: self.comm.allGather(ip, op_, n, d, s)],
-                           out, inp)
+        return self._queue(
+            "all_gather", [lambda s: self.comm.allGather(ip, op_, n, d, s)], out, inp
+        )
 
     def reduce_scatter(self, out, inp, op):
         ip, op_, n, d = inp.data_ptr(), out.data_ptr(), out.numel(), self._dt(out)
         o = _nccl.redop(op.value)
-        return self._queue("reduce_scatter",
-                           [lambda s: self.comm.reduceScatter(ip, op_, n, d, o, s)], out, inp)
+        return self._queue(
+            "reduce_scatter", [lambda s: self.comm.reduceScatter(ip, op_, n, d, o, s)], out, inp
+        )
 
     def _p2p(self, op, sends, recvs, *bufs):
         """Grouped sends ``(buf, peer)`` and receives ``(buf, peer)``."""
-        calls = [(lambda s, b=b, q=q: self.comm.send(b.data_ptr(), b.numel(), self._dt(b),
-                                                     q, s)) for b, q in sends]
-        calls += [(lambda s, b=b, q=q: self.comm.recv(b.data_ptr(), b.numel(), self._dt(b),
-                                                      q, s)) for b, q in recvs]
+        calls = [
+            (lambda s, b=b, q=q: self.comm.send(b.data_ptr(), b.numel(), self._dt(b), q, s))
+            for b, q in sends
+        ]
+        calls += [
+            (lambda s, b=b, q=q: self.comm.recv(b.data_ptr(), b.numel(), self._dt(b), q, s))
+            for b, q in recvs
+        ]
         return self._queue(op, calls, *bufs)
 
     def _chunks(self, buf, n):
         k = buf.numel() // self.size
-        return [buf[i * k:(i + 1) * k] for i in range(n)]
+        return [buf[i * k : (i + 1) * k] for i in range(n)]
 
     def gather(self, out, inp, root):
         recvs = []
@@ -192,22 +210,29 @@ class NCCLGroup(ProcessGroup):
         def parts(buf, counts):
             at, res = 0, []
             for c in counts:
-                res.append(buf[at:at + c])
+                res.append(buf[at : at + c])
                 at += c
             return res
+
         ins, outs = parts(inp, in_counts), parts(out, out_counts)
         outs[self.rank].copy_(ins[self.rank])
         others = [q for q in range(self.size) if q != self.rank]
-        return self._p2p("all_to_all", [(ins[q], q) for q in others if ins[q].numel()],
-                         [(outs[q], q) for q in others if outs[q].numel()], out, inp)
+        return self._p2p(
+            "all_to_all",
+            [(ins[q], q) for q in others if ins[q].numel()],
+            [(outs[q], q) for q in others if outs[q].numel()],
+            out,
+            inp,
+        )
 
     def send(self, buf, dst, tag):
         return self._p2p("send", [(buf, dst)], [], buf)
 
     def recv(self, buf, src, tag):
         if src is None:
-            raise DistributedError("recv: the 'nccl' backend needs src (NCCL cannot receive "
-                                   "from any rank)")
+            raise DistributedError(
+                "recv: the 'nccl' backend needs src (NCCL cannot receive from any rank)"
+            )
         work = self._p2p("recv", [], [(buf, src)], buf)
         work.result_value = self.ranks[src]
         return work
@@ -233,4 +258,3 @@ class NCCLGroup(ProcessGroup):
     def destroy(self):
         if self.broken is None:
             self.comm.destroy()
-

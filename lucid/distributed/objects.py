@@ -21,21 +21,24 @@ __all__ = ["all_gather_object", "broadcast_object_list", "gather_object"]
 
 def _bytes(obj, dev):
     data = pickle.dumps(obj)
-    return tensor(list(data), dtype=_dt.uint8, device=dev) if data else \
-        zeros(0, dtype=_dt.uint8, device=dev)
+    return (
+        tensor(list(data), dtype=_dt.uint8, device=dev)
+        if data
+        else zeros(0, dtype=_dt.uint8, device=dev)
+    )
 
 
 def _padded_all(pg, group, obj):
     """``(every rank's pickle length, this rank's pickle padded to the longest, that
     length)``."""
-    dev = pg.dev                  # the CPU for MPI, this rank's GPU for NCCL
+    dev = pg.dev  # the CPU for MPI, this rank's GPU for NCCL
     mine = _bytes(obj, dev)
     sizes = [zeros(1, dtype=_dt.int64, device=dev) for _ in range(pg.size)]
     _c.all_gather(sizes, tensor([mine.numel()], dtype=_dt.int64, device=dev), group)
     lengths = [int(s.item()) for s in sizes]
     width = max(lengths)
     pad = zeros(width, dtype=_dt.uint8, device=dev)
-    pad[:mine.numel()] = mine
+    pad[: mine.numel()] = mine
     return lengths, pad, width
 
 
@@ -65,8 +68,11 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
     if pg.rank == root:
         _list(object_gather_list, pg.size, "gather_object", "object_gather_list")
     lengths, pad, width = _padded_all(pg, group, obj)
-    out = [zeros(width, dtype=_dt.uint8, device=pad.device) for _ in range(pg.size)] \
-        if pg.rank == root else None
+    out = (
+        [zeros(width, dtype=_dt.uint8, device=pad.device) for _ in range(pg.size)]
+        if pg.rank == root
+        else None
+    )
     _c.gather(pad, out, dst, group)
     if out is not None:
         for r in range(pg.size):
@@ -80,8 +86,9 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     if pg is None:
         return
     if not isinstance(object_list, list):
-        raise ArgumentTypeError(f"broadcast_object_list: object_list must be a list, got "
-                                f"{type(object_list).__name__}")
+        raise ArgumentTypeError(
+            f"broadcast_object_list: object_list must be a list, got {type(object_list).__name__}"
+        )
     dev = device or pg.dev
     root = group_rank_of(pg, int(src), "broadcast_object_list (src)")
     mine = _bytes(object_list, dev) if pg.rank == root else None
@@ -91,14 +98,15 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     _c.broadcast(data, src, group)
     got = _load(data, int(size.item()))
     if len(got) != len(object_list):
-        raise ArgumentError(f"broadcast_object_list: rank {pg.ranks[root]} sent "
-                            f"{len(got)} objects, this rank's list holds "
-                            f"{len(object_list)}")
+        raise ArgumentError(
+            f"broadcast_object_list: rank {pg.ranks[root]} sent "
+            f"{len(got)} objects, this rank's list holds "
+            f"{len(object_list)}"
+        )
     object_list[:] = got
 
 
 def _list(lst, n, op, name):
     if not isinstance(lst, list) or len(lst) != n:
         got = f"a list of {len(lst)}" if isinstance(lst, list) else type(lst).__name__
-        raise ArgumentError(f"{op}: {name} must be a list of one slot per rank ({n}), got "
-                            f"{got}")
+        raise ArgumentError(f"{op}: {name} must be a list of one slot per rank ({n}), got {got}")

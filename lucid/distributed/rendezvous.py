@@ -31,9 +31,11 @@ def share(payload, rank, world_size, timeout, addr=None, port=None):
     addr = addr or os.environ.get("MASTER_ADDR")
     port = port or os.environ.get("MASTER_PORT")
     if not addr or not port:
-        raise DistributedError("init_process_group: MASTER_ADDR and MASTER_PORT must be set "
-                               "(or an init_method 'tcp://host:port' given) for the ranks to "
-                               "meet; python -m lucid.distributed.run sets them")
+        raise DistributedError(
+            "init_process_group: MASTER_ADDR and MASTER_PORT must be set "
+            "(or an init_method 'tcp://host:port' given) for the ranks to "
+            "meet; python -m lucid.distributed.run sets them"
+        )
     deadline = time.monotonic() + timeout
     if rank == 0:
         return _serve(payload, world_size - 1, addr, int(port), deadline)
@@ -50,7 +52,8 @@ def _serve(payload, peers, addr, port, deadline):
             except socket.timeout:
                 raise DistributedTimeoutError(
                     f"init_process_group: rank 0 waited at {addr}:{port} past the timeout "
-                    f"for {peers} peers to connect") from None
+                    f"for {peers} peers to connect"
+                ) from None
             with conn:
                 conn.sendall(struct.pack("!I", len(payload)) + payload)
     return payload
@@ -66,7 +69,8 @@ def _fetch(addr, port, deadline, rank):
             if time.monotonic() > deadline:
                 raise DistributedTimeoutError(
                     f"init_process_group: rank {rank} could not reach rank 0 at "
-                    f"{addr}:{port} within the timeout ({e})") from None
+                    f"{addr}:{port} within the timeout ({e})"
+                ) from None
             time.sleep(0.05)
 
 
@@ -88,6 +92,7 @@ def env_int(names, op, default=None):
             try:
                 return int(v)
             except ValueError:
-                raise ArgumentError(f"{op}: environment variable {n}={v!r} is not an "
-                                    "integer") from None
+                raise ArgumentError(
+                    f"{op}: environment variable {n}={v!r} is not an integer"
+                ) from None
     return default

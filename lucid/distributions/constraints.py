@@ -9,16 +9,42 @@ from .. import dtypes as _dt
 from .. import linalg
 from .. import ops as _ops
 
-__all__ = ["Constraint", "boolean", "cat", "dependent", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
-           "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-           "positive_definite", "positive_integer", "positive_semidefinite", "real",
-           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
+__all__ = [
+    "Constraint",
+    "boolean",
+    "cat",
+    "dependent",
+    "greater_than",
+    "greater_than_eq",
+    "half_open_interval",
+    "independent",
+    "integer_interval",
+    "interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "multinomial",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_definite",
+    "positive_integer",
+    "positive_semidefinite",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "stack",
+    "symmetric",
+    "unit_interval",
+]
 
 
 class Constraint:
     """A set: ``check(value)`` says, per event, whether ``value`` lies in it."""
+
     is_discrete = False
     event_dim = 0
 
@@ -36,8 +62,10 @@ class _Dependent(Constraint):
         self.is_discrete, self.event_dim = is_discrete, event_dim
 
     def __call__(self, *, is_discrete=None, event_dim=None):
-        return _Dependent(is_discrete=self.is_discrete if is_discrete is None else is_discrete,
-                          event_dim=self.event_dim if event_dim is None else event_dim)
+        return _Dependent(
+            is_discrete=self.is_discrete if is_discrete is None else is_discrete,
+            event_dim=self.event_dim if event_dim is None else event_dim,
+        )
 
     def check(self, value):
         raise ValueError("a dependent constraint cannot be checked")
@@ -55,7 +83,7 @@ def _reduce(ok, event_dim):
 
 class _Real(Constraint):
     def check(self, value):
-        return value == value          # NaN is the only real number not equal to itself
+        return value == value  # NaN is the only real number not equal to itself
 
 
 class _Boolean(Constraint):
@@ -67,6 +95,7 @@ class _Boolean(Constraint):
 
 class _IntegerInterval(Constraint):
     """Integers in ``[lower_bound, upper_bound]`` (either bound may be None)."""
+
     is_discrete = True
 
     def __init__(self, lower_bound=None, upper_bound=None):
@@ -94,11 +123,13 @@ class _Interval(Constraint):
     def check(self, value):
         ok = value == value
         if self.lower_bound is not None:
-            ok = ok & ((value > self.lower_bound) if self.open_lower
-                       else (value >= self.lower_bound))
+            ok = ok & (
+                (value > self.lower_bound) if self.open_lower else (value >= self.lower_bound)
+            )
         if self.upper_bound is not None:
-            ok = ok & ((value < self.upper_bound) if self.open_upper
-                       else (value <= self.upper_bound))
+            ok = ok & (
+                (value < self.upper_bound) if self.open_upper else (value <= self.upper_bound)
+            )
         return ok
 
     def __repr__(self):
@@ -157,6 +188,7 @@ class _Independent(Constraint):
 
 class _Simplex(Constraint):
     """Vectors of nonnegative entries summing to one: :math:`x_i \\ge 0, \\sum_i x_i = 1`."""
+
     event_dim = 1
 
     def check(self, value):
@@ -173,6 +205,7 @@ class _OneHot(Constraint):
 
 class _Multinomial(Constraint):
     """Nonnegative integer vectors summing to at most ``upper_bound``."""
+
     is_discrete = True
     event_dim = 1
 
@@ -192,6 +225,7 @@ class _LowerTriangular(Constraint):
 
 class _LowerCholesky(Constraint):
     """Lower-triangular square matrices with a positive diagonal."""
+
     event_dim = 2
 
     def check(self, value):
@@ -210,8 +244,12 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return full(tuple(value.shape[:-2]), value.shape[-1] == value.shape[-2],
-                          dtype=_dt.bool, device=value.device)
+        return full(
+            tuple(value.shape[:-2]),
+            value.shape[-1] == value.shape[-2],
+            dtype=_dt.bool,
+            device=value.device,
+        )
 
 
 class _PositiveDefinite(_Symmetric):
@@ -256,8 +294,9 @@ class _Stack(Constraint):
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
-        return _ops.stack([c.check(value.select(self.dim, i))
-                            for i, c in enumerate(self.cseq)], self.dim)
+        return _ops.stack(
+            [c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim
+        )
 
 
 dependent = _Dependent()

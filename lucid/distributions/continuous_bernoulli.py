@@ -10,7 +10,7 @@ from .discrete import _ProbsOrLogits
 
 __all__ = ["ContinuousBernoulli"]
 
-_LIMS = (0.499, 0.501)       # around lambda = 1/2 the closed forms are 0/0: Taylor there
+_LIMS = (0.499, 0.501)  # around lambda = 1/2 the closed forms are 0/0: Taylor there
 
 
 class ContinuousBernoulli(_ProbsOrLogits):
@@ -19,6 +19,7 @@ class ContinuousBernoulli(_ProbsOrLogits):
     :math:`\\lambda = 1/2`); sampled by the inverse CDF
     :math:`x = \\frac{\\log(1 - \\lambda + u(2\\lambda-1)) - \\log(1-\\lambda)}
     {\\log\\lambda - \\log(1-\\lambda)}`."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
@@ -56,15 +57,20 @@ class ContinuousBernoulli(_ProbsOrLogits):
         return where(self._near_half(), 1 / 12 - (1 / 15 - 128 / 945 * d2) * d2, v)
 
     def rsample(self, sample_shape=()):
-        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
-                       device=self.probs.device)
+        u = rand(
+            tuple(self._extended_shape(sample_shape)),
+            dtype=self.probs.dtype,
+            device=self.probs.device,
+        )
         return self.icdf(u)
 
     def log_prob(self, value):
         self._check(value)
         logits, value = broadcast_tensors(self.logits, value)
-        return -F.binary_cross_entropy_with_logits(logits, value, reduction="none") \
+        return (
+            -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
             + self._log_normalizer()
+        )
 
     def cdf(self, value):
         self._check(value)
@@ -75,8 +81,7 @@ class ContinuousBernoulli(_ProbsOrLogits):
 
     def icdf(self, value):
         lam = self._safe_probs()
-        x = ((-lam + value * (2 * lam - 1)).log1p() - (-lam).log1p()) \
-            / (lam.log() - (-lam).log1p())
+        x = ((-lam + value * (2 * lam - 1)).log1p() - (-lam).log1p()) / (lam.log() - (-lam).log1p())
         return where(self._near_half(), value, x)
 
     def entropy(self):

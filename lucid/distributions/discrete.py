@@ -3,7 +3,18 @@ Geometric, Binomial, NegativeBinomial, Poisson."""
 
 from ..autograd import no_grad
 from ..dtypes import finfo
-from ..ops import arange, bernoulli, broadcast_shapes, broadcast_tensors, lgamma, poisson, rand, sigmoid, where, zeros_like
+from ..ops import (
+    arange,
+    bernoulli,
+    broadcast_shapes,
+    broadcast_tensors,
+    lgamma,
+    poisson,
+    rand,
+    sigmoid,
+    where,
+    zeros_like,
+)
 from .. import special
 from ..nn import functional as F
 
@@ -12,16 +23,17 @@ from .distribution import Distribution, broadcast_all
 from .gamma import Gamma
 from .. import errors
 
-__all__ = ["Bernoulli", "Binomial", "Geometric", "NegativeBinomial", "Poisson",
-           "probs_and_logits"]
+__all__ = ["Bernoulli", "Binomial", "Geometric", "NegativeBinomial", "Poisson", "probs_and_logits"]
 
 
 def probs_and_logits(name, probs, logits, is_binary=True):
     """Both parametrisations from the one given: binary ``logit(p)`` / ``sigmoid(l)``, or
     categorical ``log p`` (normalised) / ``softmax(l)``."""
     if (probs is None) == (logits is None):
-        raise errors.ArgumentError(f"{name}: give exactly one of probs or logits, got "
-                                   f"{'both' if probs is not None else 'neither'}")
+        raise errors.ArgumentError(
+            f"{name}: give exactly one of probs or logits, got "
+            f"{'both' if probs is not None else 'neither'}"
+        )
     if probs is not None:
         (probs,) = broadcast_all(probs)
         if is_binary:
@@ -63,6 +75,7 @@ class _ProbsOrLogits(Distribution):
 
 class Bernoulli(_ProbsOrLogits):
     """:math:`P(x) = p^x (1-p)^{1-x}`, :math:`x \\in \\{0, 1\\}`."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
@@ -95,6 +108,7 @@ class Bernoulli(_ProbsOrLogits):
 
 class Geometric(_ProbsOrLogits):
     """Failures before the first success: :math:`P(k) = (1-p)^k p`, :math:`k \\ge 0`."""
+
     arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer
 
@@ -109,8 +123,11 @@ class Geometric(_ProbsOrLogits):
     def sample(self, sample_shape=()):
         with no_grad():
             tiny = finfo(self.probs.dtype).tiny
-            u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
-                           device=self.probs.device).clamp(min=tiny)
+            u = rand(
+                tuple(self._extended_shape(sample_shape)),
+                dtype=self.probs.dtype,
+                device=self.probs.device,
+            ).clamp(min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):
@@ -120,15 +137,21 @@ class Geometric(_ProbsOrLogits):
         return special.xlog1py(value, -p) + p.log()
 
     def entropy(self):
-        return F.binary_cross_entropy_with_logits(self.logits, self.probs,
-                                                  reduction="none") / self.probs
+        return (
+            F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+            / self.probs
+        )
 
 
 class Binomial(_ProbsOrLogits):
     """:math:`P(k) = \\binom{n}{k} p^k (1-p)^{n-k}`, sampled as a count of Bernoulli
     successes (cost grows with ``total_count``)."""
-    arg_constraints = {"total_count": constraints.nonnegative_integer,
-                       "probs": constraints.unit_interval, "logits": constraints.real}
+
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
@@ -146,8 +169,9 @@ class Binomial(_ProbsOrLogits):
         return constraints.integer_interval(0, self.total_count)
 
     mean = property(lambda self: self.total_count * self.probs)
-    mode = property(lambda self: ((self.total_count + 1) * self.probs).floor()
-                    .clamp(max=self.total_count))
+    mode = property(
+        lambda self: ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+    )
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
     def sample(self, sample_shape=()):
@@ -155,10 +179,12 @@ class Binomial(_ProbsOrLogits):
             shape = tuple(self._extended_shape(sample_shape))
             n_max = int(self.total_count.max().item())
             u = rand(shape + (n_max,), dtype=self.probs.dtype, device=self.probs.device)
-            live = arange(n_max, dtype=self.probs.dtype, device=self.probs.device) \
-                < self.total_count.expand(*shape).unsqueeze(-1)
-            return ((u < self.probs.expand(*shape).unsqueeze(-1)) & live).sum(-1) \
-                .to(self.probs.dtype)
+            live = arange(
+                n_max, dtype=self.probs.dtype, device=self.probs.device
+            ) < self.total_count.expand(*shape).unsqueeze(-1)
+            return (
+                ((u < self.probs.expand(*shape).unsqueeze(-1)) & live).sum(-1).to(self.probs.dtype)
+            )
 
     def log_prob(self, value):
         self._check(value)
@@ -182,6 +208,7 @@ class Binomial(_ProbsOrLogits):
 
 class Poisson(Distribution):
     """:math:`P(k) = \\lambda^k e^{-\\lambda} / k!`."""
+
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -207,28 +234,32 @@ class NegativeBinomial(_ProbsOrLogits):
     """Successes before ``total_count`` failures, success probability :math:`p`:
     :math:`P(k) = \\frac{\\Gamma(k+r)}{k!\\,\\Gamma(r)} p^k (1-p)^r`; sampled as a
     Poisson whose rate is Gamma(r, (1-p)/p)."""
-    arg_constraints = {"total_count": constraints.greater_than_eq(0.0),
-                       "probs": constraints.half_open_interval(0.0, 1.0),
-                       "logits": constraints.real}
+
+    arg_constraints = {
+        "total_count": constraints.greater_than_eq(0.0),
+        "probs": constraints.half_open_interval(0.0, 1.0),
+        "logits": constraints.real,
+    }
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
         p, l = self._set(probs, logits)
         given = "probs" if probs is not None else "logits"
-        self.total_count, self.__dict__[given] = broadcast_all(total_count,
-                                                               self.__dict__[given])
+        self.total_count, self.__dict__[given] = broadcast_all(total_count, self.__dict__[given])
         self._other = (self._other[0], self._other[1].expand(*self.total_count.shape))
         super().__init__(self.total_count.shape, validate_args=validate_args)
 
     mean = property(lambda self: self.total_count * self.logits.exp())
-    mode = property(lambda self: ((self.total_count - 1) * self.logits.exp()).floor()
-                    .clamp(min=0.0))
+    mode = property(
+        lambda self: ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+    )
     variance = property(lambda self: self.mean / sigmoid(-self.logits))
 
     def sample(self, sample_shape=()):
         with no_grad():
-            rate = Gamma(self.total_count, (-self.logits).exp(),
-                         validate_args=False).sample(sample_shape)
+            rate = Gamma(self.total_count, (-self.logits).exp(), validate_args=False).sample(
+                sample_shape
+            )
             return poisson(rate)
 
     def log_prob(self, value):

@@ -11,8 +11,7 @@ from .. import errors
 
 from . import constraints
 
-__all__ = ["Distribution", "as_size", "broadcast_all", "set_default_validate_args",
-           "sum_rightmost"]
+__all__ = ["Distribution", "as_size", "broadcast_all", "set_default_validate_args", "sum_rightmost"]
 
 _VALIDATE_DEFAULT = [True]
 
@@ -21,7 +20,8 @@ def set_default_validate_args(value):
     """Turn argument (and sample) validation on or off for distributions made from now on."""
     if value not in (True, False):
         raise errors.ArgumentTypeError(
-            f"set_default_validate_args: expected True or False, got {value!r}")
+            f"set_default_validate_args: expected True or False, got {value!r}"
+        )
     _VALIDATE_DEFAULT[0] = value
 
 
@@ -29,11 +29,11 @@ def broadcast_all(*values):
     """Tensors of ``values`` (numbers become tensors of the tensors' dtype, else the
     default dtype) broadcast to one shape."""
     like = next((v for v in values if isinstance(v, Tensor)), None)
-    dtype = like.dtype if like is not None and like.dtype.is_floating_point \
-        else get_default_dtype()
+    dtype = like.dtype if like is not None and like.dtype.is_floating_point else get_default_dtype()
     device = like.device if like is not None else None
-    ts = [v if isinstance(v, Tensor) else tensor(float(v), dtype=dtype, device=device)
-          for v in values]
+    ts = [
+        v if isinstance(v, Tensor) else tensor(float(v), dtype=dtype, device=device) for v in values
+    ]
     return broadcast_tensors(*ts) if len(ts) > 1 else ts
 
 
@@ -58,6 +58,7 @@ class Distribution:
     with ``validate_args`` (default on, see :func:`set_default_validate_args`) parameters
     are checked at construction and values at ``log_prob``/``cdf``.
     """
+
     has_rsample = False
     has_enumerate_support = False
     arg_constraints = {}
@@ -69,14 +70,15 @@ class Distribution:
         if self._validate_args:
             for name, constraint in self.arg_constraints.items():
                 if constraints.is_dependent(constraint) or name not in self.__dict__:
-                    continue                  # not given (e.g. probs when built from logits)
+                    continue  # not given (e.g. probs when built from logits)
                 value = getattr(self, name)
                 if not isinstance(value, Tensor):
                     value = tensor(value)
                 if not bool(_ops.all(constraint.check(value)).item()):
                     raise errors.ArgumentError(
                         f"{type(self).__name__}: parameter {name} (shape "
-                        f"{tuple(value.shape)}) must satisfy {constraint!r}, got {value}")
+                        f"{tuple(value.shape)}) must satisfy {constraint!r}, got {value}"
+                    )
 
     # ---- shapes ----------------------------------------------------------------------
     @property
@@ -97,8 +99,11 @@ class Distribution:
         new = _instance if _instance is not None else type(self).__new__(type(self))
         n = len(self._batch_shape)
         for key, value in self.__dict__.items():
-            if isinstance(value, Tensor) and value.dim() >= n \
-                    and tuple(value.shape[:n]) == tuple(self._batch_shape):
+            if (
+                isinstance(value, Tensor)
+                and value.dim() >= n
+                and tuple(value.shape[:n]) == tuple(self._batch_shape)
+            ):
                 value = value.expand(*(batch_shape + value.shape[n:]))
             new.__dict__.setdefault(key, value)
         new._batch_shape = batch_shape
@@ -112,7 +117,8 @@ class Distribution:
 
     def rsample(self, sample_shape=()):
         raise NotImplementedError(
-            f"{type(self).__name__}: rsample is not available (has_rsample is False)")
+            f"{type(self).__name__}: rsample is not available (has_rsample is False)"
+        )
 
     def sample_n(self, n):
         return self.sample((n,))
@@ -159,24 +165,29 @@ class Distribution:
         broadcasts with the batch, and lies in the support."""
         name = type(self).__name__
         if not isinstance(value, Tensor):
-            raise errors.ArgumentTypeError(f"{name}: value must be a Tensor, got "
-                                           f"{type(value).__name__}")
+            raise errors.ArgumentTypeError(
+                f"{name}: value must be a Tensor, got {type(value).__name__}"
+            )
         k = len(self._event_shape)
-        if tuple(value.shape[value.dim() - k:]) != tuple(self._event_shape) or value.dim() < k:
-            raise errors.ShapeError(f"{name}: value of shape {tuple(value.shape)} must end "
-                                    f"in the event shape {tuple(self._event_shape)}")
+        if tuple(value.shape[value.dim() - k :]) != tuple(self._event_shape) or value.dim() < k:
+            raise errors.ShapeError(
+                f"{name}: value of shape {tuple(value.shape)} must end "
+                f"in the event shape {tuple(self._event_shape)}"
+            )
         try:
             broadcast_shapes(value.shape, self._batch_shape + self._event_shape)
         except Exception:
             raise errors.ShapeError(
                 f"{name}: value of shape {tuple(value.shape)} does not broadcast with "
                 f"batch_shape {tuple(self._batch_shape)} + event_shape "
-                f"{tuple(self._event_shape)}") from None
+                f"{tuple(self._event_shape)}"
+            ) from None
         support = self.support
         if support is not None and not constraints.is_dependent(support):
             if not bool(_ops.all(support.check(value)).item()):
                 raise errors.ArgumentError(
-                    f"{name}: value must be in the support {support!r}, got {value}")
+                    f"{name}: value must be in the support {support!r}, got {value}"
+                )
 
     def _check(self, value):
         if self._validate_args:

@@ -60,7 +60,7 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         alpha, x = ctx.saved_tensors
         dtype = alpha.dtype
-        alpha, x = alpha.to(float64), x.to(float64)   # the difference needs it
+        alpha, x = alpha.to(float64), x.to(float64)  # the difference needs it
         h = 1e-5 * alpha.clamp(min=1e-2)
         P = special.gammainc
         dF = (P(alpha + h, x) - P(alpha - h, x)) / (2 * h)
@@ -75,6 +75,7 @@ def _standard_gamma(alpha):
 class Gamma(Distribution):
     """:math:`p(x) = \\frac{\\beta^\\alpha}{\\Gamma(\\alpha)} x^{\\alpha-1} e^{-\\beta x}`,
     ``concentration`` :math:`\\alpha`, ``rate`` :math:`\\beta`."""
+
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -95,8 +96,7 @@ class Gamma(Distribution):
     def log_prob(self, value):
         self._check(value)
         a, b = self.concentration, self.rate
-        return special.xlogy(a, b) + special.xlogy(a - 1, value) - b * value \
-            - lgamma(a)
+        return special.xlogy(a, b) + special.xlogy(a - 1, value) - b * value - lgamma(a)
 
     def cdf(self, value):
         self._check(value)
@@ -109,6 +109,7 @@ class Gamma(Distribution):
 
 class Chi2(Gamma):
     """:math:`\\chi^2_k = \\mathrm{Gamma}(k/2, 1/2)`."""
+
     arg_constraints = {"df": constraints.positive}
 
     def __init__(self, df, validate_args=None):
@@ -119,6 +120,7 @@ class Chi2(Gamma):
 
 class Exponential(Distribution):
     """:math:`p(x) = \\lambda e^{-\\lambda x}`."""
+
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -133,8 +135,11 @@ class Exponential(Distribution):
     stddev = property(lambda self: self.rate.reciprocal())
 
     def rsample(self, sample_shape=()):
-        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.rate.dtype,
-                       device=self.rate.device)
+        u = rand(
+            tuple(self._extended_shape(sample_shape)),
+            dtype=self.rate.dtype,
+            device=self.rate.device,
+        )
         return -(-u).log1p() / self.rate
 
     def log_prob(self, value):
@@ -155,17 +160,21 @@ class Exponential(Distribution):
 class Dirichlet(Distribution):
     """:math:`p(x) = \\frac{\\Gamma(\\sum\\alpha_i)}{\\prod\\Gamma(\\alpha_i)}
     \\prod x_i^{\\alpha_i-1}` on the simplex."""
+
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
 
     def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
-            raise errors.ShapeError("Dirichlet: parameter concentration must have at least "
-                                    f"one dim, got shape {tuple(concentration.shape)}")
+            raise errors.ShapeError(
+                "Dirichlet: parameter concentration must have at least "
+                f"one dim, got shape {tuple(concentration.shape)}"
+            )
         self.concentration = concentration
-        super().__init__(concentration.shape[:-1], concentration.shape[-1:],
-                         validate_args=validate_args)
+        super().__init__(
+            concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args
+        )
 
     @property
     def mean(self):
@@ -177,8 +186,7 @@ class Dirichlet(Distribution):
         the density is unbounded at every vertex: the first vertex, as torch gives."""
         a = (self.concentration - 1).clamp(min=0.0)
         interior = a / a.sum(-1, keepdim=True)
-        vertex = F.one_hot(zeros_like(a[..., 0], dtype=int64),
-                           a.shape[-1]).to(a.dtype)
+        vertex = F.one_hot(zeros_like(a[..., 0], dtype=int64), a.shape[-1]).to(a.dtype)
         corner = (self.concentration < 1).all(-1, keepdim=True)
         return where(corner, vertex, interior)
 
@@ -197,28 +205,32 @@ class Dirichlet(Distribution):
     def log_prob(self, value):
         self._check(value)
         a = self.concentration
-        return (special.xlogy(a - 1, value)).sum(-1) + lgamma(a.sum(-1)) \
-            - lgamma(a).sum(-1)
+        return (special.xlogy(a - 1, value)).sum(-1) + lgamma(a.sum(-1)) - lgamma(a).sum(-1)
 
     def entropy(self):
         a = self.concentration
         k, a0 = a.shape[-1], a.sum(-1)
-        return lgamma(a).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) \
-            - ((a - 1) * digamma(a)).sum(-1)
+        return (
+            lgamma(a).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) - ((a - 1) * digamma(a)).sum(-1)
+        )
 
 
 class Beta(Distribution):
     """:math:`p(x) = \\frac{x^{a-1}(1-x)^{b-1}}{B(a,b)}` on :math:`[0, 1]`, sampled as the
     first coordinate of a Dirichlet(a, b)."""
-    arg_constraints = {"concentration1": constraints.positive,
-                       "concentration0": constraints.positive}
+
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
-        self._dirichlet = Dirichlet(stack([self.concentration1, self.concentration0], -1),
-                                    validate_args=False)
+        self._dirichlet = Dirichlet(
+            stack([self.concentration1, self.concentration0], -1), validate_args=False
+        )
         super().__init__(self.concentration1.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -254,8 +266,12 @@ class StudentT(Distribution):
     """:math:`p(x) = \\frac{\\Gamma((\\nu+1)/2)}{\\Gamma(\\nu/2)\\sqrt{\\nu\\pi}\\sigma}
     (1 + z^2/\\nu)^{-(\\nu+1)/2}`, :math:`z = (x-\\mu)/\\sigma`; sampled as
     :math:`\\mu + \\sigma\\,\\epsilon\\sqrt{\\nu/\\chi^2_\\nu}`."""
-    arg_constraints = {"df": constraints.positive, "loc": constraints.real,
-                       "scale": constraints.positive}
+
+    arg_constraints = {
+        "df": constraints.positive,
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
     has_rsample = True
 
@@ -285,21 +301,30 @@ class StudentT(Distribution):
         self._check(value)
         z = (value - self.loc) / self.scale
         nu = self.df
-        return lgamma(0.5 * (nu + 1)) - lgamma(0.5 * nu) - 0.5 * (nu * math.pi).log() \
-            - self.scale.log() - 0.5 * (nu + 1) * (z * z / nu).log1p()
+        return (
+            lgamma(0.5 * (nu + 1))
+            - lgamma(0.5 * nu)
+            - 0.5 * (nu * math.pi).log()
+            - self.scale.log()
+            - 0.5 * (nu + 1) * (z * z / nu).log1p()
+        )
 
     def entropy(self):
         nu = self.df
         lbeta = lgamma(0.5 * nu) + math.lgamma(0.5) - lgamma(0.5 * (nu + 1))
-        return self.scale.log() + 0.5 * (nu + 1) * (digamma(0.5 * (nu + 1))
-                                                    - digamma(0.5 * nu)) \
-            + 0.5 * nu.log() + lbeta
+        return (
+            self.scale.log()
+            + 0.5 * (nu + 1) * (digamma(0.5 * (nu + 1)) - digamma(0.5 * nu))
+            + 0.5 * nu.log()
+            + lbeta
+        )
 
 
 class FisherSnedecor(Distribution):
     """:math:`F(d_1, d_2) = \\frac{\\chi^2_{d_1}/d_1}{\\chi^2_{d_2}/d_2}`:
     :math:`\\log p(x) = \\frac{d_1}{2}\\log\\frac{d_1}{d_2} + (\\frac{d_1}{2}-1)\\log x
     - \\frac{d_1+d_2}{2}\\log(1 + \\frac{d_1}{d_2}x) - \\log B(\\frac{d_1}{2}, \\frac{d_2}{2})`."""
+
     arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -335,5 +360,4 @@ class FisherSnedecor(Distribution):
         a, b = 0.5 * self.df1, 0.5 * self.df2
         ratio = self.df1 / self.df2
         lbeta = lgamma(a) + lgamma(b) - lgamma(a + b)
-        return a * ratio.log() + (a - 1) * value.log() - (a + b) * (ratio * value).log1p() \
-            - lbeta
+        return a * ratio.log() + (a - 1) * value.log() - (a + b) * (ratio * value).log1p() - lbeta

@@ -15,8 +15,12 @@ class GeneralizedPareto(Distribution):
     :math:`\\log p = -\\log\\sigma - (1 + 1/\\xi)\\log(1 + \\xi z)` (:math:`-\\log\\sigma - z`
     at :math:`\\xi = 0`) on :math:`z \\ge 0`, and :math:`z \\le -1/\\xi` when :math:`\\xi < 0`;
     :math:`F = 1 - (1 + \\xi z)^{-1/\\xi}`, sampled through its inverse."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive,
-                       "concentration": constraints.real}
+
+    arg_constraints = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+        "concentration": constraints.real,
+    }
     has_rsample = True
 
     def __init__(self, loc, scale, concentration, validate_args=None):
@@ -52,13 +56,13 @@ class GeneralizedPareto(Distribution):
     def icdf(self, value):
         xi = self._nonzero()
         log_survival = (-value).log1p()
-        z = where(self.concentration == 0, -log_survival,
-                        (-xi * log_survival).expm1() / xi)
+        z = where(self.concentration == 0, -log_survival, (-xi * log_survival).expm1() / xi)
         return self.loc + self.scale * z
 
     def rsample(self, sample_shape=()):
-        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype,
-                       device=self.loc.device)
+        u = rand(
+            tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype, device=self.loc.device
+        )
         return self.icdf(u)
 
     @property

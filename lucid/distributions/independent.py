@@ -16,6 +16,7 @@ __all__ = ["Independent", "MixtureSameFamily"]
 class Independent(Distribution):
     """``base_distribution`` with its rightmost ``reinterpreted_batch_ndims`` batch dims
     treated as event dims: :math:`\\log p(x) = \\sum_{\\text{those dims}} \\log p_i(x_i)`."""
+
     arg_constraints = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
@@ -23,7 +24,8 @@ class Independent(Distribution):
         if n > len(base_distribution.batch_shape):
             raise errors.ArgumentError(
                 f"Independent: reinterpreted_batch_ndims must be at most the base batch "
-                f"ndim {len(base_distribution.batch_shape)}, got {n}")
+                f"ndim {len(base_distribution.batch_shape)}, got {n}"
+            )
         self.base_dist, self.reinterpreted_batch_ndims = base_distribution, n
         shape = base_distribution.batch_shape + base_distribution.event_shape
         cut = len(base_distribution.batch_shape) - n
@@ -32,19 +34,23 @@ class Independent(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = super().expand(batch_shape, _instance)
         n = self.reinterpreted_batch_ndims
-        tail = self.base_dist.batch_shape[len(self.base_dist.batch_shape) - n:]
+        tail = self.base_dist.batch_shape[len(self.base_dist.batch_shape) - n :]
         new.base_dist = self.base_dist.expand(new.batch_shape + tail)
         return new
 
     has_rsample = property(lambda self: self.base_dist.has_rsample)
     has_enumerate_support = property(
-        lambda self: self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support)
+        lambda self: self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support
+    )
 
     @property
     def support(self):
         s = self.base_dist.support
-        return constraints.independent(s, self.reinterpreted_batch_ndims) \
-            if self.reinterpreted_batch_ndims else s
+        return (
+            constraints.independent(s, self.reinterpreted_batch_ndims)
+            if self.reinterpreted_batch_ndims
+            else s
+        )
 
     mean = property(lambda self: self.base_dist.mean)
     mode = property(lambda self: self.base_dist.mode)
@@ -69,6 +75,7 @@ class Independent(Distribution):
 class MixtureSameFamily(Distribution):
     """:math:`p(x) = \\sum_k \\pi_k p_k(x)`: ``mixture_distribution`` a Categorical over the
     rightmost batch dim of ``component_distribution``."""
+
     arg_constraints = {}
     has_rsample = False
 
@@ -76,13 +83,15 @@ class MixtureSameFamily(Distribution):
         if not isinstance(mixture_distribution, Categorical):
             raise errors.ArgumentTypeError(
                 "MixtureSameFamily: mixture_distribution must be a Categorical, got "
-                f"{type(mixture_distribution).__name__}")
+                f"{type(mixture_distribution).__name__}"
+            )
         cb = component_distribution.batch_shape
         k = mixture_distribution.probs.shape[-1]
         if len(cb) < 1 or cb[-1] != k:
             raise errors.ShapeError(
                 f"MixtureSameFamily: the component batch shape {tuple(cb)} must end in the "
-                f"number of mixture components {k}")
+                f"number of mixture components {k}"
+            )
         batch = broadcast_shapes(mixture_distribution.batch_shape, cb[:-1])
         self._mixture = mixture_distribution
         self._component = component_distribution
@@ -135,6 +144,7 @@ class MixtureSameFamily(Distribution):
             comps = self._component.sample(sample_shape)
             lead = tuple(idx.shape)
             idx = idx.reshape(*lead, 1, *([1] * self._event_ndims)).expand(
-                *lead, 1, *self.event_shape)
+                *lead, 1, *self.event_shape
+            )
             d = len(sample_shape) + len(self.batch_shape)
             return comps.gather(d, idx).squeeze(d)

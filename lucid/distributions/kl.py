@@ -33,13 +33,15 @@ def register_kl(type_p, type_q):
     """Decorator registering ``fn(p, q)`` as KL(p || q) for ``type_p`` x ``type_q`` (and
     their subclasses, unless a more specific pair is registered)."""
     if not (isinstance(type_p, type) and isinstance(type_q, type)):
-        raise errors.ArgumentTypeError("register_kl: expected two Distribution classes, got "
-                                       f"{type_p!r} and {type_q!r}")
+        raise errors.ArgumentTypeError(
+            f"register_kl: expected two Distribution classes, got {type_p!r} and {type_q!r}"
+        )
 
     def decorator(fn):
         _KL_REGISTRY[type_p, type_q] = fn
         _KL_CACHE.clear()
         return fn
+
     return decorator
 
 
@@ -47,13 +49,16 @@ def _dispatch(tp, tq):
     matches = [(P, Q) for P, Q in _KL_REGISTRY if issubclass(tp, P) and issubclass(tq, Q)]
     if not matches:
         return None
-    rank = lambda m: (tp.__mro__.index(m[0]), tq.__mro__.index(m[1]))   # noqa: E731
+    rank = lambda m: (tp.__mro__.index(m[0]), tq.__mro__.index(m[1]))  # noqa: E731
     best = min(matches, key=rank)
     other = min(matches, key=lambda m: rank(m)[::-1])
     if other != best:
-        warnings.warn(f"kl_divergence: ambiguous registrations for ({tp.__name__}, "
-                      f"{tq.__name__}): {best[0].__name__, best[1].__name__} and "
-                      f"{other[0].__name__, other[1].__name__}; using the first", stacklevel=2)
+        warnings.warn(
+            f"kl_divergence: ambiguous registrations for ({tp.__name__}, "
+            f"{tq.__name__}): {best[0].__name__, best[1].__name__} and "
+            f"{other[0].__name__, other[1].__name__}; using the first",
+            stacklevel=2,
+        )
     return _KL_REGISTRY[best]
 
 
@@ -64,8 +69,9 @@ def kl_divergence(p, q):
         _KL_CACHE[key] = _dispatch(*key)
     fn = _KL_CACHE[key]
     if fn is None:
-        raise NotImplementedError(f"kl_divergence: no closed form registered for "
-                                  f"{type(p).__name__} || {type(q).__name__}")
+        raise NotImplementedError(
+            f"kl_divergence: no closed form registered for {type(p).__name__} || {type(q).__name__}"
+        )
     return fn(p, q)
 
 
@@ -116,8 +122,7 @@ def _kl_geometric_geometric(p, q):
 
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
-    return special.xlogy(p.rate, p.rate) - special.xlogy(p.rate, q.rate) \
-        - (p.rate - q.rate)
+    return special.xlogy(p.rate, p.rate) - special.xlogy(p.rate, q.rate) - (p.rate - q.rate)
 
 
 @register_kl(Exponential, Exponential)
@@ -129,17 +134,26 @@ def _kl_exponential_exponential(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     ap, bp, aq, bq = p.concentration, p.rate, q.concentration, q.rate
-    return (ap - aq) * digamma(ap) - lgamma(ap) + lgamma(aq) \
-        + aq * (bp.log() - bq.log()) + ap * (bq - bp) / bp
+    return (
+        (ap - aq) * digamma(ap)
+        - lgamma(ap)
+        + lgamma(aq)
+        + aq * (bp.log() - bq.log())
+        + ap * (bq - bp) / bp
+    )
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
     ap, aq = p.concentration, q.concentration
     sp = ap.sum(-1)
-    return lgamma(sp) - lgamma(aq.sum(-1)) - lgamma(ap).sum(-1) \
-        + lgamma(aq).sum(-1) \
+    return (
+        lgamma(sp)
+        - lgamma(aq.sum(-1))
+        - lgamma(ap).sum(-1)
+        + lgamma(aq).sum(-1)
         + ((ap - aq) * (digamma(ap) - digamma(sp).unsqueeze(-1))).sum(-1)
+    )
 
 
 @register_kl(Beta, Beta)
@@ -170,8 +184,7 @@ def _kl_cauchy_cauchy(p, q):
 def _kl_gumbel_gumbel(p, q):
     ratio = p.scale / q.scale
     a, b = q.loc / q.scale, p.loc / q.scale
-    return -ratio.log() - a + b + ratio * _EULER + (a + lgamma(1 + ratio) - b).exp() \
-        - (1 + _EULER)
+    return -ratio.log() - a + b + ratio * _EULER + (a + lgamma(1 + ratio) - b).exp() - (1 + _EULER)
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
@@ -179,17 +192,21 @@ def _kl_mvn_mvn(p, q):
     """:math:`\\frac12[\\mathrm{tr}(\\Sigma_q^{-1}\\Sigma_p) + \\|L_q^{-1}(\\mu_q-\\mu_p)\\|^2
     - k + \\log|\\Sigma_q| - \\log|\\Sigma_p|]`."""
     if p.event_shape != q.event_shape:
-        raise errors.ShapeError("kl_divergence: MultivariateNormal event shapes differ: "
-                                f"{tuple(p.event_shape)} and {tuple(q.event_shape)}")
+        raise errors.ShapeError(
+            "kl_divergence: MultivariateNormal event shapes differ: "
+            f"{tuple(p.event_shape)} and {tuple(q.event_shape)}"
+        )
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     shape = broadcast_shapes(Lp.shape, Lq.shape)
     Lp_, Lq_ = Lp.expand(*shape), Lq.expand(*shape)
     trace = linalg.solve_triangular(Lq_, Lp_, upper=False).pow(2).sum([-2, -1])
-    diff = (q.loc - p.loc)
+    diff = q.loc - p.loc
     bshape = broadcast_shapes(shape[:-2], diff.shape[:-1])
-    z = linalg.solve_triangular(Lq.expand(*bshape, *shape[-2:]),
-                                      diff.expand(*bshape, diff.shape[-1]).unsqueeze(-1),
-                                      upper=False).squeeze(-1)
+    z = linalg.solve_triangular(
+        Lq.expand(*bshape, *shape[-2:]),
+        diff.expand(*bshape, diff.shape[-1]).unsqueeze(-1),
+        upper=False,
+    ).squeeze(-1)
     k = p.event_shape[0]
     return _half_logdet(Lq) - _half_logdet(Lp) + 0.5 * (trace + z.pow(2).sum(-1) - k)
 
@@ -212,8 +229,9 @@ def _kl_pareto_pareto(p, q):
 @register_kl(Independent, Independent)
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError("kl_divergence: Independent || Independent needs equal "
-                                  "reinterpreted_batch_ndims")
+        raise NotImplementedError(
+            "kl_divergence: Independent || Independent needs equal reinterpreted_batch_ndims"
+        )
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
@@ -221,13 +239,15 @@ def _kl_independent_independent(p, q):
 def _kl_transformed_transformed(p, q):
     """KL is invariant under a common bijection: KL of the base distributions."""
     if p.transforms != q.transforms or p.event_shape != q.event_shape:
-        raise NotImplementedError("kl_divergence: TransformedDistributions need the same "
-                                  "transforms and event shape")
+        raise NotImplementedError(
+            "kl_divergence: TransformedDistributions need the same transforms and event shape"
+        )
     extra = len(p.event_shape) - len(p.base_dist.event_shape)
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra)
 
 
 # ---- pairs of different families: KL = -H(p) - E_p[log q], E_p in closed form ----------
+
 
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
@@ -259,8 +279,9 @@ def _kl_laplace_normal(p, q):
 def _kl_normal_laplace(p, q):
     # E|N(m, s^2)| = s sqrt(2/pi) e^{-m^2/2s^2} + m (1 - 2 Phi(-m/s))
     m, s = p.loc - q.loc, p.scale
-    abs_mean = s * math.sqrt(2 / math.pi) * (-(m / s).pow(2) / 2).exp() \
-        + m * (1 - 2 * special.ndtr(-m / s))
+    abs_mean = s * math.sqrt(2 / math.pi) * (-(m / s).pow(2) / 2).exp() + m * (
+        1 - 2 * special.ndtr(-m / s)
+    )
     return -p.entropy() + (2 * q.scale).log() + abs_mean / q.scale
 
 

@@ -17,6 +17,7 @@ __all__ = ["LKJCholesky"]
 
 class _CorrCholesky(constraints.Constraint):
     """Lower-triangular factors with a positive diagonal and unit-norm rows."""
+
     event_dim = 2
 
     def check(self, value):
@@ -34,6 +35,7 @@ class LKJCholesky(Distribution):
     Sampled by the onion method: row :math:`k` (:math:`k = 1..d-1`) is
     :math:`(\\sqrt{y_k}\\,u/\\|u\\|, \\sqrt{1-y_k})`, :math:`u \\sim N(0, I_k)`,
     :math:`y_k \\sim \\mathrm{Beta}(k/2, \\eta + (d-1-k)/2)`."""
+
     arg_constraints = {"concentration": constraints.positive}
     support = _CorrCholesky()
 
@@ -49,8 +51,9 @@ class LKJCholesky(Distribution):
             d, eta = self.dim, self.concentration
             dt, dev = eta.dtype, eta.device
             k = arange(1, d, dtype=dt, device=dev)
-            y = Beta(0.5 * k, eta.unsqueeze(-1) + 0.5 * (d - 1 - k),
-                     validate_args=False).sample(sample_shape)          # (..., d-1)
+            y = Beta(0.5 * k, eta.unsqueeze(-1) + 0.5 * (d - 1 - k), validate_args=False).sample(
+                sample_shape
+            )  # (..., d-1)
             shape = tuple(self._extended_shape(sample_shape))
             u = randn(shape, dtype=dt, device=dev).tril(-1)[..., 1:, :]
             u = u / u.pow(2).sum(-1, keepdim=True).sqrt()
@@ -67,6 +70,9 @@ class LKJCholesky(Distribution):
         power = d - i + 2 * eta.unsqueeze(-1) - 2
         diag = diagonal(value, 0, -2, -1)[..., 1:]
         alpha = eta + 0.5 * (d - 1)
-        log_c = 0.5 * (d - 1) * math.log(math.pi) \
-            + special.multigammaln(alpha - 0.5, d - 1) - (d - 1) * lgamma(alpha)
+        log_c = (
+            0.5 * (d - 1) * math.log(math.pi)
+            + special.multigammaln(alpha - 0.5, d - 1)
+            - (d - 1) * lgamma(alpha)
+        )
         return (power * diag.log()).sum(-1) - log_c

@@ -48,14 +48,14 @@ class Normal(_LocScale):
     variance = property(lambda self: self.scale.pow(2))
 
     def rsample(self, sample_shape=()):
-        eps = randn(tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype,
-                          device=self.loc.device)
+        eps = randn(
+            tuple(self._extended_shape(sample_shape)), dtype=self.loc.dtype, device=self.loc.device
+        )
         return self.loc + eps * self.scale
 
     def log_prob(self, value):
         self._check(value)
-        return -((value - self.loc) ** 2) / (2 * self.scale ** 2) - self.scale.log() \
-            - 0.5 * LOG_2PI
+        return -((value - self.loc) ** 2) / (2 * self.scale**2) - self.scale.log() - 0.5 * LOG_2PI
 
     def cdf(self, value):
         self._check(value)
@@ -79,8 +79,11 @@ class Laplace(_LocScale):
     def rsample(self, sample_shape=()):
         like = self.loc
         eps = finfo(like.dtype).eps
-        u = rand(tuple(self._extended_shape(sample_shape)), dtype=like.dtype,
-                       device=like.device) * 2 - 1
+        u = (
+            rand(tuple(self._extended_shape(sample_shape)), dtype=like.dtype, device=like.device)
+            * 2
+            - 1
+        )
         u = u.clamp(min=-1 + eps, max=1 - eps)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
@@ -117,8 +120,9 @@ class Cauchy(_LocScale):
 
     def log_prob(self, value):
         self._check(value)
-        return -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale)
-                                                         ** 2).log1p()
+        return (
+            -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale) ** 2).log1p()
+        )
 
     def cdf(self, value):
         self._check(value)
@@ -136,7 +140,7 @@ class Gumbel(_LocScale):
 
     mean = property(lambda self: self.loc + self.scale * _EULER)
     mode = property(lambda self: self.loc)
-    variance = property(lambda self: (math.pi ** 2 / 6) * self.scale.pow(2))
+    variance = property(lambda self: (math.pi**2 / 6) * self.scale.pow(2))
     stddev = property(lambda self: (math.pi / math.sqrt(6)) * self.scale)
 
     def log_prob(self, value):
@@ -157,16 +161,21 @@ class Gumbel(_LocScale):
 
 class Uniform(Distribution):
     """:math:`p(x) = 1/(b-a)` on :math:`[a, b)`."""
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
+
+    arg_constraints = {
+        "low": constraints.dependent(is_discrete=False, event_dim=0),
+        "high": constraints.dependent(is_discrete=False, event_dim=0),
+    }
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
         super().__init__(self.low.shape, validate_args=validate_args)
         if self._validate_args and not bool(_ops.all(self.low < self.high).item()):
-            raise errors.ArgumentError(f"Uniform: parameter low must be less than high, got "
-                                       f"low={self.low}, high={self.high}")
+            raise errors.ArgumentError(
+                f"Uniform: parameter low must be less than high, got "
+                f"low={self.low}, high={self.high}"
+            )
 
     @property
     def support(self):
@@ -178,8 +187,9 @@ class Uniform(Distribution):
     stddev = property(lambda self: (self.high - self.low) / math.sqrt(12))
 
     def rsample(self, sample_shape=()):
-        u = rand(tuple(self._extended_shape(sample_shape)), dtype=self.low.dtype,
-                       device=self.low.device)
+        u = rand(
+            tuple(self._extended_shape(sample_shape)), dtype=self.low.dtype, device=self.low.device
+        )
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):

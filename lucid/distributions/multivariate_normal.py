@@ -55,39 +55,57 @@ class MultivariateNormal(ScaleTrilMatrices, Distribution):
     """:math:`p(x) = (2\\pi)^{-k/2} |\\Sigma|^{-1/2}
     e^{-\\frac12 (x-\\mu)^\\top\\Sigma^{-1}(x-\\mu)}`;
     give exactly one of ``covariance_matrix``, ``precision_matrix``, ``scale_tril``."""
-    arg_constraints = {"loc": constraints.real_vector,
-                       "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite,
-                       "scale_tril": constraints.lower_cholesky}
+
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args=None):
-        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix),
-                                     ("precision_matrix", precision_matrix),
-                                     ("scale_tril", scale_tril)) if m is not None]
+    def __init__(
+        self,
+        loc,
+        covariance_matrix=None,
+        precision_matrix=None,
+        scale_tril=None,
+        validate_args=None,
+    ):
+        given = [
+            (n, m)
+            for n, m in (
+                ("covariance_matrix", covariance_matrix),
+                ("precision_matrix", precision_matrix),
+                ("scale_tril", scale_tril),
+            )
+            if m is not None
+        ]
         if len(given) != 1:
-            raise errors.ArgumentError("MultivariateNormal: give exactly one of "
-                                       "covariance_matrix, precision_matrix, scale_tril; got "
-                                       f"{[n for n, _ in given] or 'none'}")
+            raise errors.ArgumentError(
+                "MultivariateNormal: give exactly one of "
+                "covariance_matrix, precision_matrix, scale_tril; got "
+                f"{[n for n, _ in given] or 'none'}"
+            )
         name, matrix = given[0]
         if loc.dim() < 1 or matrix.dim() < 2:
-            raise errors.ShapeError("MultivariateNormal: loc needs at least one dim and "
-                                    f"{name} two, got shapes {tuple(loc.shape)} and "
-                                    f"{tuple(matrix.shape)}")
+            raise errors.ShapeError(
+                "MultivariateNormal: loc needs at least one dim and "
+                f"{name} two, got shapes {tuple(loc.shape)} and "
+                f"{tuple(matrix.shape)}"
+            )
         batch = broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         k = loc.shape[-1]
         self.loc = loc.expand(*batch, k)
-        self.__dict__[name] = matrix.expand(*batch, k, k)     # validated as given
+        self.__dict__[name] = matrix.expand(*batch, k, k)  # validated as given
         if name == "scale_tril":
             self._unbroadcasted_scale_tril = matrix
         elif name == "covariance_matrix":
             self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
-        else:                                 # Sigma = P^{-1}
+        else:  # Sigma = P^{-1}
             self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(matrix))
         super().__init__(batch, (k,), validate_args=validate_args)
-
 
     mean = property(lambda self: self.loc)
     mode = property(lambda self: self.loc)
@@ -121,19 +139,26 @@ class LowRankMultivariateNormal(Distribution):
 
     The density uses the Cholesky factor of :math:`\\Sigma` (an O(k^3) factorisation; the
     Woodbury form torch uses for large k is left to a later change)."""
-    arg_constraints = {"loc": constraints.real_vector,
-                       "cov_factor": constraints.independent(constraints.real, 2),
-                       "cov_diag": constraints.independent(constraints.positive, 1)}
+
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "cov_factor": constraints.independent(constraints.real, 2),
+        "cov_diag": constraints.independent(constraints.positive, 1),
+    }
     support = constraints.real_vector
     has_rsample = True
 
     def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
-        if cov_factor.dim() < 2 or cov_factor.shape[-2] != loc.shape[-1] \
-                or cov_diag.shape[-1] != loc.shape[-1]:
+        if (
+            cov_factor.dim() < 2
+            or cov_factor.shape[-2] != loc.shape[-1]
+            or cov_diag.shape[-1] != loc.shape[-1]
+        ):
             raise errors.ShapeError(
                 "LowRankMultivariateNormal: cov_factor must be (..., k, r) and cov_diag "
                 f"(..., k) for loc (..., k); got {tuple(cov_factor.shape)}, "
-                f"{tuple(cov_diag.shape)}, {tuple(loc.shape)}")
+                f"{tuple(cov_diag.shape)}, {tuple(loc.shape)}"
+            )
         k = loc.shape[-1]
         batch = broadcast_shapes(loc.shape[:-1], cov_factor.shape[:-2], cov_diag.shape[:-1])
         self.loc = loc.expand(*batch, k)
@@ -163,8 +188,9 @@ class LowRankMultivariateNormal(Distribution):
         r = self.cov_factor.shape[-1]
         e1 = randn(shape[:-1] + (r,), dtype=self.loc.dtype, device=self.loc.device)
         e2 = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return self.loc + (self.cov_factor @ e1.unsqueeze(-1)).squeeze(-1) \
-            + self.cov_diag.sqrt() * e2
+        return (
+            self.loc + (self.cov_factor @ e1.unsqueeze(-1)).squeeze(-1) + self.cov_diag.sqrt() * e2
+        )
 
     def log_prob(self, value):
         self._check(value)

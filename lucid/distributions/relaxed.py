@@ -14,12 +14,17 @@ from .location_scale import _open_uniform
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 
-__all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical"]
+__all__ = [
+    "ExpRelaxedCategorical",
+    "LogitRelaxedBernoulli",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+]
 
 
 class LogitRelaxedBernoulli(_ProbsOrLogits):
     """The logit of a RelaxedBernoulli: :math:`x = (\\ell + \\log u - \\log(1-u))/\\tau`."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     has_rsample = True
@@ -42,6 +47,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits):
 
 class RelaxedBernoulli(TransformedDistribution):
     """:math:`\\sigma(X)`, :math:`X \\sim` LogitRelaxedBernoulli(temperature, p), on (0, 1)."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
@@ -61,6 +67,7 @@ class ExpRelaxedCategorical(CategoricalWrapper):
     density (Maddison et al., eq. 13)
     :math:`\\log p(x) = \\log (K-1)! + (K-1)\\log\\tau + \\sum(\\ell - \\tau x)
     - K\\,\\mathrm{logsumexp}(\\ell - \\tau x)`."""
+
     support = constraints.real_vector
     has_rsample = True
 
@@ -70,7 +77,7 @@ class ExpRelaxedCategorical(CategoricalWrapper):
 
     def expand(self, batch_shape, _instance=None):
         new = super().expand(batch_shape, _instance)
-        new.temperature = self.temperature        # one temperature per event: kept as given
+        new.temperature = self.temperature  # one temperature per event: kept as given
         return new
 
     def rsample(self, sample_shape=()):
@@ -89,8 +96,11 @@ class ExpRelaxedCategorical(CategoricalWrapper):
 class RelaxedOneHotCategorical(TransformedDistribution):
     """:math:`\\exp(X)`, :math:`X \\sim` ExpRelaxedCategorical: points on the simplex that
     approach one-hot vectors as the temperature goes to 0."""
-    arg_constraints = {"probs": constraints.simplex,
-                       "logits": constraints.independent(constraints.real, 1)}
+
+    arg_constraints = {
+        "probs": constraints.simplex,
+        "logits": constraints.independent(constraints.real, 1),
+    }
     support = constraints.simplex
     has_rsample = True
 

@@ -15,26 +15,45 @@ from .distribution import Distribution, broadcast_all, sum_rightmost
 from .gamma import Exponential, Gamma
 from .independent import Independent
 from .location_scale import Cauchy, Normal, Uniform
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
-                         PowerTransform, StickBreakingTransform, Transform)
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    StickBreakingTransform,
+    Transform,
+)
 from .. import errors
 
-__all__ = ["HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogNormal",
-           "LogisticNormal", "Pareto", "TransformedDistribution", "Weibull"]
+__all__ = [
+    "HalfCauchy",
+    "HalfNormal",
+    "InverseGamma",
+    "Kumaraswamy",
+    "LogNormal",
+    "LogisticNormal",
+    "Pareto",
+    "TransformedDistribution",
+    "Weibull",
+]
 
 _EULER = 0.57721566490153286061
 
 
 class TransformedDistribution(Distribution):
     """``base_distribution`` pushed through ``transforms`` (applied in order)."""
+
     arg_constraints = {}
 
     def __init__(self, base_distribution, transforms, validate_args=None):
         if isinstance(transforms, Transform):
             transforms = [transforms]
         if not all(isinstance(t, Transform) for t in transforms):
-            raise errors.ArgumentTypeError("TransformedDistribution: transforms must be a "
-                                           f"Transform or a list of them, got {transforms!r}")
+            raise errors.ArgumentTypeError(
+                "TransformedDistribution: transforms must be a "
+                f"Transform or a list of them, got {transforms!r}"
+            )
         self.base_dist, self.transforms = base_distribution, list(transforms)
         chain = ComposeTransform(self.transforms)
         base_shape = base_distribution.batch_shape + base_distribution.event_shape
@@ -58,7 +77,7 @@ class TransformedDistribution(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = super().expand(batch_shape, _instance)
         # base batch dims beyond ours are event dims here (a transform may reshape them)
-        tail = self.base_dist.batch_shape[len(self.batch_shape):]
+        tail = self.base_dist.batch_shape[len(self.batch_shape) :]
         new.base_dist = self.base_dist.expand(new.batch_shape + tail)
         return new
 
@@ -82,8 +101,7 @@ class TransformedDistribution(Distribution):
         for t in reversed(self.transforms):
             x = t.inv(y)
             event_dim += t.domain.event_dim - t.codomain.event_dim
-            lp = lp - sum_rightmost(t.log_abs_det_jacobian(x, y),
-                                     event_dim - t.domain.event_dim)
+            lp = lp - sum_rightmost(t.log_abs_det_jacobian(x, y), event_dim - t.domain.event_dim)
             y = x
         base_lp = self.base_dist.log_prob(y)
         return lp + sum_rightmost(base_lp, event_dim - len(self.base_dist.event_shape))
@@ -113,6 +131,7 @@ class TransformedDistribution(Distribution):
 
 class LogNormal(TransformedDistribution):
     """:math:`\\exp(X)`, :math:`X \\sim N(\\mu, \\sigma^2)`."""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -138,6 +157,7 @@ class LogNormal(TransformedDistribution):
 class _Folded(TransformedDistribution):
     """:math:`|X|` for ``base`` symmetric about 0: :math:`p(x) = 2 p_X(x)` on
     :math:`x \\ge 0`, :math:`F(x) = 2F_X(x) - 1`, entropy :math:`H_X - \\log 2`."""
+
     support = constraints.nonnegative
     has_rsample = True
 
@@ -166,6 +186,7 @@ class _Folded(TransformedDistribution):
 class HalfNormal(_Folded):
     """:math:`|X|`, :math:`X \\sim N(0, \\sigma^2)`:
     :math:`p(x) = \\frac{\\sqrt2}{\\sigma\\sqrt\\pi} e^{-x^2/2\\sigma^2}`, :math:`x \\ge 0`."""
+
     arg_constraints = {"scale": constraints.positive}
 
     def __init__(self, scale, validate_args=None):
@@ -179,6 +200,7 @@ class HalfCauchy(_Folded):
     """:math:`|X|`, :math:`X \\sim` Cauchy(0, scale):
     :math:`p(x) = \\frac{2}{\\pi\\gamma(1 + (x/\\gamma)^2)}`, :math:`x \\ge 0` (mean and
     variance infinite)."""
+
     arg_constraints = {"scale": constraints.positive}
 
     def __init__(self, scale, validate_args=None):
@@ -191,14 +213,16 @@ class HalfCauchy(_Folded):
 class Pareto(TransformedDistribution):
     """:math:`p(x) = \\alpha s^\\alpha / x^{\\alpha+1}`, :math:`x \\ge s`: the image of
     Exponential(:math:`\\alpha`) under :math:`x \\mapsto s e^x`."""
+
     arg_constraints = {"scale": constraints.positive, "alpha": constraints.positive}
     has_rsample = True
 
     def __init__(self, scale, alpha, validate_args=None):
         self.scale, self.alpha = broadcast_all(scale, alpha)
         base = Exponential(self.alpha, validate_args=validate_args)
-        super().__init__(base, [ExpTransform(), AffineTransform(0.0, self.scale)],
-                         validate_args=validate_args)
+        super().__init__(
+            base, [ExpTransform(), AffineTransform(0.0, self.scale)], validate_args=validate_args
+        )
 
     @property
     def support(self):
@@ -224,6 +248,7 @@ class Pareto(TransformedDistribution):
 class Weibull(TransformedDistribution):
     """:math:`p(x) = \\frac{k}{\\lambda}(x/\\lambda)^{k-1} e^{-(x/\\lambda)^k}`: the image of
     Exponential(1) under :math:`x \\mapsto \\lambda x^{1/k}`."""
+
     arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -231,11 +256,13 @@ class Weibull(TransformedDistribution):
     def __init__(self, scale, concentration, validate_args=None):
         self.scale, self.concentration = broadcast_all(scale, concentration)
         base = Exponential(ones_like(self.scale), validate_args=validate_args)
-        super().__init__(base, [PowerTransform(self.concentration.reciprocal()),
-                                AffineTransform(0.0, self.scale)], validate_args=validate_args)
+        super().__init__(
+            base,
+            [PowerTransform(self.concentration.reciprocal()), AffineTransform(0.0, self.scale)],
+            validate_args=validate_args,
+        )
 
-    mean = property(lambda self: self.scale * lgamma(1 + self.concentration.reciprocal())
-                    .exp())
+    mean = property(lambda self: self.scale * lgamma(1 + self.concentration.reciprocal()).exp())
 
     @property
     def mode(self):
@@ -245,8 +272,7 @@ class Weibull(TransformedDistribution):
     @property
     def variance(self):
         k = self.concentration
-        return self.scale.pow(2) * (lgamma(1 + 2 / k).exp()
-                                    - lgamma(1 + 1 / k).mul(2).exp())
+        return self.scale.pow(2) * (lgamma(1 + 2 / k).exp() - lgamma(1 + 1 / k).mul(2).exp())
 
     def entropy(self):
         k = self.concentration
@@ -256,6 +282,7 @@ class Weibull(TransformedDistribution):
 class InverseGamma(TransformedDistribution):
     """:math:`1/X`, :math:`X \\sim` Gamma(:math:`\\alpha`, :math:`\\beta`):
     :math:`p(x) = \\frac{\\beta^\\alpha}{\\Gamma(\\alpha)} x^{-\\alpha-1} e^{-\\beta/x}`."""
+
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive
     has_rsample = True
@@ -289,8 +316,11 @@ class InverseGamma(TransformedDistribution):
 class Kumaraswamy(TransformedDistribution):
     """:math:`p(x) = ab\\,x^{a-1}(1-x^a)^{b-1}` on (0, 1): the image of U(0, 1) under its
     inverse CDF :math:`x = (1 - (1-u)^{1/b})^{1/a}`; :math:`E[X^n] = b\\,B(1 + n/a, b)`."""
-    arg_constraints = {"concentration1": constraints.positive,
-                       "concentration0": constraints.positive}
+
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
     has_rsample = True
 
@@ -299,8 +329,11 @@ class Kumaraswamy(TransformedDistribution):
         a, b = self.concentration1, self.concentration0
         base = Uniform(zeros_like(a), ones_like(a), validate_args=validate_args)
         flip = AffineTransform(1.0, -1.0)
-        super().__init__(base, [flip, PowerTransform(b.reciprocal()), flip,
-                                PowerTransform(a.reciprocal())], validate_args=validate_args)
+        super().__init__(
+            base,
+            [flip, PowerTransform(b.reciprocal()), flip, PowerTransform(a.reciprocal())],
+            validate_args=validate_args,
+        )
 
     def _moment(self, n):
         a, b = self.concentration1, self.concentration0
@@ -324,6 +357,7 @@ class Kumaraswamy(TransformedDistribution):
 class LogisticNormal(TransformedDistribution):
     """The image of :math:`N(\\mu, \\mathrm{diag}(\\sigma^2))` on :math:`\\mathbb{R}^{K-1}`
     under the stick-breaking map onto the K-simplex."""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
     has_rsample = True

@@ -13,11 +13,24 @@ from . import constraints
 from .distribution import sum_rightmost
 from .. import errors
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-           "Transform", "identity_transform"]
+__all__ = [
+    "AbsTransform",
+    "AffineTransform",
+    "ComposeTransform",
+    "CumulativeDistributionTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StickBreakingTransform",
+    "TanhTransform",
+    "Transform",
+    "identity_transform",
+]
 
 
 class Transform:
@@ -26,6 +39,7 @@ class Transform:
     ``log_abs_det_jacobian(x, y)`` is :math:`\\log|\\det \\partial y/\\partial x|`, reduced
     over the transform's event dims (``domain.event_dim``).
     """
+
     bijective = False
     domain = constraints.real
     codomain = constraints.real
@@ -203,6 +217,7 @@ identity_transform = ComposeTransform([])
 
 class ExpTransform(Transform):
     """:math:`y = e^x`, :math:`\\log|dy/dx| = x`."""
+
     domain, codomain, bijective = constraints.real, constraints.positive, True
 
     def _call(self, x):
@@ -217,6 +232,7 @@ class ExpTransform(Transform):
 
 class PowerTransform(Transform):
     """:math:`y = x^p` on the positive reals, :math:`\\log|dy/dx| = \\log|p\\,y/x|`."""
+
     domain, codomain, bijective = constraints.positive, constraints.positive, True
 
     def __init__(self, exponent, cache_size=0):
@@ -225,8 +241,11 @@ class PowerTransform(Transform):
 
     @property
     def sign(self):
-        return self.exponent.sign() if isinstance(self.exponent, Tensor) \
+        return (
+            self.exponent.sign()
+            if isinstance(self.exponent, Tensor)
             else (1 if self.exponent > 0 else -1)
+        )
 
     def _call(self, x):
         return x.pow(self.exponent)
@@ -239,7 +258,8 @@ class PowerTransform(Transform):
 
     def __eq__(self, other):
         return isinstance(other, PowerTransform) and bool(
-            _ops.all(as_tensor(self.exponent == other.exponent)).item())
+            _ops.all(as_tensor(self.exponent == other.exponent)).item()
+        )
 
     __hash__ = Transform.__hash__
 
@@ -247,6 +267,7 @@ class PowerTransform(Transform):
 class SigmoidTransform(Transform):
     """:math:`y = 1/(1+e^{-x})`, :math:`\\log|dy/dx| = -\\mathrm{softplus}(-x)
     - \\mathrm{softplus}(x)`."""
+
     domain, codomain, bijective = constraints.real, constraints.unit_interval, True
 
     def _call(self, x):
@@ -264,6 +285,7 @@ class SigmoidTransform(Transform):
 
 class TanhTransform(Transform):
     """:math:`y = \\tanh x`, :math:`\\log|dy/dx| = 2(\\log 2 - x - \\mathrm{softplus}(-2x))`."""
+
     domain, codomain, bijective = constraints.real, constraints.interval(-1.0, 1.0), True
 
     def _call(self, x):
@@ -278,6 +300,7 @@ class TanhTransform(Transform):
 
 class AbsTransform(Transform):
     """:math:`y = |x|` (not bijective; the inverse picks the positive root)."""
+
     domain, codomain = constraints.real, constraints.positive
 
     def _call(self, x):
@@ -290,6 +313,7 @@ class AbsTransform(Transform):
 class AffineTransform(Transform):
     """:math:`y = \\mathrm{loc} + \\mathrm{scale}\\,x` over ``event_dim`` trailing dims,
     :math:`\\log|\\det J| = \\sum \\log|\\mathrm{scale}|` over those dims."""
+
     bijective = True
 
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
@@ -302,15 +326,19 @@ class AffineTransform(Transform):
 
     @property
     def domain(self):
-        return constraints.real if self._event_dim == 0 \
+        return (
+            constraints.real
+            if self._event_dim == 0
             else constraints.independent(constraints.real, self._event_dim)
+        )
 
     codomain = domain
 
     @property
     def sign(self):
-        return self.scale.sign() if isinstance(self.scale, Tensor) \
-            else (1 if self.scale > 0 else -1)
+        return (
+            self.scale.sign() if isinstance(self.scale, Tensor) else (1 if self.scale > 0 else -1)
+        )
 
     def _call(self, x):
         return self.loc + self.scale * x
@@ -329,14 +357,19 @@ class AffineTransform(Transform):
         return sum_rightmost(result, self._event_dim)
 
     def forward_shape(self, shape):
-        return broadcast_shapes(shape, getattr(self.loc, "shape", ()),
-                                      getattr(self.scale, "shape", ()))
+        return broadcast_shapes(
+            shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
+        )
 
     inverse_shape = forward_shape
 
     def __eq__(self, other):
-        return isinstance(other, AffineTransform) and self.loc is other.loc \
-            and self.scale is other.scale and self._event_dim == other._event_dim
+        return (
+            isinstance(other, AffineTransform)
+            and self.loc is other.loc
+            and self.scale is other.scale
+            and self._event_dim == other._event_dim
+        )
 
     __hash__ = Transform.__hash__
 
@@ -344,6 +377,7 @@ class AffineTransform(Transform):
 class SoftmaxTransform(Transform):
     """:math:`y = \\mathrm{softmax}(x)` along the last dim (not bijective: the inverse is
     the log, defined up to a constant)."""
+
     domain = constraints.real_vector
     codomain = constraints.simplex
 
@@ -360,6 +394,7 @@ class StickBreakingTransform(Transform):
 
     :math:`\\log|\\det J| = \\sum_i [\\log z_i + \\log(1-z_i) + \\log \\prod_{j<i}(1-z_j)]`.
     """
+
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
@@ -381,7 +416,7 @@ class StickBreakingTransform(Transform):
         remaining = 1 - head.cumsum(-1)
         remaining = F.pad(remaining[..., :-1], (1, 0), value=1.0)
         eps = finfo(y.dtype).tiny
-        z = (head / remaining.clamp(min=eps))
+        z = head / remaining.clamp(min=eps)
         return z.log() - (-z).log1p() + self._offset(head)
 
     def log_abs_det_jacobian(self, x, y):
@@ -398,6 +433,7 @@ class StickBreakingTransform(Transform):
 class SoftplusTransform(Transform):
     """:math:`y = \\log(1 + e^x)`, inverse :math:`x = y + \\log(-\\mathrm{expm1}(-y))`,
     :math:`\\log|dy/dx| = -\\mathrm{softplus}(-x)`."""
+
     domain, codomain, bijective = constraints.real, constraints.positive, True
 
     def _call(self, x):
@@ -416,13 +452,21 @@ class IndependentTransform(Transform):
 
     def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
         super().__init__(cache_size)
-        self.base_transform, self.reinterpreted_batch_ndims = \
-            base_transform, reinterpreted_batch_ndims
+        self.base_transform, self.reinterpreted_batch_ndims = (
+            base_transform,
+            reinterpreted_batch_ndims,
+        )
 
-    domain = property(lambda self: constraints.independent(self.base_transform.domain,
-                                                           self.reinterpreted_batch_ndims))
-    codomain = property(lambda self: constraints.independent(self.base_transform.codomain,
-                                                             self.reinterpreted_batch_ndims))
+    domain = property(
+        lambda self: constraints.independent(
+            self.base_transform.domain, self.reinterpreted_batch_ndims
+        )
+    )
+    codomain = property(
+        lambda self: constraints.independent(
+            self.base_transform.codomain, self.reinterpreted_batch_ndims
+        )
+    )
     bijective = property(lambda self: self.base_transform.bijective)
     sign = property(lambda self: self.base_transform.sign)
 
@@ -434,8 +478,9 @@ class IndependentTransform(Transform):
         return self.base_transform(x)
 
     def log_abs_det_jacobian(self, x, y):
-        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
-                             self.reinterpreted_batch_ndims)
+        return sum_rightmost(
+            self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims
+        )
 
     def forward_shape(self, shape):
         return self.base_transform.forward_shape(shape)
@@ -447,40 +492,42 @@ class IndependentTransform(Transform):
 class ReshapeTransform(Transform):
     """Reshapes the rightmost ``in_shape`` dims to ``out_shape`` (same element count);
     volume preserving, :math:`\\log|\\det J| = 0`."""
+
     bijective = True
 
     def __init__(self, in_shape, out_shape, cache_size=0):
         super().__init__(cache_size)
         self.in_shape, self.out_shape = Size(in_shape), Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
-            raise errors.ShapeError(f"ReshapeTransform: in_shape {tuple(in_shape)} and "
-                                    f"out_shape {tuple(out_shape)} differ in size")
+            raise errors.ShapeError(
+                f"ReshapeTransform: in_shape {tuple(in_shape)} and "
+                f"out_shape {tuple(out_shape)} differ in size"
+            )
 
-    domain = property(lambda self: constraints.independent(constraints.real,
-                                                           len(self.in_shape)))
-    codomain = property(lambda self: constraints.independent(constraints.real,
-                                                             len(self.out_shape)))
+    domain = property(lambda self: constraints.independent(constraints.real, len(self.in_shape)))
+    codomain = property(lambda self: constraints.independent(constraints.real, len(self.out_shape)))
 
     def _call(self, x):
-        return x.reshape(*x.shape[:x.dim() - len(self.in_shape)], *self.out_shape)
+        return x.reshape(*x.shape[: x.dim() - len(self.in_shape)], *self.out_shape)
 
     def _inverse(self, y):
-        return y.reshape(*y.shape[:y.dim() - len(self.out_shape)], *self.in_shape)
+        return y.reshape(*y.shape[: y.dim() - len(self.out_shape)], *self.in_shape)
 
     def log_abs_det_jacobian(self, x, y):
-        batch = x.shape[:x.dim() - len(self.in_shape)]
+        batch = x.shape[: x.dim() - len(self.in_shape)]
         return zeros(tuple(batch), dtype=x.dtype, device=x.device)
 
     def forward_shape(self, shape):
-        return Size(list(shape[:len(shape) - len(self.in_shape)]) + list(self.out_shape))
+        return Size(list(shape[: len(shape) - len(self.in_shape)]) + list(self.out_shape))
 
     def inverse_shape(self, shape):
-        return Size(list(shape[:len(shape) - len(self.out_shape)]) + list(self.in_shape))
+        return Size(list(shape[: len(shape) - len(self.out_shape)]) + list(self.in_shape))
 
 
 class LowerCholeskyTransform(Transform):
     """Square matrices to lower-triangular ones with a positive diagonal: the strict lower
     triangle kept, the diagonal exponentiated (not used for densities: no Jacobian)."""
+
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
@@ -494,6 +541,7 @@ class LowerCholeskyTransform(Transform):
 class CumulativeDistributionTransform(Transform):
     """:math:`y = F(x)`, the CDF of a univariate ``distribution``;
     :math:`\\log|dy/dx| = \\log p(x)`."""
+
     bijective, sign = True, 1
     codomain = constraints.unit_interval
 

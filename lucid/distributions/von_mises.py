@@ -17,6 +17,7 @@ __all__ = ["VonMises"]
 class VonMises(Distribution):
     """:math:`p(x) = \\frac{e^{\\kappa\\cos(x-\\mu)}}{2\\pi I_0(\\kappa)}`; sampled by Best and
     Fisher's (1979) wrapped-Cauchy rejection, computed in float64."""
+
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.interval(-math.pi, math.pi)
 
@@ -36,8 +37,7 @@ class VonMises(Distribution):
         self._check(value)
         k = self.concentration
         # log I0(k) = log i0e(k) + k
-        return k * ((value - self.loc).cos() - 1) - math.log(2 * math.pi) \
-            - special.i0e(k).log()
+        return k * ((value - self.loc).cos() - 1) - math.log(2 * math.pi) - special.i0e(k).log()
 
     def sample(self, sample_shape=()):
         with no_grad():
@@ -49,8 +49,7 @@ class VonMises(Distribution):
             out = zeros(shape, dtype=float64, device=k.device)
             todo = ones(shape, dtype=_dt.bool, device=k.device)
             while bool(todo.any().item()):
-                u1, u2, u3 = (rand(shape, dtype=float64, device=k.device)
-                              for _ in range(3))
+                u1, u2, u3 = (rand(shape, dtype=float64, device=k.device) for _ in range(3))
                 z = (math.pi * u1).cos()
                 f = (1 + r * z) / (r + z)
                 c = k * (r - f)

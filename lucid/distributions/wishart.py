@@ -22,18 +22,28 @@ class Wishart(ScaleTrilMatrices, Distribution):
     ``covariance_matrix``, ``precision_matrix``, ``scale_tril``. Sampled by Bartlett's
     decomposition :math:`X = LAA^\\top L^\\top`, :math:`A` lower triangular with
     :math:`A_{ii}^2 \\sim \\chi^2_{\\nu-i}` and standard normals below the diagonal."""
+
     support = constraints.positive_definite
     has_rsample = True
 
-    def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args=None):
-        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix),
-                                     ("precision_matrix", precision_matrix),
-                                     ("scale_tril", scale_tril)) if m is not None]
+    def __init__(
+        self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None
+    ):
+        given = [
+            (n, m)
+            for n, m in (
+                ("covariance_matrix", covariance_matrix),
+                ("precision_matrix", precision_matrix),
+                ("scale_tril", scale_tril),
+            )
+            if m is not None
+        ]
         if len(given) != 1:
-            raise errors.ArgumentError("Wishart: give exactly one of covariance_matrix, "
-                                       f"precision_matrix, scale_tril; got "
-                                       f"{[n for n, _ in given] or 'none'}")
+            raise errors.ArgumentError(
+                "Wishart: give exactly one of covariance_matrix, "
+                f"precision_matrix, scale_tril; got "
+                f"{[n for n, _ in given] or 'none'}"
+            )
         name, matrix = given[0]
         k = matrix.shape[-1]
         (df,) = broadcast_all(df)
@@ -47,11 +57,13 @@ class Wishart(ScaleTrilMatrices, Distribution):
         else:
             L = linalg.cholesky(linalg.inv(matrix))
         self._unbroadcasted_scale_tril = L
-        self.arg_constraints = {"df": constraints.greater_than(k - 1),
-                                name: constraints.lower_cholesky if name == "scale_tril"
-                                else constraints.positive_definite}
+        self.arg_constraints = {
+            "df": constraints.greater_than(k - 1),
+            name: constraints.lower_cholesky
+            if name == "scale_tril"
+            else constraints.positive_definite,
+        }
         super().__init__(batch, (k, k), validate_args=validate_args)
-
 
     def _df(self):
         return self.df.reshape(*self.df.shape, 1, 1)
@@ -93,13 +105,22 @@ class Wishart(ScaleTrilMatrices, Distribution):
         w = linalg.solve_triangular(L.mT.expand(*shape), z, upper=True)
         trace = diagonal(w, 0, -2, -1).sum(-1)
         logdet_x = linalg.slogdet(value).logabsdet
-        return 0.5 * (nu - k - 1) * logdet_x - 0.5 * trace - 0.5 * nu * k * math.log(2) \
-            - nu * _half_logdet(L) - special.multigammaln(0.5 * nu, k)
+        return (
+            0.5 * (nu - k - 1) * logdet_x
+            - 0.5 * trace
+            - 0.5 * nu * k * math.log(2)
+            - nu * _half_logdet(L)
+            - special.multigammaln(0.5 * nu, k)
+        )
 
     def entropy(self):
         nu, k = self.df, self.event_shape[0]
         offsets = arange(k, dtype=nu.dtype, device=nu.device)
         digammas = digamma(0.5 * (nu.unsqueeze(-1) - offsets)).sum(-1)
-        return (k + 1) * _half_logdet(self._unbroadcasted_scale_tril) \
-            + 0.5 * k * (k + 1) * math.log(2) + special.multigammaln(0.5 * nu, k) \
-            - 0.5 * (nu - k - 1) * digammas + 0.5 * nu * k
+        return (
+            (k + 1) * _half_logdet(self._unbroadcasted_scale_tril)
+            + 0.5 * k * (k + 1) * math.log(2)
+            + special.multigammaln(0.5 * nu, k)
+            - 0.5 * (nu - k - 1) * digammas
+            + 0.5 * nu * k
+        )

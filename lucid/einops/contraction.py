@@ -29,8 +29,10 @@ def equation(pattern):
             if g is ELLIPSIS:
                 out.append("...")
             elif len(g) != 1 or g[0] is ELLIPSIS or isinstance(g[0], Anonymous):
-                raise ArgumentError(f"einsum takes single named axes and '...', not "
-                                    f"compositions, unit dims or numbers: '{text.strip()}'")
+                raise ArgumentError(
+                    f"einsum takes single named axes and '...', not "
+                    f"compositions, unit dims or numbers: '{text.strip()}'"
+                )
             else:
                 out.append(g[0])
         return out
@@ -57,8 +59,10 @@ def einsum(*tensors_and_pattern):
     term takes its diagonal; axes absent from the output are summed.
     """
     if not tensors_and_pattern or not isinstance(tensors_and_pattern[-1], str):
-        raise ArgumentTypeError("einsum: the last argument must be the pattern string, as "
-                                "in einsum(a, b, 'i j, j k -> i k')")
+        raise ArgumentTypeError(
+            "einsum: the last argument must be the pattern string, as "
+            "in einsum(a, b, 'i j, j k -> i k')"
+        )
     *tensors, pattern = tensors_and_pattern
     shapes = [t.shape if isinstance(t, Tensor) else () for t in tensors]
     try:
@@ -66,8 +70,9 @@ def einsum(*tensors_and_pattern):
             raise ArgumentError("expected at least one tensor before the pattern")
         eq = equation(pattern)
         if eq.count(",") + 1 != len(tensors):
-            raise ArgumentError(f"the pattern has {eq.count(',') + 1} terms but "
-                                f"{len(tensors)} tensors were given")
+            raise ArgumentError(
+                f"the pattern has {eq.count(',') + 1} terms but {len(tensors)} tensors were given"
+            )
         return ops.einsum(eq, *tensors)
     except LucidError as e:
         annotate(e, "einsum", pattern, shapes, {})

@@ -32,8 +32,7 @@ class Rearrange(Module):
         return rearrange(input, self.pattern, **self.axes_lengths)
 
     def extra_repr(self):
-        return ", ".join([repr(self.pattern)] +
-                         [f"{k}={v}" for k, v in self.axes_lengths.items()])
+        return ", ".join([repr(self.pattern)] + [f"{k}={v}" for k, v in self.axes_lengths.items()])
 
 
 class Reduce(Module):
@@ -49,5 +48,7 @@ class Reduce(Module):
         return reduce(input, self.pattern, self.reduction, **self.axes_lengths)
 
     def extra_repr(self):
-        return ", ".join([repr(self.pattern), repr(self.reduction)] +
-                         [f"{k}={v}" for k, v in self.axes_lengths.items()])
+        return ", ".join(
+            [repr(self.pattern), repr(self.reduction)]
+            + [f"{k}={v}" for k, v in self.axes_lengths.items()]
+        )

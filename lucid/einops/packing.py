@@ -50,11 +50,12 @@ def pack(tensors, pattern):
         for i, t in enumerate(tensors):
             s = t._data.shape
             if len(s) < before + after:
-                raise ShapeError(f"tensor {i} has {len(s)} dims, the pattern needs at least "
-                                 f"{before + after}")
-            star = s[before:len(s) - after]
+                raise ShapeError(
+                    f"tensor {i} has {len(s)} dims, the pattern needs at least {before + after}"
+                )
+            star = s[before : len(s) - after]
             packed_shapes.append(star)
-            flat.append(ops.reshape(t, s[:before] + (math.prod(star),) + s[len(s) - after:]))
+            flat.append(ops.reshape(t, s[:before] + (math.prod(star),) + s[len(s) - after :]))
         return ops.cat(flat, before), packed_shapes
     except LucidError as e:
         annotate(e, "pack", pattern, shapes, {})
@@ -69,8 +70,7 @@ def unpack(tensor, packed_shapes, pattern):
     try:
         before, after = _split(check_pattern(pattern))
         if len(shape) != before + 1 + after:
-            raise ShapeError(f"expected a {before + 1 + after}-dim tensor, got {len(shape)} "
-                             "dims")
+            raise ShapeError(f"expected a {before + 1 + after}-dim tensor, got {len(shape)} dims")
         sizes = [-1 if -1 in s else math.prod(s) for s in packed_shapes]
         total = shape[before]
         if sizes.count(-1) > 1:
@@ -79,11 +79,14 @@ def unpack(tensor, packed_shapes, pattern):
         if -1 in sizes and rest >= 0:
             sizes[sizes.index(-1)] = rest
         elif rest != 0 or -1 in sizes:
-            raise ShapeError(f"a dim of length {total} cannot be split into packed shapes "
-                             f"{list(packed_shapes)}")
+            raise ShapeError(
+                f"a dim of length {total} cannot be split into packed shapes {list(packed_shapes)}"
+            )
         parts = ops.split(tensor, sizes, before) if len(sizes) > 1 else [tensor]
-        return [ops.reshape(p, shape[:before] + tuple(s) + shape[before + 1:])
-                for p, s in zip(parts, packed_shapes)]
+        return [
+            ops.reshape(p, shape[:before] + tuple(s) + shape[before + 1 :])
+            for p, s in zip(parts, packed_shapes)
+        ]
     except LucidError as e:
         annotate(e, "unpack", pattern, (shape,), {})
         raise

@@ -49,8 +49,7 @@ class Expression:
             if g is ELLIPSIS:
                 out.extend((a,) for a in ellipsis_axes)
             else:
-                out.append(tuple(a for b in g
-                                 for a in (ellipsis_axes if b is ELLIPSIS else (b,))))
+                out.append(tuple(a for b in g for a in (ellipsis_axes if b is ELLIPSIS else (b,))))
         return out
 
 
@@ -90,7 +89,7 @@ def parse(text, *, allow_underscore=False, allow_duplicates=False):
             group = None
         else:
             axis = _axis(token, text, allow_underscore)
-            if axis is None:                        # the number 1
+            if axis is None:  # the number 1
                 if group is None:
                     groups.append(())
                 continue
@@ -115,8 +114,9 @@ def _axis(token, text, allow_underscore):
     if token.isdecimal():
         n = int(token)
         if n == 0:
-            raise ArgumentError(f"'{text.strip()}': an anonymous axis must have a positive "
-                                f"length, got {token}")
+            raise ArgumentError(
+                f"'{text.strip()}': an anonymous axis must have a positive length, got {token}"
+            )
         return None if n == 1 else Anonymous(n)
     reason = check_name(token, allow_underscore=allow_underscore)
     if reason is not None:

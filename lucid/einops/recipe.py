@@ -68,8 +68,9 @@ def plan(kind, pattern, shape, lengths):
     known = {}
     for name, n in lengths:
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-            raise ArgumentError(f"the length of axis '{name}' must be a non-negative int, "
-                                f"got {n!r}")
+            raise ArgumentError(
+                f"the length of axis '{name}' must be a non-negative int, got {n!r}"
+            )
         known[name] = int(n)
     known.update((a, a.length) for a in left.axes | right.axes if isinstance(a, Anonymous))
     for group, dim in zip(left_groups, shape):
@@ -90,12 +91,14 @@ def plan(kind, pattern, shape, lengths):
     final = tuple(math.prod(known[a] for a in g) for g in right_groups)
 
     elementary = tuple(known[a] for a in elementary)
-    return Plan(None if elementary == shape else elementary,
-                reduced,
-                None if perm == tuple(range(len(perm))) else perm,
-                unexpanded if len(on_right) > len(perm) else None,
-                expanded,
-                None if final == expanded else final)
+    return Plan(
+        None if elementary == shape else elementary,
+        reduced,
+        None if perm == tuple(range(len(perm))) else perm,
+        unexpanded if len(on_right) > len(perm) else None,
+        expanded,
+        None if final == expanded else final,
+    )
 
 
 def _check_sides(kind, left, right):
@@ -106,21 +109,26 @@ def _check_sides(kind, left, right):
         raise ArgumentError("'...' cannot be inside parentheses on the left")
     if kind == "rearrange":
         if any(isinstance(a, Anonymous) for a in left.axes | right.axes):
-            raise ArgumentError("rearrange takes no anonymous axes other than 1 (use repeat "
-                                "to add axes, reduce to remove them)")
+            raise ArgumentError(
+                "rearrange takes no anonymous axes other than 1 (use repeat "
+                "to add axes, reduce to remove them)"
+            )
         only = left.axes ^ right.axes
         if only:
             raise ArgumentError(f"axes {_names(only)} appear on one side only")
     elif kind == "repeat":
         only = left.axes - right.axes
         if only:
-            raise ArgumentError(f"axes {_names(only)} on the left are missing on the right "
-                                "(repeat cannot remove axes)")
+            raise ArgumentError(
+                f"axes {_names(only)} on the left are missing on the right "
+                "(repeat cannot remove axes)"
+            )
     else:
         only = right.axes - left.axes
         if only:
-            raise ArgumentError(f"axes {_names(only)} on the right are not on the left "
-                                "(reduce cannot add axes)")
+            raise ArgumentError(
+                f"axes {_names(only)} on the right are not on the left (reduce cannot add axes)"
+            )
 
 
 def _expand_ellipsis(left, right, ndim):
@@ -141,15 +149,19 @@ def _infer(group, dim, known):
     unknown = [a for a in group if a not in known]
     part = math.prod(known[a] for a in group if a in known)
     if len(unknown) > 1:
-        raise ArgumentError(f"cannot infer the lengths of {_names(unknown)} in one group; "
-                            "give all but one as keywords")
+        raise ArgumentError(
+            f"cannot infer the lengths of {_names(unknown)} in one group; "
+            "give all but one as keywords"
+        )
     if not unknown:
         if part != dim:
-            raise ShapeError(f"group {_group(group)} has length {part}, but the dim it "
-                             f"matches has length {dim}")
+            raise ShapeError(
+                f"group {_group(group)} has length {part}, but the dim it matches has length {dim}"
+            )
     elif part == 0 or dim % part:
-        raise ShapeError(f"a dim of length {dim} does not divide into {_group(group)} with "
-                         f"known part {part}")
+        raise ShapeError(
+            f"a dim of length {dim} does not divide into {_group(group)} with known part {part}"
+        )
     else:
         known[unknown[0]] = dim // part
 

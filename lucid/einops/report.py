@@ -10,8 +10,9 @@ def annotate(err, op, pattern, shapes, axes_lengths):
     set_op_name(err, op)
     where = f"; pattern {pattern!r}"
     if shapes:
-        where += f", input shape{'s' * (len(shapes) > 1)} " + \
-            ", ".join(str(tuple(s)) for s in shapes)
+        where += f", input shape{'s' * (len(shapes) > 1)} " + ", ".join(
+            str(tuple(s)) for s in shapes
+        )
     if axes_lengths:
         where += ", axes lengths " + ", ".join(f"{k}={v}" for k, v in axes_lengths.items())
     err.args = (str(err.args[0]) + where,) + tuple(err.args[1:])

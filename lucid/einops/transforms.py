@@ -11,25 +11,35 @@ from .report import annotate
 
 
 def _prod(x, dims):
-    for d in sorted(dims, reverse=True):   # prod reduces one dim at a time
+    for d in sorted(dims, reverse=True):  # prod reduces one dim at a time
         x = ops.prod(x, d)
     return x
 
 
-REDUCTIONS = {"sum": ops.sum, "mean": ops.mean, "max": ops.amax, "min": ops.amin,
-              "prod": _prod, "any": ops.any, "all": ops.all}
+REDUCTIONS = {
+    "sum": ops.sum,
+    "mean": ops.mean,
+    "max": ops.amax,
+    "min": ops.amin,
+    "prod": _prod,
+    "any": ops.any,
+    "all": ops.all,
+}
 
 
 def reducer(reduction):
     """The function ``f(tensor, dims)`` that ``reduction`` (a name or a callable) stands for."""
     if isinstance(reduction, str):
         if reduction not in REDUCTIONS:
-            raise ArgumentError(f"unknown reduction '{reduction}'; expected one of "
-                                f"{', '.join(REDUCTIONS)} or a callable")
+            raise ArgumentError(
+                f"unknown reduction '{reduction}'; expected one of "
+                f"{', '.join(REDUCTIONS)} or a callable"
+            )
         return REDUCTIONS[reduction]
     if not callable(reduction):
-        raise ArgumentTypeError(f"reduction must be a string or a callable, got "
-                                f"{type(reduction).__name__}")
+        raise ArgumentTypeError(
+            f"reduction must be a string or a callable, got {type(reduction).__name__}"
+        )
     return reduction
 
 
@@ -37,8 +47,9 @@ def _apply(kind, tensor, pattern, reduction, axes_lengths):
     """Run the plan of ``kind`` on ``tensor`` (a list or tuple of tensors is stacked along a
     new dim 0 first)."""
     if not isinstance(tensor, (Tensor, list, tuple)):
-        raise ArgumentTypeError(f"{kind}: expected a Tensor or a list of Tensors, got "
-                                f"{type(tensor).__name__}")
+        raise ArgumentTypeError(
+            f"{kind}: expected a Tensor or a list of Tensors, got {type(tensor).__name__}"
+        )
     x = tensor
     try:
         if not isinstance(x, Tensor):
@@ -106,11 +117,16 @@ def parse_shape(tensor, pattern):
     shape = tuple(tensor.shape)
     try:
         e = parse(check_pattern(pattern), allow_underscore=True)
-        groups = e.expand(("_",) * max(len(shape) - len(e.groups) + 1, 0)) if e.has_ellipsis \
+        groups = (
+            e.expand(("_",) * max(len(shape) - len(e.groups) + 1, 0))
+            if e.has_ellipsis
             else e.groups
+        )
         if len(groups) != len(shape):
-            raise ShapeError(f"expected {'at least ' * e.has_ellipsis}{len(groups)} dims, "
-                             f"got a {len(shape)}-dim tensor")
+            raise ShapeError(
+                f"expected {'at least ' * e.has_ellipsis}{len(groups)} dims, "
+                f"got a {len(shape)}-dim tensor"
+            )
         out = {}
         for g, d in zip(groups, shape):
             if len(g) > 1:

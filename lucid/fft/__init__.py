@@ -36,9 +36,30 @@ from ..ops.signal.fft import fft_c2c, fft_c2r, fft_r2c
 from ..ops.shape.padding import pad as _pad
 from ..ops.shape.permute import roll
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
-           "rfftfreq", "fftshift", "ifftshift"]
+__all__ = [
+    "fft",
+    "ifft",
+    "fft2",
+    "ifft2",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfft2",
+    "irfft2",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "hfft2",
+    "ihfft2",
+    "hfftn",
+    "ihfftn",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
+]
 
 _NORMS = ("backward", "forward", "ortho")
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -48,8 +69,10 @@ def _norm(op, norm):
     if norm is None:
         return "backward"
     if norm not in _NORMS:
-        raise ArgumentError(f"{op}: invalid normalization mode {norm!r}; expected one of "
-                            f"{', '.join(map(repr, _NORMS))} or None")
+        raise ArgumentError(
+            f"{op}: invalid normalization mode {norm!r}; expected one of "
+            f"{', '.join(map(repr, _NORMS))} or None"
+        )
     return norm
 
 
@@ -63,15 +86,16 @@ def _dims(op, x, s, dim, default_all):
     """The transformed dims (non-negative, in order given) and their sizes."""
     nd = x.ndim
     if dim is None:
-        dims = list(range(nd)) if s is None or default_all else \
-            list(range(nd - len(s), nd))
+        dims = list(range(nd)) if s is None or default_all else list(range(nd - len(s), nd))
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
     out = []
     for d in dims:
         if nd == 0 or not -nd <= d < nd:
-            raise ShapeError(f"{op}: dim {d} is out of range for a tensor of {nd} "
-                             f"dimension{'s' if nd != 1 else ''}")
+            raise ShapeError(
+                f"{op}: dim {d} is out of range for a tensor of {nd} "
+                f"dimension{'s' if nd != 1 else ''}"
+            )
         out.append(d % nd)
     if len(set(out)) != len(out):
         raise ShapeError(f"{op}: dims must be distinct, got {tuple(dims)}")
@@ -82,8 +106,10 @@ def _dims(op, x, s, dim, default_all):
     else:
         sizes = list(s)
         if len(sizes) != len(out):
-            raise ShapeError(f"{op}: s and dim must have the same length, got s of length "
-                             f"{len(sizes)} and {len(out)} dims")
+            raise ShapeError(
+                f"{op}: s and dim must have the same length, got s of length "
+                f"{len(sizes)} and {len(out)} dims"
+            )
     return out, sizes
 
 
@@ -199,15 +225,19 @@ def irfftn(input, s=None, dim=None, norm=None):
 def hfft(input, n=None, dim=-1, norm=None):
     """The real DFT of a Hermitian-symmetric signal given by its first half ``input``
     along ``dim``: :math:`\\mathrm{irfft}(\\bar x)` with ``norm`` swapped."""
-    return _c2r("hfft", conj(_tensor("hfft", input)), None if n is None else (n,), dim,
-                _SWAP[_norm("hfft", norm)])
+    return _c2r(
+        "hfft",
+        conj(_tensor("hfft", input)),
+        None if n is None else (n,),
+        dim,
+        _SWAP[_norm("hfft", norm)],
+    )
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
     """The inverse of :func:`hfft` for real ``input``: the first half of its (Hermitian)
     inverse DFT, :math:`\\overline{\\mathrm{rfft}(x)}` with ``norm`` swapped."""
-    return conj(_r2c("ihfft", input, None if n is None else (n,), dim,
-                     _SWAP[_norm("ihfft", norm)]))
+    return conj(_r2c("ihfft", input, None if n is None else (n,), dim, _SWAP[_norm("ihfft", norm)]))
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None):
@@ -222,15 +252,20 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None):
 
 def hfftn(input, s=None, dim=None, norm=None):
     """The N-D :func:`hfft`: :math:`\\mathrm{irfftn}(\\bar x)` with ``norm`` swapped."""
-    return _c2r("hfftn", conj(_tensor("hfftn", input)), s, dim,
-                _SWAP[_norm("hfftn", norm)], default_all=False)
+    return _c2r(
+        "hfftn",
+        conj(_tensor("hfftn", input)),
+        s,
+        dim,
+        _SWAP[_norm("hfftn", norm)],
+        default_all=False,
+    )
 
 
 def ihfftn(input, s=None, dim=None, norm=None):
     """The N-D :func:`ihfft`: :math:`\\overline{\\mathrm{rfftn}(x)}` with ``norm``
     swapped."""
-    return conj(_r2c("ihfftn", input, s, dim, _SWAP[_norm("ihfftn", norm)],
-                     default_all=False))
+    return conj(_r2c("ihfftn", input, s, dim, _SWAP[_norm("ihfftn", norm)], default_all=False))
 
 
 def _freq_dtype(op, dtype):

@@ -21,6 +21,19 @@ from .functional_call import functional_call, stack_module_state
 from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from .vmap import vmap
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
-           "hessian", "vmap", "functional_call", "stack_module_state", "batched_ops",
-           "replace_all_batch_norm_modules_", "VmapError"]
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jvp",
+    "linearize",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+    "vmap",
+    "functional_call",
+    "stack_module_state",
+    "batched_ops",
+    "replace_all_batch_norm_modules_",
+    "VmapError",
+]

@@ -23,8 +23,8 @@ from ..errors import LucidError
 
 __all__ = ["BatchedTensor", "VmapError", "LEVELS", "wrap", "unwrap_all", "lift"]
 
-LEVELS = []     # per active vmap level (level L at LEVELS[L - 1]): (batch size, randomness)
-_PLACEHOLDERS = weakref.WeakValueDictionary()     # id(its _data) -> a live BatchedTensor
+LEVELS = []  # per active vmap level (level L at LEVELS[L - 1]): (batch size, randomness)
+_PLACEHOLDERS = weakref.WeakValueDictionary()  # id(its _data) -> a live BatchedTensor
 
 
 class VmapError(LucidError, RuntimeError):
@@ -38,12 +38,16 @@ class BatchedTensor(Tensor):
     __slots__ = ("_bval", "_level")
 
     def __repr__(self):
-        return (f"BatchedTensor(level={self._level}, batch_size={self._bval.shape[0]}, "
-                f"shape={tuple(self.shape)}, dtype={self._dtype})")
+        return (
+            f"BatchedTensor(level={self._level}, batch_size={self._bval.shape[0]}, "
+            f"shape={tuple(self.shape)}, dtype={self._dtype})"
+        )
 
     def _no_data(self, what):
-        raise VmapError(f"vmap: {what} of a batched tensor is not supported: the value "
-                        "differs between batch entries (the function is data-dependent)")
+        raise VmapError(
+            f"vmap: {what} of a batched tensor is not supported: the value "
+            "differs between batch entries (the function is data-dependent)"
+        )
 
     def item(self):
         self._no_data("item()")
@@ -71,8 +75,10 @@ class BatchedTensor(Tensor):
         view ``self[index]`` (advanced indices would select a copy)."""
         items = index if isinstance(index, tuple) else (index,)
         if not all(i is None or i is Ellipsis or isinstance(i, (int, slice)) for i in items):
-            raise VmapError("vmap: assignment into a batched tensor supports basic indices "
-                            "(ints, slices, None, ...) only; use lucid.where or index_put")
+            raise VmapError(
+                "vmap: assignment into a batched tensor supports basic indices "
+                "(ints, slices, None, ...) only; use lucid.where or index_put"
+            )
         self[index].copy_(value)
 
 

@@ -26,6 +26,7 @@ def flatten(tree):
             leaves.append(x)
             return None
         return (x, [go(c) for c in ch])
+
     return leaves, go(tree)
 
 
@@ -40,9 +41,10 @@ def unflatten(spec, leaves):
         vals = [go(k) for k in kids]
         if isinstance(node, dict):
             return type(node)(zip(node.keys(), vals))
-        if isinstance(node, tuple) and hasattr(node, "_fields"):     # a namedtuple
+        if isinstance(node, tuple) and hasattr(node, "_fields"):  # a namedtuple
             return type(node)(*vals)
         return type(node)(vals)
+
     return go(spec)
 
 
@@ -56,15 +58,23 @@ def prefix_leaves(prefix, tree, what, fn):
         if pc is None:
             out.extend([p] * len(flatten(x)[0]))
             return
-        if xc is None or type(p) is not type(x) and not (
-                isinstance(p, (tuple, list)) and isinstance(x, (tuple, list))) or \
-                len(pc) != len(xc) or isinstance(p, dict) and p.keys() != x.keys():
-            raise ArgumentError(f"{fn}: {what}{path} has structure {_desc(p)} but the "
-                                f"matching input has structure {_desc(x)}; expected a "
-                                "single value or the same structure")
+        if (
+            xc is None
+            or type(p) is not type(x)
+            and not (isinstance(p, (tuple, list)) and isinstance(x, (tuple, list)))
+            or len(pc) != len(xc)
+            or isinstance(p, dict)
+            and p.keys() != x.keys()
+        ):
+            raise ArgumentError(
+                f"{fn}: {what}{path} has structure {_desc(p)} but the "
+                f"matching input has structure {_desc(x)}; expected a "
+                "single value or the same structure"
+            )
         keys = list(p.keys()) if isinstance(p, dict) else range(len(pc))
         for k, a, b in zip(keys, pc, xc):
             go(a, b, f"{path}[{k!r}]")
+
     go(prefix, tree, "")
     return out
 

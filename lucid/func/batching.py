@@ -62,10 +62,9 @@ def batched_apply(cls, inputs, params):
     """The ``BATCHING`` hook: the op's rule at the innermost level among ``inputs``, or
     NotImplemented when no input is batched."""
     level = _level(inputs)
-    found = {}                          # param key -> batched tensors among its values
+    found = {}  # param key -> batched tensors among its values
     for k, v in params.items():
-        ts = [_b.batched_of(e) for e in v] if v.__class__ in (tuple, list) else \
-            [_b.batched_of(v)]
+        ts = [_b.batched_of(e) for e in v] if v.__class__ in (tuple, list) else [_b.batched_of(v)]
         if any(t is not None for t in ts):
             found[k] = ts
             level = max(level, max(t._level for t in ts if t is not None))
@@ -76,9 +75,11 @@ def batched_apply(cls, inputs, params):
         params = _param_physicals(name, params, found, level)
     rule = RULES.get(name)
     if rule is None:
-        raise VmapError(f"vmap: there is no batching rule for op '{name}' "
-                        f"({cls.__name__}); it cannot be vectorized (lucid.func.batched_ops() "
-                        "lists the ops that can)")
+        raise VmapError(
+            f"vmap: there is no batching rule for op '{name}' "
+            f"({cls.__name__}); it cannot be vectorized (lucid.func.batched_ops() "
+            "lists the ops that can)"
+        )
     vals, bat = [], []
     for t in inputs:
         b = t.__class__ is _b.BatchedTensor and t._level == level
@@ -90,8 +91,12 @@ def batched_apply(cls, inputs, params):
     return _b.wrap(out, level)
 
 
-_ARRAY_PARAMS = {"index": "index", "masked_fill": "mask", "cross_entropy": "target",
-                 "nll_loss": "target"}       # ops whose rule takes a batched array param
+_ARRAY_PARAMS = {
+    "index": "index",
+    "masked_fill": "mask",
+    "cross_entropy": "target",
+    "nll_loss": "target",
+}  # ops whose rule takes a batched array param
 
 
 def _param_physicals(name, params, found, level):
@@ -104,9 +109,11 @@ def _param_physicals(name, params, found, level):
         if not any(hit):
             continue
         if _ARRAY_PARAMS.get(name) != k:
-            raise VmapError(f"vmap: op '{name}' got a batched tensor as its '{k}' argument "
-                            "(a value that differs per batch entry), which its batching "
-                            "rule does not support")
+            raise VmapError(
+                f"vmap: op '{name}' got a batched tensor as its '{k}' argument "
+                "(a value that differs per batch entry), which its batching "
+                "rule does not support"
+            )
         v = p[k]
         if v.__class__ in (tuple, list):
             p[k] = tuple(t._bval if h else e for e, t, h in zip(v, ts, hit))
@@ -131,9 +138,11 @@ def batched_inplace(fn, self_t, args, kwargs):
     if not level:
         return NotImplemented
     if not (self_t.__class__ is _b.BatchedTensor and self_t._level == level):
-        raise VmapError(f"vmap: {getattr(fn, '__name__', 'op')}_ would write a result that "
-                        "differs per batch entry into a tensor that is the same for all of "
-                        "them (not batched); use the out-of-place op")
+        raise VmapError(
+            f"vmap: {getattr(fn, '__name__', 'op')}_ would write a result that "
+            "differs per batch entry into a tensor that is the same for all of "
+            "them (not batched); use the out-of-place op"
+        )
     res = fn(self_t, *args, **kwargs)
     phys = res._bval if res.__class__ is _b.BatchedTensor and res._level == level else res
     if phys._dtype is not self_t._dtype:
@@ -147,6 +156,7 @@ def _rule(*names):
         for n in names:
             RULES[n] = fn
         return fn
+
     return deco
 
 
@@ -171,30 +181,149 @@ def _batch(v, b, size):
 
 _ELEMENTWISE = (
     # unary math
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "clamp", "cos", "cosh",
-    "digamma", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "frac", "isfinite",
-    "isinf", "isnan", "isneginf", "isposinf", "lgamma", "log", "log10", "log1p", "log2",
-    "logit", "nan_to_num", "neg", "polygamma", "reciprocal", "relu", "round", "rsqrt",
-    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh",
-    "trunc", "gelu", "silu", "cast", "clone", "bitwise_not", "logical_not",
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "ceil",
+    "clamp",
+    "cos",
+    "cosh",
+    "digamma",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp",
+    "exp2",
+    "expm1",
+    "floor",
+    "frac",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "lgamma",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logit",
+    "nan_to_num",
+    "neg",
+    "polygamma",
+    "reciprocal",
+    "relu",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "signbit",
+    "sin",
+    "sinc",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
+    "trunc",
+    "gelu",
+    "silu",
+    "cast",
+    "clone",
+    "bitwise_not",
+    "logical_not",
     # special functions (lucid.special)
-    "bessel_j0", "bessel_j1", "spherical_bessel_j0", "i0", "i0e", "i1", "i1e", "ndtr",
-    "ndtri", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta", "gammainc", "gammaincc",
-    "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
-    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "orthogonal_polynomial",
+    "bessel_j0",
+    "bessel_j1",
+    "spherical_bessel_j0",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "ndtr",
+    "ndtri",
+    "log_ndtr",
+    "erfcx",
+    "entr",
+    "xlog1py",
+    "zeta",
+    "gammainc",
+    "gammaincc",
+    "bessel_y0",
+    "bessel_y1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "orthogonal_polynomial",
     # with a Python scalar
-    "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "pow_scalar",
+    "add_scalar",
+    "sub_scalar",
+    "mul_scalar",
+    "div_scalar",
+    "rsub_scalar",
+    "pow_scalar",
     # binary and ternary
-    "add", "sub", "mul", "div", "div_rounding", "pow", "atan2", "copysign", "fmax", "fmin",
-    "fmod", "remainder", "hypot", "logaddexp", "logaddexp2", "maximum", "minimum", "xlogy",
-    "nextafter", "heaviside", "ldexp", "gcd", "lcm", "eq", "ne", "lt", "le", "gt", "ge",
-    "isclose", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "where", "lerp", "addcmul",
-    "addcdiv", "copy",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "div_rounding",
+    "pow",
+    "atan2",
+    "copysign",
+    "fmax",
+    "fmin",
+    "fmod",
+    "remainder",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "maximum",
+    "minimum",
+    "xlogy",
+    "nextafter",
+    "heaviside",
+    "ldexp",
+    "gcd",
+    "lcm",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "isclose",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "where",
+    "lerp",
+    "addcmul",
+    "addcdiv",
+    "copy",
     # backward helpers (element-wise on a gradient and a saved tensor)
-    "sigmoid_backward", "tanh_backward", "pow_scalar_backward",
+    "sigmoid_backward",
+    "tanh_backward",
+    "pow_scalar_backward",
     # complex numbers (view_as_real/view_as_complex add/drop a trailing dim: batch-safe)
-    "conj", "real", "imag", "angle", "sgn", "polar", "complex", "view_as_real",
+    "conj",
+    "real",
+    "imag",
+    "angle",
+    "sgn",
+    "polar",
+    "complex",
+    "view_as_real",
     "view_as_complex",
 )
 
@@ -227,27 +356,75 @@ def _shift(d):
 def _dims_rule(*keys):
     """Rule for ops whose params ``keys`` are dims (int or tuple); every tensor input is
     batched (an unbatched one broadcast: cat, stack)."""
+
     def rule(cls, vals, bat, params, level):
         size = _batch_size(vals, bat)
         p = dict(params)
         for k in keys:
             p[k] = _shift(p[k])
         return cls.apply(*[_batch(v, b, size) for v, b in zip(vals, bat)], **p)
+
     return rule
 
 
-_DIM_PARAMS = {     # op names -> their dim params; () : leading dims are batch dims
-    ("sum", "mean", "prod", "var", "std", "norm", "logsumexp", "amax", "amin", "all", "any",
-     "count_nonzero", "nansum", "nanmean", "softmax", "log_softmax", "cumsum", "cumprod",
-     "logcumsumexp", "cummax", "cummin", "max", "min", "median", "mode", "kthvalue", "sort",
-     "topk", "unbind", "split", "select", "narrow", "cat", "stack", "diff", "cross",
-     "unfold"): ("dim",),
+_DIM_PARAMS = {  # op names -> their dim params; () : leading dims are batch dims
+    (
+        "sum",
+        "mean",
+        "prod",
+        "var",
+        "std",
+        "norm",
+        "logsumexp",
+        "amax",
+        "amin",
+        "all",
+        "any",
+        "count_nonzero",
+        "nansum",
+        "nanmean",
+        "softmax",
+        "log_softmax",
+        "cumsum",
+        "cumprod",
+        "logcumsumexp",
+        "cummax",
+        "cummin",
+        "max",
+        "min",
+        "median",
+        "mode",
+        "kthvalue",
+        "sort",
+        "topk",
+        "unbind",
+        "split",
+        "select",
+        "narrow",
+        "cat",
+        "stack",
+        "diff",
+        "cross",
+        "unfold",
+    ): ("dim",),
     ("flip",): ("dims",),
     ("diagonal", "diag_embed"): ("dim1", "dim2"),
-    ("scaled_dot_product_attention", "cdist", "linalg_det", "linalg_slogdet", "linalg_inv",
-     "linalg_solve", "linalg_solve_triangular", "linalg_cholesky", "linalg_qr",
-     "linalg_svd", "linalg_eigh", "linalg_pinv", "linalg_matrix_exp",
-     "linalg_lu_factor"): (),
+    (
+        "scaled_dot_product_attention",
+        "cdist",
+        "linalg_det",
+        "linalg_slogdet",
+        "linalg_inv",
+        "linalg_solve",
+        "linalg_solve_triangular",
+        "linalg_cholesky",
+        "linalg_qr",
+        "linalg_svd",
+        "linalg_eigh",
+        "linalg_pinv",
+        "linalg_matrix_exp",
+        "linalg_lu_factor",
+    ): (),
 }
 for _names, _keys in _DIM_PARAMS.items():
     _rule(*_names)(_dims_rule(*_keys))
@@ -290,13 +467,19 @@ def _norm(cls, vals, bat, params, level):
     entry. Batched weights (as ``vmap(grad)`` makes them) are applied after the op, by
     the element-wise rules. Running statistics are used (eval mode) but not updated."""
     if params.get("running") is not None and params.get("use_input_stats", True):
-        raise VmapError(f"vmap: {cls.schema_v1.name} updating running statistics has no "
-                        "batching rule (they would be updated per batch entry); use eval "
-                        "mode or track_running_stats=False")
+        raise VmapError(
+            f"vmap: {cls.schema_v1.name} updating running statistics has no "
+            "batching rule (they would be updated per batch entry); use eval "
+            "mode or track_running_stats=False"
+        )
     view, axes, paxes, wshape = params["layout"]
     v = vals[0]
-    layout = (None if view is None else (v.shape[0],) + tuple(view), _shift(tuple(axes)),
-              (0,) + _shift(tuple(paxes)), (1,) + tuple(wshape))
+    layout = (
+        None if view is None else (v.shape[0],) + tuple(view),
+        _shift(tuple(axes)),
+        (0,) + _shift(tuple(paxes)),
+        (1,) + tuple(wshape),
+    )
     if not any(bat[1:]):
         return cls.apply(*vals, **dict(params, layout=layout))
     y = cls.apply(v, **dict(params, layout=layout))
@@ -308,15 +491,24 @@ def _norm(cls, vals, bat, params, level):
     return y
 
 
-@_rule("convolution", "conv_transpose", "avg_pool", "max_pool", "adaptive_avg_pool",
-       "adaptive_max_pool", "interpolate", "embedding")
+@_rule(
+    "convolution",
+    "conv_transpose",
+    "avg_pool",
+    "max_pool",
+    "adaptive_avg_pool",
+    "adaptive_max_pool",
+    "interpolate",
+    "embedding",
+)
 def _merge_batch(cls, vals, bat, params, level):
     """Ops over a leading sample dim (N, ...): the batch dim merged into it, split after.
     Only that input may be batched (for embedding: the indices)."""
     k = 1 if cls.schema_v1.name == "embedding" else 0
     if any(b for i, b in enumerate(bat) if i != k):
-        raise VmapError(f"vmap: {cls.schema_v1.name} has a batching rule for a batched "
-                        f"input {k} only")
+        raise VmapError(
+            f"vmap: {cls.schema_v1.name} has a batching rule for a batched input {k} only"
+        )
     v = vals[k]
     size, shape = v.shape[0], tuple(v.shape)
     args = list(vals)
@@ -324,7 +516,7 @@ def _merge_batch(cls, vals, bat, params, level):
     out = cls.apply(*args, **params)
     if k:
         return out
-    split = lambda o: o.reshape((size, shape[1]) + tuple(o.shape)[1:])     # noqa: E731
+    split = lambda o: o.reshape((size, shape[1]) + tuple(o.shape)[1:])  # noqa: E731
     return tuple(split(o) for o in out) if out.__class__ is tuple else split(out)
 
 
@@ -416,15 +608,18 @@ def _batched_index(cls, v, index, adv):
     is ``(batch, sliced dims, index dims, rest)``)."""
     p = adv[0] if adv else 0
     shape = tuple(v.shape)
-    if adv != list(range(p, p + len(adv))) or not all(
-            _full(index[i], shape[i + 1]) for i in range(p)) or any(
-            isinstance(index[i], Tensor) and index[i]._dtype is _dt.bool for i in adv):
-        raise VmapError("vmap: indexing by a batched index tensor supports integer indices "
-                        "in one block after full slices (x[i], x[i, j], x[:, i], x[i, 1:]); "
-                        "a boolean mask per entry has a data-dependent shape")
-    na = max((e.ndim - 1 if isinstance(e, Tensor) else e.ndim) for e in
-             (index[i] for i in adv))
-    lead = 1 + p                                     # the batch dim and the sliced dims
+    if (
+        adv != list(range(p, p + len(adv)))
+        or not all(_full(index[i], shape[i + 1]) for i in range(p))
+        or any(isinstance(index[i], Tensor) and index[i]._dtype is _dt.bool for i in adv)
+    ):
+        raise VmapError(
+            "vmap: indexing by a batched index tensor supports integer indices "
+            "in one block after full slices (x[i], x[i, j], x[:, i], x[i, 1:]); "
+            "a boolean mask per entry has a data-dependent shape"
+        )
+    na = max((e.ndim - 1 if isinstance(e, Tensor) else e.ndim) for e in (index[i] for i in adv))
+    lead = 1 + p  # the batch dim and the sliced dims
     grids = []
     for k in range(lead):
         g = _arange(shape[k], v).reshape((1,) * k + (shape[k],) + (1,) * (lead - 1 - k + na))
@@ -439,13 +634,17 @@ def _batched_index(cls, v, index, adv):
         grids.append(e)
     full = _bshape(grids)
     ix = tuple(g.expand(full)._data for g in grids)
-    return cls.apply(v, index=ix + index[p + len(adv):])
+    return cls.apply(v, index=ix + index[p + len(adv) :])
 
 
 def _full(e, n):
     """Whether index entry ``e`` is a full slice of a dim of size ``n``."""
-    return isinstance(e, slice) and e.start in (None, 0) and e.step in (None, 1) and (
-        e.stop is None or e.stop >= n)
+    return (
+        isinstance(e, slice)
+        and e.start in (None, 0)
+        and e.step in (None, 1)
+        and (e.stop is None or e.stop >= n)
+    )
 
 
 def _arange(n, like):
@@ -467,8 +666,13 @@ def _masked_fill(cls, vals, bat, params, level):
     if not isinstance(mask, Tensor) and not bat[1]:
         return cls.apply(*vals, **params)
     m = mask if isinstance(mask, Tensor) else _const(mask, vals[0])
-    return _elementwise(registry.get_op("where"), [m, vals[1], vals[0]],
-                        [isinstance(mask, Tensor), bat[1], bat[0]], {}, level)
+    return _elementwise(
+        registry.get_op("where"),
+        [m, vals[1], vals[0]],
+        [isinstance(mask, Tensor), bat[1], bat[0]],
+        {},
+        level,
+    )
 
 
 @_rule("cross_entropy", "nll_loss")
@@ -550,8 +754,10 @@ def _dropout(cls, vals, bat, params, level):
     """By the level's randomness: one mask per entry, or one for the whole batch."""
     mode = _b.LEVELS[level - 1][1]
     if mode == "error":
-        raise VmapError("vmap: dropout is random: pass randomness='different' (a mask per "
-                        "batch entry) or 'same' (one mask for all) to vmap")
+        raise VmapError(
+            "vmap: dropout is random: pass randomness='different' (a mask per "
+            "batch entry) or 'same' (one mask for all) to vmap"
+        )
     (v,) = vals
     lead = v.shape[0] if mode == "different" else 1
     return cls.apply(v, **dict(params, noise_shape=(lead,) + tuple(params["noise_shape"])))

@@ -11,8 +11,9 @@ from ..ops import stack
 __all__ = ["functional_call", "stack_module_state"]
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *,
-                    tie_weights=True, strict=False):
+def functional_call(
+    module, parameter_and_buffer_dicts, args=(), kwargs=None, *, tie_weights=True, strict=False
+):
     """``module(*args, **kwargs)`` with the tensors of ``parameter_and_buffer_dicts`` (a
     dict, or a sequence of dicts with distinct keys, of dotted names such as
     ``"layer.weight"``) in place of the module's parameters and buffers of those names.
@@ -24,8 +25,9 @@ def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *,
     module's, which makes it the building block of ``grad`` / ``vmap`` over parameters
     (per-sample gradients, model ensembles).
     """
-    return _functional_call(module, parameter_and_buffer_dicts, args, kwargs,
-                            tie_weights=tie_weights, strict=strict)
+    return _functional_call(
+        module, parameter_and_buffer_dicts, args, kwargs, tie_weights=tie_weights, strict=strict
+    )
 
 
 def stack_module_state(models):
@@ -41,13 +43,14 @@ def stack_module_state(models):
         named = [dict(getattr(m, kind)()) for m in models]
         for i, d in enumerate(named[1:], 1):
             if d.keys() != named[0].keys():
-                raise ArgumentError(f"stack_module_state: module {i} has "
-                                    f"{kind[6:]} {sorted(d)}, module 0 has "
-                                    f"{sorted(named[0])}")
+                raise ArgumentError(
+                    f"stack_module_state: module {i} has "
+                    f"{kind[6:]} {sorted(d)}, module 0 has "
+                    f"{sorted(named[0])}"
+                )
         stacked = {}
         for k, t in named[0].items():
             s = stack([d[k].detach() for d in named])
-            stacked[k] = s.requires_grad_(t.requires_grad) if kind == "named_parameters" \
-                else s
+            stacked[k] = s.requires_grad_(t.requires_grad) if kind == "named_parameters" else s
         out.append(stacked)
     return tuple(out)

@@ -35,28 +35,31 @@ from ..errors import ArgumentError, DTypeError, ShapeError
 from . import _batched as _b
 from ._pytree import flatten, unflatten
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
-           "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
-_DEPTH = [0]        # how many autograd transforms are running (outer ones need graphs)
+_DEPTH = [0]  # how many autograd transforms are running (outer ones need graphs)
 
 
 # -- inputs and outputs ------------------------------------------------------------------
 
+
 def _argnums(argnums, n, fn):
     """``(tuple of arg indices, whether argnums was an int)``."""
     single = isinstance(argnums, numbers.Integral) and not isinstance(argnums, bool)
-    nums = (argnums,) if single else tuple(argnums) if isinstance(argnums, (tuple, list)) \
-        else None
-    if not nums or not all(isinstance(a, numbers.Integral) and not isinstance(a, bool)
-                           for a in nums):
-        raise ArgumentError(f"{fn}: argnums must be an int or a non-empty tuple of ints, got "
-                            f"{argnums!r}")
+    nums = (argnums,) if single else tuple(argnums) if isinstance(argnums, (tuple, list)) else None
+    if not nums or not all(
+        isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in nums
+    ):
+        raise ArgumentError(
+            f"{fn}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
+        )
     out = []
     for a in nums:
         if not -n <= a < n:
-            raise ArgumentError(f"{fn}: argnums {a} is out of range for a function called "
-                                f"with {n} positional arguments")
+            raise ArgumentError(
+                f"{fn}: argnums {a} is out of range for a function called "
+                f"with {n} positional arguments"
+            )
         out.append(a % n)
     if len(set(out)) != len(out):
         raise ArgumentError(f"{fn}: argnums {tuple(nums)} has duplicates")
@@ -77,12 +80,15 @@ class _Inputs:
             for x in xs:
                 if not isinstance(x, Tensor) or not x._dtype._grad:
                     what = type(x).__name__ if not isinstance(x, Tensor) else x._dtype
-                    raise DTypeError(f"{fn}: argument {a} must be a floating-point (or "
-                                     f"complex) Tensor or a tree of them, got {what}")
+                    raise DTypeError(
+                        f"{fn}: argument {a} must be a floating-point (or "
+                        f"complex) Tensor or a tree of them, got {what}"
+                    )
                 plain = _b.lift(x, self.levels)[1]
                 self.outer = self.outer or plain.requires_grad
-                leaf = plain.view_as(plain) if plain.requires_grad else \
-                    plain.detach().requires_grad_()
+                leaf = (
+                    plain.view_as(plain) if plain.requires_grad else plain.detach().requires_grad_()
+                )
                 self.leaves.append(leaf)
                 new.append(_b.rewrap(leaf, self.levels))
             self.args[a] = unflatten(spec, new)
@@ -92,7 +98,7 @@ class _Inputs:
         """Per-leaf results (plain, batched like the leaves) as the argnums' trees."""
         out, k = [], 0
         for spec, n in self.specs:
-            out.append(unflatten(spec, [_b.rewrap(g, self.levels) for g in plains[k:k + n]]))
+            out.append(unflatten(spec, [_b.rewrap(g, self.levels) for g in plains[k : k + n]]))
             k += n
         return out[0] if single else tuple(out)
 
@@ -106,8 +112,10 @@ def _run(func, args, kwargs, has_aux, fn):
         _DEPTH[0] -= 1
     if has_aux:
         if not (isinstance(out, tuple) and len(out) == 2):
-            raise ArgumentError(f"{fn}: with has_aux=True the function must return a pair "
-                                f"(output, aux), got {type(out).__name__}")
+            raise ArgumentError(
+                f"{fn}: with has_aux=True the function must return a pair "
+                f"(output, aux), got {type(out).__name__}"
+            )
         return out
     return out, None
 
@@ -117,14 +125,14 @@ def _out_leaves(out, levels, fn):
     leaves, spec = flatten(out)
     for i, o in enumerate(leaves):
         if not isinstance(o, Tensor):
-            raise ArgumentError(f"{fn}: the function must return Tensors, got a "
-                                f"{type(o).__name__} (output {i})")
+            raise ArgumentError(
+                f"{fn}: the function must return Tensors, got a {type(o).__name__} (output {i})"
+            )
     return [_b.lift(o, levels)[1] for o in leaves], spec
 
 
 def _zeros_like(t):
-    return Tensor._wrap(t._device._backend.full(t._data.shape, 0, t._dtype.np), t._dtype,
-                        t._device)
+    return Tensor._wrap(t._device._backend.full(t._data.shape, 0, t._dtype.np), t._dtype, t._device)
 
 
 def _vjp_plain(outs, leaves, cts, create, batch=None):
@@ -132,12 +140,24 @@ def _vjp_plain(outs, leaves, cts, create, batch=None):
     with ``batch``, each ``ct_i`` holds ``batch`` cotangents along a leading dim, and so
     does each result."""
     pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
-    gs = _autograd_grad([p[0] for p in pairs], leaves, [p[1] for p in pairs],
-                        retain_graph=True, create_graph=create, allow_unused=True,
-                        is_grads_batched=batch is not None) if pairs else [None] * len(leaves)
+    gs = (
+        _autograd_grad(
+            [p[0] for p in pairs],
+            leaves,
+            [p[1] for p in pairs],
+            retain_graph=True,
+            create_graph=create,
+            allow_unused=True,
+            is_grads_batched=batch is not None,
+        )
+        if pairs
+        else [None] * len(leaves)
+    )
     lead = () if batch is None else (batch,)
-    return [g if g is not None else _zeros_like(x).expand(lead + tuple(x.shape))
-            for g, x in zip(gs, leaves)]
+    return [
+        g if g is not None else _zeros_like(x).expand(lead + tuple(x.shape))
+        for g, x in zip(gs, leaves)
+    ]
 
 
 def _detach(tree, keep):
@@ -172,6 +192,7 @@ def _needs_graph(inputs, outs, *more):
 
 # -- grad, grad_and_value, vjp -----------------------------------------------------------
 
+
 def grad_and_value(func, argnums=0, has_aux=False):
     """``func`` -> a function returning ``(gradient, value)`` (``(gradient, (value,
     aux))`` with ``has_aux``), as torch.func.
@@ -184,6 +205,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     ----
     :math:`(\\nabla_x f(x), f(x))`, by one reverse pass.
     """
+
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         nums, single = _argnums(argnums, len(args), "grad")
@@ -191,20 +213,25 @@ def grad_and_value(func, argnums=0, has_aux=False):
             inputs = _Inputs(args, nums, "grad")
             out, aux = _run(func, inputs.args, kwargs, has_aux, "grad")
             if not isinstance(out, Tensor):
-                raise ArgumentError(f"grad: the function must return a Tensor, got "
-                                    f"{type(out).__name__}")
+                raise ArgumentError(
+                    f"grad: the function must return a Tensor, got {type(out).__name__}"
+                )
             if out.numel() != 1:
-                raise ShapeError(f"grad: the function must return a one-element Tensor, got "
-                                 f"shape {tuple(out.shape)}")
+                raise ShapeError(
+                    f"grad: the function must return a one-element Tensor, got "
+                    f"shape {tuple(out.shape)}"
+                )
             (o,), _ = _out_leaves(out, inputs.levels, "grad")
             create = _needs_graph(inputs, [o])
-            ones = Tensor._wrap(o._device._backend.ones(o._data.shape, o._dtype.np),
-                                o._dtype, o._device)
+            ones = Tensor._wrap(
+                o._device._backend.ones(o._data.shape, o._dtype.np), o._dtype, o._device
+            )
             gs = inputs.trees(_vjp_plain([o], inputs.leaves, [ones], create), single)
         value = _detach(out, create)
         if has_aux:
             return gs, (value, _detach(aux, create))
         return gs, value
+
     return wrapped
 
 
@@ -217,6 +244,7 @@ def grad(func, argnums=0, has_aux=False):
     def wrapped(*args, **kwargs):
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+
     return wrapped
 
 
@@ -241,23 +269,31 @@ def vjp(func, *primals, has_aux=False):
         formulas are ops, which take their batching rules."""
         cts, cspec = flatten(cotangents)
         if len(cts) != len(outs):
-            raise ArgumentError(f"vjp_fn: expected cotangents shaped like the output "
-                                f"({len(outs)} tensors), got {len(cts)}")
+            raise ArgumentError(
+                f"vjp_fn: expected cotangents shaped like the output "
+                f"({len(outs)} tensors), got {len(cts)}"
+            )
         plain, batched = [], False
         for i, (c, o) in enumerate(zip(cts, outs)):
             if not isinstance(c, Tensor):
-                raise ArgumentError(f"vjp_fn: cotangent {i} must be a Tensor, got "
-                                    f"{type(c).__name__}")
-            p = _b.lift(c, inputs.levels)[1] if set(_b.unwrap_all(c)[1]) <= set(
-                inputs.levels) else _new_level_cotangent(c, inputs.levels)
+                raise ArgumentError(
+                    f"vjp_fn: cotangent {i} must be a Tensor, got {type(c).__name__}"
+                )
+            p = (
+                _b.lift(c, inputs.levels)[1]
+                if set(_b.unwrap_all(c)[1]) <= set(inputs.levels)
+                else _new_level_cotangent(c, inputs.levels)
+            )
             batched = batched or p.__class__ is _b.BatchedTensor
             if tuple(p.shape) != tuple(o.shape):
-                raise ShapeError(f"vjp_fn: cotangent {i} has shape {tuple(c.shape)}, "
-                                 f"expected the output's shape")
+                raise ShapeError(
+                    f"vjp_fn: cotangent {i} has shape {tuple(c.shape)}, expected the output's shape"
+                )
             plain.append(p)
         with enable_grad():
-            gs = _vjp_plain(outs, inputs.leaves, plain, create or batched or any(
-                p.requires_grad for p in plain))
+            gs = _vjp_plain(
+                outs, inputs.leaves, plain, create or batched or any(p.requires_grad for p in plain)
+            )
         res = tuple(inputs.trees(gs, False))
         return res if create or not batched else _detach(res, False)
 
@@ -266,6 +302,7 @@ def vjp(func, *primals, has_aux=False):
 
 
 # -- forward mode by double vjp ---------------------------------------------------------
+
 
 def jvp(func, primals, tangents, *, has_aux=False):
     """``(func(*primals), J t)`` (and aux): the Jacobian-vector product, ``tangents``
@@ -320,23 +357,26 @@ def linearize(func, *primals):
         with enable_grad():
             jv = _jvp_dual(us, gs, tans, create or any(t.requires_grad for t in tans))
         return unflatten(spec, [_b.rewrap(j, inputs.levels) for j in jv])
+
     return _detach(out, create), jvp_fn
 
 
 def _tangent_leaves(tangents, inputs, fn):
     ts = flatten(tangents)[0]
     if len(ts) != len(inputs.leaves):
-        raise ArgumentError(f"{fn}: tangents must match primals' structure "
-                            f"({len(inputs.leaves)} tensors), got {len(ts)}")
+        raise ArgumentError(
+            f"{fn}: tangents must match primals' structure "
+            f"({len(inputs.leaves)} tensors), got {len(ts)}"
+        )
     out = []
     for i, (t, x) in enumerate(zip(ts, inputs.leaves)):
         if not isinstance(t, Tensor):
-            raise ArgumentError(f"{fn}: tangent {i} must be a Tensor, got "
-                                f"{type(t).__name__}")
+            raise ArgumentError(f"{fn}: tangent {i} must be a Tensor, got {type(t).__name__}")
         p = _b.lift(t, inputs.levels)[1]
         if tuple(p.shape) != tuple(x.shape):
-            raise ShapeError(f"{fn}: tangent {i} has shape {tuple(t.shape)}, expected its "
-                             "primal's shape")
+            raise ShapeError(
+                f"{fn}: tangent {i} has shape {tuple(t.shape)}, expected its primal's shape"
+            )
         out.append(p)
     return out
 
@@ -346,8 +386,10 @@ def _new_level_cotangent(c, levels):
     supported when ``vjp`` ran outside any vmap, the cotangent then passing batched into
     the backward."""
     if levels:
-        raise _b.VmapError("vjp_fn: vmap over vjp_fn is supported when vjp itself ran "
-                           "outside vmap; here vjp ran inside one")
+        raise _b.VmapError(
+            "vjp_fn: vmap over vjp_fn is supported when vjp itself ran "
+            "outside vmap; here vjp ran inside one"
+        )
     return c
 
 
@@ -356,9 +398,18 @@ def _dual(outs, leaves):
     (recorded; None where the outputs do not depend on a leaf)."""
     us = [_zeros_like(o).requires_grad_() for o in outs]
     pairs = [(o, u) for o, u in zip(outs, us) if o.requires_grad]
-    gs = _autograd_grad([p[0] for p in pairs], leaves, [p[1] for p in pairs],
-                        retain_graph=True, create_graph=True, allow_unused=True) \
-        if pairs else [None] * len(leaves)
+    gs = (
+        _autograd_grad(
+            [p[0] for p in pairs],
+            leaves,
+            [p[1] for p in pairs],
+            retain_graph=True,
+            create_graph=True,
+            allow_unused=True,
+        )
+        if pairs
+        else [None] * len(leaves)
+    )
     return us, gs
 
 
@@ -374,11 +425,11 @@ def _jvp_dual(us, gs, tans, create, batch=None):
 
 # -- Jacobians and the Hessian -----------------------------------------------------------
 
+
 def _basis(n, like, shape, lead):
     """``n`` basis vectors, ``(n, *lead, *shape)`` (``prod(shape) == n``) broadcast over
     the ``lead`` batch dims."""
-    eye = Tensor._wrap(like._device._backend.eye(n, n, like._dtype.np), like._dtype,
-                       like._device)
+    eye = Tensor._wrap(like._device._backend.eye(n, n, like._dtype.np), like._dtype, like._device)
     eye = eye.reshape((n,) + (1,) * len(lead) + tuple(shape))
     return eye.expand((n,) + tuple(lead) + tuple(shape))
 
@@ -400,24 +451,35 @@ def jacrev(func, argnums=0, *, has_aux=False):
     ----
     Row :math:`k` of :math:`J` is :math:`e_k^\\top J`: one vjp per output element.
     """
+
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         with enable_grad():
-            inputs, single, outs, spec, aux, create = _traced(func, args, kwargs, argnums,
-                                                              has_aux, "jacrev")
+            inputs, single, outs, spec, aux, create = _traced(
+                func, args, kwargs, argnums, has_aux, "jacrev"
+            )
             nlev = len(inputs.levels)
             blocks = []
             for o in outs:
                 lead, oshape = tuple(o.shape[:nlev]), tuple(o.shape[nlev:])
                 n = _numel(oshape)
-                gs = _vjp_plain([o], inputs.leaves, [_basis(n, o, oshape, lead)], create,
-                                n) if n else [_empty(o, x, oshape, nlev)
-                                                         for x in inputs.leaves]
-                blocks.append(inputs.trees(
-                    [_jac_block(g, nlev, oshape, x.shape[nlev:], True) if n else g
-                     for g, x in zip(gs, inputs.leaves)], single))
+                gs = (
+                    _vjp_plain([o], inputs.leaves, [_basis(n, o, oshape, lead)], create, n)
+                    if n
+                    else [_empty(o, x, oshape, nlev) for x in inputs.leaves]
+                )
+                blocks.append(
+                    inputs.trees(
+                        [
+                            _jac_block(g, nlev, oshape, x.shape[nlev:], True) if n else g
+                            for g, x in zip(gs, inputs.leaves)
+                        ],
+                        single,
+                    )
+                )
             jac = unflatten(spec, blocks)
         return (jac, _detach(aux, create)) if has_aux else jac
+
     return wrapped
 
 
@@ -440,11 +502,13 @@ def jacfwd(func, argnums=0, *, has_aux=False):
     Column :math:`k` of :math:`J` is :math:`J e_k`: one jvp per input element (here two
     backward passes each, see :func:`jvp`).
     """
+
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         with enable_grad():
-            inputs, single, outs, spec, aux, create = _traced(func, args, kwargs, argnums,
-                                                              has_aux, "jacfwd")
+            inputs, single, outs, spec, aux, create = _traced(
+                func, args, kwargs, argnums, has_aux, "jacfwd"
+            )
             nlev = len(inputs.levels)
             sizes = [_numel(x.shape[nlev:]) for x in inputs.leaves]
             total = sum(sizes)
@@ -455,22 +519,21 @@ def jacfwd(func, argnums=0, *, has_aux=False):
                 basis = _basis(total, x0, (total,), lead)
                 tans, k = [], 0
                 for x, n in zip(inputs.leaves, sizes):
-                    tans.append(basis[..., k:k + n].reshape(
-                        (total,) + tuple(x.shape)))
+                    tans.append(basis[..., k : k + n].reshape((total,) + tuple(x.shape)))
                     k += n
                 jv = _jvp_plain(outs, inputs.leaves, tans, create, total)
             for j, o in enumerate(outs):
                 k = 0
                 for x, n in zip(inputs.leaves, sizes):
                     if n:
-                        g = jv[j][k:k + n]
-                        cols[j].append(_jac_block(g, nlev, o.shape[nlev:], x.shape[nlev:],
-                                                  False))
+                        g = jv[j][k : k + n]
+                        cols[j].append(_jac_block(g, nlev, o.shape[nlev:], x.shape[nlev:], False))
                     else:
                         cols[j].append(_empty(o, x, o.shape[nlev:], nlev))
                     k += n
             jac = unflatten(spec, [inputs.trees(c, single) for c in cols])
         return (jac, _detach(aux, create)) if has_aux else jac
+
     return wrapped
 
 
@@ -495,4 +558,3 @@ def hessian(func, argnums=0):
     :math:`H_{ij} = \\partial^2 f / \\partial x_i \\partial x_j`.
     """
     return jacfwd(jacrev(func, argnums), argnums)
-

@@ -18,12 +18,33 @@ from ..autograd.grad_mode import no_grad
 from ..errors import ArgumentError, ShapeError
 from ..ops import arange, rand
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
-           "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_",
-           "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_"]
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "trunc_normal_",
+    "constant_",
+    "ones_",
+    "zeros_",
+    "eye_",
+    "dirac_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
+    "sparse_",
+]
 
-_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d")
+_LINEAR = (
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+)
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -43,7 +64,7 @@ def calculate_gain(nonlinearity, param=None):
             slope = param
         else:
             raise ArgumentError(f"calculate_gain: negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return math.sqrt(2.0 / (1 + slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ArgumentError(f"calculate_gain: unsupported nonlinearity {nonlinearity}")
@@ -52,8 +73,10 @@ def calculate_gain(nonlinearity, param=None):
 def _calculate_fan_in_and_fan_out(tensor):
     """``(fan_in, fan_out)`` of a weight ``(out, in, *kernel)`` (at least 2-D)."""
     if tensor.dim() < 2:
-        raise ShapeError("Fan in and fan out can not be computed for tensor with fewer than "
-                         f"2 dimensions (got shape {tuple(tensor.shape)})")
+        raise ShapeError(
+            "Fan in and fan out can not be computed for tensor with fewer than "
+            f"2 dimensions (got shape {tuple(tensor.shape)})"
+        )
     shape = tensor.shape
     receptive = math.prod(shape[2:])
     return shape[1] * receptive, shape[0] * receptive
@@ -85,12 +108,16 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     2\\Phi(\\beta) - 1)`, :math:`x = \\text{mean} + \\text{std}\\sqrt 2\\,
     \\operatorname{erf}^{-1}(u)` with :math:`\\alpha, \\beta` the standardised bounds, then
     clamped to :math:`[a, b]` against rounding."""
+
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=2)
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+            "distribution of values may be incorrect.",
+            stacklevel=2,
+        )
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
     with no_grad():
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
@@ -122,8 +149,9 @@ def eye_(tensor):
     """Fill a 2-D tensor with the identity (ones on the main diagonal of a possibly
     rectangular matrix), preserving the identity of the inputs in a linear layer."""
     if tensor.dim() != 2:
-        raise ShapeError(f"eye_: only tensors with 2 dimensions are supported, got shape "
-                         f"{tuple(tensor.shape)}")
+        raise ShapeError(
+            f"eye_: only tensors with 2 dimensions are supported, got shape {tuple(tensor.shape)}"
+        )
     with no_grad():
         tensor.zero_()
         tensor.fill_diagonal_(1)
@@ -136,12 +164,15 @@ def dirac_(tensor, groups=1):
     the kernel's centre, preserving the identity of the inputs in a convolution."""
     dims = tensor.dim()
     if dims not in (3, 4, 5):
-        raise ShapeError(f"dirac_: only tensors with 3, 4, or 5 dimensions are supported, "
-                         f"got shape {tuple(tensor.shape)}")
+        raise ShapeError(
+            f"dirac_: only tensors with 3, 4, or 5 dimensions are supported, "
+            f"got shape {tuple(tensor.shape)}"
+        )
     sizes = tensor.shape
     if sizes[0] % groups != 0:
-        raise ArgumentError(f"dirac_: dim 0 must be divisible by groups, got size "
-                            f"{sizes[0]} and groups={groups}")
+        raise ArgumentError(
+            f"dirac_: dim 0 must be divisible by groups, got size {sizes[0]} and groups={groups}"
+        )
     per_group = sizes[0] // groups
     n = min(per_group, sizes[1])
     centre = tuple(k // 2 for k in sizes[2:])
@@ -149,7 +180,7 @@ def dirac_(tensor, groups=1):
         tensor.zero_()
         if n:
             d = arange(n, device=tensor.device)
-            rows = (arange(groups, device=tensor.device).unsqueeze(1) * per_group + d)
+            rows = arange(groups, device=tensor.device).unsqueeze(1) * per_group + d
             tensor[(rows.reshape(-1), d.repeat(groups)) + centre] = 1
     return tensor
 
@@ -200,8 +231,10 @@ def orthogonal_(tensor, gain=1, generator=None):
     matrix, its columns' signs fixed by :math:`\\operatorname{sign}(\\operatorname{diag} R)`
     so that Q is Haar distributed."""
     if tensor.dim() < 2:
-        raise ShapeError(f"orthogonal_: only tensors with 2 or more dimensions are "
-                         f"supported, got shape {tuple(tensor.shape)}")
+        raise ShapeError(
+            f"orthogonal_: only tensors with 2 or more dimensions are "
+            f"supported, got shape {tuple(tensor.shape)}"
+        )
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
@@ -227,15 +260,17 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     :math:`\\lceil \\text{sparsity} \\cdot \\text{rows} \\rceil` randomly chosen rows in each
     column."""
     if tensor.dim() != 2:
-        raise ShapeError(f"sparse_: only tensors with 2 dimensions are supported, got shape "
-                         f"{tuple(tensor.shape)}")
+        raise ShapeError(
+            f"sparse_: only tensors with 2 dimensions are supported, got shape "
+            f"{tuple(tensor.shape)}"
+        )
     rows, cols = tensor.shape
     n_zeros = int(math.ceil(sparsity * rows))
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         if n_zeros:
             keys = rand(rows, cols, generator=generator, device=tensor.device)
-            idx = keys.argsort(dim=0)[:n_zeros]        # a random permutation per column
+            idx = keys.argsort(dim=0)[:n_zeros]  # a random permutation per column
             tensor.scatter_(0, idx, 0.0)
     return tensor
 
@@ -247,9 +282,13 @@ def _deprecated(init):
     old = new[:-1]
 
     def deprecated_init(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return init(*args, **kwargs)
+
     deprecated_init.__name__ = deprecated_init.__qualname__ = old
     deprecated_init.__doc__ = f"Deprecated: use :func:`{new}` (same arguments)."
     return deprecated_init

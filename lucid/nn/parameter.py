@@ -16,8 +16,13 @@ from .._tensor import Tensor
 from ..ops import empty
 from ..errors import AutogradError
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
-           "UninitializedParameterWarning"]
+__all__ = [
+    "Parameter",
+    "Buffer",
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "UninitializedParameterWarning",
+]
 
 
 def _alias(cls, data):
@@ -25,8 +30,7 @@ def _alias(cls, data):
     if data is None:
         data = empty(0)
     elif not isinstance(data, Tensor):
-        raise AutogradError(f"{cls.__name__}: expected a Tensor as data, got "
-                            f"{type(data).__name__}")
+        raise AutogradError(f"{cls.__name__}: expected a Tensor as data, got {type(data).__name__}")
     t = cls._wrap(data._data, data._dtype, data._device)
     t._vc = data._vc
     return t
@@ -45,7 +49,7 @@ class Parameter(Tensor):
         return p
 
     def __init__(self, data=None, requires_grad=True):
-        pass    # everything is done in __new__ (Tensor.__init__ would reread the arguments)
+        pass  # everything is done in __new__ (Tensor.__init__ would reread the arguments)
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -78,7 +82,7 @@ class Buffer(Tensor):
         return b
 
     def __init__(self, data=None, *, persistent=True):
-        pass    # everything is done in __new__
+        pass  # everything is done in __new__
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -107,9 +111,12 @@ class UninitializedParameterWarning(UserWarning):
 def warn_uninitialized(what, stacklevel=3):
     """Give :class:`UninitializedParameterWarning` for ``what`` (a phrase naming the use
     and the tensors)."""
-    warnings.warn(f"{what}: uninitialized (lazy) parameters or buffers, reading nothing "
-                  "until a forward pass gives them their shapes",
-                  UninitializedParameterWarning, stacklevel=stacklevel)
+    warnings.warn(
+        f"{what}: uninitialized (lazy) parameters or buffers, reading nothing "
+        "until a forward pass gives them their shapes",
+        UninitializedParameterWarning,
+        stacklevel=stacklevel,
+    )
 
 
 class _Uninitialized:
@@ -138,8 +145,10 @@ class _Uninitialized:
 
     @property
     def shape(self):
-        raise AutogradError(f"{type(self).__name__}: can't access the shape of an "
-                            "uninitialized parameter or buffer; run a forward first")
+        raise AutogradError(
+            f"{type(self).__name__}: can't access the shape of an "
+            "uninitialized parameter or buffer; run a forward first"
+        )
 
 
 class UninitializedParameter(_Uninitialized, Parameter):

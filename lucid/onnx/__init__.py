@@ -31,7 +31,8 @@ def export(model, args=(), f=None, **kwargs):
     raise OnnxExporterError(
         f"lucid.onnx.export: Lucid has no ONNX exporter yet (asked to export "
         f"{type(model).__name__}); save the weights with lucid.save or "
-        f"lucid.save_safetensors, load them into the PyTorch model and export from there")
+        f"lucid.save_safetensors, load them into the PyTorch model and export from there"
+    )
 
 
 def is_in_onnx_export() -> bool:

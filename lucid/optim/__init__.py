@@ -8,11 +8,29 @@ from . import lr_scheduler  # noqa: F401
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSprop
 from .lbfgs import LBFGS
-from .optimizer import (Optimizer, register_optimizer_step_post_hook,
-                        register_optimizer_step_pre_hook)
+from .optimizer import (
+    Optimizer,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 from .rprop import Rprop
 from .sgd import ASGD, SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop",
-           "Adagrad", "Adadelta", "ASGD", "Rprop", "LBFGS", "lr_scheduler",
-           "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+    "RMSprop",
+    "Adagrad",
+    "Adadelta",
+    "ASGD",
+    "Rprop",
+    "LBFGS",
+    "lr_scheduler",
+    "register_optimizer_step_pre_hook",
+    "register_optimizer_step_post_hook",
+]

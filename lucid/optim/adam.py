@@ -33,41 +33,132 @@ def _check_adam(opt, lr, betas, eps, weight_decay):
         raise invalid(opt, "weight_decay value", weight_decay, "weight_decay >= 0")
 
 
-def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad,
-         beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay=False):
+def adam(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    *,
+    amsgrad,
+    beta1,
+    beta2,
+    lr,
+    weight_decay,
+    eps,
+    maximize,
+    decoupled_weight_decay=False,
+):
     """Functional Adam / AdamW over lists of Tensors (updated in place); see
     :meth:`~lucid.backend.interface.optim.OptimKernels.adam_step`."""
-    run_kernel("adam_step", params, grads, exp_avgs, exp_avg_sqs,
-               max_exp_avg_sqs if amsgrad else None, state_steps, lr=float(lr),
-               beta1=float(beta1), beta2=float(beta2), eps=float(eps),
-               weight_decay=float(weight_decay), amsgrad=bool(amsgrad),
-               maximize=bool(maximize), decoupled=bool(decoupled_weight_decay))
+    run_kernel(
+        "adam_step",
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs if amsgrad else None,
+        state_steps,
+        lr=float(lr),
+        beta1=float(beta1),
+        beta2=float(beta2),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        amsgrad=bool(amsgrad),
+        maximize=bool(maximize),
+        decoupled=bool(decoupled_weight_decay),
+    )
 
 
-def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2, lr,
-           weight_decay, maximize):
+def adamax(
+    params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2, lr, weight_decay, maximize
+):
     """Functional Adamax; see :meth:`~lucid.backend.interface.optim.OptimKernels.adamax_step`."""
-    run_kernel("adamax_step", params, grads, exp_avgs, exp_infs, state_steps, lr=float(lr),
-               beta1=float(beta1), beta2=float(beta2), eps=float(eps),
-               weight_decay=float(weight_decay), maximize=bool(maximize))
+    run_kernel(
+        "adamax_step",
+        params,
+        grads,
+        exp_avgs,
+        exp_infs,
+        state_steps,
+        lr=float(lr),
+        beta1=float(beta1),
+        beta2=float(beta2),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        maximize=bool(maximize),
+    )
 
 
-def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, beta1, beta2,
-          lr, weight_decay, momentum_decay, eps, maximize, decoupled_weight_decay=False):
+def nadam(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    mu_products,
+    state_steps,
+    *,
+    beta1,
+    beta2,
+    lr,
+    weight_decay,
+    momentum_decay,
+    eps,
+    maximize,
+    decoupled_weight_decay=False,
+):
     """Functional NAdam; see :meth:`~lucid.backend.interface.optim.OptimKernels.nadam_step`."""
-    run_kernel("nadam_step", params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,
-               lr=float(lr), beta1=float(beta1), beta2=float(beta2), eps=float(eps),
-               weight_decay=float(weight_decay), momentum_decay=float(momentum_decay),
-               maximize=bool(maximize), decoupled=bool(decoupled_weight_decay))
+    run_kernel(
+        "nadam_step",
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        mu_products,
+        state_steps,
+        lr=float(lr),
+        beta1=float(beta1),
+        beta2=float(beta2),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        momentum_decay=float(momentum_decay),
+        maximize=bool(maximize),
+        decoupled=bool(decoupled_weight_decay),
+    )
 
 
-def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, beta1, beta2, lr,
-          weight_decay, eps, maximize, decoupled_weight_decay=False):
+def radam(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    state_steps,
+    *,
+    beta1,
+    beta2,
+    lr,
+    weight_decay,
+    eps,
+    maximize,
+    decoupled_weight_decay=False,
+):
     """Functional RAdam; see :meth:`~lucid.backend.interface.optim.OptimKernels.radam_step`."""
-    run_kernel("radam_step", params, grads, exp_avgs, exp_avg_sqs, state_steps, lr=float(lr),
-               beta1=float(beta1), beta2=float(beta2), eps=float(eps),
-               weight_decay=float(weight_decay), maximize=bool(maximize),
-               decoupled=bool(decoupled_weight_decay))
+    run_kernel(
+        "radam_step",
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        state_steps,
+        lr=float(lr),
+        beta1=float(beta1),
+        beta2=float(beta2),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        maximize=bool(maximize),
+        decoupled=bool(decoupled_weight_decay),
+    )
 
 
 class Adam(Optimizer):
@@ -80,17 +171,41 @@ class Adam(Optimizer):
     State per parameter: ``step``, ``exp_avg``, ``exp_avg_sq`` (and ``max_exp_avg_sq``).
     """
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ):
         name = type(self).__name__
         _check_adam(name, lr, betas, eps, weight_decay)
         check_flags(name, differentiable)
-        super().__init__(params, dict(
-            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-            maximize=maximize, foreach=foreach, capturable=capturable,
-            differentiable=differentiable, fused=fused,
-            decoupled_weight_decay=decoupled_weight_decay))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                amsgrad=amsgrad,
+                maximize=maximize,
+                foreach=foreach,
+                capturable=capturable,
+                differentiable=differentiable,
+                fused=fused,
+                decoupled_weight_decay=decoupled_weight_decay,
+            ),
+        )
 
     def step(self, closure=None):
         """One Adam step over every group; returns the closure's loss."""
@@ -106,13 +221,26 @@ class Adam(Optimizer):
                     st["max_exp_avg_sq"] = zeros_like(p)
 
             params, grads, (m, v, vmax, steps) = self._gather(
-                group, init, ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"))
+                group, init, ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step")
+            )
             if params:
                 beta1, beta2 = group["betas"]
-                adam(params, grads, m, v, vmax, steps, amsgrad=amsgrad, beta1=beta1,
-                     beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
-                     eps=group["eps"], maximize=group["maximize"],
-                     decoupled_weight_decay=group["decoupled_weight_decay"])
+                adam(
+                    params,
+                    grads,
+                    m,
+                    v,
+                    vmax,
+                    steps,
+                    amsgrad=amsgrad,
+                    beta1=beta1,
+                    beta2=beta2,
+                    lr=group["lr"],
+                    weight_decay=group["weight_decay"],
+                    eps=group["eps"],
+                    maximize=group["maximize"],
+                    decoupled_weight_decay=group["decoupled_weight_decay"],
+                )
         return loss
 
 
@@ -121,8 +249,9 @@ def _device_step(p):
     device. (A loaded state dict keeps its counts where they are, and its groups their
     ``capturable``, as in PyTorch; the kernels take either.)"""
     if p._device.type != "cuda":
-        raise ArgumentError(f"Adam: capturable=True needs parameters on a CUDA device, got "
-                            f"one on {p._device}")
+        raise ArgumentError(
+            f"Adam: capturable=True needs parameters on a CUDA device, got one on {p._device}"
+        )
     return full((), 0.0, dtype=float32, device=p._device)
 
 
@@ -131,13 +260,35 @@ class AdamW(Adam):
     :math:`\theta \leftarrow \theta(1-\gamma\lambda)` is applied to the parameters, not
     added to the gradient; ``weight_decay`` defaults to 0.01."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
-                 differentiable=False, fused=None):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
-                         maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
 
 
 class Adamax(Optimizer):
@@ -145,25 +296,57 @@ class Adamax(Optimizer):
     |g_t| + \epsilon)`, :math:`\theta_t = \theta_{t-1} - \frac{\gamma}{1-\beta_1^t}
     \frac{m_t}{u_t}`. State: ``step``, ``exp_avg``, ``exp_inf``."""
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         _check_adam("Adamax", lr, betas, eps, weight_decay)
         check_flags("Adamax", differentiable)
-        super().__init__(params, dict(
-            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-            maximize=maximize, differentiable=differentiable, capturable=capturable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
+        )
 
     def step(self, closure=None):
         """One Adamax step over every group; returns the closure's loss."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             params, grads, (m, u, steps) = self._gather(
-                group, _init_moments("exp_inf"), ("exp_avg", "exp_inf", "step"))
+                group, _init_moments("exp_inf"), ("exp_avg", "exp_inf", "step")
+            )
             if params:
                 beta1, beta2 = group["betas"]
-                adamax(params, grads, m, u, steps, eps=group["eps"], beta1=beta1,
-                       beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
-                       maximize=group["maximize"])
+                adamax(
+                    params,
+                    grads,
+                    m,
+                    u,
+                    steps,
+                    eps=group["eps"],
+                    beta1=beta1,
+                    beta2=beta2,
+                    lr=group["lr"],
+                    weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                )
         return loss
 
 
@@ -174,19 +357,40 @@ class NAdam(Optimizer):
     ``decoupled_weight_decay`` gives NAdamW. State: ``step``, ``mu_product``, ``exp_avg``,
     ``exp_avg_sq``."""
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
-                 maximize=False, capturable=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
         _check_adam("NAdam", lr, betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
-            raise invalid("NAdam", "momentum_decay value", momentum_decay,
-                          "momentum_decay >= 0")
+            raise invalid("NAdam", "momentum_decay value", momentum_decay, "momentum_decay >= 0")
         check_flags("NAdam", differentiable)
-        super().__init__(params, dict(
-            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-            momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
-            maximize=maximize, foreach=foreach, capturable=capturable,
-            differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                momentum_decay=momentum_decay,
+                decoupled_weight_decay=decoupled_weight_decay,
+                maximize=maximize,
+                foreach=foreach,
+                capturable=capturable,
+                differentiable=differentiable,
+            ),
+        )
 
     def step(self, closure=None):
         """One NAdam step over every group; returns the closure's loss."""
@@ -200,14 +404,26 @@ class NAdam(Optimizer):
 
         for group in self.param_groups:
             params, grads, (m, v, mp, steps) = self._gather(
-                group, init, ("exp_avg", "exp_avg_sq", "mu_product", "step"))
+                group, init, ("exp_avg", "exp_avg_sq", "mu_product", "step")
+            )
             if params:
                 beta1, beta2 = group["betas"]
-                nadam(params, grads, m, v, mp, steps, beta1=beta1, beta2=beta2,
-                      lr=group["lr"], weight_decay=group["weight_decay"],
-                      momentum_decay=group["momentum_decay"], eps=group["eps"],
-                      maximize=group["maximize"],
-                      decoupled_weight_decay=group["decoupled_weight_decay"])
+                nadam(
+                    params,
+                    grads,
+                    m,
+                    v,
+                    mp,
+                    steps,
+                    beta1=beta1,
+                    beta2=beta2,
+                    lr=group["lr"],
+                    weight_decay=group["weight_decay"],
+                    momentum_decay=group["momentum_decay"],
+                    eps=group["eps"],
+                    maximize=group["maximize"],
+                    decoupled_weight_decay=group["decoupled_weight_decay"],
+                )
         return loss
 
 
@@ -217,35 +433,69 @@ class RAdam(Optimizer):
     ``decoupled_weight_decay`` gives RAdamW. State: ``step``, ``exp_avg``,
     ``exp_avg_sq``."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
-                 capturable=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
         _check_adam("RAdam", lr, betas, eps, weight_decay)
         check_flags("RAdam", differentiable)
-        super().__init__(params, dict(
-            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
-            foreach=foreach, capturable=capturable,
-            decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                maximize=maximize,
+                foreach=foreach,
+                capturable=capturable,
+                decoupled_weight_decay=decoupled_weight_decay,
+                differentiable=differentiable,
+            ),
+        )
 
     def step(self, closure=None):
         """One RAdam step over every group; returns the closure's loss."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             params, grads, (m, v, steps) = self._gather(
-                group, _init_moments("exp_avg_sq"), ("exp_avg", "exp_avg_sq", "step"))
+                group, _init_moments("exp_avg_sq"), ("exp_avg", "exp_avg_sq", "step")
+            )
             if params:
                 beta1, beta2 = group["betas"]
-                radam(params, grads, m, v, steps, beta1=beta1, beta2=beta2, lr=group["lr"],
-                      weight_decay=group["weight_decay"], eps=group["eps"],
-                      maximize=group["maximize"],
-                      decoupled_weight_decay=group["decoupled_weight_decay"])
+                radam(
+                    params,
+                    grads,
+                    m,
+                    v,
+                    steps,
+                    beta1=beta1,
+                    beta2=beta2,
+                    lr=group["lr"],
+                    weight_decay=group["weight_decay"],
+                    eps=group["eps"],
+                    maximize=group["maximize"],
+                    decoupled_weight_decay=group["decoupled_weight_decay"],
+                )
         return loss
 
 
 def _init_moments(second):
     """State init of ``step``, ``exp_avg`` and the second moment named ``second``."""
+
     def init(p, st):
         st["step"] = host_scalar(0.0)
         st["exp_avg"] = zeros_like(p)
         st[second] = zeros_like(p)
+
     return init

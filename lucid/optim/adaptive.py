@@ -21,30 +21,75 @@ def _check(opt, **values):
             raise invalid(opt, label, v, f"{what} >= 0")
 
 
-def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, *,
-            lr, alpha, eps, weight_decay, momentum, centered, maximize):
+def rmsprop(
+    params,
+    grads,
+    square_avgs,
+    grad_avgs,
+    momentum_buffer_list,
+    state_steps,
+    *,
+    lr,
+    alpha,
+    eps,
+    weight_decay,
+    momentum,
+    centered,
+    maximize,
+):
     """Functional RMSprop; see :meth:`~lucid.backend.interface.optim.OptimKernels.rmsprop_step`."""
-    run_kernel("rmsprop_step", params, grads, square_avgs, grad_avgs if centered else None,
-               momentum_buffer_list if momentum > 0 else None, state_steps, lr=float(lr),
-               alpha=float(alpha), eps=float(eps), weight_decay=float(weight_decay),
-               momentum=float(momentum), centered=bool(centered), maximize=bool(maximize))
+    run_kernel(
+        "rmsprop_step",
+        params,
+        grads,
+        square_avgs,
+        grad_avgs if centered else None,
+        momentum_buffer_list if momentum > 0 else None,
+        state_steps,
+        lr=float(lr),
+        alpha=float(alpha),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        momentum=float(momentum),
+        centered=bool(centered),
+        maximize=bool(maximize),
+    )
 
 
-def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps,
-            maximize):
+def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps, maximize):
     """Functional Adagrad; see :meth:`~lucid.backend.interface.optim.OptimKernels.adagrad_step`."""
-    run_kernel("adagrad_step", params, grads, state_sums, state_steps, lr=float(lr),
-               lr_decay=float(lr_decay), eps=float(eps), weight_decay=float(weight_decay),
-               maximize=bool(maximize))
+    run_kernel(
+        "adagrad_step",
+        params,
+        grads,
+        state_sums,
+        state_steps,
+        lr=float(lr),
+        lr_decay=float(lr_decay),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        maximize=bool(maximize),
+    )
 
 
-def adadelta(params, grads, square_avgs, acc_deltas, state_steps, *, lr, rho, eps,
-             weight_decay, maximize):
+def adadelta(
+    params, grads, square_avgs, acc_deltas, state_steps, *, lr, rho, eps, weight_decay, maximize
+):
     """Functional Adadelta; see
     :meth:`~lucid.backend.interface.optim.OptimKernels.adadelta_step`."""
-    run_kernel("adadelta_step", params, grads, square_avgs, acc_deltas, state_steps,
-               lr=float(lr), rho=float(rho), eps=float(eps), weight_decay=float(weight_decay),
-               maximize=bool(maximize))
+    run_kernel(
+        "adadelta_step",
+        params,
+        grads,
+        square_avgs,
+        acc_deltas,
+        state_steps,
+        lr=float(lr),
+        rho=float(rho),
+        eps=float(eps),
+        weight_decay=float(weight_decay),
+        maximize=bool(maximize),
+    )
 
 
 class RMSprop(Optimizer):
@@ -54,16 +99,37 @@ class RMSprop(Optimizer):
     accumulates :math:`g_t/(\sqrt{v_t}+\epsilon)` in a buffer. State: ``step``,
     ``square_avg`` (``momentum_buffer``, ``grad_avg``)."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, capturable=False, foreach=None, maximize=False,
-                 differentiable=False):
-        _check("RMSprop", lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
-               alpha=alpha)
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
+        _check("RMSprop", lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         check_flags("RMSprop", differentiable)
-        super().__init__(params, dict(
-            lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-            weight_decay=weight_decay, capturable=capturable, foreach=foreach,
-            maximize=maximize, differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                momentum=momentum,
+                alpha=alpha,
+                eps=eps,
+                centered=centered,
+                weight_decay=weight_decay,
+                capturable=capturable,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+            ),
+        )
 
     def step(self, closure=None):
         """One RMSprop step over every group; returns the closure's loss."""
@@ -80,12 +146,24 @@ class RMSprop(Optimizer):
                     st["grad_avg"] = zeros_like(p)
 
             params, grads, (v, ga, bufs, steps) = self._gather(
-                group, init, ("square_avg", "grad_avg", "momentum_buffer", "step"))
+                group, init, ("square_avg", "grad_avg", "momentum_buffer", "step")
+            )
             if params:
-                rmsprop(params, grads, v, ga, bufs, steps, lr=group["lr"],
-                        alpha=group["alpha"], eps=group["eps"],
-                        weight_decay=group["weight_decay"], momentum=momentum,
-                        centered=centered, maximize=group["maximize"])
+                rmsprop(
+                    params,
+                    grads,
+                    v,
+                    ga,
+                    bufs,
+                    steps,
+                    lr=group["lr"],
+                    alpha=group["alpha"],
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    momentum=momentum,
+                    centered=centered,
+                    maximize=group["maximize"],
+                )
         return loss
 
 
@@ -96,16 +174,43 @@ class Adagrad(Optimizer):
     ``initial_accumulator_value``. The state (``step``, ``sum``) is made at construction,
     as PyTorch's."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
-                 initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
-                 differentiable=False, fused=None):
-        _check("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-               initial_accumulator_value=initial_accumulator_value, eps=eps)
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
+        _check(
+            "Adagrad",
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         check_flags("Adagrad", differentiable)
-        super().__init__(params, dict(
-            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value, foreach=foreach,
-            maximize=maximize, differentiable=differentiable, fused=fused))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                lr_decay=lr_decay,
+                eps=eps,
+                weight_decay=weight_decay,
+                initial_accumulator_value=initial_accumulator_value,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                fused=fused,
+            ),
+        )
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, self.state[p], group)
@@ -120,11 +225,20 @@ class Adagrad(Optimizer):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             params, grads, (sums, steps) = self._gather(
-                group, lambda p, st: self._init_state(p, st, group), ("sum", "step"))
+                group, lambda p, st: self._init_state(p, st, group), ("sum", "step")
+            )
             if params:
-                adagrad(params, grads, sums, steps, lr=group["lr"],
-                        weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
-                        eps=group["eps"], maximize=group["maximize"])
+                adagrad(
+                    params,
+                    grads,
+                    sums,
+                    steps,
+                    lr=group["lr"],
+                    weight_decay=group["weight_decay"],
+                    lr_decay=group["lr_decay"],
+                    eps=group["eps"],
+                    maximize=group["maximize"],
+                )
         return loss
 
 
@@ -134,26 +248,57 @@ class Adadelta(Optimizer):
     :math:`u_t = \rho u_{t-1} + (1-\rho)\Delta_t^2`, :math:`\theta_t = \theta_{t-1} -
     \gamma\Delta_t`. State: ``step``, ``square_avg``, ``acc_delta``."""
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
-                 capturable=False, maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1.0,
+        rho=0.9,
+        eps=1e-6,
+        weight_decay=0,
+        foreach=None,
+        *,
+        capturable=False,
+        maximize=False,
+        differentiable=False,
+    ):
         _check("Adadelta", lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise invalid("Adadelta", "rho value", rho, "0 <= rho <= 1")
         check_flags("Adadelta", differentiable)
-        super().__init__(params, dict(
-            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
-            capturable=capturable, foreach=foreach, differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                rho=rho,
+                eps=eps,
+                weight_decay=weight_decay,
+                maximize=maximize,
+                capturable=capturable,
+                foreach=foreach,
+                differentiable=differentiable,
+            ),
+        )
 
     def step(self, closure=None):
         """One Adadelta step over every group; returns the closure's loss."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             params, grads, (v, u, steps) = self._gather(
-                group, _init_adadelta, ("square_avg", "acc_delta", "step"))
+                group, _init_adadelta, ("square_avg", "acc_delta", "step")
+            )
             if params:
-                adadelta(params, grads, v, u, steps, lr=group["lr"], rho=group["rho"],
-                         eps=group["eps"], weight_decay=group["weight_decay"],
-                         maximize=group["maximize"])
+                adadelta(
+                    params,
+                    grads,
+                    v,
+                    u,
+                    steps,
+                    lr=group["lr"],
+                    rho=group["rho"],
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                )
         return loss
 
 

@@ -22,7 +22,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     when the cubic has no minimum."""
     lo, hi = bounds if bounds is not None else ((x1, x2) if x1 <= x2 else (x2, x1))
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
-    d2_square = d1 ** 2 - g1 * g2
+    d2_square = d1**2 - g1 * g2
     if d2_square >= 0:
         d2 = d2_square.sqrt()
         if x1 <= x2:
@@ -33,8 +33,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (lo + hi) / 2.0
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
-                  max_ls=25):
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     """Line search along ``d`` from step ``t`` for a point satisfying the strong Wolfe
     conditions: sufficient decrease :math:`f(x+td) \\le f + c_1 t\\, g^\\top d` and
     curvature :math:`|g(x+td)^\\top d| \\le -c_2\\, g^\\top d`. Brackets a step, then
@@ -47,22 +46,34 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
     it = 0
-    while it < max_ls:                       # bracketing phase
+    while it < max_ls:  # bracketing phase
         if f_new > (f + c1 * t * gtd) or (it > 1 and f_new >= f_prev):
-            br, br_f, br_g, br_gtd = [t_prev, t], [f_prev, f_new], [g_prev, g_new.clone()], \
-                [gtd_prev, gtd_new]
+            br, br_f, br_g, br_gtd = (
+                [t_prev, t],
+                [f_prev, f_new],
+                [g_prev, g_new.clone()],
+                [gtd_prev, gtd_new],
+            )
             break
         if abs(gtd_new) <= -c2 * gtd:
             br, br_f, br_g, br_gtd = [t], [f_new], [g_new], None
             done = True
             break
         if gtd_new >= 0:
-            br, br_f, br_g, br_gtd = [t_prev, t], [f_prev, f_new], [g_prev, g_new.clone()], \
-                [gtd_prev, gtd_new]
+            br, br_f, br_g, br_gtd = (
+                [t_prev, t],
+                [f_prev, f_new],
+                [g_prev, g_new.clone()],
+                [gtd_prev, gtd_new],
+            )
             break
         lo_step, hi_step = t + 0.01 * (t - t_prev), t * 10
-        t_prev, t = t, _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                                          bounds=(lo_step, hi_step))
+        t_prev, t = (
+            t,
+            _cubic_interpolate(
+                t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(lo_step, hi_step)
+            ),
+        )
         f_prev, g_prev, gtd_prev = f_new, g_new.clone(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         evals += 1
@@ -72,7 +83,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         br, br_f, br_g, br_gtd = [0, t], [f, f_new], [g, g_new], None
     insuf = False
     low, high = (0, 1) if br_f[0] <= br_f[-1] else (1, 0)
-    while not done and it < max_ls:          # zoom phase
+    while not done and it < max_ls:  # zoom phase
         if abs(br[1] - br[0]) * d_norm < tolerance_change:
             break
         t = _cubic_interpolate(br[0], br_f[0], br_gtd[0], br[1], br_f[1], br_gtd[1])
@@ -97,8 +108,12 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             if abs(gtd_new) <= -c2 * gtd:
                 done = True
             elif gtd_new * (br[high] - br[low]) >= 0:
-                br[high], br_f[high], br_g[high], br_gtd[high] = \
-                    br[low], br_f[low], br_g[low], br_gtd[low]
+                br[high], br_f[high], br_g[high], br_gtd[high] = (
+                    br[low],
+                    br_f[low],
+                    br_g[low],
+                    br_gtd[low],
+                )
             br[low], br_f[low], br_g[low], br_gtd[low] = t, f_new, g_new.clone(), gtd_new
     return br_f[low], br_g[low], br[low], evals
 
@@ -122,29 +137,55 @@ class LBFGS(Optimizer):
     param group only; all parameters on one device.
     """
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
-                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1,
+        max_iter=20,
+        max_eval=None,
+        tolerance_grad=1e-7,
+        tolerance_change=1e-9,
+        history_size=100,
+        line_search_fn=None,
+    ):
         if not 0.0 <= lr:
             raise invalid("LBFGS", "learning rate", lr, "lr >= 0")
         if line_search_fn not in (None, "strong_wolfe"):
-            raise invalid("LBFGS", "line_search_fn", line_search_fn,
-                          "None or 'strong_wolfe'")
+            raise invalid("LBFGS", "line_search_fn", line_search_fn, "None or 'strong_wolfe'")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        super().__init__(params, dict(
-            lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-            tolerance_change=tolerance_change, history_size=history_size,
-            line_search_fn=line_search_fn))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                max_iter=max_iter,
+                max_eval=max_eval,
+                tolerance_grad=tolerance_grad,
+                tolerance_change=tolerance_change,
+                history_size=history_size,
+                line_search_fn=line_search_fn,
+            ),
+        )
         if len(self.param_groups) != 1:
-            raise invalid("LBFGS", "parameter groups", len(self.param_groups),
-                          "one group (LBFGS doesn't support per-parameter options)")
+            raise invalid(
+                "LBFGS",
+                "parameter groups",
+                len(self.param_groups),
+                "one group (LBFGS doesn't support per-parameter options)",
+            )
         self._params = self.param_groups[0]["params"]
 
     def _flat_grad(self):
         """The gradients as one flat real vector (a complex one as its (real, imaginary)
         pairs, as PyTorch's: the method runs on the real coordinates)."""
-        return cat([_real(zeros(p.shape, dtype=p.dtype, device=p.device) if p._grad is None
-                          else p._grad).reshape(-1) for p in self._params])
+        return cat(
+            [
+                _real(
+                    zeros(p.shape, dtype=p.dtype, device=p.device) if p._grad is None else p._grad
+                ).reshape(-1)
+                for p in self._params
+            ]
+        )
 
     def _add_grad(self, step, update):
         """``params += step * update`` (``update`` flat, over the real coordinates)."""
@@ -152,7 +193,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             r = _real(p)
             n = r.numel()
-            r.add_(update[offset:offset + n].view(r.shape), alpha=step)
+            r.add_(update[offset : offset + n].view(r.shape), alpha=step)
             offset += n
 
     def _set_params(self, values):
@@ -240,7 +281,14 @@ class LBFGS(Optimizer):
                 x0 = [p.clone() for p in self._params]
                 loss, g, t, ls_evals = _strong_wolfe(
                     lambda x, t_, d_: self._directional_evaluate(closure, x, t_, d_),
-                    x0, t, d, loss, g, gtd, max_ls=max_eval - evals)
+                    x0,
+                    t,
+                    d,
+                    loss,
+                    g,
+                    gtd,
+                    max_ls=max_eval - evals,
+                )
                 self._add_grad(t, d)
                 opt_cond = g.abs().max() <= tol_grad
             else:
@@ -258,6 +306,14 @@ class LBFGS(Optimizer):
                 break
             if d.mul(t).abs().max() <= tol_change or abs(loss - prev_loss) < tol_change:
                 break
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=h_diag,
-                     prev_flat_grad=prev_g, prev_loss=prev_loss)
+        state.update(
+            d=d,
+            t=t,
+            old_dirs=old_dirs,
+            old_stps=old_stps,
+            ro=ro,
+            H_diag=h_diag,
+            prev_flat_grad=prev_g,
+            prev_loss=prev_loss,
+        )
         return orig_loss

@@ -24,14 +24,31 @@ from collections import Counter
 from ..errors import ArgumentError, ArgumentTypeError
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
-           "ConstantLR", "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR",
-           "CosineAnnealingWarmRestarts", "CyclicLR", "OneCycleLR", "ReduceLROnPlateau",
-           "SequentialLR", "ChainedScheduler", "NoamScheduler"]
+__all__ = [
+    "LRScheduler",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "PolynomialLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "OneCycleLR",
+    "ReduceLROnPlateau",
+    "SequentialLR",
+    "ChainedScheduler",
+    "NoamScheduler",
+]
 
-_EPOCH_WARNING = ("The epoch parameter in `scheduler.step()` is deprecated; call "
-                  "`scheduler.step()` without it. With an epoch the closed form of the "
-                  "schedule is used where there is one.")
+_EPOCH_WARNING = (
+    "The epoch parameter in `scheduler.step()` is deprecated; call "
+    "`scheduler.step()` without it. With an epoch the closed form of the "
+    "schedule is used where there is one."
+)
 
 
 def _lrs(optimizer, key="lr"):
@@ -43,8 +60,10 @@ def _per_group(name, optimizer, value, sched):
     n = len(optimizer.param_groups)
     if isinstance(value, (list, tuple)):
         if len(value) != n:
-            raise ArgumentError(f"{sched}: {name} must have one value per param group: got "
-                                f"{len(value)} values for {n} param groups")
+            raise ArgumentError(
+                f"{sched}: {name} must have one value per param group: got "
+                f"{len(value)} values for {n} param groups"
+            )
         return list(value)
     return [value] * n
 
@@ -78,10 +97,12 @@ class LRScheduler:
         else:
             for i, g in enumerate(optimizer.param_groups):
                 if "initial_lr" not in g:
-                    raise ArgumentError(f"{name}: param 'initial_lr' is not specified in "
-                                        f"param_groups[{i}] when resuming a scheduler with "
-                                        f"last_epoch={last_epoch} (load the optimizer's "
-                                        f"state first)")
+                    raise ArgumentError(
+                        f"{name}: param 'initial_lr' is not specified in "
+                        f"param_groups[{i}] when resuming a scheduler with "
+                        f"last_epoch={last_epoch} (load the optimizer's "
+                        f"state first)"
+                    )
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         if not getattr(optimizer, "_lr_sched_hooked", False):
@@ -114,16 +135,22 @@ class LRScheduler:
 
     def _warn_outside_step(self):
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=3)
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, use `get_last_lr()`.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def step(self, epoch=None):
         """Advance one epoch (or jump to ``epoch``) and write the new lrs."""
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
-            warnings.warn("Detected call of `lr_scheduler.step()` before "
-                          "`optimizer.step()`: call them in the opposite order, or the "
-                          "first value of the schedule is skipped.", UserWarning,
-                          stacklevel=2)
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before "
+                "`optimizer.step()`: call them in the opposite order, or the "
+                "first value of the schedule is skipped.",
+                UserWarning,
+                stacklevel=2,
+            )
         self._step_count += 1
         if epoch is not None:
             warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
@@ -146,7 +173,7 @@ class LRScheduler:
         self._last_lr = _lrs(self.optimizer)
 
 
-_LRScheduler = LRScheduler     # the old name, still subclassed by older scripts
+_LRScheduler = LRScheduler  # the old name, still subclassed by older scripts
 
 
 class _LambdaState:
@@ -155,8 +182,10 @@ class _LambdaState:
 
     def state_dict(self):
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else
-                            dict(fn.__dict__) for fn in self.lr_lambdas]
+        sd["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+            for fn in self.lr_lambdas
+        ]
         return sd
 
     def load_state_dict(self, state_dict):
@@ -172,15 +201,15 @@ def _lambdas(sched, optimizer, lr_lambda):
     n = len(optimizer.param_groups)
     if isinstance(lr_lambda, (list, tuple)):
         if len(lr_lambda) != n:
-            raise ArgumentError(f"{sched}: expected {n} lr_lambdas, but got "
-                                f"{len(lr_lambda)}")
+            raise ArgumentError(f"{sched}: expected {n} lr_lambdas, but got {len(lr_lambda)}")
         fns = list(lr_lambda)
     else:
         fns = [lr_lambda] * n
     for fn in fns:
         if not callable(fn):
-            raise ArgumentTypeError(f"{sched}: lr_lambda should be a function, but got "
-                                    f"{type(fn).__name__}")
+            raise ArgumentTypeError(
+                f"{sched}: lr_lambda should be a function, but got {type(fn).__name__}"
+            )
     return fns
 
 
@@ -209,8 +238,10 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
         self._warn_outside_step()
         if self._is_initial:
             return _lrs(self.optimizer)
-        return [g["lr"] * fn(self.last_epoch)
-                for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return [
+            g["lr"] * fn(self.last_epoch)
+            for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)
+        ]
 
 
 class StepLR(LRScheduler):
@@ -246,7 +277,7 @@ class MultiStepLR(LRScheduler):
         if self.last_epoch not in self.milestones:
             return _lrs(self.optimizer)
         k = self.milestones[self.last_epoch]
-        return [g["lr"] * self.gamma ** k for g in self.optimizer.param_groups]
+        return [g["lr"] * self.gamma**k for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
         ms = sorted(self.milestones.elements())
@@ -258,8 +289,10 @@ class ConstantLR(LRScheduler):
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
-            raise ArgumentError(f"ConstantLR: the constant multiplicative factor is "
-                                f"expected to be between 0 and 1, got {factor}")
+            raise ArgumentError(
+                f"ConstantLR: the constant multiplicative factor is "
+                f"expected to be between 0 and 1, got {factor}"
+            )
         self.factor = factor
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
@@ -273,22 +306,29 @@ class ConstantLR(LRScheduler):
         return [g["lr"] * (1.0 / self.factor) for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [b * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-                for b in self.base_lrs]
+        return [
+            b * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for b in self.base_lrs
+        ]
 
 
 class LinearLR(LRScheduler):
     r"""The lr's factor goes linearly from ``start_factor`` to ``end_factor`` over
     ``total_iters`` epochs: :math:`\gamma_t = \gamma_0 (s + (e - s)\min(t, T)/T)`."""
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
-                 last_epoch=-1):
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
+    ):
         if start_factor > 1.0 or start_factor <= 0:
-            raise ArgumentError(f"LinearLR: the starting multiplicative factor is expected "
-                                f"to be in (0, 1], got {start_factor}")
+            raise ArgumentError(
+                f"LinearLR: the starting multiplicative factor is expected "
+                f"to be in (0, 1], got {start_factor}"
+            )
         if end_factor > 1.0 or end_factor < 0:
-            raise ArgumentError(f"LinearLR: the ending multiplicative factor is expected "
-                                f"to be in [0, 1], got {end_factor}")
+            raise ArgumentError(
+                f"LinearLR: the ending multiplicative factor is expected "
+                f"to be in [0, 1], got {end_factor}"
+            )
         self.start_factor = start_factor
         self.end_factor = end_factor
         self.total_iters = total_iters
@@ -301,14 +341,20 @@ class LinearLR(LRScheduler):
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs(self.optimizer)
         delta = self.end_factor - self.start_factor
-        ratio = 1.0 + delta / (self.total_iters * self.start_factor
-                               + (self.last_epoch - 1) * delta)
+        ratio = 1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
         return [g["lr"] * ratio for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [b * (self.start_factor + (self.end_factor - self.start_factor)
-                     * min(self.total_iters, self.last_epoch) / self.total_iters)
-                for b in self.base_lrs]
+        return [
+            b
+            * (
+                self.start_factor
+                + (self.end_factor - self.start_factor)
+                * min(self.total_iters, self.last_epoch)
+                / self.total_iters
+            )
+            for b in self.base_lrs
+        ]
 
 
 class ExponentialLR(LRScheduler):
@@ -325,7 +371,7 @@ class ExponentialLR(LRScheduler):
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
+        return [b * self.gamma**self.last_epoch for b in self.base_lrs]
 
 
 class PolynomialLR(LRScheduler):
@@ -341,13 +387,17 @@ class PolynomialLR(LRScheduler):
         self._warn_outside_step()
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs(self.optimizer)
-        factor = ((1.0 - self.last_epoch / self.total_iters)
-                  / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        factor = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
         return [g["lr"] * factor for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [b * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
-                ** self.power for b in self.base_lrs]
+        return [
+            b * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for b in self.base_lrs
+        ]
 
 
 class NoamScheduler(LRScheduler):
@@ -368,8 +418,7 @@ class NoamScheduler(LRScheduler):
     def __init__(self, optimizer, model_size, warmup_steps, factor=1.0, last_epoch=-1):
         for name, v in (("model_size", model_size), ("warmup_steps", warmup_steps)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise ArgumentError(f"NoamScheduler: {name} must be a positive int, got "
-                                    f"{v!r}")
+                raise ArgumentError(f"NoamScheduler: {name} must be a positive int, got {v!r}")
         if factor <= 0:
             raise ArgumentError(f"NoamScheduler: factor must be positive, got {factor}")
         self.model_size = model_size
@@ -383,8 +432,7 @@ class NoamScheduler(LRScheduler):
 
     def _get_closed_form_lr(self):
         t = self.last_epoch + 1
-        lr = self.factor * self.model_size ** -0.5 * min(t ** -0.5,
-                                                         t * self.warmup_steps ** -1.5)
+        lr = self.factor * self.model_size**-0.5 * min(t**-0.5, t * self.warmup_steps**-1.5)
         return [lr] * len(self.optimizer.param_groups)
 
 
@@ -412,15 +460,22 @@ class CosineAnnealingLR(LRScheduler):
         if self._step_count == 1 and t > 0:
             return [lo + (b - lo) * (1 + math.cos(t * math.pi / T)) / 2 for b in self.base_lrs]
         if (t - 1 - T) % (2 * T) == 0:
-            return [g["lr"] + (b - lo) * (1 - math.cos(math.pi / T)) / 2
-                    for b, g in zip(self.base_lrs, groups)]
-        return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
-                * (g["lr"] - lo) + lo for g in groups]
+            return [
+                g["lr"] + (b - lo) * (1 - math.cos(math.pi / T)) / 2
+                for b, g in zip(self.base_lrs, groups)
+            ]
+        return [
+            (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T)) * (g["lr"] - lo)
+            + lo
+            for g in groups
+        ]
 
     def _get_closed_form_lr(self):
-        return [self.eta_min + (b - self.eta_min)
-                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for b in self.base_lrs]
+        return [
+            self.eta_min
+            + (b - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for b in self.base_lrs
+        ]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -431,14 +486,18 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if not isinstance(T_0, int) or T_0 <= 0:
-            raise ArgumentError(f"CosineAnnealingWarmRestarts: expected a positive integer "
-                                f"T_0, but got {T_0!r}")
+            raise ArgumentError(
+                f"CosineAnnealingWarmRestarts: expected a positive integer T_0, but got {T_0!r}"
+            )
         if not isinstance(T_mult, int) or T_mult < 1:
-            raise ArgumentError(f"CosineAnnealingWarmRestarts: expected an integer "
-                                f"T_mult >= 1, but got {T_mult!r}")
+            raise ArgumentError(
+                f"CosineAnnealingWarmRestarts: expected an integer T_mult >= 1, but got {T_mult!r}"
+            )
         if not isinstance(eta_min, (float, int)):
-            raise ArgumentTypeError(f"CosineAnnealingWarmRestarts: expected a float or int "
-                                    f"eta_min, but got {type(eta_min).__name__}")
+            raise ArgumentTypeError(
+                f"CosineAnnealingWarmRestarts: expected a float or int "
+                f"eta_min, but got {type(eta_min).__name__}"
+            )
         self.T_0 = T_0
         self.T_i = T_0
         self.T_mult = T_mult
@@ -448,8 +507,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self):
         self._warn_outside_step()
-        return [self.eta_min + (b - self.eta_min)
-                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for b in self.base_lrs]
+        return [
+            self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for b in self.base_lrs
+        ]
 
     def step(self, epoch=None):
         """Advance one epoch, or go to (possibly fractional) ``epoch``."""
@@ -463,15 +524,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i *= self.T_mult
         else:
             if epoch < 0:
-                raise ArgumentError(f"CosineAnnealingWarmRestarts: expected a "
-                                    f"non-negative epoch, but got {epoch}")
+                raise ArgumentError(
+                    f"CosineAnnealingWarmRestarts: expected a non-negative epoch, but got {epoch}"
+                )
             if epoch >= self.T_0:
                 if self.T_mult == 1:
                     self.T_cur = epoch % self.T_0
                 else:
                     n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult ** n
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
             else:
                 self.T_i = self.T_0
                 self.T_cur = epoch
@@ -489,8 +551,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 def _momentum_key(sched, optimizer):
     """Whether the cyclic momentum goes into ``betas[0]`` (True) or ``momentum``."""
     if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-        raise ArgumentError(f"{sched}: optimizer must support momentum or beta1 with the "
-                            f"`cycle_momentum` option enabled")
+        raise ArgumentError(
+            f"{sched}: optimizer must support momentum or beta1 with the "
+            f"`cycle_momentum` option enabled"
+        )
     return "betas" in optimizer.defaults
 
 
@@ -509,9 +573,22 @@ class CyclicLR(LRScheduler):
     the momentum (or ``betas[0]``) moves inversely between ``max_momentum`` and
     ``base_momentum``. Stepped once per batch."""
 
-    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
-                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
-                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+    def __init__(
+        self,
+        optimizer,
+        base_lr,
+        max_lr,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_fn=None,
+        scale_mode="cycle",
+        cycle_momentum=True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch=-1,
+    ):
         _check_optimizer(optimizer, "CyclicLR")
         self.optimizer = optimizer
         base_lrs = _per_group("base_lr", optimizer, base_lr, "CyclicLR")
@@ -533,13 +610,12 @@ class CyclicLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             self.use_beta1 = _momentum_key("CyclicLR", optimizer)
-            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum,
-                                             "CyclicLR")
-            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum,
-                                            "CyclicLR")
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum, "CyclicLR")
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum, "CyclicLR")
             if last_epoch == -1:
-                for hi, lo, g in zip(self.max_momentums, self.base_momentums,
-                                     optimizer.param_groups):
+                for hi, lo, g in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups
+                ):
                     _set_momentum(g, self.use_beta1, hi)
                     g["max_momentum"] = hi
                     g["base_momentum"] = lo
@@ -560,27 +636,28 @@ class CyclicLR(LRScheduler):
             return 1.0
         if self.mode == "triangular2":
             return 1 / (2.0 ** (x - 1))
-        return self.gamma ** x
+        return self.gamma**x
 
     def get_lr(self):
         self._warn_outside_step()
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
-        scale = x / self.step_ratio if x <= self.step_ratio else \
-            (x - 1) / (self.step_ratio - 1)
+        scale = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
         amp = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
         lrs = [lo + (hi - lo) * scale * amp for lo, hi in zip(self.base_lrs, self.max_lrs)]
         if self.cycle_momentum:
-            for lo, hi, g in zip(self.base_momentums, self.max_momentums,
-                                 self.optimizer.param_groups):
+            for lo, hi, g in zip(
+                self.base_momentums, self.max_momentums, self.optimizer.param_groups
+            ):
                 _set_momentum(g, self.use_beta1, hi - (hi - lo) * scale * amp)
         return lrs
 
     def state_dict(self):
         sd = super().state_dict()
         fn = sd.pop("_scale_fn_custom")
-        sd["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) \
-            else dict(fn.__dict__)
+        sd["_scale_fn_custom"] = (
+            None if fn is None or isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+        )
         return sd
 
     def load_state_dict(self, state_dict):
@@ -600,50 +677,94 @@ class OneCycleLR(LRScheduler):
     ``betas[0]``) moves inversely. Stepped once per batch; stepping past ``total_steps``
     is an error."""
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None,
-                 steps_per_epoch=None, pct_start=0.3, anneal_strategy="cos",
-                 cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
-                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+    ):
         _check_optimizer(optimizer, "OneCycleLR")
         self.optimizer = optimizer
         if total_steps is not None:
             if not isinstance(total_steps, int) or total_steps <= 0:
-                raise ArgumentError(f"OneCycleLR: expected a positive integer total_steps, "
-                                    f"but got {total_steps!r}")
+                raise ArgumentError(
+                    f"OneCycleLR: expected a positive integer total_steps, but got {total_steps!r}"
+                )
             self.total_steps = total_steps
         elif epochs is not None and steps_per_epoch is not None:
             for what, v in (("epochs", epochs), ("steps_per_epoch", steps_per_epoch)):
                 if not isinstance(v, int) or v <= 0:
-                    raise ArgumentError(f"OneCycleLR: expected a positive integer {what}, "
-                                        f"but got {v!r}")
+                    raise ArgumentError(
+                        f"OneCycleLR: expected a positive integer {what}, but got {v!r}"
+                    )
             self.total_steps = epochs * steps_per_epoch
         else:
-            raise ArgumentError("OneCycleLR: you must define either total_steps OR "
-                                "(epochs AND steps_per_epoch)")
+            raise ArgumentError(
+                "OneCycleLR: you must define either total_steps OR (epochs AND steps_per_epoch)"
+            )
         if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
-            raise ArgumentError(f"OneCycleLR: expected a float pct_start between 0 and 1, "
-                                f"but got {pct_start!r}")
+            raise ArgumentError(
+                f"OneCycleLR: expected a float pct_start between 0 and 1, but got {pct_start!r}"
+            )
         if anneal_strategy not in ("cos", "linear"):
-            raise ArgumentError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', "
-                                f"got {anneal_strategy!r}")
+            raise ArgumentError(
+                f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}"
+            )
         self._anneal_func_type = anneal_strategy
         n = self.total_steps
         up = float(pct_start * n) - 1
         if three_phase:
             self._schedule_phases = [
-                dict(end_step=up, start_lr="initial_lr", end_lr="max_lr",
-                     start_momentum="max_momentum", end_momentum="base_momentum"),
-                dict(end_step=float(2 * pct_start * n) - 2, start_lr="max_lr",
-                     end_lr="initial_lr", start_momentum="base_momentum",
-                     end_momentum="max_momentum"),
-                dict(end_step=n - 1, start_lr="initial_lr", end_lr="min_lr",
-                     start_momentum="max_momentum", end_momentum="max_momentum")]
+                dict(
+                    end_step=up,
+                    start_lr="initial_lr",
+                    end_lr="max_lr",
+                    start_momentum="max_momentum",
+                    end_momentum="base_momentum",
+                ),
+                dict(
+                    end_step=float(2 * pct_start * n) - 2,
+                    start_lr="max_lr",
+                    end_lr="initial_lr",
+                    start_momentum="base_momentum",
+                    end_momentum="max_momentum",
+                ),
+                dict(
+                    end_step=n - 1,
+                    start_lr="initial_lr",
+                    end_lr="min_lr",
+                    start_momentum="max_momentum",
+                    end_momentum="max_momentum",
+                ),
+            ]
         else:
             self._schedule_phases = [
-                dict(end_step=up, start_lr="initial_lr", end_lr="max_lr",
-                     start_momentum="max_momentum", end_momentum="base_momentum"),
-                dict(end_step=n - 1, start_lr="max_lr", end_lr="min_lr",
-                     start_momentum="base_momentum", end_momentum="max_momentum")]
+                dict(
+                    end_step=up,
+                    start_lr="initial_lr",
+                    end_lr="max_lr",
+                    start_momentum="max_momentum",
+                    end_momentum="base_momentum",
+                ),
+                dict(
+                    end_step=n - 1,
+                    start_lr="max_lr",
+                    end_lr="min_lr",
+                    start_momentum="base_momentum",
+                    end_momentum="max_momentum",
+                ),
+            ]
         max_lrs = _per_group("max_lr", optimizer, max_lr, "OneCycleLR")
         if last_epoch == -1:
             for hi, g in zip(max_lrs, optimizer.param_groups):
@@ -671,8 +792,10 @@ class OneCycleLR(LRScheduler):
         self._warn_outside_step()
         t = self.last_epoch
         if t > self.total_steps:
-            raise ArgumentError(f"OneCycleLR: tried to step {t} times; the specified "
-                                f"number of total steps is {self.total_steps}")
+            raise ArgumentError(
+                f"OneCycleLR: tried to step {t} times; the specified "
+                f"number of total steps is {self.total_steps}"
+            )
         lrs = []
         phases = self._schedule_phases
         for g in self.optimizer.param_groups:
@@ -683,8 +806,11 @@ class OneCycleLR(LRScheduler):
                     pct = (t - start) / (end - start)
                     lrs.append(self._anneal(g[ph["start_lr"]], g[ph["end_lr"]], pct))
                     if self.cycle_momentum:
-                        _set_momentum(g, self.use_beta1, self._anneal(
-                            g[ph["start_momentum"]], g[ph["end_momentum"]], pct))
+                        _set_momentum(
+                            g,
+                            self.use_beta1,
+                            self._anneal(g[ph["start_momentum"]], g[ph["end_momentum"]], pct),
+                        )
                     break
                 start = ph["end_step"]
         return lrs
@@ -698,8 +824,18 @@ class ReduceLROnPlateau(LRScheduler):
     ``"rel"``) or :math:`\text{best} - \text{threshold}` (``"abs"``); mirrored for
     ``"max"``."""
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
-                 threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ):
         if factor >= 1.0:
             raise ArgumentError(f"ReduceLROnPlateau: factor should be < 1.0, got {factor}")
         _check_optimizer(optimizer, "ReduceLROnPlateau")
@@ -707,9 +843,11 @@ class ReduceLROnPlateau(LRScheduler):
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
-                raise ArgumentError(f"ReduceLROnPlateau: expected "
-                                    f"{len(optimizer.param_groups)} min_lrs, got "
-                                    f"{len(min_lr)}")
+                raise ArgumentError(
+                    f"ReduceLROnPlateau: expected "
+                    f"{len(optimizer.param_groups)} min_lrs, got "
+                    f"{len(min_lr)}"
+                )
             self.default_min_lr = None
             self.min_lrs = list(min_lr)
         else:
@@ -754,9 +892,11 @@ class ReduceLROnPlateau(LRScheduler):
         groups = self.optimizer.param_groups
         if len(groups) != len(self.min_lrs):
             if self.default_min_lr is None:
-                raise ArgumentError(f"ReduceLROnPlateau: the optimizer has {len(groups)} "
-                                    f"param groups but min_lrs has {len(self.min_lrs)} "
-                                    f"(a param group was added); update min_lrs")
+                raise ArgumentError(
+                    f"ReduceLROnPlateau: the optimizer has {len(groups)} "
+                    f"param groups but min_lrs has {len(self.min_lrs)} "
+                    f"(a param group was added); update min_lrs"
+                )
             self.min_lrs = [self.default_min_lr] * len(groups)
         for g, lo in zip(groups, self.min_lrs):
             old = float(g["lr"])
@@ -770,18 +910,27 @@ class ReduceLROnPlateau(LRScheduler):
 
     def _is_better(self, a, best):
         if self.mode == "min":
-            return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" \
+            return (
+                a < best * (1.0 - self.threshold)
+                if self.threshold_mode == "rel"
                 else a < best - self.threshold
-        return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" \
+            )
+        return (
+            a > best * (self.threshold + 1.0)
+            if self.threshold_mode == "rel"
             else a > best + self.threshold
+        )
 
     def _init_is_better(self, mode, threshold, threshold_mode):
         if mode not in ("min", "max"):
-            raise ArgumentError(f"ReduceLROnPlateau: mode {mode!r} is unknown (expected "
-                                f"'min' or 'max')")
+            raise ArgumentError(
+                f"ReduceLROnPlateau: mode {mode!r} is unknown (expected 'min' or 'max')"
+            )
         if threshold_mode not in ("rel", "abs"):
-            raise ArgumentError(f"ReduceLROnPlateau: threshold mode {threshold_mode!r} is "
-                                f"unknown (expected 'rel' or 'abs')")
+            raise ArgumentError(
+                f"ReduceLROnPlateau: threshold mode {threshold_mode!r} is "
+                f"unknown (expected 'rel' or 'abs')"
+            )
         self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode = mode
         self.threshold = threshold
@@ -797,15 +946,20 @@ def _check_children(sched, optimizer, schedulers):
         raise ArgumentError(f"{sched} expects at least one scheduler, but got none")
     for i, s in enumerate(schedulers):
         if not hasattr(s, "optimizer"):
-            raise ArgumentTypeError(f"{sched}: the scheduler at index {i} should have "
-                                    f"`optimizer` as its attribute")
+            raise ArgumentTypeError(
+                f"{sched}: the scheduler at index {i} should have `optimizer` as its attribute"
+            )
         if isinstance(s, ReduceLROnPlateau):
-            raise ArgumentError(f"{sched} does not support ReduceLROnPlateau (its step "
-                                f"needs a metric), got one at index {i}")
+            raise ArgumentError(
+                f"{sched} does not support ReduceLROnPlateau (its step "
+                f"needs a metric), got one at index {i}"
+            )
         if s.optimizer is not optimizer:
-            raise ArgumentError(f"{sched} expects all schedulers to belong to the same "
-                                f"optimizer, but the scheduler {type(s).__name__} at index "
-                                f"{i} has another one")
+            raise ArgumentError(
+                f"{sched} expects all schedulers to belong to the same "
+                f"optimizer, but the scheduler {type(s).__name__} at index "
+                f"{i} has another one"
+            )
 
 
 class _Composite:
@@ -831,9 +985,11 @@ class SequentialLR(_Composite, LRScheduler):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         _check_children("SequentialLR", optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
-            raise ArgumentError(f"SequentialLR expects one milestone fewer than "
-                                f"schedulers, but got {len(schedulers)} schedulers and "
-                                f"{len(milestones)} milestones")
+            raise ArgumentError(
+                f"SequentialLR expects one milestone fewer than "
+                f"schedulers, but got {len(schedulers)} schedulers and "
+                f"{len(milestones)} milestones"
+            )
         self._schedulers = schedulers
         self._milestones = milestones
         self.last_epoch = last_epoch + 1

@@ -26,8 +26,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..errors import ArgumentError, ArgumentTypeError, ShapeError
 from .._tensor.factory import tensor
 
-__all__ = ["Optimizer", "register_optimizer_step_pre_hook",
-           "register_optimizer_step_post_hook"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 _GLOBAL_PRE_HOOKS = []
 _GLOBAL_POST_HOOKS = []
@@ -52,8 +51,14 @@ def _add_hook(hooks, hook, prepend=False):
     return RemovableHandle(hooks, hook)
 
 
-_HOOK_KINDS = ("step_pre", "step_post", "state_dict_pre", "state_dict_post",
-               "load_state_dict_pre", "load_state_dict_post")
+_HOOK_KINDS = (
+    "step_pre",
+    "step_post",
+    "state_dict_pre",
+    "state_dict_post",
+    "load_state_dict_pre",
+    "load_state_dict_post",
+)
 
 
 def _new_hooks():
@@ -63,6 +68,7 @@ def _new_hooks():
 def _with_hooks(step):
     """Wrap a subclass's ``step`` so that the global and per-instance step hooks run,
     once per call (a ``step`` that calls its base class's runs them once)."""
+
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
         if self._in_step:
@@ -72,6 +78,7 @@ def _with_hooks(step):
             return _hooked_step(step, self, args, kwargs)
         finally:
             self._in_step = False
+
     wrapper._hooked = True
     return wrapper
 
@@ -84,9 +91,11 @@ def _hooked_step(step, self, args, kwargs):
             res = hook(self, args, kwargs)
             if res is not None:
                 if not (isinstance(res, tuple) and len(res) == 2):
-                    raise ArgumentError(f"{type(self).__name__}.step: a step pre-hook "
-                                        f"must return None or (args, kwargs), got "
-                                        f"{res!r}")
+                    raise ArgumentError(
+                        f"{type(self).__name__}.step: a step pre-hook "
+                        f"must return None or (args, kwargs), got "
+                        f"{res!r}"
+                    )
                 args, kwargs = res
     out = step(self, *args, **kwargs)
     if post or _GLOBAL_POST_HOOKS:
@@ -131,11 +140,14 @@ class Optimizer:
         self._in_step = False
         name = type(self).__name__
         if isinstance(params, Tensor):
-            raise ArgumentTypeError(f"{name}: params should be an iterable of Tensors or "
-                                    f"dicts, but got a Tensor")
+            raise ArgumentTypeError(
+                f"{name}: params should be an iterable of Tensors or dicts, but got a Tensor"
+            )
         if isinstance(params, dict):
-            raise ArgumentTypeError(f"{name}: params should be an iterable of Tensors or "
-                                    f"dicts, but got a dict (wrap a param group in a list)")
+            raise ArgumentTypeError(
+                f"{name}: params should be an iterable of Tensors or "
+                f"dicts, but got a dict (wrap a param group in a list)"
+            )
         self.state = defaultdict(dict)
         self.param_groups = []
         groups = list(params)
@@ -153,18 +165,21 @@ class Optimizer:
         defaults)."""
         name = type(self).__name__
         if not isinstance(param_group, dict):
-            raise ArgumentTypeError(f"{name}.add_param_group: param_group must be a dict, "
-                                    f"but got {type(param_group).__name__}")
+            raise ArgumentTypeError(
+                f"{name}.add_param_group: param_group must be a dict, "
+                f"but got {type(param_group).__name__}"
+            )
         if "params" not in param_group:
-            raise ArgumentError(f"{name}.add_param_group: the param group has no 'params' "
-                                f"entry")
+            raise ArgumentError(f"{name}.add_param_group: the param group has no 'params' entry")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise ArgumentTypeError(f"{name}: optimizer parameters need to be organized in "
-                                    f"ordered collections, but the ordering of tensors in "
-                                    f"sets will change between runs; use a list instead")
+            raise ArgumentTypeError(
+                f"{name}: optimizer parameters need to be organized in "
+                f"ordered collections, but the ordering of tensors in "
+                f"sets will change between runs; use a list instead"
+            )
         else:
             params = list(params)
         tensors, names = [], []
@@ -174,12 +189,16 @@ class Optimizer:
                 p = p[1]
             tensors.append(p)
         if names and len(names) != len(tensors):
-            raise ArgumentError(f"{name}: all optimizer params should be with/without "
-                                f"names; some param names are missing")
+            raise ArgumentError(
+                f"{name}: all optimizer params should be with/without "
+                f"names; some param names are missing"
+            )
         for p in tensors:
             if not isinstance(p, Tensor):
-                raise ArgumentTypeError(f"{name}: can only optimize Tensors, but one of the "
-                                        f"params is {type(p).__name__}")
+                raise ArgumentTypeError(
+                    f"{name}: can only optimize Tensors, but one of the "
+                    f"params is {type(p).__name__}"
+                )
             if not p.is_leaf and not p.retains_grad:
                 raise ArgumentError(f"{name}: can't optimize a non-leaf Tensor")
         param_group["params"] = tensors
@@ -189,17 +208,16 @@ class Optimizer:
             param_group.setdefault(k, v)
         ids = [id(p) for p in tensors]
         if len(ids) != len(set(ids)):
-            warnings.warn(f"{name}: a parameter group contains duplicate parameters",
-                          stacklevel=3)
+            warnings.warn(f"{name}: a parameter group contains duplicate parameters", stacklevel=3)
         seen = set()
         for g in self.param_groups:
             seen.update(id(p) for p in g["params"])
             if ("param_names" in g) != ("param_names" in param_group):
-                raise ArgumentError(f"{name}: all optimizer param groups should be "
-                                    f"with/without names")
+                raise ArgumentError(
+                    f"{name}: all optimizer param groups should be with/without names"
+                )
         if not seen.isdisjoint(ids):
-            raise ArgumentError(f"{name}: some parameters appear in more than one "
-                                f"parameter group")
+            raise ArgumentError(f"{name}: some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
     # -- gradients and steps ---------------------------------------------------------------
@@ -275,8 +293,7 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
             packed["params"] = [index[id(p)] for p in g["params"]]
             groups.append(packed)
-        state = {(index[id(k)] if isinstance(k, Tensor) else k): v
-                 for k, v in self.state.items()}
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
         out = {"state": state, "param_groups": groups}
         for hook in self._hooks["state_dict_post"]:
             res = hook(self, out)
@@ -290,33 +307,40 @@ class Optimizer:
         dtype and device (``step`` stays a host scalar); group sizes must match. State
         keys may be the indices' strings (a state dict that went through JSON)."""
         name = type(self).__name__
-        if not isinstance(state_dict, dict) or "state" not in state_dict or \
-                "param_groups" not in state_dict:
-            raise ArgumentError(f"{name}.load_state_dict: expected a dict with 'state' and "
-                                f"'param_groups'")
+        if (
+            not isinstance(state_dict, dict)
+            or "state" not in state_dict
+            or "param_groups" not in state_dict
+        ):
+            raise ArgumentError(
+                f"{name}.load_state_dict: expected a dict with 'state' and 'param_groups'"
+            )
         state_dict = dict(state_dict)
         for hook in self._hooks["load_state_dict_pre"]:
             res = hook(self, state_dict)
             if res is not None:
                 state_dict = res
         groups = self.param_groups
-        saved = copy.deepcopy([{k: v for k, v in g.items()} for g in
-                               state_dict["param_groups"]])
+        saved = copy.deepcopy([{k: v for k, v in g.items()} for g in state_dict["param_groups"]])
         if len(groups) != len(saved):
-            raise ShapeError(f"{name}.load_state_dict: loaded state dict has "
-                             f"{len(saved)} parameter groups, the optimizer has "
-                             f"{len(groups)}")
+            raise ShapeError(
+                f"{name}.load_state_dict: loaded state dict has "
+                f"{len(saved)} parameter groups, the optimizer has "
+                f"{len(groups)}"
+            )
         for i, (g, s) in enumerate(zip(groups, saved)):
             if len(g["params"]) != len(s["params"]):
-                raise ShapeError(f"{name}.load_state_dict: parameter group {i} has "
-                                 f"{len(s['params'])} parameters in the loaded state dict "
-                                 f"but {len(g['params'])} in the optimizer")
+                raise ShapeError(
+                    f"{name}.load_state_dict: parameter group {i} has "
+                    f"{len(s['params'])} parameters in the loaded state dict "
+                    f"but {len(g['params'])} in the optimizer"
+                )
         id_map = {}
         for g, s in zip(groups, saved):
             id_map.update(zip(s["params"], g["params"]))
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
-            if isinstance(k, str) and k.isdigit():      # keys that went through JSON
+            if isinstance(k, str) and k.isdigit():  # keys that went through JSON
                 k = int(k)
             if k in id_map:
                 p = id_map[k]
@@ -334,8 +358,7 @@ class Optimizer:
 
     def __getstate__(self):
         """Everything but the hooks (a copy or a pickle of an optimizer has none)."""
-        return {k: v for k, v in self.__dict__.items()
-                if k not in ("_hooks", "_in_step")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hooks", "_in_step")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -380,8 +403,10 @@ def check_flags(opt, differentiable):
     """Options Lucid does not implement refuse clearly: ``differentiable=True`` (an update
     recorded in the graph)."""
     if differentiable:
-        raise ArgumentError(f"{opt}: differentiable=True is not supported (the update is "
-                            f"done in place on the arrays, outside the graph)")
+        raise ArgumentError(
+            f"{opt}: differentiable=True is not supported (the update is "
+            f"done in place on the arrays, outside the graph)"
+        )
 
 
 def host_scalar(value, dtype=None):
@@ -439,14 +464,18 @@ def run_kernel(kernel, params, grads, *lists, **hyper):
     for dev, idx in groups:
         arrays = [[part(params[i]) for i in idx], [part(grads[i]) for i in idx]]
         for lst in lists:
-            arrays.append(None if lst is None else
-                          [None if lst[i] is None else part(lst[i]) for i in idx])
+            arrays.append(
+                None if lst is None else [None if lst[i] is None else part(lst[i]) for i in idx]
+            )
         res = getattr(dev.backend, kernel)(*arrays, **hyper)
         if res is not None:
             got = True
-            for i, r in zip(idx, res):      # (new complex state: back from its pairs)
-                results[i] = dev.backend.view_as_complex(r) if part is _real_view and \
-                    r is not None and params[i]._dtype.is_complex else r
+            for i, r in zip(idx, res):  # (new complex state: back from its pairs)
+                results[i] = (
+                    dev.backend.view_as_complex(r)
+                    if part is _real_view and r is not None and params[i]._dtype.is_complex
+                    else r
+                )
     for p in params:
         p._vc[0] += 1
     return results if got else None

@@ -13,13 +13,33 @@ from .optimizer import Optimizer, check_flags, host_scalar, invalid, run_kernel
 __all__ = ["Rprop", "rprop"]
 
 
-def rprop(params, grads, prevs, step_sizes, state_steps, *, step_size_min, step_size_max,
-          etaminus, etaplus, maximize):
+def rprop(
+    params,
+    grads,
+    prevs,
+    step_sizes,
+    state_steps,
+    *,
+    step_size_min,
+    step_size_max,
+    etaminus,
+    etaplus,
+    maximize,
+):
     """Functional Rprop; see :meth:`~lucid.backend.interface.optim.OptimKernels.rprop_step`."""
-    run_kernel("rprop_step", params, grads, prevs, step_sizes, state_steps,
-               etaminus=float(etaminus), etaplus=float(etaplus),
-               step_size_min=float(step_size_min), step_size_max=float(step_size_max),
-               maximize=bool(maximize))
+    run_kernel(
+        "rprop_step",
+        params,
+        grads,
+        prevs,
+        step_sizes,
+        state_steps,
+        etaminus=float(etaminus),
+        etaplus=float(etaplus),
+        step_size_min=float(step_size_min),
+        step_size_max=float(step_size_max),
+        maximize=bool(maximize),
+    )
 
 
 class Rprop(Optimizer):
@@ -30,16 +50,35 @@ class Rprop(Optimizer):
     sign of the gradient is used. State: ``step``, ``prev``, ``step_size`` (starting at
     ``lr``)."""
 
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
-                 capturable=False, foreach=None, maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        etas=(0.5, 1.2),
+        step_sizes=(1e-6, 50),
+        *,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
         if not 0.0 <= lr:
             raise invalid("Rprop", "learning rate", lr, "lr >= 0")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise invalid("Rprop", "eta values", etas, "0 < etaminus < 1 < etaplus")
         check_flags("Rprop", differentiable)
-        super().__init__(params, dict(
-            lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
-            differentiable=differentiable, capturable=capturable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                etas=etas,
+                step_sizes=step_sizes,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
+        )
 
     def step(self, closure=None):
         """One Rprop step over every group; returns the closure's loss."""
@@ -53,10 +92,20 @@ class Rprop(Optimizer):
                 st["step_size"] = full_like(p, complex(lr, lr) if p._dtype.is_complex else lr)
 
             params, grads, (prevs, sizes, steps) = self._gather(
-                group, init, ("prev", "step_size", "step"))
+                group, init, ("prev", "step_size", "step")
+            )
             if params:
                 (etaminus, etaplus), (lo, hi) = group["etas"], group["step_sizes"]
-                rprop(params, grads, prevs, sizes, steps, step_size_min=lo,
-                      step_size_max=hi, etaminus=etaminus, etaplus=etaplus,
-                      maximize=group["maximize"])
+                rprop(
+                    params,
+                    grads,
+                    prevs,
+                    sizes,
+                    steps,
+                    step_size_min=lo,
+                    step_size_max=hi,
+                    etaminus=etaminus,
+                    etaplus=etaplus,
+                    maximize=group["maximize"],
+                )
         return loss

@@ -15,15 +15,33 @@ from .optimizer import Optimizer, check_flags, host_scalar, invalid, run_kernel
 __all__ = ["SGD", "ASGD", "sgd", "asgd"]
 
 
-def sgd(params, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening,
-        nesterov, maximize):
+def sgd(
+    params,
+    grads,
+    momentum_buffer_list,
+    *,
+    weight_decay,
+    momentum,
+    lr,
+    dampening,
+    nesterov,
+    maximize,
+):
     """Functional SGD over lists of Tensors (updated in place); ``momentum_buffer_list``
     entries that are None are filled with the new buffers. See
     :meth:`~lucid.backend.interface.optim.OptimKernels.sgd_step`."""
-    bufs = run_kernel("sgd_step", params, grads, momentum_buffer_list, lr=float(lr),
-                      momentum=float(momentum), dampening=float(dampening),
-                      weight_decay=float(weight_decay), nesterov=bool(nesterov),
-                      maximize=bool(maximize))
+    bufs = run_kernel(
+        "sgd_step",
+        params,
+        grads,
+        momentum_buffer_list,
+        lr=float(lr),
+        momentum=float(momentum),
+        dampening=float(dampening),
+        weight_decay=float(weight_decay),
+        nesterov=bool(nesterov),
+        maximize=bool(maximize),
+    )
     if momentum:
         for i, b in enumerate(bufs):
             if momentum_buffer_list[i] is None:
@@ -31,12 +49,25 @@ def sgd(params, grads, momentum_buffer_list, *, weight_decay, momentum, lr, damp
                 momentum_buffer_list[i] = Tensor._wrap(b, p._dtype, p._device)
 
 
-def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay,
-         maximize):
+def asgd(
+    params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay, maximize
+):
     """Functional ASGD; see :meth:`~lucid.backend.interface.optim.OptimKernels.asgd_step`."""
-    run_kernel("asgd_step", params, grads, axs, etas, mus, state_steps, lr=float(lr),
-               lambd=float(lambd), alpha=float(alpha), t0=float(t0),
-               weight_decay=float(weight_decay), maximize=bool(maximize))
+    run_kernel(
+        "asgd_step",
+        params,
+        grads,
+        axs,
+        etas,
+        mus,
+        state_steps,
+        lr=float(lr),
+        lambd=float(lambd),
+        alpha=float(alpha),
+        t0=float(t0),
+        weight_decay=float(weight_decay),
+        maximize=bool(maximize),
+    )
 
 
 class SGD(Optimizer):
@@ -48,9 +79,20 @@ class SGD(Optimizer):
     ``maximize``. State: ``momentum_buffer`` (only with momentum).
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
-                 fused=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        *,
+        maximize=False,
+        foreach=None,
+        differentiable=False,
+        fused=None,
+    ):
         if not 0.0 <= lr:
             raise invalid("SGD", "learning rate", lr, "lr >= 0")
         if not 0.0 <= momentum:
@@ -58,13 +100,27 @@ class SGD(Optimizer):
         if not 0.0 <= weight_decay:
             raise invalid("SGD", "weight_decay value", weight_decay, "weight_decay >= 0")
         if nesterov and (momentum <= 0 or dampening != 0):
-            raise invalid("SGD", "nesterov setting", (momentum, dampening),
-                          "Nesterov momentum requires a momentum and zero dampening")
+            raise invalid(
+                "SGD",
+                "nesterov setting",
+                (momentum, dampening),
+                "Nesterov momentum requires a momentum and zero dampening",
+            )
         check_flags("SGD", differentiable)
-        super().__init__(params, dict(
-            lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-            nesterov=nesterov, maximize=maximize, foreach=foreach,
-            differentiable=differentiable, fused=fused))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                momentum=momentum,
+                dampening=dampening,
+                weight_decay=weight_decay,
+                nesterov=nesterov,
+                maximize=maximize,
+                foreach=foreach,
+                differentiable=differentiable,
+                fused=fused,
+            ),
+        )
 
     def step(self, closure=None):
         """One SGD step over every group; returns the closure's loss."""
@@ -74,9 +130,17 @@ class SGD(Optimizer):
             if not params:
                 continue
             momentum = group["momentum"]
-            sgd(params, grads, bufs, weight_decay=group["weight_decay"], momentum=momentum,
-                lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
-                maximize=group["maximize"])
+            sgd(
+                params,
+                grads,
+                bufs,
+                weight_decay=group["weight_decay"],
+                momentum=momentum,
+                lr=group["lr"],
+                dampening=group["dampening"],
+                nesterov=group["nesterov"],
+                maximize=group["maximize"],
+            )
             if momentum:
                 for p, b in zip(params, bufs):
                     self.state[p]["momentum_buffer"] = b
@@ -93,17 +157,38 @@ class ASGD(Optimizer):
     :math:`\eta_t = \gamma/(1+\lambda\gamma t)^\alpha` and :math:`\mu_t = 1/\max(1, t -
     t_0)`. State: ``step``, ``eta``, ``mu``, ``ax`` (the average)."""
 
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
-                 foreach=None, maximize=False, differentiable=False, capturable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lambd=1e-4,
+        alpha=0.75,
+        t0=1e6,
+        weight_decay=0,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         if not 0.0 <= lr:
             raise invalid("ASGD", "learning rate", lr, "lr >= 0")
         if not 0.0 <= weight_decay:
             raise invalid("ASGD", "weight_decay value", weight_decay, "weight_decay >= 0")
         check_flags("ASGD", differentiable)
-        super().__init__(params, dict(
-            lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-            foreach=foreach, maximize=maximize, differentiable=differentiable,
-            capturable=capturable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                lambd=lambd,
+                alpha=alpha,
+                t0=t0,
+                weight_decay=weight_decay,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
+        )
 
     def step(self, closure=None):
         """One ASGD step over every group; returns the closure's loss."""
@@ -118,9 +203,21 @@ class ASGD(Optimizer):
                 st["ax"] = zeros_like(p)
 
             params, grads, (axs, mus, etas, steps) = self._gather(
-                group, init, ("ax", "mu", "eta", "step"))
+                group, init, ("ax", "mu", "eta", "step")
+            )
             if params:
-                asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"], lr=lr,
-                     t0=group["t0"], alpha=group["alpha"],
-                     weight_decay=group["weight_decay"], maximize=group["maximize"])
+                asgd(
+                    params,
+                    grads,
+                    axs,
+                    mus,
+                    etas,
+                    steps,
+                    lambd=group["lambd"],
+                    lr=lr,
+                    t0=group["t0"],
+                    alpha=group["alpha"],
+                    weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                )
         return loss

@@ -34,11 +34,14 @@ target once complete; file objects (``io.BytesIO``) work both ways.
 from __future__ import annotations
 
 from ._pickler import DEFAULT_PROTOCOL  # noqa: F401  (a module attribute, as torch's)
-from ._safe_globals import (add_safe_globals, clear_safe_globals,  # noqa: F401  (module
-                            get_safe_globals, safe_globals)        # attributes, as torch's)
+from ._safe_globals import (
+    add_safe_globals,
+    clear_safe_globals,  # noqa: F401  (module
+    get_safe_globals,
+    safe_globals,
+)  # attributes, as torch's)
 from ._safetensors import load_safetensors, save_safetensors
 from ._save_load import get_unsafe_globals_in_checkpoint, load, save  # noqa: F401
 from ._sharded import load_sharded, save_sharded
 
-__all__ = ["save", "load", "save_safetensors", "load_safetensors", "save_sharded",
-           "load_sharded"]
+__all__ = ["save", "load", "save_safetensors", "load_safetensors", "save_sharded", "load_sharded"]

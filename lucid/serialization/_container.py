@@ -44,7 +44,7 @@ from ._names import StorageType
 __all__ = ["write_zip", "ZipReader", "LegacyReader", "sniff", "archive_name"]
 
 _ALIGN = 64
-_PAD_ID = 0x6C75                      # the extra field that pads a record's header
+_PAD_ID = 0x6C75  # the extra field that pads a record's header
 _LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 _LEGACY_PROTOCOL = 1001
 _LEGACY_HEAD = pickle.dumps(_LEGACY_MAGIC, protocol=2)
@@ -68,13 +68,13 @@ def _record(zf, name, data):
     info.compress_type = zipfile.ZIP_STORED
     info.file_size = n = len(data)
     zip64 = n * 1.05 > zipfile.ZIP64_LIMIT
-    start = zf.start_dir                    # where this record's header goes
+    start = zf.start_dir  # where this record's header goes
     head = 30 + len(name.encode("utf-8")) + (20 if zip64 else 0) + 4
     pad = -(start + head) % _ALIGN
     info.extra = struct.pack("<HH", _PAD_ID, pad) + b"Z" * pad
     with zf.open(info, "w", force_zip64=zip64) as w:
         for i in range(0, n, _CHUNK):
-            w.write(data[i:i + _CHUNK])
+            w.write(data[i : i + _CHUNK])
 
 
 def write_zip(fh, archive, pickled, storages):
@@ -88,8 +88,9 @@ def write_zip(fh, archive, pickled, storages):
         for key, be, root in storages:
             _record(zf, f"{archive}/data/{key}", hs.storage_bytes(be, root))
         _record(zf, f"{archive}/version", b"3\n")
-        _record(zf, f"{archive}/.data/serialization_id",
-                f"{secrets.randbits(128):040d}".encode("ascii"))
+        _record(
+            zf, f"{archive}/.data/serialization_id", f"{secrets.randbits(128):040d}".encode("ascii")
+        )
 
 
 def sniff(fh):
@@ -109,14 +110,22 @@ def sniff(fh):
 
 def _pid_parts(pid):
     if not (isinstance(pid, tuple) and len(pid) in (5, 6) and pid[0] == "storage"):
-        raise SerializationError(f"load: the file refers to the persistent id "
-                                 f"{repr(pid)[:80]}, expected ('storage', type, key, "
-                                 "location, numel)")
+        raise SerializationError(
+            f"load: the file refers to the persistent id "
+            f"{repr(pid)[:80]}, expected ('storage', type, key, "
+            "location, numel)"
+        )
     stype, key, loc, numel = pid[1:5]
-    if not (isinstance(stype, StorageType) and isinstance(key, str) and
-            isinstance(loc, str) and isinstance(numel, int) and numel >= 0):
-        raise SerializationError(f"load: the file has a malformed storage reference "
-                                 f"{repr(pid)[:120]}")
+    if not (
+        isinstance(stype, StorageType)
+        and isinstance(key, str)
+        and isinstance(loc, str)
+        and isinstance(numel, int)
+        and numel >= 0
+    ):
+        raise SerializationError(
+            f"load: the file has a malformed storage reference {repr(pid)[:120]}"
+        )
     return stype, key, loc, numel, (pid[5] if len(pid) == 6 else None)
 
 
@@ -141,17 +150,24 @@ class _Reader:
 
     def _view(self, st, view):
         """A legacy storage view ``(view_key, offset, size)`` of storage ``st``."""
-        if not (isinstance(view, tuple) and len(view) == 3 and isinstance(view[0], str) and
-                all(isinstance(v, int) and v >= 0 for v in view[1:])):
+        if not (
+            isinstance(view, tuple)
+            and len(view) == 3
+            and isinstance(view[0], str)
+            and all(isinstance(v, int) and v >= 0 for v in view[1:])
+        ):
             raise SerializationError(f"load: malformed storage view {view!r} in the file")
         got = self._storages.get(view[0])
         if got is None:
             key, offset, size = view
             if offset + size > st.host.size:
-                raise SerializationError(f"load: storage view {view!r} reaches past its "
-                                         f"storage of {st.host.size} elements")
-            got = self._storages[key] = LoadedStorage(key, st.host[offset:offset + size],
-                                                      st.dtype, st.location, self.locate)
+                raise SerializationError(
+                    f"load: storage view {view!r} reaches past its "
+                    f"storage of {st.host.size} elements"
+                )
+            got = self._storages[key] = LoadedStorage(
+                key, st.host[offset : offset + size], st.dtype, st.location, self.locate
+            )
         return got
 
 
@@ -164,13 +180,16 @@ class ZipReader(_Reader):
             self.zf = zipfile.ZipFile(fh)
             names = self.zf.namelist()
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error) as e:
-            raise SerializationError(f"load: {describe(f)} is not a readable zip archive "
-                                     f"(truncated or corrupt?): {e}") from None
+            raise SerializationError(
+                f"load: {describe(f)} is not a readable zip archive (truncated or corrupt?): {e}"
+            ) from None
         self.prefix = names[0].split("/")[0] if names else ""
         if f"{self.prefix}/data.pkl" not in names:
-            raise SerializationError(f"load: {describe(f)} is a zip archive without "
-                                     "<archive>/data.pkl, not a file torch.save or "
-                                     "lucid.save wrote")
+            raise SerializationError(
+                f"load: {describe(f)} is a zip archive without "
+                "<archive>/data.pkl, not a file torch.save or "
+                "lucid.save wrote"
+            )
         order = self._read_small("byteorder", b"little")
         if order not in (b"little", b"big"):
             raise SerializationError(f"load: {describe(f)} has byteorder {order!r}")
@@ -185,8 +204,10 @@ class ZipReader(_Reader):
         except KeyError:
             return default
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error) as e:
-            raise SerializationError(f"load: {describe(self.f)}: record {name} is "
-                                     f"unreadable (truncated or corrupt?): {e}") from None
+            raise SerializationError(
+                f"load: {describe(self.f)}: record {name} is "
+                f"unreadable (truncated or corrupt?): {e}"
+            ) from None
 
     def pickle_bytes(self):
         return self._read_small("data.pkl", None)
@@ -196,8 +217,9 @@ class ZipReader(_Reader):
         try:
             fileno = fh.fileno()
         except (AttributeError, OSError, io.UnsupportedOperation):
-            raise SerializationError("load: mmap=True needs a file on disk (a path, or a "
-                                     "file object with a fileno())") from None
+            raise SerializationError(
+                "load: mmap=True needs a file on disk (a path, or a file object with a fileno())"
+            ) from None
         return _mmap.mmap(fileno, 0, access=_mmap.ACCESS_COPY)
 
     def read_storage(self, key, dt, numel):
@@ -206,11 +228,15 @@ class ZipReader(_Reader):
         try:
             info = self.zf.getinfo(name)
         except KeyError:
-            raise SerializationError(f"load: {describe(self.f)} lacks the record {name} of "
-                                     "a storage it refers to (truncated or corrupt?)") from None
+            raise SerializationError(
+                f"load: {describe(self.f)} lacks the record {name} of "
+                "a storage it refers to (truncated or corrupt?)"
+            ) from None
         if info.file_size < nbytes:
-            raise SerializationError(f"load: record {name} of {describe(self.f)} has "
-                                     f"{info.file_size} bytes, the storage needs {nbytes}")
+            raise SerializationError(
+                f"load: record {name} of {describe(self.f)} has "
+                f"{info.file_size} bytes, the storage needs {nbytes}"
+            )
         if self.map is not None:
             return hs.storage_array(self.map, dt, numel, self._data_offset(info), self.swap)
         buf = bytearray(nbytes)
@@ -224,26 +250,31 @@ class ZipReader(_Reader):
                     got += n
                 if got < nbytes:
                     raise EOFError(f"{got} of {nbytes} bytes")
-                r.read()                # to its end: checks the record's CRC
+                r.read()  # to its end: checks the record's CRC
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error) as e:
-            raise SerializationError(f"load: record {name} of {describe(self.f)} is "
-                                     f"unreadable (truncated or corrupt?): {e}") from None
+            raise SerializationError(
+                f"load: record {name} of {describe(self.f)} is "
+                f"unreadable (truncated or corrupt?): {e}"
+            ) from None
         return hs.storage_array(buf, dt, numel, 0, self.swap)
 
     def _data_offset(self, info):
         if info.compress_type != zipfile.ZIP_STORED:
-            raise SerializationError(f"load: mmap=True needs stored records; {info.filename} "
-                                     "is compressed")
+            raise SerializationError(
+                f"load: mmap=True needs stored records; {info.filename} is compressed"
+            )
         off = info.header_offset
-        head = self.map[off:off + 30]
+        head = self.map[off : off + 30]
         if len(head) < 30 or head[:4] != b"PK\x03\x04":
-            raise SerializationError(f"load: {describe(self.f)}: no local header for "
-                                     f"{info.filename} (corrupt?)")
+            raise SerializationError(
+                f"load: {describe(self.f)}: no local header for {info.filename} (corrupt?)"
+            )
         n, m = struct.unpack("<HH", head[26:30])
         start = off + 30 + n + m
         if start + info.file_size > len(self.map):
-            raise SerializationError(f"load: {describe(self.f)} is truncated: "
-                                     f"{info.filename} reaches past its end")
+            raise SerializationError(
+                f"load: {describe(self.f)} is truncated: {info.filename} reaches past its end"
+            )
         return start
 
 
@@ -267,13 +298,14 @@ class LegacyReader(_Reader):
         data = fh.read()
         buf = io.BytesIO(data)
 
-        def plain():                # one of the header's plain pickles (no storages)
+        def plain():  # one of the header's plain pickles (no storages)
             return WeightsOnlyUnpickler(buf, self._no_pid, encoding=encoding).load()
 
         try:
             if plain() != _LEGACY_MAGIC or plain() != _LEGACY_PROTOCOL:
-                raise SerializationError(f"load: {describe(f)} has a legacy header of an "
-                                         "unknown version")
+                raise SerializationError(
+                    f"load: {describe(f)} has a legacy header of an unknown version"
+                )
             info = plain()
             little = info.get("little_endian", True) if isinstance(info, dict) else True
             self.order = "little" if little else "big"
@@ -289,9 +321,11 @@ class LegacyReader(_Reader):
         except SerializationError:
             raise
         except Exception as e:  # noqa: BLE001  (any failure of a corrupt header)
-            raise SerializationError(f"load: {describe(f)} is not a readable legacy PyTorch "
-                                     f"file (truncated or corrupt?): {type(e).__name__}: "
-                                     f"{e}") from None
+            raise SerializationError(
+                f"load: {describe(f)} is not a readable legacy PyTorch "
+                f"file (truncated or corrupt?): {type(e).__name__}: "
+                f"{e}"
+            ) from None
         self._pickled = data[start:end]
         self._data = self._storage_bytes(data, buf.tell(), keys, walk.pids)
 
@@ -308,14 +342,16 @@ class LegacyReader(_Reader):
         where = {}
         for key in keys:
             if key not in dtypes or pos + 8 > len(data):
-                raise SerializationError(f"load: {describe(self.f)} is truncated or corrupt "
-                                         f"(storage {key!r})")
-            count = int.from_bytes(data[pos:pos + 8], self.order)
+                raise SerializationError(
+                    f"load: {describe(self.f)} is truncated or corrupt (storage {key!r})"
+                )
+            count = int.from_bytes(data[pos : pos + 8], self.order)
             pos += 8
             nbytes = count * dtypes[key].itemsize
             if pos + nbytes > len(data):
-                raise SerializationError(f"load: {describe(self.f)} is truncated: storage "
-                                         f"{key!r} needs {nbytes} bytes")
+                raise SerializationError(
+                    f"load: {describe(self.f)} is truncated: storage {key!r} needs {nbytes} bytes"
+                )
             where[key] = (pos, count)
             pos += nbytes
         self._raw = data
@@ -327,8 +363,11 @@ class LegacyReader(_Reader):
     def read_storage(self, key, dt, numel):
         got = self._data.get(key)
         if got is None or got[1] < numel:
-            raise SerializationError(f"load: {describe(self.f)} lacks the data of storage "
-                                     f"{key!r} (truncated or corrupt?)")
+            raise SerializationError(
+                f"load: {describe(self.f)} lacks the data of storage "
+                f"{key!r} (truncated or corrupt?)"
+            )
         pos = got[0]
-        return hs.storage_array(bytearray(self._raw[pos:pos + numel * dt.itemsize]), dt,
-                                numel, 0, self.swap)
+        return hs.storage_array(
+            bytearray(self._raw[pos : pos + numel * dt.itemsize]), dt, numel, 0, self.swap
+        )

@@ -35,8 +35,7 @@ def atomic_write(path, write):
     ``path``: a failure mid-write leaves what was there intact."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -58,12 +57,15 @@ def write_to(f, write, op):
         atomic_write(f, write)
     elif hasattr(f, "write"):
         if isinstance(f, io.TextIOBase):
-            raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
-                                    "(it is a text stream)")
+            raise ArgumentTypeError(
+                f"{op}: the file object must be opened in binary mode (it is a text stream)"
+            )
         write(f)
     else:
-        raise ArgumentTypeError(f"{op}: f must be a path (str or os.PathLike) or a binary "
-                                f"file object, got {type(f).__name__}")
+        raise ArgumentTypeError(
+            f"{op}: f must be a path (str or os.PathLike) or a binary "
+            f"file object, got {type(f).__name__}"
+        )
 
 
 def open_for_reading(f, op):
@@ -73,16 +75,21 @@ def open_for_reading(f, op):
         fh = open(os.fspath(f), "rb")
         return fh, True
     if not hasattr(f, "read"):
-        raise ArgumentTypeError(f"{op}: f must be a path (str or os.PathLike) or a binary "
-                                f"file object, got {type(f).__name__}")
+        raise ArgumentTypeError(
+            f"{op}: f must be a path (str or os.PathLike) or a binary "
+            f"file object, got {type(f).__name__}"
+        )
     if isinstance(f, io.TextIOBase):
-        raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
-                                "(it is a text stream)")
+        raise ArgumentTypeError(
+            f"{op}: the file object must be opened in binary mode (it is a text stream)"
+        )
     seekable = getattr(f, "seekable", None)
     if seekable is not None and seekable():
         return f, False
     data = f.read()
     if not isinstance(data, (bytes, bytearray)):
-        raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
-                                f"(read() gave {type(data).__name__})")
+        raise ArgumentTypeError(
+            f"{op}: the file object must be opened in binary mode "
+            f"(read() gave {type(data).__name__})"
+        )
     return io.BytesIO(data), True

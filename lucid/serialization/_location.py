@@ -28,16 +28,20 @@ class Locator:
         elif isinstance(m, (str, _device_cls)):
             self._map = self._device(m, "map_location")
         else:
-            raise ArgumentTypeError(f"{op}: map_location must be None, a device, a str, a "
-                                    f"dict or a callable, got {type(m).__name__}")
+            raise ArgumentTypeError(
+                f"{op}: map_location must be None, a device, a str, a "
+                f"dict or a callable, got {type(m).__name__}"
+            )
 
     def _device(self, where, what):
         try:
             return _device_cls(where)
         except (DeviceError, TypeError) as e:
-            raise DeviceError(f"{self.op}: {what} {where!r} is not a Lucid device ({e}); "
-                              "pass map_location='cpu' (or another device) to load it "
-                              "there") from None
+            raise DeviceError(
+                f"{self.op}: {what} {where!r} is not a Lucid device ({e}); "
+                "pass map_location='cpu' (or another device) to load it "
+                "there"
+            ) from None
 
     def _move(self, t, where, loc):
         dev = where if isinstance(where, _device_cls) else self._device(where, "location")
@@ -46,9 +50,10 @@ class Locator:
         try:
             return t.to(dev)
         except DeviceError as e:
-            raise DeviceError(f"{self.op}: can't restore a tensor saved on {loc} ({e}); pass "
-                              "map_location='cpu' (or another device) to load it there") \
-                from None
+            raise DeviceError(
+                f"{self.op}: can't restore a tensor saved on {loc} ({e}); pass "
+                "map_location='cpu' (or another device) to load it there"
+            ) from None
 
     def __call__(self, t, loc):
         m = self._map
@@ -62,6 +67,8 @@ class Locator:
         if out is None:
             return self._move(t, loc, loc)
         if not isinstance(out, Tensor):
-            raise ArgumentTypeError(f"{self.op}: map_location returned a "
-                                    f"{type(out).__name__}, expected a Tensor (or None)")
+            raise ArgumentTypeError(
+                f"{self.op}: map_location returned a "
+                f"{type(out).__name__}, expected a Tensor (or None)"
+            )
         return out

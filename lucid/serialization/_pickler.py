@@ -55,7 +55,7 @@ class Pickler(pickle._Pickler):
     def __init__(self, file, protocol=DEFAULT_PROTOCOL):
         super().__init__(file, protocol)
         self.storages = []
-        self._refs = {}         # id(root array) -> (_StorageRef, dtype)
+        self._refs = {}  # id(root array) -> (_StorageRef, dtype)
         self._parameter, self._buffer = parameter.Parameter, parameter.Buffer
         self._uninit = parameter._Uninitialized
 
@@ -82,15 +82,21 @@ class Pickler(pickle._Pickler):
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
             if isinstance(obj, self._uninit):
-                raise SerializationError("save: can't save an uninitialized parameter or "
-                                         "buffer (run the lazy module once first)")
+                raise SerializationError(
+                    "save: can't save an uninitialized parameter or "
+                    "buffer (run the lazy module once first)"
+                )
             if isinstance(obj, self._parameter):
-                return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad,
-                                             collections.OrderedDict()))
+                return (
+                    _REBUILD_PARAMETER,
+                    (obj.detach(), obj.requires_grad, collections.OrderedDict()),
+                )
             if type(obj) is not Tensor and not isinstance(obj, self._buffer):
-                raise SerializationError(f"save: can't save a tensor of class "
-                                         f"{type(obj).__name__}; Lucid saves Tensor and "
-                                         "nn.Parameter (save t.detach() for a plain one)")
+                raise SerializationError(
+                    f"save: can't save a tensor of class "
+                    f"{type(obj).__name__}; Lucid saves Tensor and "
+                    "nn.Parameter (save t.detach() for a plain one)"
+                )
             return self._tensor(obj)
         if type(obj) is Size:
             return (_SIZE, (tuple(obj),))
@@ -101,12 +107,14 @@ class Pickler(pickle._Pickler):
     def _tensor(self, t):
         be = t._device.backend
         lay = hs.layout(be, t._data)
-        if lay is None:                 # a layout PyTorch can't express: save a copy
+        if lay is None:  # a layout PyTorch can't express: save a copy
             lay = hs.layout(be, be.copy(t._data))
         root, offset, strides = lay
         ref = self._storage(root, be, t)
-        return (_REBUILD_TENSOR, (ref, offset, tuple(t.shape), strides, t.requires_grad,
-                                  collections.OrderedDict()))
+        return (
+            _REBUILD_TENSOR,
+            (ref, offset, tuple(t.shape), strides, t.requires_grad, collections.OrderedDict()),
+        )
 
     def _storage(self, root, be, t):
         got = self._refs.get(id(root))
@@ -116,12 +124,14 @@ class Pickler(pickle._Pickler):
                 raise SerializationError(
                     f"save: two tensors view the same storage as different dtypes ({dt.name} "
                     f"and {t.dtype.name}); PyTorch's format can't hold that: save a copy "
-                    "(t.clone()) of one of them")
+                    "(t.clone()) of one of them"
+                )
             return ref
         key = str(len(self.storages))
         numel = root.nbytes // t.dtype.itemsize
-        ref = _StorageRef(("storage", STORAGE_TYPES[t.dtype], key, _location(t.device), numel),
-                          root, be)
+        ref = _StorageRef(
+            ("storage", STORAGE_TYPES[t.dtype], key, _location(t.device), numel), root, be
+        )
         self._refs[id(root)] = (ref, t.dtype)
         self.storages.append((key, be, root))
         return ref

@@ -10,8 +10,14 @@ from __future__ import annotations
 
 from ..errors import ArgumentTypeError
 
-__all__ = ["add_safe_globals", "safe_globals", "get_safe_globals", "clear_safe_globals",
-           "lookup", "is_allowed_object"]
+__all__ = [
+    "add_safe_globals",
+    "safe_globals",
+    "get_safe_globals",
+    "clear_safe_globals",
+    "lookup",
+    "is_allowed_object",
+]
 
 _SAFE = []
 
@@ -24,16 +30,19 @@ def _name_of(entry):
 
 def _checked(globals_list, op):
     if not isinstance(globals_list, (list, tuple)):
-        raise ArgumentTypeError(f"{op}: expected a list of classes or functions, got "
-                                f"{type(globals_list).__name__}")
+        raise ArgumentTypeError(
+            f"{op}: expected a list of classes or functions, got {type(globals_list).__name__}"
+        )
     for g in globals_list:
         if isinstance(g, tuple):
             if len(g) != 2 or not isinstance(g[1], str) or "." not in g[1]:
-                raise ArgumentTypeError(f"{op}: a tuple entry must be (obj, "
-                                        f"'module.name'), got {g!r}")
+                raise ArgumentTypeError(
+                    f"{op}: a tuple entry must be (obj, 'module.name'), got {g!r}"
+                )
         elif not (hasattr(g, "__module__") and hasattr(g, "__qualname__")):
-            raise ArgumentTypeError(f"{op}: expected classes or functions (objects with a "
-                                    f"module and a name), got {g!r}")
+            raise ArgumentTypeError(
+                f"{op}: expected classes or functions (objects with a module and a name), got {g!r}"
+            )
     return list(globals_list)
 
 

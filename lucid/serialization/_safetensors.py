@@ -36,9 +36,19 @@ __all__ = ["save_safetensors", "load_safetensors", "read_safetensors", "is_lucid
 _FORMAT = "lucid/1"
 
 # safetensors dtype codes and the Lucid dtype each one loads as
-_CODES = {"F64": _dt.float64, "F32": _dt.float32, "F16": _dt.float16, "BF16": _dt.bfloat16,
-          "I64": _dt.int64, "I32": _dt.int32, "I16": _dt.int16, "I8": _dt.int8,
-          "U8": _dt.uint8, "BOOL": _dt.bool, "C64": _dt.complex64}
+_CODES = {
+    "F64": _dt.float64,
+    "F32": _dt.float32,
+    "F16": _dt.float16,
+    "BF16": _dt.bfloat16,
+    "I64": _dt.int64,
+    "I32": _dt.int32,
+    "I16": _dt.int16,
+    "I8": _dt.int8,
+    "U8": _dt.uint8,
+    "BOOL": _dt.bool,
+    "C64": _dt.complex64,
+}
 
 
 def _parameter_class():
@@ -55,28 +65,35 @@ def save_safetensors(tensors, path, metadata=None) -> None:
     ``safetensors.torch.save_file``), with optional ``{str: str}`` ``metadata``; written
     to a temporary file renamed over ``path``."""
     if not isinstance(tensors, dict):
-        raise ArgumentTypeError(f"save_safetensors: expected a dict of tensors, got "
-                                f"{type(tensors).__name__}")
+        raise ArgumentTypeError(
+            f"save_safetensors: expected a dict of tensors, got {type(tensors).__name__}"
+        )
     arrays = {}
     for k, t in tensors.items():
         if not isinstance(k, str) or not isinstance(t, Tensor):
             raise ArgumentTypeError(
                 f"save_safetensors: expected str keys and Tensor values, got "
                 f"{type(k).__name__} -> {type(t).__name__} (for nested or non-tensor "
-                "entries use lucid.save)")
+                "entries use lucid.save)"
+            )
         if t._dtype is _dt.complex128:
-            raise SerializationError(f"save_safetensors: tensor {k!r} is complex128, which "
-                                     "the safetensors format has no dtype for (complex64 "
-                                     "it has); save view_as_real(t), or use lucid.save")
+            raise SerializationError(
+                f"save_safetensors: tensor {k!r} is complex128, which "
+                "the safetensors format has no dtype for (complex64 "
+                "it has); save view_as_real(t), or use lucid.save"
+            )
         arrays[k] = _host_array(t)
-    if metadata is not None and not (isinstance(metadata, dict) and all(
-            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+    if metadata is not None and not (
+        isinstance(metadata, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
         raise ArgumentTypeError("save_safetensors: metadata must be a dict of str to str")
     data = _stnp.save(arrays, metadata=metadata)
     write_to(path, lambda fh: fh.write(data), "save_safetensors")
 
 
 # -- reading ---------------------------------------------------------------------
+
 
 def read_safetensors(f, op="load"):
     """``(metadata, {key: (code, array)})`` of the safetensors file at path or in binary
@@ -89,23 +106,29 @@ def read_safetensors(f, op="load"):
                 codes = {k: s.get_dtype() for k, s in specs.items()}
                 _check_codes(codes, f, op)
                 # (get_tensor gives a 0-d tensor shape (1,): its slice has the true shape)
-                return metadata, {k: (c, fh.get_tensor(k).reshape(specs[k].get_shape()))
-                                  for k, c in codes.items()}
+                return metadata, {
+                    k: (c, fh.get_tensor(k).reshape(specs[k].get_shape())) for k, c in codes.items()
+                }
         data = f.read()
         if not isinstance(data, (bytes, bytearray)):
-            raise ArgumentTypeError(f"{op}: the file object must be opened in binary mode "
-                                    f"(read() gave {type(data).__name__})")
+            raise ArgumentTypeError(
+                f"{op}: the file object must be opened in binary mode "
+                f"(read() gave {type(data).__name__})"
+            )
         entries = safetensors.deserialize(data if isinstance(data, bytes) else bytes(data))
         # deserialize has validated the header: its length prefix and JSON
-        header = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
+        header = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])
         metadata = header.get("__metadata__")
         codes = {k: v["dtype"] for k, v in entries}
         _check_codes(codes, f, op)
-        return metadata, {k: (v["dtype"], host.from_buffer(v["data"], _CODES[v["dtype"]],
-                                                           v["shape"])) for k, v in entries}
+        return metadata, {
+            k: (v["dtype"], host.from_buffer(v["data"], _CODES[v["dtype"]], v["shape"]))
+            for k, v in entries
+        }
     except safetensors.SafetensorError as e:
-        raise SerializationError(f"{op}: {_name(f)} is not a readable safetensors file "
-                                 f"(truncated or corrupt?): {e}") from None
+        raise SerializationError(
+            f"{op}: {_name(f)} is not a readable safetensors file (truncated or corrupt?): {e}"
+        ) from None
     except FileNotFoundError:
         raise
     except OSError as e:
@@ -115,9 +138,11 @@ def read_safetensors(f, op="load"):
 def _check_codes(codes, f, op):
     for k, c in codes.items():
         if c not in _CODES:
-            raise SerializationError(f"{op}: tensor {k!r} of {_name(f)} has dtype {c}, which "
-                                     f"Lucid has no dtype for; expected one of "
-                                     f"{', '.join(_CODES)}")
+            raise SerializationError(
+                f"{op}: tensor {k!r} of {_name(f)} has dtype {c}, which "
+                f"Lucid has no dtype for; expected one of "
+                f"{', '.join(_CODES)}"
+            )
 
 
 class _Decoder:
@@ -129,9 +154,11 @@ class _Decoder:
         self._param = _parameter_class()
 
     def _bad(self, what):
-        return SerializationError(f"load: {_name(self._f)} has {what} in its structure; "
-                                  "lucid.save never writes that (the file is corrupt or was "
-                                  "not written by lucid.save), so it is refused")
+        return SerializationError(
+            f"load: {_name(self._f)} has {what} in its structure; "
+            "lucid.save never writes that (the file is corrupt or was "
+            "not written by lucid.save), so it is refused"
+        )
 
     def decode(self, node):
         if node is None or isinstance(node, (bool, int, float, str)):
@@ -210,19 +237,23 @@ def is_lucid1(metadata):
 def load_lucid1(metadata, arrays, locate, f):
     """The object a lucid/1 file holds, its tensors placed by ``locate``."""
     if metadata.get("format") != _FORMAT:
-        raise SerializationError(f"load: {_name(f)} has format {metadata.get('format')!r}; "
-                                 f"this version of Lucid reads {_FORMAT!r}")
+        raise SerializationError(
+            f"load: {_name(f)} has format {metadata.get('format')!r}; "
+            f"this version of Lucid reads {_FORMAT!r}"
+        )
     try:
         tree = json.loads(metadata["lucid"], parse_constant=_no_constant)
         return _Decoder(arrays, locate, f).decode(tree)
     except ValueError as e:
         if isinstance(e, LucidError):
             raise
-        raise SerializationError(f"load: {_name(f)} has a corrupt structure (invalid JSON "
-                                 f"in its metadata: {e})") from None
+        raise SerializationError(
+            f"load: {_name(f)} has a corrupt structure (invalid JSON in its metadata: {e})"
+        ) from None
     except RecursionError:
-        raise SerializationError(f"load: {_name(f)} has a structure nested too deeply to "
-                                 "read") from None
+        raise SerializationError(
+            f"load: {_name(f)} has a structure nested too deeply to read"
+        ) from None
 
 
 def load_safetensors(path, device="cpu"):
@@ -235,5 +266,7 @@ def load_safetensors(path, device="cpu"):
     else:
         fh, _ = open_for_reading(path, "load_safetensors")
         _, arrays = read_safetensors(fh, "load_safetensors")
-    return {k: from_numpy(a) if dev.type == "cpu" else from_numpy(a).to(dev)
-            for k, (_, a) in arrays.items()}
+    return {
+        k: from_numpy(a) if dev.type == "cpu" else from_numpy(a).to(dev)
+        for k, (_, a) in arrays.items()
+    }

@@ -23,24 +23,37 @@ __all__ = ["save", "load", "get_unsafe_globals_in_checkpoint"]
 _PICKLE_ARGS = ("encoding", "errors", "fix_imports")
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization=True, _disable_byteorder_record=False) -> None:
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol=DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization=True,
+    _disable_byteorder_record=False,
+) -> None:
     """Save ``obj`` (tensors, state dicts, optimizer states, nested containers, whole
     modules, any picklable object) to ``f``, a path or a binary file object, in PyTorch's
     zip format (``torch.load`` reads it)."""
     if pickle_module is not pickle:
-        raise ArgumentTypeError("save: pickle_module must be the pickle module (Lucid "
-                                "writes its pickle with Python's own)")
-    if not isinstance(pickle_protocol, int) or not 2 <= pickle_protocol <= \
-            pickle.HIGHEST_PROTOCOL:
-        raise ArgumentTypeError(f"save: pickle_protocol must be an int from 2 to "
-                                f"{pickle.HIGHEST_PROTOCOL}, got {pickle_protocol!r}")
+        raise ArgumentTypeError(
+            "save: pickle_module must be the pickle module (Lucid "
+            "writes its pickle with Python's own)"
+        )
+    if not isinstance(pickle_protocol, int) or not 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL:
+        raise ArgumentTypeError(
+            f"save: pickle_protocol must be an int from 2 to "
+            f"{pickle.HIGHEST_PROTOCOL}, got {pickle_protocol!r}"
+        )
     if not _use_new_zipfile_serialization:
-        raise ArgumentTypeError("save: Lucid writes only PyTorch's zip format "
-                                "(_use_new_zipfile_serialization=True); it reads both")
+        raise ArgumentTypeError(
+            "save: Lucid writes only PyTorch's zip format "
+            "(_use_new_zipfile_serialization=True); it reads both"
+        )
     if not (is_path(f) or hasattr(f, "write")):
-        raise ArgumentTypeError(f"save: f must be a path (str or os.PathLike) or a binary "
-                                f"file object, got {type(f).__name__}")
+        raise ArgumentTypeError(
+            f"save: f must be a path (str or os.PathLike) or a binary "
+            f"file object, got {type(f).__name__}"
+        )
     buf = io.BytesIO()
     pickler = Pickler(buf, pickle_protocol)
     pickler.dump(obj)
@@ -49,8 +62,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     write_to(f, lambda fh: write_zip(fh, archive, pickled, pickler.storages), "save")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
-         **pickle_load_args):
+def load(
+    f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args
+):
     """Load what :func:`save` or ``torch.save`` wrote to ``f`` (a path or a binary file
     object), or a safetensors file.
 
@@ -68,12 +82,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if weights_only is None:
         weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
-        raise ArgumentTypeError("load: can't load safely (weights_only=True) with an "
-                                "explicit pickle_module; pass weights_only=False")
+        raise ArgumentTypeError(
+            "load: can't load safely (weights_only=True) with an "
+            "explicit pickle_module; pass weights_only=False"
+        )
     bad = set(pickle_load_args) - set(_PICKLE_ARGS)
     if bad:
-        raise ArgumentTypeError(f"load: unexpected keyword arguments {sorted(bad)}; the "
-                                f"pickle arguments are {', '.join(_PICKLE_ARGS)}")
+        raise ArgumentTypeError(
+            f"load: unexpected keyword arguments {sorted(bad)}; the "
+            f"pickle arguments are {', '.join(_PICKLE_ARGS)}"
+        )
     kwargs = dict(pickle_load_args)
     kwargs.setdefault("encoding", "utf-8")
     locate = Locator(map_location)
@@ -86,13 +104,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             reader = ZipReader(fh, f, locate, mmap=bool(mmap))
         elif kind == "legacy":
             if mmap:
-                raise SerializationError("load: mmap=True needs a file in the zip format; "
-                                         f"{describe(f)} is in PyTorch's legacy format")
+                raise SerializationError(
+                    "load: mmap=True needs a file in the zip format; "
+                    f"{describe(f)} is in PyTorch's legacy format"
+                )
             reader = LegacyReader(fh, f, locate, kwargs["encoding"])
         else:
-            raise SerializationError(f"load: {describe(f)} is not a file that lucid.save, "
-                                     "torch.save or safetensors writes (empty, truncated "
-                                     "or of another format)")
+            raise SerializationError(
+                f"load: {describe(f)} is not a file that lucid.save, "
+                "torch.save or safetensors writes (empty, truncated "
+                "or of another format)"
+            )
         return _unpickle(reader, weights_only, kwargs, f)
     finally:
         if close:
@@ -114,13 +136,17 @@ def get_unsafe_globals_in_checkpoint(f):
         elif kind == "legacy":
             reader = LegacyReader(fh, f, None)
         else:
-            raise SerializationError(f"get_unsafe_globals_in_checkpoint: {describe(f)} is "
-                                     "not a file that lucid.save or torch.save writes")
+            raise SerializationError(
+                f"get_unsafe_globals_in_checkpoint: {describe(f)} is "
+                "not a file that lucid.save or torch.save writes"
+            )
         try:
             return unsafe_globals(reader.pickle_bytes() or b"")
         except Exception as e:  # noqa: BLE001  (pickletools on corrupt bytes)
-            raise SerializationError(f"get_unsafe_globals_in_checkpoint: {describe(f)} has a "
-                                     f"corrupt pickle ({type(e).__name__}: {e})") from None
+            raise SerializationError(
+                f"get_unsafe_globals_in_checkpoint: {describe(f)} has a "
+                f"corrupt pickle ({type(e).__name__}: {e})"
+            ) from None
     finally:
         if close:
             fh.close()
@@ -147,6 +173,7 @@ def _unpickle(reader, weights_only, kwargs, f):
         raise
     except Exception as e:  # noqa: BLE001
         if not weights_only and not isinstance(e, (pickle.UnpicklingError, EOFError)):
-            raise                       # the file's own code failed (weights_only=False)
-        raise SerializationError(f"load: {describe(f)} has a corrupt pickle "
-                                 f"({type(e).__name__}: {e})") from None
+            raise  # the file's own code failed (weights_only=False)
+        raise SerializationError(
+            f"load: {describe(f)} has a corrupt pickle ({type(e).__name__}: {e})"
+        ) from None

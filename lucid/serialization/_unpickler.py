@@ -28,26 +28,35 @@ from ._names import StorageType, fixed_counterparts, torch_counterpart
 
 __all__ = ["WeightsOnlyUnpickler", "FullUnpickler", "InertUnpickler", "unsafe_globals"]
 
-_COMPAT = {"__builtin__": "builtins", "copy_reg": "copyreg"}   # Python 2 module names
+_COMPAT = {"__builtin__": "builtins", "copy_reg": "copyreg"}  # Python 2 module names
 
 
 def _latin1(obj, encoding="latin1"):
     """``_codecs.encode`` as protocol-2 pickles of ``bytes`` use it (latin-1 only)."""
     if not isinstance(obj, str) or encoding not in ("latin1", "latin-1"):
-        raise WeightsOnlyError(f"Weights only load failed: _codecs.encode is allowed for "
-                               f"bytes as pickles write them (a str, 'latin1'), got "
-                               f"{type(obj).__name__} and {encoding!r}")
+        raise WeightsOnlyError(
+            f"Weights only load failed: _codecs.encode is allowed for "
+            f"bytes as pickles write them (a str, 'latin1'), got "
+            f"{type(obj).__name__} and {encoding!r}"
+        )
     return obj.encode("latin1")
 
 
-_DEFAULTS = {"collections.OrderedDict": collections.OrderedDict, "builtins.set": set,
-             "builtins.frozenset": frozenset, "builtins.complex": complex,
-             "builtins.bytearray": bytearray, "builtins.slice": slice,
-             "_codecs.encode": _latin1}
+_DEFAULTS = {
+    "collections.OrderedDict": collections.OrderedDict,
+    "builtins.set": set,
+    "builtins.frozenset": frozenset,
+    "builtins.complex": complex,
+    "builtins.bytearray": bytearray,
+    "builtins.slice": slice,
+    "_codecs.encode": _latin1,
+}
 
-_ADVICE = ("Re-running `lucid.load` with `weights_only=False` will likely succeed, but it "
-           "can result in arbitrary code execution; do it only if you got the file from a "
-           "trusted source.")
+_ADVICE = (
+    "Re-running `lucid.load` with `weights_only=False` will likely succeed, but it "
+    "can result in arbitrary code execution; do it only if you got the file from a "
+    "trusted source."
+)
 
 
 def _is_torch(module):
@@ -62,7 +71,7 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
     def __init__(self, file, persistent_load, **kwargs):
         super().__init__(file, **kwargs)
         self._persistent = persistent_load
-        self._found = {}        # id -> the objects find_class gave (what may be called)
+        self._found = {}  # id -> the objects find_class gave (what may be called)
 
     def persistent_load(self, pid):
         return self._persistent(pid)
@@ -77,9 +86,11 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         if obj is None and _is_torch(module):
             obj = fixed_counterparts().get(full)
             if obj is None:
-                lucid_obj = torch_counterpart(module, name)      # or says what Lucid lacks
-                if _safe_globals.is_allowed_object(lucid_obj) or \
-                        _safe_globals.lookup(module, name) is not None:
+                lucid_obj = torch_counterpart(module, name)  # or says what Lucid lacks
+                if (
+                    _safe_globals.is_allowed_object(lucid_obj)
+                    or _safe_globals.lookup(module, name) is not None
+                ):
                     obj = lucid_obj
                 else:
                     self._unsupported(full, lucid_obj.__name__)
@@ -91,10 +102,12 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         return obj
 
     def _unsupported(self, full, short):
-        self._refuse(f"Unsupported global: GLOBAL {full} was not an allowed global by "
-                     f"default. Please use `lucid.serialization.add_safe_globals([{short}])` "
-                     f"or the `lucid.serialization.safe_globals([{short}])` context manager "
-                     "to allowlist this global if you trust this class/function")
+        self._refuse(
+            f"Unsupported global: GLOBAL {full} was not an allowed global by "
+            f"default. Please use `lucid.serialization.add_safe_globals([{short}])` "
+            f"or the `lucid.serialization.safe_globals([{short}])` context manager "
+            "to allowlist this global if you trust this class/function"
+        )
 
     def _given(self, obj):
         return id(obj) in self._found and self._found[id(obj)] is obj
@@ -132,12 +145,16 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         state = self.stack[-1]
         inst = self.stack[-2]
         if type(inst) is collections.OrderedDict:
-            attrs = state[0] if type(state) is tuple and len(state) == 2 and \
-                state[1] is None else state
+            attrs = (
+                state[0] if type(state) is tuple and len(state) == 2 and state[1] is None else state
+            )
             if type(attrs) is not dict or not all(
-                    type(k) is str and not hasattr(collections.OrderedDict, k) for k in attrs):
-                self._refuse("BUILD of an OrderedDict with a state other than attributes "
-                             "of its own (such as a state dict's _metadata)")
+                type(k) is str and not hasattr(collections.OrderedDict, k) for k in attrs
+            ):
+                self._refuse(
+                    "BUILD of an OrderedDict with a state other than attributes "
+                    "of its own (such as a state dict's _metadata)"
+                )
             self.stack.pop()
             inst.__dict__.update(attrs)
             return
@@ -167,18 +184,21 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
 
     def _check_target(self, kind, op, depth):
         """The object ``op`` changes: below its arguments (``depth``), or below the mark."""
-        target = self.stack[-depth] if depth else (self.metastack[-1][-1]
-                                                   if self.metastack and self.metastack[-1]
-                                                   else None)
+        target = (
+            self.stack[-depth]
+            if depth
+            else (self.metastack[-1][-1] if self.metastack and self.metastack[-1] else None)
+        )
         if not isinstance(target, kind):
             self._refuse(f"{op} on a {type(target).__name__}, expected a {kind.__name__}")
 
     def _refused_opcode(self):
-        self._refuse("the pickle uses an opcode that builds objects by name (INST, OBJ, "
-                     "EXT or PERSID), which weights_only loading does not allow")
+        self._refuse(
+            "the pickle uses an opcode that builds objects by name (INST, OBJ, "
+            "EXT or PERSID), which weights_only loading does not allow"
+        )
 
-    for _op in (pickle.INST, pickle.OBJ, pickle.EXT1, pickle.EXT2, pickle.EXT4,
-                pickle.PERSID):
+    for _op in (pickle.INST, pickle.OBJ, pickle.EXT1, pickle.EXT2, pickle.EXT4, pickle.PERSID):
         dispatch[_op[0]] = _refused_opcode
     dispatch[pickle.REDUCE[0]] = load_reduce
     dispatch[pickle.NEWOBJ[0]] = load_newobj
@@ -251,7 +271,7 @@ class InertUnpickler(pickle._Unpickler):
         return _Stub()
 
     def _stub_call(self):
-        self.stack[-1] = _Stub()      # REDUCE / BUILD: the callable or object stays a stub
+        self.stack[-1] = _Stub()  # REDUCE / BUILD: the callable or object stays a stub
         del self.stack[-2:-1]
 
     def _stub_newobj(self):
@@ -262,7 +282,7 @@ class InertUnpickler(pickle._Unpickler):
         del self.stack[-3:]
         self.append(_Stub())
 
-    def _stub_mark_call(self):           # INST / OBJ: a marked group becomes a stub
+    def _stub_mark_call(self):  # INST / OBJ: a marked group becomes a stub
         self.pop_mark()
         self.append(_Stub())
 
@@ -291,12 +311,12 @@ def _globals_named(pickled):
     argument, and STACK_GLOBAL's two strings (followed through the memo)."""
     names, strings, memo, last, memoized = [], [], {}, None, 0
     for op, arg, _ in pickletools.genops(pickled):
-        if op.name in ("BINPUT", "LONG_BINPUT", "PUT", "MEMOIZE"):   # top stays the same
+        if op.name in ("BINPUT", "LONG_BINPUT", "PUT", "MEMOIZE"):  # top stays the same
             if last is not None:
                 memo[memoized if op.name == "MEMOIZE" else arg] = last
             memoized += op.name == "MEMOIZE"
             continue
-        pushed = None                   # the string this opcode leaves on top, if any
+        pushed = None  # the string this opcode leaves on top, if any
         if op.name == "GLOBAL":
             names.append(tuple(arg.split(" ", 1)))
         elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
@@ -318,8 +338,11 @@ def unsafe_globals(pickled):
     for module, name in _globals_named(pickled):
         module = _COMPAT.get(module, module)
         full = f"{module}.{name}"
-        if full in _DEFAULTS or full in fixed_counterparts() or \
-                _safe_globals.lookup(module, name) is not None:
+        if (
+            full in _DEFAULTS
+            or full in fixed_counterparts()
+            or _safe_globals.lookup(module, name) is not None
+        ):
             continue
         if _is_torch(module):
             try:

@@ -56,9 +56,12 @@ def _outputs(out):
             for i, t in zip(pos, ts):
                 items[i] = t
             return kind(items) if kind in (tuple, list) else kind(*items)
+
         return [out[i] for i in pos], rebuild
-    raise ArgumentError(f"checkpoint: the function must return a Tensor or a tuple/list of "
-                        f"values, got {type(out).__name__}")
+    raise ArgumentError(
+        f"checkpoint: the function must return a Tensor or a tuple/list of "
+        f"values, got {type(out).__name__}"
+    )
 
 
 class _RngFork:
@@ -128,8 +131,10 @@ def _boundary(outs, copies):
 def _outside_inputs(refs, edges, to_copy, leaves):
     """After the region's nodes died: the leaves and ``(node, output_nr, meta)`` of the
     surviving outside nodes that region nodes consumed."""
+
     def inside(k):
         return k in refs and (refs[k]() is None or k in to_copy)
+
     used_leaves, outer, seen = [], [], set()
     for c, p, nr, meta in edges:
         if not inside(c):
@@ -155,7 +160,7 @@ class _Checkpoint(Function):
     @staticmethod
     def forward(ctx, info, *tensors):
         ctx.info = info
-        ctx.save_for_backward(*tensors[:info["n_args"]])
+        ctx.save_for_backward(*tensors[: info["n_args"]])
         ctx.set_materialize_grads(False)
         values = tuple(info.pop("values"))
         # outputs the first run made without history stay without it (as in PyTorch)
@@ -186,17 +191,19 @@ class _Checkpoint(Function):
                 fork.restore(prev)
         outs, _ = _outputs(out)
         if len(outs) != len(info["meta"]) or any(
-                (tuple(o.shape), o.dtype) != m for o, m in zip(outs, info["meta"])):
-            raise AutogradError("checkpoint: the recomputed outputs differ in number, shape "
-                                "or dtype from the first run (is the function "
-                                "deterministic in its structure?)")
+            (tuple(o.shape), o.dtype) != m for o, m in zip(outs, info["meta"])
+        ):
+            raise AutogradError(
+                "checkpoint: the recomputed outputs differ in number, shape "
+                "or dtype from the first run (is the function "
+                "deterministic in its structure?)"
+            )
         roots, gos = [], []
         for o, g in zip(outs, grads):
             if g is not None and o.requires_grad:
                 roots.append(o)
                 gos.append(g)
-        wrt = [c for c in copies if c.requires_grad] + list(info["leaves"]) + \
-            list(info["outer"])
+        wrt = [c for c in copies if c.requires_grad] + list(info["leaves"]) + list(info["outer"])
         n_in = len(copies) + len(info["leaves"]) + len(info["outer"])
         if not roots or not wrt:
             return (None,) * (1 + n_in)
@@ -207,8 +214,16 @@ class _Checkpoint(Function):
         return (None, *res)
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check=None,
-               debug=False, preserve_rng_state=True, **kwargs):
+def checkpoint(
+    function,
+    *args,
+    use_reentrant=None,
+    context_fn=None,
+    determinism_check=None,
+    debug=False,
+    preserve_rng_state=True,
+    **kwargs,
+):
     """``function(*args, **kwargs)`` without keeping its activations: the backward runs it
     again (non-reentrant checkpointing, as ``torch.utils.checkpoint.checkpoint`` with
     ``use_reentrant=False``).
@@ -220,14 +235,16 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     defaults are supported. The function must return a Tensor or a flat tuple/list.
     """
     if use_reentrant:
-        raise ArgumentError("checkpoint: use_reentrant=True (the reentrant variant) is not "
-                            "implemented; use use_reentrant=False")
+        raise ArgumentError(
+            "checkpoint: use_reentrant=True (the reentrant variant) is not "
+            "implemented; use use_reentrant=False"
+        )
     if context_fn is not None or determinism_check not in (None, "default") or debug:
-        raise ArgumentError("checkpoint: context_fn, determinism_check and debug support "
-                            "only their defaults")
+        raise ArgumentError(
+            "checkpoint: context_fn, determinism_check and debug support only their defaults"
+        )
     if not callable(function):
-        raise ArgumentError(f"checkpoint: function must be callable, got "
-                            f"{type(function).__name__}")
+        raise ArgumentError(f"checkpoint: function must be callable, got {type(function).__name__}")
     if not STATE.grad_enabled:
         return function(*args, **kwargs)
     tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -247,12 +264,23 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     del out, outs, copies, call_args
     used_leaves, outer = _outside_inputs(refs, edges, to_copy, leaves)
     del leaves
-    outer_ts = [Tensor._from_node_output(node.be.full(m[0], 0, m[1].np), node, nr)
-                for node, nr, m in outer]
-    info = {"function": function, "args": args, "kwargs": kwargs, "tensor_pos": tensor_pos,
-            "n_args": len(tensors), "rng": fork, "autocast": STATE.autocast, "meta": meta,
-            "requires_grad": requires,
-            "leaves": used_leaves, "outer": outer_ts, "values": values}
+    outer_ts = [
+        Tensor._from_node_output(node.be.full(m[0], 0, m[1].np), node, nr) for node, nr, m in outer
+    ]
+    info = {
+        "function": function,
+        "args": args,
+        "kwargs": kwargs,
+        "tensor_pos": tensor_pos,
+        "n_args": len(tensors),
+        "rng": fork,
+        "autocast": STATE.autocast,
+        "meta": meta,
+        "requires_grad": requires,
+        "leaves": used_leaves,
+        "outer": outer_ts,
+        "values": values,
+    }
     res = _Checkpoint.apply(info, *tensors, *used_leaves, *outer_ts)
     res = (res,) if isinstance(res, Tensor) else tuple(res)
     return rebuild(list(res))
@@ -264,8 +292,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     chunk runs normally, as in PyTorch)."""
     fns = list(functions.children()) if hasattr(functions, "children") else list(functions)
     if segments < 1:
-        raise ArgumentError(f"checkpoint_sequential: segments must be positive, got "
-                            f"{segments}")
+        raise ArgumentError(f"checkpoint_sequential: segments must be positive, got {segments}")
     size = max(1, len(fns) // segments)
 
     def run(chunk):
@@ -273,7 +300,9 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             for fn in chunk:
                 x = fn(x)
             return x
+
         return f
+
     end = 0
     x = input
     for start in range(0, size * (segments - 1), size):

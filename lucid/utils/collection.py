@@ -33,11 +33,11 @@ class GarbageCollection:
 
     def __init__(self, every=100, generation=1):
         if not isinstance(every, int) or isinstance(every, bool) or every < 1:
-            raise ArgumentError(f"GarbageCollection: every must be a positive int, got "
-                                f"{every!r}")
+            raise ArgumentError(f"GarbageCollection: every must be a positive int, got {every!r}")
         if generation not in (0, 1, 2):
-            raise ArgumentError(f"GarbageCollection: generation must be 0, 1 or 2, got "
-                                f"{generation!r}")
+            raise ArgumentError(
+                f"GarbageCollection: generation must be 0, 1 or 2, got {generation!r}"
+            )
         self.every, self.generation = every, generation
         self.steps = 0
         self._was_enabled = None

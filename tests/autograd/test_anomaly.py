@@ -40,23 +40,26 @@ class Raises(lucid.autograd.Function):
 def test_nan_from_custom_function_names_it_and_its_forward_line():
     x = lucid.tensor([1.0, 2.0], requires_grad=True)
     with detect_anomaly():
-        y = NanGrad.apply(x)   # FORWARD-LINE-A
+        y = NanGrad.apply(x)  # FORWARD-LINE-A
         with pytest.raises(AutogradError) as info:
             y.sum().backward()
     msg = str(info.value)
     assert "Function 'NanGradBackward' returned nan values in its 0th output" in msg
     assert "FORWARD-LINE-A" in msg and "test_anomaly.py" in msg
-    assert "lucid/autograd" not in msg          # Lucid's own frames are left out
+    assert "lucid/autograd" not in msg  # Lucid's own frames are left out
 
 
 def test_nan_from_builtin_op_names_the_op():
     x = lucid.tensor([0.0, 2.0], requires_grad=True)
     with detect_anomaly(), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        y = x * float("inf")   # FORWARD-LINE-B
+        y = x * float("inf")  # FORWARD-LINE-B
         z = y * 0
-        with pytest.raises(AutogradError, match=r"(?s)'MulBackward' returned nan.*"
-                                                r"FORWARD-LINE-B"):
+        with pytest.raises(
+            AutogradError,
+            match=r"(?s)'MulBackward' returned nan.*"
+            r"FORWARD-LINE-B",
+        ):
             z.sum().backward()
 
 
@@ -76,7 +79,7 @@ def test_without_anomaly_mode_nan_passes_silently():
 def test_error_in_backward_keeps_its_type_and_gains_the_forward_stack():
     x = lucid.tensor([1.0], requires_grad=True)
     with detect_anomaly():
-        y = Raises.apply(x)    # FORWARD-LINE-C
+        y = Raises.apply(x)  # FORWARD-LINE-C
         with pytest.raises(KeyError) as info:
             y.sum().backward()
     notes = "".join(getattr(info.value, "__notes__", []))

@@ -48,7 +48,7 @@ def test_shared_leaf_used_by_many_ops_and_broadcast():
     def build(M):
         x = M.tensor(A, requires_grad=True)
         w = M.tensor(M23, requires_grad=True)
-        y = M.matmul(w, w.transpose(0, 1))          # w used twice by one op
+        y = M.matmul(w, w.transpose(0, 1))  # w used twice by one op
         z = (w.unsqueeze(2) * x.reshape(1, 1, 4)).sum() + y.sum() + (x * x).sum()
         z.backward()
         return x.grad, w.grad
@@ -62,7 +62,7 @@ def test_accumulation_across_two_backward_calls_in_place():
         (x * 3).sum().backward()
         first = x.grad
         (x * x).sum().backward()
-        assert x.grad is first                    # accumulated in place, like torch
+        assert x.grad is first  # accumulated in place, like torch
         return (x.grad,)
 
     _same(build)
@@ -111,8 +111,8 @@ def test_root_that_is_a_leaf_and_gradient_cast_to_its_dtype():
 
 def test_float32_graph_float64_leaf_grads_keep_leaf_dtype():
     def build(M):
-        x = M.tensor(A, requires_grad=True)                        # float64
-        w = M.tensor(B.astype(np.float32), requires_grad=True)     # float32
+        x = M.tensor(A, requires_grad=True)  # float64
+        w = M.tensor(B.astype(np.float32), requires_grad=True)  # float32
         (x * w).exp().sum().backward()
         assert x.grad.dtype == M.float64 and w.grad.dtype == M.float32
         return x.grad, w.grad
@@ -122,15 +122,21 @@ def test_float32_graph_float64_leaf_grads_keep_leaf_dtype():
 
 def test_gradient_of_wrong_shape_raises():
     x = lucid.tensor(A, requires_grad=True)
-    with pytest.raises(ShapeError, match=r"backward: mismatch in shape: grad_output 0 has "
-                                         r"shape \(3,\) and output 0 has shape \(4,\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"backward: mismatch in shape: grad_output 0 has "
+        r"shape \(3,\) and output 0 has shape \(4,\)",
+    ):
         (x * 2).backward(lucid.tensor([1.0, 2.0, 3.0]))
 
 
 def test_non_scalar_backward_without_gradient_raises():
     x = lucid.tensor(A, requires_grad=True)
-    with pytest.raises(AutogradError, match=r"backward: grad can be implicitly created only "
-                                            r"for scalar outputs.*shape \(4,\)"):
+    with pytest.raises(
+        AutogradError,
+        match=r"backward: grad can be implicitly created only "
+        r"for scalar outputs.*shape \(4,\)",
+    ):
         (x * 2).backward()
     (x * 2).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [2, 2, 2, 2])
@@ -156,8 +162,10 @@ def test_second_backward_through_freed_graph_raises():
     x = lucid.tensor(A, requires_grad=True)
     y = x.exp().sum()
     y.backward()
-    with pytest.raises(AutogradError, match="ExpBackward: trying to backward through the "
-                                            "graph a second time.*retain_graph=True"):
+    with pytest.raises(
+        AutogradError,
+        match="ExpBackward: trying to backward through the graph a second time.*retain_graph=True",
+    ):
         y.backward()
     with pytest.raises(AutogradError, match="second time"):
         lucid.autograd.grad(y, x)
@@ -187,10 +195,13 @@ def test_modified_saved_input_raises_version_error():
     a = x * 1
     c = a * a
     a.mul_(2)
-    with pytest.raises(VersionMismatchError, match=r"MulBackward: one of the tensors needed "
-                                                   r"for gradient computation \(input 0 of "
-                                                   r"shape \(4,\)\).*version 1, expected "
-                                                   r"version 0"):
+    with pytest.raises(
+        VersionMismatchError,
+        match=r"MulBackward: one of the tensors needed "
+        r"for gradient computation \(input 0 of "
+        r"shape \(4,\)\).*version 1, expected "
+        r"version 0",
+    ):
         c.sum().backward()
     assert isinstance(VersionMismatchError("x"), AutogradError)
 
@@ -198,7 +209,7 @@ def test_modified_saved_input_raises_version_error():
 def test_modified_saved_output_raises_version_error():
     x = lucid.tensor(A, requires_grad=True)
     y = (x * 1).exp()
-    y.mul_(2)                     # exp saved its output; the in-place mul changed it
+    y.mul_(2)  # exp saved its output; the in-place mul changed it
     with pytest.raises(VersionMismatchError, match=r"ExpBackward.*\(output 0\)"):
         y.sum().backward()
 
@@ -224,11 +235,15 @@ def test_in_place_on_leaf_requiring_grad_raises():
 
 
 def test_requires_grad_on_integer_tensor_raises():
-    for make in (lambda: lucid.tensor([1, 2], requires_grad=True),
-                 lambda: lucid.tensor([1, 2]).requires_grad_(),
-                 lambda: setattr(lucid.tensor([True]), "requires_grad", True)):
-        with pytest.raises(DTypeError, match="only floating point tensors can require "
-                                             "gradients, got dtype lucid.(int64|bool)"):
+    for make in (
+        lambda: lucid.tensor([1, 2], requires_grad=True),
+        lambda: lucid.tensor([1, 2]).requires_grad_(),
+        lambda: setattr(lucid.tensor([True]), "requires_grad", True),
+    ):
+        with pytest.raises(
+            DTypeError,
+            match="only floating point tensors can require gradients, got dtype lucid.(int64|bool)",
+        ):
             make()
 
 
@@ -241,7 +256,7 @@ def test_requires_grad_false_on_non_leaf_raises():
 def test_long_chain_backward_has_no_recursion_limit():
     x = lucid.tensor([1.0], dtype=lucid.float64, requires_grad=True)
     c = lucid.tensor([1.00001], dtype=lucid.float64)
-    gc.disable()      # keeps building 10^5 nodes fast; the backward is what is tested
+    gc.disable()  # keeps building 10^5 nodes fast; the backward is what is tested
     try:
         y = x
         for _ in range(100_000):
@@ -249,8 +264,8 @@ def test_long_chain_backward_has_no_recursion_limit():
     finally:
         gc.enable()
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy(), [1.00001 ** 100_000], rtol=1e-9)
-    del y                     # freeing the chain must not recurse either
+    np.testing.assert_allclose(x.grad.numpy(), [1.00001**100_000], rtol=1e-9)
+    del y  # freeing the chain must not recurse either
 
 
 def test_backward_inputs_accumulates_only_those_leaves():
@@ -278,7 +293,7 @@ def test_backward_inputs_with_non_leaf_input():
 
 def test_backward_inputs_non_leaf_only_does_not_run_or_free_its_producer():
     x = lucid.tensor(A, requires_grad=True)
-    h = x * x                 # MulBackward saved x
+    h = x * x  # MulBackward saved x
     y = (h * 3).sum()
     y.backward(inputs=[h])
     np.testing.assert_array_equal(h.grad.numpy(), 3 * np.ones(4))
@@ -331,8 +346,11 @@ def test_grad_wrt_non_leaf():
 def test_grad_unused_input():
     x = lucid.tensor(A, requires_grad=True)
     w = lucid.tensor(B, requires_grad=True)
-    with pytest.raises(AutogradError, match=r"grad: one of the differentiated tensors "
-                                            r"\(input 1\) appears to not have been used"):
+    with pytest.raises(
+        AutogradError,
+        match=r"grad: one of the differentiated tensors "
+        r"\(input 1\) appears to not have been used",
+    ):
         lucid.autograd.grad((x * 2).sum(), [x, w])
 
     def build(M, **kw):
@@ -404,7 +422,7 @@ def test_detach_cuts_graph_and_shares_storage_and_version():
     d = y.detach()
     assert d.grad_fn is None and not d.requires_grad and d.is_leaf
     assert np.shares_memory(d.numpy(), y.detach().numpy())
-    z = x * y                     # saves y at version 0
+    z = x * y  # saves y at version 0
     d.add_(1)
     assert y._version == 1
     with pytest.raises(VersionMismatchError):
@@ -429,7 +447,7 @@ def test_is_leaf_and_grad_fn_metadata():
     fns = y.grad_fn.next_functions
     assert fns[0][0].name() == "AccumulateGrad" and fns[0][0].variable is x
     assert fns[1] == (None, 0)
-    assert (x * 2).grad_fn.next_functions[0][0] is fns[0][0]   # one accumulator per leaf
+    assert (x * 2).grad_fn.next_functions[0][0] is fns[0][0]  # one accumulator per leaf
 
 
 def test_no_grad_results_do_not_record():
@@ -449,11 +467,11 @@ def test_integer_result_of_float_inputs_records_no_graph():
 def test_create_graph_grads_do_not_alias_the_incoming_gradient():
     x = lucid.tensor(A, requires_grad=True)
     v = lucid.tensor(np.ones(4))
-    y = x + 0                       # the add passes v through unchanged
+    y = x + 0  # the add passes v through unchanged
     y.retain_grad()
     y.backward(v, create_graph=True)
     assert x.grad is not v and y.grad is not v
-    (x * 1).sum().backward()        # accumulates into x.grad in place
+    (x * 1).sum().backward()  # accumulates into x.grad in place
     y.grad.mul_(0)
     np.testing.assert_array_equal(v.numpy(), np.ones(4))
     np.testing.assert_array_equal(x.grad.detach().numpy(), 2 * np.ones(4))
@@ -467,18 +485,18 @@ def test_node_metadata_persists():
 
 def test_accumulating_into_a_read_only_grad_assigned_by_the_user():
     x = lucid.tensor(A, requires_grad=True)
-    x.grad = lucid.tensor(1.0, dtype=lucid.float64).expand(4)    # a read-only broadcast view
+    x.grad = lucid.tensor(1.0, dtype=lucid.float64).expand(4)  # a read-only broadcast view
     (x * 2).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), 3 * np.ones(4))
 
 
 def test_grad_output_checks():
     x = lucid.tensor(A, requires_grad=True)
-    with pytest.raises(AutogradError, match="grad_output 0 has dtype int64, expected a "
-                                            "floating dtype"):
+    with pytest.raises(
+        AutogradError, match="grad_output 0 has dtype int64, expected a floating dtype"
+    ):
         (x * 2).backward(lucid.tensor([1, 2, 3, 4]))
-    with pytest.raises(AutogradError, match="grad_output 0 must be a Tensor or None, got "
-                                            "float"):
+    with pytest.raises(AutogradError, match="grad_output 0 must be a Tensor or None, got float"):
         (x * 2).sum().backward(1.0)
     with pytest.raises(AutogradError, match="backward: got 4 gradients for 1 tensors"):
         (x * 2).backward([1.0] * 4)
@@ -488,6 +506,7 @@ def test_node_input_meta_is_shared_between_nodes_and_bounded(monkeypatch):
     """Nodes over the same (shape, dtype) inputs keep one meta object (fewer objects for
     the cyclic collector); the table empties past its cap and gradients stay right."""
     from lucid.autograd import graph
+
     x = lucid.ones(3, 4, requires_grad=True)
     a, b = x * 2.0, x * 3.0
     assert a.grad_fn.in_meta is b.grad_fn.in_meta

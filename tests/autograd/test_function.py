@@ -137,6 +137,7 @@ def test_saved_tensors_freed_after_backward():
 def test_needs_input_grad():
     seen = {}
     for M in LIBS:
+
         class F(M.autograd.Function):
             @staticmethod
             def forward(ctx, a, b, k):
@@ -173,6 +174,7 @@ def test_backward_returning_none_for_an_input():
 def test_multiple_outputs_materialize_zeros():
     got = {}
     for M in LIBS:
+
         class Two(M.autograd.Function):
             @staticmethod
             def forward(ctx, x):
@@ -195,6 +197,7 @@ def test_multiple_outputs_materialize_zeros():
 def test_set_materialize_grads_false_passes_none():
     got = {}
     for M in LIBS:
+
         class Two(M.autograd.Function):
             @staticmethod
             def forward(ctx, x):
@@ -214,6 +217,7 @@ def test_set_materialize_grads_false_passes_none():
 
 def test_mark_non_differentiable():
     for M in LIBS:
+
         class WithIndex(M.autograd.Function):
             @staticmethod
             def forward(ctx, x):
@@ -414,11 +418,13 @@ def test_backward_wrong_number_of_gradients_raises():
             return g, None
 
     x = lucid.tensor(X, requires_grad=True)
-    with pytest.raises(AutogradError, match="TooFewBackward: backward returned 1 gradients, "
-                                            "expected 2"):
+    with pytest.raises(
+        AutogradError, match="TooFewBackward: backward returned 1 gradients, expected 2"
+    ):
         TooFew.apply(x, x).sum().backward()
-    with pytest.raises(AutogradError, match="TooManyBackward: backward returned 2 gradients, "
-                                            "expected 1"):
+    with pytest.raises(
+        AutogradError, match="TooManyBackward: backward returned 2 gradients, expected 1"
+    ):
         TooMany.apply(x).sum().backward()
     ExtraNone.apply(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [1, 1, 1])
@@ -459,13 +465,14 @@ def test_gradcheck_of_a_custom_function():
 def test_saved_output_makes_no_reference_cycle():
     import gc
     import weakref
+
     x = lucid.tensor(X, requires_grad=True)
     gc.disable()
     try:
         y = _scaled_exp(lucid).apply(x, 2.0)
         node = weakref.ref(y.grad_fn)
         del y
-        assert node() is None                  # freed by reference counting alone
+        assert node() is None  # freed by reference counting alone
     finally:
         gc.enable()
 
@@ -473,7 +480,7 @@ def test_saved_output_makes_no_reference_cycle():
 def test_saved_output_modified_in_place_raises():
     x = lucid.tensor(X, requires_grad=True)
     y = _scaled_exp(lucid).apply(x, 2.0)
-    z = y + 1                                  # saves nothing itself
+    z = y + 1  # saves nothing itself
     y.mul_(2)
     with pytest.raises(VersionMismatchError, match="saved tensor 0 of shape"):
         z.sum().backward()

@@ -66,29 +66,29 @@ CASES = {
     "jacobian_tuple_in": lambda M, F, t: F.jacobian(lambda x, w: f_mat(M, x, w), (t(A), t(W))),
     "jacobian_tuple_out": lambda M, F, t: F.jacobian(lambda x: f_two_out(M, x), t(A)),
     "jacobian_tuple_in_out": lambda M, F, t: F.jacobian(
-        lambda x, w: (f_mat(M, x, w), x * 3), (t(A), t(W))),
+        lambda x, w: (f_mat(M, x, w), x * 3), (t(A), t(W))
+    ),
     "jacobian_0d": lambda M, F, t: F.jacobian(lambda x: x.exp(), t(0.3, dtype=M.float64)),
     "vjp_single": lambda M, F, t: F.vjp(lambda x: f_elem(M, x), t(A), t(V3)),
     "vjp_tuple": lambda M, F, t: F.vjp(lambda x, w: f_mat(M, x, w), (t(A), t(W)), t(V2)),
     "vjp_scalar_default_v": lambda M, F, t: F.vjp(lambda x: f_scalar(M, x), t(A)),
-    "vjp_tuple_out": lambda M, F, t: F.vjp(lambda x: f_two_out(M, x), t(A),
-                                           (t(V3), t(1.5))),
+    "vjp_tuple_out": lambda M, F, t: F.vjp(lambda x: f_two_out(M, x), t(A), (t(V3), t(1.5))),
     "jvp_single": lambda M, F, t: F.jvp(lambda x: f_elem(M, x), t(A), t(V3)),
-    "jvp_tuple": lambda M, F, t: F.jvp(lambda x, w: f_mat(M, x, w), (t(A), t(W)),
-                                       (t(V3), t(W))),
+    "jvp_tuple": lambda M, F, t: F.jvp(lambda x, w: f_mat(M, x, w), (t(A), t(W)), (t(V3), t(W))),
     "jvp_tuple_out": lambda M, F, t: F.jvp(lambda x: f_two_out(M, x), t(A), t(V3)),
     "jvp_default_v": lambda M, F, t: F.jvp(lambda x: x.exp() * 2, t([0.7], dtype=M.float64)),
     "hessian_single": lambda M, F, t: F.hessian(lambda x: f_scalar(M, x), t(A)),
     "hessian_tuple": lambda M, F, t: F.hessian(lambda x, w: f_scalar2(M, x, w), (t(A), t(W))),
     "hvp_single": lambda M, F, t: F.hvp(lambda x: f_scalar(M, x), t(A), t(V3)),
     "vhp_single": lambda M, F, t: F.vhp(lambda x: f_scalar(M, x), t(A), t(V3)),
-    "hvp_tuple": lambda M, F, t: F.hvp(lambda x, w: f_scalar2(M, x, w), (t(A), t(W)),
-                                       (t(V3), t(W))),
-    "vhp_tuple": lambda M, F, t: F.vhp(lambda x, w: f_scalar2(M, x, w), (t(A), t(W)),
-                                       (t(V3), t(W))),
+    "hvp_tuple": lambda M, F, t: F.hvp(
+        lambda x, w: f_scalar2(M, x, w), (t(A), t(W)), (t(V3), t(W))
+    ),
+    "vhp_tuple": lambda M, F, t: F.vhp(
+        lambda x, w: f_scalar2(M, x, w), (t(A), t(W)), (t(V3), t(W))
+    ),
     "unused_input_gives_zeros": lambda M, F, t: F.jacobian(lambda x, w: x * 2, (t(A), t(W))),
-    "independent_output_gives_zeros": lambda M, F, t: F.vjp(lambda x: t(V3) * 1, t(A),
-                                                            t(V3)),
+    "independent_output_gives_zeros": lambda M, F, t: F.vjp(lambda x: t(V3) * 1, t(A), t(V3)),
 }
 
 
@@ -152,8 +152,9 @@ def test_v_of_wrong_shape_raises():
     with pytest.raises(ShapeError, match=r"vjp: v has shape \(2,\), expected \(3,\)"):
         F.vjp(lambda t: f_elem(lucid, t), lucid.tensor(A), lucid.tensor(V2))
     with pytest.raises(ShapeError, match="jvp: v has 1 tensors, expected 2"):
-        F.jvp(lambda x, w: f_mat(lucid, x, w), (lucid.tensor(A), lucid.tensor(W)),
-              (lucid.tensor(V3),))
+        F.jvp(
+            lambda x, w: f_mat(lucid, x, w), (lucid.tensor(A), lucid.tensor(W)), (lucid.tensor(V3),)
+        )
 
 
 def test_non_tensor_inputs_or_outputs_raise():
@@ -165,27 +166,45 @@ def test_non_tensor_inputs_or_outputs_raise():
 
 
 def test_hessian_of_non_scalar_function_raises():
-    with pytest.raises(AutogradError, match=r"hessian: func must return a single-element "
-                                            r"Tensor, got shape \(3,\)"):
+    with pytest.raises(
+        AutogradError,
+        match=r"hessian: func must return a single-element "
+        r"Tensor, got shape \(3,\)",
+    ):
         lucid.autograd.functional.hessian(lambda t: t * t, lucid.tensor(A))
     with pytest.raises(AutogradError, match="hvp: func must return a single Tensor"):
         lucid.autograd.functional.hvp(lambda t: t * t, lucid.tensor(A), lucid.tensor(V3))
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda F, t: F.vjp(lambda x, w: x * 2, (t(A), t(W)), t(V3), strict=True),
-     "vjp: the output of func is independent of input 1"),
-    (lambda F, t: F.vjp(lambda x: t(V3) * 1, t(A), t(V3), strict=True),
-     "vjp: output 0 of the function does not require grad"),
-    (lambda F, t: F.jacobian(lambda x, w: x * 2, (t(A), t(W)), strict=True),
-     "jacobian: output 0 is independent of input 1"),
-    (lambda F, t: F.jvp(lambda x, w: x * 2, (t(A), t(W)), (t(V3), t(W)), strict=True),
-     "jvp: the output of func is independent of input 1"),
-    (lambda F, t: F.hessian(lambda x: (x * 2).sum(), t(A), strict=True),
-     "hessian: the gradient with respect to input 0 is independent of the inputs"),
-    (lambda F, t: F.hvp(lambda x: (x * 2).sum(), t(A), t(V3), strict=True),
-     "hvp: the gradient with respect to input 0 is independent of the inputs"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda F, t: F.vjp(lambda x, w: x * 2, (t(A), t(W)), t(V3), strict=True),
+            "vjp: the output of func is independent of input 1",
+        ),
+        (
+            lambda F, t: F.vjp(lambda x: t(V3) * 1, t(A), t(V3), strict=True),
+            "vjp: output 0 of the function does not require grad",
+        ),
+        (
+            lambda F, t: F.jacobian(lambda x, w: x * 2, (t(A), t(W)), strict=True),
+            "jacobian: output 0 is independent of input 1",
+        ),
+        (
+            lambda F, t: F.jvp(lambda x, w: x * 2, (t(A), t(W)), (t(V3), t(W)), strict=True),
+            "jvp: the output of func is independent of input 1",
+        ),
+        (
+            lambda F, t: F.hessian(lambda x: (x * 2).sum(), t(A), strict=True),
+            "hessian: the gradient with respect to input 0 is independent of the inputs",
+        ),
+        (
+            lambda F, t: F.hvp(lambda x: (x * 2).sum(), t(A), t(V3), strict=True),
+            "hvp: the gradient with respect to input 0 is independent of the inputs",
+        ),
+    ],
+)
 def test_strict_errors(call, match):
     with pytest.raises(AutogradError, match=match):
         call(lucid.autograd.functional, lucid.tensor)

@@ -64,7 +64,7 @@ def test_decorators_with_and_without_parentheses(M):
     def f():
         return M.is_inference_mode_enabled()
 
-    assert M.is_grad_enabled()          # decorating with set_grad_enabled changed nothing
+    assert M.is_grad_enabled()  # decorating with set_grad_enabled changed nothing
     assert a() is False and b() is False and d() is False
     with M.no_grad():
         assert c() is True
@@ -82,7 +82,7 @@ def test_decorated_generator_runs_each_step_in_the_mode(M):
 
     g = gen()
     assert next(g) is False
-    assert M.is_grad_enabled()          # not while suspended
+    assert M.is_grad_enabled()  # not while suspended
     assert next(g) is False
     with pytest.raises(StopIteration) as stop:
         next(g)

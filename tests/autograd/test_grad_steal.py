@@ -20,17 +20,17 @@ def _t(a):
 def _apart(*ts):
     arrs = [t.numpy() for t in ts]
     for i, a in enumerate(arrs):
-        for b in arrs[i + 1:]:
+        for b in arrs[i + 1 :]:
             assert not np.shares_memory(a, b)
 
 
 def test_the_same_gradient_for_two_leaves_is_not_shared():
     a, b = _t(A), _t(B)
-    (a + b).sum().backward()             # AddBackward hands one array to both leaves
+    (a + b).sum().backward()  # AddBackward hands one array to both leaves
     _apart(a.grad, b.grad)
     a.grad.mul_(0)
     np.testing.assert_array_equal(b.grad.numpy(), np.ones((3, 4)))
-    (a + b).sum().backward()             # accumulates in place into each
+    (a + b).sum().backward()  # accumulates in place into each
     np.testing.assert_array_equal(a.grad.numpy(), np.ones((3, 4)))
     np.testing.assert_array_equal(b.grad.numpy(), 2 * np.ones((3, 4)))
 
@@ -60,7 +60,7 @@ def test_a_gradient_captured_by_backward_inputs_is_copied():
 
 def test_a_retained_intermediate_and_its_leaf_do_not_share():
     x = _t(A)
-    y = x + 0                            # the add passes the gradient through unchanged
+    y = x + 0  # the add passes the gradient through unchanged
     y.retain_grad()
     (y * 3).sum().backward()
     _apart(x.grad, y.grad)
@@ -78,7 +78,7 @@ def test_a_gradient_the_function_still_holds_is_copied():
 
         @staticmethod
         def backward(ctx, g):
-            keep["g"] = g * 5            # returned and kept
+            keep["g"] = g * 5  # returned and kept
             return keep["g"]
 
     x = _t(A)
@@ -90,7 +90,7 @@ def test_a_gradient_the_function_still_holds_is_copied():
 
 def test_views_of_one_gradient_are_copied():
     a, b = _t(A), _t(B)
-    lucid.cat([a, b]).sum().backward()   # each gradient a slice of one array
+    lucid.cat([a, b]).sum().backward()  # each gradient a slice of one array
     _apart(a.grad, b.grad)
     np.testing.assert_array_equal(a.grad.numpy(), np.ones((3, 4)))
 

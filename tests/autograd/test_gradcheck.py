@@ -65,9 +65,12 @@ def test_correct_function_passes_both_checks():
 
 
 def test_wrong_first_derivative_fails_gradcheck():
-    with pytest.raises(GradcheckError, match=r"Jacobian mismatch for output 0 with respect to "
-                                             r"input 0: numerical 5\.07 vs analytical 3\.38 "
-                                             r"at entry \(2, 2\); 3 of 9 entries differ"):
+    with pytest.raises(
+        GradcheckError,
+        match=r"Jacobian mismatch for output 0 with respect to "
+        r"input 0: numerical 5\.07 vs analytical 3\.38 "
+        r"at entry \(2, 2\); 3 of 9 entries differ",
+    ):
         gradcheck(CubeWrongFirst.apply, (_x(),))
     assert gradcheck(CubeWrongFirst.apply, (_x(),), raise_exception=False) is False
 
@@ -81,7 +84,7 @@ def test_wrong_second_derivative_passes_gradcheck_fails_gradgradcheck():
 
 def test_multiple_inputs_outputs_and_non_tensor_args():
     w = lucid.tensor(np.arange(6.0).reshape(2, 3) / 4, requires_grad=True)
-    const = lucid.tensor(X)                      # does not require grad: not checked
+    const = lucid.tensor(X)  # does not require grad: not checked
 
     def f(x, w, c, k):
         y = lucid.matmul(w, x * c)

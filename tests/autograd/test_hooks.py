@@ -102,7 +102,7 @@ def test_leaf_hook_replaces_grad_and_handle_remove():
         (x * 3).sum().backward()
         log.append(("hooked", _np(x.grad)))
         h.remove()
-        h.remove()                      # removing twice is harmless
+        h.remove()  # removing twice is harmless
         (x * 3).sum().backward()
         log.append(("removed", _np(x.grad)))
 
@@ -148,8 +148,11 @@ def test_hook_changing_the_shape_raises():
     x = lucid.tensor(A, requires_grad=True)
     y = x * 2
     y.register_hook(lambda g: g.sum())
-    with pytest.raises(ShapeError, match=r"hook '<lambda>' changed the shape of the gradient "
-                                         r"from \(3,\) to \(\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"hook '<lambda>' changed the shape of the gradient "
+        r"from \(3,\) to \(\)",
+    ):
         y.sum().backward()
 
 
@@ -201,7 +204,8 @@ def test_node_prehook_and_post_hook():
         y = x * w
         y.grad_fn.register_prehook(lambda go: log.append(("pre", _np(go[0]))))
         y.grad_fn.register_hook(
-            lambda gi, go: log.append(("post", _np(gi[0]), _np(gi[1]), _np(go[0]))))
+            lambda gi, go: log.append(("post", _np(gi[0]), _np(gi[1]), _np(go[0])))
+        )
         (y * 3).sum().backward()
 
     _trace(build)
@@ -243,6 +247,7 @@ def test_node_hook_handle_remove():
 
 def test_hooks_and_tensor_hook_order_on_one_node():
     """Tensor hooks run before node pre-hooks, which run before the node's post hooks."""
+
     def build(M, log):
         x = M.tensor(A, requires_grad=True)
         y = x.exp()

@@ -25,13 +25,10 @@ def test_jacobian_of_a_vector_function():
     lx, tx = _pair(RNG.standard_normal(4))
     ly = (lx.exp() * lx.sin()).cumsum(0)
     ty = (tx.exp() * tx.sin()).cumsum(0)
-    (lj,) = lucid.autograd.grad(ly, lx, lucid.eye(4, dtype=lucid.float64),
-                                is_grads_batched=True)
-    (tj,) = torch.autograd.grad(ty, tx, torch.eye(4, dtype=torch.float64),
-                                is_grads_batched=True)
+    (lj,) = lucid.autograd.grad(ly, lx, lucid.eye(4, dtype=lucid.float64), is_grads_batched=True)
+    (tj,) = torch.autograd.grad(ty, tx, torch.eye(4, dtype=torch.float64), is_grads_batched=True)
     _close(lj, tj)
-    ref = lucid.autograd.functional.jacobian(lambda v: (v.exp() * v.sin()).cumsum(0),
-                                             lx.detach())
+    ref = lucid.autograd.functional.jacobian(lambda v: (v.exp() * v.sin()).cumsum(0), lx.detach())
     _close(lj, torch.tensor(ref.numpy()))
 
 
@@ -40,10 +37,12 @@ def test_several_inputs_and_outputs():
     lo = (la * lb, (la @ lb).tanh())
     to = (ta * tb, (ta @ tb).tanh())
     g1, g2 = RNG.standard_normal((5, 2, 3)), RNG.standard_normal((5, 2))
-    lg = lucid.autograd.grad(lo, [la, lb], [lucid.tensor(g1), lucid.tensor(g2)],
-                             is_grads_batched=True)
-    tg = torch.autograd.grad(to, [ta, tb], [torch.tensor(g1), torch.tensor(g2)],
-                             is_grads_batched=True)
+    lg = lucid.autograd.grad(
+        lo, [la, lb], [lucid.tensor(g1), lucid.tensor(g2)], is_grads_batched=True
+    )
+    tg = torch.autograd.grad(
+        to, [ta, tb], [torch.tensor(g1), torch.tensor(g2)], is_grads_batched=True
+    )
     assert len(lg) == 2
     for l, t in zip(lg, tg):
         _close(l, t)
@@ -51,8 +50,8 @@ def test_several_inputs_and_outputs():
 
 def test_create_graph_gives_a_differentiable_hessian():
     lx, tx = _pair(RNG.standard_normal(3))
-    (lg,) = lucid.autograd.grad((lx ** 3).sum() * lx.sum(), lx, create_graph=True)
-    (tg,) = torch.autograd.grad((tx ** 3).sum() * tx.sum(), tx, create_graph=True)
+    (lg,) = lucid.autograd.grad((lx**3).sum() * lx.sum(), lx, create_graph=True)
+    (tg,) = torch.autograd.grad((tx**3).sum() * tx.sum(), tx, create_graph=True)
     eye_l, eye_t = lucid.eye(3, dtype=lucid.float64), torch.eye(3, dtype=torch.float64)
     (lh,) = lucid.autograd.grad(lg, lx, eye_l, is_grads_batched=True, create_graph=True)
     (th,) = torch.autograd.grad(tg, tx, eye_t, is_grads_batched=True, create_graph=True)
@@ -79,13 +78,15 @@ def test_unused_inputs():
     lu, _ = _pair(RNG.standard_normal(3))
     y = lx * 2
     eye = lucid.eye(2, dtype=lucid.float64)
-    gx, gu = lucid.autograd.grad(y, [lx, lu], eye, is_grads_batched=True, allow_unused=True,
-                                 retain_graph=True)
+    gx, gu = lucid.autograd.grad(
+        y, [lx, lu], eye, is_grads_batched=True, allow_unused=True, retain_graph=True
+    )
     np.testing.assert_array_equal(gx.numpy(), 2 * np.eye(2))
     assert gu is None
     # materialize_grads: Lucid gives a batch of zeros, one per batch entry
-    _, gz = lucid.autograd.grad(y, [lx, lu], eye, is_grads_batched=True,
-                                materialize_grads=True, retain_graph=True)
+    _, gz = lucid.autograd.grad(
+        y, [lx, lu], eye, is_grads_batched=True, materialize_grads=True, retain_graph=True
+    )
     assert tuple(gz.shape) == (2, 3) and not np.any(gz.numpy())
     with pytest.raises(AutogradError, match="grad"):
         lucid.autograd.grad(y, [lx, lu], eye, is_grads_batched=True)
@@ -99,7 +100,8 @@ def test_batched_grad_errors():
     with pytest.raises(ShapeError, match="is_grads_batched"):
         lucid.autograd.grad(y, lx, lucid.ones(3, 3), is_grads_batched=True)
     with pytest.raises(ShapeError, match="batch"):
-        lucid.autograd.grad((y, y * 3), lx, (lucid.ones(2, 2), lucid.ones(3, 2)),
-                            is_grads_batched=True)
+        lucid.autograd.grad(
+            (y, y * 3), lx, (lucid.ones(2, 2), lucid.ones(3, 2)), is_grads_batched=True
+        )
     with pytest.raises(AutogradError, match="grad_outputs"):
         lucid.autograd.grad((y, y), lx, (lucid.ones(2, 2),), is_grads_batched=True)

@@ -38,23 +38,24 @@ def _views(rng, shape):
         opts.append(("[None]", lambda lib, t: t[None]))
         opts.append(("expand", lambda lib, t: t.expand(*t.shape)))
     if nd == 2 and shape[0] * shape[1] >= 4:
-        opts.append(("as_strided", lambda lib, t: t.as_strided((2, 2), (1, 2),
-                                                               t.storage_offset())))
+        opts.append(("as_strided", lambda lib, t: t.as_strided((2, 2), (1, 2), t.storage_offset())))
     return opts[int(rng.integers(len(opts)))]
 
 
 def _inplace(rng, shape, others):
     """A random in-place write on a tensor of ``shape``; ``others``: same-shape indices."""
     c = float(np.round(rng.uniform(-2, 2), 2))
-    opts = [(f"mul_({c})", lambda lib, t, env: t.mul_(c)),
-            ("relu_()", lambda lib, t, env: t.relu_()),
-            ("exp_()", lambda lib, t, env: t.exp_()),
-            (f"clamp_(max={c})", lambda lib, t, env: t.clamp_(max=c)),
-            (f".data.mul_({c})", lambda lib, t, env: t.data.mul_(c)),
-            (f".detach().add_({c})", lambda lib, t, env: t.detach().add_(c)),
-            (f"fill_({c})", lambda lib, t, env: t.fill_(c)),
-            ("zero_()", lambda lib, t, env: t.zero_()),
-            (f"add_({c})", lambda lib, t, env: t.add_(c))]
+    opts = [
+        (f"mul_({c})", lambda lib, t, env: t.mul_(c)),
+        ("relu_()", lambda lib, t, env: t.relu_()),
+        ("exp_()", lambda lib, t, env: t.exp_()),
+        (f"clamp_(max={c})", lambda lib, t, env: t.clamp_(max=c)),
+        (f".data.mul_({c})", lambda lib, t, env: t.data.mul_(c)),
+        (f".detach().add_({c})", lambda lib, t, env: t.detach().add_(c)),
+        (f"fill_({c})", lambda lib, t, env: t.fill_(c)),
+        ("zero_()", lambda lib, t, env: t.zero_()),
+        (f"add_({c})", lambda lib, t, env: t.add_(c)),
+    ]
     if others:
         j = others[int(rng.integers(len(others)))]
         opts.append((f"add_(v{j}, alpha={c})", lambda lib, t, env: t.add_(env[j], alpha=c)))
@@ -64,8 +65,9 @@ def _inplace(rng, shape, others):
         opts.append((f"[0] = {c}", lambda lib, t, env: t.__setitem__(0, c)))
         if others:
             j = others[int(rng.integers(len(others)))]
-            opts.append((f"[...] = v{j} * 2", lambda lib, t, env: t.__setitem__(
-                Ellipsis, env[j] * 2)))
+            opts.append(
+                (f"[...] = v{j} * 2", lambda lib, t, env: t.__setitem__(Ellipsis, env[j] * 2))
+            )
     return opts[int(rng.integers(len(opts)))]
 
 
@@ -110,8 +112,10 @@ def _run(lib, seed):
             return trace + [(i, name, "raises")], None, type(e).__name__
         trace.append((i, name, "ok"))
     try:
-        loss = sum(((t * lib.tensor(w)).sum() for t, w in zip(env, weights)
-                    if t.requires_grad), lib.tensor(0.0, dtype=lib.float64))
+        loss = sum(
+            ((t * lib.tensor(w)).sum() for t, w in zip(env, weights) if t.requires_grad),
+            lib.tensor(0.0, dtype=lib.float64),
+        )
         if loss.requires_grad:
             loss.backward()
     except RuntimeError as e:
@@ -126,17 +130,18 @@ def test_view_inplace_programs_match_torch(chunk):
     for seed in range(chunk, N_PROGRAMS, 8):
         t_trace, t_res, t_err = _run(torch, seed)
         l_trace, l_res, l_err = _run(lucid, seed)
-        what = f"seed {seed}: " + "; ".join(str(s[1]) for s in _program(seed)[0]
-                                            for s in [s[1:3]])
+        what = f"seed {seed}: " + "; ".join(str(s[1]) for s in _program(seed)[0] for s in [s[1:3]])
         assert l_trace == t_trace, f"{what}\ntorch: {t_trace} ({t_err})\nlucid: {l_trace} ({l_err})"
         if t_res is None:
             continue
         (t_state, t_grad), (l_state, l_grad) = t_res, l_res
         for i, ((tv, tr), (lv, lr)) in enumerate(zip(t_state, l_state)):
-            np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-12,
-                                       err_msg=f"{what}: value of v{i}")
+            np.testing.assert_allclose(
+                lv, tv, rtol=1e-12, atol=1e-12, err_msg=f"{what}: value of v{i}"
+            )
             assert lr == tr, f"{what}: requires_grad of v{i}: torch {tr}, lucid {lr}"
         assert (l_grad is None) == (t_grad is None), f"{what}: a.grad presence"
         if t_grad is not None:
-            np.testing.assert_allclose(l_grad, t_grad, rtol=1e-10, atol=1e-12,
-                                       err_msg=f"{what}: a.grad")
+            np.testing.assert_allclose(
+                l_grad, t_grad, rtol=1e-10, atol=1e-12, err_msg=f"{what}: a.grad"
+            )

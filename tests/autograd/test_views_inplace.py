@@ -13,7 +13,7 @@ import lucid
 
 
 def _view_after_base_mul(lib):
-    a = lib.tensor([1., 2., 3., 4.], requires_grad=True)
+    a = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     base = a.clone()
     v = base[:2]
     base.mul_(10)
@@ -22,7 +22,7 @@ def _view_after_base_mul(lib):
 
 
 def _view_after_base_relu(lib):
-    x = lib.tensor([[-1., 2.], [3., -4.]], requires_grad=True)
+    x = lib.tensor([[-1.0, 2.0], [3.0, -4.0]], requires_grad=True)
     h = x * 1
     hv = h[:, :1]
     h.relu_()
@@ -31,7 +31,7 @@ def _view_after_base_relu(lib):
 
 
 def _row_after_setitem(lib):
-    w = lib.tensor([1., 2.], requires_grad=True)
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
     out = lib.zeros(2, 2)
     row = out[0]
     out[0] = w * 5
@@ -41,7 +41,7 @@ def _row_after_setitem(lib):
 
 
 def _view_after_base_add(lib):
-    b = lib.tensor([1., 2.], requires_grad=True)
+    b = lib.tensor([1.0, 2.0], requires_grad=True)
     base = lib.ones(2, 2) * 1
     v = base[0]
     base.add_(b)
@@ -50,7 +50,7 @@ def _view_after_base_add(lib):
 
 
 def _setitem_on_view(lib):
-    t0 = lib.tensor([1., 2.], requires_grad=True)
+    t0 = lib.tensor([1.0, 2.0], requires_grad=True)
     t4 = (t0 * -2.0).unflatten(0, (-1, 2))
     t4[:, 0:] = 1.75
     (t4 * 0.3).sum().backward()
@@ -59,18 +59,18 @@ def _setitem_on_view(lib):
 
 def _unbind_is_a_view(lib):
     b = lib.zeros(3)
-    b.unbind(0)[1].fill_(7.)
+    b.unbind(0)[1].fill_(7.0)
     return b
 
 
 def _iteration_gives_views(lib):
     b = lib.zeros(3)
-    list(b)[2].fill_(5.)
+    list(b)[2].fill_(5.0)
     return b
 
 
 def _scalar_mul_div_save_nothing_of_x(lib):
-    a = lib.tensor([1., 2.], requires_grad=True)
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
     x = a * 1
     y = x * 3.0 + x / 4.0
     x.add_(1)
@@ -79,17 +79,17 @@ def _scalar_mul_div_save_nothing_of_x(lib):
 
 
 def _copy_keeps_history(lib):
-    a = lib.tensor([1., 2.], requires_grad=True)
-    r = (a * 2).copy_(lib.tensor([5., 6.]))
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    r = (a * 2).copy_(lib.tensor([5.0, 6.0]))
     assert r.requires_grad
-    f = (a * 2).fill_(lib.tensor(3.))
+    f = (a * 2).fill_(lib.tensor(3.0))
     assert f.requires_grad
     (r * a + f).sum().backward()
     return a.grad
 
 
 def _detach_of_view_write(lib):
-    a = lib.tensor([1., 2.], requires_grad=True)
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
     b = a * 1
     v = b[:]
     v.detach().add_(v, alpha=0.5)
@@ -98,17 +98,17 @@ def _detach_of_view_write(lib):
 
 
 def _data_has_own_version(lib):
-    w = lib.tensor([1., 2.], requires_grad=True)
-    y = w * w                     # saves w
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = w * w  # saves w
     d = w.data
     d.mul_(5)
     assert w._version == 0 and d._version == 1
-    y.sum().backward()            # no version error: .data writes are invisible
+    y.sum().backward()  # no version error: .data writes are invisible
     return w.grad
 
 
 def _optimizer_style_updates(lib):
-    w = lib.tensor([1., 2.], requires_grad=True)
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
     w.data -= 1
     w.detach().mul_(3)
     w.detach().copy_(w.detach() + 1)
@@ -119,21 +119,21 @@ def _optimizer_style_updates(lib):
 
 
 def _expand_same_shape_is_a_view(lib):
-    t = lib.tensor([1., 2.], requires_grad=True) * 1
+    t = lib.tensor([1.0, 2.0], requires_grad=True) * 1
     e = t.expand(-1)
     assert e is not t and not e.is_leaf
     return e
 
 
 def _select_view(lib):
-    s = lib.arange(6.).reshape(2, 3)
+    s = lib.arange(6.0).reshape(2, 3)
     v = s.select(1, -1)
     v.fill_(9)
     return s
 
 
 def _view_dtype_writes_through(lib):
-    f = lib.tensor([1., 2.])
+    f = lib.tensor([1.0, 2.0])
     i = f.view(lib.int32)
     i[0] = 0
     return f
@@ -144,11 +144,24 @@ def _view_dtype_smaller(lib):
     return f.view(lib.int16)
 
 
-CASES = [_view_after_base_mul, _view_after_base_relu, _row_after_setitem,
-         _view_after_base_add, _setitem_on_view, _unbind_is_a_view, _iteration_gives_views,
-         _scalar_mul_div_save_nothing_of_x, _copy_keeps_history, _detach_of_view_write,
-         _data_has_own_version, _optimizer_style_updates, _expand_same_shape_is_a_view,
-         _select_view, _view_dtype_writes_through, _view_dtype_smaller]
+CASES = [
+    _view_after_base_mul,
+    _view_after_base_relu,
+    _row_after_setitem,
+    _view_after_base_add,
+    _setitem_on_view,
+    _unbind_is_a_view,
+    _iteration_gives_views,
+    _scalar_mul_div_save_nothing_of_x,
+    _copy_keeps_history,
+    _detach_of_view_write,
+    _data_has_own_version,
+    _optimizer_style_updates,
+    _expand_same_shape_is_a_view,
+    _select_view,
+    _view_dtype_writes_through,
+    _view_dtype_smaller,
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__.strip("_") for c in CASES])
@@ -163,8 +176,8 @@ def test_partial_overlap_is_refused(lib):
     b = lib.ones(3, 3)
     with pytest.raises(RuntimeError, match="single memory location"):
         b.add_(b.t())
-    b.add_(b)                          # the same elements in the same layout: fine
-    b[:1].add_(b[2:])                  # disjoint: fine
+    b.add_(b)  # the same elements in the same layout: fine
+    b[:1].add_(b[2:])  # disjoint: fine
     assert float(b.sum()) == 24.0
 
 
@@ -182,7 +195,7 @@ def test_inference_tensors_cannot_be_saved(lib):
     p = lib.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="[Ii]nference tensors cannot be saved"):
         p * it
-    (it + p).sum().backward()          # add saves nothing: allowed
+    (it + p).sum().backward()  # add saves nothing: allowed
     assert p.grad.tolist() == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="nference"):
         it.add_(1)
@@ -191,11 +204,11 @@ def test_inference_tensors_cannot_be_saved(lib):
 @pytest.mark.parametrize("lib", [torch, lucid], ids=["torch", "lucid"])
 def test_view_dtype_layout_errors(lib):
     with pytest.raises(RuntimeError if lib is torch else lucid.errors.ShapeError):
-        lib.ones(3).view(lib.int64)                       # 3 float32 != whole int64s
+        lib.ones(3).view(lib.int64)  # 3 float32 != whole int64s
     with pytest.raises(RuntimeError if lib is torch else lucid.errors.ShapeError):
-        lib.ones(2, 2).t().view(lib.int16)                # last dim not contiguous
+        lib.ones(2, 2).t().view(lib.int16)  # last dim not contiguous
     with pytest.raises(RuntimeError if lib is torch else lucid.errors.ShapeError):
-        lib.tensor(1.0).view(lib.int16)                   # 0-d, other element size
+        lib.tensor(1.0).view(lib.int16)  # 0-d, other element size
 
 
 @pytest.mark.parametrize("lib", [torch, lucid], ids=["torch", "lucid"])
@@ -203,16 +216,16 @@ def test_views_made_under_no_grad(lib):
     w = lib.ones(3, requires_grad=True)
     with lib.no_grad():
         v = w[:2]
-    (v * 2).sum()                          # reading it is fine
+    (v * 2).sum()  # reading it is fine
     with lib.no_grad():
         w.mul_(2)
     with pytest.raises(RuntimeError, match="created in no_grad mode"):
-        v * 2                              # its base changed: ambiguous, refused
+        v * 2  # its base changed: ambiguous, refused
     b = lib.ones(3, requires_grad=True) * 1
     with lib.no_grad():
         u = b[:2]
     with pytest.raises(RuntimeError, match="created in no_grad mode"):
         u.mul_(2)
     with lib.no_grad():
-        u.mul_(2)                          # both inside no_grad: allowed
+        u.mul_(2)  # both inside no_grad: allowed
     assert b.tolist() == [2.0, 2.0, 1.0]

@@ -7,8 +7,10 @@ import lucid
 
 from .conftest import DEVICE
 
-pytestmark = [pytest.mark.cuda,
-              pytest.mark.skipif(DEVICE != "cuda", reason="lucid.accelerator needs a GPU")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(DEVICE != "cuda", reason="lucid.accelerator needs a GPU"),
+]
 
 
 def test_cuda_is_the_accelerator():

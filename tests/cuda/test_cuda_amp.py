@@ -54,13 +54,19 @@ CALLS = [
     ("bmm", lambda a, b: lucid.bmm(a, b), [(3, 7, 9), (3, 9, 1)]),
     ("linear", lambda x, w, b: F.linear(x, w, b), [(2, 7, 16), (5, 16), (5,)]),
     ("linear_no_bias", lambda x, w: F.linear(x, w), [(9, 40), (24, 40)]),
-    ("linear_half_input", lambda x, w, b: F.linear(x.bfloat16(), w, b),
-     [(3, 5, 24), (8, 24), (8,)]),
+    (
+        "linear_half_input",
+        lambda x, w, b: F.linear(x.bfloat16(), w, b),
+        [(3, 5, 24), (8, 24), (8,)],
+    ),
     ("conv2d", lambda x, w: F.conv2d(x, w, padding=1), [(2, 3, 7, 7), (4, 3, 3, 3)]),
     ("exp_sum", lambda a: a.half().exp().sum(-1), [(7, 5)]),
     ("softmax", lambda a: a.bfloat16().softmax(-1), [(1, 33)]),
-    ("cross_entropy", lambda a: F.cross_entropy(a @ a.t(), lucid.tensor(
-        [0, 3, 1, 6, 2, 5, 4], device=a.device)), [(7, 3)]),
+    (
+        "cross_entropy",
+        lambda a: F.cross_entropy(a @ a.t(), lucid.tensor([0, 3, 1, 6, 2, 5, 4], device=a.device)),
+        [(7, 3)],
+    ),
 ]
 
 
@@ -74,15 +80,20 @@ def test_autocast_results_and_grads_match_the_cpu(dev, name, call, shapes, dtype
         got = call(*on)
     assert got.dtype is want.dtype and got.device == dev
     tol = TOL[want.dtype.name]
-    np.testing.assert_allclose(got.float().cpu().detach().numpy(),
-                               want.float().detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        got.float().cpu().detach().numpy(), want.float().detach().numpy(), rtol=tol, atol=tol
+    )
     want.float().sum().backward()
     got.float().sum().backward()
     for g, w in zip(on, cpu):
         assert g.grad.dtype is lucid.float32
         big = float(w.grad.abs().max()) if w.grad.numel() else 1.0
-        np.testing.assert_allclose(g.grad.cpu().numpy(), w.grad.numpy(), rtol=TOL[dtype.name],
-                                   atol=TOL[dtype.name] * max(1.0, big))
+        np.testing.assert_allclose(
+            g.grad.cpu().numpy(),
+            w.grad.numpy(),
+            rtol=TOL[dtype.name],
+            atol=TOL[dtype.name] * max(1.0, big),
+        )
 
 
 @pytest.mark.parametrize("dtype", HALF, ids=str)
@@ -96,8 +107,11 @@ def test_linear_weight_grads_are_the_float32_products(dev, dtype):
     for ts in _both(arrays, dev, grad=True):
         with lucid.autocast(ts[0].device.type, dtype=dtype):
             y = F.linear(*ts)
-        assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == \
-            ["CastBackward", "AccumulateGrad", "AccumulateGrad"]
+        assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == [
+            "CastBackward",
+            "AccumulateGrad",
+            "AccumulateGrad",
+        ]
         y.backward(g.to(ts[0].device))
         assert ts[1].grad.dtype is lucid.float32 and ts[2].grad.dtype is lucid.float32
         grads.append([t.grad.cpu().numpy() for t in ts[1:]])
@@ -115,7 +129,7 @@ def _scaler_run(device, steps=24):
     w1 = lucid.nn.Parameter(lucid.tensor(_np((7, 33), 1)).to(device))
     w2 = lucid.nn.Parameter(lucid.tensor(_np((33, 1), 2)).to(device))
     opt = lucid.optim.SGD([w1, w2], lr=0.01, momentum=0.9)
-    sc = GradScaler(lucid.device(device).type, init_scale=2.0 ** 10, growth_interval=4)
+    sc = GradScaler(lucid.device(device).type, init_scale=2.0**10, growth_interval=4)
     scales, skipped = [], []
     for step in range(steps):
         opt.zero_grad()
@@ -151,13 +165,14 @@ def test_grad_scaler_reads_one_flag_per_step(dev, monkeypatch):
     be = type(dev.backend)
     reads = []
     real = be.to_numpy
-    monkeypatch.setattr(be, "to_numpy", lambda self, a, *k, **kw: reads.append(1) or
-                        real(self, a, *k, **kw))
+    monkeypatch.setattr(
+        be, "to_numpy", lambda self, a, *k, **kw: reads.append(1) or real(self, a, *k, **kw)
+    )
     sc.unscale_(opt)
     assert reads == []
     sc.step(opt)
     sc.update()
-    assert len(reads) == 1 and sc.get_scale() == 2.0 ** 16
+    assert len(reads) == 1 and sc.get_scale() == 2.0**16
 
 
 def _train(dev, dtype=None, scaler=False, inject=None, steps=200):
@@ -169,7 +184,7 @@ def _train(dev, dtype=None, scaler=False, inject=None, steps=200):
     nn = lucid.nn
     m = nn.Sequential(nn.Linear(32, 128), nn.GELU(), nn.Linear(128, 4)).to(dev)
     opt = lucid.optim.AdamW(m.parameters(), lr=3e-3)
-    sc = GradScaler(dev.type, init_scale=2.0 ** 12, enabled=scaler)
+    sc = GradScaler(dev.type, init_scale=2.0**12, enabled=scaler)
     first = None
     for step in range(steps):
         opt.zero_grad()

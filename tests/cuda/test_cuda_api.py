@@ -9,8 +9,10 @@ from lucid.errors import DeviceError
 
 from .conftest import DEVICE
 
-pytestmark = [pytest.mark.cuda,
-              pytest.mark.skipif(DEVICE != "cuda", reason="lucid.cuda needs a real GPU")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(DEVICE != "cuda", reason="lucid.cuda needs a real GPU"),
+]
 
 
 def test_devices():
@@ -58,7 +60,7 @@ def test_memory_statistics():
     lucid.cuda.synchronize()
     base = lucid.cuda.memory_allocated()
     lucid.cuda.reset_peak_memory_stats()
-    x = lucid.empty(256, 1024, 1024, device="cuda")      # 1 GiB of float32
+    x = lucid.empty(256, 1024, 1024, device="cuda")  # 1 GiB of float32
     assert lucid.cuda.memory_allocated() >= base + (1 << 30)
     del x
     assert lucid.cuda.memory_allocated() < base + (1 << 30)
@@ -80,7 +82,7 @@ def test_generators_seed_and_restore():
     assert np.array_equal(lucid.randn(77, device="cuda").cpu().numpy(), b.cpu().numpy())
     lucid.cuda.manual_seed_all(5)
     assert len(lucid.cuda.get_rng_state_all()) == lucid.cuda.device_count()
-    lucid.manual_seed(9)                                  # seeds the CUDA default too
+    lucid.manual_seed(9)  # seeds the CUDA default too
     c = lucid.rand(10, device="cuda")
     lucid.manual_seed(9)
     assert np.array_equal(lucid.rand(10, device="cuda").cpu().numpy(), c.cpu().numpy())
@@ -136,8 +138,9 @@ def test_dlpack_with_torch_and_cupy_shares_memory(dtype):
     assert c.data.ptr == x.data_ptr()
     lc = lucid.from_dlpack(c)
     assert lc.data_ptr() == x.data_ptr()
-    np.testing.assert_array_equal(lc.cpu().numpy().astype(np.float64),
-                                  x.cpu().numpy().astype(np.float64))
+    np.testing.assert_array_equal(
+        lc.cpu().numpy().astype(np.float64), x.cpu().numpy().astype(np.float64)
+    )
 
 
 def test_tf32_switch_changes_float32_matmul():
@@ -150,23 +153,24 @@ def test_tf32_switch_changes_float32_matmul():
         err_tf32 = np.abs((a @ a).cpu().numpy() - exact).max()
     finally:
         lucid.backends.cuda.matmul.allow_tf32 = False
-    assert err_tf32 > 10 * err_fp32          # TF32 keeps 10 mantissa bits, float32 23
+    assert err_tf32 > 10 * err_fp32  # TF32 keeps 10 mantissa bits, float32 23
     assert np.abs((a @ a).cpu().numpy() - exact).max() == err_fp32
 
 
 def test_bounds_checks_run_on_the_device_and_report_at_the_next_read():
     from lucid.errors import ArgumentError, IndexingError
+
     w = lucid.randn(10, 4, device="cuda")
     bad = lucid.tensor([1, 12, 3], device="cuda")
-    y = lucid.nn.functional.embedding(bad, w)          # queued: no host read, no error yet
+    y = lucid.nn.functional.embedding(bad, w)  # queued: no host read, no error yet
     with pytest.raises(IndexingError, match=r"embedding: index out of range.*index 12"):
         y.sum().item()
-    y.sum().item()                                     # reported once, then cleared
+    y.sum().item()  # reported once, then cleared
     logits = lucid.randn(3, 5, device="cuda")
     loss = lucid.nn.functional.cross_entropy(logits, lucid.tensor([0, 7, 1], device="cuda"))
     with pytest.raises(IndexingError, match="index 7 is out of bounds"):
         lucid.cuda.synchronize()
-    assert np.isfinite(loss.item())                    # the clamped kernel read no garbage
+    assert np.isfinite(loss.item())  # the clamped kernel read no garbage
     p = lucid.tensor([0.5, 1.5], device="cuda")
     lucid.nn.functional.binary_cross_entropy(p, lucid.ones(2, device="cuda"))
     with pytest.raises(ArgumentError, match="binary_cross_entropy"):

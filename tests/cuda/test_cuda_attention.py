@@ -17,17 +17,25 @@ import numpy as np
 import pytest
 
 import lucid
-from lucid.ops.nn.attention import scaled_dot_product_attention as sdpa   # with need_weights
+from lucid.ops.nn.attention import scaled_dot_product_attention as sdpa  # with need_weights
 
 from .conftest import DEVICE
 
 pytestmark = pytest.mark.cuda
 
-DTYPES = {"float32": lucid.float32, "float16": lucid.float16, "bfloat16": lucid.bfloat16,
-          "float64": lucid.float64}
+DTYPES = {
+    "float32": lucid.float32,
+    "float16": lucid.float16,
+    "bfloat16": lucid.bfloat16,
+    "float64": lucid.float64,
+}
 # (rtol, atol): the half kernels round P to the dtype before P V, the CPU keeps float32
-TOL = {"float32": (1e-4, 2e-5), "float64": (1e-9, 1e-11), "float16": (1e-2, 4e-3),
-       "bfloat16": (4e-2, 3e-2)}
+TOL = {
+    "float32": (1e-4, 2e-5),
+    "float64": (1e-9, 1e-11),
+    "float16": (1e-2, 4e-3),
+    "bfloat16": (4e-2, 3e-2),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +44,7 @@ def _flash_for_every_dtype(monkeypatch):
     the flash kernels of every dtype on any shape, so the upper threshold is lowered to 0."""
     if DEVICE != "cpu":
         from lucid.backend.cuda import attention
+
         monkeypatch.setattr(attention, "_PROBS_BYTES", 0)
 
 
@@ -43,15 +52,24 @@ def test_float32_keeps_p_between_the_thresholds_and_half_types_never(monkeypatch
     if DEVICE == "cpu":
         pytest.skip("the CUDA backend's choice")
     from lucid.backend.cuda import attention
-    monkeypatch.undo()                      # the module's thresholds, not the fixture's
+
+    monkeypatch.undo()  # the module's thresholds, not the fixture's
     be = lucid.device(DEVICE).backend
     small, large = attention._PROBS_SMALL, attention._PROBS_BYTES
-    for n, flash in ((1, True), (small // 4, True), (small // 4 + 1, False),
-                     (large // 4, False), (large // 4 + 1, True)):
+    for n, flash in (
+        (1, True),
+        (small // 4, True),
+        (small // 4 + 1, False),
+        (large // 4, False),
+        (large // 4 + 1, True),
+    ):
         assert be.prefers_flash_attention(np.float32, n) is flash, n
     assert be.prefers_flash_attention(np.float64, small // 4) is False
-    assert all(be.prefers_flash_attention(dt, n) for dt in (np.float16, lucid.bfloat16.np)
-               for n in (1, small, large))
+    assert all(
+        be.prefers_flash_attention(dt, n)
+        for dt in (np.float16, lucid.bfloat16.np)
+        for n in (1, small, large)
+    )
 
 
 def _round(a, dt):
@@ -66,26 +84,32 @@ def _attend(arrays, dt, device, mask=None, layout=None, **kw):
     ts = []
     for a in (q, k, v):
         if layout == "blhe":
-            t = lucid.tensor(np.ascontiguousarray(np.swapaxes(a, 1, 2)), dtype=DTYPES[dt],
-                             device=device).transpose(1, 2)
+            t = lucid.tensor(
+                np.ascontiguousarray(np.swapaxes(a, 1, 2)), dtype=DTYPES[dt], device=device
+            ).transpose(1, 2)
             t = t.detach().requires_grad_()
         else:
             t = lucid.tensor(a, dtype=DTYPES[dt], device=device, requires_grad=True)
         ts.append(t)
     m = None
     if mask is not None:
-        m = lucid.tensor(mask, dtype=lucid.bool if mask.dtype == bool else DTYPES[dt],
-                         device=device)
+        m = lucid.tensor(
+            mask, dtype=lucid.bool if mask.dtype == bool else DTYPES[dt], device=device
+        )
     outs = sdpa(*ts, attn_mask=m, **kw)
     outs = list(outs) if kw.get("need_weights") else [outs]
     if device != "cpu" and DEVICE != "cpu":
-        assert type(outs[0].grad_fn).__name__ == ("ScaledDotProductAttentionBackward"
-                                                 if kw.get("need_weights") else
-                                                 "FlashAttentionBackward")
-    sum(((o * lucid.tensor(c, dtype=DTYPES[dt], device=device)).sum()
-         for o, c in zip(outs, go))).backward()
-    return [t.to(lucid.float64).cpu().numpy()
-            for t in [o.detach() for o in outs] + [t.grad for t in ts]]
+        assert type(outs[0].grad_fn).__name__ == (
+            "ScaledDotProductAttentionBackward"
+            if kw.get("need_weights")
+            else "FlashAttentionBackward"
+        )
+    sum(
+        ((o * lucid.tensor(c, dtype=DTYPES[dt], device=device)).sum() for o, c in zip(outs, go))
+    ).backward()
+    return [
+        t.to(lucid.float64).cpu().numpy() for t in [o.detach() for o in outs] + [t.grad for t in ts]
+    ]
 
 
 def _check(dt, qs, ks, vs, mask=None, seed=0, layout=None, **kw):
@@ -97,14 +121,15 @@ def _check(dt, qs, ks, vs, mask=None, seed=0, layout=None, **kw):
         fmask = _round(mask, dt)
     outs = sdpa(
         *[lucid.tensor(a) for a in ref_in],
-        attn_mask=None if fmask is None else lucid.tensor(fmask), **kw)
+        attn_mask=None if fmask is None else lucid.tensor(fmask),
+        **kw,
+    )
     outs = outs if kw.get("need_weights") else [outs]
     go = [_round(rng.standard_normal(tuple(o.shape)).astype(np.float32), dt) for o in outs]
-    want = _attend(ref_in + [go], "float64" if dt == "float64" else "float32", "cpu", fmask,
-                   **kw)
+    want = _attend(ref_in + [go], "float64" if dt == "float64" else "float32", "cpu", fmask, **kw)
     got = _attend(ref_in + [go], dt, DEVICE, fmask, layout=layout, **kw)
     rtol, atol = TOL[dt]
-    names = ("out", "weights")[:len(outs)] + ("dq", "dk", "dv")
+    names = ("out", "weights")[: len(outs)] + ("dq", "dk", "dv")
     for name, g, w in zip(names, got, want):
         scale = max(float(np.abs(w).max()), 1.0) if w.size else 1.0
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * scale, err_msg=name)
@@ -130,7 +155,7 @@ def test_cross_attention(dt, causal, l, s):
 def test_bool_mask_with_fully_masked_rows(dt):
     rng = np.random.default_rng(3)
     mask = rng.random((2, 1, 70, 90)) > 0.3
-    mask[:, :, 5] = False                      # rows with no key: zeros, zero gradients
+    mask[:, :, 5] = False  # rows with no key: zeros, zero gradients
     _check(dt, (2, 3, 70, 64), (2, 3, 90, 64), (2, 3, 90, 64), mask=mask)
 
 
@@ -143,13 +168,14 @@ def test_float_mask(dt):
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16"])
-@pytest.mark.parametrize("l,s,causal", [(64, 64, False), (130, 130, True), (7, 1024, True),
-                                        (200, 63, True), (1, 3, False)])
+@pytest.mark.parametrize(
+    "l,s,causal",
+    [(64, 64, False), (130, 130, True), (7, 1024, True), (200, 63, True), (1, 3, False)],
+)
 def test_p_saving_op(dt, l, s, causal):
     """The op that keeps P (taken with the weights): the scores' row kernel (scale, causal
     mask, softmax) and the backward through P, keys a multiple of the vector or not."""
-    _check(dt, (2, 3, l, 32), (2, 3, s, 32), (2, 3, s, 32), is_causal=causal,
-           need_weights=True)
+    _check(dt, (2, 3, l, 32), (2, 3, s, 32), (2, 3, s, 32), is_causal=causal, need_weights=True)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
@@ -158,25 +184,24 @@ def test_p_saving_op_with_a_mask(dt, kind):
     rng = np.random.default_rng(5)
     if kind == "bool":
         mask = rng.random((2, 1, 70, 90)) > 0.3
-        mask[:, :, 5] = False                  # rows with no key: zero weights
+        mask[:, :, 5] = False  # rows with no key: zero weights
     else:
         mask = rng.standard_normal((70, 90)).astype(np.float32)
         mask[3, ::2] = -np.inf
-    _check(dt, (2, 3, 70, 32), (2, 3, 90, 32), (2, 3, 90, 32), mask=mask, scale=0.3,
-           need_weights=True)
+    _check(
+        dt, (2, 3, 70, 32), (2, 3, 90, 32), (2, 3, 90, 32), mask=mask, scale=0.3, need_weights=True
+    )
 
 
 @pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("causal", [False, True])
 def test_grouped_query_attention(dt, causal):
-    _check(dt, (2, 8, 130, 64), (2, 2, 130, 64), (2, 2, 130, 64), enable_gqa=True,
-           is_causal=causal)
+    _check(dt, (2, 8, 130, 64), (2, 2, 130, 64), (2, 2, 130, 64), enable_gqa=True, is_causal=causal)
 
 
 @pytest.mark.parametrize("dt", ["float32", "bfloat16"])
 def test_non_contiguous_inputs(dt):
-    _check(dt, (2, 4, 130, 64), (2, 4, 130, 64), (2, 4, 130, 64), layout="blhe",
-           is_causal=True)
+    _check(dt, (2, 4, 130, 64), (2, 4, 130, 64), (2, 4, 130, 64), layout="blhe", is_causal=True)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16"])
@@ -197,8 +222,10 @@ def test_long_sequence_allocates_no_l_by_l_matrix():
     if DEVICE == "cpu":
         pytest.skip("peak memory of the CUDA allocator")
     n = 8192
-    q, k, v = (lucid.randn(1, 2, n, 64, dtype=lucid.bfloat16, device=DEVICE,
-                           requires_grad=True) for _ in range(3))
+    q, k, v = (
+        lucid.randn(1, 2, n, 64, dtype=lucid.bfloat16, device=DEVICE, requires_grad=True)
+        for _ in range(3)
+    )
     lucid.cuda.synchronize()
     base = lucid.cuda.memory_allocated()
     lucid.cuda.reset_peak_memory_stats()
@@ -214,8 +241,9 @@ def test_long_sequence_allocates_no_l_by_l_matrix():
 def test_two_batch_dims(dt):
     """(B1, B2, H, L, E): the flattened batch of the kernels' output and gradient strides."""
     _check(dt, (2, 3, 4, 33, 32), (2, 3, 4, 40, 32), (2, 3, 4, 40, 32))
-    _check(dt, (2, 3, 4, 65, 64), (2, 3, 2, 65, 64), (2, 3, 2, 65, 64), is_causal=True,
-           enable_gqa=True)
+    _check(
+        dt, (2, 3, 4, 65, 64), (2, 3, 2, 65, 64), (2, 3, 2, 65, 64), is_causal=True, enable_gqa=True
+    )
 
 
 @pytest.mark.parametrize("dt", ["float32", "bfloat16"])
@@ -240,6 +268,7 @@ def test_heads_merged_as_a_transformer_does(dt):
         y = merged.reshape(b, n, h * e) @ wt
         (y * y).sum().backward()
         return [t.to(lucid.float64).cpu().numpy() for t in (y.detach(), xt.grad, wt.grad)]
+
     rtol, atol = TOL[dt]
     for name, g, want in zip(("y", "dx", "dw"), run(DEVICE), run("cpu")):
         scale = max(float(np.abs(want).max()), 1.0)

@@ -18,8 +18,12 @@ pytestmark = pytest.mark.cuda
 
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 # (rtol, atol); atol is scaled by the reference's largest magnitude (long sums)
-TOL = {"float32": (1e-4, 2e-5), "float64": (1e-10, 1e-12), "float16": (4e-3, 4e-3),
-       "bfloat16": (3e-2, 3e-2)}
+TOL = {
+    "float32": (1e-4, 2e-5),
+    "float64": (1e-10, 1e-12),
+    "float16": (4e-3, 4e-3),
+    "bfloat16": (3e-2, 3e-2),
+}
 
 
 def _np(t):
@@ -33,9 +37,13 @@ def _close(got, want, dtype, what, scale=1.0):
     assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), what
     rtol, atol = TOL[dtype]
     w = _np(want)
-    np.testing.assert_allclose(_np(got), w, rtol=rtol * scale,
-                               atol=atol * scale * max(1.0, float(np.abs(w).max(initial=0))),
-                               err_msg=what)
+    np.testing.assert_allclose(
+        _np(got),
+        w,
+        rtol=rtol * scale,
+        atol=atol * scale * max(1.0, float(np.abs(w).max(initial=0))),
+        err_msg=what,
+    )
 
 
 def _tensor(a, dtype, device, grad=False):
@@ -43,8 +51,9 @@ def _tensor(a, dtype, device, grad=False):
     return t.requires_grad_() if grad else t
 
 
-def _run(fn, shape, dtype, device, affine=True, bias=True, running=True, view=None,
-         offset=0.0, seed=0):
+def _run(
+    fn, shape, dtype, device, affine=True, bias=True, running=True, view=None, offset=0.0, seed=0
+):
     """``fn(x, rm, rv, w, b)`` on ``device`` with fixed random inputs of ``dtype``, and the
     gradients of ``sum(out * u)``: ``(out, gx, gw, gb, rm, rv)``. ``view``: ``"T"``
     passes ``x`` as the transpose of its last two axes (non-contiguous)."""
@@ -62,32 +71,38 @@ def _run(fn, shape, dtype, device, affine=True, bias=True, running=True, view=No
     out = fn(xin, rm, rv, w, b)
     u = _tensor(rng.standard_normal(shape), dtype, device)
     (out * u).sum().backward()
-    return (out, x.grad, None if w is None else w.grad, None if b is None else b.grad,
-            rm, rv)
+    return (out, x.grad, None if w is None else w.grad, None if b is None else b.grad, rm, rv)
 
 
 def _compare(dev, fn, shape, dtype, scale=1.0, **kw):
     want = _run(fn, shape, dtype, "cpu", **kw)
     got = _run(fn, shape, dtype, dev, **kw)
     assert got[0].device.type == lucid.device(dev).type
-    for name, g, w in zip(("out", "gx", "gw", "gb", "running_mean", "running_var"), got,
-                          want):
+    for name, g, w in zip(("out", "gx", "gw", "gb", "running_mean", "running_var"), got, want):
         _close(g, w, dtype, f"{name} {shape} {dtype}", scale)
 
 
 def _batch_norm(training, momentum=0.1):
-    return lambda x, rm, rv, w, b: F.batch_norm(x, rm, rv, w, b, training=training,
-                                                momentum=momentum, eps=1e-5)
+    return lambda x, rm, rv, w, b: F.batch_norm(
+        x, rm, rv, w, b, training=training, momentum=momentum, eps=1e-5
+    )
 
 
 def _instance_norm(use_input_stats):
-    return lambda x, rm, rv, w, b: F.instance_norm(x, rm, rv, w, b,
-                                                   use_input_stats=use_input_stats,
-                                                   momentum=0.1, eps=1e-5)
+    return lambda x, rm, rv, w, b: F.instance_norm(
+        x, rm, rv, w, b, use_input_stats=use_input_stats, momentum=0.1, eps=1e-5
+    )
 
 
-SHAPES = [(16, 7), (8, 5, 13), (32, 32, 32, 32), (32, 64, 16, 16), (2, 3, 4, 5, 6),
-          (3, 1, 7), (1, 3, 9)]
+SHAPES = [
+    (16, 7),
+    (8, 5, 13),
+    (32, 32, 32, 32),
+    (32, 64, 16, 16),
+    (2, 3, 4, 5, 6),
+    (3, 1, 7),
+    (1, 3, 9),
+]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -104,8 +119,16 @@ def test_batch_norm_options(dev, dtype, affine, bias, running):
     """No affine parameters, or a weight only; without running statistics (training, and
     evaluation with batch statistics, as track_running_stats=False)."""
     for training in (True, False) if running else (True,):
-        _compare(dev, _batch_norm(training), (6, 4, 5, 7), dtype, scale=2.0,
-                 affine=affine, bias=bias, running=running)
+        _compare(
+            dev,
+            _batch_norm(training),
+            (6, 4, 5, 7),
+            dtype,
+            scale=2.0,
+            affine=affine,
+            bias=bias,
+            running=running,
+        )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -113,8 +136,14 @@ def test_batch_norm_momentum_and_offset(dev, dtype):
     """Momentum 1 (the running statistics become the batch's), and inputs far from zero
     (two-pass statistics)."""
     _compare(dev, _batch_norm(True, 1.0), (4, 6, 5, 3), dtype, scale=2.0)
-    _compare(dev, _batch_norm(True), (4, 6, 5, 3), dtype, scale=2.0, offset=1e3 if
-             dtype in ("float32", "float64") else 30.0)
+    _compare(
+        dev,
+        _batch_norm(True),
+        (4, 6, 5, 3),
+        dtype,
+        scale=2.0,
+        offset=1e3 if dtype in ("float32", "float64") else 30.0,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -151,8 +180,7 @@ def test_batch_norm_large(dev):
 @pytest.mark.parametrize("affine", [True, False])
 def test_instance_norm(dev, dtype, shape, affine):
     for running in (True, False):
-        _compare(dev, _instance_norm(True), shape, dtype, scale=2.0, affine=affine,
-                 running=running)
+        _compare(dev, _instance_norm(True), shape, dtype, scale=2.0, affine=affine, running=running)
     _compare(dev, _instance_norm(False), shape, dtype, scale=2.0, affine=affine)
 
 
@@ -161,8 +189,14 @@ def test_instance_norm(dev, dtype, shape, affine):
 def test_group_norm(dev, dtype, shape):
     """Group norm's statistics run chan_stats (the instance-norm axes of its
     ``(N, G, C/G, S)`` view); the rest of it is generic."""
-    _compare(dev, lambda x, rm, rv, w, b: F.group_norm(x, 2, w, b, eps=1e-5), shape, dtype,
-             scale=2.0, running=False)
+    _compare(
+        dev,
+        lambda x, rm, rv, w, b: F.group_norm(x, 2, w, b, eps=1e-5),
+        shape,
+        dtype,
+        scale=2.0,
+        running=False,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -183,13 +217,18 @@ def test_batch_norm_module_steps(dev, dtype, momentum):
             y = m(x)
             (y * y).sum().backward()
             outs += [y, x.grad]
-        results.append((outs, m.weight.grad, m.bias.grad, m.running_mean, m.running_var,
-                        m.num_batches_tracked))
+        results.append(
+            (outs, m.weight.grad, m.bias.grad, m.running_mean, m.running_var, m.num_batches_tracked)
+        )
     (o0, w0, b0, rm0, rv0, n0), (o1, w1, b1, rm1, rv1, n1) = results
     for k, (g, w) in enumerate(zip(o1, o0)):
         _close(g, w, dtype, f"step output/grad {k}", 2.0)
-    for name, g, w in (("gw", w1, w0), ("gb", b1, b0), ("running_mean", rm1, rm0),
-                       ("running_var", rv1, rv0)):
+    for name, g, w in (
+        ("gw", w1, w0),
+        ("gb", b1, b0),
+        ("running_mean", rm1, rm0),
+        ("running_var", rv1, rv0),
+    ):
         _close(g, w, dtype, name, 4.0)
     assert n0.item() == n1.item() == 3
 
@@ -207,6 +246,7 @@ def test_channel_path_taken(dev, monkeypatch):
 
     def generic(*args, **kwargs):
         raise AssertionError("a generic norm kernel ran")
+
     for name in GENERIC:
         monkeypatch.setattr(XpNorm, name, generic)
     for dtype in DTYPES:

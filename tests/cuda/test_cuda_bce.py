@@ -13,8 +13,11 @@ from .conftest import DEVICE
 
 pytestmark = pytest.mark.cuda
 
-DTYPES = {"float32": (lucid.float32, 1e-6), "float64": (lucid.float64, 1e-12),
-          "bfloat16": (lucid.bfloat16, 2e-2)}
+DTYPES = {
+    "float32": (lucid.float32, 1e-6),
+    "float64": (lucid.float64, 1e-12),
+    "bfloat16": (lucid.bfloat16, 2e-2),
+}
 
 
 def _data():
@@ -32,8 +35,9 @@ def _run(device, dt, reduction, weighted):
     lx, ly = (lucid.tensor(a, device=device).to(dt).requires_grad_() for a in (x, y))
     lw = lucid.tensor(w, device=device).to(dt) if weighted else None
     out = F.binary_cross_entropy(lx, ly, weight=lw, reduction=reduction)
-    g = lucid.tensor(np.linspace(-1, 1, x.size) if reduction == "none" else np.array(1.5),
-                     device=device).to(dt)
+    g = lucid.tensor(
+        np.linspace(-1, 1, x.size) if reduction == "none" else np.array(1.5), device=device
+    ).to(dt)
     out.backward(g)
     return out, lx.grad, ly.grad
 
@@ -46,11 +50,10 @@ def test_boundaries_match_the_cpu(dtype, reduction, weighted):
     got = _run(DEVICE, dt, reduction, weighted)
     want = _run("cpu", dt, reduction, weighted)
     assert got[0].device == lucid.device(DEVICE) and got[0].dtype is dt
-    assert np.isfinite(_host(got[1])).all()             # finite at 0 and 1
+    assert np.isfinite(_host(got[1])).all()  # finite at 0 and 1
     for a, b in zip(got, want):
         a, b = _host(a), _host(b)
-        assert np.array_equal(np.isinf(a), np.isinf(b)) and np.array_equal(np.isnan(a),
-                                                                           np.isnan(b))
+        assert np.array_equal(np.isinf(a), np.isinf(b)) and np.array_equal(np.isnan(a), np.isnan(b))
         fin = np.isfinite(b)
         assert np.array_equal(a[~fin & ~np.isnan(b)], b[~fin & ~np.isnan(b)])
         np.testing.assert_allclose(a[fin], b[fin], rtol=rtol, atol=1e-30)

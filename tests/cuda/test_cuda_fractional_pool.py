@@ -19,15 +19,21 @@ def _run(fn, x, u, dtype, device, **kw):
     v, i = fn(t, return_indices=True, _random_samples=s, **kw)
     g = np.random.default_rng(1).standard_normal(tuple(v.shape))
     v.backward(lucid.tensor(g).to(v.dtype).to(device))
-    return [a.detach().cpu().to(lucid.float64).numpy() if a.dtype.is_floating_point
-            else a.cpu().numpy() for a in (v, i, t.grad)]
+    return [
+        a.detach().cpu().to(lucid.float64).numpy() if a.dtype.is_floating_point else a.cpu().numpy()
+        for a in (v, i, t.grad)
+    ]
 
 
 @pytest.mark.parametrize("dtype", list(TOL))
-@pytest.mark.parametrize("n,shape,kw", [
-    (2, (2, 3, 11, 9), dict(kernel_size=(3, 2), output_size=(5, 4))),
-    (2, (3, 13, 10), dict(kernel_size=2, output_ratio=0.6)),
-    (3, (2, 2, 7, 8, 9), dict(kernel_size=2, output_size=(3, 4, 5)))])
+@pytest.mark.parametrize(
+    "n,shape,kw",
+    [
+        (2, (2, 3, 11, 9), dict(kernel_size=(3, 2), output_size=(5, 4))),
+        (2, (3, 13, 10), dict(kernel_size=2, output_ratio=0.6)),
+        (3, (2, 2, 7, 8, 9), dict(kernel_size=2, output_size=(3, 4, 5))),
+    ],
+)
 @pytest.mark.parametrize("kind", ["normal", "nan_ties"])
 def test_matches_cpu(dev, dtype, n, shape, kw, kind):
     rng = np.random.default_rng(0)

@@ -15,8 +15,12 @@ pytestmark = pytest.mark.cuda
 
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 # (rtol, atol): half types compute in float32 on both sides, so one rounding apart
-TOL = {"float32": (2e-5, 2e-6), "float64": (1e-11, 1e-12), "float16": (4e-3, 4e-3),
-       "bfloat16": (3e-2, 3e-2)}
+TOL = {
+    "float32": (2e-5, 2e-6),
+    "float64": (1e-11, 1e-12),
+    "float16": (4e-3, 4e-3),
+    "bfloat16": (3e-2, 3e-2),
+}
 LENGTHS = [1, 3, 33, 1000, 4097]
 VOCAB = 50304
 
@@ -64,8 +68,10 @@ def _rand(shape, seed=0, spread=3.0):
 
 # -- softmax and log-softmax -------------------------------------------------------------
 
-SOFTMAXES = {"softmax": lambda x, d: lucid.softmax(x, d),
-             "log_softmax": lambda x, d: F.log_softmax(x, d)}
+SOFTMAXES = {
+    "softmax": lambda x, d: lucid.softmax(x, d),
+    "log_softmax": lambda x, d: F.log_softmax(x, d),
+}
 
 
 @pytest.mark.parametrize("name", list(SOFTMAXES))
@@ -83,15 +89,13 @@ def test_softmax_axes_and_strides(dev, name, dtype, dim):
     """Other axes (moved to the last) and a transposed input."""
     a = _rand((5, 33, 6))
     _compare(lambda x: SOFTMAXES[name](x, dim), [a], dtype, dev)
-    _compare(lambda x: SOFTMAXES[name](x, dim), [a], dtype, dev,
-             view=lambda t: t.transpose(0, 2))
+    _compare(lambda x: SOFTMAXES[name](x, dim), [a], dtype, dev, view=lambda t: t.transpose(0, 2))
 
 
 @pytest.mark.parametrize("name", list(SOFTMAXES))
 @pytest.mark.parametrize("shape", [(0, 5), (4, 0), (), (1,)])
 def test_softmax_empty_and_tiny(dev, name, shape):
-    _compare(lambda x: SOFTMAXES[name](x, -1 if shape else 0), [_rand(shape)],
-             "float32", dev)
+    _compare(lambda x: SOFTMAXES[name](x, -1 if shape else 0), [_rand(shape)], "float32", dev)
 
 
 @pytest.mark.parametrize("name", list(SOFTMAXES))
@@ -109,22 +113,32 @@ def test_softmax_infinities(dev, name, dtype):
 
 # -- layer norm and RMS norm -------------------------------------------------------------
 
+
 def _layer_norm(ns, affine, bias):
     def fn(x, *wb):
         w = wb[0] if affine else None
         b = wb[1] if bias else None
         return F.layer_norm(x, ns, w, b, eps=1e-5)
+
     return fn
 
 
 def _rms_norm(ns, affine):
     def fn(x, *wb):
         return F.rms_norm(x, ns, wb[0] if affine else None)
+
     return fn
 
 
-NORM_SHAPES = [((7, 1), (1,)), ((7, 3), (3,)), ((5, 33), (33,)), ((3, 4, 1000), (1000,)),
-               ((2, 4097), (4097,)), ((2, 3, 4, 5), (4, 5)), ((33,), (33,))]
+NORM_SHAPES = [
+    ((7, 1), (1,)),
+    ((7, 3), (3,)),
+    ((5, 33), (33,)),
+    ((3, 4, 1000), (1000,)),
+    ((2, 4097), (4097,)),
+    ((2, 3, 4, 5), (4, 5)),
+    ((33,), (33,)),
+]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -151,25 +165,43 @@ def test_rms_norm(dev, dtype, shape, ns, affine):
 def test_norms_non_contiguous(dev, dtype):
     """A transposed input (made contiguous on the way in)."""
     a, w, b = _rand((6, 40)), _rand((6,), 1, 1.0), _rand((6,), 2, 1.0)
-    _compare(lambda x, w, b: F.layer_norm(x, (6,), w, b), [a, w, b], dtype, dev,
-             view=lambda t: t.t() if t.ndim == 2 else t, scale=2.0)
-    _compare(lambda x, w: F.rms_norm(x, (6,), w), [a, w], dtype, dev,
-             view=lambda t: t.t() if t.ndim == 2 else t, scale=2.0)
+    _compare(
+        lambda x, w, b: F.layer_norm(x, (6,), w, b),
+        [a, w, b],
+        dtype,
+        dev,
+        view=lambda t: t.t() if t.ndim == 2 else t,
+        scale=2.0,
+    )
+    _compare(
+        lambda x, w: F.rms_norm(x, (6,), w),
+        [a, w],
+        dtype,
+        dev,
+        view=lambda t: t.t() if t.ndim == 2 else t,
+        scale=2.0,
+    )
 
 
 def test_norms_empty(dev):
-    _compare(_layer_norm((8,), True, True), [_rand((0, 8)), _rand((8,)), _rand((8,))],
-             "float32", dev)
+    _compare(
+        _layer_norm((8,), True, True), [_rand((0, 8)), _rand((8,)), _rand((8,))], "float32", dev
+    )
     _compare(_rms_norm((8,), True), [_rand((0, 8)), _rand((8,))], "float32", dev)
 
 
 def test_group_norm_generic(dev):
     """Group norm keeps the generic kernels (its layout is not the row view)."""
-    _compare(lambda x, w, b: F.group_norm(x, 2, w, b),
-             [_rand((3, 4, 5)), _rand((4,)), _rand((4,))], "float32", dev)
+    _compare(
+        lambda x, w, b: F.group_norm(x, 2, w, b),
+        [_rand((3, 4, 5)), _rand((4,)), _rand((4,))],
+        "float32",
+        dev,
+    )
 
 
 # -- cross-entropy -----------------------------------------------------------------------
+
 
 def _targets(shape, c, seed=3, ignored=(), ignore_index=-100):
     """Random class indices, ``ignore_index`` at the flat positions ``ignored``."""
@@ -198,11 +230,17 @@ def _ce_compare(dev, dtype, logits, target, weight=None, view=None, **kw):
         _close(xg.grad, xc.grad, dtype, 2.0)
 
 
-CE_OPTIONS = [dict(), dict(reduction="sum"), dict(reduction="none"),
-              dict(label_smoothing=0.1), dict(label_smoothing=0.2, reduction="none"),
-              dict(ignore_index=1, reduction="sum"), dict(weighted=True),
-              dict(weighted=True, label_smoothing=0.1),
-              dict(weighted=True, label_smoothing=0.3, reduction="sum")]
+CE_OPTIONS = [
+    dict(),
+    dict(reduction="sum"),
+    dict(reduction="none"),
+    dict(label_smoothing=0.1),
+    dict(label_smoothing=0.2, reduction="none"),
+    dict(ignore_index=1, reduction="sum"),
+    dict(weighted=True),
+    dict(weighted=True, label_smoothing=0.1),
+    dict(weighted=True, label_smoothing=0.3, reduction="sum"),
+]
 CE_IDS = ["-".join(f"{k}={v}" for k, v in o.items()) or "default" for o in CE_OPTIONS]
 
 
@@ -226,17 +264,16 @@ def test_cross_entropy_vocab(dev, dtype, opts):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("opts", [dict(), dict(label_smoothing=0.1, reduction="none"),
-                                  dict(weighted=True, reduction="sum")])
+@pytest.mark.parametrize(
+    "opts",
+    [dict(), dict(label_smoothing=0.1, reduction="none"), dict(weighted=True, reduction="sum")],
+)
 def test_cross_entropy_k_dim_and_strided(dev, dtype, opts):
     """``(N, C, d1, d2)`` logits (the class axis moved last) and transposed 2-d logits."""
     opts = dict(opts)
-    w = np.random.default_rng(4).uniform(0.5, 2.0, 5) if opts.pop("weighted", False) \
-        else None
-    _ce_compare(dev, dtype, _rand((3, 5, 4, 2)), _targets((3, 4, 2), 5, ignored=(1,)), w,
-                **opts)
-    _ce_compare(dev, dtype, _rand((5, 6)), _targets((6,), 5), w,
-                view=lambda x: x.t(), **opts)
+    w = np.random.default_rng(4).uniform(0.5, 2.0, 5) if opts.pop("weighted", False) else None
+    _ce_compare(dev, dtype, _rand((3, 5, 4, 2)), _targets((3, 4, 2), 5, ignored=(1,)), w, **opts)
+    _ce_compare(dev, dtype, _rand((5, 6)), _targets((6,), 5), w, view=lambda x: x.t(), **opts)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -253,9 +290,17 @@ def test_cross_entropy_infinite_and_nan_logits(dev, dtype, c, smoothing):
     x[3, :] = np.linspace(-1e4, 3e4, c)
     x[4, ::2] = -np.inf
     t = np.array([0, 2, 1, c - 1, 1, 3])
-    outs = [_np(F.cross_entropy(_leaf(x, dtype, d, False), lucid.tensor(t).to(d),
-                                reduction="none", label_smoothing=smoothing))
-            for d in ("cpu", dev)]
+    outs = [
+        _np(
+            F.cross_entropy(
+                _leaf(x, dtype, d, False),
+                lucid.tensor(t).to(d),
+                reduction="none",
+                label_smoothing=smoothing,
+            )
+        )
+        for d in ("cpu", dev)
+    ]
     rtol, atol = TOL[dtype]
     np.testing.assert_allclose(outs[1], outs[0], rtol=rtol, atol=atol, equal_nan=True)
 
@@ -269,7 +314,7 @@ def test_cross_entropy_all_ignored(dev):
 
 def test_cross_entropy_target_out_of_range(dev):
     x = _leaf(_rand((3, 4)), "float32", dev)
-    with pytest.raises(IndexingError):       # a GPU reports at the next host read
+    with pytest.raises(IndexingError):  # a GPU reports at the next host read
         F.cross_entropy(x, lucid.tensor(np.array([0, 4, 1])).to(dev)).item()
 
 
@@ -280,8 +325,11 @@ def test_cross_entropy_empty_batch(dev):
 
 # -- GELU and SiLU -----------------------------------------------------------------------
 
-ACTS = {"gelu": lambda x: F.gelu(x), "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
-        "silu": lambda x: F.silu(x)}
+ACTS = {
+    "gelu": lambda x: F.gelu(x),
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": lambda x: F.silu(x),
+}
 
 
 @pytest.mark.parametrize("name", list(ACTS))
@@ -289,7 +337,7 @@ ACTS = {"gelu": lambda x: F.gelu(x), "gelu_tanh": lambda x: F.gelu(x, approximat
 @pytest.mark.parametrize("shape", [(1,), (3,), (33, 7), (1000003,), ()])
 def test_activations(dev, name, dtype, shape):
     if shape == (1000003,) and dtype in ("float16", "bfloat16"):
-        shape = (40001,)              # the CPU reference is slow in half types
+        shape = (40001,)  # the CPU reference is slow in half types
     _compare(ACTS[name], [_rand(shape, spread=4.0)], dtype, dev, scale=2.0)
 
 
@@ -304,13 +352,23 @@ def test_activations_strided_extreme_empty(dev, name, dtype):
 
 # -- the fused kernels run (no silent fallback to the generic ones) ----------------------
 
-GENERIC = {"lucid.backend.array.special.XpSpecial": ["softmax", "log_softmax",
-                                                      "softmax_backward",
-                                                      "log_softmax_backward"],
-           "lucid.backend.array.norm.XpNorm": ["norm_forward", "norm_backward"],
-           "lucid.backend.array.loss.XpLoss": ["cross_entropy", "cross_entropy_backward",
-                                               "gelu", "gelu_backward", "silu",
-                                               "silu_backward"]}
+GENERIC = {
+    "lucid.backend.array.special.XpSpecial": [
+        "softmax",
+        "log_softmax",
+        "softmax_backward",
+        "log_softmax_backward",
+    ],
+    "lucid.backend.array.norm.XpNorm": ["norm_forward", "norm_backward"],
+    "lucid.backend.array.loss.XpLoss": [
+        "cross_entropy",
+        "cross_entropy_backward",
+        "gelu",
+        "gelu_backward",
+        "silu",
+        "silu_backward",
+    ],
+}
 
 
 def test_fused_paths_taken(dev, monkeypatch):
@@ -322,6 +380,7 @@ def test_fused_paths_taken(dev, monkeypatch):
 
     def generic(*args, **kwargs):
         raise AssertionError("a generic kernel ran")
+
     for path, names in GENERIC.items():
         mod, cls = path.rsplit(".", 1)
         for name in names:
@@ -329,12 +388,17 @@ def test_fused_paths_taken(dev, monkeypatch):
     for dtype in DTYPES:
         x = _leaf(_rand((6, 33)), dtype, dev)
         w, b = _leaf(_rand((33,)), dtype, dev), _leaf(_rand((33,)), dtype, dev)
-        outs = [lucid.softmax(x, -1), lucid.softmax(x.t(), 0), F.log_softmax(x, 0),
-                F.layer_norm(x, (33,), w, b), F.rms_norm(x, (33,), w), F.gelu(x),
-                F.gelu(x, approximate="tanh"), F.silu(x.t()),
-                F.cross_entropy(x, lucid.tensor(np.arange(6) % 33).to(dev),
-                                label_smoothing=0.1),
-                F.cross_entropy(x.reshape(2, 33, 3),
-                                lucid.tensor(np.zeros((2, 3), np.int64)).to(dev))]
+        outs = [
+            lucid.softmax(x, -1),
+            lucid.softmax(x.t(), 0),
+            F.log_softmax(x, 0),
+            F.layer_norm(x, (33,), w, b),
+            F.rms_norm(x, (33,), w),
+            F.gelu(x),
+            F.gelu(x, approximate="tanh"),
+            F.silu(x.t()),
+            F.cross_entropy(x, lucid.tensor(np.arange(6) % 33).to(dev), label_smoothing=0.1),
+            F.cross_entropy(x.reshape(2, 33, 3), lucid.tensor(np.zeros((2, 3), np.int64)).to(dev)),
+        ]
         sum(o.float().sum() for o in outs).backward()
         assert x.grad is not None and w.grad is not None and b.grad is not None

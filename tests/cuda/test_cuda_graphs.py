@@ -18,8 +18,10 @@ from lucid.errors import DeviceError
 
 from .conftest import DEVICE
 
-pytestmark = [pytest.mark.cuda,
-              pytest.mark.skipif(DEVICE == "cpu", reason="captures CUDA graphs (a GPU)")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(DEVICE == "cpu", reason="captures CUDA graphs (a GPU)"),
+]
 
 
 def _t(a, **kw):
@@ -30,8 +32,8 @@ def test_replay_on_new_inputs():
     rng = np.random.default_rng(0)
     x = _t(rng.standard_normal((64, 33)))
     w = _t(rng.standard_normal((33, 17)))
-    f = lambda: F.gelu(x @ w + 1.5).sum(dim=0) * x.mean()   # noqa: E731
-    f()                                                      # compile before capturing
+    f = lambda: F.gelu(x @ w + 1.5).sum(dim=0) * x.mean()  # noqa: E731
+    f()  # compile before capturing
     g = lucid.cuda.CUDAGraph()
     with lucid.cuda.graph(g):
         out = f()
@@ -41,13 +43,18 @@ def test_replay_on_new_inputs():
         x.copy_(_t(new))
         g.replay()
         want = f()
-        np.testing.assert_allclose(out.cpu().numpy(), want.cpu().numpy(), rtol=1e-6,
-                                   atol=1e-6)
+        np.testing.assert_allclose(out.cpu().numpy(), want.cpu().numpy(), rtol=1e-6, atol=1e-6)
 
 
 def _cnn():
-    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8 * 4 * 4, 5))
+    return nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(8 * 4 * 4, 5),
+    )
 
 
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
@@ -73,7 +80,7 @@ def test_whole_training_step(momentum):
     for xb, yb in batches:
         losses.append(step(eager, opts[0], _t(xb), lucid.tensor(yb).to(DEVICE)).item())
     sx, sy = _t(batches[0][0]), lucid.tensor(batches[0][1]).to(DEVICE)
-    for xb, yb in batches[:3]:                       # warm up: state made, kernels built
+    for xb, yb in batches[:3]:  # warm up: state made, kernels built
         sx.copy_(_t(xb))
         sy.copy_(lucid.tensor(yb).to(DEVICE))
         step(graphed, opts[1], sx, sy)
@@ -89,8 +96,9 @@ def test_whole_training_step(momentum):
         g.replay()
         assert abs(loss.item() - losses[k]) <= 1e-4 * max(1.0, abs(losses[k]))
     for (name, a), b in zip(eager.state_dict().items(), graphed.state_dict().values()):
-        np.testing.assert_allclose(b.cpu().numpy(), a.cpu().numpy(), rtol=1e-4, atol=1e-5,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            b.cpu().numpy(), a.cpu().numpy(), rtol=1e-4, atol=1e-5, err_msg=name
+        )
 
 
 def test_captured_check_reports_after_replay():
@@ -104,15 +112,16 @@ def test_captured_check_reports_after_replay():
         out = emb(idx)
     g.replay()
     lucid.cuda.synchronize()
-    np.testing.assert_array_equal(out.detach().cpu().numpy(),
-                                  emb.weight.detach()[1:4].cpu().numpy())
+    np.testing.assert_array_equal(
+        out.detach().cpu().numpy(), emb.weight.detach()[1:4].cpu().numpy()
+    )
     idx.copy_(lucid.tensor(np.array([1, 12, 3])).to(DEVICE))
     g.replay()
     with pytest.raises(IndexError):
         lucid.cuda.synchronize()
     idx.copy_(lucid.tensor(np.array([0, 0, 0])).to(DEVICE))
     g.replay()
-    lucid.cuda.synchronize()                         # the failure was reported once
+    lucid.cuda.synchronize()  # the failure was reported once
 
 
 def test_shared_pool():
@@ -126,8 +135,9 @@ def test_shared_pool():
     a.copy_(_t(np.arange(8.0) / 8))
     g1.replay()
     g2.replay()
-    np.testing.assert_allclose(c.cpu().numpy(), np.exp(np.arange(8.0) / 4) + np.arange(8.0) / 8,
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        c.cpu().numpy(), np.exp(np.arange(8.0) / 4) + np.arange(8.0) / 8, rtol=1e-6
+    )
     assert isinstance(lucid.cuda.graph_pool_handle(), type(g1.pool()))
 
 
@@ -135,8 +145,7 @@ def test_refused_inside_a_capture():
     """Random ops and Adam's host step count cannot be replayed: a DeviceError naming
     them, and the graph stays empty (the stream is usable afterwards)."""
     x = _t(np.ones((4, 4)))
-    for block in (lambda: F.dropout(x, 0.5, training=True),
-                  lambda: lucid.rand(3, device=DEVICE)):
+    for block in (lambda: F.dropout(x, 0.5, training=True), lambda: lucid.rand(3, device=DEVICE)):
         g = lucid.cuda.CUDAGraph()
         with pytest.raises(DeviceError, match="random op"):
             with lucid.cuda.graph(g):
@@ -181,8 +190,10 @@ def _mlp():
     return nn.Sequential(nn.Linear(12, 32), nn.GELU(), nn.LayerNorm(32), nn.Linear(32, 4))
 
 
-@pytest.mark.parametrize("cls,kw", [(optim.Adam, {}), (optim.Adam, {"amsgrad": True}),
-                                    (optim.AdamW, {"weight_decay": 0.1})])
+@pytest.mark.parametrize(
+    "cls,kw",
+    [(optim.Adam, {}), (optim.Adam, {"amsgrad": True}), (optim.AdamW, {"weight_decay": 0.1})],
+)
 def test_capturable_adam_matches_host_counts(cls, kw):
     """capturable=True (float32 step counts on the device, read by the kernel) follows
     the same trajectory as host counts; the count is a CUDA tensor; a state dict of either
@@ -190,8 +201,7 @@ def test_capturable_adam_matches_host_counts(cls, kw):
     lucid.manual_seed(0)
     models = [_mlp().to(DEVICE) for _ in range(2)]
     models[1].load_state_dict(models[0].state_dict())
-    opts = [cls(m.parameters(), lr=0.01, capturable=c, **kw)
-            for m, c in zip(models, (False, True))]
+    opts = [cls(m.parameters(), lr=0.01, capturable=c, **kw) for m, c in zip(models, (False, True))]
     rng = np.random.default_rng(2)
     for _ in range(5):
         x, y = _t(rng.standard_normal((8, 12))), lucid.tensor(rng.integers(0, 4, 8)).to(DEVICE)
@@ -200,8 +210,9 @@ def test_capturable_adam_matches_host_counts(cls, kw):
             F.cross_entropy(m(x), y).backward()
             o.step()
     for a, b in zip(models[0].parameters(), models[1].parameters()):
-        np.testing.assert_allclose(b.detach().cpu().numpy(), a.detach().cpu().numpy(),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            b.detach().cpu().numpy(), a.detach().cpu().numpy(), rtol=1e-5, atol=1e-6
+        )
     step = opts[1].state[next(models[1].parameters())]["step"]
     assert step.device.type == "cuda" and step.dtype == lucid.float32 and step.item() == 5
     host = cls(models[1].parameters(), lr=0.01, **kw)
@@ -235,7 +246,7 @@ def test_captured_step_with_capturable_adamw():
         loss.backward()
         o_eager.step()
         losses.append(loss.item())
-        if k < 2:                                   # warm-up of the graphed copy
+        if k < 2:  # warm-up of the graphed copy
             o_graph.zero_grad()
             F.cross_entropy(graphed(x), y).backward()
             o_graph.step()
@@ -251,6 +262,7 @@ def test_captured_step_with_capturable_adamw():
         g.replay()
         assert abs(static_loss.item() - losses[k]) <= 1e-4 * max(1.0, abs(losses[k]))
     for a, b in zip(eager.parameters(), graphed.parameters()):
-        np.testing.assert_allclose(b.detach().cpu().numpy(), a.detach().cpu().numpy(),
-                                   rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            b.detach().cpu().numpy(), a.detach().cpu().numpy(), rtol=1e-4, atol=1e-5
+        )
     assert o_graph.state[next(graphed.parameters())]["step"].item() == 10

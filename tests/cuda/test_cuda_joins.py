@@ -12,9 +12,8 @@ from .conftest import DEVICE
 pytestmark = pytest.mark.cuda
 gpu = pytest.mark.skipif(DEVICE == "cpu", reason="calls the CUDA kernel (needs a GPU)")
 
-KERNEL_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int8", "bool",
-                 "complex64"]
-CASES = {       # name: (shapes, axis)
+KERNEL_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int8", "bool", "complex64"]
+CASES = {  # name: (shapes, axis)
     "middle": ([(2, 3, 4), (2, 5, 4), (2, 1, 4)], 1),
     "last": ([(3, 4), (3, 4)], -1),
     "first, odd widths": ([(1, 7), (2, 7)], 0),
@@ -26,6 +25,7 @@ CASES = {       # name: (shapes, axis)
 
 def _random(shape, dtype, rng):
     import ml_dtypes
+
     if dtype == "bool":
         return rng.random(shape) < 0.5
     if dtype in ("int64", "int8"):
@@ -42,6 +42,7 @@ def _random(shape, dtype, rng):
 def test_kernel_matches_numpy(case, dtype):
     import cupy
     from lucid.backend.cuda import joins
+
     shapes, axis = CASES[case]
     rng = np.random.default_rng(0)
     host = [_random(s, dtype, rng) for s in shapes]
@@ -56,9 +57,10 @@ def test_kernel_takes_strided_and_unaligned_pieces():
     a 16-byte boundary (copied in 4-byte units)."""
     import cupy
     from lucid.backend.cuda import joins
+
     base = cupy.arange(200, dtype=cupy.float32)
-    a = base[1:13].reshape(3, 4)                    # 4-byte aligned only
-    b = cupy.arange(15, dtype=cupy.float32).reshape(5, 3).T     # (3, 5), not contiguous
+    a = base[1:13].reshape(3, 4)  # 4-byte aligned only
+    b = cupy.arange(15, dtype=cupy.float32).reshape(5, 3).T  # (3, 5), not contiguous
     c = base[101:107].reshape(3, 2)
     out = joins.concatenate([a, b, c], 1)
     want = np.concatenate([cupy.asnumpy(x) for x in (a, b, c)], 1)
@@ -71,6 +73,7 @@ def test_kernel_declines_what_cupy_decides():
     and an axis out of range give None (CuPy's call then computes or raises)."""
     import cupy
     from lucid.backend.cuda import joins
+
     x = cupy.ones((2, 3), cupy.float32)
     assert joins.concatenate([x], 0) is None
     assert joins.concatenate([x, x.astype(cupy.float64)], 0) is None
@@ -95,8 +98,9 @@ def test_cat_and_stack_match_cpu(dev, dtype):
     same = [t[:, :1] for t in gpu_]
     same_cpu = [t[:, :1] for t in cpu]
     for dim in (0, 2, -1):
-        np.testing.assert_array_equal(_cpu(lucid.stack(same, dim=dim)),
-                                      _cpu(lucid.stack(same_cpu, dim=dim)))
+        np.testing.assert_array_equal(
+            _cpu(lucid.stack(same, dim=dim)), _cpu(lucid.stack(same_cpu, dim=dim))
+        )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])

@@ -20,14 +20,14 @@ gpu = pytest.mark.skipif(DEVICE == "cpu", reason="launches a raw kernel (needs a
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 TOL = {"float32": 2e-5, "float64": 1e-12, "float16": 4e-3, "bfloat16": 3e-2}
 
-_MIXED = r'''
+_MIXED = r"""
 extern "C" __global__ void mixed(double* out, int a, long long b, float c, double d,
                                  const double* null, unsigned int e, unsigned long long f,
                                  int g) {
     out[0] = a; out[1] = (double)b; out[2] = c; out[3] = d; out[4] = null ? 1.0 : 0.0;
     out[5] = e; out[6] = (double)f; out[7] = g;
 }
-'''
+"""
 
 
 @gpu
@@ -37,11 +37,20 @@ def test_packed_arguments_keep_their_c_layout():
     reads it."""
     import cupy
     from lucid.backend.cuda.kernels import kernel
+
     out = cupy.zeros(8, cupy.float64)
-    vals = (np.int32(-7), np.int64(2 ** 40 + 3), np.float32(1.5), np.float64(-2.25),
-            np.uint64(0), np.uint32(4000000000), np.uint64(2 ** 53), np.int32(9))
+    vals = (
+        np.int32(-7),
+        np.int64(2**40 + 3),
+        np.float32(1.5),
+        np.float64(-2.25),
+        np.uint64(0),
+        np.uint32(4000000000),
+        np.uint64(2**53),
+        np.int32(9),
+    )
     kernel(_MIXED, "mixed")((1,), (1,), (out,) + vals)
-    want = [-7, 2 ** 40 + 3, 1.5, -2.25, 0, 4000000000, 2 ** 53, 9]
+    want = [-7, 2**40 + 3, 1.5, -2.25, 0, 4000000000, 2**53, 9]
     np.testing.assert_array_equal(cupy.asnumpy(out), np.array(want, np.float64))
     kernel(_MIXED, "mixed")(1, (1, 1), (out,) + vals[:4] + (out,) + vals[5:])  # 2-D block
     assert float(out[4]) == 1.0
@@ -53,17 +62,21 @@ def test_declared_layout_takes_python_numbers():
     floats (and NumPy scalars of other widths) arrive converted to the declared types."""
     import cupy
     from lucid.backend.cuda.kernels import NULL, kernel
+
     k = kernel(_MIXED, "mixed")
     assert k.fmt == "@QiqfdQIQi"
     out = cupy.zeros(8, cupy.float64)
-    k((1,), (1,), (out, -7, 2 ** 40 + 3, 1.5, np.float32(-2.25), NULL, 4000000000,
-                   np.int64(2 ** 53), True))
-    want = [-7, 2 ** 40 + 3, 1.5, -2.25, 0, 4000000000, 2 ** 53, 1]
+    k(
+        (1,),
+        (1,),
+        (out, -7, 2**40 + 3, 1.5, np.float32(-2.25), NULL, 4000000000, np.int64(2**53), True),
+    )
+    want = [-7, 2**40 + 3, 1.5, -2.25, 0, 4000000000, 2**53, 1]
     np.testing.assert_array_equal(cupy.asnumpy(out), np.array(want, np.float64))
     with pytest.raises(TypeError, match="mixed.*declares parameters"):
         k((1,), (1,), (out, 1, 2))
     with pytest.raises(TypeError, match="mixed"):
-        k((1,), (1,), (out, 1.5, 2, 1.5, 2.0, NULL, 1, 1, 1))    # a float for an int
+        k((1,), (1,), (out, 1.5, 2, 1.5, 2.0, NULL, 1, 1, 1))  # a float for an int
 
 
 @gpu
@@ -71,12 +84,15 @@ def test_signature_reads_the_declaration():
     """Launch bounds, ``const`` and ``A`` (the accumulation type) are read; a declaration
     through a macro or of another type gives no layout (the arguments give it)."""
     from lucid.backend.cuda.kernels import signature
-    src = ('extern "C" __global__ void __launch_bounds__(256, 2)\n'
-           "k(const T* x, A* y, long long n, A eps, unsigned long long seed) {}\n"
-           'extern "C" __global__ void k_other(T v) {}\n')
+
+    src = (
+        'extern "C" __global__ void __launch_bounds__(256, 2)\n'
+        "k(const T* x, A* y, long long n, A eps, unsigned long long seed) {}\n"
+        'extern "C" __global__ void k_other(T v) {}\n'
+    )
     assert signature(src, "k", "float") == "@QQqfQ"
     assert signature(src, "k", "double") == "@QQqdQ"
-    assert signature(src, "k_other", "float") is None      # a scalar of type T
+    assert signature(src, "k_other", "float") is None  # a scalar of type T
     assert signature(src, "k_missing", "float") is None
     macro = 'extern "C" __global__ void NAME##_f(const T* x, GEO) {}'
     assert signature(macro, "NAME_f", "float") is None
@@ -89,8 +105,11 @@ def test_macro_declared_layout():
     unknown) is refused."""
     import cupy
     from lucid.backend.cuda.kernels import kernel
-    src = ('#define DECL(N) extern "C" __global__ void N(double* out, int a, double b) '
-           "{ out[0] = a + b; }\nDECL(from_macro)\n")
+
+    src = (
+        '#define DECL(N) extern "C" __global__ void N(double* out, int a, double b) '
+        "{ out[0] = a + b; }\nDECL(from_macro)\n"
+    )
     out = cupy.zeros(1, cupy.float64)
     k = kernel(src, "from_macro", params="double* out, int a, double b")
     assert k.fmt == "@Qid"
@@ -109,8 +128,7 @@ def _np(t):
 
 
 def _grads(device, dtype, fn, *arrays):
-    leaves = [lucid.tensor(a).to(getattr(lucid, dtype)).to(device).requires_grad_()
-              for a in arrays]
+    leaves = [lucid.tensor(a).to(getattr(lucid, dtype)).to(device).requires_grad_() for a in arrays]
     out = fn(*leaves)
     u = np.random.default_rng(3).standard_normal(tuple(out.shape))
     (out * lucid.tensor(u).to(getattr(lucid, dtype)).to(device)).sum().backward()
@@ -125,14 +143,13 @@ def test_embedding_weight_grad(dev, dtype, padding_idx, idx_shape):
     from the end), index tensors of 1 to 3 dims."""
     rng = np.random.default_rng(0)
     idx = rng.integers(0, 10, idx_shape)
-    idx.flat[:3] = 3                                    # repeats, and the padding row
+    idx.flat[:3] = 3  # repeats, and the padding row
     w = rng.standard_normal((10, 6))
     results = []
     for device in ("cpu", dev):
         ix = lucid.tensor(idx).to(device)
         results.append(_grads(device, dtype, lambda t: F.embedding(ix, t, padding_idx), w))
-    np.testing.assert_allclose(results[1][0], results[0][0], rtol=TOL[dtype],
-                               atol=TOL[dtype] * 4)
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=TOL[dtype], atol=TOL[dtype] * 4)
     if padding_idx is not None:
         assert not results[1][0][padding_idx % 10].any()
 
@@ -145,8 +162,10 @@ def test_embedding_lookup(dev, dtype, idx_shape):
     rng = np.random.default_rng(4)
     idx = rng.integers(0, 10, idx_shape)
     w = rng.standard_normal((10, 6))
-    for weight in (lambda d: lucid.tensor(w).to(getattr(lucid, dtype)).to(d),
-                   lambda d: lucid.tensor(w.T.copy()).to(getattr(lucid, dtype)).to(d).t()):
+    for weight in (
+        lambda d: lucid.tensor(w).to(getattr(lucid, dtype)).to(d),
+        lambda d: lucid.tensor(w.T.copy()).to(getattr(lucid, dtype)).to(d).t(),
+    ):
         got = [F.embedding(lucid.tensor(idx).to(d), weight(d)) for d in ("cpu", dev)]
         assert tuple(got[1].shape) == idx_shape + (6,) and got[1].dtype == got[0].dtype
         np.testing.assert_array_equal(_np(got[1]), _np(got[0]))
@@ -171,8 +190,10 @@ def test_embedding_weight_grad_int32_indices_and_wide_rows(dev):
     rng = np.random.default_rng(1)
     idx = rng.integers(0, 50, (3, 40)).astype(np.int32)
     w = rng.standard_normal((50, 130))
-    got = [_grads(d, "float32", lambda t: F.embedding(lucid.tensor(idx).to(d), t), w)[0]
-           for d in ("cpu", dev)]
+    got = [
+        _grads(d, "float32", lambda t: F.embedding(lucid.tensor(idx).to(d), t), w)[0]
+        for d in ("cpu", dev)
+    ]
     np.testing.assert_allclose(got[1], got[0], rtol=2e-5, atol=1e-5)
 
 
@@ -220,8 +241,13 @@ def test_half_with_a_number(dev, dtype):
     first (NumPy 2's weak scalars) on both devices; 4k + 3 elements (the vector tail)."""
     rng = np.random.default_rng(6)
     a = rng.standard_normal((5, 83)) * 3
-    for fn in (lambda t: t * 0.3, lambda t: t + 1.7, lambda t: 2.1 - t, lambda t: 0.125 * t,
-               lambda t: t * 3):
+    for fn in (
+        lambda t: t * 0.3,
+        lambda t: t + 1.7,
+        lambda t: 2.1 - t,
+        lambda t: 0.125 * t,
+        lambda t: t * 3,
+    ):
         res = []
         for device in ("cpu", dev):
             t = lucid.tensor(a).to(getattr(lucid, dtype)).to(device)
@@ -239,10 +265,16 @@ def test_same_shape_arithmetic(dev, dtype, shape):
     the CPU's bit for bit; 0-d, empty and 4k + 3 elements included."""
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
-    for op in (lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
-               lambda x, y: x.mT * y.mT if x.ndim >= 2 else x * y):
-        got = [op(*(lucid.tensor(v).to(getattr(lucid, dtype)).to(d) for v in (a, b)))
-               for d in ("cpu", dev)]
+    for op in (
+        lambda x, y: x + y,
+        lambda x, y: x - y,
+        lambda x, y: x * y,
+        lambda x, y: x.mT * y.mT if x.ndim >= 2 else x * y,
+    ):
+        got = [
+            op(*(lucid.tensor(v).to(getattr(lucid, dtype)).to(d) for v in (a, b)))
+            for d in ("cpu", dev)
+        ]
         assert got[1].dtype == got[0].dtype and tuple(got[1].shape) == tuple(got[0].shape)
         np.testing.assert_array_equal(_np(got[1]), _np(got[0]))
 
@@ -265,9 +297,11 @@ _INT_RANGES = [(5,), (0,), (2, 11), (10, -3, -1), (3, 3)]
 _FLOAT_RANGES = [(0, 1, 0.1), (-1.5, 2.25, 0.25)]
 
 
-@pytest.mark.parametrize("dtype,args", [(d, a) for d in DTYPES for a in _INT_RANGES +
-                                        _FLOAT_RANGES] +
-                         [(d, a) for d in ("int64", "int32") for a in _INT_RANGES])
+@pytest.mark.parametrize(
+    "dtype,args",
+    [(d, a) for d in DTYPES for a in _INT_RANGES + _FLOAT_RANGES]
+    + [(d, a) for d in ("int64", "int32") for a in _INT_RANGES],
+)
 def test_arange(dev, dtype, args):
     """``start + i * step``, as the CPU computes it (float64, rounded once), for float and
     integer dtypes, empty ranges and fractional steps."""
@@ -277,9 +311,17 @@ def test_arange(dev, dtype, args):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shapes", [((4, 5, 6), (5, 6)), ((3000, 7), (7,)), ((2, 3), ()),
-                                    ((6, 1, 4), (5, 1)), ((3, 5, 4), (1, 4)),
-                                    ((0, 4), (4,))])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((4, 5, 6), (5, 6)),
+        ((3000, 7), (7,)),
+        ((2, 3), ()),
+        ((6, 1, 4), (5, 1)),
+        ((3, 5, 4), (1, 4)),
+        ((0, 4), (4,)),
+    ],
+)
 def test_broadcast_operand_gradient(dev, dtype, shapes):
     """The gradient of an operand broadcast over leading dims is the sum over them
     (3000 rows included), or over inner unit dims as well."""

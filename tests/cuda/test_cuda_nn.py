@@ -20,8 +20,7 @@ import lucid.nn.functional as F
 
 from .conftest import DEVICE
 
-pytestmark = [pytest.mark.cuda,
-              pytest.mark.filterwarnings("ignore:kl_div. reduction .mean.")]
+pytestmark = [pytest.mark.cuda, pytest.mark.filterwarnings("ignore:kl_div. reduction .mean.")]
 
 DTYPES = {"float32": lucid.float32, "float64": lucid.float64, "bfloat16": lucid.bfloat16}
 # (rtol, atol); atol is scaled by the reference's largest magnitude (long sums)
@@ -31,6 +30,7 @@ ALL = ("float32", "float64", "bfloat16")
 
 
 # -- input specifications ----------------------------------------------------------------
+
 
 class R:
     """A random float input of ``shape`` (normal * scale + shift, ``pos``: |.| + 0.1) in the
@@ -102,8 +102,9 @@ class Case:
     apply it (default ``m(*args, **kw)``), ``train`` its mode, ``dtypes`` those it runs in,
     ``tol`` a tolerance multiplier, ``warm`` a CPU pass before copying (running stats)."""
 
-    def __init__(self, id, make, *args, kw=None, call=None, train=True, dtypes=F32, tol=1.0,
-                 warm=None):
+    def __init__(
+        self, id, make, *args, kw=None, call=None, train=True, dtypes=F32, tol=1.0, warm=None
+    ):
         self.id, self.make, self.args, self.kw, self.call = id, make, args, kw or {}, call
         self.train, self.dtypes, self.tol, self.warm = train, dtypes, tol, warm
 
@@ -114,24 +115,33 @@ class Case:
 
 # -- the cases ---------------------------------------------------------------------------
 
+
 def _lazy(cls, *a, shape, **k):
     """A lazy module materialised on the CPU by one forward of zeros of ``shape``."""
+
     def make():
         m = cls(*a, **k)
         with lucid.no_grad():
             m(lucid.zeros(*shape))
         return m
+
     return make
 
 
 def _warm(*shape):
     """Two training forwards on the CPU, so running statistics are not the initial ones."""
+
     def warm(m):
         with lucid.no_grad():
             m.train()
             for s in (0, 1):
-                m(lucid.tensor(np.random.default_rng(s).standard_normal(shape) * 2 + 1,
-                               dtype=_float_dtype(m)))
+                m(
+                    lucid.tensor(
+                        np.random.default_rng(s).standard_normal(shape) * 2 + 1,
+                        dtype=_float_dtype(m),
+                    )
+                )
+
     return warm
 
 
@@ -164,8 +174,9 @@ def _seq_apply(mods, x):
 
 LINEAR = [
     Case("Linear", lambda: nn.Linear(7, 5), R(3, 7), dtypes=ALL),
-    Case("Linear-nobias-3d-T", lambda: nn.Linear(7, 5, bias=False), R(2, 4, 7, view="T"),
-         dtypes=BF16),
+    Case(
+        "Linear-nobias-3d-T", lambda: nn.Linear(7, 5, bias=False), R(2, 4, 7, view="T"), dtypes=BF16
+    ),
     Case("Linear-empty-batch", lambda: nn.Linear(7, 5), R(0, 7)),
     Case("Linear-wide", lambda: nn.Linear(1031, 3), R(1, 1031), dtypes=BF16, tol=3),
     Case("Bilinear", lambda: nn.Bilinear(5, 4, 3), R(6, 5), R(6, 4), dtypes=ALL),
@@ -176,36 +187,85 @@ LINEAR = [
     Case("Unflatten", lambda: nn.Unflatten(1, (3, 4)), R(2, 12, 5)),
     Case("Sequential", lambda: nn.Sequential(*_mlp()), R(4, 6), dtypes=F64),
     Case("ModuleList", lambda: _Wrap(nn.ModuleList(_mlp()), _seq_apply), R(4, 6)),
-    Case("ModuleDict", lambda: _Wrap(nn.ModuleDict(dict(zip("abc", _mlp()))),
-                                     lambda d, x: _seq_apply(d.values(), x)), R(4, 6)),
-    Case("ParameterList", lambda: _Wrap(
-        nn.ParameterList([nn.Parameter(lucid.randn(6)), nn.Parameter(lucid.randn(4, 6))]),
-        lambda p, x: x * p[0] + p[1]), R(4, 6)),
-    Case("ParameterDict", lambda: _Wrap(
-        nn.ParameterDict({"w": nn.Parameter(lucid.randn(6, 3)),
-                          "b": nn.Parameter(lucid.randn(3))}),
-        lambda p, x: x @ p["w"] + p["b"]), R(4, 6)),
+    Case(
+        "ModuleDict",
+        lambda: _Wrap(
+            nn.ModuleDict(dict(zip("abc", _mlp()))), lambda d, x: _seq_apply(d.values(), x)
+        ),
+        R(4, 6),
+    ),
+    Case(
+        "ParameterList",
+        lambda: _Wrap(
+            nn.ParameterList([nn.Parameter(lucid.randn(6)), nn.Parameter(lucid.randn(4, 6))]),
+            lambda p, x: x * p[0] + p[1],
+        ),
+        R(4, 6),
+    ),
+    Case(
+        "ParameterDict",
+        lambda: _Wrap(
+            nn.ParameterDict(
+                {"w": nn.Parameter(lucid.randn(6, 3)), "b": nn.Parameter(lucid.randn(3))}
+            ),
+            lambda p, x: x @ p["w"] + p["b"],
+        ),
+        R(4, 6),
+    ),
 ]
 
-_ACT = [("ReLU", ()), ("ReLU6", ()), ("LeakyReLU", (0.2,)), ("RReLU", ()), ("ELU", (0.7,)),
-        ("SELU", ()), ("CELU", (1.3,)), ("GELU", ()), ("GELU-tanh", ("tanh",)), ("SiLU", ()),
-        ("Mish", ()), ("Sigmoid", ()), ("Tanh", ()), ("Softplus", (2.0, 3.0)),
-        ("Softsign", ()), ("Hardtanh", (-0.5, 1.5)), ("Hardsigmoid", ()), ("Hardswish", ()),
-        ("Hardshrink", (0.7,)), ("Softshrink", (0.3,)), ("Tanhshrink", ()),
-        ("Threshold", (0.1, 20.0)), ("GLU", (1,)), ("LogSigmoid", ()), ("Softmax", (1,)),
-        ("Softmin", (-1,)), ("LogSoftmax", (2,))]
+_ACT = [
+    ("ReLU", ()),
+    ("ReLU6", ()),
+    ("LeakyReLU", (0.2,)),
+    ("RReLU", ()),
+    ("ELU", (0.7,)),
+    ("SELU", ()),
+    ("CELU", (1.3,)),
+    ("GELU", ()),
+    ("GELU-tanh", ("tanh",)),
+    ("SiLU", ()),
+    ("Mish", ()),
+    ("Sigmoid", ()),
+    ("Tanh", ()),
+    ("Softplus", (2.0, 3.0)),
+    ("Softsign", ()),
+    ("Hardtanh", (-0.5, 1.5)),
+    ("Hardsigmoid", ()),
+    ("Hardswish", ()),
+    ("Hardshrink", (0.7,)),
+    ("Softshrink", (0.3,)),
+    ("Tanhshrink", ()),
+    ("Threshold", (0.1, 20.0)),
+    ("GLU", (1,)),
+    ("LogSigmoid", ()),
+    ("Softmax", (1,)),
+    ("Softmin", (-1,)),
+    ("LogSoftmax", (2,)),
+]
 
 ACTIVATION = [
-    Case(name, (lambda n=name, a=a: getattr(nn, n.split("-")[0])(*a)), R(3, 4, 6, scale=3.0),
-         train=name != "RReLU", dtypes=BF16) for name, a in _ACT
+    Case(
+        name,
+        (lambda n=name, a=a: getattr(nn, n.split("-")[0])(*a)),
+        R(3, 4, 6, scale=3.0),
+        train=name != "RReLU",
+        dtypes=BF16,
+    )
+    for name, a in _ACT
 ] + [
-    Case("ReLU-inplace-T", lambda: nn.Sequential(nn.Softplus(), nn.ReLU6(True)),
-         R(3, 4, 6, view="T")),
+    Case(
+        "ReLU-inplace-T", lambda: nn.Sequential(nn.Softplus(), nn.ReLU6(True)), R(3, 4, 6, view="T")
+    ),
     Case("PReLU", lambda: nn.PReLU(), R(3, 4, 6), dtypes=BF16),
     Case("PReLU-channels", lambda: nn.PReLU(4, init=0.1), R(3, 4, 6, scale=2.0), dtypes=BF16),
     Case("Softmax2d", lambda: nn.Softmax2d(), R(2, 3, 4, 5), dtypes=BF16),
-    Case("Softmax-long-slice", lambda: nn.Softmax(-1), R(4, 1000, scale=5.0, view="slice"),
-         dtypes=F64),
+    Case(
+        "Softmax-long-slice",
+        lambda: nn.Softmax(-1),
+        R(4, 1000, scale=5.0, view="slice"),
+        dtypes=F64,
+    ),
 ]
 
 _RED = ("none", "mean", "sum")
@@ -213,8 +273,10 @@ _RED = ("none", "mean", "sum")
 
 def _loss(id, make, *args, call=None, reductions=_RED, dtypes=F32):
     """The loss case ``id`` once per reduction (``make(reduction)``)."""
-    return [Case(f"{id}-{r}", (lambda r=r: make(r)), *args, call=call, dtypes=dtypes)
-            for r in reductions]
+    return [
+        Case(f"{id}-{r}", (lambda r=r: make(r)), *args, call=call, dtypes=dtypes)
+        for r in reductions
+    ]
 
 
 def _logsm(dim=-1):
@@ -228,108 +290,246 @@ def _w():
     return lucid.tensor(_W, dtype=lucid.float32)
 
 
-LOSS = sum([
-    _loss("L1Loss", lambda r: nn.L1Loss(reduction=r), R(6, 4), R(6, 4)),
-    _loss("MSELoss", lambda r: nn.MSELoss(reduction=r), R(6, 4, view="T"), R(6, 4),
-          dtypes=F64),
-    _loss("SmoothL1Loss", lambda r: nn.SmoothL1Loss(reduction=r, beta=0.5), R(6, 4), R(6, 4)),
-    _loss("HuberLoss", lambda r: nn.HuberLoss(reduction=r, delta=0.5), R(6, 4), R(6, 4)),
-    _loss("CrossEntropyLoss", lambda r: nn.CrossEntropyLoss(reduction=r), R(6, 4), Ints(4, 6),
-          dtypes=F64),
-    _loss("CrossEntropyLoss-weight-ignore-smooth",
-          lambda r: nn.CrossEntropyLoss(weight=_w(), ignore_index=2, label_smoothing=0.1,
-                                        reduction=r), R(6, 4, 3), Ints(4, 6, 3)),
-    _loss("CrossEntropyLoss-many-classes", lambda r: nn.CrossEntropyLoss(reduction=r),
-          R(5, 5003, scale=3.0), Ints(5003, 5), reductions=("mean",)),
-    _loss("CrossEntropyLoss-probs", lambda r: nn.CrossEntropyLoss(reduction=r,
-                                                                  label_smoothing=0.2),
-          R(6, 4), R(6, 4, pos=True, grad=False)),
-    _loss("NLLLoss", lambda r: nn.NLLLoss(weight=_w(), reduction=r), R(6, 4), Ints(4, 6),
-          call=_logsm()),
-    _loss("NLLLoss-2d-ignore", lambda r: nn.NLLLoss(ignore_index=1, reduction=r),
-          R(2, 4, 3, 5), Ints(4, 2, 3, 5), call=_logsm(1)),
-    _loss("BCELoss", lambda r: nn.BCELoss(weight=_w(), reduction=r), R(6, 4), Bits(6, 4),
-          call=lambda m, x, y: m(lucid.sigmoid(x), y)),
-    _loss("BCEWithLogitsLoss", lambda r: nn.BCEWithLogitsLoss(pos_weight=_w(), reduction=r),
-          R(6, 4, scale=3.0), Bits(6, 4)),
-    _loss("KLDivLoss", lambda r: nn.KLDivLoss(reduction=r), R(6, 4), R(6, 4, pos=True),
-          call=_logsm(), reductions=_RED + ("batchmean",)),
-    _loss("KLDivLoss-logtarget", lambda r: nn.KLDivLoss(reduction=r, log_target=True),
-          R(6, 4), R(6, 4), call=lambda m, x, y: m(F.log_softmax(x, -1), F.log_softmax(y, -1)),
-          reductions=("batchmean",)),
-    _loss("PoissonNLLLoss", lambda r: nn.PoissonNLLLoss(reduction=r), R(6, 4),
-          lambda rng: rng.poisson(2.0, (6, 4)).astype(np.float64)),
-    _loss("PoissonNLLLoss-rate-full", lambda r: nn.PoissonNLLLoss(False, True, reduction=r),
-          R(6, 4, pos=True), lambda rng: rng.poisson(2.0, (6, 4)).astype(np.float64)),
-    _loss("GaussianNLLLoss", lambda r: nn.GaussianNLLLoss(full=True, reduction=r), R(6, 4),
-          R(6, 4), R(6, 4, pos=True)),
-    _loss("GaussianNLLLoss-var1", lambda r: nn.GaussianNLLLoss(reduction=r), R(6, 4),
-          R(6, 4), R(6, 1, pos=True)),
-    _loss("CTCLoss", lambda r: nn.CTCLoss(blank=1, zero_infinity=True, reduction=r),
-          R(6, 2, 4), np.array([[2, 3], [0, 0]]),
-          call=lambda m, x, t: m(F.log_softmax(x, -1), t, [6, 5], [2, 1])),
-    _loss("MarginRankingLoss", lambda r: nn.MarginRankingLoss(0.2, reduction=r), R(7),
-          R(7), Sign(7)),
-    _loss("HingeEmbeddingLoss", lambda r: nn.HingeEmbeddingLoss(0.5, reduction=r), R(6, 4),
-          Sign(6, 4)),
-    _loss("CosineEmbeddingLoss", lambda r: nn.CosineEmbeddingLoss(0.1, reduction=r),
-          R(5, 4), R(5, 4), Sign(5)),
-    _loss("TripletMarginLoss", lambda r: nn.TripletMarginLoss(p=1, swap=True, reduction=r),
-          R(6, 4), R(6, 4), R(6, 4)),
-    _loss("TripletMarginWithDistanceLoss",
-          lambda r: nn.TripletMarginWithDistanceLoss(
-              distance_function=nn.PairwiseDistance(), margin=0.5, reduction=r),
-          R(6, 4), R(6, 4), R(6, 4)),
-    _loss("MultiMarginLoss", lambda r: nn.MultiMarginLoss(p=2, margin=0.5, weight=_w(),
-                                                          reduction=r),
-          R(6, 4, scale=0.3), Ints(4, 6)),
-    _loss("MultiLabelMarginLoss", lambda r: nn.MultiLabelMarginLoss(reduction=r),
-          R(6, 4, scale=0.3), np.array([[3, 0, -1, 1]] * 3 + [[1, -1, 0, 0]] * 3)),
-    _loss("MultiLabelSoftMarginLoss",
-          lambda r: nn.MultiLabelSoftMarginLoss(weight=_w(), reduction=r), R(6, 4),
-          Bits(6, 4)),
-    _loss("SoftMarginLoss", lambda r: nn.SoftMarginLoss(reduction=r), R(6, 4), Sign(6, 4)),
-], [])
+LOSS = sum(
+    [
+        _loss("L1Loss", lambda r: nn.L1Loss(reduction=r), R(6, 4), R(6, 4)),
+        _loss("MSELoss", lambda r: nn.MSELoss(reduction=r), R(6, 4, view="T"), R(6, 4), dtypes=F64),
+        _loss("SmoothL1Loss", lambda r: nn.SmoothL1Loss(reduction=r, beta=0.5), R(6, 4), R(6, 4)),
+        _loss("HuberLoss", lambda r: nn.HuberLoss(reduction=r, delta=0.5), R(6, 4), R(6, 4)),
+        _loss(
+            "CrossEntropyLoss",
+            lambda r: nn.CrossEntropyLoss(reduction=r),
+            R(6, 4),
+            Ints(4, 6),
+            dtypes=F64,
+        ),
+        _loss(
+            "CrossEntropyLoss-weight-ignore-smooth",
+            lambda r: nn.CrossEntropyLoss(
+                weight=_w(), ignore_index=2, label_smoothing=0.1, reduction=r
+            ),
+            R(6, 4, 3),
+            Ints(4, 6, 3),
+        ),
+        _loss(
+            "CrossEntropyLoss-many-classes",
+            lambda r: nn.CrossEntropyLoss(reduction=r),
+            R(5, 5003, scale=3.0),
+            Ints(5003, 5),
+            reductions=("mean",),
+        ),
+        _loss(
+            "CrossEntropyLoss-probs",
+            lambda r: nn.CrossEntropyLoss(reduction=r, label_smoothing=0.2),
+            R(6, 4),
+            R(6, 4, pos=True, grad=False),
+        ),
+        _loss(
+            "NLLLoss",
+            lambda r: nn.NLLLoss(weight=_w(), reduction=r),
+            R(6, 4),
+            Ints(4, 6),
+            call=_logsm(),
+        ),
+        _loss(
+            "NLLLoss-2d-ignore",
+            lambda r: nn.NLLLoss(ignore_index=1, reduction=r),
+            R(2, 4, 3, 5),
+            Ints(4, 2, 3, 5),
+            call=_logsm(1),
+        ),
+        _loss(
+            "BCELoss",
+            lambda r: nn.BCELoss(weight=_w(), reduction=r),
+            R(6, 4),
+            Bits(6, 4),
+            call=lambda m, x, y: m(lucid.sigmoid(x), y),
+        ),
+        _loss(
+            "BCEWithLogitsLoss",
+            lambda r: nn.BCEWithLogitsLoss(pos_weight=_w(), reduction=r),
+            R(6, 4, scale=3.0),
+            Bits(6, 4),
+        ),
+        _loss(
+            "KLDivLoss",
+            lambda r: nn.KLDivLoss(reduction=r),
+            R(6, 4),
+            R(6, 4, pos=True),
+            call=_logsm(),
+            reductions=_RED + ("batchmean",),
+        ),
+        _loss(
+            "KLDivLoss-logtarget",
+            lambda r: nn.KLDivLoss(reduction=r, log_target=True),
+            R(6, 4),
+            R(6, 4),
+            call=lambda m, x, y: m(F.log_softmax(x, -1), F.log_softmax(y, -1)),
+            reductions=("batchmean",),
+        ),
+        _loss(
+            "PoissonNLLLoss",
+            lambda r: nn.PoissonNLLLoss(reduction=r),
+            R(6, 4),
+            lambda rng: rng.poisson(2.0, (6, 4)).astype(np.float64),
+        ),
+        _loss(
+            "PoissonNLLLoss-rate-full",
+            lambda r: nn.PoissonNLLLoss(False, True, reduction=r),
+            R(6, 4, pos=True),
+            lambda rng: rng.poisson(2.0, (6, 4)).astype(np.float64),
+        ),
+        _loss(
+            "GaussianNLLLoss",
+            lambda r: nn.GaussianNLLLoss(full=True, reduction=r),
+            R(6, 4),
+            R(6, 4),
+            R(6, 4, pos=True),
+        ),
+        _loss(
+            "GaussianNLLLoss-var1",
+            lambda r: nn.GaussianNLLLoss(reduction=r),
+            R(6, 4),
+            R(6, 4),
+            R(6, 1, pos=True),
+        ),
+        _loss(
+            "CTCLoss",
+            lambda r: nn.CTCLoss(blank=1, zero_infinity=True, reduction=r),
+            R(6, 2, 4),
+            np.array([[2, 3], [0, 0]]),
+            call=lambda m, x, t: m(F.log_softmax(x, -1), t, [6, 5], [2, 1]),
+        ),
+        _loss(
+            "MarginRankingLoss",
+            lambda r: nn.MarginRankingLoss(0.2, reduction=r),
+            R(7),
+            R(7),
+            Sign(7),
+        ),
+        _loss(
+            "HingeEmbeddingLoss",
+            lambda r: nn.HingeEmbeddingLoss(0.5, reduction=r),
+            R(6, 4),
+            Sign(6, 4),
+        ),
+        _loss(
+            "CosineEmbeddingLoss",
+            lambda r: nn.CosineEmbeddingLoss(0.1, reduction=r),
+            R(5, 4),
+            R(5, 4),
+            Sign(5),
+        ),
+        _loss(
+            "TripletMarginLoss",
+            lambda r: nn.TripletMarginLoss(p=1, swap=True, reduction=r),
+            R(6, 4),
+            R(6, 4),
+            R(6, 4),
+        ),
+        _loss(
+            "TripletMarginWithDistanceLoss",
+            lambda r: nn.TripletMarginWithDistanceLoss(
+                distance_function=nn.PairwiseDistance(), margin=0.5, reduction=r
+            ),
+            R(6, 4),
+            R(6, 4),
+            R(6, 4),
+        ),
+        _loss(
+            "MultiMarginLoss",
+            lambda r: nn.MultiMarginLoss(p=2, margin=0.5, weight=_w(), reduction=r),
+            R(6, 4, scale=0.3),
+            Ints(4, 6),
+        ),
+        _loss(
+            "MultiLabelMarginLoss",
+            lambda r: nn.MultiLabelMarginLoss(reduction=r),
+            R(6, 4, scale=0.3),
+            np.array([[3, 0, -1, 1]] * 3 + [[1, -1, 0, 0]] * 3),
+        ),
+        _loss(
+            "MultiLabelSoftMarginLoss",
+            lambda r: nn.MultiLabelSoftMarginLoss(weight=_w(), reduction=r),
+            R(6, 4),
+            Bits(6, 4),
+        ),
+        _loss("SoftMarginLoss", lambda r: nn.SoftMarginLoss(reduction=r), R(6, 4), Sign(6, 4)),
+    ],
+    [],
+)
 
 CONV = [
-    Case("Conv1d-s2-p1-d2-g2", lambda: nn.Conv1d(4, 6, 3, 2, 1, 2, 2), R(2, 4, 11),
-         dtypes=BF16),
-    Case("Conv1d-same-circular-nobias", lambda: nn.Conv1d(3, 5, 4, padding="same",
-                                                          padding_mode="circular",
-                                                          bias=False), R(2, 3, 9, view="T")),
+    Case("Conv1d-s2-p1-d2-g2", lambda: nn.Conv1d(4, 6, 3, 2, 1, 2, 2), R(2, 4, 11), dtypes=BF16),
+    Case(
+        "Conv1d-same-circular-nobias",
+        lambda: nn.Conv1d(3, 5, 4, padding="same", padding_mode="circular", bias=False),
+        R(2, 3, 9, view="T"),
+    ),
     Case("Conv2d", lambda: nn.Conv2d(3, 8, 3), R(2, 3, 9, 8), dtypes=ALL, tol=3),
-    Case("Conv2d-batch1-odd", lambda: nn.Conv2d(1, 7, 5, padding=2), R(1, 1, 31, 17),
-         tol=3),
-    Case("Conv2d-s21-p12-d12-g2", lambda: nn.Conv2d(4, 6, 3, (2, 1), (1, 2), (1, 2), 2),
-         R(2, 4, 9, 8), dtypes=BF16),
-    Case("Conv2d-depthwise-T", lambda: nn.Conv2d(4, 8, 3, groups=4, padding=1),
-         R(2, 4, 7, 6, view="T")),
-    Case("Conv2d-same-reflect", lambda: nn.Conv2d(3, 4, (3, 2), padding="same",
-                                                  padding_mode="reflect"), R(2, 3, 6, 7)),
-    Case("Conv2d-replicate-1x1", lambda: nn.Conv2d(3, 4, 1, padding=1,
-                                                   padding_mode="replicate"), R(2, 3, 5, 4)),
-    Case("Conv3d-s2-p1-d112", lambda: nn.Conv3d(2, 4, (2, 3, 3), 2, 1, (1, 1, 2)),
-         R(2, 2, 5, 6, 7), dtypes=BF16),
+    Case("Conv2d-batch1-odd", lambda: nn.Conv2d(1, 7, 5, padding=2), R(1, 1, 31, 17), tol=3),
+    Case(
+        "Conv2d-s21-p12-d12-g2",
+        lambda: nn.Conv2d(4, 6, 3, (2, 1), (1, 2), (1, 2), 2),
+        R(2, 4, 9, 8),
+        dtypes=BF16,
+    ),
+    Case(
+        "Conv2d-depthwise-T",
+        lambda: nn.Conv2d(4, 8, 3, groups=4, padding=1),
+        R(2, 4, 7, 6, view="T"),
+    ),
+    Case(
+        "Conv2d-same-reflect",
+        lambda: nn.Conv2d(3, 4, (3, 2), padding="same", padding_mode="reflect"),
+        R(2, 3, 6, 7),
+    ),
+    Case(
+        "Conv2d-replicate-1x1",
+        lambda: nn.Conv2d(3, 4, 1, padding=1, padding_mode="replicate"),
+        R(2, 3, 5, 4),
+    ),
+    Case(
+        "Conv3d-s2-p1-d112",
+        lambda: nn.Conv3d(2, 4, (2, 3, 3), 2, 1, (1, 1, 2)),
+        R(2, 2, 5, 6, 7),
+        dtypes=BF16,
+    ),
     Case("Conv3d-g2", lambda: nn.Conv3d(4, 4, 2, groups=2), R(1, 4, 4, 3, 5, view="slice")),
-    Case("ConvTranspose1d-s2-p1-op1-d2-g2",
-         lambda: nn.ConvTranspose1d(4, 6, 3, 2, 1, 1, groups=2, dilation=2), R(2, 4, 7),
-         dtypes=BF16),
+    Case(
+        "ConvTranspose1d-s2-p1-op1-d2-g2",
+        lambda: nn.ConvTranspose1d(4, 6, 3, 2, 1, 1, groups=2, dilation=2),
+        R(2, 4, 7),
+        dtypes=BF16,
+    ),
     Case("ConvTranspose2d", lambda: nn.ConvTranspose2d(4, 3, 3), R(2, 4, 5, 4), dtypes=ALL),
-    Case("ConvTranspose2d-s23-p10-op12", lambda: nn.ConvTranspose2d(4, 2, (3, 2), (2, 3),
-                                                                    (1, 0), (1, 2)),
-         R(2, 4, 5, 4, view="T")),
-    Case("ConvTranspose3d-s2-p1-g2", lambda: nn.ConvTranspose3d(2, 4, 3, 2, 1, groups=2),
-         R(1, 2, 3, 4, 5), dtypes=BF16),
+    Case(
+        "ConvTranspose2d-s23-p10-op12",
+        lambda: nn.ConvTranspose2d(4, 2, (3, 2), (2, 3), (1, 0), (1, 2)),
+        R(2, 4, 5, 4, view="T"),
+    ),
+    Case(
+        "ConvTranspose3d-s2-p1-g2",
+        lambda: nn.ConvTranspose3d(2, 4, 3, 2, 1, groups=2),
+        R(1, 2, 3, 4, 5),
+        dtypes=BF16,
+    ),
     Case("LazyConv1d", _lazy(nn.LazyConv1d, 4, 3, shape=(1, 3, 8)), R(2, 3, 8)),
-    Case("LazyConv2d", _lazy(nn.LazyConv2d, 4, 3, stride=2, shape=(1, 3, 6, 6)),
-         R(2, 3, 7, 6)),
+    Case("LazyConv2d", _lazy(nn.LazyConv2d, 4, 3, stride=2, shape=(1, 3, 6, 6)), R(2, 3, 7, 6)),
     Case("LazyConv3d", _lazy(nn.LazyConv3d, 2, 2, shape=(1, 2, 3, 3, 3)), R(1, 2, 4, 3, 3)),
-    Case("LazyConvTranspose1d", _lazy(nn.LazyConvTranspose1d, 4, 3, 2, shape=(1, 3, 5)),
-         R(2, 3, 5)),
-    Case("LazyConvTranspose2d", _lazy(nn.LazyConvTranspose2d, 2, 2, shape=(1, 3, 4, 4)),
-         R(2, 3, 4, 5)),
-    Case("LazyConvTranspose3d", _lazy(nn.LazyConvTranspose3d, 2, 2, shape=(1, 2, 2, 2, 2)),
-         R(1, 2, 3, 2, 3)),
+    Case(
+        "LazyConvTranspose1d", _lazy(nn.LazyConvTranspose1d, 4, 3, 2, shape=(1, 3, 5)), R(2, 3, 5)
+    ),
+    Case(
+        "LazyConvTranspose2d",
+        _lazy(nn.LazyConvTranspose2d, 2, 2, shape=(1, 3, 4, 4)),
+        R(2, 3, 4, 5),
+    ),
+    Case(
+        "LazyConvTranspose3d",
+        _lazy(nn.LazyConvTranspose3d, 2, 2, shape=(1, 2, 2, 2, 2)),
+        R(1, 2, 3, 2, 3),
+    ),
 ]
 
 
@@ -339,20 +539,27 @@ def _unpool(n, **k):
 
 
 POOL = [
-    Case("MaxPool1d-k3-s2-p1-d2-ceil-idx",
-         lambda: nn.MaxPool1d(3, 2, 1, 2, return_indices=True, ceil_mode=True), R(2, 3, 12)),
+    Case(
+        "MaxPool1d-k3-s2-p1-d2-ceil-idx",
+        lambda: nn.MaxPool1d(3, 2, 1, 2, return_indices=True, ceil_mode=True),
+        R(2, 3, 12),
+    ),
     Case("MaxPool2d-k3-s2-p1", lambda: nn.MaxPool2d(3, 2, 1), R(2, 3, 9, 8), dtypes=F64),
-    Case("MaxPool2d-ceil-idx-T", lambda: nn.MaxPool2d(2, return_indices=True, ceil_mode=True),
-         R(2, 3, 7, 6, view="T")),
+    Case(
+        "MaxPool2d-ceil-idx-T",
+        lambda: nn.MaxPool2d(2, return_indices=True, ceil_mode=True),
+        R(2, 3, 7, 6, view="T"),
+    ),
     Case("MaxPool2d-d2", lambda: nn.MaxPool2d((2, 3), (1, 2), dilation=2), R(2, 3, 8, 9)),
-    Case("MaxPool3d-p1-idx", lambda: nn.MaxPool3d(2, 2, 1, return_indices=True),
-         R(1, 2, 5, 6, 5)),
+    Case("MaxPool3d-p1-idx", lambda: nn.MaxPool3d(2, 2, 1, return_indices=True), R(1, 2, 5, 6, 5)),
     Case("AvgPool1d-p1-ceil-excl", lambda: nn.AvgPool1d(3, 2, 1, True, False), R(2, 3, 12)),
     Case("AvgPool2d", lambda: nn.AvgPool2d(2), R(2, 3, 8, 6), dtypes=F64),
-    Case("AvgPool2d-s1-p1-div3", lambda: nn.AvgPool2d(3, 1, 1, divisor_override=3),
-         R(2, 3, 5, 6, view="slice")),
-    Case("AvgPool3d-ceil", lambda: nn.AvgPool3d((2, 2, 3), 2, ceil_mode=True),
-         R(1, 2, 5, 4, 7)),
+    Case(
+        "AvgPool2d-s1-p1-div3",
+        lambda: nn.AvgPool2d(3, 1, 1, divisor_override=3),
+        R(2, 3, 5, 6, view="slice"),
+    ),
+    Case("AvgPool3d-ceil", lambda: nn.AvgPool3d((2, 2, 3), 2, ceil_mode=True), R(1, 2, 5, 4, 7)),
     Case("AdaptiveAvgPool1d", lambda: nn.AdaptiveAvgPool1d(5), R(2, 3, 12)),
     Case("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d((3, 5)), R(2, 3, 7, 9)),
     Case("AdaptiveAvgPool3d", lambda: nn.AdaptiveAvgPool3d((2, 3, 2)), R(1, 2, 5, 7, 3)),
@@ -362,11 +569,14 @@ POOL = [
     Case("LPPool1d", lambda: nn.LPPool1d(2, 3, 2), R(2, 3, 11)),
     Case("LPPool2d-p3", lambda: nn.LPPool2d(3, 2), R(2, 3, 6, 4, pos=True)),
     Case("LPPool3d-p1.5", lambda: nn.LPPool3d(1.5, 2), R(1, 2, 4, 4, 2, pos=True)),
-    Case("MaxUnpool1d", lambda: nn.MaxUnpool1d(2), R(2, 3, 9), call=_unpool(1,
-                                                                          output_size=(9,))),
+    Case("MaxUnpool1d", lambda: nn.MaxUnpool1d(2), R(2, 3, 9), call=_unpool(1, output_size=(9,))),
     Case("MaxUnpool2d", lambda: nn.MaxUnpool2d(2), R(2, 3, 6, 4), call=_unpool(2)),
-    Case("MaxUnpool3d", lambda: nn.MaxUnpool3d(2), R(1, 2, 4, 5, 4),
-         call=_unpool(3, output_size=(4, 5, 4))),
+    Case(
+        "MaxUnpool3d",
+        lambda: nn.MaxUnpool3d(2),
+        R(1, 2, 4, 5, 4),
+        call=_unpool(3, output_size=(4, 5, 4)),
+    ),
 ]
 
 _PADS = {1: (2, 1), 2: (1, 2, 2, 0), 3: (1, 0, 2, 1, 0, 1)}
@@ -377,33 +587,48 @@ def _pad_case(kind, n):
     args = (0.5,) if kind == "Constant" else ()
     name = f"{kind}Pad{n}d"
     view = "T" if n == 2 and kind in ("Reflection", "Circular") else None
-    return Case(name, lambda: getattr(nn, name)(_PADS[n], *args),
-                R(*_PAD_SHAPES[n], view=view))
+    return Case(name, lambda: getattr(nn, name)(_PADS[n], *args), R(*_PAD_SHAPES[n], view=view))
 
 
-PAD = [_pad_case(k, n) for k in ("Zero", "Constant", "Reflection", "Replication", "Circular")
-       for n in (1, 2, 3)] + [Case("ReflectionPad2d-int", lambda: nn.ReflectionPad2d(2),
-                                   R(2, 3, 5, 6))]
+PAD = [
+    _pad_case(k, n)
+    for k in ("Zero", "Constant", "Reflection", "Replication", "Circular")
+    for n in (1, 2, 3)
+] + [Case("ReflectionPad2d-int", lambda: nn.ReflectionPad2d(2), R(2, 3, 5, 6))]
 
 VISION = [
     Case("Upsample-nearest-x2", lambda: nn.Upsample(scale_factor=2), R(2, 3, 4, 5)),
     Case("Upsample-nearest-size-1d", lambda: nn.Upsample(size=11), R(2, 3, 5)),
-    Case("Upsample-nearest-exact", lambda: nn.Upsample(size=(7, 9), mode="nearest-exact"),
-         R(2, 3, 4, 5)),
+    Case(
+        "Upsample-nearest-exact",
+        lambda: nn.Upsample(size=(7, 9), mode="nearest-exact"),
+        R(2, 3, 4, 5),
+    ),
     Case("Upsample-area", lambda: nn.Upsample(size=(3, 2), mode="area"), R(2, 3, 7, 5)),
     Case("Upsample-linear", lambda: nn.Upsample(scale_factor=2.5, mode="linear"), R(2, 3, 5)),
-    Case("Upsample-linear-corners", lambda: nn.Upsample(size=9, mode="linear",
-                                                        align_corners=True), R(2, 3, 4)),
-    Case("Upsample-bilinear", lambda: nn.Upsample(size=(7, 9), mode="bilinear"),
-         R(2, 3, 4, 5, view="T"), dtypes=F64),
-    Case("Upsample-bicubic-corners", lambda: nn.Upsample(scale_factor=(1.5, 2), mode="bicubic",
-                                                         align_corners=True), R(2, 3, 4, 5)),
-    Case("Upsample-bicubic", lambda: nn.Upsample(size=(6, 3), mode="bicubic"),
-         R(2, 3, 4, 5)),
-    Case("Upsample-trilinear", lambda: nn.Upsample(scale_factor=2, mode="trilinear"),
-         R(1, 2, 3, 4, 2)),
-    Case("UpsamplingNearest2d", lambda: nn.UpsamplingNearest2d(scale_factor=3),
-         R(2, 3, 2, 3)),
+    Case(
+        "Upsample-linear-corners",
+        lambda: nn.Upsample(size=9, mode="linear", align_corners=True),
+        R(2, 3, 4),
+    ),
+    Case(
+        "Upsample-bilinear",
+        lambda: nn.Upsample(size=(7, 9), mode="bilinear"),
+        R(2, 3, 4, 5, view="T"),
+        dtypes=F64,
+    ),
+    Case(
+        "Upsample-bicubic-corners",
+        lambda: nn.Upsample(scale_factor=(1.5, 2), mode="bicubic", align_corners=True),
+        R(2, 3, 4, 5),
+    ),
+    Case("Upsample-bicubic", lambda: nn.Upsample(size=(6, 3), mode="bicubic"), R(2, 3, 4, 5)),
+    Case(
+        "Upsample-trilinear",
+        lambda: nn.Upsample(scale_factor=2, mode="trilinear"),
+        R(1, 2, 3, 4, 2),
+    ),
+    Case("UpsamplingNearest2d", lambda: nn.UpsamplingNearest2d(scale_factor=3), R(2, 3, 2, 3)),
     Case("UpsamplingBilinear2d", lambda: nn.UpsamplingBilinear2d(size=(7, 9)), R(2, 3, 4, 5)),
     Case("PixelShuffle", lambda: nn.PixelShuffle(2), R(2, 8, 3, 4)),
     Case("PixelUnshuffle", lambda: nn.PixelUnshuffle(2), R(2, 2, 6, 4, view="T")),
@@ -413,91 +638,163 @@ VISION = [
     Case("Fold-p1", lambda: nn.Fold((5, 4), 2, padding=1), R(2, 12, 30)),
     Case("Fold-s2", lambda: nn.Fold((6, 6), 2, stride=2), R(2, 12, 9, view="slice")),
     Case("CosineSimilarity", lambda: nn.CosineSimilarity(), R(4, 6), R(4, 6)),
-    Case("CosineSimilarity-broadcast", lambda: nn.CosineSimilarity(-1, 1e-6), R(3, 1, 5),
-         R(1, 4, 5)),
+    Case(
+        "CosineSimilarity-broadcast", lambda: nn.CosineSimilarity(-1, 1e-6), R(3, 1, 5), R(1, 4, 5)
+    ),
     Case("PairwiseDistance", lambda: nn.PairwiseDistance(), R(4, 6), R(4, 6), dtypes=F64),
-    Case("PairwiseDistance-p1-keepdim", lambda: nn.PairwiseDistance(1.0, keepdim=True),
-         R(4, 6, view="T"), R(4, 6)),
+    Case(
+        "PairwiseDistance-p1-keepdim",
+        lambda: nn.PairwiseDistance(1.0, keepdim=True),
+        R(4, 6, view="T"),
+        R(4, 6),
+    ),
 ]
 
 
 def _norm(id, make, shape, dtypes=BF16, view=None):
     """The norm case ``id`` in training and in eval mode (after a warm-up on the CPU)."""
-    return [Case(f"{id}-train", make, R(*shape, scale=2.0, shift=1.0, view=view),
-                 dtypes=dtypes, warm=_warm(*shape)),
-            Case(f"{id}-eval", make, R(*shape, scale=2.0, shift=1.0), dtypes=dtypes,
-                 train=False, warm=_warm(*shape))]
+    return [
+        Case(
+            f"{id}-train",
+            make,
+            R(*shape, scale=2.0, shift=1.0, view=view),
+            dtypes=dtypes,
+            warm=_warm(*shape),
+        ),
+        Case(
+            f"{id}-eval",
+            make,
+            R(*shape, scale=2.0, shift=1.0),
+            dtypes=dtypes,
+            train=False,
+            warm=_warm(*shape),
+        ),
+    ]
 
 
-NORM = sum([
-    _norm("BatchNorm1d", lambda: nn.BatchNorm1d(5), (8, 5)),
-    _norm("BatchNorm1d-3d-noaffine", lambda: nn.BatchNorm1d(4, affine=False, momentum=0.3),
-          (3, 4, 6)),
-    _norm("BatchNorm2d", lambda: nn.BatchNorm2d(3), (4, 3, 5, 6), dtypes=ALL, view="T"),
-    _norm("BatchNorm2d-nostats", lambda: nn.BatchNorm2d(3, track_running_stats=False),
-          (4, 3, 5, 6)),
-    _norm("BatchNorm2d-cma", lambda: nn.BatchNorm2d(3, momentum=None), (4, 3, 5, 6)),
-    _norm("BatchNorm3d", lambda: nn.BatchNorm3d(2, eps=1e-3), (2, 2, 3, 4, 3)),
-    # without a process group (or with one rank) SyncBatchNorm is batch norm
-    _norm("SyncBatchNorm", lambda: nn.SyncBatchNorm(3), (4, 3, 5, 6)),
-    _norm("InstanceNorm1d", lambda: nn.InstanceNorm1d(4), (3, 4, 7)),
-    _norm("InstanceNorm2d-affine-stats",
-          lambda: nn.InstanceNorm2d(3, affine=True, track_running_stats=True), (2, 3, 5, 6)),
-    _norm("InstanceNorm3d-affine", lambda: nn.InstanceNorm3d(2, affine=True),
-          (2, 2, 3, 4, 3)),
-    _norm("LayerNorm", lambda: nn.LayerNorm(6), (3, 4, 6), dtypes=ALL, view="slice"),
-    _norm("LayerNorm-2d-nobias", lambda: nn.LayerNorm([4, 6], bias=False), (3, 4, 6)),
-    _norm("LayerNorm-noaffine", lambda: nn.LayerNorm(6, elementwise_affine=False), (3, 4, 6)),
-    _norm("GroupNorm", lambda: nn.GroupNorm(2, 6), (3, 6, 5), view="T"),
-    _norm("GroupNorm-2d-noaffine", lambda: nn.GroupNorm(3, 6, affine=False),
-          (2, 6, 4, 3), dtypes=F64),
-    _norm("RMSNorm", lambda: nn.RMSNorm(6), (3, 4, 6)),
-    _norm("RMSNorm-2d-eps", lambda: nn.RMSNorm([4, 6], eps=1e-3), (3, 4, 6), dtypes=F64),
-    _norm("LayerNorm-wide", lambda: nn.LayerNorm(4099), (3, 4099), dtypes=F64),
-    _norm("BatchNorm1d-tall", lambda: nn.BatchNorm1d(3), (2053, 3)),
-    _norm("LocalResponseNorm", lambda: nn.LocalResponseNorm(3, 1e-2), (2, 5, 4, 4)),
-], [])
+NORM = sum(
+    [
+        _norm("BatchNorm1d", lambda: nn.BatchNorm1d(5), (8, 5)),
+        _norm(
+            "BatchNorm1d-3d-noaffine",
+            lambda: nn.BatchNorm1d(4, affine=False, momentum=0.3),
+            (3, 4, 6),
+        ),
+        _norm("BatchNorm2d", lambda: nn.BatchNorm2d(3), (4, 3, 5, 6), dtypes=ALL, view="T"),
+        _norm(
+            "BatchNorm2d-nostats",
+            lambda: nn.BatchNorm2d(3, track_running_stats=False),
+            (4, 3, 5, 6),
+        ),
+        _norm("BatchNorm2d-cma", lambda: nn.BatchNorm2d(3, momentum=None), (4, 3, 5, 6)),
+        _norm("BatchNorm3d", lambda: nn.BatchNorm3d(2, eps=1e-3), (2, 2, 3, 4, 3)),
+        # without a process group (or with one rank) SyncBatchNorm is batch norm
+        _norm("SyncBatchNorm", lambda: nn.SyncBatchNorm(3), (4, 3, 5, 6)),
+        _norm("InstanceNorm1d", lambda: nn.InstanceNorm1d(4), (3, 4, 7)),
+        _norm(
+            "InstanceNorm2d-affine-stats",
+            lambda: nn.InstanceNorm2d(3, affine=True, track_running_stats=True),
+            (2, 3, 5, 6),
+        ),
+        _norm("InstanceNorm3d-affine", lambda: nn.InstanceNorm3d(2, affine=True), (2, 2, 3, 4, 3)),
+        _norm("LayerNorm", lambda: nn.LayerNorm(6), (3, 4, 6), dtypes=ALL, view="slice"),
+        _norm("LayerNorm-2d-nobias", lambda: nn.LayerNorm([4, 6], bias=False), (3, 4, 6)),
+        _norm("LayerNorm-noaffine", lambda: nn.LayerNorm(6, elementwise_affine=False), (3, 4, 6)),
+        _norm("GroupNorm", lambda: nn.GroupNorm(2, 6), (3, 6, 5), view="T"),
+        _norm(
+            "GroupNorm-2d-noaffine",
+            lambda: nn.GroupNorm(3, 6, affine=False),
+            (2, 6, 4, 3),
+            dtypes=F64,
+        ),
+        _norm("RMSNorm", lambda: nn.RMSNorm(6), (3, 4, 6)),
+        _norm("RMSNorm-2d-eps", lambda: nn.RMSNorm([4, 6], eps=1e-3), (3, 4, 6), dtypes=F64),
+        _norm("LayerNorm-wide", lambda: nn.LayerNorm(4099), (3, 4099), dtypes=F64),
+        _norm("BatchNorm1d-tall", lambda: nn.BatchNorm1d(3), (2053, 3)),
+        _norm("LocalResponseNorm", lambda: nn.LocalResponseNorm(3, 1e-2), (2, 5, 4, 4)),
+    ],
+    [],
+)
 
 
 SPARSE = [
     Case("Embedding", lambda: nn.Embedding(10, 4), Ints(10, 3, 5), dtypes=F64),
-    Case("Embedding-pad-freq", lambda: nn.Embedding(10, 4, padding_idx=0,
-                                                    scale_grad_by_freq=True),
-         np.array([[1, 0, 7, 7], [3, 0, 1, 7]])),
-    Case("Embedding-maxnorm", lambda: nn.Embedding(10, 4, max_norm=1.0),
-         np.array([[1, 2, 7, 7], [3, 9, 1, 7]])),
-    Case("EmbeddingBag-mean", lambda: nn.EmbeddingBag(10, 4), np.array([1, 2, 4, 5, 4, 3, 2, 9]),
-         np.array([0, 3, 3, 6])),
-    Case("EmbeddingBag-sum-weights", lambda: nn.EmbeddingBag(10, 4, mode="sum"),
-         np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 2, 5]),
-         kw={"per_sample_weights": R(8)}),
-    Case("EmbeddingBag-max-pad", lambda: nn.EmbeddingBag(10, 4, mode="max", padding_idx=2),
-         np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 3, 5])),
-    Case("EmbeddingBag-2d-lastoffset", lambda: nn.EmbeddingBag(10, 4, mode="sum"),
-         Ints(10, 3, 4)),
-    Case("EmbeddingBag-include-last", lambda: nn.EmbeddingBag(10, 4, include_last_offset=True),
-         np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 2, 5, 8])),
+    Case(
+        "Embedding-pad-freq",
+        lambda: nn.Embedding(10, 4, padding_idx=0, scale_grad_by_freq=True),
+        np.array([[1, 0, 7, 7], [3, 0, 1, 7]]),
+    ),
+    Case(
+        "Embedding-maxnorm",
+        lambda: nn.Embedding(10, 4, max_norm=1.0),
+        np.array([[1, 2, 7, 7], [3, 9, 1, 7]]),
+    ),
+    Case(
+        "EmbeddingBag-mean",
+        lambda: nn.EmbeddingBag(10, 4),
+        np.array([1, 2, 4, 5, 4, 3, 2, 9]),
+        np.array([0, 3, 3, 6]),
+    ),
+    Case(
+        "EmbeddingBag-sum-weights",
+        lambda: nn.EmbeddingBag(10, 4, mode="sum"),
+        np.array([1, 2, 4, 5, 4, 3, 2, 9]),
+        np.array([0, 2, 5]),
+        kw={"per_sample_weights": R(8)},
+    ),
+    Case(
+        "EmbeddingBag-max-pad",
+        lambda: nn.EmbeddingBag(10, 4, mode="max", padding_idx=2),
+        np.array([1, 2, 4, 5, 4, 3, 2, 9]),
+        np.array([0, 3, 5]),
+    ),
+    Case("EmbeddingBag-2d-lastoffset", lambda: nn.EmbeddingBag(10, 4, mode="sum"), Ints(10, 3, 4)),
+    Case(
+        "EmbeddingBag-include-last",
+        lambda: nn.EmbeddingBag(10, 4, include_last_offset=True),
+        np.array([1, 2, 4, 5, 4, 3, 2, 9]),
+        np.array([0, 2, 5, 8]),
+    ),
 ]
 
 RNN = [
     Case("RNN", lambda: nn.RNN(5, 6), R(7, 3, 5), dtypes=F64, tol=3),
-    Case("RNN-relu-2layer-bi-bf-h0", lambda: nn.RNN(5, 6, 2, "relu", batch_first=True,
-                                                    bidirectional=True),
-         R(3, 7, 5), R(4, 3, 6), tol=3),
-    Case("LSTM-2layer-bi-bf-h0c0", lambda: nn.LSTM(5, 6, 2, batch_first=True,
-                                                   bidirectional=True),
-         R(3, 7, 5), R(4, 3, 6), R(4, 3, 6), call=lambda m, x, h, c: m(x, (h, c)), tol=3),
+    Case(
+        "RNN-relu-2layer-bi-bf-h0",
+        lambda: nn.RNN(5, 6, 2, "relu", batch_first=True, bidirectional=True),
+        R(3, 7, 5),
+        R(4, 3, 6),
+        tol=3,
+    ),
+    Case(
+        "LSTM-2layer-bi-bf-h0c0",
+        lambda: nn.LSTM(5, 6, 2, batch_first=True, bidirectional=True),
+        R(3, 7, 5),
+        R(4, 3, 6),
+        R(4, 3, 6),
+        call=lambda m, x, h, c: m(x, (h, c)),
+        tol=3,
+    ),
     Case("LSTM", lambda: nn.LSTM(5, 6), R(7, 3, 5, view="T"), dtypes=F64, tol=3),
-    Case("LSTM-proj-unbatched", lambda: nn.LSTM(5, 6, proj_size=3, bias=False), R(7, 5),
-         tol=3),
+    Case("LSTM-proj-unbatched", lambda: nn.LSTM(5, 6, proj_size=3, bias=False), R(7, 5), tol=3),
     Case("GRU", lambda: nn.GRU(5, 6, 2), R(7, 3, 5), R(2, 3, 6), dtypes=F64, tol=3),
-    Case("GRU-bi-bf", lambda: nn.GRU(5, 6, batch_first=True, bidirectional=True),
-         R(3, 7, 5, view="slice"), tol=3),
+    Case(
+        "GRU-bi-bf",
+        lambda: nn.GRU(5, 6, batch_first=True, bidirectional=True),
+        R(3, 7, 5, view="slice"),
+        tol=3,
+    ),
     Case("RNNBase-GRU", lambda: nn.RNNBase("GRU", 5, 6), R(4, 2, 5)),
     Case("RNNCell-relu-h", lambda: nn.RNNCell(5, 6, nonlinearity="relu"), R(3, 5), R(3, 6)),
     Case("RNNCell", lambda: nn.RNNCell(5, 6), R(5)),
-    Case("LSTMCell-hc", lambda: nn.LSTMCell(5, 6), R(3, 5), R(3, 6), R(3, 6),
-         call=lambda m, x, h, c: m(x, (h, c))),
+    Case(
+        "LSTMCell-hc",
+        lambda: nn.LSTMCell(5, 6),
+        R(3, 5),
+        R(3, 6),
+        R(3, 6),
+        call=lambda m, x, h, c: m(x, (h, c)),
+    ),
     Case("GRUCell", lambda: nn.GRUCell(5, 6, bias=False), R(3, 5, view="T"), dtypes=F64),
     Case("GRUCell-unbatched", lambda: nn.GRUCell(5, 6), R(5), R(6)),
 ]
@@ -508,44 +805,104 @@ def _self_attn(m, x, **k):
 
 
 ATTENTION = [
-    Case("MultiheadAttention-self", lambda: nn.MultiheadAttention(8, 2), R(5, 3, 8),
-         call=_self_attn, dtypes=F64, tol=3),
-    Case("MultiheadAttention-bf-kvdim-masks",
-         lambda: nn.MultiheadAttention(8, 2, batch_first=True, kdim=6, vdim=4),
-         R(3, 5, 8), R(3, 6, 6), R(3, 6, 4),
-         kw={"key_padding_mask": _padding_mask(3, 6), "average_attn_weights": False},
-         tol=3),
-    Case("MultiheadAttention-biaskv-zeroattn-causal",
-         lambda: nn.MultiheadAttention(8, 4, add_bias_kv=True, add_zero_attn=True),
-         R(5, 2, 8, view="slice"), call=_self_attn,
-         kw={"attn_mask": _causal(5, float_mask=True), "need_weights": False}, tol=3),
-    Case("MultiheadAttention-nobias-boolmask", lambda: nn.MultiheadAttention(8, 2, bias=False),
-         R(5, 3, 8), R(6, 3, 8), R(6, 3, 8),
-         kw={"attn_mask": np.triu(np.ones((5, 6), dtype=bool), 2)}, tol=3),
-    Case("TransformerEncoderLayer-causal",
-         lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), R(5, 3, 8),
-         kw={"src_mask": _causal(5)}, dtypes=F64, tol=3),
-    Case("TransformerEncoderLayer-gelu-bf-normfirst-pad",
-         lambda: nn.TransformerEncoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True,
-                                            norm_first=True),
-         R(3, 5, 8), kw={"src_key_padding_mask": _padding_mask(3, 5)}, tol=3),
-    Case("TransformerDecoderLayer-causal",
-         lambda: nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), R(5, 3, 8), R(6, 3, 8),
-         kw={"tgt_mask": _causal(5, float_mask=True)}, tol=3),
-    Case("TransformerDecoderLayer-bf-normfirst-mempad",
-         lambda: nn.TransformerDecoderLayer(8, 2, 16, 0.0, batch_first=True, norm_first=True),
-         R(3, 5, 8), R(3, 6, 8), kw={"memory_key_padding_mask": _padding_mask(3, 6)}, tol=3),
-    Case("TransformerEncoder-2layer-norm",
-         lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, 0.0), 2,
-                                       norm=nn.LayerNorm(8), enable_nested_tensor=False),
-         R(5, 3, 8), kw={"mask": _causal(5)}, tol=3),
-    Case("TransformerDecoder-2layer-norm",
-         lambda: nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, 0.0), 2,
-                                       norm=nn.LayerNorm(8)),
-         R(5, 3, 8), R(6, 3, 8), kw={"tgt_mask": _causal(5)}, tol=3),
-    Case("Transformer",
-         lambda: nn.Transformer(8, 2, 2, 1, 16, dropout=0.0), R(6, 3, 8), R(5, 3, 8),
-         kw={"tgt_mask": _causal(5)}, dtypes=F64, tol=5),
+    Case(
+        "MultiheadAttention-self",
+        lambda: nn.MultiheadAttention(8, 2),
+        R(5, 3, 8),
+        call=_self_attn,
+        dtypes=F64,
+        tol=3,
+    ),
+    Case(
+        "MultiheadAttention-bf-kvdim-masks",
+        lambda: nn.MultiheadAttention(8, 2, batch_first=True, kdim=6, vdim=4),
+        R(3, 5, 8),
+        R(3, 6, 6),
+        R(3, 6, 4),
+        kw={"key_padding_mask": _padding_mask(3, 6), "average_attn_weights": False},
+        tol=3,
+    ),
+    Case(
+        "MultiheadAttention-biaskv-zeroattn-causal",
+        lambda: nn.MultiheadAttention(8, 4, add_bias_kv=True, add_zero_attn=True),
+        R(5, 2, 8, view="slice"),
+        call=_self_attn,
+        kw={"attn_mask": _causal(5, float_mask=True), "need_weights": False},
+        tol=3,
+    ),
+    Case(
+        "MultiheadAttention-nobias-boolmask",
+        lambda: nn.MultiheadAttention(8, 2, bias=False),
+        R(5, 3, 8),
+        R(6, 3, 8),
+        R(6, 3, 8),
+        kw={"attn_mask": np.triu(np.ones((5, 6), dtype=bool), 2)},
+        tol=3,
+    ),
+    Case(
+        "TransformerEncoderLayer-causal",
+        lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0),
+        R(5, 3, 8),
+        kw={"src_mask": _causal(5)},
+        dtypes=F64,
+        tol=3,
+    ),
+    Case(
+        "TransformerEncoderLayer-gelu-bf-normfirst-pad",
+        lambda: nn.TransformerEncoderLayer(
+            8, 2, 16, 0.0, "gelu", batch_first=True, norm_first=True
+        ),
+        R(3, 5, 8),
+        kw={"src_key_padding_mask": _padding_mask(3, 5)},
+        tol=3,
+    ),
+    Case(
+        "TransformerDecoderLayer-causal",
+        lambda: nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0),
+        R(5, 3, 8),
+        R(6, 3, 8),
+        kw={"tgt_mask": _causal(5, float_mask=True)},
+        tol=3,
+    ),
+    Case(
+        "TransformerDecoderLayer-bf-normfirst-mempad",
+        lambda: nn.TransformerDecoderLayer(8, 2, 16, 0.0, batch_first=True, norm_first=True),
+        R(3, 5, 8),
+        R(3, 6, 8),
+        kw={"memory_key_padding_mask": _padding_mask(3, 6)},
+        tol=3,
+    ),
+    Case(
+        "TransformerEncoder-2layer-norm",
+        lambda: nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(8, 2, 16, 0.0),
+            2,
+            norm=nn.LayerNorm(8),
+            enable_nested_tensor=False,
+        ),
+        R(5, 3, 8),
+        kw={"mask": _causal(5)},
+        tol=3,
+    ),
+    Case(
+        "TransformerDecoder-2layer-norm",
+        lambda: nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(8, 2, 16, 0.0), 2, norm=nn.LayerNorm(8)
+        ),
+        R(5, 3, 8),
+        R(6, 3, 8),
+        kw={"tgt_mask": _causal(5)},
+        tol=3,
+    ),
+    Case(
+        "Transformer",
+        lambda: nn.Transformer(8, 2, 2, 1, 16, dropout=0.0),
+        R(6, 3, 8),
+        R(5, 3, 8),
+        kw={"tgt_mask": _causal(5)},
+        dtypes=F64,
+        tol=5,
+    ),
 ]
 
 CASES = LINEAR + ACTIVATION + LOSS + CONV + POOL + PAD + VISION + NORM + SPARSE + RNN + ATTENTION
@@ -554,11 +911,11 @@ PARAMS = [pytest.param(c, dt, id=f"{c.id}-{dt}") for c in CASES for dt in c.dtyp
 # module classes with no forward of their own (each concrete subclass is covered above)
 _ABSTRACT = {"Module", "RNNCellBase"}
 # random layers: compared by statistics in the tests below
-_RANDOM = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-           "FeatureAlphaDropout"}
+_RANDOM = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
 
 
 # -- running a case on both devices ------------------------------------------------------
+
 
 def _arrays(case):
     """The case's inputs resolved to NumPy arrays / specs / plain values, seeded."""
@@ -570,6 +927,7 @@ def _arrays(case):
         if callable(v):
             return None, v(rng)
         return None, v
+
     return [one(v) for v in case.args], {k: one(v) for k, v in case.kw.items()}
 
 
@@ -689,6 +1047,7 @@ def test_every_layer_is_covered():
 
 # -- random layers -----------------------------------------------------------------------
 
+
 def _x(*shape, dtype=lucid.float32):
     a = np.random.default_rng(3).standard_normal(shape)
     return lucid.tensor(a, dtype=dtype).to(DEVICE).requires_grad_()
@@ -720,8 +1079,9 @@ def test_channel_dropout_drops_whole_channels(n):
     assert (per_channel.all(-1) | ~per_channel.any(-1)).all()
     assert abs(1 - per_channel.all(-1).mean() - 0.4) < 0.06
     kept = per_channel.all(-1)
-    np.testing.assert_allclose(y.reshape(8, 64, -1)[kept], _host(x).reshape(8, 64, -1)[kept]
-                               / 0.6, rtol=1e-5)
+    np.testing.assert_allclose(
+        y.reshape(8, 64, -1)[kept], _host(x).reshape(8, 64, -1)[kept] / 0.6, rtol=1e-5
+    )
 
 
 @pytest.mark.parametrize("cls", ["AlphaDropout", "FeatureAlphaDropout"])
@@ -746,10 +1106,11 @@ def test_rrelu_training_slopes_in_range():
     np.testing.assert_array_equal(ys[~neg], xs[~neg])
     slope = ys[neg] / xs[neg]
     assert slope.min() >= 0.1 - 1e-6 and slope.max() <= 0.3 + 1e-6
-    assert slope.std() > 0.03                          # random per element, not one slope
+    assert slope.std() > 0.03  # random per element, not one slope
 
 
 # -- moving and saving modules -----------------------------------------------------------
+
 
 def _state(m):
     return {k: _host(v) for k, v in m.state_dict().items()}
@@ -757,8 +1118,9 @@ def _state(m):
 
 def _model():
     lucid.manual_seed(0)
-    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
-                         nn.Linear(4 * 4 * 4, 5))
+    return nn.Sequential(
+        nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 4 * 4, 5)
+    )
 
 
 def test_module_round_trip_keeps_parameters_identical():
@@ -793,7 +1155,7 @@ def test_state_dict_save_load_of_device_module():
     m = _model().to(DEVICE)
     x = lucid.randn(2, 3, 6, 6)
     with lucid.no_grad():
-        m(x.to(DEVICE))                                 # running stats move off their init
+        m(x.to(DEVICE))  # running stats move off their init
     ref = _state(m)
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "m.safetensors")
@@ -806,8 +1168,9 @@ def test_state_dict_save_load_of_device_module():
     for k, v in on_cpu.items():
         assert v.device.type == "cpu"
         np.testing.assert_array_equal(v.numpy(), ref[k])
-    fresh = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
-                          nn.Linear(4 * 4 * 4, 5))
+    fresh = nn.Sequential(
+        nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 4 * 4, 5)
+    )
     fresh.load_state_dict(on_cpu)
     fresh.eval()
     m.eval()
@@ -817,23 +1180,35 @@ def test_state_dict_save_load_of_device_module():
     close(back(x.to(DEVICE)), fresh(x), "float32", "device state loaded onto device")
 
 
-@pytest.mark.parametrize("make,shape", [
-    (lambda **k: nn.Linear(6, 4, **k), (3, 6)),
-    (lambda **k: nn.Conv2d(3, 4, 3, **k), (2, 3, 5, 5)),
-    (lambda **k: nn.ConvTranspose1d(3, 2, 3, **k), (2, 3, 5)),
-    (lambda **k: nn.BatchNorm2d(3, **k), (2, 3, 4, 4)),
-    (lambda **k: nn.LayerNorm(6, **k), (3, 6)),
-    (lambda **k: nn.Embedding(10, 4, **k), None),
-    (lambda **k: nn.LSTM(6, 5, 2, **k), (4, 2, 6)),
-    (lambda **k: nn.MultiheadAttention(6, 2, **k), None),
-], ids=["Linear", "Conv2d", "ConvTranspose1d", "BatchNorm2d", "LayerNorm", "Embedding",
-        "LSTM", "MultiheadAttention"])
+@pytest.mark.parametrize(
+    "make,shape",
+    [
+        (lambda **k: nn.Linear(6, 4, **k), (3, 6)),
+        (lambda **k: nn.Conv2d(3, 4, 3, **k), (2, 3, 5, 5)),
+        (lambda **k: nn.ConvTranspose1d(3, 2, 3, **k), (2, 3, 5)),
+        (lambda **k: nn.BatchNorm2d(3, **k), (2, 3, 4, 4)),
+        (lambda **k: nn.LayerNorm(6, **k), (3, 6)),
+        (lambda **k: nn.Embedding(10, 4, **k), None),
+        (lambda **k: nn.LSTM(6, 5, 2, **k), (4, 2, 6)),
+        (lambda **k: nn.MultiheadAttention(6, 2, **k), None),
+    ],
+    ids=[
+        "Linear",
+        "Conv2d",
+        "ConvTranspose1d",
+        "BatchNorm2d",
+        "LayerNorm",
+        "Embedding",
+        "LSTM",
+        "MultiheadAttention",
+    ],
+)
 @pytest.mark.parametrize("dtype_name", ["float32", "float64"])
 def test_layers_built_on_device(make, shape, dtype_name, on_device):
     """``device=``/``dtype=`` at construction (initialisers running on the device) and the
     default device: every parameter and buffer lands there, with finite values."""
     dtype = DTYPES[dtype_name]
-    for m in (make(device=DEVICE, dtype=dtype), make(dtype=dtype)):   # explicit, default
+    for m in (make(device=DEVICE, dtype=dtype), make(dtype=dtype)):  # explicit, default
         for t in list(m.parameters()) + list(m.buffers()):
             assert t.device.type == on_device.type
             if t.is_floating_point():

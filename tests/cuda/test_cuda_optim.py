@@ -52,10 +52,12 @@ IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items())}" for n, kw in CASES]
 STEPS = 10
 # float32 / float64: odd sizes around the 2048-element chunks; half types: smaller (the
 # CPU reference computes them slowly), still several chunks
-SHAPES = {"float32": [(1,), (3,), (1000003,), (7, 5), (0,), (2, 3, 4)],
-          "float64": [(1,), (3,), (4099,), (0,), (64, 33)],
-          "float16": [(1,), (3,), (4099,), (0,), (7, 5)],
-          "bfloat16": [(1,), (3,), (4099,), (0,), (7, 5)]}
+SHAPES = {
+    "float32": [(1,), (3,), (1000003,), (7, 5), (0,), (2, 3, 4)],
+    "float64": [(1,), (3,), (4099,), (0,), (64, 33)],
+    "float16": [(1,), (3,), (4099,), (0,), (7, 5)],
+    "bfloat16": [(1,), (3,), (4099,), (0,), (7, 5)],
+}
 # float32 / float64: (rtol, atol) against the CPU run
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-13)}
 HALF = ("float16", "bfloat16")
@@ -68,8 +70,8 @@ def _data(shapes, steps, seed=0):
     init = [np.asarray(rng.standard_normal(s), np.float32) for s in shapes]
 
     def grad(s):
-        return np.asarray(rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 1.5, s),
-                          np.float32)
+        return np.asarray(rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 1.5, s), np.float32)
+
     return init, [[grad(s) for s in shapes] for _ in range(steps)]
 
 
@@ -163,22 +165,22 @@ def test_views_and_strided(name, kw):
     kernel writes through them), a strided view and a parameter with a transposed
     gradient (both through the generic path), in one group."""
     rng = np.random.default_rng(1)
-    a0, b0, c0 = (np.asarray(rng.standard_normal(s), np.float32)
-                  for s in ((10, 6), (6, 4), (5, 5)))
+    a0, b0, c0 = (np.asarray(rng.standard_normal(s), np.float32) for s in ((10, 6), (6, 4), (5, 5)))
     results = []
     for device in ("cpu", "cuda"):
         a, b = _tensor(a0, "float32", device), _tensor(b0, "float32", device)
         c = _tensor(c0, "float32", device).requires_grad_()
-        params = [a[2:5].requires_grad_(), a[7:].requires_grad_(),
-                  b[:, 1].requires_grad_(), c]
+        params = [a[2:5].requires_grad_(), a[7:].requires_grad_(), b[:, 1].requires_grad_(), c]
         opt = getattr(lucid.optim, name)(params, **kw)
         g_rng = np.random.default_rng(2)
         for _ in range(STEPS):
             for p in params[:3]:
-                p.grad = _tensor(np.asarray(g_rng.standard_normal(p.shape), np.float32),
-                                 "float32", device)
-            c.grad = _tensor(np.asarray(g_rng.standard_normal((5, 5)), np.float32),
-                             "float32", device).t()
+                p.grad = _tensor(
+                    np.asarray(g_rng.standard_normal(p.shape), np.float32), "float32", device
+                )
+            c.grad = _tensor(
+                np.asarray(g_rng.standard_normal((5, 5)), np.float32), "float32", device
+            ).t()
             opt.step()
         results.append((a, b, params))
     (ac, bc, pc), (ag, bg, pg) = results
@@ -214,8 +216,7 @@ def test_mixed_dtypes_in_one_group(name, kw):
 UNEQUAL = [1, 9, 15, 18, 21, 30, 32]
 
 
-@pytest.mark.parametrize("name,kw", [CASES[i] for i in UNEQUAL],
-                         ids=[IDS[i] for i in UNEQUAL])
+@pytest.mark.parametrize("name,kw", [CASES[i] for i in UNEQUAL], ids=[IDS[i] for i in UNEQUAL])
 def test_unequal_steps(name, kw):
     """Parameters without a gradient on some steps: their step counts (and SGD's
     buffers) diverge from the others', so one group needs several launches."""
@@ -223,6 +224,7 @@ def test_unequal_steps(name, kw):
 
     def skip(t, i):
         return (i == 1 and t % 3 == 0) or (i == 2 and t < 4)
+
     pc, oc = _run(name, kw, ["float32"] * 3, init, grads, "cpu", skip=skip)
     pg, og = _run(name, kw, ["float32"] * 3, init, grads, "cuda", skip=skip)
     for a, b in zip(pg, pc):
@@ -230,9 +232,16 @@ def test_unequal_steps(name, kw):
         _state_close(og, oc, a, b, "float32")
 
 
-KERNELS = {"SGD": "sgd_mt", "Adam": "adam_mt", "AdamW": "adam_mt", "NAdam": "nadam_mt",
-           "RAdam": "radam_mt", "Adamax": "adamax_mt", "RMSprop": "rmsprop_mt",
-           "Adagrad": "adagrad_mt"}
+KERNELS = {
+    "SGD": "sgd_mt",
+    "Adam": "adam_mt",
+    "AdamW": "adam_mt",
+    "NAdam": "nadam_mt",
+    "RAdam": "radam_mt",
+    "Adamax": "adamax_mt",
+    "RMSprop": "rmsprop_mt",
+    "Adagrad": "adagrad_mt",
+}
 ONE = [3, 13, 17, 21, 25, 30, 31]
 
 
@@ -252,6 +261,7 @@ def test_one_launch_per_step(name, kw, monkeypatch):
         def launch(*args):
             launches.append(fname)
             return fn(*args)
+
         return launch
 
     def generic(*args, **kwargs):
@@ -271,8 +281,7 @@ def test_one_launch_per_step(name, kw, monkeypatch):
 ZERO_DIM = [0, 1, 7, 9, 11, 14, 21, 25, 30]
 
 
-@pytest.mark.parametrize("name,kw", [CASES[i] for i in ZERO_DIM],
-                         ids=[IDS[i] for i in ZERO_DIM])
+@pytest.mark.parametrize("name,kw", [CASES[i] for i in ZERO_DIM], ids=[IDS[i] for i in ZERO_DIM])
 def test_zero_dim_parameter(name, kw):
     init, grads = _data([(), (3,)], STEPS, seed=4)
     pc, oc = _run(name, kw, ["float32"] * 2, init, grads, "cpu")

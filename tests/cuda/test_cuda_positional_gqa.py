@@ -59,10 +59,10 @@ def test_grouped_query_attention(dev, dtype, hkv):
         tk = lucid.tensor(k).to(dt).to(d).requires_grad_()
         out, w = mod(tq, tk, tk, key_padding_mask=lucid.tensor(kpm).to(d))
         out.backward(lucid.tensor(q[..., ::-1].copy()).to(dt).to(d))
-        res.append([_np(out), _np(w), _np(tq.grad), _np(tk.grad)] +
-                   [_np(p.grad) for p in mod.parameters()])
+        res.append(
+            [_np(out), _np(w), _np(tq.grad), _np(tk.grad)] + [_np(p.grad) for p in mod.parameters()]
+        )
     for a, b in zip(*res):
         np.testing.assert_allclose(b, a, **TOL[dtype])
     x = lucid.randn(2, 3, 4, 5, device=dev)
-    np.testing.assert_array_equal(F.repeat_kv(x, 2).cpu().numpy(),
-                                  F.repeat_kv(x.cpu(), 2).numpy())
+    np.testing.assert_array_equal(F.repeat_kv(x, 2).cpu().numpy(), F.repeat_kv(x.cpu(), 2).numpy())

@@ -31,8 +31,7 @@ def gen(seed, offset=None):
     g = lucid.Generator(device="cuda").manual_seed(seed)
     if offset is not None:
         raw = bytes(g.get_state().tolist())
-        g.set_state(lucid.tensor(list(raw[:16] + offset.to_bytes(8, "little")),
-                                 dtype=lucid.uint8))
+        g.set_state(lucid.tensor(list(raw[:16] + offset.to_bytes(8, "little")), dtype=lucid.uint8))
     return g
 
 
@@ -46,7 +45,7 @@ def host(t):
 
 def raw64(g, n):
     """n raw 64-bit words through randint's whole-word path (range 2**64)."""
-    r = lucid.randint(-2 ** 63, 2 ** 63, (n,), generator=g, device="cuda")
+    r = lucid.randint(-(2**63), 2**63, (n,), generator=g, device="cuda")
     return r.cpu().numpy().view(np.uint64) ^ np.uint64(1 << 63)
 
 
@@ -60,19 +59,21 @@ def check_moments(x, mean, var, dt=lucid.float64, scale=1.0):
 
 # -- the raw stream -------------------------------------------------------------------------
 
+
 def test_first_block_is_the_zero_known_answer():
     w = raw64(gen(0), 2)
     words = [int(v) >> s & 0xFFFFFFFF for v in w for s in (0, 32)]
     assert words == list(KNOWN_ANSWERS[0][2])
 
 
-@pytest.mark.parametrize("seed, offset", [(0, 0), (1, 5), (2 ** 64 - 1, 2 ** 64 - 3),
-                                          (0x0123456789ABCDEF, 2 ** 40 + 7)])
+@pytest.mark.parametrize(
+    "seed, offset", [(0, 0), (1, 5), (2**64 - 1, 2**64 - 3), (0x0123456789ABCDEF, 2**40 + 7)]
+)
 @pytest.mark.parametrize("n", [1, 7, 1000003])
 def test_words_match_reference(seed, offset, n):
     g = gen(seed, offset)
     np.testing.assert_array_equal(raw64(g, n), words64(seed, offset, n))
-    assert offset_of(g) == (offset + -(-n // 2)) % 2 ** 64
+    assert offset_of(g) == (offset + -(-n // 2)) % 2**64
 
 
 @pytest.mark.parametrize("dt", FLOATS)
@@ -80,21 +81,26 @@ def test_uniform_is_the_word_grid(dt):
     """rand(n) is exactly floor(w / 2**(32-b)) 2**-b per word (b the dtype's grid bits;
     float64: 53 bits of each 64-bit word), and successive draws continue the counter."""
     g, b = gen(123, 9), GRID_BITS[dt]
-    a, c = lucid.rand(7, generator=g, dtype=dt, device="cuda"), \
-        lucid.rand(5, generator=g, dtype=dt, device="cuda")
-    if dt is lucid.float64:          # two values per block: 4 blocks, then 3
+    a, c = (
+        lucid.rand(7, generator=g, dtype=dt, device="cuda"),
+        lucid.rand(5, generator=g, dtype=dt, device="cuda"),
+    )
+    if dt is lucid.float64:  # two values per block: 4 blocks, then 3
+
         def grid53(w):
-            return (w >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+            return (w >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
         np.testing.assert_array_equal(host(a), grid53(words64(123, 9, 7)))
         np.testing.assert_array_equal(host(c), grid53(words64(123, 13, 5)))
         return
     w = stream(123, 9, 4)
-    want = (w >> np.uint32(32 - b)).astype(np.float64) * 2.0 ** -b
+    want = (w >> np.uint32(32 - b)).astype(np.float64) * 2.0**-b
     np.testing.assert_array_equal(host(a), want[:7])
-    np.testing.assert_array_equal(host(c), want[8:13])     # block 1's last word is skipped
+    np.testing.assert_array_equal(host(c), want[8:13])  # block 1's last word is skipped
 
 
 # -- state and seeding ----------------------------------------------------------------------
+
 
 def test_state_round_trip_replays_draws():
     g = gen(42)
@@ -111,12 +117,9 @@ def test_state_round_trip_replays_draws():
 
 
 def test_manual_seed_reproducible():
-    a = lucid.randn(5, 7, generator=lucid.Generator(device="cuda").manual_seed(3),
-                    device="cuda")
-    b = lucid.randn(5, 7, generator=lucid.Generator(device="cuda").manual_seed(3),
-                    device="cuda")
-    c = lucid.randn(5, 7, generator=lucid.Generator(device="cuda").manual_seed(4),
-                    device="cuda")
+    a = lucid.randn(5, 7, generator=lucid.Generator(device="cuda").manual_seed(3), device="cuda")
+    b = lucid.randn(5, 7, generator=lucid.Generator(device="cuda").manual_seed(3), device="cuda")
+    c = lucid.randn(5, 7, generator=lucid.Generator(device="cuda").manual_seed(4), device="cuda")
     assert (a == b).all().item() and not (a == c).all().item()
     lucid.manual_seed(11)
     d = lucid.rand(100, device="cuda")
@@ -135,6 +138,7 @@ def test_empty_and_zero_dim_draws():
 
 # -- distributions --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", FLOATS)
 def test_uniform(dt):
     g = gen(1)
@@ -150,8 +154,8 @@ def test_normal(dt):
     g = gen(2)
     z = host(lucid.randn(1000003, generator=g, dtype=dt, device="cuda"))
     check_moments(z, 0.0, 1.0, dt, 4)
-    assert abs((z ** 4).mean() - 3) < 0.1                          # kurtosis
-    assert abs((z > 1.959964).mean() - 0.025) < 0.002 + RES[dt]    # the tail
+    assert abs((z**4).mean() - 3) < 0.1  # kurtosis
+    assert abs((z > 1.959964).mean() - 0.025) < 0.002 + RES[dt]  # the tail
     x = host(lucid.normal(1.5, 2.0, (N,), generator=g, dtype=dt, device="cuda"))
     check_moments(x, 1.5, 4.0, dt, 8)
 
@@ -178,7 +182,7 @@ def test_exponential_log_normal_cauchy(dt):
     assert ln.min() > 0
     check_moments(ln, math.exp(0.125), (math.exp(0.25) - 1) * math.exp(0.25), dt, 4)
     c = host(lucid.empty(N, dtype=dt, device="cuda").cauchy_(1.0, 2.0, generator=g))
-    for q, v in ((0.25, -1.0), (0.5, 1.0), (0.75, 3.0)):   # median +- sigma are quartiles
+    for q, v in ((0.25, -1.0), (0.5, 1.0), (0.75, 3.0)):  # median +- sigma are quartiles
         assert abs((c <= v).mean() - q) < 0.005 + RES[dt]
 
 
@@ -208,18 +212,18 @@ def test_bernoulli(dt):
 def test_randint(dt):
     x = host(lucid.randint(-5, 7, (N,), generator=gen(7), dtype=dt, device="cuda"))
     assert set(np.unique(x)) == set(range(-5, 7))
-    check_moments(x, 0.5, (12 ** 2 - 1) / 12)
+    check_moments(x, 0.5, (12**2 - 1) / 12)
 
 
 def test_randint_wide_ranges():
     g = gen(8)
-    hi = 3 * 2 ** 61                                  # above 2**62: the 64-bit reduction
+    hi = 3 * 2**61  # above 2**62: the 64-bit reduction
     x = lucid.randint(-hi, hi, (N,), generator=g, device="cuda").cpu().numpy()
     assert x.min() >= -hi and x.max() < hi
     assert abs(x.astype(np.float64).mean()) / hi < 0.01
     assert abs((x >= 0).mean() - 0.5) < 0.005
     r = host(lucid.empty(N, dtype=lucid.float32, device="cuda").random_(generator=g))
-    assert r.min() >= 0 and r.max() <= 2 ** 24 and (r == np.round(r)).all()
+    assert r.min() >= 0 and r.max() <= 2**24 and (r == np.round(r)).all()
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 1000003])
@@ -233,8 +237,7 @@ def test_randperm(n):
 
 def test_randperm_positions_uniform():
     g = gen(10)
-    first = np.array([lucid.randperm(5, generator=g, device="cuda")[0].item()
-                      for _ in range(5000)])
+    first = np.array([lucid.randperm(5, generator=g, device="cuda")[0].item() for _ in range(5000)])
     counts = np.bincount(first, minlength=5)
     assert (abs(counts - 1000) < 150).all(), counts
 
@@ -254,8 +257,9 @@ def test_poisson(dt):
 
 def test_multinomial():
     g = gen(12)
-    probs = lucid.tensor([[0.1, 0.0, 0.6, 0.3], [0.0, 0.0, 1.0, 0.0], [1.0, 2.0, 3.0, 4.0]],
-                         device="cuda")
+    probs = lucid.tensor(
+        [[0.1, 0.0, 0.6, 0.3], [0.0, 0.0, 1.0, 0.0], [1.0, 2.0, 3.0, 4.0]], device="cuda"
+    )
     x = lucid.multinomial(probs, 100000, replacement=True, generator=g).cpu().numpy()
     want = probs.cpu().numpy() / probs.cpu().numpy().sum(1, keepdims=True)
     for row, w in zip(x, want):
@@ -264,28 +268,30 @@ def test_multinomial():
         assert (freq[w == 0] == 0).all()
     two = lucid.tensor([[0.1, 0.0, 0.6, 0.3], [1.0, 2.0, 3.0, 4.0]], device="cuda")
     r = lucid.multinomial(two.repeat(2000, 1), 3, generator=g).cpu().numpy()
-    assert all(len(set(row)) == 3 for row in r)          # without replacement
-    assert not (r[0::2] == 1).any()                      # a zero weight is never drawn
+    assert all(len(set(row)) == 3 for row in r)  # without replacement
+    assert not (r[0::2] == 1).any()  # a zero weight is never drawn
     first = np.bincount(r[1::2, 0], minlength=4) / (r.shape[0] // 2)
-    assert abs(first - want[2]).max() < 0.03             # the first draw: proportional
+    assert abs(first - want[2]).max() < 0.03  # the first draw: proportional
 
 
 # -- counter-based dropout ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", FLOATS)
-@pytest.mark.parametrize("shape, transpose", [((1000003,), False), ((301, 507), True),
-                                              ((7,), False), ((1,), False)])
+@pytest.mark.parametrize(
+    "shape, transpose", [((1000003,), False), ((301, 507), True), ((7,), False), ((1,), False)]
+)
 def test_dropout_mask_semantics(dt, shape, transpose):
     """y = x m, grad = g m with m in {0, 1/(1-p)}: the gradient is zero exactly where the
     output is, and scaled by 1/(1 - p) elsewhere; no mask is kept on the node."""
     p = 0.3
     lucid.manual_seed(13)
-    base = (lucid.randn(*shape, dtype=dt, device="cuda") + 5.0).detach()   # no zeros
+    base = (lucid.randn(*shape, dtype=dt, device="cuda") + 5.0).detach()  # no zeros
     base.requires_grad = True
-    x = base.t() if transpose else base                          # non-contiguous
+    x = base.t() if transpose else base  # non-contiguous
     y = F.dropout(x, p)
     key = y.grad_fn.extra["key"]
-    assert not hasattr(key, "shape")                             # a (seed, offset) key
+    assert not hasattr(key, "shape")  # a (seed, offset) key
     g = lucid.rand(*x.shape, dtype=dt, device="cuda") + 1.0
     y.backward(g)
     gx = host(base.grad)
@@ -308,11 +314,11 @@ def test_dropout_reproducible_and_graph_mode():
     y2 = F.dropout(x, 0.5)
     assert (y1 == y2).all().item()
     g = lucid.randn(64, 33, device="cuda", requires_grad=True)
-    gx, = lucid.autograd.grad(y1, x, g, create_graph=True)
-    eager, = lucid.autograd.grad(y2, x, g.detach())
+    (gx,) = lucid.autograd.grad(y1, x, g, create_graph=True)
+    (eager,) = lucid.autograd.grad(y2, x, g.detach())
     assert (gx == eager).all().item() and gx.requires_grad
     v = lucid.randn(64, 33, device="cuda")
-    gg, = lucid.autograd.grad((gx * v).sum(), g)                  # d/dg (g m . v) = m v
+    (gg,) = lucid.autograd.grad((gx * v).sum(), g)  # d/dg (g m . v) = m v
     m = host(y1) / host(x)
     np.testing.assert_allclose(host(gg), m * host(v), rtol=1e-5, atol=1e-6)
 
@@ -329,12 +335,12 @@ def test_dropout_p_edges():
 
 def test_channel_and_alpha_dropout():
     lucid.manual_seed(22)
-    x = (lucid.randn(64, 32, 5, 5, device="cuda") + 3.0).detach()      # no zeros
+    x = (lucid.randn(64, 32, 5, 5, device="cuda") + 3.0).detach()  # no zeros
     x.requires_grad = True
     y = F.dropout2d(x, 0.4)
     h = host(y).reshape(64, 32, 25)
     zero = (h == 0).all(-1)
-    assert ((h != 0).all(-1) | zero).all()                        # whole channels
+    assert ((h != 0).all(-1) | zero).all()  # whole channels
     assert abs(zero.mean() - 0.4) < 0.05
     y.backward(lucid.ones_like(y))
     np.testing.assert_array_equal(host(x.grad).reshape(64, 32, 25)[zero], 0)

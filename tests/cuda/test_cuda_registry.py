@@ -16,10 +16,18 @@ from .conftest import DEVICE
 
 pytestmark = pytest.mark.cuda
 
-TOL = {"float64": (1e-9, 1e-11), "float32": (2e-4, 2e-5), "float16": (2e-2, 2e-2),
-       "bfloat16": (5e-2, 5e-2)}
-NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16,
-      "bfloat16": ml_dtypes.bfloat16}
+TOL = {
+    "float64": (1e-9, 1e-11),
+    "float32": (2e-4, 2e-5),
+    "float16": (2e-2, 2e-2),
+    "bfloat16": (5e-2, 5e-2),
+}
+NP = {
+    "float64": np.float64,
+    "float32": np.float32,
+    "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+}
 
 
 def _outs(r):
@@ -43,8 +51,10 @@ def _run(sample, dtype, device, grad):
         diff = [o for o in outs if o.requires_grad]
         if grad and wrt and diff:
             rng = np.random.default_rng(5)
-            gos = [lucid.tensor(rng.standard_normal(tuple(o.shape)), device=o.device)
-                   .to(o.dtype) for o in diff]
+            gos = [
+                lucid.tensor(rng.standard_normal(tuple(o.shape)), device=o.device).to(o.dtype)
+                for o in diff
+            ]
             grads = lucid.autograd.grad(diff, wrt, gos, allow_unused=True)
         # read back inside the try: a GPU reports its bounds checks at the next host read
         return [_host(o) for o in outs], [_host(g) for g in grads], None
@@ -71,13 +81,16 @@ def _close(got, ref, rtol, atol, what):
 
 def _compare(sample, dtype, grad):
     # random draws (and dropout's mask) come from each device's own generator
-    random = sample.op == "dropout" or \
-        not lucid.ops.core.registry.get_op(sample.op).schema_v1.deterministic
+    random = (
+        sample.op == "dropout"
+        or not lucid.ops.core.registry.get_op(sample.op).schema_v1.deterministic
+    )
     ro, rg, rerr = _run(sample, dtype, "cpu", grad)
     go, gg, gerr = _run(sample, dtype, DEVICE, grad)
     if rerr is not None:
-        assert gerr is not None and type(gerr) is type(rerr), \
+        assert gerr is not None and type(gerr) is type(rerr), (
             f"CPU raised {type(rerr).__name__}: {rerr}; {DEVICE} gave {gerr!r}"
+        )
         return
     assert gerr is None, f"{DEVICE} raised {gerr!r}; the CPU did not"
     assert len(go) == len(ro)
@@ -106,8 +119,9 @@ def test_forward_and_backward_match_cpu(sample, dtype):
     _compare(sample, dtype, grad=True)
 
 
-HALF = [s for s in SAMPLES if any(isinstance(a, np.ndarray) and a.dtype.kind == "f"
-                                  for a in s.args)]
+HALF = [
+    s for s in SAMPLES if any(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in s.args)
+]
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -19,17 +19,20 @@ def _ptr(t):
 
 def test_device_tensors_round_trip_sharing_their_buffer(tmp_path):
     base = lucid.arange(24.0).reshape(4, 6).to(DEVICE)
-    obj = {"base": base, "t": base.t(), "row": base[2], "h": lucid.ones(3, dtype=lucid.bfloat16,
-                                                                       device=DEVICE)}
+    obj = {
+        "base": base,
+        "t": base.t(),
+        "row": base[2],
+        "h": lucid.ones(3, dtype=lucid.bfloat16, device=DEVICE),
+    }
     p = tmp_path / "d.pt"
     lucid.save(obj, p)
     for kw in ({}, {"mmap": True}):
         got = lucid.load(p, **kw)
         for k, v in obj.items():
             assert got[k].device == v.device and got[k].stride() == v.stride()
-            np.testing.assert_array_equal(got[k].cpu().float().numpy(),
-                                          v.cpu().float().numpy())
-        got["base"][2, 1] = -7.0              # one device buffer: the views see the write
+            np.testing.assert_array_equal(got[k].cpu().float().numpy(), v.cpu().float().numpy())
+        got["base"][2, 1] = -7.0  # one device buffer: the views see the write
         assert got["row"][1].item() == -7.0 and got["t"][1, 2].item() == -7.0
     cpu = lucid.load(p, map_location="cpu")
     assert all(v.device == lucid.device("cpu") for v in cpu.values())

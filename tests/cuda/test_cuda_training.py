@@ -32,15 +32,22 @@ def _type():
 
 # -- models ------------------------------------------------------------------------------
 
+
 def mlp():
-    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                         nn.Linear(512, 10))
+    return nn.Sequential(
+        nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+    )
 
 
 def cnn():
     def block(cin, cout):
-        return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(),
-                nn.MaxPool2d(2)]
+        return [
+            nn.Conv2d(cin, cout, 3, padding=1),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        ]
+
     return nn.Sequential(*block(3, 8), *block(8, 16), nn.Flatten(), nn.Linear(16 * 4 * 4, 10))
 
 
@@ -58,8 +65,7 @@ class Block(nn.Module):
     def attention(self, x):
         b, t, d = x.shape
         q, k, v = self.qkv(x).split(d, dim=-1)
-        q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
-                   for z in (q, k, v))
+        q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
         if self.sdpa:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
@@ -103,14 +109,18 @@ def _tokens(rng):
 
 
 SETUPS = {
-    "mlp-adam": (mlp, lambda p: optim.Adam(p, lr=1e-3),
-                 lambda rng: _images(rng, (32, 784))),
-    "cnn-sgd-momentum": (cnn, lambda p: optim.SGD(p, lr=0.01, momentum=0.9),
-                         lambda rng: _images(rng, (16, 3, 16, 16))),
+    "mlp-adam": (mlp, lambda p: optim.Adam(p, lr=1e-3), lambda rng: _images(rng, (32, 784))),
+    "cnn-sgd-momentum": (
+        cnn,
+        lambda p: optim.SGD(p, lr=0.01, momentum=0.9),
+        lambda rng: _images(rng, (16, 3, 16, 16)),
+    ),
     "gpt-adamw": (GPT, lambda p: optim.AdamW(p, lr=1e-3, weight_decay=0.1), _tokens),
-    "gpt-adamw-sdpa": (lambda: GPT(sdpa=True), lambda p: optim.AdamW(p, lr=1e-3,
-                                                                     weight_decay=0.1),
-                       _tokens),
+    "gpt-adamw-sdpa": (
+        lambda: GPT(sdpa=True),
+        lambda p: optim.AdamW(p, lr=1e-3, weight_decay=0.1),
+        _tokens,
+    ),
 }
 
 
@@ -165,7 +175,7 @@ def test_training_matches_cpu(name):
     model = copy.deepcopy(init).to(DEVICE)
     got = _train(model, SETUPS[name][1], _batches(name), DEVICE)
     assert np.isfinite(got).all() and got[-1] < got[0]
-    allowance = 1e-3 * (1 + np.arange(STEPS) / 4)       # rounding differences compound
+    allowance = 1e-3 * (1 + np.arange(STEPS) / 4)  # rounding differences compound
     np.testing.assert_array_less(np.abs(got - want), allowance * np.abs(want) + 1e-5)
     theirs = dict(cpu_model.named_parameters())
     for k, p in model.named_parameters():
@@ -184,14 +194,23 @@ def test_bfloat16_autocast_training_tracks_float32(name):
     model = copy.deepcopy(init).to(DEVICE)
     got = _train(model, SETUPS[name][1], _batches(name), DEVICE, autocast_dtype=lucid.bfloat16)
     assert np.isfinite(got).all() and got[-1] < got[0]
-    assert all(p.dtype == lucid.float32 for p in model.parameters())   # master weights
+    assert all(p.dtype == lucid.float32 for p in model.parameters())  # master weights
     np.testing.assert_allclose(got, want, rtol=5e-2, atol=1e-2)
 
 
 # -- tensor transfers --------------------------------------------------------------------
 
-_TRANSFER_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int8",
-                    "uint8", "bool"]
+_TRANSFER_DTYPES = [
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int64",
+    "int32",
+    "int8",
+    "uint8",
+    "bool",
+]
 
 
 def _sample(dtype_name, shape=(3, 5)):
@@ -202,14 +221,16 @@ def _sample(dtype_name, shape=(3, 5)):
 
 def _same(a, b):
     assert a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape)
-    np.testing.assert_array_equal(_host(a) if a.is_floating_point() else a.cpu().numpy(),
-                                  _host(b) if b.is_floating_point() else b.cpu().numpy())
+    np.testing.assert_array_equal(
+        _host(a) if a.is_floating_point() else a.cpu().numpy(),
+        _host(b) if b.is_floating_point() else b.cpu().numpy(),
+    )
 
 
 @pytest.mark.parametrize("dtype_name", _TRANSFER_DTYPES)
 def test_to_device_and_back_is_exact(dtype_name):
     x = _sample(dtype_name)
-    for src in (x, x.T, x[:, 1::2], x[1:1], x[0, 0]):   # views, an empty and a 0-d tensor
+    for src in (x, x.T, x[:, 1::2], x[1:1], x[0, 0]):  # views, an empty and a 0-d tensor
         y = src.to(DEVICE)
         assert y.device.type == _type()
         _same(y.cpu(), src)
@@ -249,7 +270,7 @@ def test_pinned_non_blocking_copies():
     _same(p, x)
     y = p.cuda(non_blocking=True)
     back = lucid.empty(256, 1000).pin_memory()
-    back.copy_(y, non_blocking=True)                      # device to pinned host
+    back.copy_(y, non_blocking=True)  # device to pinned host
     lucid.cuda.synchronize()
     _same(y.cpu(), x)
     _same(back, x)
@@ -267,12 +288,12 @@ def test_dlpack_with_torch(dtype_name):
     t = torch.from_dlpack(x)
     assert t.device.type == _type() and str(t.dtype) == f"torch.{dtype_name}"
     assert tuple(t.shape) == tuple(x.shape)
-    t[0, 0] = 1                                           # shared memory, not a copy
+    t[0, 0] = 1  # shared memory, not a copy
     assert x[0, 0].item() == 1
     back = lucid.from_dlpack(t.clone())
     assert back.device.type == _type() and back.dtype == x.dtype
     _same(back, x)
-    view = lucid.from_dlpack(t[:, 1::2])                  # a strided torch view
+    view = lucid.from_dlpack(t[:, 1::2])  # a strided torch view
     _same(view, x[:, 1::2])
 
 
@@ -285,6 +306,6 @@ def test_from_dlpack_of_a_cupy_array():
     np.testing.assert_array_equal(t.cpu().numpy(), np.arange(12).reshape(3, 4))
     a[0, 0] = 5
     lucid.cuda.synchronize()
-    assert t[0, 0].item() == 5                            # shares the CuPy array's memory
+    assert t[0, 0].item() == 5  # shares the CuPy array's memory
     u = cupy.from_dlpack(lucid.randn(2, 3, device="cuda"))
     assert u.shape == (2, 3) and u.dtype == cupy.float32

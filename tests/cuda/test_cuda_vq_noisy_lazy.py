@@ -70,8 +70,9 @@ def test_noisy_linear(dev):
     assert gpu.weight_epsilon.device.type == lucid.device(dev).type
 
 
-@pytest.mark.parametrize("name,shape", [("LazyBatchNorm2d", (2, 3, 4, 4)),
-                                        ("LazyInstanceNorm1d", (2, 3, 6))])
+@pytest.mark.parametrize(
+    "name,shape", [("LazyBatchNorm2d", (2, 3, 4, 4)), ("LazyInstanceNorm1d", (2, 3, 6))]
+)
 def test_lazy_norms(dev, name, shape):
     cpu, gpu = getattr(nn, name)(), getattr(nn, name)(device=dev)
     x = _rand(shape)

@@ -15,20 +15,45 @@ import lucid.distributed as dist
 from ..distributed.launch import launch
 from .conftest import DEVICE
 
-pytestmark = [pytest.mark.cuda,
-              pytest.mark.skipif(DEVICE == "cpu", reason="needs a GPU (CUDA tensors)")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(DEVICE == "cpu", reason="needs a GPU (CUDA tensors)"),
+]
 
-COLLECTIVES = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars",
-               "reduce", "all_gather", "reduce_scatter", "gather_scatter", "all_to_all",
-               "objects", "errors", "sampler", "syncbn_grad"]
-DDP = ["ddp_mlp", "ddp_gpt", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
-       "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_stall_error"]
+COLLECTIVES = [
+    "all_reduce",
+    "complex",
+    "async",
+    "broadcast",
+    "views_and_scalars",
+    "reduce",
+    "all_gather",
+    "reduce_scatter",
+    "gather_scatter",
+    "all_to_all",
+    "objects",
+    "errors",
+    "sampler",
+    "syncbn_grad",
+]
+DDP = [
+    "ddp_mlp",
+    "ddp_gpt",
+    "ddp_mlp_small_buckets",
+    "ddp_overlap",
+    "ddp_bucket_view",
+    "ddp_cnn_syncbn",
+    "ddp_no_sync",
+    "ddp_unused",
+    "ddp_stall_error",
+]
 
 
 def _check(proc, results, n, checks):
     assert sorted(results) == list(range(n)), proc.stderr[-4000:]
-    bad = [f"rank {r}, {c}: {res[c]}" for r, res in results.items() for c in checks
-           if res[c] != "ok"]
+    bad = [
+        f"rank {r}, {c}: {res[c]}" for r, res in results.items() for c in checks if res[c] != "ok"
+    ]
     assert not bad, "\n".join(bad)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
@@ -44,15 +69,20 @@ def test_nccl_one_rank_every_collective_and_ddp(tmp_path, monkeypatch):
 
 def test_two_mpi_ranks_share_the_gpu(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKER_DEVICE", DEVICE)
-    checks = COLLECTIVES + ["send_recv", "new_group", "debug_shapes", "ddp_mismatch",
-                            "ddp_broadcast_buffers"] + DDP
+    checks = (
+        COLLECTIVES
+        + ["send_recv", "new_group", "debug_shapes", "ddp_mismatch", "ddp_broadcast_buffers"]
+        + DDP
+    )
     proc, results = launch(2, checks, tmp_path)
     _check(proc, results, 2, checks)
 
 
 @pytest.mark.skipif(not dist.is_nccl_available(), reason="CuPy without NCCL")
-@pytest.mark.skipif(DEVICE == "cpu" or lucid.cuda.device_count() < 2,
-                    reason="needs two GPUs (issue 10: nvidia-h200-x2)")
+@pytest.mark.skipif(
+    DEVICE == "cpu" or lucid.cuda.device_count() < 2,
+    reason="needs two GPUs (issue 10: nvidia-h200-x2)",
+)
 def test_nccl_two_gpus_every_collective_and_ddp(tmp_path, monkeypatch):
     """One process per GPU over NCCL (issue 10): the collectives on CUDA tensors and DDP,
     the small GPT's 50 steps included, against one process on the global batch."""

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 WORKER = pathlib.Path(__file__).with_name("worker.py")
-LIMIT_S = 120       # a launch that outlives this fails its test (a hang, not a slow run)
+LIMIT_S = 120  # a launch that outlives this fails its test (a hang, not a slow run)
 
 
 def launch(n, checks, out, worker_timeout=60, launcher=()):
@@ -16,13 +16,27 @@ def launch(n, checks, out, worker_timeout=60, launcher=()):
     returns the finished process and, per rank that wrote one, its results (check ->
     "ok" or the failure)."""
     env = dict(os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "lucid.distributed.run", "--nproc-per-node", str(n),
-           *launcher, str(WORKER), str(out)] + list(checks)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "lucid.distributed.run",
+        "--nproc-per-node",
+        str(n),
+        *launcher,
+        str(WORKER),
+        str(out),
+    ] + list(checks)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
         out_text, err_text = proc.communicate(timeout=LIMIT_S)
-    finally:                 # nothing of the job (mpiexec's daemon, a rank) outlives it
+    finally:  # nothing of the job (mpiexec's daemon, a rank) outlives it
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:

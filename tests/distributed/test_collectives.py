@@ -12,12 +12,37 @@ import pytest
 
 from .launch import launch
 
-CHECKS = ["all_reduce", "complex", "async", "broadcast", "views_and_scalars", "reduce",
-          "all_gather", "reduce_scatter", "gather_scatter", "all_to_all", "send_recv",
-          "objects", "new_group", "errors", "debug_shapes", "sampler", "syncbn_grad",
-          "ddp_mlp", "ddp_gpt", "ddp_mlp_small_buckets", "ddp_overlap", "ddp_bucket_view",
-          "ddp_cnn_syncbn", "ddp_no_sync", "ddp_unused", "ddp_broadcast_buffers",
-          "ddp_frozen_parameters", "ddp_stall_error", "ddp_mismatch"]
+CHECKS = [
+    "all_reduce",
+    "complex",
+    "async",
+    "broadcast",
+    "views_and_scalars",
+    "reduce",
+    "all_gather",
+    "reduce_scatter",
+    "gather_scatter",
+    "all_to_all",
+    "send_recv",
+    "objects",
+    "new_group",
+    "errors",
+    "debug_shapes",
+    "sampler",
+    "syncbn_grad",
+    "ddp_mlp",
+    "ddp_gpt",
+    "ddp_mlp_small_buckets",
+    "ddp_overlap",
+    "ddp_bucket_view",
+    "ddp_cnn_syncbn",
+    "ddp_no_sync",
+    "ddp_unused",
+    "ddp_broadcast_buffers",
+    "ddp_frozen_parameters",
+    "ddp_stall_error",
+    "ddp_mismatch",
+]
 
 
 @pytest.fixture(scope="module", params=[2, 3], ids=lambda n: f"{n}ranks")
@@ -26,7 +51,7 @@ def ranks(request, tmp_path_factory):
     proc, results = launch(n, CHECKS, tmp_path_factory.mktemp(f"dist{n}"))
     assert sorted(results) == list(range(n)), proc.stderr[-3000:]
     failed = any(v != "ok" for res in results.values() for v in res.values())
-    assert proc.returncode == 0 or failed, proc.stderr[-3000:]   # a failed check: status 1
+    assert proc.returncode == 0 or failed, proc.stderr[-3000:]  # a failed check: status 1
     return results
 
 

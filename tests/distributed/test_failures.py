@@ -11,10 +11,11 @@ def test_killed_rank_fails_the_others(tmp_path):
     it has written its result; every result written is that error."""
     proc, results = launch(3, ["kill"], tmp_path, worker_timeout=30)
     assert proc.returncode != 0
-    assert results and set(results) <= {0, 2}    # rank 1 was killed before writing
+    assert results and set(results) <= {0, 2}  # rank 1 was killed before writing
     for res in results.values():
-        assert "lucid.errors.DistributedError: all_reduce: a peer process died" in \
-            res["kill"], res["kill"]
+        assert "lucid.errors.DistributedError: all_reduce: a peer process died" in res["kill"], res[
+            "kill"
+        ]
 
 
 def test_hung_rank_times_the_others_out(tmp_path):
@@ -22,5 +23,6 @@ def test_hung_rank_times_the_others_out(tmp_path):
     assert proc.returncode != 0
     assert list(results) == [0]
     msg = results[0]["hang"]
-    assert "lucid.errors.DistributedTimeoutError: all_reduce: timed out after 2 s on rank 0"\
-        in msg, msg
+    assert (
+        "lucid.errors.DistributedTimeoutError: all_reduce: timed out after 2 s on rank 0" in msg
+    ), msg

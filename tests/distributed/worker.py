@@ -22,12 +22,23 @@ import lucid.nn.functional as F
 import lucid.optim as optim
 from lucid.nn.parallel import DistributedDataParallel as DDP
 
-DTYPES = {"float32": lucid.float32, "float64": lucid.float64, "int64": lucid.int64,
-          "int32": lucid.int32, "int16": lucid.int16, "uint8": lucid.uint8,
-          "float16": lucid.float16, "bfloat16": lucid.bfloat16}
-REDUCE = {"SUM": lambda a: a.sum(0), "PRODUCT": lambda a: a.prod(0),
-          "MIN": lambda a: a.min(0), "MAX": lambda a: a.max(0),
-          "AVG": lambda a: a.mean(0)}
+DTYPES = {
+    "float32": lucid.float32,
+    "float64": lucid.float64,
+    "int64": lucid.int64,
+    "int32": lucid.int32,
+    "int16": lucid.int16,
+    "uint8": lucid.uint8,
+    "float16": lucid.float16,
+    "bfloat16": lucid.bfloat16,
+}
+REDUCE = {
+    "SUM": lambda a: a.sum(0),
+    "PRODUCT": lambda a: a.prod(0),
+    "MIN": lambda a: a.min(0),
+    "MAX": lambda a: a.max(0),
+    "AVG": lambda a: a.mean(0),
+}
 
 
 def value(r, shape, dtype, salt=0):
@@ -40,8 +51,11 @@ def value(r, shape, dtype, salt=0):
 
 
 def T(a, dtype):
-    return lucid.tensor(np.asarray(a, dtype=np.float64).tolist(), dtype=DTYPES[dtype]) \
-        if np.ndim(a) else lucid.tensor(float(a), dtype=DTYPES[dtype])
+    return (
+        lucid.tensor(np.asarray(a, dtype=np.float64).tolist(), dtype=DTYPES[dtype])
+        if np.ndim(a)
+        else lucid.tensor(float(a), dtype=DTYPES[dtype])
+    )
 
 
 TOL = {lucid.float16: 1e-3, lucid.bfloat16: 8e-3}
@@ -56,6 +70,7 @@ def close(t, want, what):
 
 # -- collectives -------------------------------------------------------------------------
 
+
 def check_all_reduce(r, w):
     for dtype in DTYPES:
         for name, f in REDUCE.items():
@@ -68,14 +83,14 @@ def check_all_reduce(r, w):
                 if x.dtype != DTYPES[dtype] or tuple(x.shape) != shape:
                     raise AssertionError(f"all_reduce {dtype}: result {x.dtype} {x.shape}")
                 close(x, want, f"all_reduce {name} {dtype} {shape}")
-    b = lucid.tensor([r == 0, True, False])              # SUM is or, PRODUCT is and
+    b = lucid.tensor([r == 0, True, False])  # SUM is or, PRODUCT is and
     dist.all_reduce(b)
     assert b.tolist() == [True, True, False], b
     b = lucid.tensor([r == 0, True, False])
     dist.all_reduce(b, dist.ReduceOp.PRODUCT)
     assert b.tolist() == [w == 1, True, False], b
     base = lucid.arange(12, dtype=lucid.float32).reshape(3, 4) * (r + 1)
-    view = base.t()                                      # non-contiguous, in place
+    view = base.t()  # non-contiguous, in place
     dist.all_reduce(view)
     close(base, np.arange(12).reshape(3, 4) * sum(range(1, w + 1)), "all_reduce view")
 
@@ -87,6 +102,7 @@ def check_complex(r, w):
 
     def cvalue(q):
         return value(q, (2, 3), "float64") + 1j * value(q + 1, (2, 3), "float64")
+
     every = np.stack([cvalue(q) for q in range(w)])
     ops = {"SUM": every.sum(0), "AVG": every.mean(0)}
     if dist.get_backend() == "mpi":
@@ -143,7 +159,7 @@ def check_views_and_scalars(r, w):
     dist.all_gather(out, lucid.tensor(float(r)))
     close(lucid.stack(out), np.arange(w), "0-d all_gather")
     big = lucid.zeros(3, 2 * w)
-    dist.all_gather_into_tensor(big.t(), lucid.full((2, 3), float(r)))   # view as output
+    dist.all_gather_into_tensor(big.t(), lucid.full((2, 3), float(r)))  # view as output
     close(big.t(), np.repeat(np.arange(w), 2)[:, None] * np.ones((1, 3)), "agit view")
 
 
@@ -182,7 +198,7 @@ def check_reduce_scatter(r, w):
         out = lucid.zeros(2, 2, dtype=lucid.float64)
         dist.reduce_scatter_tensor(out, big, getattr(dist.ReduceOp, name))
         allin = np.stack([value(q, (2 * w, 2), "float64") for q in range(w)])
-        close(out, REDUCE[name](allin)[2 * r:2 * r + 2], f"reduce_scatter_tensor {name}")
+        close(out, REDUCE[name](allin)[2 * r : 2 * r + 2], f"reduce_scatter_tensor {name}")
 
 
 def check_gather_scatter(r, w):
@@ -208,8 +224,11 @@ def check_all_to_all(r, w):
     inp = lucid.arange(w * 2, dtype=lucid.float32) + 100 * r
     out = lucid.zeros(w * 2)
     dist.all_to_all_single(out, inp)
-    close(out, np.concatenate([np.arange(2 * r, 2 * r + 2) + 100 * i for i in range(w)]),
-          "all_to_all_single")
+    close(
+        out,
+        np.concatenate([np.arange(2 * r, 2 * r + 2) + 100 * i for i in range(w)]),
+        "all_to_all_single",
+    )
 
 
 def check_send_recv(r, w):
@@ -231,6 +250,7 @@ def check_send_recv(r, w):
 def check_objects(r, w):
     """Picklable objects: all-gathered, gathered to each root, broadcast from each."""
     from lucid.errors import ArgumentError
+
     mine = {"rank": r, "text": "x" * (5 * r), "nested": [r, (r, None)]}
     got = [None] * w
     dist.all_gather_object(got, mine)
@@ -264,27 +284,39 @@ def check_new_group(r, w):
     dist.all_reduce(x, group=g)
     close(x, np.full(2, sum(ranks)), "new_group all_reduce")
     y = lucid.full((2,), float(r))
-    dist.broadcast(y, src=w - 1, group=g)                  # src is a global rank
+    dist.broadcast(y, src=w - 1, group=g)  # src is a global rank
     close(y, np.full(2, w - 1), "new_group broadcast")
     assert dist.get_process_group_ranks(g) == ranks
 
 
 def check_errors(r, w):
-    from lucid.errors import (ArgumentError, ArgumentTypeError, DTypeError, ShapeError)
+    from lucid.errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
+
     cases = [
-        (lambda: dist.all_reduce(lucid.ones(2, dtype=lucid.int64), dist.ReduceOp.AVG),
-         DTypeError, "AVG"),
+        (
+            lambda: dist.all_reduce(lucid.ones(2, dtype=lucid.int64), dist.ReduceOp.AVG),
+            DTypeError,
+            "AVG",
+        ),
         (lambda: dist.all_reduce([1.0]), ArgumentTypeError, "Tensor"),
         (lambda: dist.all_reduce(lucid.ones(2), "sum"), ArgumentTypeError, "ReduceOp"),
         (lambda: dist.broadcast(lucid.ones(2), w), ArgumentError, "not part"),
-        (lambda: dist.all_gather([lucid.ones(2)] * (w + 1), lucid.ones(2)), ArgumentError,
-         "one tensor per rank"),
+        (
+            lambda: dist.all_gather([lucid.ones(2)] * (w + 1), lucid.ones(2)),
+            ArgumentError,
+            "one tensor per rank",
+        ),
         (lambda: dist.all_gather([lucid.ones(3)] * w, lucid.ones(2)), ShapeError, "shape"),
-        (lambda: dist.all_gather_into_tensor(lucid.ones(w * 2 + 1), lucid.ones(2)),
-         ShapeError, "world size"),
-        (lambda: dist.reduce_scatter_tensor(lucid.ones(2),
-                                            lucid.ones(w * 2, dtype=lucid.int64)),
-         DTypeError, "dtype"),
+        (
+            lambda: dist.all_gather_into_tensor(lucid.ones(w * 2 + 1), lucid.ones(2)),
+            ShapeError,
+            "world size",
+        ),
+        (
+            lambda: dist.reduce_scatter_tensor(lucid.ones(2), lucid.ones(w * 2, dtype=lucid.int64)),
+            DTypeError,
+            "dtype",
+        ),
         (lambda: dist.send(lucid.ones(1), r), ArgumentError, "own rank"),
     ]
     for f, err, text in cases:
@@ -299,9 +331,10 @@ def check_errors(r, w):
 def check_debug_shapes(r, w):
     """LUCID_DISTRIBUTED_DEBUG=DETAIL names the ranks whose shapes differ."""
     from lucid.errors import ShapeError
+
     os.environ["LUCID_DISTRIBUTED_DEBUG"] = "DETAIL"
     try:
-        dist.all_reduce(lucid.ones(2, 3))               # equal shapes pass the check
+        dist.all_reduce(lucid.ones(2, 3))  # equal shapes pass the check
         try:
             dist.all_reduce(lucid.ones(2 + r))
         except ShapeError as e:
@@ -314,7 +347,8 @@ def check_debug_shapes(r, w):
 
 def check_sampler(r, w):
     from lucid.utils.data import DistributedSampler
-    s = DistributedSampler(range(10))                   # replicas and rank from the group
+
+    s = DistributedSampler(range(10))  # replicas and rank from the group
     assert (s.num_replicas, s.rank) == (w, r)
     mine = list(s)
     out = [lucid.zeros(len(mine), dtype=lucid.int64) for _ in range(w)]
@@ -325,21 +359,30 @@ def check_sampler(r, w):
 
 # -- DDP ---------------------------------------------------------------------------------
 
+
 def mlp():
-    return nn.Sequential(nn.Linear(12, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
-                         nn.Linear(16, 4))
+    return nn.Sequential(
+        nn.Linear(12, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 4)
+    )
 
 
 def cnn():
-    return nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(4 * 4 * 4, 4))
+    return nn.Sequential(
+        nn.Conv2d(3, 4, 3, padding=1),
+        nn.BatchNorm2d(4),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(4 * 4 * 4, 4),
+    )
 
 
 def batches(kind, steps, n):
     g = np.random.default_rng(7)
     shape = (n, 12) if kind == "mlp" else (n, 3, 8, 8)
-    return [(g.standard_normal(shape).astype(np.float32), g.integers(0, 4, n))
-            for _ in range(steps)]
+    return [
+        (g.standard_normal(shape).astype(np.float32), g.integers(0, 4, n)) for _ in range(steps)
+    ]
 
 
 def train(model, data, opt, steps_per_sync=1, ddp=None):
@@ -371,7 +414,7 @@ def ddp_case(r, w, kind, steps_per_sync=1, **ddp_kw):
     data = batches(kind, steps, per * w)
     lucid.manual_seed(0)
     ref = mlp() if kind == "mlp" else cnn()
-    lucid.manual_seed(100 + r)                 # each rank starts elsewhere: DDP broadcasts
+    lucid.manual_seed(100 + r)  # each rank starts elsewhere: DDP broadcasts
     mine = mlp() if kind == "mlp" else cnn()
     if kind == "cnn":
         mine = nn.SyncBatchNorm.convert_sync_batchnorm(mine)
@@ -381,14 +424,15 @@ def ddp_case(r, w, kind, steps_per_sync=1, **ddp_kw):
     opt_ref = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     train(ref, data, opt_ref, steps_per_sync)
-    local = [(x[r * per:(r + 1) * per], y[r * per:(r + 1) * per]) for x, y in data]
+    local = [(x[r * per : (r + 1) * per], y[r * per : (r + 1) * per]) for x, y in data]
     train(model, local, opt, steps_per_sync, ddp=model)
     for (name, a), b in zip(ref.state_dict().items(), model.module.state_dict().values()):
         a = np.asarray(a.to(lucid.float64).tolist())
         b = np.asarray(b.to(lucid.float64).tolist())
         if not np.allclose(a, b, rtol=2e-4, atol=2e-5):
-            raise AssertionError(f"{kind}: {name} differs from single-process training by "
-                                 f"{np.abs(a - b).max():.3g}")
+            raise AssertionError(
+                f"{kind}: {name} differs from single-process training by {np.abs(a - b).max():.3g}"
+            )
     return model
 
 
@@ -402,17 +446,20 @@ def check_ddp_gpt(r, w):
     batch."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
     from transformer import gpt
+
     steps, per, seq, vocab = 50, 2, 16, 64
     g = np.random.default_rng(5)
-    data = [(g.integers(0, vocab, (per * w, seq)), g.integers(0, vocab, per * w * seq))
-            for _ in range(steps)]
+    data = [
+        (g.integers(0, vocab, (per * w, seq)), g.integers(0, vocab, per * w * seq))
+        for _ in range(steps)
+    ]
     lucid.manual_seed(0)
     ref = gpt(lucid, vocab, 32, 2, 2, seq, attention="sdpa")
     lucid.manual_seed(0)
     model = DDP(gpt(lucid, vocab, 32, 2, 2, seq, attention="sdpa"))
     opts = [optim.AdamW(m.parameters(), lr=1e-3) for m in (ref, model)]
     for k, (x, y) in enumerate(data):
-        xs, ys = x[r * per:(r + 1) * per], y[r * per * seq:(r + 1) * per * seq]
+        xs, ys = x[r * per : (r + 1) * per], y[r * per * seq : (r + 1) * per * seq]
         losses = []
         for m, opt, (a, b) in zip((ref, model), opts, ((x, y), (xs, ys))):
             opt.zero_grad()
@@ -423,14 +470,16 @@ def check_ddp_gpt(r, w):
         mean = losses[1].clone()
         dist.all_reduce(mean, dist.ReduceOp.AVG)
         if not np.isclose(mean.item(), losses[0].item(), rtol=1e-3, atol=1e-4):
-            raise AssertionError(f"gpt: step {k} DDP loss {mean.item():.6f} against "
-                                 f"{losses[0].item():.6f} on the global batch")
+            raise AssertionError(
+                f"gpt: step {k} DDP loss {mean.item():.6f} against "
+                f"{losses[0].item():.6f} on the global batch"
+            )
 
 
 def check_ddp_mlp_small_buckets(r, w):
     model = ddp_case(r, w, "mlp", bucket_cap_mb=0.0001)  # a bucket per parameter
     assert len(model.reducer.buckets) == len(list(model.parameters()))
-    assert len(DDP(mlp()).reducer.buckets) == 1          # 25 MiB hold this MLP whole
+    assert len(DDP(mlp()).reducer.buckets) == 1  # 25 MiB hold this MLP whole
 
 
 def check_ddp_overlap(r, w):
@@ -443,6 +492,7 @@ def check_ddp_overlap(r, w):
     def spy(t, op=dist.ReduceOp.SUM, group=None, async_op=False):
         launched.append((sum(model.reducer.ready), async_op))
         return real(t, op, group, async_op)
+
     dist.all_reduce = spy
     try:
         model(lucid.ones(2, 12)).sum().backward()
@@ -459,7 +509,7 @@ def check_ddp_broadcast_buffers(r, w):
     for flag in (True, False):
         lucid.manual_seed(0)
         model = DDP(cnn(), broadcast_buffers=flag)
-        x = lucid.randn(4, 3, 8, 8) + r                 # each rank's own statistics
+        x = lucid.randn(4, 3, 8, 8) + r  # each rank's own statistics
         model(x).sum().backward()
         model.eval()
         with lucid.no_grad():
@@ -495,6 +545,7 @@ def check_ddp_no_sync(r, w):
 def check_ddp_unused(r, w):
     """find_unused_parameters: a branch that only rank 0 uses still gets the mean of the
     gradients (rank 0's over w); a branch nobody uses keeps .grad None."""
+
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
@@ -502,6 +553,7 @@ def check_ddp_unused(r, w):
 
         def forward(self, x, use_b):
             return self.a(x) + (self.b(x) if use_b else 0)
+
     lucid.manual_seed(0)
     net = Net()
     model = DDP(net, bucket_cap_mb=1e-5, find_unused_parameters=True)
@@ -516,6 +568,7 @@ def check_ddp_stall_error(r, w):
     """Without find_unused_parameters a parameter without gradient stalls its bucket: the
     next forward says so (a forward without backward does not)."""
     from lucid.errors import DistributedError
+
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
@@ -523,9 +576,10 @@ def check_ddp_stall_error(r, w):
 
         def forward(self, x):
             return self.a(x)
+
     model = DDP(Net(), find_unused_parameters=True)
-    model(lucid.ones(1, 2))                             # forwards without a backward are
-    model(lucid.ones(1, 2)).sum().backward()            # fine, before one with it
+    model(lucid.ones(1, 2))  # forwards without a backward are
+    model(lucid.ones(1, 2)).sum().backward()  # fine, before one with it
     model = DDP(Net())
     model(lucid.ones(1, 2))
     model(lucid.ones(1, 2)).sum().backward()
@@ -553,6 +607,7 @@ def check_ddp_frozen_parameters(r, w):
 
 def check_ddp_mismatch(r, w):
     from lucid.errors import DistributedError
+
     try:
         DDP(nn.Linear(2, 2 + (r == 0)))
     except DistributedError as e:
@@ -571,16 +626,17 @@ def check_syncbn_grad(r, w):
     yb = bn(xb)
     (yb * lucid.tensor(up.tolist(), dtype=lucid.float64)).sum().backward()
     sbn = nn.SyncBatchNorm(3).to(lucid.float64)
-    xs = lucid.tensor(full[2 * r:2 * r + 2].tolist(), dtype=lucid.float64, requires_grad=True)
+    xs = lucid.tensor(full[2 * r : 2 * r + 2].tolist(), dtype=lucid.float64, requires_grad=True)
     ys = sbn(xs)
-    (ys * lucid.tensor(up[2 * r:2 * r + 2].tolist(), dtype=lucid.float64)).sum().backward()
-    close(ys, np.asarray(yb.detach().tolist())[2 * r:2 * r + 2], "SyncBatchNorm forward")
-    close(xs.grad, np.asarray(xb.grad.tolist())[2 * r:2 * r + 2], "SyncBatchNorm input grad")
+    (ys * lucid.tensor(up[2 * r : 2 * r + 2].tolist(), dtype=lucid.float64)).sum().backward()
+    close(ys, np.asarray(yb.detach().tolist())[2 * r : 2 * r + 2], "SyncBatchNorm forward")
+    close(xs.grad, np.asarray(xb.grad.tolist())[2 * r : 2 * r + 2], "SyncBatchNorm input grad")
     close(sbn.running_var, bn.running_var.tolist(), "SyncBatchNorm running_var")
     close(sbn.running_mean, bn.running_mean.tolist(), "SyncBatchNorm running_mean")
 
 
 # -- failures ------------------------------------------------------------------------------
+
 
 def check_kill(r, w):
     """Rank 1 dies in the middle of a stream of all-reduces; the others must fail."""
@@ -602,6 +658,7 @@ def check_hang(r, w):
 
 def check_nccl_needs_cuda_tensors(r, w):
     from lucid.errors import DistributedError
+
     try:
         dist.all_reduce(lucid.ones(2, device="cpu"))
     except DistributedError as e:
@@ -617,7 +674,7 @@ def main():
     timeout = float(os.environ.get("WORKER_TIMEOUT", "60"))
     device = os.environ.get("WORKER_DEVICE", "cpu")
     if device == "cuda" and "LOCAL_RANK" in os.environ and lucid.cuda.device_count() > 1:
-        device = f"cuda:{os.environ['LOCAL_RANK']}"     # one GPU a process (NCCL)
+        device = f"cuda:{os.environ['LOCAL_RANK']}"  # one GPU a process (NCCL)
         lucid.cuda.set_device(int(os.environ["LOCAL_RANK"]))
     lucid.set_default_device(device)
     dist.init_process_group(os.environ.get("WORKER_BACKEND", "mpi"), timeout=timeout)
@@ -636,7 +693,7 @@ def main():
         dist.destroy_process_group()
     finally:
         if any(v != "ok" for v in results.values()):
-            sys.exit(1)     # the launch's status says a check failed (a dead peer among them:
+            sys.exit(1)  # the launch's status says a check failed (a dead peer among them:
             #                 MPI's fault tolerance may otherwise end the job with status 0)
 
 

@@ -25,17 +25,44 @@ def _x(*shape, scale=3.0, seed=0):
 
 # (name, kwargs): every option is a separate case, so ignoring one fails its case
 CASES = [
-    ("relu", {}), ("relu6", {}), ("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.3}),
-    ("elu", {}), ("elu", {"alpha": 0.4}), ("selu", {}), ("celu", {}), ("celu", {"alpha": 2.5}),
-    ("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}), ("mish", {}),
-    ("sigmoid", {}), ("tanh", {}), ("softplus", {}), ("softplus", {"beta": 2.0}),
-    ("softplus", {"beta": 0.5, "threshold": 1.0}), ("softsign", {}), ("hardtanh", {}),
-    ("hardtanh", {"min_val": -0.5, "max_val": 2.0}), ("hardsigmoid", {}), ("hardswish", {}),
-    ("hardshrink", {}), ("hardshrink", {"lambd": 1.5}), ("softshrink", {}),
-    ("softshrink", {"lambd": 1.2}), ("tanhshrink", {}), ("logsigmoid", {}), ("glu", {}),
-    ("glu", {"dim": 0}), ("threshold", {"threshold": 0.5, "value": -2.0}),
-    ("softmax", {"dim": 1}), ("softmax", {"dim": 0}), ("softmin", {"dim": 1}),
-    ("log_softmax", {"dim": -1}), ("rrelu", {}), ("rrelu", {"lower": 0.2, "upper": 0.6}),
+    ("relu", {}),
+    ("relu6", {}),
+    ("leaky_relu", {}),
+    ("leaky_relu", {"negative_slope": 0.3}),
+    ("elu", {}),
+    ("elu", {"alpha": 0.4}),
+    ("selu", {}),
+    ("celu", {}),
+    ("celu", {"alpha": 2.5}),
+    ("gelu", {}),
+    ("gelu", {"approximate": "tanh"}),
+    ("silu", {}),
+    ("mish", {}),
+    ("sigmoid", {}),
+    ("tanh", {}),
+    ("softplus", {}),
+    ("softplus", {"beta": 2.0}),
+    ("softplus", {"beta": 0.5, "threshold": 1.0}),
+    ("softsign", {}),
+    ("hardtanh", {}),
+    ("hardtanh", {"min_val": -0.5, "max_val": 2.0}),
+    ("hardsigmoid", {}),
+    ("hardswish", {}),
+    ("hardshrink", {}),
+    ("hardshrink", {"lambd": 1.5}),
+    ("softshrink", {}),
+    ("softshrink", {"lambd": 1.2}),
+    ("tanhshrink", {}),
+    ("logsigmoid", {}),
+    ("glu", {}),
+    ("glu", {"dim": 0}),
+    ("threshold", {"threshold": 0.5, "value": -2.0}),
+    ("softmax", {"dim": 1}),
+    ("softmax", {"dim": 0}),
+    ("softmin", {"dim": 1}),
+    ("log_softmax", {"dim": -1}),
+    ("rrelu", {}),
+    ("rrelu", {"lower": 0.2, "upper": 0.6}),
 ]
 
 
@@ -61,8 +88,7 @@ def test_parity(name, kw, dtype):
 @pytest.mark.parametrize("name,kw", CASES, ids=_ids(CASES))
 def test_non_contiguous_and_empty(name, kw):
     lf, tf = _fns(name, kw)
-    check(lf, tf, _x(4, 6, seed=1), noncontig=True, tol=TOL[np.float64],
-          gtol=_GTOL.get(name))
+    check(lf, tf, _x(4, 6, seed=1), noncontig=True, tol=TOL[np.float64], gtol=_GTOL.get(name))
     if name != "glu" or kw.get("dim") != 0:
         check(lf, tf, _x(0, 6), tol=TOL[np.float64])
 
@@ -116,11 +142,23 @@ def test_rrelu_eval_is_mean_slope():
     np.testing.assert_allclose(out, np.where(x >= 0, x, 0.3 * x), rtol=1e-12)
 
 
-@pytest.mark.parametrize("name,args", [("relu", ()), ("relu6", ()), ("elu", (0.5,)),
-                                       ("selu", ()), ("celu", (0.5,)), ("leaky_relu", (0.2,)),
-                                       ("hardtanh", (-0.5, 0.5)), ("silu", ()), ("mish", ()),
-                                       ("hardsigmoid", ()), ("hardswish", ()),
-                                       ("threshold", (0.2, 9.0))])
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("relu", ()),
+        ("relu6", ()),
+        ("elu", (0.5,)),
+        ("selu", ()),
+        ("celu", (0.5,)),
+        ("leaky_relu", (0.2,)),
+        ("hardtanh", (-0.5, 0.5)),
+        ("silu", ()),
+        ("mish", ()),
+        ("hardsigmoid", ()),
+        ("hardswish", ()),
+        ("threshold", (0.2, 9.0)),
+    ],
+)
 def test_inplace_option(name, args):
     x = _x(3, 4)
     a = lucid.tensor(x, requires_grad=True)
@@ -133,12 +171,14 @@ def test_inplace_option(name, args):
     g = np.random.default_rng(2).standard_normal(x.shape)
     la.backward(lucid.tensor(g))
     tb.backward(torch.tensor(g))
-    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(),
-                               **_GTOL.get(name, dict(rtol=1e-10, atol=1e-12)))
+    np.testing.assert_allclose(
+        a.grad.numpy(), b.grad.numpy(), **_GTOL.get(name, dict(rtol=1e-10, atol=1e-12))
+    )
 
 
-@pytest.mark.parametrize("name", ["relu_", "elu_", "leaky_relu_", "hardtanh_", "selu_",
-                                  "celu_", "rrelu_"])
+@pytest.mark.parametrize(
+    "name", ["relu_", "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_", "rrelu_"]
+)
 def test_inplace_functions(name):
     x = _x(3, 4)
     a, b = lucid.tensor(x), torch.tensor(x)
@@ -174,7 +214,7 @@ def test_gumbel_softmax():
     y1 = F.gumbel_softmax(lucid.tensor(logits), tau=1.0)
     np.testing.assert_allclose(y1.numpy().sum(-1), 1.0, rtol=1e-12)
     lucid.manual_seed(3)
-    y2 = F.gumbel_softmax(lucid.tensor(logits), tau=0.5)     # same noise, half temperature
+    y2 = F.gumbel_softmax(lucid.tensor(logits), tau=0.5)  # same noise, half temperature
     sq = y1.numpy() ** 2
     np.testing.assert_allclose(y2.numpy(), sq / sq.sum(-1, keepdims=True), rtol=1e-10)
     x = lucid.tensor(logits, requires_grad=True)
@@ -184,7 +224,7 @@ def test_gumbel_softmax():
     assert set(np.unique(hn)) <= {0.0, 1.0} and (hn.sum(-1) == 1).all()
     np.testing.assert_array_equal(hn.argmax(-1), y1.numpy().argmax(-1))
     (h * lucid.tensor(np.arange(5.0))).sum().backward()
-    assert np.abs(x.grad.numpy()).sum() > 0                    # straight-through gradient
+    assert np.abs(x.grad.numpy()).sum() > 0  # straight-through gradient
     lucid.manual_seed(3)
     d0 = F.gumbel_softmax(lucid.tensor(logits.T), dim=0)
     np.testing.assert_allclose(d0.numpy().sum(0), 1.0, rtol=1e-12)
@@ -209,13 +249,36 @@ def test_errors_name_the_function():
 
 # -- modules -------------------------------------------------------------------------------
 
-MODULES = [("ReLU", ()), ("ReLU6", ()), ("LeakyReLU", (0.2,)), ("ELU", (0.5,)), ("SELU", ()),
-           ("CELU", (0.5,)), ("GELU", ()), ("GELU", ("tanh",)), ("SiLU", ()), ("Mish", ()),
-           ("Sigmoid", ()), ("Tanh", ()), ("Softplus", (2.0, 5.0)), ("Softsign", ()),
-           ("Hardtanh", (-2.0, 1.5)), ("Hardsigmoid", ()), ("Hardswish", ()),
-           ("Hardshrink", (0.7,)), ("Softshrink", (0.3,)), ("Tanhshrink", ()),
-           ("Threshold", (0.1, 20.0)), ("GLU", (1,)), ("LogSigmoid", ()), ("Softmax", (1,)),
-           ("Softmin", (0,)), ("LogSoftmax", (-1,)), ("Softmax2d", ()), ("RReLU", (0.1, 0.2))]
+MODULES = [
+    ("ReLU", ()),
+    ("ReLU6", ()),
+    ("LeakyReLU", (0.2,)),
+    ("ELU", (0.5,)),
+    ("SELU", ()),
+    ("CELU", (0.5,)),
+    ("GELU", ()),
+    ("GELU", ("tanh",)),
+    ("SiLU", ()),
+    ("Mish", ()),
+    ("Sigmoid", ()),
+    ("Tanh", ()),
+    ("Softplus", (2.0, 5.0)),
+    ("Softsign", ()),
+    ("Hardtanh", (-2.0, 1.5)),
+    ("Hardsigmoid", ()),
+    ("Hardswish", ()),
+    ("Hardshrink", (0.7,)),
+    ("Softshrink", (0.3,)),
+    ("Tanhshrink", ()),
+    ("Threshold", (0.1, 20.0)),
+    ("GLU", (1,)),
+    ("LogSigmoid", ()),
+    ("Softmax", (1,)),
+    ("Softmin", (0,)),
+    ("LogSoftmax", (-1,)),
+    ("Softmax2d", ()),
+    ("RReLU", (0.1, 0.2)),
+]
 
 
 @pytest.mark.parametrize("name,args", MODULES, ids=[f"{n}{a}" for n, a in MODULES])
@@ -232,9 +295,15 @@ def test_inplace_module_repr_and_effect():
     assert repr(lm) == repr(tm) == "ReLU(inplace=True)"
     x = lucid.tensor(_x(5))
     assert lm(x) is x and (x.numpy() >= 0).all()
-    for name, args in [("LeakyReLU", (0.1, True)), ("ELU", (1.0, True)), ("SELU", (True,)),
-                       ("Hardtanh", (-1.0, 1.0, True)), ("Threshold", (0.0, 1.0, True)),
-                       ("RReLU", (0.1, 0.3, True)), ("SiLU", (True,))]:
+    for name, args in [
+        ("LeakyReLU", (0.1, True)),
+        ("ELU", (1.0, True)),
+        ("SELU", (True,)),
+        ("Hardtanh", (-1.0, 1.0, True)),
+        ("Threshold", (0.0, 1.0, True)),
+        ("RReLU", (0.1, 0.3, True)),
+        ("SiLU", (True,)),
+    ]:
         assert repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
 
 

@@ -26,8 +26,10 @@ def close(a, b, tol=1e-10):
     np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("kw", [{}, {"head_bias": True}, {"div_value": 2.0},
-                                {"cutoffs": (3,)}, {"cutoffs": (2, 5, 9, 15)}])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"head_bias": True}, {"div_value": 2.0}, {"cutoffs": (3,)}, {"cutoffs": (2, 5, 9, 15)}],
+)
 def test_forward_and_gradients_match_torch(kw):
     kw = dict(kw)
     t, m = pair(cutoffs=kw.pop("cutoffs", (4, 10)), **kw)
@@ -53,8 +55,9 @@ def test_targets_all_in_the_shortlist_or_all_in_one_cluster():
     t, m = pair()
     x = np.random.default_rng(2).standard_normal((5, 8))
     for y in ([0, 1, 2, 3, 0], [10, 11, 19, 15, 12]):
-        close(m(lucid.tensor(x), lucid.tensor(y)).output,
-              t(torch.tensor(x), torch.tensor(y)).output)
+        close(
+            m(lucid.tensor(x), lucid.tensor(y)).output, t(torch.tensor(x), torch.tensor(y)).output
+        )
 
 
 def test_unbatched_input_matches_torch():
@@ -86,8 +89,12 @@ def test_bad_cutoffs_raise_value_error_as_torch(cutoffs):
 
 def test_bad_inputs_raise_runtime_errors_as_torch():
     t, m = pair()
-    cases = [(np.zeros((3, 8)), np.array([1, 2])), (np.zeros((3, 2, 8)), np.array([1, 2, 3])),
-             (np.zeros((3, 8)), np.array(1)), (np.zeros((3, 8)), np.zeros((3, 1), int))]
+    cases = [
+        (np.zeros((3, 8)), np.array([1, 2])),
+        (np.zeros((3, 2, 8)), np.array([1, 2, 3])),
+        (np.zeros((3, 8)), np.array(1)),
+        (np.zeros((3, 8)), np.zeros((3, 1), int)),
+    ]
     for x, y in cases:
         with pytest.raises(RuntimeError):
             t(torch.tensor(x), torch.tensor(y))
@@ -103,5 +110,9 @@ def test_bad_inputs_raise_runtime_errors_as_torch():
 def test_structure_and_repr_match_torch():
     t, m = pair()
     assert repr(m) == repr(t)
-    assert (m.shortlist_size, m.n_clusters, m.head_size, m.cutoffs) == \
-        (t.shortlist_size, t.n_clusters, t.head_size, t.cutoffs)
+    assert (m.shortlist_size, m.n_clusters, m.head_size, m.cutoffs) == (
+        t.shortlist_size,
+        t.n_clusters,
+        t.head_size,
+        t.cutoffs,
+    )

@@ -49,13 +49,16 @@ def _check(shapes, dtype=np.float64, mask=None, seed=0, **kw):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("shapes", [
-    [(2, 3, 4), (2, 5, 4), (2, 5, 6)],                     # 3-d, S != L, Ev != E
-    [(2, 2, 4, 8), (2, 2, 4, 8), (2, 2, 4, 8)],            # 4-d
-    [(3, 1, 2, 5, 3), (3, 1, 2, 7, 3), (3, 1, 2, 7, 2)],   # 5-d
-    [(2, 1, 3, 4), (1, 3, 5, 4), (1, 3, 5, 2)],            # broadcast batch dims
-    [(4, 6), (5, 6), (5, 2)],                              # 2-d
-])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [(2, 3, 4), (2, 5, 4), (2, 5, 6)],  # 3-d, S != L, Ev != E
+        [(2, 2, 4, 8), (2, 2, 4, 8), (2, 2, 4, 8)],  # 4-d
+        [(3, 1, 2, 5, 3), (3, 1, 2, 7, 3), (3, 1, 2, 7, 2)],  # 5-d
+        [(2, 1, 3, 4), (1, 3, 5, 4), (1, 3, 5, 2)],  # broadcast batch dims
+        [(4, 6), (5, 6), (5, 2)],  # 2-d
+    ],
+)
 def test_sdpa_parity(shapes, dtype):
     _check(shapes, dtype)
 
@@ -70,8 +73,10 @@ def test_sdpa_scale(scale):
     _check([(2, 3, 4), (2, 5, 4), (2, 5, 3)], scale=scale)
     rng = np.random.default_rng(1)
     q, k, v = (lucid.tensor(rng.standard_normal(s)) for s in [(2, 3, 4), (2, 5, 4), (2, 5, 3)])
-    assert not np.allclose(F.scaled_dot_product_attention(q, k, v, scale=scale).numpy(),
-                           F.scaled_dot_product_attention(q, k, v).numpy())
+    assert not np.allclose(
+        F.scaled_dot_product_attention(q, k, v, scale=scale).numpy(),
+        F.scaled_dot_product_attention(q, k, v).numpy(),
+    )
 
 
 def test_sdpa_bool_mask():
@@ -86,8 +91,7 @@ def test_sdpa_float_mask_gradient():
     rng = np.random.default_rng(3)
     _check([(2, 3, 4), (2, 5, 4), (2, 5, 3)], mask=rng.standard_normal((3, 5)))
     _check([(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)], mask=rng.standard_normal((2, 2, 3, 5)))
-    _check([(2, 3, 4), (2, 5, 4), (2, 5, 3)], mask=rng.standard_normal((2, 3, 5)),
-           dtype=np.float32)
+    _check([(2, 3, 4), (2, 5, 4), (2, 5, 3)], mask=rng.standard_normal((2, 3, 5)), dtype=np.float32)
 
 
 def test_sdpa_fully_masked_row_is_zero_as_torch():
@@ -98,8 +102,10 @@ def test_sdpa_fully_masked_row_is_zero_as_torch():
     bias[2] = -np.inf
     _check([(2, 3, 4), (2, 5, 4), (2, 5, 3)], mask=bias)
     rng = np.random.default_rng(0)
-    q, k, v = (lucid.tensor(rng.standard_normal(s), requires_grad=True)
-               for s in [(2, 3, 4), (2, 5, 4), (2, 5, 3)])
+    q, k, v = (
+        lucid.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in [(2, 3, 4), (2, 5, 4), (2, 5, 3)]
+    )
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=lucid.tensor(m))
     assert np.all(out.detach().numpy()[:, 1] == 0)
     out.sum().backward()
@@ -119,10 +125,8 @@ def test_sdpa_non_contiguous_inputs():
     b = rng.standard_normal((2, 6, 3, 5))
     lk, tk = lucid.tensor(b, requires_grad=True), torch.tensor(b, requires_grad=True)
     # (B, L, H, E) -> (B, H, L, E) views, as attention layers make them
-    lo = F.scaled_dot_product_attention(lq.transpose(1, 2), lk.transpose(1, 2),
-                                        lk.transpose(1, 2))
-    to = TF.scaled_dot_product_attention(tq.transpose(1, 2), tk.transpose(1, 2),
-                                         tk.transpose(1, 2))
+    lo = F.scaled_dot_product_attention(lq.transpose(1, 2), lk.transpose(1, 2), lk.transpose(1, 2))
+    to = TF.scaled_dot_product_attention(tq.transpose(1, 2), tk.transpose(1, 2), tk.transpose(1, 2))
     _close(lo, to)
     lo.sum().backward()
     to.sum().backward()
@@ -137,9 +141,11 @@ def test_sdpa_empty_batch_and_empty_keys():
     k = lucid.tensor(np.zeros((2, 0, 4)), requires_grad=True)
     v = lucid.tensor(np.zeros((2, 0, 6)), requires_grad=True)
     out = F.scaled_dot_product_attention(q, k, v)
-    ref = TF.scaled_dot_product_attention(torch.tensor(q.detach().numpy()),
-                                          torch.zeros(2, 0, 4, dtype=torch.float64),
-                                          torch.zeros(2, 0, 6, dtype=torch.float64))
+    ref = TF.scaled_dot_product_attention(
+        torch.tensor(q.detach().numpy()),
+        torch.zeros(2, 0, 4, dtype=torch.float64),
+        torch.zeros(2, 0, 6, dtype=torch.float64),
+    )
     assert tuple(out.shape) == tuple(ref.shape) == (2, 3, 6)
     np.testing.assert_array_equal(out.detach().numpy(), ref.numpy())
     out.sum().backward()
@@ -154,10 +160,10 @@ def test_sdpa_double_backward_matches_torch():
     lm, tm = lucid.tensor(m, requires_grad=True), torch.tensor(m, requires_grad=True)
     lo = F.scaled_dot_product_attention(*[p[0] for p in pairs], attn_mask=lm)
     to = TF.scaled_dot_product_attention(*[p[1] for p in pairs], attn_mask=tm)
-    lgs = lucid.autograd.grad((lo ** 2).sum(), [p[0] for p in pairs] + [lm], create_graph=True)
-    tgs = torch.autograd.grad((to ** 2).sum(), [p[1] for p in pairs] + [tm], create_graph=True)
-    lpen = sum((g ** 2).sum() for g in lgs)
-    tpen = sum((g ** 2).sum() for g in tgs)
+    lgs = lucid.autograd.grad((lo**2).sum(), [p[0] for p in pairs] + [lm], create_graph=True)
+    tgs = torch.autograd.grad((to**2).sum(), [p[1] for p in pairs] + [tm], create_graph=True)
+    lpen = sum((g**2).sum() for g in lgs)
+    tpen = sum((g**2).sum() for g in tgs)
     lpen.backward()
     tpen.backward()
     for l, t in pairs + [(lm, tm)]:
@@ -190,8 +196,10 @@ def test_sdpa_weights_output_and_its_gradient():
 
 def test_sdpa_dropout_statistics_and_reproducibility():
     rng = np.random.default_rng(8)
-    q, k, v = (lucid.tensor(rng.standard_normal(s), requires_grad=True)
-               for s in [(4, 2, 16, 8), (4, 2, 32, 8), (4, 2, 32, 5)])
+    q, k, v = (
+        lucid.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in [(4, 2, 16, 8), (4, 2, 32, 8), (4, 2, 32, 5)]
+    )
     p = 0.3
     lucid.manual_seed(0)
     out, w = sdpa_weights(q, k, v, dropout_p=p, need_weights=True)
@@ -230,15 +238,18 @@ def test_sdpa_errors():
     with pytest.raises(ArgumentError, match="is_causal"):
         F.scaled_dot_product_attention(q, k, v, attn_mask=lucid.zeros(3, 5), is_causal=True)
     with pytest.raises(DTypeError, match="attn_mask dtype"):
-        F.scaled_dot_product_attention(q, k, v, attn_mask=lucid.zeros(3, 5,
-                                                                      dtype=lucid.float64))
+        F.scaled_dot_product_attention(q, k, v, attn_mask=lucid.zeros(3, 5, dtype=lucid.float64))
     with pytest.raises(DTypeError, match="same dtype"):
         F.scaled_dot_product_attention(q, k.double(), v)
     with pytest.raises(ArgumentError, match="dropout_p"):
         F.scaled_dot_product_attention(q, k, v, dropout_p=1.5)
     with pytest.raises(ShapeError, match="enable_gqa"):
-        F.scaled_dot_product_attention(lucid.randn(1, 3, 2, 4), lucid.randn(1, 2, 5, 4),
-                                       lucid.randn(1, 2, 5, 4), enable_gqa=True)
+        F.scaled_dot_product_attention(
+            lucid.randn(1, 3, 2, 4),
+            lucid.randn(1, 2, 5, 4),
+            lucid.randn(1, 2, 5, 4),
+            enable_gqa=True,
+        )
     with pytest.raises(ShapeError, match="at least 2 dims"):
         F.scaled_dot_product_attention(lucid.randn(4), k, v)
     with pytest.raises(DTypeError, match="floating point query"):
@@ -251,23 +262,24 @@ def test_sdpa_errors():
 
 # == MultiheadAttention =====================================================================
 
+
 def _mha_pair(E, H, **kw):
     """A torch MultiheadAttention and a Lucid one with its weights (float64)."""
     torch.manual_seed(0)
     t = torch.nn.MultiheadAttention(E, H, dtype=torch.float64, **kw)
-    with torch.no_grad():                  # non-zero biases, so that dropping one shows
+    with torch.no_grad():  # non-zero biases, so that dropping one shows
         for name, p in t.named_parameters():
             if "bias" in name:
                 p.normal_()
     m = lucid.nn.MultiheadAttention(E, H, dtype=lucid.float64, **kw)
-    missing, unexpected = m.load_state_dict({k: lucid.tensor(v.numpy())
-                                             for k, v in t.state_dict().items()})
+    missing, unexpected = m.load_state_dict(
+        {k: lucid.tensor(v.numpy()) for k, v in t.state_dict().items()}
+    )
     assert not missing and not unexpected
     return m, t
 
 
-def _run_mha(m, t, q, k=None, v=None, self_attn=False, kv_same=False, grad_params=True,
-             **kw):
+def _run_mha(m, t, q, k=None, v=None, self_attn=False, kv_same=False, grad_params=True, **kw):
     """Forward and backward of both modules; compares outputs, weights and the gradients
     of the inputs and every parameter."""
     arrays = [q] if self_attn else [q, k] if kv_same else [q, k, v]
@@ -280,6 +292,7 @@ def _run_mha(m, t, q, k=None, v=None, self_attn=False, kv_same=False, grad_param
         if x is None or not isinstance(x, np.ndarray):
             return x
         return lucid.tensor(x) if lib == "l" else torch.tensor(x)
+
     lkw = {n: conv(x, "l") for n, x in kw.items()}
     tkw = {n: conv(x, "t") for n, x in kw.items()}
     lo, lw = m(*largs, **lkw)
@@ -314,18 +327,20 @@ def _x(*shape, seed=0):
 def test_mha_state_dict_names_and_init():
     m = lucid.nn.MultiheadAttention(16, 4)
     t = torch.nn.MultiheadAttention(16, 4)
-    assert {k: tuple(v.shape) for k, v in m.state_dict().items()} == \
-        {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    assert {k: tuple(v.shape) for k, v in m.state_dict().items()} == {
+        k: tuple(v.shape) for k, v in t.state_dict().items()
+    }
     assert isinstance(m.out_proj, lucid.nn.Linear)
     assert np.all(m.in_proj_bias.detach().numpy() == 0)
     assert np.all(m.out_proj.bias.detach().numpy() == 0)
     w = m.in_proj_weight.detach().numpy()
-    bound = np.sqrt(6.0 / (16 + 48))          # xavier_uniform_ on (3E, E)
+    bound = np.sqrt(6.0 / (16 + 48))  # xavier_uniform_ on (3E, E)
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.8 * bound
     m2 = lucid.nn.MultiheadAttention(16, 4, kdim=6, vdim=5, add_bias_kv=True, bias=False)
     t2 = torch.nn.MultiheadAttention(16, 4, kdim=6, vdim=5, add_bias_kv=True, bias=False)
-    assert {k: tuple(v.shape) for k, v in m2.state_dict().items()} == \
-        {k: tuple(v.shape) for k, v in t2.state_dict().items()}
+    assert {k: tuple(v.shape) for k, v in m2.state_dict().items()} == {
+        k: tuple(v.shape) for k, v in t2.state_dict().items()
+    }
     assert m2.in_proj_weight is None and m2.in_proj_bias is None
     assert m2.out_proj.bias is None
 
@@ -335,15 +350,17 @@ def test_mha_state_dict_names_and_init():
 def test_mha_self_attention(batch_first, need_weights, average):
     m, t = _mha_pair(8, 2, batch_first=batch_first)
     shape = (3, 5, 8) if batch_first else (5, 3, 8)
-    _run_mha(m, t, _x(*shape), self_attn=True, need_weights=need_weights,
-             average_attn_weights=average)
+    _run_mha(
+        m, t, _x(*shape), self_attn=True, need_weights=need_weights, average_attn_weights=average
+    )
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_mha_cross_attention(batch_first):
     m, t = _mha_pair(8, 4, batch_first=batch_first)
-    q, k, v = ((3, 4, 8), (3, 6, 8), (3, 6, 8)) if batch_first else \
-        ((4, 3, 8), (6, 3, 8), (6, 3, 8))
+    q, k, v = (
+        ((3, 4, 8), (3, 6, 8), (3, 6, 8)) if batch_first else ((4, 3, 8), (6, 3, 8), (6, 3, 8))
+    )
     _run_mha(m, t, _x(*q), _x(*k, seed=1), _x(*v, seed=2))
     _run_mha(m, t, _x(*q), _x(*k, seed=1), kv_same=True, need_weights=False)
 
@@ -363,7 +380,7 @@ def test_mha_masks(need_weights):
     m, t = _mha_pair(8, 2)
     rng = np.random.default_rng(3)
     L, S, N = 4, 6, 3
-    am = rng.random((L, S)) > 0.7                  # True: masked out
+    am = rng.random((L, S)) > 0.7  # True: masked out
     am[:, 0] = False
     kpm = np.zeros((N, S), bool)
     kpm[0, -2:] = True
@@ -372,7 +389,7 @@ def test_mha_masks(need_weights):
     _run_mha(m, t, q, k, v, attn_mask=am, need_weights=need_weights)
     _run_mha(m, t, q, k, v, key_padding_mask=kpm, need_weights=need_weights)
     _run_mha(m, t, q, k, v, attn_mask=am, key_padding_mask=kpm, need_weights=need_weights)
-    fm = rng.standard_normal((N * 2, L, S))         # 3-D float mask, per head
+    fm = rng.standard_normal((N * 2, L, S))  # 3-D float mask, per head
     _run_mha(m, t, q, k, v, attn_mask=fm, need_weights=need_weights)
     fk = np.where(kpm, -np.inf, rng.standard_normal((N, S)))
     _run_mha(m, t, q, k, v, attn_mask=am, key_padding_mask=fk, need_weights=need_weights)
@@ -383,8 +400,7 @@ def test_mha_causal_hint():
     L = 5
     causal = np.triu(np.ones((L, L), bool), 1)
     x = _x(L, 2, 8)
-    lo, _ = _run_mha(m, t, x, self_attn=True, attn_mask=causal, is_causal=True,
-                     need_weights=False)
+    lo, _ = _run_mha(m, t, x, self_attn=True, attn_mask=causal, is_causal=True, need_weights=False)
     ref, _ = m(*[lucid.tensor(x)] * 3, attn_mask=lucid.tensor(causal), need_weights=False)
     _close(lo, ref)
     with pytest.raises(ArgumentError, match="is_causal"):
@@ -397,19 +413,28 @@ def test_mha_bias_kv_and_zero_attn(need_weights):
     rng = np.random.default_rng(4)
     kpm = np.zeros((2, 6), bool)
     kpm[1, :2] = True
-    for kw in [dict(add_bias_kv=True), dict(add_zero_attn=True),
-               dict(add_bias_kv=True, add_zero_attn=True, bias=False)]:
+    for kw in [
+        dict(add_bias_kv=True),
+        dict(add_zero_attn=True),
+        dict(add_bias_kv=True, add_zero_attn=True, bias=False),
+    ]:
         m, t = _mha_pair(8, 2, **kw)
-        _run_mha(m, t, _x(4, 2, 8), _x(6, 2, 8, seed=1), _x(6, 2, 8, seed=2),
-                 need_weights=need_weights, key_padding_mask=kpm,
-                 attn_mask=rng.standard_normal((4, 6)))
+        _run_mha(
+            m,
+            t,
+            _x(4, 2, 8),
+            _x(6, 2, 8, seed=1),
+            _x(6, 2, 8, seed=2),
+            need_weights=need_weights,
+            key_padding_mask=kpm,
+            attn_mask=rng.standard_normal((4, 6)),
+        )
 
 
 def test_mha_unbatched():
     m, t = _mha_pair(8, 2)
     kpm = np.array([False, False, True, False, False])
-    lo, lw = _run_mha(m, t, _x(3, 8), _x(5, 8, seed=1), _x(5, 8, seed=2),
-                      key_padding_mask=kpm)
+    lo, lw = _run_mha(m, t, _x(3, 8), _x(5, 8, seed=1), _x(5, 8, seed=2), key_padding_mask=kpm)
     assert tuple(lo.shape) == (3, 8) and tuple(lw.shape) == (3, 5)
 
 
@@ -463,18 +488,27 @@ def test_mha_errors():
 def test_multi_head_attention_forward_static_kv_parity():
     rng = np.random.default_rng(12)
     E, H, L, S, N = 8, 2, 3, 4, 2
-    arr = dict(query=rng.standard_normal((L, N, E)), key=rng.standard_normal((S, N, E)),
-               value=rng.standard_normal((S, N, E)),
-               in_proj_weight=rng.standard_normal((3 * E, E)),
-               in_proj_bias=rng.standard_normal(3 * E),
-               out_proj_weight=rng.standard_normal((E, E)),
-               out_proj_bias=rng.standard_normal(E),
-               static_k=rng.standard_normal((N * H, S + 1, E // H)),
-               static_v=rng.standard_normal((N * H, S + 1, E // H)))
+    arr = dict(
+        query=rng.standard_normal((L, N, E)),
+        key=rng.standard_normal((S, N, E)),
+        value=rng.standard_normal((S, N, E)),
+        in_proj_weight=rng.standard_normal((3 * E, E)),
+        in_proj_bias=rng.standard_normal(3 * E),
+        out_proj_weight=rng.standard_normal((E, E)),
+        out_proj_bias=rng.standard_normal(E),
+        static_k=rng.standard_normal((N * H, S + 1, E // H)),
+        static_v=rng.standard_normal((N * H, S + 1, E // H)),
+    )
     lt = {k: lucid.tensor(v, requires_grad=True) for k, v in arr.items()}
     tt = {k: torch.tensor(v, requires_grad=True) for k, v in arr.items()}
-    kw = dict(embed_dim_to_check=E, num_heads=H, bias_k=None, bias_v=None,
-              add_zero_attn=True, dropout_p=0.0)
+    kw = dict(
+        embed_dim_to_check=E,
+        num_heads=H,
+        bias_k=None,
+        bias_v=None,
+        add_zero_attn=True,
+        dropout_p=0.0,
+    )
     lo, lw = F.multi_head_attention_forward(**lt, **kw)
     to, tw = TF.multi_head_attention_forward(**tt, **kw)
     _close(lo, to)
@@ -488,8 +522,10 @@ def test_multi_head_attention_forward_static_kv_parity():
 
 def test_sdpa_dropout_double_backward_uses_the_same_mask():
     rng = np.random.default_rng(13)
-    q, k, v = (lucid.tensor(rng.standard_normal(s), requires_grad=True)
-               for s in [(2, 4, 3), (2, 5, 3), (2, 5, 2)])
+    q, k, v = (
+        lucid.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in [(2, 4, 3), (2, 5, 3), (2, 5, 2)]
+    )
     lucid.manual_seed(5)
     out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4)
     g = lucid.tensor(rng.standard_normal(tuple(out.shape)))
@@ -503,11 +539,12 @@ def test_sdpa_dropout_double_backward_uses_the_same_mask():
 @pytest.mark.parametrize("case", ["plain", "causal", "allowed", "bias", "all"])
 def test_graph_ns_attention_probs_computes_the_kernel(case):
     from lucid.ops import graph_ns
+
     rng = np.random.default_rng(14)
     q = lucid.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
     k = lucid.tensor(rng.standard_normal((2, 5, 4)), requires_grad=True)
     allowed = rng.random((3, 5)) > 0.3
-    allowed[1] = False                         # a fully masked row
+    allowed[1] = False  # a fully masked row
     bias = rng.standard_normal((2, 1, 5))
     bias[0, 0, :] = -np.inf
     a = lucid.tensor(allowed)._data if case in ("allowed", "all") else None
@@ -532,8 +569,9 @@ def test_mha_unbatched_per_head_mask():
     am = np.zeros((2, 3, 5), bool)
     am[0, :, 1] = True
     am[1, 2, 3:] = True
-    _run_mha(m, t, _x(3, 8), _x(5, 8, seed=1), _x(5, 8, seed=2), attn_mask=am,
-             average_attn_weights=False)
+    _run_mha(
+        m, t, _x(3, 8), _x(5, 8, seed=1), _x(5, 8, seed=2), attn_mask=am, average_attn_weights=False
+    )
 
 
 def test_mha_float32_parity():
@@ -560,11 +598,12 @@ def test_mha_double_backward_matches_torch():
     lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     lo, lw = m(lx, lx, lx)
     to, tw = t(tx, tx, tx)
-    (lg,) = lucid.autograd.grad((lo ** 2).sum() + (lw ** 2).sum(), [lx], create_graph=True)
-    (tg,) = torch.autograd.grad((to ** 2).sum() + (tw ** 2).sum(), [tx], create_graph=True)
+    (lg,) = lucid.autograd.grad((lo**2).sum() + (lw**2).sum(), [lx], create_graph=True)
+    (tg,) = torch.autograd.grad((to**2).sum() + (tw**2).sum(), [tx], create_graph=True)
     _close(lg, tg)
-    (lg ** 2).sum().backward()
-    (tg ** 2).sum().backward()
+    (lg**2).sum().backward()
+    (tg**2).sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
-    np.testing.assert_allclose(m.in_proj_weight.grad.numpy(), t.in_proj_weight.grad.numpy(),
-                               rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(
+        m.in_proj_weight.grad.numpy(), t.in_proj_weight.grad.numpy(), rtol=1e-9, atol=1e-11
+    )

@@ -26,9 +26,11 @@ def _run(lib, make, x, hook_ret=None):
     seen = []
 
     def hook(mod, gi, go):
-        seen.append((mod, _shapes(gi), _shapes(go), [None if g is None else g.sum().item()
-                                                     for g in gi]))
+        seen.append(
+            (mod, _shapes(gi), _shapes(go), [None if g is None else g.sum().item() for g in gi])
+        )
         return hook_ret(gi) if hook_ret else None
+
     m = make()
     m.register_backward_hook(hook)
     xt = lib.tensor(x, requires_grad=True)
@@ -55,7 +57,7 @@ def test_one_node_module_sees_its_input_gradient_as_torch(name):
 
 
 def test_a_returned_grad_input_replaces_it_as_torch():
-    zero = lambda gi: (gi[0] * 0,)                                  # noqa: E731
+    zero = lambda gi: (gi[0] * 0,)  # noqa: E731
     _, _, g, _ = _run(lucid, lambda: nn.Tanh(), X, zero)
     _, _, tg, _ = _run(torch, lambda: torch.nn.Tanh(), X, zero)
     assert g.tolist() == tg.tolist() == [[0.0, 0.0, 0.0]]
@@ -69,11 +71,12 @@ def test_a_module_of_several_nodes_warns_as_torch():
     class TTwo(torch.nn.Module):
         def forward(self, x):
             return (x * 2).exp()
+
     _, seen, g, warned = _run(lucid, Two, X)
     _, tseen, tg, twarned = _run(torch, TTwo, X)
     assert warned == twarned and len(warned) == 1
     assert "contains multiple autograd Nodes" in warned[0]
-    assert seen[0][1:3] == tseen[0][1:3]              # the exp node's gradients
+    assert seen[0][1:3] == tseen[0][1:3]  # the exp node's gradients
     np.testing.assert_allclose(seen[0][3], tseen[0][3])
     np.testing.assert_allclose(g.numpy(), tg.numpy())
 
@@ -84,7 +87,7 @@ def test_no_hook_call_without_grad():
     m.register_backward_hook(lambda *a: calls.append(a))
     with lucid.no_grad():
         m(lucid.ones(2, requires_grad=True))
-    m(lucid.ones(2))                         # nothing requires grad: no node to hook
+    m(lucid.ones(2))  # nothing requires grad: no node to hook
     assert calls == []
 
 
@@ -92,8 +95,11 @@ def test_full_and_deprecated_hooks_never_mix_on_one_module():
     for mk in (nn.ReLU, torch.nn.ReLU):
         m = mk()
         m.register_backward_hook(lambda *a: None)
-        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and "
-                                               "full backward hooks on a single Module"):
+        with pytest.raises(
+            RuntimeError,
+            match="Cannot use both regular backward hooks and "
+            "full backward hooks on a single Module",
+        ):
             m.register_full_backward_hook(lambda *a: None)
         m = mk()
         m.register_full_backward_hook(lambda *a: None)
@@ -119,7 +125,7 @@ def test_global_deprecated_hook_runs_for_every_module_and_excludes_full_ones():
     h = lmod.register_module_backward_hook(lambda mod, gi, go: seen.append(type(mod)))
     try:
         net = nn.Sequential(nn.Tanh(), nn.Sigmoid())
-        with pytest.warns(FutureWarning, match="multiple autograd Nodes"):   # Sequential's
+        with pytest.warns(FutureWarning, match="multiple autograd Nodes"):  # Sequential's
             out = net(lucid.ones(2, requires_grad=True) * 1)
         out.sum().backward()
         assert nn.Sigmoid in seen and nn.Tanh in seen
@@ -127,5 +133,5 @@ def test_global_deprecated_hook_runs_for_every_module_and_excludes_full_ones():
             lmod.register_module_full_backward_hook(lambda *a: None)
     finally:
         h.remove()
-        lmod._G.backward_is_full = None      # PyTorch keeps the kind; reset for other tests
+        lmod._G.backward_is_full = None  # PyTorch keeps the kind; reset for other tests
     assert hasattr(tmod, "register_module_backward_hook")

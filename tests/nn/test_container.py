@@ -26,8 +26,12 @@ def test_sequential_forward_and_state_dict_from_torch():
     lm = nn.Sequential(nn.Linear(2, 3), nn.Identity(), nn.Linear(3, 1))
     lm.load_state_dict({k: lucid.tensor(v.numpy()) for k, v in tm.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((4, 2)).astype(np.float32)
-    np.testing.assert_allclose(lm(lucid.tensor(x)).detach().numpy(),
-                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        lm(lucid.tensor(x)).detach().numpy(),
+        tm(torch.tensor(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     _same_repr(lm, tm)
 
 
@@ -58,6 +62,7 @@ def test_sequential_del_renumbers_like_torch():
         del s[1]
         del s[::2]
         return s
+
     ls, ts = _both(build)
     assert list(ls._modules) == list(ts._modules) == ["0", "1"]
     assert [m.in_features for m in ls] == [m.in_features for m in ts] == [3, 5]
@@ -74,6 +79,7 @@ def test_sequential_append_insert_extend_pop_add_mul():
         s2 = s + n.Sequential(n.Linear(6, 6))
         s += n.Sequential(n.Linear(7, 7))
         return s, popped, s2, s2 * 2
+
     (ls, lp, ls2, lm2), (ts, tp, ts2, tm2) = _both(build)
     feats = lambda s: [m.in_features for m in s]  # noqa: E731
     assert feats(ls) == feats(ts) and lp.in_features == tp.in_features
@@ -104,6 +110,7 @@ def test_module_list():
         del ml[0]
         popped = ml.pop(-1)
         return ml, popped, ml[1:3], ml + [n.Identity()]
+
     (lm, lp, lsl, ladd), (tm, tp, tsl, tadd) = _both(build)
     feats = lambda s: [getattr(m, "in_features", None) for m in s]  # noqa: E731
     assert feats(lm) == feats(tm) and lp.in_features == tp.in_features
@@ -122,8 +129,11 @@ def test_module_list():
 
 
 def test_module_list_repr_folds_repeats():
-    lm, tm = _both(lambda n, t: n.ModuleList([n.Linear(2, 2)] * 3 + [n.Identity(),
-                                              n.Linear(1, 1), n.Linear(1, 1)]))
+    lm, tm = _both(
+        lambda n, t: n.ModuleList(
+            [n.Linear(2, 2)] * 3 + [n.Identity(), n.Linear(1, 1), n.Linear(1, 1)]
+        )
+    )
     _same_repr(lm, tm)
     assert "(0-2): 3 x Linear" in repr(lm)
     _same_repr(nn.ModuleList(), torch.nn.ModuleList())
@@ -138,6 +148,7 @@ def test_module_dict():
         md.update([("d", n.Identity())])
         popped = md.pop("b")
         return md, popped
+
     (lm, lp), (tm, tp) = _both(build)
     assert list(lm.keys()) == list(tm.keys()) == ["a", "c", "d"]
     assert "a" in lm and "b" not in lm and len(lm) == 3 and list(lm) == list(tm)
@@ -181,7 +192,7 @@ def test_parameter_list():
 def test_parameter_dict():
     pd = nn.ParameterDict({"b": lucid.ones(2), "a": lucid.zeros(3)})
     td = torch.nn.ParameterDict({"b": torch.ones(2), "a": torch.zeros(3)})
-    assert list(pd) == list(td) == ["a", "b"]          # a plain dict is sorted
+    assert list(pd) == list(td) == ["a", "b"]  # a plain dict is sorted
     pd2 = nn.ParameterDict(OrderedDict(b=lucid.ones(1), a=lucid.ones(1)))
     assert list(pd2) == ["b", "a"]
     pd["c"] = nn.Parameter(lucid.ones(1, 1))

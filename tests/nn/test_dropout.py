@@ -49,13 +49,12 @@ def test_dropout_reproducible_under_manual_seed():
 def test_identity_when_not_training_or_p_zero_or_empty():
     x = lucid.randn(4, 5, requires_grad=True)
     x4 = lucid.randn(2, 4, 5, 3)
-    for fn in (F.dropout, F.alpha_dropout, F.feature_alpha_dropout, F.dropout2d,
-               F.dropout3d):
+    for fn in (F.dropout, F.alpha_dropout, F.feature_alpha_dropout, F.dropout2d, F.dropout3d):
         assert fn(x4, 0.5, training=False) is x4
     assert F.dropout1d(x, 0.5, training=False) is x
     assert F.dropout(x, 0.5, training=False) is x
     assert F.dropout(x, 0.0) is x
-    assert F.alpha_dropout(x, 0.5) is x           # training=False by default, as torch
+    assert F.alpha_dropout(x, 0.5) is x  # training=False by default, as torch
     e = lucid.randn(0, 3)
     assert F.dropout(e, 0.5) is e
 
@@ -83,15 +82,21 @@ def test_gradient_is_the_saved_mask_in_eager_and_graph_mode():
     assert y.grad_fn.name() == "DropoutBackward"
 
 
-@pytest.mark.parametrize("fn,shape,keep", [
-    (F.dropout1d, (8, 6, 5), 2), (F.dropout1d, (6, 5), 1),
-    (F.dropout2d, (8, 6, 3, 3), 2), (F.dropout3d, (4, 6, 2, 2, 2), 2),
-    (F.dropout3d, (6, 2, 2, 2), 1)])
+@pytest.mark.parametrize(
+    "fn,shape,keep",
+    [
+        (F.dropout1d, (8, 6, 5), 2),
+        (F.dropout1d, (6, 5), 1),
+        (F.dropout2d, (8, 6, 3, 3), 2),
+        (F.dropout3d, (4, 6, 2, 2, 2), 2),
+        (F.dropout3d, (6, 2, 2, 2), 1),
+    ],
+)
 def test_channel_dropout_zeroes_whole_channels(fn, shape, keep):
     lucid.manual_seed(2)
     y = fn(lucid.ones(*shape, dtype=lucid.float64), 0.5).numpy()
     per_channel = y.reshape(int(np.prod(shape[:keep])), -1)
-    assert np.all(per_channel.min(1) == per_channel.max(1))      # one value per channel
+    assert np.all(per_channel.min(1) == per_channel.max(1))  # one value per channel
     assert set(np.unique(per_channel)) <= {0.0, 2.0}
     assert 0 < (per_channel[:, 0] == 0).sum() < per_channel.shape[0]
 
@@ -111,13 +116,14 @@ def test_alpha_dropout_keeps_zero_mean_unit_variance(p):
     x = lucid.randn(400_000, dtype=lucid.float64)
     y = F.alpha_dropout(x, p, training=True).numpy()
     assert abs(y.mean()) < 0.01 and abs(y.std() - 1) < 0.01
-    a = ((_ALPHA ** 2 * p + 1) * (1 - p)) ** -0.5
+    a = ((_ALPHA**2 * p + 1) * (1 - p)) ** -0.5
     dropped_value = a * _ALPHA * (p - 1)
     dropped = np.isclose(y, dropped_value, rtol=0, atol=1e-12)
     assert _frac_ok(dropped.mean(), y.size, p)
     kept = ~dropped
-    np.testing.assert_allclose(y[kept], a * x.numpy()[kept] + a * _ALPHA * p, rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        y[kept], a * x.numpy()[kept] + a * _ALPHA * p, rtol=1e-10, atol=1e-12
+    )
 
 
 def test_feature_alpha_dropout_is_channelwise():
@@ -148,13 +154,15 @@ def test_half_input_keeps_its_dtype():
     assert y.dtype is lucid.float16 and set(np.unique(y.numpy())) <= {0.0, 2.0}
 
 
-@pytest.mark.parametrize("cls", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-                                 "AlphaDropout", "FeatureAlphaDropout"])
+@pytest.mark.parametrize(
+    "cls", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+)
 def test_modules_train_and_eval(cls):
     lm, tm = getattr(nn, cls)(0.3), getattr(tnn, cls)(0.3)
     assert repr(lm) == repr(tm)
     x = {"Dropout3d": lucid.randn(4, 6, 3, 3, 2), "Dropout2d": lucid.randn(4, 6, 5, 2)}.get(
-        cls, lucid.randn(4, 6, 5))
+        cls, lucid.randn(4, 6, 5)
+    )
     lucid.manual_seed(7)
     y1 = lm(x).numpy()
     lucid.manual_seed(7)

@@ -26,10 +26,12 @@ def _parity(lf, tf, x, dtype):
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **TOL[dtype])
 
 
-UNFOLD = [((2, 3, 6, 7), dict(kernel_size=2)),
-          ((2, 3, 6, 7), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2))),
-          ((3, 5, 5), dict(kernel_size=3, padding=2, stride=2)),
-          ((0, 2, 4, 4), dict(kernel_size=2))]
+UNFOLD = [
+    ((2, 3, 6, 7), dict(kernel_size=2)),
+    ((2, 3, 6, 7), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2))),
+    ((3, 5, 5), dict(kernel_size=3, padding=2, stride=2)),
+    ((0, 2, 4, 4), dict(kernel_size=2)),
+]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
@@ -39,12 +41,15 @@ def test_unfold_matches_torch(shape, kw, dtype):
     _parity(lambda t: F.unfold(t, **kw), lambda t: TF.unfold(t, **kw), x, dtype)
 
 
-FOLD = [((2, 12, 16), dict(output_size=(5, 6), kernel_size=(2, 3), stride=1, padding=0,
-                            dilation=1)),
-        ((2, 12, 16), dict(output_size=(5, 9), kernel_size=(2, 3), stride=(1, 2))),
-        ((2, 8, 15), dict(output_size=(4, 5), kernel_size=2, padding=1, stride=(2, 1),
-                          dilation=(1, 2))),
-        ((9, 16), dict(output_size=4, kernel_size=3, padding=1))]
+FOLD = [
+    ((2, 12, 16), dict(output_size=(5, 6), kernel_size=(2, 3), stride=1, padding=0, dilation=1)),
+    ((2, 12, 16), dict(output_size=(5, 9), kernel_size=(2, 3), stride=(1, 2))),
+    (
+        (2, 8, 15),
+        dict(output_size=(4, 5), kernel_size=2, padding=1, stride=(2, 1), dilation=(1, 2)),
+    ),
+    ((9, 16), dict(output_size=4, kernel_size=3, padding=1)),
+]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
@@ -71,8 +76,12 @@ def test_unfold_is_a_copy():
 
 def test_non_contiguous_input():
     x = np.random.default_rng(3).standard_normal((5, 6, 3, 2))
-    _parity(lambda t: F.unfold(t.permute(3, 2, 1, 0), 2, padding=1),
-            lambda t: TF.unfold(t.permute(3, 2, 1, 0), 2, padding=1), x, np.float64)
+    _parity(
+        lambda t: F.unfold(t.permute(3, 2, 1, 0), 2, padding=1),
+        lambda t: TF.unfold(t.permute(3, 2, 1, 0), 2, padding=1),
+        x,
+        np.float64,
+    )
 
 
 def test_double_backward():
@@ -81,7 +90,7 @@ def test_double_backward():
     for lib, unfold, fold in ((lucid, F.unfold, F.fold), (torch, TF.unfold, TF.fold)):
         xt = lib.tensor(x, requires_grad=True)
         y = fold(unfold(xt, 2, padding=1) ** 2, (4, 5), 2, padding=1)
-        (g,) = lib.autograd.grad([(y ** 2).sum()], [xt], create_graph=True)
+        (g,) = lib.autograd.grad([(y**2).sum()], [xt], create_graph=True)
         (gg,) = lib.autograd.grad([g.sum()], [xt])
         res.append((g.detach().numpy(), gg.numpy()))
     for a, b in zip(*res):
@@ -95,21 +104,31 @@ def test_errors():
         F.unfold(lucid.randn(1, 1, 2, 2), 3)
     with pytest.raises(ShapeError, match="divisible by the product of kernel_size"):
         F.fold(lucid.randn(1, 5, 4), (3, 3), 2)
-    with pytest.raises(ShapeError, match="match the calculated number of sliding blocks "
-                       r"2 \* 2 = 4, but got input.size\(2\)=5"):
+    with pytest.raises(
+        ShapeError,
+        match="match the calculated number of sliding blocks "
+        r"2 \* 2 = 4, but got input.size\(2\)=5",
+    ):
         F.fold(lucid.randn(1, 4, 5), (3, 3), 2)
     with pytest.raises(ShapeError, match="Expected 2D .unbatched. or 3D .batched. input"):
         F.fold(lucid.randn(4), (3, 3), 2)
 
 
 def test_layers():
-    for lm, tm in ((nn.Unfold(2, dilation=2, padding=1, stride=2),
-                    torch.nn.Unfold(2, dilation=2, padding=1, stride=2)),
-                   (nn.Fold((5, 4), 2, padding=1), torch.nn.Fold((5, 4), 2, padding=1))):
+    for lm, tm in (
+        (
+            nn.Unfold(2, dilation=2, padding=1, stride=2),
+            torch.nn.Unfold(2, dilation=2, padding=1, stride=2),
+        ),
+        (nn.Fold((5, 4), 2, padding=1), torch.nn.Fold((5, 4), 2, padding=1)),
+    ):
         assert repr(lm) == repr(tm)
     x = np.random.default_rng(5).standard_normal((2, 3, 5, 4))
-    _parity(nn.Unfold(2, dilation=2, padding=1, stride=2),
-            torch.nn.Unfold(2, dilation=2, padding=1, stride=2), x, np.float64)
+    _parity(
+        nn.Unfold(2, dilation=2, padding=1, stride=2),
+        torch.nn.Unfold(2, dilation=2, padding=1, stride=2),
+        x,
+        np.float64,
+    )
     c = np.random.default_rng(6).standard_normal((2, 8, 30))
-    _parity(nn.Fold((5, 4), 2, padding=1), torch.nn.Fold((5, 4), 2, padding=1), c,
-            np.float64)
+    _parity(nn.Fold((5, 4), 2, padding=1), torch.nn.Fold((5, 4), 2, padding=1), c, np.float64)

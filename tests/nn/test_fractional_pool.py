@@ -38,20 +38,22 @@ def _parity(n, x, u, kernel, dtype="float64", **kw):
     g = np.random.default_rng(3).standard_normal(want[0].shape)
     lv, li, lg = _run(lucid, getattr(F, name), x, u, dtype, kernel, g=g, **kw)
     tv, ti, tg = _run(torch, getattr(TF, name), x, u, dtype, kernel, g=g, **kw)
-    np.testing.assert_array_equal(lv, tv)        # a maximum is an element: exact
+    np.testing.assert_array_equal(lv, tv)  # a maximum is an element: exact
     np.testing.assert_array_equal(li, ti)
     if tg is not None:
         np.testing.assert_allclose(lg, tg, **TOL.get(dtype, dict(rtol=1e-2, atol=1e-2)))
     return lv, li
 
 
-CASES_2D = [((2, 3, 11, 9), (3, 2), dict(output_size=(5, 4))),
-            ((1, 2, 10, 10), 2, dict(output_size=5)),           # exact halving
-            ((2, 2, 9, 7), 3, dict(output_size=(7, 5))),        # heavy overlap: O + K - 1 = L
-            ((2, 1, 8, 12), (2, 3), dict(output_size=(1, 1))),  # one window: the end
-            ((1, 3, 13, 6), 2, dict(output_size=(2, 5))),
-            ((2, 2, 16, 15), 3, dict(output_ratio=(0.5, 0.5))),
-            ((2, 2, 16, 15), (2, 3), dict(output_ratio=(0.7, 0.45)))]
+CASES_2D = [
+    ((2, 3, 11, 9), (3, 2), dict(output_size=(5, 4))),
+    ((1, 2, 10, 10), 2, dict(output_size=5)),  # exact halving
+    ((2, 2, 9, 7), 3, dict(output_size=(7, 5))),  # heavy overlap: O + K - 1 = L
+    ((2, 1, 8, 12), (2, 3), dict(output_size=(1, 1))),  # one window: the end
+    ((1, 3, 13, 6), 2, dict(output_size=(2, 5))),
+    ((2, 2, 16, 15), 3, dict(output_ratio=(0.5, 0.5))),
+    ((2, 2, 16, 15), (2, 3), dict(output_ratio=(0.7, 0.45))),
+]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -63,10 +65,12 @@ def test_2d_matches_torch(shape, kernel, kw, dtype):
     _parity(2, x, u, kernel, dtype, **kw)
 
 
-CASES_3D = [((2, 2, 7, 8, 9), 2, dict(output_size=(3, 4, 5))),
-            ((1, 3, 6, 6, 6), (2, 3, 2), dict(output_size=(4, 3, 4))),
-            ((1, 2, 9, 8, 10), 2, dict(output_ratio=0.5)),
-            ((2, 1, 5, 6, 7), 3, dict(output_size=1))]
+CASES_3D = [
+    ((2, 2, 7, 8, 9), 2, dict(output_size=(3, 4, 5))),
+    ((1, 3, 6, 6, 6), (2, 3, 2), dict(output_size=(4, 3, 4))),
+    ((1, 2, 9, 8, 10), 2, dict(output_ratio=0.5)),
+    ((2, 1, 5, 6, 7), 3, dict(output_size=1)),
+]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -93,8 +97,7 @@ def test_samples_in_float32_arithmetic():
     rng = np.random.default_rng(4)
     x = rng.standard_normal((1, 64, 40, 40))
     # alpha = 36 / 12 = 3: (o + u) * 3 near an integer for u near k/3
-    u = (np.arange(1, 129).reshape(1, 64, 2) / 3.0 % 1.0) + rng.uniform(-1e-7, 1e-7,
-                                                                         (1, 64, 2))
+    u = (np.arange(1, 129).reshape(1, 64, 2) / 3.0 % 1.0) + rng.uniform(-1e-7, 1e-7, (1, 64, 2))
     u = np.clip(u, 0, 1 - 1e-7)
     for dt in ("float32", "float64"):
         _parity(2, x, u, 4, dt, output_size=13)
@@ -127,10 +130,10 @@ def test_samples_with_a_larger_batch_use_the_first_rows():
     x = rng.standard_normal((2, 3, 10, 10))
     u = rng.random((5, 3, 2))
     _parity(2, x, u, 2, "float64", output_size=6)
-    lv = F.fractional_max_pool2d(lucid.tensor(x), 2, output_size=6,
-                                 _random_samples=lucid.tensor(u[:2]))
-    lw = F.fractional_max_pool2d(lucid.tensor(x), 2, output_size=6,
-                                 _random_samples=lucid.tensor(u))
+    lv = F.fractional_max_pool2d(
+        lucid.tensor(x), 2, output_size=6, _random_samples=lucid.tensor(u[:2])
+    )
+    lw = F.fractional_max_pool2d(lucid.tensor(x), 2, output_size=6, _random_samples=lucid.tensor(u))
     np.testing.assert_array_equal(lv.numpy(), lw.numpy())
 
 
@@ -139,9 +142,10 @@ def test_window_layout():
     and the first and last windows touch the input's ends."""
     x = np.arange(1 * 1 * 10 * 20, dtype=np.float64).reshape(1, 1, 10, 20)
     # increasing values: each window's maximum is its bottom-right element
-    u = np.array([[[0.3, 0.8]]])          # (w, h)
-    v, i = F.fractional_max_pool2d(lucid.tensor(x), 2, output_size=(4, 6),
-                                   return_indices=True, _random_samples=lucid.tensor(u))
+    u = np.array([[[0.3, 0.8]]])  # (w, h)
+    v, i = F.fractional_max_pool2d(
+        lucid.tensor(x), 2, output_size=(4, 6), return_indices=True, _random_samples=lucid.tensor(u)
+    )
 
     def starts(s, length, out, k):
         a = (length - k) / (out - 1)
@@ -160,10 +164,12 @@ def test_non_contiguous_input():
     u = rng.random((2, 3, 2))
     lx = lucid.tensor(x).transpose(2, 3)
     tx = torch.tensor(x).transpose(2, 3)
-    lv, li = F.fractional_max_pool2d(lx, 2, output_size=5, return_indices=True,
-                                     _random_samples=lucid.tensor(u))
-    tv, ti = TF.fractional_max_pool2d(tx, 2, output_size=5, return_indices=True,
-                                      _random_samples=torch.tensor(u))
+    lv, li = F.fractional_max_pool2d(
+        lx, 2, output_size=5, return_indices=True, _random_samples=lucid.tensor(u)
+    )
+    tv, ti = TF.fractional_max_pool2d(
+        tx, 2, output_size=5, return_indices=True, _random_samples=torch.tensor(u)
+    )
     np.testing.assert_array_equal(lv.numpy(), tv.numpy())
     np.testing.assert_array_equal(li.numpy(), ti.numpy())
 
@@ -183,9 +189,10 @@ def test_overlapping_windows_accumulate_gradient():
     x = np.zeros((1, 1, 5, 5))
     x[0, 0, 2, 2] = 10.0
     lx = lucid.tensor(x, requires_grad=True)
-    v = F.fractional_max_pool2d(lx, 3, output_size=3,
-                                _random_samples=lucid.tensor(np.full((1, 1, 2), 0.5)))
-    assert np.all(v.detach().numpy() == 10.0)       # windows start 0, 1, 2: all hold (2, 2)
+    v = F.fractional_max_pool2d(
+        lx, 3, output_size=3, _random_samples=lucid.tensor(np.full((1, 1, 2), 0.5))
+    )
+    assert np.all(v.detach().numpy() == 10.0)  # windows start 0, 1, 2: all hold (2, 2)
     v.sum().backward()
     assert lx.grad.numpy()[0, 0, 2, 2] == 9.0 and lx.grad.numpy().sum() == 9.0
 
@@ -193,13 +200,14 @@ def test_overlapping_windows_accumulate_gradient():
 @pytest.mark.parametrize("n", [2, 3])
 def test_gradcheck_and_double_backward(n):
     rng = np.random.default_rng(9)
-    perm = rng.permutation(2 * 2 * 7 ** n).reshape((2, 2) + (7,) * n) / 10.0   # no ties
+    perm = rng.permutation(2 * 2 * 7**n).reshape((2, 2) + (7,) * n) / 10.0  # no ties
     x = lucid.tensor(perm, requires_grad=True)
     u = lucid.tensor(rng.random((2, 2, n)))
     fn = getattr(F, f"fractional_max_pool{n}d")
 
     def f(t):
         return fn(t, 2, output_size=3, _random_samples=u)
+
     assert gradcheck(f, (x,))
     assert gradgradcheck(f, (x,))
 
@@ -227,31 +235,55 @@ def test_samples_get_no_gradient():
 X = lucid.randn(2, 3, 11, 9)
 
 
-@pytest.mark.parametrize("kw,err,match", [
-    (dict(kernel_size=3, output_size=(10, 8)), ShapeError, "pool height 3 too large"),
-    (dict(kernel_size=(2, 9), output_size=(4, 2)), ShapeError, "pool width 9 too large"),
-    (dict(kernel_size=3), ArgumentError, "either an output_size or an output_ratio"),
-    (dict(kernel_size=0, output_size=4), ArgumentError, "kernel_size should be positive"),
-    (dict(kernel_size=(3, 2, 1), output_size=4), ArgumentError, "kernel_size"),
-    (dict(kernel_size=3, output_size=(4, 4, 4)), ArgumentError, "output_size"),
-    (dict(kernel_size=3, output_size=-1), ArgumentError, "output_size should be non-neg"),
-    (dict(kernel_size=3, output_ratio=(0.5, 0.5, 0.5)), ArgumentError, "output_ratio"),
-    (dict(kernel_size=3, output_ratio="half"), ArgumentError, "output_ratio"),
-    (dict(kernel_size=3, output_ratio=1.5), ShapeError, "too large"),
-    (dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(2, 3, 3)), ShapeError,
-     r"size\(2\) to be 2"),
-    (dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(2, 4, 2)), ShapeError,
-     r"size\(1\)"),
-    (dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(1, 3, 2)), ShapeError,
-     r"size\(0\)"),
-    (dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(6, 2)), ShapeError,
-     "3 dimensions"),
-    (dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(2, 3, 2,
-                                                                   dtype=lucid.float64)),
-     DTypeError, "dtype"),
-    (dict(kernel_size=3, output_size=4, _random_samples=[[0.5, 0.5]]), ArgumentTypeError,
-     "Tensor"),
-])
+@pytest.mark.parametrize(
+    "kw,err,match",
+    [
+        (dict(kernel_size=3, output_size=(10, 8)), ShapeError, "pool height 3 too large"),
+        (dict(kernel_size=(2, 9), output_size=(4, 2)), ShapeError, "pool width 9 too large"),
+        (dict(kernel_size=3), ArgumentError, "either an output_size or an output_ratio"),
+        (dict(kernel_size=0, output_size=4), ArgumentError, "kernel_size should be positive"),
+        (dict(kernel_size=(3, 2, 1), output_size=4), ArgumentError, "kernel_size"),
+        (dict(kernel_size=3, output_size=(4, 4, 4)), ArgumentError, "output_size"),
+        (dict(kernel_size=3, output_size=-1), ArgumentError, "output_size should be non-neg"),
+        (dict(kernel_size=3, output_ratio=(0.5, 0.5, 0.5)), ArgumentError, "output_ratio"),
+        (dict(kernel_size=3, output_ratio="half"), ArgumentError, "output_ratio"),
+        (dict(kernel_size=3, output_ratio=1.5), ShapeError, "too large"),
+        (
+            dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(2, 3, 3)),
+            ShapeError,
+            r"size\(2\) to be 2",
+        ),
+        (
+            dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(2, 4, 2)),
+            ShapeError,
+            r"size\(1\)",
+        ),
+        (
+            dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(1, 3, 2)),
+            ShapeError,
+            r"size\(0\)",
+        ),
+        (
+            dict(kernel_size=3, output_size=4, _random_samples=lucid.rand(6, 2)),
+            ShapeError,
+            "3 dimensions",
+        ),
+        (
+            dict(
+                kernel_size=3,
+                output_size=4,
+                _random_samples=lucid.rand(2, 3, 2, dtype=lucid.float64),
+            ),
+            DTypeError,
+            "dtype",
+        ),
+        (
+            dict(kernel_size=3, output_size=4, _random_samples=[[0.5, 0.5]]),
+            ArgumentTypeError,
+            "Tensor",
+        ),
+    ],
+)
 def test_2d_errors(kw, err, match):
     with pytest.raises(err, match=match):
         F.fractional_max_pool2d(X, **kw)
@@ -263,8 +295,7 @@ def test_input_errors():
     with pytest.raises(ShapeError, match="non-zero size"):
         F.fractional_max_pool2d(lucid.randn(2, 0, 11, 9), 3, output_size=4)
     with pytest.raises(DTypeError, match="floating"):
-        F.fractional_max_pool2d(lucid.ones((2, 3, 11, 9), dtype=lucid.int32), 3,
-                                output_size=4)
+        F.fractional_max_pool2d(lucid.ones((2, 3, 11, 9), dtype=lucid.int32), 3, output_size=4)
     with pytest.raises(ShapeError, match="Expected 4D .*or 5D"):
         F.fractional_max_pool3d(lucid.randn(5, 5, 5), 2, output_size=2)
 
@@ -278,22 +309,29 @@ def test_3d_bound_is_strict_as_torch():
         F.fractional_max_pool3d(lucid.tensor(x), 2, output_size=4)
     with pytest.raises(ShapeError, match="pool width 2 too large"):
         F.fractional_max_pool3d(lucid.tensor(x), 2, output_size=(3, 3, 4))
-    assert tuple(F.fractional_max_pool3d(lucid.tensor(x), 2, output_size=3).shape) == \
-        (1, 1, 3, 3, 3)
+    assert tuple(F.fractional_max_pool3d(lucid.tensor(x), 2, output_size=3).shape) == (
+        1,
+        1,
+        3,
+        3,
+        3,
+    )
 
 
 # -- layers --------------------------------------------------------------------------------
+
 
 def test_layers_match_torch_with_fixed_samples():
     rng = np.random.default_rng(12)
     for n, shape in ((2, (2, 3, 12, 10)), (3, (2, 2, 8, 9, 7))):
         x = rng.standard_normal(shape)
         u = rng.random((shape[0], shape[1], n))
-        lm = getattr(nn, f"FractionalMaxPool{n}d")(2, output_ratio=0.5, return_indices=True,
-                                                   _random_samples=lucid.tensor(u))
-        tm = getattr(torch.nn, f"FractionalMaxPool{n}d")(2, output_ratio=0.5,
-                                                         return_indices=True,
-                                                         _random_samples=torch.tensor(u))
+        lm = getattr(nn, f"FractionalMaxPool{n}d")(
+            2, output_ratio=0.5, return_indices=True, _random_samples=lucid.tensor(u)
+        )
+        tm = getattr(torch.nn, f"FractionalMaxPool{n}d")(
+            2, output_ratio=0.5, return_indices=True, _random_samples=torch.tensor(u)
+        )
         (lv, li), (tv, ti) = lm(lucid.tensor(x)), tm(torch.tensor(x))
         np.testing.assert_array_equal(lv.numpy(), tv.numpy())
         np.testing.assert_array_equal(li.numpy(), ti.numpy())
@@ -307,16 +345,19 @@ def test_layer_without_samples_draws_each_call():
     x = lucid.randn(4, 8, 14, 12)
     a, b = m(x), m(x)
     assert tuple(a.shape) == (4, 8, 6, 5)
-    assert not np.array_equal(a.numpy(), b.numpy())      # 64 planes' windows drawn anew
+    assert not np.array_equal(a.numpy(), b.numpy())  # 64 planes' windows drawn anew
     assert repr(m) == "FractionalMaxPool2d()"
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(), "either an output size, or a pooling ratio"),
-    (dict(output_size=2, output_ratio=0.5), "only one of output_size and output_ratio"),
-    (dict(output_ratio=1.5), "between 0 and 1"),
-    (dict(output_ratio=(0.5, 0.0)), "between 0 and 1"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(), "either an output size, or a pooling ratio"),
+        (dict(output_size=2, output_ratio=0.5), "only one of output_size and output_ratio"),
+        (dict(output_ratio=1.5), "between 0 and 1"),
+        (dict(output_ratio=(0.5, 0.0)), "between 0 and 1"),
+    ],
+)
 def test_layer_errors(kw, match):
     with pytest.raises(ArgumentError, match=match):
         nn.FractionalMaxPool2d(2, **kw)

@@ -56,7 +56,7 @@ def test_matches_torch(dt, act, approx, xshape, bias):
 def test_relu_gradient_is_zero_where_the_preactivation_is_zero():
     x = lucid.tensor([[1.0, -1.0]], requires_grad=True)
     w = lucid.tensor([[1.0, 1.0], [2.0, 1.0]], requires_grad=True)
-    y = F.fused_linear_relu(x, w)                    # z = [0, 1]
+    y = F.fused_linear_relu(x, w)  # z = [0, 1]
     y.sum().backward()
     assert y.tolist() == [[0.0, 1.0]]
     assert x.grad.tolist() == [[2.0, 1.0]] and w.grad.tolist() == [[0.0, 0.0], [1.0, -1.0]]
@@ -91,9 +91,12 @@ def test_module_over_a_linear_state_dict(act, approx):
     m = nn.FusedLinear(4, 3, activation=act, approximate=approx)
     m.load_state_dict(t.state_dict())
     x = _rand((5, 4), lucid.float32)
-    np.testing.assert_allclose(m(lucid.tensor(x)).detach().numpy(),
-                               _torch(act, approx)(torch.tensor(x), t.weight, t.bias)
-                               .detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        m(lucid.tensor(x)).detach().numpy(),
+        _torch(act, approx)(torch.tensor(x), t.weight, t.bias).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     assert list(m.state_dict()) == ["weight", "bias"] and isinstance(m, nn.Linear)
     assert f"activation={act}" in repr(m) and ("tanh" in repr(m)) == (approx == "tanh")
 

@@ -16,8 +16,9 @@ import torch.nn.utils.fusion as tfusion  # noqa: E402
 
 
 def _copy(t_mod, l_mod):
-    l_mod.load_state_dict({k: lucid.tensor(v.detach().numpy())
-                           for k, v in t_mod.state_dict().items()})
+    l_mod.load_state_dict(
+        {k: lucid.tensor(v.detach().numpy()) for k, v in t_mod.state_dict().items()}
+    )
     return l_mod
 
 
@@ -37,12 +38,33 @@ def close(a, b, tol=1e-5):
 
 
 CONVS = [
-    (lambda: torch.nn.Conv2d(3, 4, 3), lambda: nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d,
-     nn.BatchNorm2d, 4, (2, 3, 6, 6), False),
-    (lambda: torch.nn.Conv1d(3, 4, 3, bias=False), lambda: nn.Conv1d(3, 4, 3, bias=False),
-     torch.nn.BatchNorm1d, nn.BatchNorm1d, 4, (2, 3, 7), False),
-    (lambda: torch.nn.ConvTranspose2d(3, 4, 3), lambda: nn.ConvTranspose2d(3, 4, 3),
-     torch.nn.BatchNorm2d, nn.BatchNorm2d, 4, (2, 3, 5, 5), True),
+    (
+        lambda: torch.nn.Conv2d(3, 4, 3),
+        lambda: nn.Conv2d(3, 4, 3),
+        torch.nn.BatchNorm2d,
+        nn.BatchNorm2d,
+        4,
+        (2, 3, 6, 6),
+        False,
+    ),
+    (
+        lambda: torch.nn.Conv1d(3, 4, 3, bias=False),
+        lambda: nn.Conv1d(3, 4, 3, bias=False),
+        torch.nn.BatchNorm1d,
+        nn.BatchNorm1d,
+        4,
+        (2, 3, 7),
+        False,
+    ),
+    (
+        lambda: torch.nn.ConvTranspose2d(3, 4, 3),
+        lambda: nn.ConvTranspose2d(3, 4, 3),
+        torch.nn.BatchNorm2d,
+        nn.BatchNorm2d,
+        4,
+        (2, 3, 5, 5),
+        True,
+    ),
 ]
 
 
@@ -70,10 +92,14 @@ def test_fuse_conv_bn_eval_matches_torch_and_the_unfused_pair(case, affine):
 def test_fuse_linear_bn_eval_matches_torch(bias, features):
     rng = np.random.default_rng(features)
     torch.manual_seed(0)
-    tl, tbn = torch.nn.Linear(4, 5, bias=bias).eval(), \
-        _trained_bn(torch.nn.BatchNorm1d(features), rng)
-    ll, lbn = _copy(tl, nn.Linear(4, 5, bias=bias)).eval(), \
-        _copy(tbn, nn.BatchNorm1d(features)).eval()
+    tl, tbn = (
+        torch.nn.Linear(4, 5, bias=bias).eval(),
+        _trained_bn(torch.nn.BatchNorm1d(features), rng),
+    )
+    ll, lbn = (
+        _copy(tl, nn.Linear(4, 5, bias=bias)).eval(),
+        _copy(tbn, nn.BatchNorm1d(features)).eval(),
+    )
     tf, lf = tfusion.fuse_linear_bn_eval(tl, tbn), fusion.fuse_linear_bn_eval(ll, lbn)
     close(lf.weight, tf.weight)
     close(lf.bias, tf.bias)
@@ -87,10 +113,12 @@ def test_fuse_weights_keep_dtypes_and_requires_grad_as_torch():
     rng = np.random.default_rng(0)
     w = rng.standard_normal((4, 3, 3, 3))
     stats = [rng.standard_normal(4), rng.random(4) + 0.5]
-    tw, tb = tfusion.fuse_conv_bn_weights(torch.tensor(w, requires_grad=True), None,
-                                          *map(torch.tensor, stats), 1e-5, None, None)
-    lw, lb = fusion.fuse_conv_bn_weights(lucid.tensor(w, requires_grad=True), None,
-                                         *map(lucid.tensor, stats), 1e-5, None, None)
+    tw, tb = tfusion.fuse_conv_bn_weights(
+        torch.tensor(w, requires_grad=True), None, *map(torch.tensor, stats), 1e-5, None, None
+    )
+    lw, lb = fusion.fuse_conv_bn_weights(
+        lucid.tensor(w, requires_grad=True), None, *map(lucid.tensor, stats), 1e-5, None, None
+    )
     close(lw, tw)
     close(lb, tb)
     assert lw.dtype == lucid.float64 and lb.dtype == lucid.float64
@@ -102,8 +130,7 @@ def test_fusion_needs_eval_mode_and_running_stats():
     with pytest.raises(ArgumentError, match="fuse_conv_bn_eval: fusion is only for eval"):
         fusion.fuse_conv_bn_eval(conv, bn)
     with pytest.raises(ArgumentError, match="no running statistics"):
-        fusion.fuse_conv_bn_eval(conv.eval(),
-                                 nn.BatchNorm2d(3, track_running_stats=False).eval())
+        fusion.fuse_conv_bn_eval(conv.eval(), nn.BatchNorm2d(3, track_running_stats=False).eval())
     with pytest.raises(ArgumentError, match="out_features \\(4\\) or 1, got 3"):
         fusion.fuse_linear_bn_eval(nn.Linear(2, 4).eval(), nn.BatchNorm1d(3).eval())
     before = copy.deepcopy(conv.state_dict())
@@ -117,4 +144,3 @@ def test_names_are_reachable_as_in_torch():
         assert hasattr(torch.nn.utils, name)
     assert nn.utils.pack_padded_sequence is nn.utils.rnn.pack_padded_sequence
     assert nn.utils.prune.l1_unstructured is not None
-

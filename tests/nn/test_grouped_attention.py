@@ -41,7 +41,7 @@ def test_repeat_kv_matches_llama_with_gradient():
     ty.backward(torch.tensor(g))
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
     assert F.repeat_kv(lx, 1) is lx
-    assert tuple(F.repeat_kv(lucid.zeros((3, 2, 4)), 2).shape) == (6, 2, 4)   # no batch dim
+    assert tuple(F.repeat_kv(lucid.zeros((3, 2, 4)), 2).shape) == (6, 2, 4)  # no batch dim
 
 
 def test_repeat_kv_is_what_enable_gqa_computes():
@@ -53,12 +53,15 @@ def test_repeat_kv_is_what_enable_gqa_computes():
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("x,n,err,match", [
-    (lucid.zeros((2, 3)), 2, ShapeError, "H_kv, S, D"),
-    (lucid.zeros((1, 2, 3, 4)), 0, ArgumentError, "positive"),
-    (lucid.zeros((1, 2, 3, 4)), 1.5, ArgumentError, "positive"),
-    ([[1.0]], 2, ArgumentTypeError, "Tensor"),
-])
+@pytest.mark.parametrize(
+    "x,n,err,match",
+    [
+        (lucid.zeros((2, 3)), 2, ShapeError, "H_kv, S, D"),
+        (lucid.zeros((1, 2, 3, 4)), 0, ArgumentError, "positive"),
+        (lucid.zeros((1, 2, 3, 4)), 1.5, ArgumentError, "positive"),
+        ([[1.0]], 2, ArgumentTypeError, "Tensor"),
+    ],
+)
 def test_repeat_kv_errors(x, n, err, match):
     with pytest.raises(err, match=match):
         F.repeat_kv(x, n)
@@ -66,12 +69,23 @@ def test_repeat_kv_errors(x, n, err, match):
 
 # -- the layers against a torch composition ----------------------------------------------
 
+
 def _t(p, dtype):
     return None if p is None else torch.tensor(p.detach().numpy()).to(dtype).requires_grad_()
 
 
-def _torch_gqa(m, query, key, value, tp, key_padding_mask=None, attn_mask=None,
-               need_weights=True, average_attn_weights=True, is_causal=False):
+def _torch_gqa(
+    m,
+    query,
+    key,
+    value,
+    tp,
+    key_padding_mask=None,
+    attn_mask=None,
+    need_weights=True,
+    average_attn_weights=True,
+    is_causal=False,
+):
     """What the layer computes, written with torch ops and torch's enable_gqa sdpa."""
     h, hkv, d, e = m.num_heads, m.num_kv_heads, m.head_dim, m.embed_dim
     if m.batch_first and query.ndim == 3:
@@ -92,6 +106,7 @@ def _torch_gqa(m, query, key, value, tp, key_padding_mask=None, attn_mask=None,
     def heads(x, w, bias, nh):
         y = TF.linear(x, w, bias)
         return y.reshape(y.shape[0], n, nh, d).permute(1, 2, 0, 3)
+
     q, k, v = heads(query, wq, bq, h), heads(key, wk, bk, hkv), heads(value, wv, bv, hkv)
     S = k.shape[2]
     kpm = None if key_padding_mask is None else key_padding_mask.reshape(n, 1, 1, S)
@@ -103,6 +118,7 @@ def _torch_gqa(m, query, key, value, tp, key_padding_mask=None, attn_mask=None,
         if mk is None:
             return None
         return torch.cat([mk, torch.zeros(mk.shape[:-1] + (1,), dtype=mk.dtype)], -1)
+
     if tp.get("bias_k") is not None:
         k = torch.cat([k, tp["bias_k"].reshape(1, hkv, 1, d).expand(n, -1, -1, -1)], 2)
         v = torch.cat([v, tp["bias_v"].reshape(1, hkv, 1, d).expand(n, -1, -1, -1)], 2)
@@ -114,12 +130,16 @@ def _torch_gqa(m, query, key, value, tp, key_padding_mask=None, attn_mask=None,
     bias = torch.zeros(())
     for mk in (am, kpm):
         if mk is not None:
-            bias = bias + (torch.zeros(mk.shape, dtype=q.dtype).masked_fill(mk, -math.inf)
-                           if mk.dtype == torch.bool else mk)
+            bias = bias + (
+                torch.zeros(mk.shape, dtype=q.dtype).masked_fill(mk, -math.inf)
+                if mk.dtype == torch.bool
+                else mk
+            )
     causal = is_causal and kpm is None and not need_weights
     mask = None if causal or (am is None and kpm is None) else bias
-    out = TF.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal,
-                                          enable_gqa=True)
+    out = TF.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=True
+    )
     out = out.permute(2, 0, 1, 3).reshape(L, n, e)
     out = TF.linear(out, tp["out_proj.weight"], tp["out_proj.bias"])
     w = None
@@ -155,10 +175,14 @@ def _compare(m, shapes, dtype="float64", seed=0, masks=(), self_attn=False, **kw
     tp = {k: _t(p, tdt) for k, p in m.named_parameters()}
     tp.setdefault("in_proj_bias", None)
     tp.setdefault("out_proj.bias", None)
-    lmask = {k: (lucid.tensor(v) if v.dtype == bool else
-                 lucid.tensor(v).to(getattr(lucid, dtype))) for k, v in dict(masks).items()}
-    tmask = {k: (torch.tensor(v) if v.dtype == bool else torch.tensor(v).to(tdt))
-             for k, v in dict(masks).items()}
+    lmask = {
+        k: (lucid.tensor(v) if v.dtype == bool else lucid.tensor(v).to(getattr(lucid, dtype)))
+        for k, v in dict(masks).items()
+    }
+    tmask = {
+        k: (torch.tensor(v) if v.dtype == bool else torch.tensor(v).to(tdt))
+        for k, v in dict(masks).items()
+    }
     lo, lw = m(*lin, **lmask, **kw)
     to, tw = _torch_gqa(m, *tin, tp, **tmask, **kw)
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), **TOL[dtype])
@@ -171,8 +195,9 @@ def _compare(m, shapes, dtype="float64", seed=0, masks=(), self_attn=False, **kw
     for li, ti in zip(lin[:1] if self_attn else lin, tin[:1] if self_attn else tin):
         np.testing.assert_allclose(li.grad.numpy(), ti.grad.numpy(), **TOL[dtype])
     for name, p in m.named_parameters():
-        np.testing.assert_allclose(p.grad.numpy(), tp[name].grad.numpy(), **TOL[dtype],
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            p.grad.numpy(), tp[name].grad.numpy(), **TOL[dtype], err_msg=name
+        )
     return lo
 
 
@@ -205,18 +230,31 @@ def test_gqa_masks():
     shapes = [(5, 2, E), (7, 2, E), (7, 2, E)]
     _compare(m, shapes, masks={"key_padding_mask": kpm}, seed=4)
     _compare(m, shapes, masks={"attn_mask": bool_mask}, seed=5)
-    _compare(m, shapes, masks={"attn_mask": rng.standard_normal((5, 7)),
-                               "key_padding_mask": kpm}, seed=6)
-    _compare(m, shapes, masks={"attn_mask": rng.standard_normal((2 * H, 5, 7))}, seed=7,
-             average_attn_weights=False)
+    _compare(
+        m, shapes, masks={"attn_mask": rng.standard_normal((5, 7)), "key_padding_mask": kpm}, seed=6
+    )
+    _compare(
+        m,
+        shapes,
+        masks={"attn_mask": rng.standard_normal((2 * H, 5, 7))},
+        seed=7,
+        average_attn_weights=False,
+    )
 
 
 def test_gqa_causal():
     causal = np.triu(np.ones((6, 6), dtype=bool), 1)
     m = nn.GroupedQueryAttention(E, H, 2)
-    for need in (False, True):           # the fused causal path, and the mask path
-        _compare(m, [(6, 2, E)], self_attn=True, seed=8, masks={"attn_mask": causal},
-                 is_causal=True, need_weights=need)
+    for need in (False, True):  # the fused causal path, and the mask path
+        _compare(
+            m,
+            [(6, 2, E)],
+            self_attn=True,
+            seed=8,
+            masks={"attn_mask": causal},
+            is_causal=True,
+            need_weights=need,
+        )
 
 
 def test_gqa_bias_kv_zero_attn_kdim_vdim_batch_first_unbatched():
@@ -229,8 +267,12 @@ def test_gqa_bias_kv_zero_attn_kdim_vdim_batch_first_unbatched():
     m = nn.MultiQueryAttention(E, H, batch_first=True)
     assert m.num_kv_heads == 1
     _compare(m, [(2, 5, E), (2, 7, E), (2, 7, E)], seed=12)
-    _compare(m, [(5, E), (7, E), (7, E)], seed=13,
-             masks={"key_padding_mask": np.array([False] * 6 + [True])})
+    _compare(
+        m,
+        [(5, E), (7, E), (7, E)],
+        seed=13,
+        masks={"key_padding_mask": np.array([False] * 6 + [True])},
+    )
 
 
 def test_equal_kv_heads_is_multihead_attention():
@@ -238,10 +280,11 @@ def test_equal_kv_heads_is_multihead_attention():
     torch state dict loads, same outputs and weights."""
     rng = np.random.default_rng(14)
     tm = torch.nn.MultiheadAttention(E, H, add_bias_kv=True).double()
-    for m in (nn.MultiheadAttention(E, H, add_bias_kv=True, num_kv_heads=H),
-              nn.GroupedQueryAttention(E, H, H, add_bias_kv=True)):
-        m.load_state_dict({k: lucid.tensor(v.detach().numpy())
-                           for k, v in tm.state_dict().items()})
+    for m in (
+        nn.MultiheadAttention(E, H, add_bias_kv=True, num_kv_heads=H),
+        nn.GroupedQueryAttention(E, H, H, add_bias_kv=True),
+    ):
+        m.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
         m = m.to(lucid.float64)
         x = rng.standard_normal((5, 2, E))
         kpm = np.zeros((2, 5), dtype=bool)
@@ -261,25 +304,69 @@ def test_gqa_static_kv():
     out, w = m(q, q, q)
     assert tuple(out.shape) == (4, 3, E)
     out, w = F.multi_head_attention_forward(
-        q, q, q, E, H, m.in_proj_weight, m.in_proj_bias, None, None, False, 0.0,
-        m.out_proj.weight, m.out_proj.bias, static_k=sk, static_v=sv, num_kv_heads=2)
+        q,
+        q,
+        q,
+        E,
+        H,
+        m.in_proj_weight,
+        m.in_proj_bias,
+        None,
+        None,
+        False,
+        0.0,
+        m.out_proj.weight,
+        m.out_proj.bias,
+        static_k=sk,
+        static_v=sv,
+        num_kv_heads=2,
+    )
     assert tuple(out.shape) == (4, 3, E) and tuple(w.shape) == (3, 4, 5)
     with pytest.raises(ShapeError, match=r"static_k of shape \(6, S, 2\)"):
         F.multi_head_attention_forward(
-            q, q, q, E, H, m.in_proj_weight, m.in_proj_bias, None, None, False, 0.0,
-            m.out_proj.weight, m.out_proj.bias, static_k=lucid.randn(3 * H, 5, 2),
-            static_v=sv, num_kv_heads=2)
+            q,
+            q,
+            q,
+            E,
+            H,
+            m.in_proj_weight,
+            m.in_proj_bias,
+            None,
+            None,
+            False,
+            0.0,
+            m.out_proj.weight,
+            m.out_proj.bias,
+            static_k=lucid.randn(3 * H, 5, 2),
+            static_v=sv,
+            num_kv_heads=2,
+        )
 
 
-@pytest.mark.parametrize("fn", [
-    lambda: nn.MultiheadAttention(E, H, num_kv_heads=4),
-    lambda: nn.MultiheadAttention(E, H, num_kv_heads=0),
-    lambda: nn.GroupedQueryAttention(E, H, 5),
-    lambda: F.multi_head_attention_forward(
-        lucid.randn(3, 1, E), lucid.randn(3, 1, E), lucid.randn(3, 1, E), E, H,
-        lucid.randn(3 * E, E), None, None, None, False, 0.0, lucid.randn(E, E), None,
-        num_kv_heads=4),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: nn.MultiheadAttention(E, H, num_kv_heads=4),
+        lambda: nn.MultiheadAttention(E, H, num_kv_heads=0),
+        lambda: nn.GroupedQueryAttention(E, H, 5),
+        lambda: F.multi_head_attention_forward(
+            lucid.randn(3, 1, E),
+            lucid.randn(3, 1, E),
+            lucid.randn(3, 1, E),
+            E,
+            H,
+            lucid.randn(3 * E, E),
+            None,
+            None,
+            None,
+            False,
+            0.0,
+            lucid.randn(E, E),
+            None,
+            num_kv_heads=4,
+        ),
+    ],
+)
 def test_num_kv_heads_errors(fn):
     with pytest.raises(ArgumentError, match="num_kv_heads must be a positive divisor"):
         fn()

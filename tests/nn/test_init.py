@@ -13,13 +13,25 @@ from lucid.errors import ArgumentError, ShapeError
 from lucid.nn import init
 
 
-@pytest.mark.parametrize("name,param", [("linear", None), ("conv2d", None), ("sigmoid", None),
-                                        ("tanh", None), ("relu", None), ("leaky_relu", None),
-                                        ("leaky_relu", 0.2), ("leaky_relu", 1), ("selu", None),
-                                        ("conv_transpose3d", None)])
+@pytest.mark.parametrize(
+    "name,param",
+    [
+        ("linear", None),
+        ("conv2d", None),
+        ("sigmoid", None),
+        ("tanh", None),
+        ("relu", None),
+        ("leaky_relu", None),
+        ("leaky_relu", 0.2),
+        ("leaky_relu", 1),
+        ("selu", None),
+        ("conv_transpose3d", None),
+    ],
+)
 def test_calculate_gain_matches_torch(name, param):
     assert init.calculate_gain(name, param) == pytest.approx(
-        torch.nn.init.calculate_gain(name, param))
+        torch.nn.init.calculate_gain(name, param)
+    )
 
 
 def test_calculate_gain_errors():
@@ -31,8 +43,9 @@ def test_calculate_gain_errors():
 
 @pytest.mark.parametrize("shape", [(3, 4), (8, 3, 5), (6, 2, 3, 3), (4, 2, 1, 2, 3), (5, 0)])
 def test_fans_match_torch(shape):
-    assert init._calculate_fan_in_and_fan_out(lucid.empty(shape)) == \
-        torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
+    assert init._calculate_fan_in_and_fan_out(
+        lucid.empty(shape)
+    ) == torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
 
 
 def test_fans_need_two_dims():
@@ -46,8 +59,9 @@ def _bound_and_std(t):
 
 
 @pytest.mark.parametrize("mode", ["fan_in", "fan_out"])
-@pytest.mark.parametrize("nonlin,a", [("leaky_relu", 0), ("relu", 0), ("leaky_relu", 0.3),
-                                      ("tanh", 0)])
+@pytest.mark.parametrize(
+    "nonlin,a", [("leaky_relu", 0), ("relu", 0), ("leaky_relu", 0.3), ("tanh", 0)]
+)
 def test_kaiming_uniform_bound(mode, nonlin, a):
     w = lucid.empty(300, 40, 3)
     init.kaiming_uniform_(w, a=a, mode=mode, nonlinearity=nonlin)
@@ -101,8 +115,16 @@ def test_uniform_normal_constant():
 
 def test_in_place_on_parameter_without_history():
     p = nn.Parameter(lucid.empty(5, 4))
-    for fn in (init.uniform_, init.normal_, init.xavier_uniform_, init.kaiming_normal_,
-               init.orthogonal_, init.trunc_normal_, init.ones_, init.eye_):
+    for fn in (
+        init.uniform_,
+        init.normal_,
+        init.xavier_uniform_,
+        init.kaiming_normal_,
+        init.orthogonal_,
+        init.trunc_normal_,
+        init.ones_,
+        init.eye_,
+    ):
         assert fn(p) is p
         assert p.is_leaf and p.requires_grad and p._version >= 0
     init.sparse_(p, 0.5)
@@ -112,9 +134,16 @@ def test_in_place_on_parameter_without_history():
 
 def test_generator_is_honoured():
     a, b = lucid.empty(4, 5), lucid.empty(4, 5)
-    for fn in (init.uniform_, init.normal_, init.xavier_uniform_, init.xavier_normal_,
-               init.kaiming_uniform_, init.kaiming_normal_, init.trunc_normal_,
-               init.orthogonal_):
+    for fn in (
+        init.uniform_,
+        init.normal_,
+        init.xavier_uniform_,
+        init.xavier_normal_,
+        init.kaiming_uniform_,
+        init.kaiming_normal_,
+        init.trunc_normal_,
+        init.orthogonal_,
+    ):
         fn(a, generator=lucid.Generator().manual_seed(3))
         fn(b, generator=lucid.Generator().manual_seed(3))
         assert np.array_equal(a.numpy(), b.numpy()), fn.__name__
@@ -145,8 +174,7 @@ def test_eye_and_dirac_match_torch():
     assert np.array_equal(init.eye_(w).numpy(), torch.nn.init.eye_(torch.empty(3, 5)).numpy())
     with pytest.raises(ShapeError, match="2 dimensions"):
         init.eye_(lucid.empty(3))
-    for shape, groups in [((4, 3, 3), 1), ((6, 2, 3, 3), 2), ((4, 4, 3, 2, 3), 2),
-                          ((2, 5, 3), 1)]:
+    for shape, groups in [((4, 3, 3), 1), ((6, 2, 3, 3), 2), ((4, 4, 3, 2, 3), 2), ((2, 5, 3), 1)]:
         got = init.dirac_(lucid.empty(shape), groups=groups).numpy()
         exp = torch.nn.init.dirac_(torch.empty(shape), groups=groups).numpy()
         assert np.array_equal(got, exp), (shape, groups)
@@ -173,7 +201,7 @@ def test_sparse():
     w = lucid.empty(10, 7)
     init.sparse_(w, 0.25, std=0.5)
     zeros = (w.numpy() == 0).sum(0)
-    assert (zeros == 3).all()                      # ceil(0.25 * 10) per column
+    assert (zeros == 3).all()  # ceil(0.25 * 10) per column
     big = init.sparse_(lucid.empty(400, 300), 0.5, std=0.2).numpy()
     assert big[big != 0].std() == pytest.approx(0.2, rel=0.03)
     with pytest.raises(ShapeError, match="2 dimensions"):
@@ -188,11 +216,19 @@ def test_float64_kept():
         init.xavier_normal_(w)
 
 
-DEPRECATED = [("uniform", (), {}), ("normal", (0.0, 2.0), {}), ("constant", (0.5,), {}),
-              ("eye", (), {}), ("dirac", (), {}), ("xavier_uniform", (), {"gain": 2.0}),
-              ("xavier_normal", (), {}), ("kaiming_uniform", (), {"a": 1}),
-              ("kaiming_normal", (), {"mode": "fan_out"}), ("orthogonal", (), {}),
-              ("sparse", (0.5,), {})]
+DEPRECATED = [
+    ("uniform", (), {}),
+    ("normal", (0.0, 2.0), {}),
+    ("constant", (0.5,), {}),
+    ("eye", (), {}),
+    ("dirac", (), {}),
+    ("xavier_uniform", (), {"gain": 2.0}),
+    ("xavier_normal", (), {}),
+    ("kaiming_uniform", (), {"a": 1}),
+    ("kaiming_normal", (), {"mode": "fan_out"}),
+    ("orthogonal", (), {}),
+    ("sparse", (0.5,), {}),
+]
 
 
 @pytest.mark.parametrize("old, args, kwargs", DEPRECATED, ids=[d[0] for d in DEPRECATED])
@@ -203,11 +239,12 @@ def test_deprecated_names_warn_as_pytorch_and_do_the_same(old, args, kwargs):
     tmsg = str(rec[0].message)
     lucid.manual_seed(3)
     a = lucid.empty(*shape)
-    with pytest.warns(FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of "
-                                           f"`nn.init.{old}_`") as rec:
+    with pytest.warns(
+        FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of `nn.init.{old}_`"
+    ) as rec:
         assert getattr(init, old)(a, *args, **kwargs) is a
     assert str(rec[0].message) == tmsg
-    assert rec[0].filename == __file__            # points at the caller, as PyTorch's
+    assert rec[0].filename == __file__  # points at the caller, as PyTorch's
     lucid.manual_seed(3)
     b = getattr(init, old + "_")(lucid.empty(*shape), *args, **kwargs)
     assert lucid.equal(a, b)

@@ -13,10 +13,14 @@ import lucid
 from lucid import nn
 from lucid.errors import ArgumentError, ShapeError
 
-SHAPES = {"BatchNorm1d": [(4, 3), (4, 3, 5)], "BatchNorm2d": [(2, 3, 4, 5)],
-          "BatchNorm3d": [(2, 3, 2, 3, 4)], "InstanceNorm1d": [(2, 3, 6), (3, 6)],
-          "InstanceNorm2d": [(2, 3, 4, 5), (3, 4, 5)],
-          "InstanceNorm3d": [(2, 3, 2, 3, 4)]}
+SHAPES = {
+    "BatchNorm1d": [(4, 3), (4, 3, 5)],
+    "BatchNorm2d": [(2, 3, 4, 5)],
+    "BatchNorm3d": [(2, 3, 2, 3, 4)],
+    "InstanceNorm1d": [(2, 3, 6), (3, 6)],
+    "InstanceNorm2d": [(2, 3, 4, 5), (3, 4, 5)],
+    "InstanceNorm3d": [(2, 3, 2, 3, 4)],
+}
 CASES = [(n, s) for n, shapes in SHAPES.items() for s in shapes]
 
 
@@ -25,11 +29,12 @@ def _rand(shape, seed=0):
 
 
 @pytest.mark.parametrize("name,shape", CASES)
-@pytest.mark.parametrize("kw", [{}, dict(affine=False), dict(track_running_stats=False),
-                                dict(bias=False, momentum=None)])
+@pytest.mark.parametrize(
+    "kw", [{}, dict(affine=False), dict(track_running_stats=False), dict(bias=False, momentum=None)]
+)
 def test_matches_torch(name, shape, kw):
     lm = getattr(nn, "Lazy" + name)(**kw)
-    if len(shape) == int(name[-2]) + 1:     # unbatched: torch's lazy layer reads the
+    if len(shape) == int(name[-2]) + 1:  # unbatched: torch's lazy layer reads the
         # length as num_features (see _LazyNorm); compare with its eager layer
         tkw = dict(dict(affine=True, track_running_stats=True), **kw)
         tm = getattr(torch.nn, name)(3, **tkw)
@@ -40,8 +45,7 @@ def test_matches_torch(name, shape, kw):
         x = _rand(shape, step)
         lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
         ly, ty = lm(lx), tm(tx)
-        np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), rtol=1e-4,
-                                   atol=1e-5)
+        np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-5)
         g = _rand(shape, 10 + step)
         ly.backward(lucid.tensor(g))
         ty.backward(torch.tensor(g))
@@ -49,15 +53,19 @@ def test_matches_torch(name, shape, kw):
     assert type(lm) is getattr(nn, name) and lm.num_features == 3
     assert set(lm.state_dict()) == set(tm.state_dict())
     for k, v in tm.state_dict().items():
-        np.testing.assert_allclose(lm.state_dict()[k].numpy(), v.numpy(), rtol=1e-5,
-                                   atol=1e-6)
+        np.testing.assert_allclose(lm.state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6)
     if tm.affine:
-        np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4,
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4, atol=1e-5
+        )
     lm.eval(), tm.eval()
     x = _rand(shape, 99)
-    np.testing.assert_allclose(lm(lucid.tensor(x)).detach().numpy(),
-                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        lm(lucid.tensor(x)).detach().numpy(),
+        tm(torch.tensor(x)).detach().numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_placeholders_and_become():
@@ -85,7 +93,7 @@ def test_defaults_are_pytorchs():
     # eager ones
     m = nn.LazyInstanceNorm1d()
     assert m.affine and m.track_running_stats
-    m(lucid.tensor(_rand((3, 7))))              # unbatched: 3 channels
+    m(lucid.tensor(_rand((3, 7))))  # unbatched: 3 channels
     assert m.num_features == 3 and tuple(m.weight.shape) == (3,)
 
 
@@ -117,7 +125,7 @@ def test_load_state_dict_into_lazy_then_forward():
 
 def test_reset_parameters_before_and_after():
     m = nn.LazyBatchNorm1d()
-    m.reset_parameters()                    # nothing to reset yet: no error
+    m.reset_parameters()  # nothing to reset yet: no error
     m(lucid.tensor(_rand((4, 2))))
     with lucid.no_grad():
         m.weight.fill_(3.0)
@@ -140,9 +148,11 @@ def test_uninitialized_parameter_warning():
     assert m.has_uninitialized_parameters()
     assert not m.has_uninitialized_parameters(recurse=False)
     assert m[1].has_uninitialized_params() and not m.has_uninitialized_params()
-    with pytest.warns(nn.UninitializedParameterWarning, match="parameters.. yields "
-                      "placeholders: .*reading nothing"):
-        assert len(list(m.parameters())) == 6      # the placeholders are there
+    with pytest.warns(
+        nn.UninitializedParameterWarning,
+        match="parameters.. yields placeholders: .*reading nothing",
+    ):
+        assert len(list(m.parameters())) == 6  # the placeholders are there
     with pytest.warns(nn.UninitializedParameterWarning, match="numel"):
         assert m[0].weight.numel() == 0
     with warnings.catch_warnings(record=True) as seen:
@@ -150,19 +160,20 @@ def test_uninitialized_parameter_warning():
         sd = m.state_dict()
     assert [str(w.message).split(":")[0] for w in seen] == [
         "state_dict of LazyLinear holds 0.weight, 0.bias",
-        "state_dict of LazyBatchNorm1d holds 1.weight, 1.bias, 1.running_mean, 1.running_var"]
+        "state_dict of LazyBatchNorm1d holds 1.weight, 1.bias, 1.running_mean, 1.running_var",
+    ]
     assert all(w.category is nn.UninitializedParameterWarning for w in seen)
     # the placeholders themselves (as PyTorch), not empty tensors that would load as real
     assert isinstance(sd["0.weight"], nn.UninitializedParameter)
     assert isinstance(sd["1.running_mean"], nn.UninitializedBuffer)
     fresh = nn.Sequential(nn.LazyLinear(3), nn.LazyBatchNorm1d(), nn.Linear(3, 2))
-    fresh.load_state_dict(sd)                           # lazy into lazy: stays lazy
+    fresh.load_state_dict(sd)  # lazy into lazy: stays lazy
     assert fresh.has_uninitialized_parameters()
     with pytest.raises(ArgumentError, match="uninitialized placeholder"):
         nn.Linear(4, 3).load_state_dict({"weight": sd["0.weight"], "bias": sd["0.bias"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m.zero_grad(), m.requires_grad_(True)           # walk placeholders silently
+        m.zero_grad(), m.requires_grad_(True)  # walk placeholders silently
         m(lucid.zeros(4, 2))
         assert not m.has_uninitialized_parameters()
         m.state_dict()

@@ -60,8 +60,11 @@ def test_linear_non_contiguous_input_and_vector_weight():
     lv, tv = _pair(_rand((4,), lucid.float32, 2))
     _close(F.linear(lx.t(), lv), torch.nn.functional.linear(tx.t(), tv), lucid.float32)
     x3 = _rand((2, 3, 4), lucid.float32)
-    _close(F.linear(lucid.tensor(x3), lv), torch.nn.functional.linear(torch.tensor(x3), tv),
-           lucid.float32)
+    _close(
+        F.linear(lucid.tensor(x3), lv),
+        torch.nn.functional.linear(torch.tensor(x3), tv),
+        lucid.float32,
+    )
 
 
 def test_linear_errors():
@@ -77,8 +80,9 @@ def test_linear_errors():
         F.linear(lucid.tensor(1.0), lucid.ones(3, 4))
     with pytest.raises(ShapeError, match="linear: bias of shape \\(4,\\)"):
         F.linear(lucid.ones(2, 4), lucid.ones(3, 4), lucid.ones(4))
-    with pytest.raises(DTypeError, match="linear: input type \\(float32\\) and bias type "
-                                         "\\(float64\\)"):
+    with pytest.raises(
+        DTypeError, match="linear: input type \\(float32\\) and bias type \\(float64\\)"
+    ):
         F.linear(lucid.ones(2, 4), lucid.ones(3, 4), lucid.ones(3, dtype=lucid.float64))
 
 
@@ -86,7 +90,7 @@ def test_linear_module_init_and_repr():
     m = nn.Linear(200, 300)
     assert repr(m) == repr(torch.nn.Linear(200, 300))
     assert repr(nn.Linear(2, 3, bias=False)) == repr(torch.nn.Linear(2, 3, bias=False))
-    bound = 1 / math.sqrt(200)                # kaiming_uniform_(a=sqrt(5)) on fan_in 200
+    bound = 1 / math.sqrt(200)  # kaiming_uniform_(a=sqrt(5)) on fan_in 200
     w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
     assert w.shape == (300, 200) and b.shape == (300,)
     assert bound * 0.99 < np.abs(w).max() <= bound and np.abs(b).max() <= bound
@@ -94,7 +98,7 @@ def test_linear_module_init_and_repr():
     assert [k for k, _ in m.named_parameters()] == ["weight", "bias"]
     assert nn.Linear(2, 3, bias=False).bias is None
     assert nn.Linear(2, 3, dtype=lucid.float64).weight.dtype is lucid.float64
-    assert nn.Linear(0, 3).bias.abs().sum().item() == 0      # fan_in 0: bound 0
+    assert nn.Linear(0, 3).bias.abs().sum().item() == 0  # fan_in 0: bound 0
 
 
 def test_linear_module_parity_with_torch_weights():
@@ -104,8 +108,8 @@ def test_linear_module_parity_with_torch_weights():
     lx, tx = _pair(_rand((2, 5, 4), lucid.float32))
     lo, to = m(lx), tm(tx)
     _close(lo, to, lucid.float32)
-    (lo ** 2).sum().backward()
-    (to ** 2).sum().backward()
+    (lo**2).sum().backward()
+    (to**2).sum().backward()
     _close(lx.grad, tx.grad, lucid.float32)
     _close(m.weight.grad, tm.weight.grad, lucid.float32)
     _close(m.bias.grad, tm.bias.grad, lucid.float32)
@@ -213,7 +217,7 @@ def test_linear_under_autocast():
     x = lucid.tensor(_rand((3, 4), lucid.float32))
     m = nn.Linear(4, 2)
     with lucid.autocast("cpu", dtype=lucid.bfloat16):
-        out = m(x.bfloat16())                   # bf16 input, float32 parameters
+        out = m(x.bfloat16())  # bf16 input, float32 parameters
         assert out.dtype is lucid.bfloat16
     out.float().sum().backward()
     assert m.weight.grad.dtype is lucid.float32 and m.bias.grad.dtype is lucid.float32
@@ -235,8 +239,9 @@ def test_linear_is_one_node_with_analytic_grads():
     assert xe.grad.shape == (0, 3)
 
 
-@pytest.mark.parametrize("x_shape, out", [((5, 0), 4), ((2, 3, 0), 4), ((0, 0), 4),
-                                          ((3, 2), 0), ((0, 3), 2)])
+@pytest.mark.parametrize(
+    "x_shape, out", [((5, 0), 4), ((2, 3, 0), 4), ((0, 0), 4), ((3, 2), 0), ((0, 3), 2)]
+)
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear_with_a_zero_size_dim_matches_torch(x_shape, out, bias):
     # in_features 0 (AdaptiveLogSoftmaxWithLoss's narrow tail), out_features 0, no rows

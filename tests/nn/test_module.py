@@ -69,13 +69,14 @@ def _copy_from_torch(lmod, tmod):
 
 # -- Parameter and Buffer -------------------------------------------------------------------
 
+
 def test_parameter_basics():
     data = lucid.randn(2, 3)
     p = nn.Parameter(data)
     assert isinstance(p, lucid.Tensor) and isinstance(p, nn.Parameter)
     assert p.requires_grad and p.is_leaf
     assert nn.Parameter(data, requires_grad=False).requires_grad is False
-    p.data.zero_()                          # shares storage with data
+    p.data.zero_()  # shares storage with data
     assert data.sum().item() == 0
     assert repr(p).startswith("Parameter containing:\ntensor(")
     assert repr(p) == "Parameter containing:\n" + repr(lucid.zeros(2, 3, requires_grad=True))
@@ -109,13 +110,14 @@ def test_buffer_assignment_and_persistence():
     m.b = nn.Buffer(lucid.zeros(1), persistent=False)
     assert [k for k, _ in m.named_buffers()] == ["a", "b"]
     assert list(m.state_dict()) == ["a"]
-    m.b = lucid.ones(1)                     # reassigning keeps the buffer non-persistent
+    m.b = lucid.ones(1)  # reassigning keeps the buffer non-persistent
     assert "b" in m._buffers and list(m.state_dict()) == ["a"]
     b = pickle.loads(pickle.dumps(nn.Buffer(lucid.ones(1), persistent=False)))
     assert type(b) is nn.Buffer and b.persistent is False
 
 
 # -- registration ---------------------------------------------------------------------------
+
 
 def test_registration_by_assignment_and_reassignment():
     m = nn.Module()
@@ -130,7 +132,7 @@ def test_registration_by_assignment_and_reassignment():
         m.w = lucid.ones(2)
     with pytest.raises(TypeError, match="as child module 'sub'"):
         m.sub = 5
-    m.sub = nn.Parameter(lucid.ones(1))      # a parameter replaces the module of that name
+    m.sub = nn.Parameter(lucid.ones(1))  # a parameter replaces the module of that name
     assert "sub" not in m._modules and "sub" in m._parameters
     del m.sub
     assert "sub" not in m._parameters
@@ -163,6 +165,7 @@ def test_register_errors():
     class Early(nn.Module):
         def __init__(self):
             self.w = nn.Parameter(lucid.ones(1))
+
     with pytest.raises(AttributeError, match="before Module.__init__"):
         Early()
 
@@ -198,8 +201,9 @@ def test_named_iteration_matches_torch():
     net, tnet = Net(), TNet()
     for fn in ("named_parameters", "named_buffers", "named_modules", "named_children"):
         assert [k for k, _ in getattr(net, fn)()] == [k for k, _ in getattr(tnet, fn)()]
-    assert [k for k, _ in net.named_parameters(prefix="m", recurse=True)] == \
-        [k for k, _ in tnet.named_parameters(prefix="m")]
+    assert [k for k, _ in net.named_parameters(prefix="m", recurse=True)] == [
+        k for k, _ in tnet.named_parameters(prefix="m")
+    ]
     assert [k for k, _ in net.named_parameters(recurse=False)] == ["scale"]
     assert len(list(net.modules())) == 4 and len(list(net.children())) == 2
     assert len(list(net.parameters())) == 4 and len(list(net.buffers())) == 2
@@ -220,6 +224,7 @@ def test_shared_modules_and_parameters_deduplicated():
 
 
 # -- modes, grads, conversion ---------------------------------------------------------------
+
 
 def test_train_eval_propagate():
     net = Net()
@@ -284,6 +289,7 @@ def test_to_leaves_integer_buffers_dtype():
 
 # -- state dict -----------------------------------------------------------------------------
 
+
 def test_state_dict_keys_detach_keep_vars():
     net = Net()
     sd = net.state_dict()
@@ -307,8 +313,12 @@ def test_load_from_torch_state_dict_outputs_match():
     assert res.missing_keys == [] and res.unexpected_keys == []
     assert repr(res) == "<All keys matched successfully>"
     x = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32)
-    np.testing.assert_allclose(net(lucid.tensor(x)).detach().numpy(),
-                               tnet(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        net(lucid.tensor(x)).detach().numpy(),
+        tnet(torch.tensor(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_load_torch_tensors_and_arrays_directly_and_casts():
@@ -316,12 +326,16 @@ def test_load_torch_tensors_and_arrays_directly_and_casts():
     net, tnet = Net(), TNet()
     net.load_state_dict(tnet.state_dict())
     x = np.random.default_rng(3).standard_normal((2, 4)).astype(np.float32)
-    np.testing.assert_allclose(net(lucid.tensor(x)).detach().numpy(),
-                               tnet(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        net(lucid.tensor(x)).detach().numpy(),
+        tnet(torch.tensor(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     lin = nn.Linear(2, 3)
     lin.load_state_dict({"weight": np.ones((3, 2)), "bias": lucid.zeros(3, dtype=lucid.float64)})
     assert lin.weight.dtype is lucid.float32 and lin.weight.sum().item() == 6
-    with pytest.raises(ArgumentError, match='expected lucid.Tensor'):
+    with pytest.raises(ArgumentError, match="expected lucid.Tensor"):
         lin.load_state_dict({"weight": [[1.0] * 2] * 3, "bias": lucid.zeros(3)})
 
 
@@ -426,7 +440,8 @@ def test_state_dict_hooks():
     calls = []
     m.register_state_dict_pre_hook(lambda mod, prefix, keep: calls.append(("pre", prefix)))
     h = m.register_state_dict_post_hook(
-        lambda mod, sd, prefix, meta: calls.append(("post", list(sd))))
+        lambda mod, sd, prefix, meta: calls.append(("post", list(sd)))
+    )
     m.state_dict()
     assert calls == [("pre", ""), ("post", ["weight", "bias"])]
     h.remove()
@@ -453,21 +468,24 @@ def test_deepcopy_module():
 
 # -- hooks ----------------------------------------------------------------------------------
 
+
 def test_forward_pre_hooks_and_hooks_order_and_effects():
     m = nn.Linear(2, 2)
     log = []
     m.register_forward_pre_hook(lambda mod, args: log.append("pre1"))
     m.register_forward_pre_hook(lambda mod, args: (log.append("pre0"), None)[1], prepend=True)
-    m.register_forward_pre_hook(lambda mod, args: args[0] * 0)     # single value -> 1-tuple
+    m.register_forward_pre_hook(lambda mod, args: args[0] * 0)  # single value -> 1-tuple
     m.register_forward_hook(lambda mod, args, out: log.append("post1"))
     h = m.register_forward_hook(lambda mod, args, out: out + 1)
     out = m(lucid.ones(3, 2))
     assert log == ["pre0", "pre1", "post1"]
-    np.testing.assert_allclose(out.detach().numpy(), (m.bias + 1).detach().numpy()[None]
-                               .repeat(3, 0), rtol=1e-6)
+    np.testing.assert_allclose(
+        out.detach().numpy(), (m.bias + 1).detach().numpy()[None].repeat(3, 0), rtol=1e-6
+    )
     h.remove()
-    np.testing.assert_allclose(m(lucid.ones(1, 2)).detach().numpy(),
-                               m.bias.detach().numpy()[None], rtol=1e-6)
+    np.testing.assert_allclose(
+        m(lucid.ones(1, 2)).detach().numpy(), m.bias.detach().numpy()[None], rtol=1e-6
+    )
 
 
 def test_forward_hooks_with_kwargs():
@@ -478,8 +496,7 @@ def test_forward_hooks_with_kwargs():
     m = K()
     m.register_forward_pre_hook(lambda mod, args, kw: (args, {"scale": 3.0}), with_kwargs=True)
     seen = []
-    m.register_forward_hook(lambda mod, args, kw, out: seen.append(kw["scale"]),
-                            with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, kw, out: seen.append(kw["scale"]), with_kwargs=True)
     assert m(lucid.ones(1)).item() == 3.0 and seen == [3.0]
     m2 = K()
     m2.register_forward_pre_hook(lambda mod, args, kw: 5, with_kwargs=True)
@@ -512,11 +529,18 @@ def test_hook_handle_context_manager():
 
 def _hooked_pair(lib_nn, lin):
     rec = []
-    lin.register_full_backward_pre_hook(lambda m, go: rec.append(("pre", [g.numpy().copy()
-                                                                          for g in go])))
-    lin.register_full_backward_hook(lambda m, gi, go: rec.append(
-        ("full", [None if g is None else g.numpy().copy() for g in gi],
-         [g.numpy().copy() for g in go])))
+    lin.register_full_backward_pre_hook(
+        lambda m, go: rec.append(("pre", [g.numpy().copy() for g in go]))
+    )
+    lin.register_full_backward_hook(
+        lambda m, gi, go: rec.append(
+            (
+                "full",
+                [None if g is None else g.numpy().copy() for g in gi],
+                [g.numpy().copy() for g in go],
+            )
+        )
+    )
     return rec
 
 
@@ -544,7 +568,7 @@ def test_full_backward_hook_replaces_grads_and_none_for_constant_inputs():
     (lin(x) * 5).sum().backward()
     expect = 2 * np.ones((4, 2), np.float32) @ lin.weight.detach().numpy()
     np.testing.assert_allclose(x.grad.numpy(), expect, rtol=1e-5)
-    np.testing.assert_allclose(lin.bias.grad.numpy(), [4, 4])   # bias sees the pre-hook's ones
+    np.testing.assert_allclose(lin.bias.grad.numpy(), [4, 4])  # bias sees the pre-hook's ones
 
     seen = []
     lin2 = nn.Linear(3, 2)
@@ -560,8 +584,9 @@ def test_backward_hooks_two_inputs_one_constant():
 
     m = Mul()
     seen = []
-    m.register_full_backward_hook(lambda mod, gi, go: seen.append(
-        [None if g is None else g.tolist() for g in gi]))
+    m.register_full_backward_hook(
+        lambda mod, gi, go: seen.append([None if g is None else g.tolist() for g in gi])
+    )
     a = lucid.tensor([2.0, 3.0])
     b = lucid.tensor([5.0, 7.0], requires_grad=True)
     m(a, b).sum().backward()
@@ -570,6 +595,7 @@ def test_backward_hooks_two_inputs_one_constant():
 
 
 # -- repr and dir ---------------------------------------------------------------------------
+
 
 def test_repr_equals_torch():
     assert repr(Net()) == _untorch(repr(TNet()))
@@ -596,8 +622,10 @@ def test_repr_equals_torch():
 
         def extra_repr(self):
             return "a=1\nb=2"
+
     assert repr(WithExtra()).replace("WithExtra", "X") == repr(TWithExtra()).replace(
-        "TWithExtra", "X")
+        "TWithExtra", "X"
+    )
 
 
 def test_dir_lists_members():
@@ -664,6 +692,7 @@ def test_set_submodule_and_to_empty():
 
 def test_global_hooks_run_before_module_hooks():
     from lucid.nn.modules import module as M
+
     log = []
     m = nn.Linear(2, 2)
     m.register_forward_pre_hook(lambda *a: log.append("pre"))
@@ -671,8 +700,9 @@ def test_global_hooks_run_before_module_hooks():
     m.register_full_backward_hook(lambda *a: log.append("bw"))
     handles = [
         M.register_module_forward_pre_hook(lambda mod, args: log.append("gpre")),
-        M.register_module_forward_hook(lambda mod, args, kw, out: log.append(("gpost", kw)),
-                                       with_kwargs=True),
+        M.register_module_forward_hook(
+            lambda mod, args, kw, out: log.append(("gpost", kw)), with_kwargs=True
+        ),
         M.register_module_full_backward_pre_hook(lambda mod, go: log.append("gbwpre")),
         M.register_module_full_backward_hook(lambda mod, gi, go: log.append("gbw")),
     ]
@@ -680,7 +710,7 @@ def test_global_hooks_run_before_module_hooks():
         m(lucid.ones(1, 2, requires_grad=True)).sum().backward()
         assert log == ["gpre", "pre", ("gpost", {}), "post", "gbwpre", "gbw", "bw"]
         log.clear()
-        nn.Identity()(lucid.ones(1))               # global hooks see every module
+        nn.Identity()(lucid.ones(1))  # global hooks see every module
         assert log == ["gpre", ("gpost", {})]
     finally:
         for h in handles:
@@ -706,6 +736,7 @@ def test_global_forward_hook_always_call():
 
 def test_global_registration_hooks_replace_values():
     from lucid.nn.modules import module as M
+
     seen = []
 
     made = []
@@ -717,11 +748,15 @@ def test_global_registration_hooks_replace_values():
             return made[-1]
         return None
 
-    handles = [M.register_module_parameter_registration_hook(on_param),
-               M.register_module_buffer_registration_hook(
-                   lambda mod, name, b: seen.append(("buffer", name))),
-               M.register_module_module_registration_hook(
-                   lambda mod, name, sub: seen.append(("module", name)))]
+    handles = [
+        M.register_module_parameter_registration_hook(on_param),
+        M.register_module_buffer_registration_hook(
+            lambda mod, name, b: seen.append(("buffer", name))
+        ),
+        M.register_module_module_registration_hook(
+            lambda mod, name, sub: seen.append(("module", name))
+        ),
+    ]
     try:
         m = nn.Module()
         m.lin = nn.Linear(2, 2)

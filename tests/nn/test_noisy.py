@@ -35,16 +35,29 @@ def test_scaled_noise_is_f_of_the_generators_gaussians():
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("xshape", [(4, 3), (2, 5, 3), (3,)])
 def test_noisy_linear_matches_torch(dt, bias, xshape):
-    arrs = dict(x=_rand(xshape, dt), wm=_rand((2, 3), dt, 1), ws=_rand((2, 3), dt, 2),
-                we=_rand((2, 3), dt, 3), bm=_rand((2,), dt, 4), bs=_rand((2,), dt, 5),
-                be=_rand((2,), dt, 6))
+    arrs = dict(
+        x=_rand(xshape, dt),
+        wm=_rand((2, 3), dt, 1),
+        ws=_rand((2, 3), dt, 2),
+        we=_rand((2, 3), dt, 3),
+        bm=_rand((2,), dt, 4),
+        bs=_rand((2,), dt, 5),
+        be=_rand((2,), dt, 6),
+    )
     L = {k: lucid.tensor(v, requires_grad=k not in ("we", "be")) for k, v in arrs.items()}
     T = {k: torch.tensor(v, requires_grad=k not in ("we", "be")) for k, v in arrs.items()}
-    ly = F.noisy_linear(L["x"], L["wm"], L["ws"], L["bm"] if bias else None,
-                        L["bs"] if bias else None, weight_epsilon=L["we"],
-                        bias_epsilon=L["be"] if bias else None)
-    ty = torch.nn.functional.linear(T["x"], T["wm"] + T["ws"] * T["we"],
-                                    T["bm"] + T["bs"] * T["be"] if bias else None)
+    ly = F.noisy_linear(
+        L["x"],
+        L["wm"],
+        L["ws"],
+        L["bm"] if bias else None,
+        L["bs"] if bias else None,
+        weight_epsilon=L["we"],
+        bias_epsilon=L["be"] if bias else None,
+    )
+    ty = torch.nn.functional.linear(
+        T["x"], T["wm"] + T["ws"] * T["we"], T["bm"] + T["bs"] * T["be"] if bias else None
+    )
     np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **TOL[dt])
     g = _rand(tuple(ty.shape), dt, 9)
     ly.backward(lucid.tensor(g))
@@ -57,8 +70,9 @@ def test_noisy_linear_matches_torch(dt, bias, xshape):
 def test_eval_is_the_mean_network():
     x, wm, ws = (lucid.tensor(_rand(s, seed=i)) for i, s in enumerate([(4, 3), (2, 3), (2, 3)]))
     bm, bs = lucid.tensor(_rand((2,), seed=5)), lucid.tensor(_rand((2,), seed=6))
-    np.testing.assert_allclose(F.noisy_linear(x, wm, ws, bm, bs, training=False).numpy(),
-                               F.linear(x, wm, bm).numpy())
+    np.testing.assert_allclose(
+        F.noisy_linear(x, wm, ws, bm, bs, training=False).numpy(), F.linear(x, wm, bm).numpy()
+    )
 
 
 def test_fresh_factorised_noise_from_the_generator():
@@ -80,29 +94,44 @@ def test_fresh_factorised_noise_from_the_generator():
 def test_module_init_noise_and_modes():
     lucid.manual_seed(0)
     m = nn.NoisyLinear(16, 4, sigma0=0.4, dtype=lucid.float64)
-    assert list(m.state_dict()) == ["weight_mu", "weight_sigma", "bias_mu", "bias_sigma",
-                                    "weight_epsilon", "bias_epsilon"]
-    assert [n for n, _ in m.named_parameters()] == ["weight_mu", "weight_sigma", "bias_mu",
-                                                    "bias_sigma"]
+    assert list(m.state_dict()) == [
+        "weight_mu",
+        "weight_sigma",
+        "bias_mu",
+        "bias_sigma",
+        "weight_epsilon",
+        "bias_epsilon",
+    ]
+    assert [n for n, _ in m.named_parameters()] == [
+        "weight_mu",
+        "weight_sigma",
+        "bias_mu",
+        "bias_sigma",
+    ]
     assert float(m.weight_mu.abs().max()) <= 1 / math.sqrt(16)
     assert float(m.bias_mu.abs().max()) <= 1 / math.sqrt(16)
     np.testing.assert_allclose(m.weight_sigma.detach().numpy(), np.full((4, 16), 0.1))
     np.testing.assert_allclose(m.bias_sigma.detach().numpy(), np.full(4, 0.1))
     we, be = m.weight_epsilon.numpy().copy(), m.bias_epsilon.numpy().copy()
-    assert np.linalg.matrix_rank(we) == 1                   # factorised: an outer product
-    np.testing.assert_allclose(we / be[:, None], np.broadcast_to(we[0] / be[0], we.shape),
-                               rtol=1e-12)
+    assert np.linalg.matrix_rank(we) == 1  # factorised: an outer product
+    np.testing.assert_allclose(
+        we / be[:, None], np.broadcast_to(we[0] / be[0], we.shape), rtol=1e-12
+    )
     x = lucid.tensor(_rand((5, 16)))
     y = m(x)
-    np.testing.assert_array_equal(y.detach().numpy(), m(x).detach().numpy())   # fixed noise
-    want = x.numpy() @ (m.weight_mu.detach().numpy() + 0.1 * we).T + \
-        m.bias_mu.detach().numpy() + 0.1 * be
+    np.testing.assert_array_equal(y.detach().numpy(), m(x).detach().numpy())  # fixed noise
+    want = (
+        x.numpy() @ (m.weight_mu.detach().numpy() + 0.1 * we).T
+        + m.bias_mu.detach().numpy()
+        + 0.1 * be
+    )
     np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-12)
     m.reset_noise()
     assert not np.allclose(m.weight_epsilon.numpy(), we)
     m.eval()
-    np.testing.assert_allclose(m(x).detach().numpy(),
-                               F.linear(x, m.weight_mu, m.bias_mu).detach().numpy())
+    np.testing.assert_allclose(
+        m(x).detach().numpy(), F.linear(x, m.weight_mu, m.bias_mu).detach().numpy()
+    )
     assert "in_features=16, out_features=4, bias=True, sigma0=0.4" in repr(m)
 
 

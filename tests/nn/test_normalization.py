@@ -53,10 +53,12 @@ DTYPES = [np.float64, np.float32]
 def test_batch_norm_train_parity(shape, dtype):
     r = _rng(1)
     c = shape[1]
-    _check(lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
-           lambda x, w, b: TF.batch_norm(x, None, None, w, b, True),
-           [r.standard_normal(shape) * 3 + 1, r.uniform(0.5, 2, c), r.standard_normal(c)],
-           dtype)
+    _check(
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+        lambda x, w, b: TF.batch_norm(x, None, None, w, b, True),
+        [r.standard_normal(shape) * 3 + 1, r.uniform(0.5, 2, c), r.standard_normal(c)],
+        dtype,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -64,9 +66,12 @@ def test_batch_norm_eval_parity_and_running_update(dtype):
     r = _rng(2)
     x = r.standard_normal((5, 3, 4))
     rm, rv = r.standard_normal(3).astype(dtype), r.uniform(0.5, 2, 3).astype(dtype)
-    _check(lambda x, w, b: F.batch_norm(x, lucid.tensor(rm), lucid.tensor(rv), w, b),
-           lambda x, w, b: TF.batch_norm(x, torch.tensor(rm), torch.tensor(rv), w, b),
-           [x, r.uniform(0.5, 2, 3), r.standard_normal(3)], dtype)
+    _check(
+        lambda x, w, b: F.batch_norm(x, lucid.tensor(rm), lucid.tensor(rv), w, b),
+        lambda x, w, b: TF.batch_norm(x, torch.tensor(rm), torch.tensor(rv), w, b),
+        [x, r.uniform(0.5, 2, 3), r.standard_normal(3)],
+        dtype,
+    )
     lm, lv = lucid.tensor(rm), lucid.tensor(rv)
     tm, tv = torch.tensor(rm), torch.tensor(rv)
     for _ in range(3):
@@ -81,7 +86,7 @@ def test_batch_norm_running_var_is_unbiased():
     x = lucid.tensor([[1.0], [3.0]], dtype=lucid.float64)
     rm, rv = lucid.zeros(1, dtype=lucid.float64), lucid.zeros(1, dtype=lucid.float64)
     F.batch_norm(x, rm, rv, training=True, momentum=1.0)
-    assert rm.item() == 2.0 and rv.item() == 2.0      # biased variance would be 1
+    assert rm.item() == 2.0 and rv.item() == 2.0  # biased variance would be 1
 
 
 def test_batch_norm_in_place_update_bumps_version():
@@ -93,49 +98,62 @@ def test_batch_norm_in_place_update_bumps_version():
 
 def test_batch_norm_non_contiguous_input():
     r = _rng(3)
-    a = r.standard_normal((3, 4, 5))          # transposed below: (5, 4, 3) non-contiguous
+    a = r.standard_normal((3, 4, 5))  # transposed below: (5, 4, 3) non-contiguous
     lx = lucid.tensor(a, requires_grad=True)
     tx = torch.tensor(a, requires_grad=True)
     lo = F.batch_norm(lx.transpose(0, 2), None, None, training=True)
     to = TF.batch_norm(tx.transpose(0, 2), None, None, training=True)
-    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-12)
     (lo * lo).sum().backward()
     (to * to).sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("ns,shape", [((4,), (2, 3, 4)), ((3, 4), (2, 3, 4)), ((5,), (5,)),
-                                      ((4,), (0, 4))])
+@pytest.mark.parametrize(
+    "ns,shape", [((4,), (2, 3, 4)), ((3, 4), (2, 3, 4)), ((5,), (5,)), ((4,), (0, 4))]
+)
 def test_layer_norm_parity(ns, shape, dtype):
     r = _rng(4)
-    _check(lambda x, w, b: F.layer_norm(x, ns, w, b, 1e-4),
-           lambda x, w, b: TF.layer_norm(x, ns, w, b, 1e-4),
-           [r.standard_normal(shape) + 5, r.uniform(0.5, 2, ns), r.standard_normal(ns)], dtype)
+    _check(
+        lambda x, w, b: F.layer_norm(x, ns, w, b, 1e-4),
+        lambda x, w, b: TF.layer_norm(x, ns, w, b, 1e-4),
+        [r.standard_normal(shape) + 5, r.uniform(0.5, 2, ns), r.standard_normal(ns)],
+        dtype,
+    )
 
 
 def test_layer_norm_affine_options():
     r = _rng(5)
     x = r.standard_normal((3, 4))
-    _check(lambda x: F.layer_norm(x, (4,)), lambda x: TF.layer_norm(x, (4,)), [x],
-           np.float64)
-    _check(lambda x, w: F.layer_norm(x, 4, w), lambda x, w: TF.layer_norm(x, (4,), w),
-           [x, r.standard_normal(4)], np.float64)
-    _check(lambda x, b: F.layer_norm(x, (4,), None, b),
-           lambda x, b: TF.layer_norm(x, (4,), None, b), [x, r.standard_normal(4)],
-           np.float64)
+    _check(lambda x: F.layer_norm(x, (4,)), lambda x: TF.layer_norm(x, (4,)), [x], np.float64)
+    _check(
+        lambda x, w: F.layer_norm(x, 4, w),
+        lambda x, w: TF.layer_norm(x, (4,), w),
+        [x, r.standard_normal(4)],
+        np.float64,
+    )
+    _check(
+        lambda x, b: F.layer_norm(x, (4,), None, b),
+        lambda x, b: TF.layer_norm(x, (4,), None, b),
+        [x, r.standard_normal(4)],
+        np.float64,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape,groups", [((2, 4, 3), 2), ((2, 6), 3), ((2, 4, 2, 3), 4),
-                                          ((3, 4, 5), 1)])
+@pytest.mark.parametrize(
+    "shape,groups", [((2, 4, 3), 2), ((2, 6), 3), ((2, 4, 2, 3), 4), ((3, 4, 5), 1)]
+)
 def test_group_norm_parity(shape, groups, dtype):
     r = _rng(6)
     c = shape[1]
-    _check(lambda x, w, b: F.group_norm(x, groups, w, b),
-           lambda x, w, b: TF.group_norm(x, groups, w, b),
-           [r.standard_normal(shape), r.uniform(0.5, 2, c), r.standard_normal(c)], dtype)
+    _check(
+        lambda x, w, b: F.group_norm(x, groups, w, b),
+        lambda x, w, b: TF.group_norm(x, groups, w, b),
+        [r.standard_normal(shape), r.uniform(0.5, 2, c), r.standard_normal(c)],
+        dtype,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -143,9 +161,12 @@ def test_group_norm_parity(shape, groups, dtype):
 def test_instance_norm_parity(shape, dtype):
     r = _rng(7)
     c = shape[1]
-    _check(lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
-           lambda x, w, b: TF.instance_norm(x, weight=w, bias=b),
-           [r.standard_normal(shape), r.uniform(0.5, 2, c), r.standard_normal(c)], dtype)
+    _check(
+        lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+        lambda x, w, b: TF.instance_norm(x, weight=w, bias=b),
+        [r.standard_normal(shape), r.uniform(0.5, 2, c), r.standard_normal(c)],
+        dtype,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -153,12 +174,16 @@ def test_instance_norm_parity(shape, dtype):
 @pytest.mark.parametrize("eps", [None, 1e-3])
 def test_rms_norm_parity(ns, shape, eps, dtype):
     r = _rng(8)
-    _check(lambda x, w: F.rms_norm(x, ns, w, eps), lambda x, w: TF.rms_norm(x, ns, w, eps),
-           [r.standard_normal(shape), r.uniform(0.5, 2, ns)], dtype)
+    _check(
+        lambda x, w: F.rms_norm(x, ns, w, eps),
+        lambda x, w: TF.rms_norm(x, ns, w, eps),
+        [r.standard_normal(shape), r.uniform(0.5, 2, ns)],
+        dtype,
+    )
 
 
 def test_rms_norm_default_eps_is_the_dtype_epsilon():
-    x = lucid.zeros(1, 3)                   # mean square 0: the result is 0 * rsqrt(eps)
+    x = lucid.zeros(1, 3)  # mean square 0: the result is 0 * rsqrt(eps)
     x32 = F.rms_norm(x + 1e-4, (3,))
     t32 = TF.rms_norm(torch.zeros(1, 3) + 1e-4, (3,))
     np.testing.assert_allclose(x32.numpy(), t32.numpy(), rtol=1e-5)
@@ -169,24 +194,47 @@ def test_rms_norm_default_eps_is_the_dtype_epsilon():
 @pytest.mark.parametrize("shape", [(2, 5, 3), (2, 6, 3, 2), (1, 4, 2, 2, 3)])
 def test_local_response_norm_parity(size, shape):
     r = _rng(10)
-    _check(lambda x: F.local_response_norm(x, size, 0.1, 0.6, 2.0),
-           lambda x: TF.local_response_norm(x, size, 0.1, 0.6, 2.0),
-           [r.standard_normal(shape)], np.float64)
+    _check(
+        lambda x: F.local_response_norm(x, size, 0.1, 0.6, 2.0),
+        lambda x: TF.local_response_norm(x, size, 0.1, 0.6, 2.0),
+        [r.standard_normal(shape)],
+        np.float64,
+    )
 
 
 # -- double backward -----------------------------------------------------------------------
 
 _DOUBLE = [
-    ("batch_norm", lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
-     lambda x, w, b: TF.batch_norm(x, None, None, w, b, True), (5, 3, 2)),
-    ("layer_norm", lambda x, w, b: F.layer_norm(x, (2,), w[:2], b[:2]),
-     lambda x, w, b: TF.layer_norm(x, (2,), w[:2], b[:2]), (5, 3, 2)),
-    ("group_norm", lambda x, w, b: F.group_norm(x, 3, w, b),
-     lambda x, w, b: TF.group_norm(x, 3, w, b), (5, 3, 2)),
-    ("instance_norm", lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
-     lambda x, w, b: TF.instance_norm(x, weight=w, bias=b), (5, 3, 2)),
-    ("rms_norm", lambda x, w, b: F.rms_norm(x, (2,), w[:2]),
-     lambda x, w, b: TF.rms_norm(x, (2,), w[:2]), (5, 3, 2)),
+    (
+        "batch_norm",
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+        lambda x, w, b: TF.batch_norm(x, None, None, w, b, True),
+        (5, 3, 2),
+    ),
+    (
+        "layer_norm",
+        lambda x, w, b: F.layer_norm(x, (2,), w[:2], b[:2]),
+        lambda x, w, b: TF.layer_norm(x, (2,), w[:2], b[:2]),
+        (5, 3, 2),
+    ),
+    (
+        "group_norm",
+        lambda x, w, b: F.group_norm(x, 3, w, b),
+        lambda x, w, b: TF.group_norm(x, 3, w, b),
+        (5, 3, 2),
+    ),
+    (
+        "instance_norm",
+        lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+        lambda x, w, b: TF.instance_norm(x, weight=w, bias=b),
+        (5, 3, 2),
+    ),
+    (
+        "rms_norm",
+        lambda x, w, b: F.rms_norm(x, (2,), w[:2]),
+        lambda x, w, b: TF.rms_norm(x, (2,), w[:2]),
+        (5, 3, 2),
+    ),
 ]
 
 
@@ -220,14 +268,21 @@ def test_half_input_keeps_its_dtype_and_computes_in_float32():
 
 # -- modules -------------------------------------------------------------------------------
 
+
 def _copy_params(lm, tm):
     for name, p in tm.named_parameters():
         getattr(lm, name).data.copy_(lucid.tensor(p.detach().numpy()))
 
 
-@pytest.mark.parametrize("cls,shape", [("BatchNorm1d", (6, 3)), ("BatchNorm1d", (6, 3, 4)),
-                                       ("BatchNorm2d", (4, 3, 2, 2)),
-                                       ("BatchNorm3d", (2, 3, 2, 2, 2))])
+@pytest.mark.parametrize(
+    "cls,shape",
+    [
+        ("BatchNorm1d", (6, 3)),
+        ("BatchNorm1d", (6, 3, 4)),
+        ("BatchNorm2d", (4, 3, 2, 2)),
+        ("BatchNorm3d", (2, 3, 2, 2, 2)),
+    ],
+)
 @pytest.mark.parametrize("momentum", [0.1, None])
 def test_batchnorm_module_training_steps_match_torch(cls, shape, momentum):
     r = _rng(13)
@@ -241,26 +296,27 @@ def test_batchnorm_module_training_steps_match_torch(cls, shape, momentum):
         a = r.standard_normal(shape).astype(np.float32) * (step + 1) + step
         lx, tx = lucid.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
         lo, to = lm(lx), tm(tx)
-        np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-4,
-                                   atol=1e-5)
+        np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=1e-5)
         lo.sum().backward() if step == 0 else (lo * lo).sum().backward()
         to.sum().backward() if step == 0 else (to * to).sum().backward()
         np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
     for name in ("running_mean", "running_var"):
-        np.testing.assert_allclose(getattr(lm, name).numpy(), getattr(tm, name).numpy(),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            getattr(lm, name).numpy(), getattr(tm, name).numpy(), rtol=1e-5, atol=1e-6
+        )
     assert lm.num_batches_tracked.item() == tm.num_batches_tracked.item() == 4
     assert lm.num_batches_tracked.dtype is lucid.int64
-    np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4,
-                               atol=1e-4)
-    np.testing.assert_allclose(lm.bias.grad.numpy(), tm.bias.grad.numpy(), rtol=1e-4,
-                               atol=1e-4)
+    np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(lm.bias.grad.numpy(), tm.bias.grad.numpy(), rtol=1e-4, atol=1e-4)
     lm.eval()
     tm.eval()
     a = r.standard_normal(shape).astype(np.float32)
-    np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
-                               tm(torch.tensor(a)).detach().numpy(),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        lm(lucid.tensor(a)).detach().numpy(),
+        tm(torch.tensor(a)).detach().numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_batchnorm_momentum_none_is_the_cumulative_average():
@@ -277,12 +333,15 @@ def test_batchnorm_options():
     m = nn.BatchNorm1d(3, affine=False, track_running_stats=False)
     assert m.weight is None and m.running_mean is None and m.num_batches_tracked is None
     assert list(m.state_dict()) == []
-    m.eval()                        # no running statistics: batch statistics in eval too
-    np.testing.assert_allclose(m(x).detach().numpy(),
-                               TF.batch_norm(torch.tensor(x.numpy()), None, None,
-                                             training=True).numpy(), rtol=1e-4, atol=1e-5)
+    m.eval()  # no running statistics: batch statistics in eval too
+    np.testing.assert_allclose(
+        m(x).detach().numpy(),
+        TF.batch_norm(torch.tensor(x.numpy()), None, None, training=True).numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
     m = nn.BatchNorm1d(3)
-    m.eval()                        # fresh running stats (0, 1): y = x / sqrt(1 + eps)
+    m.eval()  # fresh running stats (0, 1): y = x / sqrt(1 + eps)
     np.testing.assert_allclose(m(x).detach().numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
     m.train()
     m(x)
@@ -296,9 +355,8 @@ def test_batchnorm_state_dict_and_old_checkpoints():
     m = nn.BatchNorm2d(3)
     m(lucid.randn(2, 3, 2, 2))
     sd = m.state_dict()
-    assert list(sd) == ["weight", "bias", "running_mean", "running_var",
-                        "num_batches_tracked"]
-    old = {k: v for k, v in sd.items() if k != "num_batches_tracked"}     # no metadata
+    assert list(sd) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    old = {k: v for k, v in sd.items() if k != "num_batches_tracked"}  # no metadata
     m2 = nn.BatchNorm2d(3)
     m2.load_state_dict(old)
     np.testing.assert_array_equal(m2.running_mean.numpy(), m.running_mean.numpy())
@@ -333,10 +391,15 @@ def test_batchnorm_empty_batch():
     assert m.running_mean.abs().sum().item() == 0 and m.running_var.eq(1).all().item()
 
 
-@pytest.mark.parametrize("cls,shape", [("InstanceNorm1d", (3, 2, 5)),
-                                       ("InstanceNorm2d", (3, 2, 3, 3)),
-                                       ("InstanceNorm3d", (2, 2, 2, 3, 2)),
-                                       ("InstanceNorm1d", (2, 5))])
+@pytest.mark.parametrize(
+    "cls,shape",
+    [
+        ("InstanceNorm1d", (3, 2, 5)),
+        ("InstanceNorm2d", (3, 2, 3, 3)),
+        ("InstanceNorm3d", (2, 2, 2, 3, 2)),
+        ("InstanceNorm1d", (2, 5)),
+    ],
+)
 def test_instancenorm_module_tracking_matches_torch(cls, shape):
     r = _rng(14)
     lm = getattr(nn, cls)(2, affine=True, track_running_stats=True, momentum=0.2)
@@ -347,27 +410,35 @@ def test_instancenorm_module_tracking_matches_torch(cls, shape):
     _copy_params(lm, tm)
     for _ in range(3):
         a = r.standard_normal(shape).astype(np.float32) * 2 + 1
-        np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
-                                   tm(torch.tensor(a)).detach().numpy(), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(lm.running_mean.numpy(), tm.running_mean.numpy(), rtol=1e-5,
-                               atol=1e-6)
-    np.testing.assert_allclose(lm.running_var.numpy(), tm.running_var.numpy(), rtol=1e-5,
-                               atol=1e-6)
+        np.testing.assert_allclose(
+            lm(lucid.tensor(a)).detach().numpy(),
+            tm(torch.tensor(a)).detach().numpy(),
+            rtol=1e-4,
+            atol=1e-5,
+        )
+    np.testing.assert_allclose(
+        lm.running_mean.numpy(), tm.running_mean.numpy(), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(lm.running_var.numpy(), tm.running_var.numpy(), rtol=1e-5, atol=1e-6)
     lm.eval()
     tm.eval()
     a = r.standard_normal(shape).astype(np.float32)
-    np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
-                               tm(torch.tensor(a)).detach().numpy(),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        lm(lucid.tensor(a)).detach().numpy(),
+        tm(torch.tensor(a)).detach().numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_instancenorm_defaults_and_checks():
     m = nn.InstanceNorm2d(3)
     assert m.weight is None and m.running_mean is None
     a = np.random.default_rng(15).standard_normal((2, 3, 4, 4)).astype(np.float32)
-    m.eval()                 # not tracking: instance statistics in eval as well
-    np.testing.assert_allclose(m(lucid.tensor(a)).numpy(),
-                               TF.instance_norm(torch.tensor(a)).numpy(), rtol=1e-4, atol=1e-5)
+    m.eval()  # not tracking: instance statistics in eval as well
+    np.testing.assert_allclose(
+        m(lucid.tensor(a)).numpy(), TF.instance_norm(torch.tensor(a)).numpy(), rtol=1e-4, atol=1e-5
+    )
     with pytest.raises(ShapeError, match="expected 3D or 4D input"):
         m(lucid.randn(2, 3))
     with pytest.raises(ShapeError, match="match num_features"):
@@ -393,11 +464,10 @@ def test_layernorm_module(bias):
     lx, tx = lucid.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
     lo, to = lm(lx), tm(tx)
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=1e-5)
-    (lo ** 3).sum().backward()
-    (to ** 3).sum().backward()
+    (lo**3).sum().backward()
+    (to**3).sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4,
-                               atol=1e-4)
+    np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
     assert repr(lm) == repr(tm)
     none = nn.LayerNorm(4, elementwise_affine=False)
     assert none.weight is None and none.bias is None and list(none.parameters()) == []
@@ -406,13 +476,19 @@ def test_layernorm_module(bias):
 def test_groupnorm_rmsnorm_lrn_modules():
     r = _rng(17)
     a = r.standard_normal((2, 4, 3)).astype(np.float32)
-    for lm, tm in [(nn.GroupNorm(2, 4), tnn.GroupNorm(2, 4)),
-                   (nn.GroupNorm(2, 4, affine=False), tnn.GroupNorm(2, 4, affine=False)),
-                   (nn.RMSNorm(3), tnn.RMSNorm(3)), (nn.RMSNorm([4, 3], eps=1e-3),
-                                                     tnn.RMSNorm([4, 3], eps=1e-3)),
-                   (nn.LocalResponseNorm(3), tnn.LocalResponseNorm(3))]:
-        np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
-                                   tm(torch.tensor(a)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    for lm, tm in [
+        (nn.GroupNorm(2, 4), tnn.GroupNorm(2, 4)),
+        (nn.GroupNorm(2, 4, affine=False), tnn.GroupNorm(2, 4, affine=False)),
+        (nn.RMSNorm(3), tnn.RMSNorm(3)),
+        (nn.RMSNorm([4, 3], eps=1e-3), tnn.RMSNorm([4, 3], eps=1e-3)),
+        (nn.LocalResponseNorm(3), tnn.LocalResponseNorm(3)),
+    ]:
+        np.testing.assert_allclose(
+            lm(lucid.tensor(a)).detach().numpy(),
+            tm(torch.tensor(a)).detach().numpy(),
+            rtol=1e-4,
+            atol=1e-5,
+        )
         assert repr(lm) == repr(tm)
         assert [n for n, _ in lm.named_parameters()] == [n for n, _ in tm.named_parameters()]
     with pytest.raises(ArgumentError, match="divisible"):
@@ -434,15 +510,20 @@ def test_functional_errors():
         F.layer_norm(lucid.tensor([1, 2]), (2,))
 
 
-@pytest.mark.parametrize("make", [lambda m: m.BatchNorm1d(3, bias=False),
-                                  lambda m: m.BatchNorm2d(3, momentum=None, affine=False),
-                                  lambda m: m.InstanceNorm1d(3, affine=True, bias=False),
-                                  lambda m: m.GroupNorm(1, 3, bias=False),
-                                  lambda m: m.LayerNorm(3, bias=False),
-                                  lambda m: m.LayerNorm(3, elementwise_affine=False),
-                                  lambda m: m.RMSNorm(3, elementwise_affine=False),
-                                  lambda m: m.GroupNorm(1, 3, affine=False),
-                                  lambda m: m.InstanceNorm3d(2, track_running_stats=True)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: m.BatchNorm1d(3, bias=False),
+        lambda m: m.BatchNorm2d(3, momentum=None, affine=False),
+        lambda m: m.InstanceNorm1d(3, affine=True, bias=False),
+        lambda m: m.GroupNorm(1, 3, bias=False),
+        lambda m: m.LayerNorm(3, bias=False),
+        lambda m: m.LayerNorm(3, elementwise_affine=False),
+        lambda m: m.RMSNorm(3, elementwise_affine=False),
+        lambda m: m.GroupNorm(1, 3, affine=False),
+        lambda m: m.InstanceNorm3d(2, track_running_stats=True),
+    ],
+)
 def test_bias_option_repr_and_parameters_as_torch(make):
     lm, tm = make(nn), make(tnn)
     assert repr(lm) == repr(tm)
@@ -454,14 +535,15 @@ def test_bias_option_repr_and_parameters_as_torch(make):
 def test_eps_reaches_every_norm(eps):
     r = _rng(18)
     x = r.standard_normal((3, 4, 5)) * 0.5
-    for lfn, tfn in [(lambda x: F.group_norm(x, 2, eps=eps),
-                      lambda x: TF.group_norm(x, 2, eps=eps)),
-                     (lambda x: F.instance_norm(x, eps=eps),
-                      lambda x: TF.instance_norm(x, eps=eps)),
-                     (lambda x: F.batch_norm(x, None, None, training=True, eps=eps),
-                      lambda x: TF.batch_norm(x, None, None, training=True, eps=eps)),
-                     (lambda x: F.layer_norm(x, (5,), eps=eps),
-                      lambda x: TF.layer_norm(x, (5,), eps=eps))]:
+    for lfn, tfn in [
+        (lambda x: F.group_norm(x, 2, eps=eps), lambda x: TF.group_norm(x, 2, eps=eps)),
+        (lambda x: F.instance_norm(x, eps=eps), lambda x: TF.instance_norm(x, eps=eps)),
+        (
+            lambda x: F.batch_norm(x, None, None, training=True, eps=eps),
+            lambda x: TF.batch_norm(x, None, None, training=True, eps=eps),
+        ),
+        (lambda x: F.layer_norm(x, (5,), eps=eps), lambda x: TF.layer_norm(x, (5,), eps=eps)),
+    ]:
         _check(lfn, tfn, [x], np.float64)
 
 
@@ -474,13 +556,17 @@ def test_instance_norm_functional_momentum_and_weight_only():
     TF.instance_norm(torch.tensor(a), tm, tv, momentum=0.7)
     np.testing.assert_allclose(lm.numpy(), tm.numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(lv.numpy(), tv.numpy(), rtol=1e-10, atol=1e-12)
-    _check(lambda x, w: F.batch_norm(x, None, None, w, training=True),
-           lambda x, w: TF.batch_norm(x, None, None, w, training=True),
-           [a, r.uniform(0.5, 2, 3)], np.float64)
+    _check(
+        lambda x, w: F.batch_norm(x, None, None, w, training=True),
+        lambda x, w: TF.batch_norm(x, None, None, w, training=True),
+        [a, r.uniform(0.5, 2, 3)],
+        np.float64,
+    )
 
 
 def test_argument_type_errors():
     from lucid.errors import ArgumentTypeError
+
     x = lucid.randn(2, 3, 4)
     with pytest.raises(ArgumentTypeError, match="normalized_shape"):
         F.layer_norm(x, "ab")
@@ -498,8 +584,13 @@ def test_argument_type_errors():
 
 def test_saved_statistics_are_freed_after_backward():
     x = lucid.randn(4, 3, 5, requires_grad=True)
-    for y in (F.batch_norm(x, None, None, training=True), F.layer_norm(x, (5,)),
-              F.group_norm(x, 3), F.rms_norm(x, (5,)), F.instance_norm(x)):
+    for y in (
+        F.batch_norm(x, None, None, training=True),
+        F.layer_norm(x, (5,)),
+        F.group_norm(x, 3),
+        F.rms_norm(x, (5,)),
+        F.instance_norm(x),
+    ):
         node = y.grad_fn
         assert node.extra is not None and node.extra["rstd"] is not None
         y.sum().backward()
@@ -508,12 +599,17 @@ def test_saved_statistics_are_freed_after_backward():
 
 def test_torch_state_dict_loads_into_the_same_layers():
     r = _rng(20)
-    layers = [(tnn.BatchNorm2d(3), nn.BatchNorm2d(3), (4, 3, 2, 2)),
-              (tnn.InstanceNorm1d(3, affine=True, track_running_stats=True),
-               nn.InstanceNorm1d(3, affine=True, track_running_stats=True), (4, 3, 5)),
-              (tnn.LayerNorm(5), nn.LayerNorm(5), (2, 5)),
-              (tnn.GroupNorm(1, 3), nn.GroupNorm(1, 3), (2, 3, 4)),
-              (tnn.RMSNorm(5), nn.RMSNorm(5), (2, 5))]
+    layers = [
+        (tnn.BatchNorm2d(3), nn.BatchNorm2d(3), (4, 3, 2, 2)),
+        (
+            tnn.InstanceNorm1d(3, affine=True, track_running_stats=True),
+            nn.InstanceNorm1d(3, affine=True, track_running_stats=True),
+            (4, 3, 5),
+        ),
+        (tnn.LayerNorm(5), nn.LayerNorm(5), (2, 5)),
+        (tnn.GroupNorm(1, 3), nn.GroupNorm(1, 3), (2, 3, 4)),
+        (tnn.RMSNorm(5), nn.RMSNorm(5), (2, 5)),
+    ]
     for tm, lm, shape in layers:
         with torch.no_grad():
             for p in tm.parameters():
@@ -524,8 +620,12 @@ def test_torch_state_dict_loads_into_the_same_layers():
         tm.eval()
         lm.eval()
         a = r.standard_normal(shape).astype(np.float32)
-        np.testing.assert_allclose(lm(lucid.tensor(a)).detach().numpy(),
-                                   tm(torch.tensor(a)).detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            lm(lucid.tensor(a)).detach().numpy(),
+            tm(torch.tensor(a)).detach().numpy(),
+            rtol=1e-5,
+            atol=1e-6,
+        )
         assert list(lm.state_dict()) == list(tm.state_dict())
 
 
@@ -535,9 +635,11 @@ def test_only_the_bias_wants_a_gradient(norm):
     a, wa, ba = r.standard_normal((4, 6, 3)), r.standard_normal(6), r.standard_normal(6)
     lx, lw, lb = lucid.tensor(a), lucid.tensor(wa), lucid.tensor(ba, requires_grad=True)
     tx, tw, tb = torch.tensor(a), torch.tensor(wa), torch.tensor(ba, requires_grad=True)
-    fn = {"layer": (lambda x, w, b, m: m.layer_norm(x.transpose(1, 2), (6,), w, b)),
-          "group": (lambda x, w, b, m: m.group_norm(x, 3, w, b)),
-          "batch": (lambda x, w, b, m: m.batch_norm(x, None, None, w, b, True))}[norm]
+    fn = {
+        "layer": (lambda x, w, b, m: m.layer_norm(x.transpose(1, 2), (6,), w, b)),
+        "group": (lambda x, w, b, m: m.group_norm(x, 3, w, b)),
+        "batch": (lambda x, w, b, m: m.batch_norm(x, None, None, w, b, True)),
+    }[norm]
     lo, to = fn(lx, lw, lb, F), fn(tx, tw, tb, TF)
     for graph in (False, True):
         (lg,) = lucid.autograd.grad((lo * lo).sum(), lb, create_graph=graph, retain_graph=True)
@@ -552,14 +654,20 @@ def test_batch_norm_blocked_passes_match_torch(monkeypatch, dtype, affine):
     here, so several blocks and a short last one) in training and in eval, on a
     non-contiguous input."""
     from lucid.backend import CpuBackend
+
     monkeypatch.setattr(CpuBackend, "norm_block_bytes", 1)
     r = _rng(22)
-    a = r.standard_normal((3, 4, 2, 5)) * 2 + 3      # transposed: (5, 4, 2, 3)
+    a = r.standard_normal((3, 4, 2, 5)) * 2 + 3  # transposed: (5, 4, 2, 3)
     wb = [r.uniform(0.5, 2, 4), r.standard_normal(4)] if affine else [None, None]
     rm, rv = r.standard_normal(4).astype(dtype), r.uniform(0.5, 2, 4).astype(dtype)
     for training in (True, False):
-        _check(lambda x, w, b: F.batch_norm(x.transpose(0, 3), lucid.tensor(rm),
-                                            lucid.tensor(rv), w, b, training),
-               lambda x, w, b: TF.batch_norm(x.transpose(0, 3), torch.tensor(rm),
-                                             torch.tensor(rv), w, b, training),
-               [a] + wb, dtype)
+        _check(
+            lambda x, w, b: F.batch_norm(
+                x.transpose(0, 3), lucid.tensor(rm), lucid.tensor(rv), w, b, training
+            ),
+            lambda x, w, b: TF.batch_norm(
+                x.transpose(0, 3), torch.tensor(rm), torch.tensor(rv), w, b, training
+            ),
+            [a] + wb,
+            dtype,
+        )

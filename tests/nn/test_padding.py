@@ -20,7 +20,7 @@ def _check(fl, ft, shape, dtype=np.float64, seed=0, transpose=False):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal(shape).astype(dtype)
     tx = torch.tensor(a, requires_grad=True)
-    if transpose:                       # the same values through a non-contiguous view
+    if transpose:  # the same values through a non-contiguous view
         lx = lucid.tensor(np.swapaxes(a, -1, -2).copy(), requires_grad=True)
         lin = lx.transpose(-1, -2)
         assert not lin.is_contiguous()
@@ -75,48 +75,62 @@ def test_pad_matches_torch(shape, widths, mode, dtype):
 
 
 def test_pad_constant_value_and_non_contiguous():
-    _check(lambda x: F.pad(x, (1, 2, 2, 1), value=-2.5),
-           lambda x: TF.pad(x, (1, 2, 2, 1), value=-2.5), (2, 3, 4))
-    _check(lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"),
-           lambda x: TF.pad(x, (1, 2, 2, 1), mode="reflect"), (2, 3, 4), transpose=True)
+    _check(
+        lambda x: F.pad(x, (1, 2, 2, 1), value=-2.5),
+        lambda x: TF.pad(x, (1, 2, 2, 1), value=-2.5),
+        (2, 3, 4),
+    )
+    _check(
+        lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"),
+        lambda x: TF.pad(x, (1, 2, 2, 1), mode="reflect"),
+        (2, 3, 4),
+        transpose=True,
+    )
 
 
 def test_pad_empty_outputs_torch_allows():
     # one padded dim may shrink to 0 when another stays (PyTorch's check); circular may crop
     # a dim away entirely
-    for shape, widths, mode in (((2, 3, 4), (1, 1, -3, 0), "reflect"),
-                                ((2, 3), (-1, -2), "circular")):
+    for shape, widths, mode in (
+        ((2, 3, 4), (1, 1, -3, 0), "reflect"),
+        ((2, 3), (-1, -2), "circular"),
+    ):
         y = F.pad(lucid.zeros(*shape), widths, mode)
         assert tuple(y.shape) == tuple(TF.pad(torch.zeros(*shape), widths, mode).shape)
 
 
 def test_pad_empty_batch():
-    _check(lambda x: F.pad(x, (1, 2), "reflect"), lambda x: TF.pad(x, (1, 2), "reflect"),
-           (0, 3, 5))
-    _check(lambda x: F.pad(x, (1, 2, 1, 1), "circular"),
-           lambda x: TF.pad(x, (1, 2, 1, 1), "circular"), (0, 2, 3, 4))
+    _check(lambda x: F.pad(x, (1, 2), "reflect"), lambda x: TF.pad(x, (1, 2), "reflect"), (0, 3, 5))
+    _check(
+        lambda x: F.pad(x, (1, 2, 1, 1), "circular"),
+        lambda x: TF.pad(x, (1, 2, 1, 1), "circular"),
+        (0, 2, 3, 4),
+    )
 
 
-@pytest.mark.parametrize("shape,widths,mode,match", [
-    ((2, 5), (5, 1), "reflect", "less than the corresponding input dimension"),
-    ((2, 5), (-3, 5), "reflect", "less than the corresponding input dimension"),
-    ((2, 5), (6, 0), "circular", "at most the size"),
-    ((5,), (1, 1), "reflect", "padding size 2 is not supported for 1D"),
-    ((2, 3, 4, 5), (1, 1), "replicate", "padding size 2 is not supported for 4D"),
-    ((2, 3, 5), (1, 1, 1, 1, 1, 1), "circular", "padding size 6 is not supported for 3D"),
-    ((2, 5), (1, 1, 1), "constant", "divisible by 2"),
-    ((2, 5), (1, 1, 1, 1, 1, 1), "constant", "less than or equal to two times"),
-    ((2, 5), (-3, -3), "constant", "negative output size"),
-    ((2, 3), (-1, -2), "reflect", "too small"),
-    ((3, 1, 2, 2), (-2, 0, -4, 2), "replicate", "too small"),
-    ((0, 3), (1, 1), "replicate", "non-zero dimensions"),
-    ((2, 0, 3), (1, 1), "reflect", "non-zero dimensions"),
-])
+@pytest.mark.parametrize(
+    "shape,widths,mode,match",
+    [
+        ((2, 5), (5, 1), "reflect", "less than the corresponding input dimension"),
+        ((2, 5), (-3, 5), "reflect", "less than the corresponding input dimension"),
+        ((2, 5), (6, 0), "circular", "at most the size"),
+        ((5,), (1, 1), "reflect", "padding size 2 is not supported for 1D"),
+        ((2, 3, 4, 5), (1, 1), "replicate", "padding size 2 is not supported for 4D"),
+        ((2, 3, 5), (1, 1, 1, 1, 1, 1), "circular", "padding size 6 is not supported for 3D"),
+        ((2, 5), (1, 1, 1), "constant", "divisible by 2"),
+        ((2, 5), (1, 1, 1, 1, 1, 1), "constant", "less than or equal to two times"),
+        ((2, 5), (-3, -3), "constant", "negative output size"),
+        ((2, 3), (-1, -2), "reflect", "too small"),
+        ((3, 1, 2, 2), (-2, 0, -4, 2), "replicate", "too small"),
+        ((0, 3), (1, 1), "replicate", "non-zero dimensions"),
+        ((2, 0, 3), (1, 1), "reflect", "non-zero dimensions"),
+    ],
+)
 def test_pad_errors(shape, widths, mode, match):
     x = lucid.zeros(*shape)
     with pytest.raises(ShapeError, match=match):
         F.pad(x, widths, mode)
-    with pytest.raises(Exception):          # torch refuses these too
+    with pytest.raises(Exception):  # torch refuses these too
         TF.pad(torch.zeros(*shape), widths, mode)
 
 
@@ -131,15 +145,21 @@ def test_pad_mode_and_value_errors():
 # -- layers ---------------------------------------------------------------------------------
 
 LAYERS = [
-    ("ZeroPad1d", (2,), (2, 3, 4)), ("ZeroPad1d", ((1, 3),), (3, 4)),
-    ("ZeroPad2d", ((1, 0, 2, 3),), (2, 3, 4, 4)), ("ZeroPad3d", (1,), (1, 2, 2, 3, 3)),
-    ("ConstantPad1d", (2, 3.5), (2, 3, 4)), ("ConstantPad2d", ((1, 2, 0, 1), -1.0), (2, 3, 3)),
+    ("ZeroPad1d", (2,), (2, 3, 4)),
+    ("ZeroPad1d", ((1, 3),), (3, 4)),
+    ("ZeroPad2d", ((1, 0, 2, 3),), (2, 3, 4, 4)),
+    ("ZeroPad3d", (1,), (1, 2, 2, 3, 3)),
+    ("ConstantPad1d", (2, 3.5), (2, 3, 4)),
+    ("ConstantPad2d", ((1, 2, 0, 1), -1.0), (2, 3, 3)),
     ("ConstantPad3d", (1, 2.0), (1, 2, 2, 2, 2)),
-    ("ReflectionPad1d", (2,), (2, 3, 4)), ("ReflectionPad2d", ((1, 2, 2, 1),), (1, 2, 3, 4)),
+    ("ReflectionPad1d", (2,), (2, 3, 4)),
+    ("ReflectionPad2d", ((1, 2, 2, 1),), (1, 2, 3, 4)),
     ("ReflectionPad3d", (1,), (1, 2, 2, 3, 3)),
-    ("ReplicationPad1d", ((3, 1),), (2, 3, 4)), ("ReplicationPad2d", (2,), (2, 3, 4)),
+    ("ReplicationPad1d", ((3, 1),), (2, 3, 4)),
+    ("ReplicationPad2d", (2,), (2, 3, 4)),
     ("ReplicationPad3d", ((1, 0, 2, 1, 0, 2),), (1, 2, 2, 3, 3)),
-    ("CircularPad1d", (2,), (2, 3, 4)), ("CircularPad2d", ((1, 2, 2, 0),), (1, 2, 3, 4)),
+    ("CircularPad1d", (2,), (2, 3, 4)),
+    ("CircularPad2d", ((1, 2, 2, 0),), (1, 2, 3, 4)),
     ("CircularPad3d", (1,), (1, 2, 2, 3, 3)),
 ]
 

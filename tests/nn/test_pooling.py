@@ -45,13 +45,24 @@ MAX = [
     ("max_pool1d", (2, 3, 11), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
     ("max_pool1d", (3, 10), dict(kernel_size=2, dilation=3, return_indices=True)),
     ("max_pool2d", (2, 3, 8, 8), dict(kernel_size=2)),
-    ("max_pool2d", (2, 3, 9, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                                      return_indices=True)),
-    ("max_pool2d", (2, 3, 9, 8), dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0),
-                                      dilation=(2, 3), return_indices=True)),
+    (
+        "max_pool2d",
+        (2, 3, 9, 7),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, return_indices=True),
+    ),
+    (
+        "max_pool2d",
+        (2, 3, 9, 8),
+        dict(
+            kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), dilation=(2, 3), return_indices=True
+        ),
+    ),
     ("max_pool2d", (2, 2, 5, 5), dict(kernel_size=2, stride=3, ceil_mode=True)),
-    ("max_pool3d", (1, 2, 5, 6, 4), dict(kernel_size=2, stride=(1, 2, 2), padding=1,
-                                         return_indices=True)),
+    (
+        "max_pool3d",
+        (1, 2, 5, 6, 4),
+        dict(kernel_size=2, stride=(1, 2, 2), padding=1, return_indices=True),
+    ),
     ("max_pool3d", (1, 2, 5, 6, 7), dict(kernel_size=3, stride=2, ceil_mode=True)),
 ]
 
@@ -65,18 +76,30 @@ def test_max_pool_matches_torch(case, dtype):
 
 AVG = [
     ("avg_pool1d", (2, 3, 11), dict(kernel_size=3)),
-    ("avg_pool1d", (2, 3, 11), dict(kernel_size=4, stride=3, padding=2, ceil_mode=True,
-                                    count_include_pad=False)),
+    (
+        "avg_pool1d",
+        (2, 3, 11),
+        dict(kernel_size=4, stride=3, padding=2, ceil_mode=True, count_include_pad=False),
+    ),
     ("avg_pool1d", (3, 10), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
     ("avg_pool2d", (2, 3, 8, 8), dict(kernel_size=2)),
     ("avg_pool2d", (2, 3, 9, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
-    ("avg_pool2d", (2, 3, 9, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                                      count_include_pad=False)),
-    ("avg_pool2d", (2, 3, 6, 7), dict(kernel_size=(3, 2), stride=(2, 3), padding=(1, 1),
-                                      divisor_override=5)),
+    (
+        "avg_pool2d",
+        (2, 3, 9, 7),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    ),
+    (
+        "avg_pool2d",
+        (2, 3, 6, 7),
+        dict(kernel_size=(3, 2), stride=(2, 3), padding=(1, 1), divisor_override=5),
+    ),
     ("avg_pool3d", (1, 2, 5, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
-    ("avg_pool3d", (1, 2, 5, 6, 4), dict(kernel_size=2, padding=1, count_include_pad=False,
-                                         divisor_override=3)),
+    (
+        "avg_pool3d",
+        (1, 2, 5, 6, 4),
+        dict(kernel_size=2, padding=1, count_include_pad=False, divisor_override=3),
+    ),
 ]
 
 
@@ -101,7 +124,7 @@ ADAPTIVE = [
     ("adaptive_avg_pool2d", (2, 3, 7, 9), dict(output_size=(3, 4))),
     ("adaptive_avg_pool2d", (2, 3, 7, 9), dict(output_size=(None, 2))),
     ("adaptive_avg_pool2d", (3, 7, 9), dict(output_size=1)),
-    ("adaptive_avg_pool2d", (2, 3, 4, 5), dict(output_size=(6, 7))),      # upsampling
+    ("adaptive_avg_pool2d", (2, 3, 4, 5), dict(output_size=(6, 7))),  # upsampling
     ("adaptive_avg_pool3d", (1, 2, 5, 6, 7), dict(output_size=(2, 3, 4))),
     ("adaptive_max_pool1d", (2, 3, 11), dict(output_size=4, return_indices=True)),
     ("adaptive_max_pool2d", (2, 3, 7, 9), dict(output_size=(3, 4), return_indices=True)),
@@ -111,20 +134,23 @@ ADAPTIVE = [
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
-@pytest.mark.parametrize("case", ADAPTIVE, ids=[f"{c[0]}-{i}" for i, c in
-                                                enumerate(ADAPTIVE)])
+@pytest.mark.parametrize("case", ADAPTIVE, ids=[f"{c[0]}-{i}" for i, c in enumerate(ADAPTIVE)])
 def test_adaptive_pool_matches_torch(case, dtype):
     name, shape, kw = case
     _parity(name, _distinct(*shape, seed=3), dtype, **kw)
 
 
-@pytest.mark.parametrize("name,shape,kw", [
-    ("lp_pool1d", (2, 3, 10), dict(norm_type=2, kernel_size=3, stride=2)),
-    ("lp_pool2d", (2, 3, 7, 8), dict(norm_type=3, kernel_size=(2, 3), ceil_mode=True)),
-    ("lp_pool2d", (2, 3, 6, 6), dict(norm_type=1.5, kernel_size=2)),
-    ("lp_pool3d", (1, 2, 4, 4, 6), dict(norm_type=2, kernel_size=2))])
+@pytest.mark.parametrize(
+    "name,shape,kw",
+    [
+        ("lp_pool1d", (2, 3, 10), dict(norm_type=2, kernel_size=3, stride=2)),
+        ("lp_pool2d", (2, 3, 7, 8), dict(norm_type=3, kernel_size=(2, 3), ceil_mode=True)),
+        ("lp_pool2d", (2, 3, 6, 6), dict(norm_type=1.5, kernel_size=2)),
+        ("lp_pool3d", (1, 2, 4, 4, 6), dict(norm_type=2, kernel_size=2)),
+    ],
+)
 def test_lp_pool_matches_torch(name, shape, kw):
-    x = np.random.default_rng(4).random(shape) + 0.1        # positive: p-th roots are real
+    x = np.random.default_rng(4).random(shape) + 0.1  # positive: p-th roots are real
     _parity(name, x, **kw)
 
 
@@ -174,10 +200,12 @@ def test_max_pool_of_integers_as_torch():
     tv, ti = TF.max_pool2d(torch.tensor(x), 3, 2, 1, return_indices=True)
     assert v.dtype == lucid.int64 and not v.requires_grad
     np.testing.assert_array_equal(v.numpy(), tv.numpy())
-    np.testing.assert_array_equal(x.reshape(2, 3, -1)[np.arange(2)[:, None, None],
-                                                     np.arange(3)[None, :, None],
-                                                     i.numpy().reshape(2, 3, -1)],
-                                  v.numpy().reshape(2, 3, -1))
+    np.testing.assert_array_equal(
+        x.reshape(2, 3, -1)[
+            np.arange(2)[:, None, None], np.arange(3)[None, :, None], i.numpy().reshape(2, 3, -1)
+        ],
+        v.numpy().reshape(2, 3, -1),
+    )
     with pytest.raises(lucid.errors.DTypeError, match="floating point"):
         F.avg_pool2d(lucid.tensor(x), 2)
 
@@ -189,10 +217,15 @@ def test_max_pool_of_minus_infinity_keeps_indices_in_range():
     assert i.numpy().min() >= 0 and i.numpy().max() < 9
 
 
-@pytest.mark.parametrize("name,kw", [("max_pool2d", dict(kernel_size=2)),
-                                     ("avg_pool2d", dict(kernel_size=3, padding=1)),
-                                     ("adaptive_avg_pool2d", dict(output_size=(2, 3))),
-                                     ("adaptive_max_pool2d", dict(output_size=(2, 3)))])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("max_pool2d", dict(kernel_size=2)),
+        ("avg_pool2d", dict(kernel_size=3, padding=1)),
+        ("adaptive_avg_pool2d", dict(output_size=(2, 3))),
+        ("adaptive_max_pool2d", dict(output_size=(2, 3))),
+    ],
+)
 def test_empty_batch_and_non_contiguous(name, kw):
     _parity(name, np.zeros((0, 3, 6, 6)), **kw)
     x = _distinct(6, 7, 3, 2, seed=8)
@@ -205,10 +238,15 @@ def test_empty_batch_and_non_contiguous(name, kw):
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **TOL[np.float64])
 
 
-@pytest.mark.parametrize("name,kw", [("max_pool2d", dict(kernel_size=3, stride=2, padding=1)),
-                                     ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1)),
-                                     ("adaptive_max_pool2d", dict(output_size=3)),
-                                     ("adaptive_avg_pool2d", dict(output_size=3))])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("max_pool2d", dict(kernel_size=3, stride=2, padding=1)),
+        ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1)),
+        ("adaptive_max_pool2d", dict(output_size=3)),
+        ("adaptive_avg_pool2d", dict(output_size=3)),
+    ],
+)
 def test_double_backward_matches_torch(name, kw):
     x = _distinct(2, 2, 7, 6, seed=9)
     res = []
@@ -248,8 +286,12 @@ LAYERS = [
     ("MaxPool2d", (2,), dict(return_indices=True), (2, 3, 8, 8)),
     ("MaxPool3d", (2,), dict(), (1, 2, 4, 4, 6)),
     ("AvgPool1d", (3,), dict(stride=2, padding=1, count_include_pad=False), (2, 3, 9)),
-    ("AvgPool2d", (3,), dict(stride=2, padding=1, ceil_mode=True, divisor_override=4),
-     (2, 3, 9, 8)),
+    (
+        "AvgPool2d",
+        (3,),
+        dict(stride=2, padding=1, ceil_mode=True, divisor_override=4),
+        (2, 3, 9, 8),
+    ),
     ("AvgPool3d", (2,), dict(padding=1), (1, 2, 4, 4, 6)),
     ("AdaptiveAvgPool1d", (4,), dict(), (2, 3, 9)),
     ("AdaptiveAvgPool2d", ((3, None),), dict(), (2, 3, 9, 8)),
@@ -263,8 +305,9 @@ LAYERS = [
 ]
 
 
-@pytest.mark.parametrize("cls,args,kw,shape", LAYERS,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(LAYERS)])
+@pytest.mark.parametrize(
+    "cls,args,kw,shape", LAYERS, ids=[f"{c[0]}-{i}" for i, c in enumerate(LAYERS)]
+)
 def test_layers_match_torch(cls, args, kw, shape):
     lm, tm = getattr(nn, cls)(*args, **kw), getattr(torch.nn, cls)(*args, **kw)
     assert repr(lm) == repr(tm)

@@ -48,11 +48,19 @@ def test_sinusoidal_matches_formula_with_position_gradients(dtype):
 def test_sinusoidal_integer_positions_and_textbook_values():
     y = F.sinusoidal_embedding(lucid.arange(4), 6)
     assert y.dtype == lucid.float32 and tuple(y.shape) == (4, 6)
-    want = np.array([[math.sin(p / 10000 ** (2 * (j // 2) / 6)) if j % 2 == 0 else
-                      math.cos(p / 10000 ** (2 * (j // 2) / 6)) for j in range(6)]
-                     for p in range(4)])
+    want = np.array(
+        [
+            [
+                math.sin(p / 10000 ** (2 * (j // 2) / 6))
+                if j % 2 == 0
+                else math.cos(p / 10000 ** (2 * (j // 2) / 6))
+                for j in range(6)
+            ]
+            for p in range(4)
+        ]
+    )
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(y.numpy()[0], [0, 1, 0, 1, 0, 1])   # p = 0: sin 0, cos 0
+    np.testing.assert_array_equal(y.numpy()[0], [0, 1, 0, 1, 0, 1])  # p = 0: sin 0, cos 0
     assert tuple(F.sinusoidal_embedding(lucid.tensor(3.0), 4).shape) == (4,)
 
 
@@ -81,12 +89,16 @@ def test_sinusoidal_nd_grid():
     m = nn.SinusoidalEmbeddingND(8, 2)
     g = m.grid((3, 4))
     assert tuple(g.shape) == (3, 4, 8)
-    ty = torch.cat([_torch_sinusoid(torch.arange(3.0)[:, None].expand(3, 4), 4),
-                    _torch_sinusoid(torch.arange(4.0)[None, :].expand(3, 4), 4)], -1)
+    ty = torch.cat(
+        [
+            _torch_sinusoid(torch.arange(3.0)[:, None].expand(3, 4), 4),
+            _torch_sinusoid(torch.arange(4.0)[None, :].expand(3, 4), 4),
+        ],
+        -1,
+    )
     np.testing.assert_allclose(g.numpy(), ty.numpy(), rtol=1e-6, atol=1e-6)
     one_d = F.sinusoidal_embedding(lucid.arange(5.0), 6)
-    np.testing.assert_allclose(nn.SinusoidalEmbeddingND(6, 1).grid((5,)).numpy(),
-                               one_d.numpy())
+    np.testing.assert_allclose(nn.SinusoidalEmbeddingND(6, 1).grid((5,)).numpy(), one_d.numpy())
 
 
 def _torch_rope_half(x, positions, base=10000.0):
@@ -98,7 +110,7 @@ def _torch_rope_half(x, positions, base=10000.0):
     cos, sin = emb.cos(), emb.sin()
     if positions.ndim == 2 and x.ndim == 4:
         cos, sin = cos[:, None], sin[:, None]
-    x1, x2 = x[..., :d // 2], x[..., d // 2:]
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
     return x * cos + torch.cat([-x2, x1], -1) * sin
 
 
@@ -106,8 +118,9 @@ def _torch_rope_interleaved(x, positions, base=10000.0):
     """Meta LLaMA: features (2i, 2i+1) as one complex number times exp(i m w_i)."""
     d = x.shape[-1]
     inv = 1.0 / (base ** (torch.arange(0, d, 2).to(x.dtype) / d))
-    cis = torch.polar(torch.ones(len(positions), d // 2, dtype=x.dtype),
-                      torch.outer(positions.to(x.dtype), inv))
+    cis = torch.polar(
+        torch.ones(len(positions), d // 2, dtype=x.dtype), torch.outer(positions.to(x.dtype), inv)
+    )
     xc = torch.view_as_complex(x.reshape(x.shape[:-1] + (d // 2, 2)).contiguous())
     return torch.view_as_real(xc * cis).flatten(-2)
 
@@ -119,8 +132,9 @@ def test_rotary_matches_torch_with_gradients(dtype, interleaved):
     x = rng.standard_normal((2, 4, 9, 16))
     lx = lucid.tensor(x).to(getattr(lucid, dtype)).requires_grad_()
     tx = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
-    rope = nn.RotaryEmbedding(16, max_seq_len=32, base=500.0, interleaved=interleaved,
-                              dtype=getattr(lucid, dtype))
+    rope = nn.RotaryEmbedding(
+        16, max_seq_len=32, base=500.0, interleaved=interleaved, dtype=getattr(lucid, dtype)
+    )
     ly = rope(lx)
     ref = _torch_rope_interleaved if interleaved else _torch_rope_half
     ty = ref(tx, torch.arange(9), 500.0)
@@ -138,8 +152,9 @@ def test_rotary_positions_offset_and_batched_positions():
     rope = nn.RotaryEmbedding(8, max_seq_len=64, dtype=lucid.float64)
     pos = lucid.arange(10, 15)
     got = rope(lucid.tensor(x), positions=pos).numpy()
-    np.testing.assert_allclose(got, _torch_rope_half(torch.tensor(x), torch.arange(10, 15)),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        got, _torch_rope_half(torch.tensor(x), torch.arange(10, 15)), rtol=1e-12, atol=1e-12
+    )
     bpos = np.array([[0, 1, 2, 3, 4], [7, 8, 9, 10, 11]])
     got = rope(lucid.tensor(x), positions=lucid.tensor(bpos)).numpy()
     want = _torch_rope_half(torch.tensor(x), torch.tensor(bpos))
@@ -154,13 +169,13 @@ def test_rotary_positions_offset_and_batched_positions():
 def test_rotary_scores_depend_on_relative_position_only(interleaved):
     rng = np.random.default_rng(5)
     q, k = (lucid.tensor(rng.standard_normal((1, 16))) for _ in range(2))
-    rope = nn.RotaryEmbedding(16, max_seq_len=64, interleaved=interleaved,
-                              dtype=lucid.float64)
+    rope = nn.RotaryEmbedding(16, max_seq_len=64, interleaved=interleaved, dtype=lucid.float64)
 
     def score(m, n):
         rq = rope(q, positions=lucid.tensor([m]))
         rk = rope(k, positions=lucid.tensor([n]))
         return float((rq * rk).sum().item())
+
     assert score(3, 1) == pytest.approx(score(40, 38), rel=1e-10, abs=1e-12)
     assert score(0, 0) == pytest.approx(float((q * k).sum().item()), rel=1e-12)
     assert score(5, 1) != pytest.approx(score(5, 2), rel=1e-6)
@@ -171,11 +186,13 @@ def test_rotary_norm_is_kept_and_gradcheck():
     x = lucid.tensor(rng.standard_normal((3, 6, 4)), requires_grad=True)
     rope = nn.RotaryEmbedding(4, max_seq_len=8, dtype=lucid.float64)
     y = rope(x)
-    np.testing.assert_allclose(y.detach().numpy() ** 2 @ np.ones(4),
-                               x.detach().numpy() ** 2 @ np.ones(4), rtol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy() ** 2 @ np.ones(4), x.detach().numpy() ** 2 @ np.ones(4), rtol=1e-12
+    )
     assert gradcheck(rope, (x,))
-    assert gradcheck(lambda t: F.apply_rotary_emb(t, rope.cos_cached[:6],
-                                                  rope.sin_cached[:6], True), (x,))
+    assert gradcheck(
+        lambda t: F.apply_rotary_emb(t, rope.cos_cached[:6], rope.sin_cached[:6], True), (x,)
+    )
 
 
 def test_rotary_buffers_are_not_persistent_and_cast_to_input():
@@ -194,37 +211,65 @@ def test_apply_rotary_emb_functional_equals_module():
     rope = nn.RotaryEmbedding(6, max_seq_len=10)
     x = lucid.randn(4, 10, 6)
     np.testing.assert_array_equal(
-        F.apply_rotary_emb(x, rope.cos_cached, rope.sin_cached).numpy(), rope(x).numpy())
+        F.apply_rotary_emb(x, rope.cos_cached, rope.sin_cached).numpy(), rope(x).numpy()
+    )
     y = F.rotate_half(lucid.tensor([1.0, 2.0, 3.0, 4.0]))
     np.testing.assert_array_equal(y.numpy(), [-3.0, -4.0, 1.0, 2.0])
 
 
-@pytest.mark.parametrize("fn,err,match", [
-    (lambda: nn.SinusoidalEmbedding(7), ArgumentError, "even"),
-    (lambda: nn.SinusoidalEmbedding(8, base=0.0), ArgumentError, "base"),
-    (lambda: nn.SinusoidalEmbeddingND(10, 3), ArgumentError, "multiple of 2"),
-    (lambda: nn.SinusoidalEmbeddingND(12, 0), ArgumentError, "num_dims"),
-    (lambda: nn.SinusoidalEmbeddingND(12, 3)(lucid.zeros((4, 2))), ShapeError, r"\(\.\.\., 3\)"),
-    (lambda: nn.SinusoidalEmbeddingND(12, 3).grid((2, 2)), ShapeError, "3 sizes"),
-    (lambda: F.sinusoidal_embedding([1, 2], 4), ArgumentTypeError, "Tensor"),
-    (lambda: F.sinusoidal_embedding(lucid.tensor([True]), 4), DTypeError, "bool"),
-    (lambda: F.sinusoidal_embedding_nd(lucid.tensor(1.0), 4), ShapeError, "0-d"),
-    (lambda: nn.RotaryEmbedding(7), ArgumentError, "even"),
-    (lambda: nn.RotaryEmbedding(8, max_seq_len=0), ArgumentError, "max_seq_len"),
-    (lambda: nn.RotaryEmbedding(8)(lucid.randn(2, 3, 6)), ShapeError, r"\(\.\.\., seq, 8\)"),
-    (lambda: nn.RotaryEmbedding(8, max_seq_len=4)(lucid.randn(5, 8)), ShapeError,
-     "exceeds max_seq_len"),
-    (lambda: nn.RotaryEmbedding(8)(lucid.randn(5, 8), positions=lucid.arange(4)), ShapeError,
-     "positions"),
-    (lambda: nn.RotaryEmbedding(8)(lucid.randn(5, 8), positions=lucid.arange(5.0)),
-     ShapeError, "integer"),
-    (lambda: F.apply_rotary_emb(lucid.randn(3, 5), lucid.randn(3, 5), lucid.randn(3, 5)),
-     ShapeError, "even"),
-    (lambda: F.apply_rotary_emb(lucid.randn(3, 4), lucid.randn(3, 2), lucid.randn(3, 2)),
-     ShapeError, "cos and sin"),
-    (lambda: F.apply_rotary_emb(lucid.arange(12).reshape(3, 4), lucid.randn(3, 4),
-                                lucid.randn(3, 4)), DTypeError, "floating"),
-])
+@pytest.mark.parametrize(
+    "fn,err,match",
+    [
+        (lambda: nn.SinusoidalEmbedding(7), ArgumentError, "even"),
+        (lambda: nn.SinusoidalEmbedding(8, base=0.0), ArgumentError, "base"),
+        (lambda: nn.SinusoidalEmbeddingND(10, 3), ArgumentError, "multiple of 2"),
+        (lambda: nn.SinusoidalEmbeddingND(12, 0), ArgumentError, "num_dims"),
+        (
+            lambda: nn.SinusoidalEmbeddingND(12, 3)(lucid.zeros((4, 2))),
+            ShapeError,
+            r"\(\.\.\., 3\)",
+        ),
+        (lambda: nn.SinusoidalEmbeddingND(12, 3).grid((2, 2)), ShapeError, "3 sizes"),
+        (lambda: F.sinusoidal_embedding([1, 2], 4), ArgumentTypeError, "Tensor"),
+        (lambda: F.sinusoidal_embedding(lucid.tensor([True]), 4), DTypeError, "bool"),
+        (lambda: F.sinusoidal_embedding_nd(lucid.tensor(1.0), 4), ShapeError, "0-d"),
+        (lambda: nn.RotaryEmbedding(7), ArgumentError, "even"),
+        (lambda: nn.RotaryEmbedding(8, max_seq_len=0), ArgumentError, "max_seq_len"),
+        (lambda: nn.RotaryEmbedding(8)(lucid.randn(2, 3, 6)), ShapeError, r"\(\.\.\., seq, 8\)"),
+        (
+            lambda: nn.RotaryEmbedding(8, max_seq_len=4)(lucid.randn(5, 8)),
+            ShapeError,
+            "exceeds max_seq_len",
+        ),
+        (
+            lambda: nn.RotaryEmbedding(8)(lucid.randn(5, 8), positions=lucid.arange(4)),
+            ShapeError,
+            "positions",
+        ),
+        (
+            lambda: nn.RotaryEmbedding(8)(lucid.randn(5, 8), positions=lucid.arange(5.0)),
+            ShapeError,
+            "integer",
+        ),
+        (
+            lambda: F.apply_rotary_emb(lucid.randn(3, 5), lucid.randn(3, 5), lucid.randn(3, 5)),
+            ShapeError,
+            "even",
+        ),
+        (
+            lambda: F.apply_rotary_emb(lucid.randn(3, 4), lucid.randn(3, 2), lucid.randn(3, 2)),
+            ShapeError,
+            "cos and sin",
+        ),
+        (
+            lambda: F.apply_rotary_emb(
+                lucid.arange(12).reshape(3, 4), lucid.randn(3, 4), lucid.randn(3, 4)
+            ),
+            DTypeError,
+            "floating",
+        ),
+    ],
+)
 def test_errors(fn, err, match):
     with pytest.raises(err, match=match):
         fn()

@@ -100,19 +100,24 @@ def test_custom_from_mask_and_identity_match_torch():
 
 def test_iterative_pruning_acts_on_what_is_left_as_torch():
     t, m = conv_pair()
-    steps = [("l1_unstructured", dict(amount=0.3)),
-             ("ln_structured", dict(amount=1, n=2, dim=0)),
-             ("l1_unstructured", dict(amount=5)),
-             ("ln_structured", dict(amount=0.5, n=1, dim=1))]
+    steps = [
+        ("l1_unstructured", dict(amount=0.3)),
+        ("ln_structured", dict(amount=1, n=2, dim=0)),
+        ("l1_unstructured", dict(amount=5)),
+        ("ln_structured", dict(amount=0.5, n=1, dim=1)),
+    ]
     for fn, kw in steps:
         getattr(tprune, fn)(t, "weight", **kw)
         getattr(prune, fn)(m, "weight", **kw)
         check_pruned_like(t, m)
-    hooks = [h for h in m._forward_pre_hooks.values()
-             if isinstance(h, prune.BasePruningMethod)]
+    hooks = [h for h in m._forward_pre_hooks.values() if isinstance(h, prune.BasePruningMethod)]
     assert len(hooks) == 1 and isinstance(hooks[0], prune.PruningContainer)
-    assert [type(h).__name__ for h in hooks[0]] == ["L1Unstructured", "LnStructured",
-                                                    "L1Unstructured", "LnStructured"]
+    assert [type(h).__name__ for h in hooks[0]] == [
+        "L1Unstructured",
+        "LnStructured",
+        "L1Unstructured",
+        "LnStructured",
+    ]
 
 
 def test_global_unstructured_matches_torch():
@@ -120,7 +125,7 @@ def test_global_unstructured_matches_torch():
     tm = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU(), torch.nn.Linear(6, 3))
     lm = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3))
     lm.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    tprune.l1_unstructured(tm[0], "weight", 0.25)     # one already pruned: its mask counts
+    tprune.l1_unstructured(tm[0], "weight", 0.25)  # one already pruned: its mask counts
     prune.l1_unstructured(lm[0], "weight", 0.25)
     tpairs = [(tm[0], "weight"), (tm[2], "weight"), (tm[2], "bias")]
     lpairs = [(lm[0], "weight"), (lm[2], "weight"), (lm[2], "bias")]
@@ -138,7 +143,7 @@ def test_forward_uses_the_pruned_weight_and_gradients_are_masked():
     prune.l1_unstructured(m, "weight", 0.5)
     x = np.random.default_rng(4).standard_normal((3, 6)).astype(np.float32)
     with lucid.no_grad():
-        m.weight_orig.mul_(2)            # the hook recomputes weight before each call
+        m.weight_orig.mul_(2)  # the hook recomputes weight before each call
     with torch.no_grad():
         t.weight_orig.mul_(2)
     ty, ly = t(torch.tensor(x)), m(lucid.tensor(x))
@@ -171,7 +176,7 @@ def test_random_unstructured_prunes_the_asked_count_and_keeps_earlier_zeros():
     m = nn.Linear(10, 10)
     prune.l1_unstructured(m, "weight", 20)
     first = m.weight_mask.clone()
-    prune.random_unstructured(m, "weight", 0.5)       # half of the 80 left
+    prune.random_unstructured(m, "weight", 0.5)  # half of the 80 left
     assert float(m.weight_mask.sum()) == 40
     assert float((m.weight_mask * (1 - first)).sum()) == 0
     lucid.manual_seed(1)
@@ -203,17 +208,23 @@ def test_prune_method_on_a_tensor_matches_torch():
     same(prune.LnStructured(amount=2, n=1, dim=1).prune(lucid.tensor(w)), ref)
 
 
-@pytest.mark.parametrize("bad, err, match", [
-    (lambda m: prune.l1_unstructured(m, "weight", -1), ArgumentError, "non-negative"),
-    (lambda m: prune.l1_unstructured(m, "weight", 1.5), ArgumentError, r"in \[0, 1\]"),
-    (lambda m: prune.l1_unstructured(m, "weight", "a"), ArgumentTypeError, "int or a float"),
-    (lambda m: prune.l1_unstructured(m, "weight", 31), ArgumentError, "at most"),
-    (lambda m: prune.ln_structured(m, "bias", 1, 2, 0), ShapeError, "at least 2 dims"),
-    (lambda m: prune.ln_structured(m, "weight", 1, 2, 2), DimError, "out of range"),
-    (lambda m: prune.l1_unstructured(m, "weight", 1, importance_scores=lucid.ones(3)),
-     ShapeError, "importance_scores"),
-    (lambda m: prune.custom_from_mask(m, "weight", lucid.ones(3)), ShapeError, "mask"),
-])
+@pytest.mark.parametrize(
+    "bad, err, match",
+    [
+        (lambda m: prune.l1_unstructured(m, "weight", -1), ArgumentError, "non-negative"),
+        (lambda m: prune.l1_unstructured(m, "weight", 1.5), ArgumentError, r"in \[0, 1\]"),
+        (lambda m: prune.l1_unstructured(m, "weight", "a"), ArgumentTypeError, "int or a float"),
+        (lambda m: prune.l1_unstructured(m, "weight", 31), ArgumentError, "at most"),
+        (lambda m: prune.ln_structured(m, "bias", 1, 2, 0), ShapeError, "at least 2 dims"),
+        (lambda m: prune.ln_structured(m, "weight", 1, 2, 2), DimError, "out of range"),
+        (
+            lambda m: prune.l1_unstructured(m, "weight", 1, importance_scores=lucid.ones(3)),
+            ShapeError,
+            "importance_scores",
+        ),
+        (lambda m: prune.custom_from_mask(m, "weight", lucid.ones(3)), ShapeError, "mask"),
+    ],
+)
 def test_bad_arguments_raise_and_leave_the_module_as_it_was(bad, err, match):
     lucid.manual_seed(0)
     m = nn.Linear(6, 5)
@@ -224,12 +235,15 @@ def test_bad_arguments_raise_and_leave_the_module_as_it_was(bad, err, match):
     assert isinstance(m.weight, nn.Parameter) and not m._forward_pre_hooks
 
 
-@pytest.mark.parametrize("bad", [
-    lambda P, m: P.l1_unstructured(m, "weight", -1),
-    lambda P, m: P.l1_unstructured(m, "weight", 1.5),
-    lambda P, m: P.l1_unstructured(m, "weight", 31),
-    lambda P, m: P.ln_structured(m, "bias", 1, 2, 0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda P, m: P.l1_unstructured(m, "weight", -1),
+        lambda P, m: P.l1_unstructured(m, "weight", 1.5),
+        lambda P, m: P.l1_unstructured(m, "weight", 31),
+        lambda P, m: P.ln_structured(m, "bias", 1, 2, 0),
+    ],
+)
 def test_errors_are_the_builtins_torch_raises(bad):
     t, m = linear_pair()
     with pytest.raises(Exception) as ti:

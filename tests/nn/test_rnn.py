@@ -18,16 +18,20 @@ NP = {lucid.float32: np.float32, lucid.float64: np.float64}
 TD = {lucid.float32: torch.float32, lucid.float64: torch.float64}
 TOL = {lucid.float32: dict(rtol=2e-4, atol=2e-5), lucid.float64: dict(rtol=1e-9, atol=1e-11)}
 RNG = np.random.default_rng(0)
-MODS = {"RNN": (nn.RNN, torch.nn.RNN), "LSTM": (nn.LSTM, torch.nn.LSTM),
-        "GRU": (nn.GRU, torch.nn.GRU)}
+MODS = {
+    "RNN": (nn.RNN, torch.nn.RNN),
+    "LSTM": (nn.LSTM, torch.nn.LSTM),
+    "GRU": (nn.GRU, torch.nn.GRU),
+}
 
 
 def _pair(kind, dt, *args, **kwargs):
     lcls, tcls = MODS[kind]
     tm = tcls(*args, **kwargs).to(TD[dt])
     lm = lcls(*args, **kwargs, dtype=dt)
-    res = lm.load_state_dict({k: lucid.tensor(v.detach().numpy()) for k, v in
-                              tm.state_dict().items()})
+    res = lm.load_state_dict(
+        {k: lucid.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()}
+    )
     assert not res.missing_keys and not res.unexpected_keys
     return lm, tm
 
@@ -67,8 +71,9 @@ CONFIGS = [
 
 
 @pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
-@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in
-                                                                c.items()) or "default")
+@pytest.mark.parametrize(
+    "cfg", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "default"
+)
 @pytest.mark.parametrize("dt", [lucid.float32, lucid.float64])
 def test_parity_padded(kind, cfg, dt):
     lm, tm = _pair(kind, dt, 3, 4, **cfg)
@@ -135,10 +140,10 @@ def test_parity_packed(kind, enforce_sorted, lengths, batch_first):
     seqs = [RNG.standard_normal((n, 3)) for n in lengths]
     padded = TR.pad_sequence([torch.tensor(s) for s in seqs], batch_first=batch_first).numpy()
     lx, tx = lucid.tensor(padded, requires_grad=True), torch.tensor(padded, requires_grad=True)
-    lp = R.pack_padded_sequence(lx, lengths, batch_first=batch_first,
-                                enforce_sorted=enforce_sorted)
-    tp = TR.pack_padded_sequence(tx, lengths, batch_first=batch_first,
-                                 enforce_sorted=enforce_sorted)
+    lp = R.pack_padded_sequence(lx, lengths, batch_first=batch_first, enforce_sorted=enforce_sorted)
+    tp = TR.pack_padded_sequence(
+        tx, lengths, batch_first=batch_first, enforce_sorted=enforce_sorted
+    )
     h0 = RNG.standard_normal((4, 4, 4))
     lhx = (lucid.tensor(h0), lucid.tensor(h0 * 0.5)) if kind == "LSTM" else lucid.tensor(h0)
     thx = (torch.tensor(h0), torch.tensor(h0 * 0.5)) if kind == "LSTM" else torch.tensor(h0)
@@ -194,7 +199,7 @@ def test_dropout_between_layers():
     a = lm(x)[0].detach().numpy()
     lucid.manual_seed(0)
     b = lm(x)[0].detach().numpy()
-    np.testing.assert_array_equal(a, b)               # seeded: reproducible
+    np.testing.assert_array_equal(a, b)  # seeded: reproducible
     assert not np.allclose(a, ref(x)[0].detach().numpy())
     one = nn.GRU(3, 4, dropout=0.0)
     ref1 = nn.GRU(3, 4)
@@ -205,15 +210,18 @@ def test_dropout_between_layers():
 
 
 def test_reprs_names_and_init():
-    for kind, kw in [("RNN", dict(nonlinearity="relu")), ("LSTM", dict(num_layers=2,
-                     bias=False, batch_first=True)), ("GRU", dict(dropout=0.25, num_layers=2,
-                                                                  bidirectional=True))]:
+    for kind, kw in [
+        ("RNN", dict(nonlinearity="relu")),
+        ("LSTM", dict(num_layers=2, bias=False, batch_first=True)),
+        ("GRU", dict(dropout=0.25, num_layers=2, bidirectional=True)),
+    ]:
         lcls, tcls = MODS[kind]
         lm, tm = lcls(7, 20, **kw), tcls(7, 20, **kw)
         assert repr(lm) == repr(tm)
         assert [k for k, _ in lm.named_parameters()] == [k for k, _ in tm.named_parameters()]
-        assert [tuple(p.shape) for p in lm.parameters()] == \
-            [tuple(p.shape) for p in tm.parameters()]
+        assert [tuple(p.shape) for p in lm.parameters()] == [
+            tuple(p.shape) for p in tm.parameters()
+        ]
     m = nn.LSTM(5, 400)
     bound = 1 / math.sqrt(400)
     for p in m.parameters():
@@ -221,7 +229,7 @@ def test_reprs_names_and_init():
         assert np.abs(a).max() <= bound and np.abs(a).max() > 0.98 * bound
     assert len(m.all_weights) == 1 and len(m.all_weights[0]) == 4
     assert m.all_weights[0][1] is m.weight_hh_l0
-    m.flatten_parameters()                              # PyTorch compatibility: no-op
+    m.flatten_parameters()  # PyTorch compatibility: no-op
 
 
 def test_errors():

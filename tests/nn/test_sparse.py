@@ -18,8 +18,7 @@ TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=1e-5, ato
 
 def _weights(shape, dtype, seed=0):
     a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
-    return lucid.tensor(a.copy(), requires_grad=True), torch.tensor(a.copy(),
-                                                                   requires_grad=True)
+    return lucid.tensor(a.copy(), requires_grad=True), torch.tensor(a.copy(), requires_grad=True)
 
 
 def _compare(lfn, tfn, idx, dtype=np.float64, shape=(10, 4), graph=False, extra=()):
@@ -44,13 +43,25 @@ _IDX = np.array([[1, 2, 0, 2], [3, 9, 1, 1]])
 
 @pytest.mark.parametrize("graph", [False, True], ids=["eager", "graph"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("kw", [{}, {"padding_idx": 2}, {"padding_idx": -1},
-                                {"scale_grad_by_freq": True},
-                                {"scale_grad_by_freq": True, "padding_idx": 1}],
-                         ids=["plain", "padding", "padding-neg", "freq", "freq-padding"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"padding_idx": 2},
+        {"padding_idx": -1},
+        {"scale_grad_by_freq": True},
+        {"scale_grad_by_freq": True, "padding_idx": 1},
+    ],
+    ids=["plain", "padding", "padding-neg", "freq", "freq-padding"],
+)
 def test_embedding_parity(kw, dtype, graph):
-    _compare(lambda i, w: F.embedding(i, w, **kw), lambda i, w: TF.embedding(i, w, **kw), _IDX,
-             dtype, graph=graph)
+    _compare(
+        lambda i, w: F.embedding(i, w, **kw),
+        lambda i, w: TF.embedding(i, w, **kw),
+        _IDX,
+        dtype,
+        graph=graph,
+    )
 
 
 def test_embedding_padding_row_gets_no_gradient():
@@ -61,21 +72,31 @@ def test_embedding_padding_row_gets_no_gradient():
 
 @pytest.mark.parametrize("max_norm,norm_type", [(1.0, 2.0), (0.5, 1.0), (2.0, 3.0)])
 def test_embedding_max_norm_renormalises_rows_in_place(max_norm, norm_type):
-    _compare(lambda i, w: F.embedding(i, w, max_norm=max_norm, norm_type=norm_type),
-             lambda i, w: TF.embedding(i, w, max_norm=max_norm, norm_type=norm_type), _IDX)
+    _compare(
+        lambda i, w: F.embedding(i, w, max_norm=max_norm, norm_type=norm_type),
+        lambda i, w: TF.embedding(i, w, max_norm=max_norm, norm_type=norm_type),
+        _IDX,
+    )
     w = lucid.randn(10, 4) * 5
     v = w._version
     before = w.numpy().copy()
     F.embedding(lucid.tensor([1, 1, 3]), w, max_norm=max_norm, norm_type=norm_type)
     assert w._version > v
-    np.testing.assert_array_equal(w.numpy()[[0, 2, 4]], before[[0, 2, 4]])   # not looked up
+    np.testing.assert_array_equal(w.numpy()[[0, 2, 4]], before[[0, 2, 4]])  # not looked up
     norms = np.linalg.norm(w.numpy()[[1, 3]], ord=norm_type, axis=1)
     assert np.all(norms <= max_norm * (1 + 1e-6))
 
 
-@pytest.mark.parametrize("idx", [np.array(3), np.zeros((0,), np.int64),
-                                 np.array([[[1, 2]], [[3, 0]]]), np.array([4, 5], np.int32)],
-                         ids=["0d", "empty", "3d", "int32"])
+@pytest.mark.parametrize(
+    "idx",
+    [
+        np.array(3),
+        np.zeros((0,), np.int64),
+        np.array([[[1, 2]], [[3, 0]]]),
+        np.array([4, 5], np.int32),
+    ],
+    ids=["0d", "empty", "3d", "int32"],
+)
 def test_embedding_index_shapes(idx):
     lo, _ = _compare(lambda i, w: F.embedding(i, w), lambda i, w: TF.embedding(i, w), idx)
     assert tuple(lo.shape) == idx.shape + (4,)
@@ -117,14 +138,22 @@ _OFF = np.array([0, 2, 2, 5])
 def test_embedding_bag_parity(layout, padding_idx, mode, graph):
     kw = dict(mode=mode, padding_idx=padding_idx)
     if layout == "2d":
-        _compare(lambda i, w: F.embedding_bag(i, w, **kw),
-                 lambda i, w: TF.embedding_bag(i, w, **kw), _IDX, graph=graph)
+        _compare(
+            lambda i, w: F.embedding_bag(i, w, **kw),
+            lambda i, w: TF.embedding_bag(i, w, **kw),
+            _IDX,
+            graph=graph,
+        )
         return
     off = _OFF if layout == "offsets" else np.append(_OFF, len(_FLAT))
     kw["include_last_offset"] = layout == "last_offset"
-    _compare(lambda i, w, o: F.embedding_bag(i, w, o, **kw),
-             lambda i, w, o: TF.embedding_bag(i, w, o, **kw), _FLAT, graph=graph,
-             extra=(off,))
+    _compare(
+        lambda i, w, o: F.embedding_bag(i, w, o, **kw),
+        lambda i, w, o: TF.embedding_bag(i, w, o, **kw),
+        _FLAT,
+        graph=graph,
+        extra=(off,),
+    )
 
 
 @pytest.mark.parametrize("padding_idx", [None, 4])
@@ -133,10 +162,22 @@ def test_embedding_bag_per_sample_weights(padding_idx):
     lp = lucid.tensor(psw, requires_grad=True)
     tp = torch.tensor(psw, requires_grad=True)
     lw, tw = _weights((10, 4), np.float64)
-    lo = F.embedding_bag(lucid.tensor(_FLAT), lw, lucid.tensor(_OFF), mode="sum",
-                         per_sample_weights=lp, padding_idx=padding_idx)
-    to = TF.embedding_bag(torch.tensor(_FLAT), tw, torch.tensor(_OFF), mode="sum",
-                          per_sample_weights=tp, padding_idx=padding_idx)
+    lo = F.embedding_bag(
+        lucid.tensor(_FLAT),
+        lw,
+        lucid.tensor(_OFF),
+        mode="sum",
+        per_sample_weights=lp,
+        padding_idx=padding_idx,
+    )
+    to = TF.embedding_bag(
+        torch.tensor(_FLAT),
+        tw,
+        torch.tensor(_OFF),
+        mode="sum",
+        per_sample_weights=tp,
+        padding_idx=padding_idx,
+    )
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10)
     (lo * lo).sum().backward()
     (to * to).sum().backward()
@@ -147,10 +188,13 @@ def test_embedding_bag_per_sample_weights(padding_idx):
 def test_embedding_bag_empty_bags_are_zero_and_max_norm():
     w = lucid.randn(10, 4)
     out = F.embedding_bag(lucid.tensor(_FLAT), w, lucid.tensor(_OFF), mode="mean")
-    assert not out.numpy()[1].any()               # offsets 2, 2: an empty bag
-    _compare(lambda i, w, o: F.embedding_bag(i, w, o, max_norm=1.0, mode="sum"),
-             lambda i, w, o: TF.embedding_bag(i, w, o, max_norm=1.0, mode="sum"), _FLAT,
-             extra=(_OFF,))
+    assert not out.numpy()[1].any()  # offsets 2, 2: an empty bag
+    _compare(
+        lambda i, w, o: F.embedding_bag(i, w, o, max_norm=1.0, mode="sum"),
+        lambda i, w, o: TF.embedding_bag(i, w, o, max_norm=1.0, mode="sum"),
+        _FLAT,
+        extra=(_OFF,),
+    )
 
 
 def test_embedding_bag_errors():
@@ -194,13 +238,14 @@ def test_one_hot_errors():
 
 # -- modules -------------------------------------------------------------------------------
 
+
 def test_embedding_module_init_and_padding_row():
     lucid.manual_seed(0)
     m = nn.Embedding(2000, 16, padding_idx=3)
     w = m.weight.detach().numpy()
     assert not w[3].any()
     rest = np.delete(w, 3, axis=0)
-    assert abs(rest.mean()) < 0.02 and abs(rest.std() - 1) < 0.02    # N(0, 1)
+    assert abs(rest.mean()) < 0.02 and abs(rest.std() - 1) < 0.02  # N(0, 1)
     assert repr(m) == repr(tnn.Embedding(2000, 16, padding_idx=3))
     assert nn.Embedding(5, 2, padding_idx=-1).padding_idx == 4
 
@@ -211,8 +256,8 @@ def test_embedding_module_matches_torch_with_copied_weights():
     lm.load_state_dict({"weight": lucid.tensor(tm.weight.detach().numpy())})
     lo, to = lm(lucid.tensor(_IDX)), tm(torch.tensor(_IDX))
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy())
-    (lo ** 2).sum().backward()
-    (to ** 2).sum().backward()
+    (lo**2).sum().backward()
+    (to**2).sum().backward()
     np.testing.assert_allclose(lm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-6)
 
 
@@ -220,13 +265,14 @@ def test_embedding_from_pretrained():
     src = lucid.randn(4, 3)
     m = nn.Embedding.from_pretrained(src)
     assert not m.weight.requires_grad
-    assert m.weight.data_ptr() == src.data_ptr()          # shared, not copied
+    assert m.weight.data_ptr() == src.data_ptr()  # shared, not copied
     assert nn.Embedding.from_pretrained(src, freeze=False).weight.requires_grad
     np.testing.assert_array_equal(m(lucid.tensor([2])).numpy(), src.numpy()[[2]])
     b = nn.EmbeddingBag.from_pretrained(src, mode="sum")
     assert not b.weight.requires_grad
-    np.testing.assert_allclose(b(lucid.tensor([[0, 1]])).numpy(),
-                               src.numpy()[[0]] + src.numpy()[[1]], rtol=1e-6)
+    np.testing.assert_allclose(
+        b(lucid.tensor([[0, 1]])).numpy(), src.numpy()[[0]] + src.numpy()[[1]], rtol=1e-6
+    )
     with pytest.raises(ShapeError, match="2-dimensional"):
         nn.Embedding.from_pretrained(lucid.randn(4))
 
@@ -252,8 +298,8 @@ def test_embedding_non_contiguous_weight_and_indices():
     li, ti = lucid.tensor(idx).T, torch.tensor(idx).T
     lo, to = F.embedding(li, lw.T), TF.embedding(ti, tw.T)
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy())
-    (lo ** 2).sum().backward()
-    (to ** 2).sum().backward()
+    (lo**2).sum().backward()
+    (to**2).sum().backward()
     np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
 
 
@@ -263,29 +309,36 @@ def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_frequency(mode):
     index's count, pytorch/pytorch#190063): the reference is torch's embedding + bag sum."""
     idx, off = np.array([1, 1, 2, 3, 4, 4, 4, 5]), np.array([0, 3, 5])
     lw, tw = _weights((8, 3), np.float64)
-    lo = F.embedding_bag(lucid.tensor(idx), lw, lucid.tensor(off), mode=mode,
-                         scale_grad_by_freq=True)
+    lo = F.embedding_bag(
+        lucid.tensor(idx), lw, lucid.tensor(off), mode=mode, scale_grad_by_freq=True
+    )
     rows = TF.embedding(torch.tensor(idx), tw, scale_grad_by_freq=True)
     bags = [rows[0:3], rows[3:5], rows[5:]]
     to = torch.stack([b.sum(0) if mode == "sum" else b.mean(0) for b in bags])
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-12)
     g = np.random.default_rng(5).standard_normal((3, 3))
     for graph in (False, True):
-        (lg,) = lucid.autograd.grad(lo, lw, lucid.tensor(g), retain_graph=True,
-                                    create_graph=graph)
+        (lg,) = lucid.autograd.grad(lo, lw, lucid.tensor(g), retain_graph=True, create_graph=graph)
         (tg,) = torch.autograd.grad(to, tw, torch.tensor(g), retain_graph=True)
         np.testing.assert_allclose(lg.detach().numpy(), tg.numpy(), rtol=1e-12, atol=1e-14)
     with pytest.raises(ArgumentError, match="max mode does not support"):
-        F.embedding_bag(lucid.tensor(idx), lw, lucid.tensor(off), mode="max",
-                        scale_grad_by_freq=True)
+        F.embedding_bag(
+            lucid.tensor(idx), lw, lucid.tensor(off), mode="max", scale_grad_by_freq=True
+        )
 
 
 def test_embedding_bag_is_one_node_and_per_sample_weight_grads_in_graph_mode():
     psw = np.random.default_rng(6).standard_normal(len(_FLAT))
     lp, tp = lucid.tensor(psw, requires_grad=True), torch.tensor(psw, requires_grad=True)
     lw, tw = _weights((10, 4), np.float64)
-    lo = F.embedding_bag(lucid.tensor(_FLAT), lw, lucid.tensor(_OFF), mode="sum",
-                         per_sample_weights=lp, padding_idx=2)
+    lo = F.embedding_bag(
+        lucid.tensor(_FLAT),
+        lw,
+        lucid.tensor(_OFF),
+        mode="sum",
+        per_sample_weights=lp,
+        padding_idx=2,
+    )
     # torch has no double backward of embedding_bag's per-sample weights: compose it
     keep = torch.tensor(_FLAT != 2)
     bag = torch.repeat_interleave(torch.arange(4), torch.tensor(np.diff(np.append(_OFF, 8))))
@@ -296,8 +349,7 @@ def test_embedding_bag_is_one_node_and_per_sample_weight_grads_in_graph_mode():
     lgs = lucid.autograd.grad(lo, [lw, lp], lucid.tensor(g), create_graph=True)
     tgs = torch.autograd.grad(to, [tw, tp], torch.tensor(g), create_graph=True)
     for a, b in zip(lgs, tgs):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
-                                   atol=1e-14)
-    (lh,) = lucid.autograd.grad((lgs[1] ** 2).sum(), lw)        # d(psw grad)/d weight
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)
+    (lh,) = lucid.autograd.grad((lgs[1] ** 2).sum(), lw)  # d(psw grad)/d weight
     (th,) = torch.autograd.grad((tgs[1] ** 2).sum(), tw)
     np.testing.assert_allclose(lh.numpy(), th.numpy(), rtol=1e-12, atol=1e-14)

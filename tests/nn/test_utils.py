@@ -60,7 +60,7 @@ def test_clip_grad_norm_error_if_nonfinite():
     with pytest.raises(ArgumentError, match="non-finite"):
         U.clip_grad_norm_(lp, 1.0, error_if_nonfinite=True)
     lp[0].grad[0] = float("inf")
-    assert math.isinf(U.clip_grad_norm_(lp, 1.0).item())     # no error by default
+    assert math.isinf(U.clip_grad_norm_(lp, 1.0).item())  # no error by default
 
 
 def test_clip_grad_value():
@@ -102,8 +102,7 @@ def test_weight_norm_matches_torch(dim):
     assert U.weight_norm(m, dim=dim) is m
     assert [k for k, _ in m.named_parameters()] == [k for k, _ in tm.named_parameters()]
     assert list(m.state_dict()) == list(tm.state_dict())
-    np.testing.assert_allclose(m.weight_g.detach().numpy(), tm.weight_g.detach().numpy(),
-                               rtol=1e-6)
+    np.testing.assert_allclose(m.weight_g.detach().numpy(), tm.weight_g.detach().numpy(), rtol=1e-6)
     with torch.no_grad():
         tm.weight_g.mul_(2)
     with lucid.no_grad():
@@ -111,16 +110,16 @@ def test_weight_norm_matches_torch(dim):
     x = RNG.standard_normal((5, 4)).astype(np.float32)
     lo, to = m(lucid.tensor(x)), tm(torch.tensor(x))
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
-    (lo ** 2).sum().backward()
-    (to ** 2).sum().backward()
+    (lo**2).sum().backward()
+    (to**2).sum().backward()
     for name in ("weight_g", "weight_v", "bias"):
-        np.testing.assert_allclose(getattr(m, name).grad.numpy(),
-                                   getattr(tm, name).grad.numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            getattr(m, name).grad.numpy(), getattr(tm, name).grad.numpy(), rtol=1e-4, atol=1e-6
+        )
     U.remove_weight_norm(m)
     torch.nn.utils.remove_weight_norm(tm)
     assert [k for k, _ in m.named_parameters()] == ["bias", "weight"]
-    np.testing.assert_allclose(m.weight.detach().numpy(), tm.weight.detach().numpy(),
-                               rtol=1e-5)
+    np.testing.assert_allclose(m.weight.detach().numpy(), tm.weight.detach().numpy(), rtol=1e-5)
     with pytest.raises(ValueError, match="not found"):
         U.remove_weight_norm(m)
 
@@ -149,12 +148,13 @@ def test_spectral_norm_matches_torch_and_eval_mode():
     np.testing.assert_allclose(m.weight_u.numpy(), tm.weight_u.numpy(), rtol=1e-4, atol=1e-6)
     lo.sum().backward()
     to.sum().backward()
-    np.testing.assert_allclose(m.weight_orig.grad.numpy(), tm.weight_orig.grad.numpy(),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        m.weight_orig.grad.numpy(), tm.weight_orig.grad.numpy(), rtol=1e-4, atol=1e-5
+    )
     m.eval()
     u = m.weight_u.numpy().copy()
     m(lucid.tensor(x))
-    np.testing.assert_array_equal(m.weight_u.numpy(), u)          # eval: no iteration
+    np.testing.assert_array_equal(m.weight_u.numpy(), u)  # eval: no iteration
     m.train()
     for _ in range(30):
         m(lucid.tensor(x))
@@ -166,7 +166,7 @@ def test_spectral_norm_matches_torch_and_eval_mode():
 
 
 def test_spectral_norm_eps():
-    m = U.spectral_norm(nn.Linear(3, 2), eps=1e3)     # every vector's norm is below eps
+    m = U.spectral_norm(nn.Linear(3, 2), eps=1e3)  # every vector's norm is below eps
     with lucid.no_grad():
         m.weight_orig.fill_(0.01)
     m(lucid.ones(1, 3))
@@ -182,11 +182,16 @@ def test_spectral_norm_dim_and_load_from_torch():
     tm.eval()
     m.eval()
     x = RNG.standard_normal((2, 3)).astype(np.float32)
-    np.testing.assert_allclose(m(lucid.tensor(x)).detach().numpy(),
-                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        m(lucid.tensor(x)).detach().numpy(),
+        tm(torch.tensor(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 # -- packed sequences -----------------------------------------------------------------------
+
 
 def _seqs(lengths, feat=(2,), dt=np.float64):
     return [RNG.standard_normal((n,) + feat).astype(dt) for n in lengths]
@@ -223,10 +228,10 @@ def test_pack_pad_round_trip_matches_torch(batch_first, enforce_sorted, lengths)
     padded = TR.pad_sequence([torch.tensor(s) for s in seqs], batch_first=batch_first)
     tx = padded.clone().requires_grad_()
     lx = lucid.tensor(padded.numpy(), requires_grad=True)
-    tp = TR.pack_padded_sequence(tx, lengths, batch_first=batch_first,
-                                 enforce_sorted=enforce_sorted)
-    lp = R.pack_padded_sequence(lx, lengths, batch_first=batch_first,
-                                enforce_sorted=enforce_sorted)
+    tp = TR.pack_padded_sequence(
+        tx, lengths, batch_first=batch_first, enforce_sorted=enforce_sorted
+    )
+    lp = R.pack_padded_sequence(lx, lengths, batch_first=batch_first, enforce_sorted=enforce_sorted)
     assert isinstance(lp, R.PackedSequence)
     np.testing.assert_array_equal(lp.data.detach().numpy(), tp.data.detach().numpy())
     assert lp.batch_sizes.tolist() == tp.batch_sizes.tolist()
@@ -236,10 +241,8 @@ def test_pack_pad_round_trip_matches_torch(batch_first, enforce_sorted, lengths)
     else:
         assert lp.sorted_indices.tolist() == tp.sorted_indices.tolist()
         assert lp.unsorted_indices.tolist() == tp.unsorted_indices.tolist()
-    lo, ll = R.pad_packed_sequence(lp, batch_first=batch_first, padding_value=0.5,
-                                   total_length=7)
-    to, tl = TR.pad_packed_sequence(tp, batch_first=batch_first, padding_value=0.5,
-                                    total_length=7)
+    lo, ll = R.pad_packed_sequence(lp, batch_first=batch_first, padding_value=0.5, total_length=7)
+    to, tl = TR.pad_packed_sequence(tp, batch_first=batch_first, padding_value=0.5, total_length=7)
     np.testing.assert_array_equal(lo.detach().numpy(), to.detach().numpy())
     assert ll.tolist() == tl.tolist() and ll.dtype is lucid.int64
     g = RNG.standard_normal(to.shape)
@@ -295,6 +298,7 @@ def _symmetric(base):
 
         def right_inverse(self, a):
             return a.triu()
+
     return Symmetric
 
 
@@ -305,6 +309,7 @@ def _scale(base, k):
 
         def right_inverse(self, a):
             return a / k
+
     return Scale
 
 
@@ -331,7 +336,7 @@ def test_register_parametrization_matches_torch():
     np.testing.assert_allclose(lo.grad.numpy(), to.grad.numpy(), rtol=1e-5)
     value = np.arange(9.0, dtype=np.float32).reshape(3, 3)
     value = value + value.T
-    lm.weight = lucid.tensor(value)                     # through right_inverse
+    lm.weight = lucid.tensor(value)  # through right_inverse
     tm.weight = torch.tensor(value)
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy())
     np.testing.assert_allclose(lm.weight.detach().numpy(), value, rtol=1e-6)
@@ -374,8 +379,9 @@ def test_parametrization_checks_cache_and_remove():
         assert type(mm) is nn.Linear and "parametrizations" not in mm._modules
         assert isinstance(mm.weight, nn.Parameter)
         # registering stored right_inverse(w) = w / 3, so that the parametrized value is w
-        np.testing.assert_allclose(mm.weight.detach().numpy(), orig / (1.0 if leave else 3.0),
-                                   rtol=1e-6)
+        np.testing.assert_allclose(
+            mm.weight.detach().numpy(), orig / (1.0 if leave else 3.0), rtol=1e-6
+        )
         assert [k for k, _ in mm.named_parameters()] == ["bias", "weight"]
     with pytest.raises(ValueError, match="does not have a parametrization"):
         LPZ.remove_parametrizations(nn.Linear(1, 1), "weight")
@@ -390,12 +396,15 @@ def test_parametrizations_weight_norm_matches_torch(dim):
     x = RNG.standard_normal((5, 4)).astype(np.float32)
     lo, to = lm(lucid.tensor(x)), tm(torch.tensor(x))
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
-    (lo ** 2).sum().backward()
-    (to ** 2).sum().backward()
+    (lo**2).sum().backward()
+    (to**2).sum().backward()
     for k in ("original0", "original1"):
-        np.testing.assert_allclose(getattr(lm.parametrizations.weight, k).grad.numpy(),
-                                   getattr(tm.parametrizations.weight, k).grad.numpy(),
-                                   rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            getattr(lm.parametrizations.weight, k).grad.numpy(),
+            getattr(tm.parametrizations.weight, k).grad.numpy(),
+            rtol=1e-4,
+            atol=1e-6,
+        )
     w = lm.weight.detach().numpy()
     LPZ.remove_parametrizations(lm, "weight")
     np.testing.assert_allclose(lm.weight.detach().numpy(), w, rtol=1e-6)
@@ -421,9 +430,12 @@ def test_parametrizations_spectral_norm_matches_torch():
     np.testing.assert_allclose(sn_l._u.numpy(), sn_t._u.numpy(), rtol=1e-4, atol=1e-6)
     lo.sum().backward()
     to.sum().backward()
-    np.testing.assert_allclose(lm.parametrizations.weight.original.grad.numpy(),
-                               tm.parametrizations.weight.original.grad.numpy(),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        lm.parametrizations.weight.original.grad.numpy(),
+        tm.parametrizations.weight.original.grad.numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
     lm.eval()
     u = sn_l._u.numpy().copy()
     lm(lucid.tensor(x))

@@ -63,11 +63,12 @@ def test_analytic_derivatives_and_second_order():
 def test_inverse_and_special_values():
     x = lucid.tensor([-1000.0, -1.0, 0.0, 1e-8, 1.0, 1000.0], dtype=lucid.float64)
     np.testing.assert_allclose(F.symexp(F.symlog(x)).numpy(), x.numpy(), rtol=1e-12)
-    assert F.symlog(lucid.tensor([-100.0, 100.0])).tolist() == pytest.approx([-4.6151, 4.6151],
-                                                                               abs=1e-4)
+    assert F.symlog(lucid.tensor([-100.0, 100.0])).tolist() == pytest.approx(
+        [-4.6151, 4.6151], abs=1e-4
+    )
     s = F.symlog(lucid.tensor([float("inf"), float("-inf"), float("nan")]))
     assert s[0].item() == float("inf") and s[1].item() == float("-inf") and np.isnan(s[2].item())
-    assert F.symexp(lucid.tensor([200.0])).item() == float("inf")       # float32 overflow
+    assert F.symexp(lucid.tensor([200.0])).item() == float("inf")  # float32 overflow
 
 
 def test_integer_input_gives_float():
@@ -107,10 +108,11 @@ def test_two_hot_properties():
     y = F.two_hot(x, bins)
     np.testing.assert_allclose(y.sum(-1).numpy(), np.ones(9), rtol=1e-6)
     # the expectation gives the (clamped) value back
-    np.testing.assert_allclose((y * bins).sum(-1).numpy(),
-                               np.clip(x.numpy(), -2.0, 3.0), rtol=1e-6, atol=1e-7)
-    assert y[0].tolist() == [1, 0, 0, 0] and y[-1].tolist() == [0, 0, 0, 1]    # clamped
-    assert y[3].tolist() == [0, 1, 0, 0] and y[5].tolist() == [0, 0, 1, 0]     # on a bin
+    np.testing.assert_allclose(
+        (y * bins).sum(-1).numpy(), np.clip(x.numpy(), -2.0, 3.0), rtol=1e-6, atol=1e-7
+    )
+    assert y[0].tolist() == [1, 0, 0, 0] and y[-1].tolist() == [0, 0, 0, 1]  # clamped
+    assert y[3].tolist() == [0, 1, 0, 0] and y[5].tolist() == [0, 0, 1, 0]  # on a bin
     assert y[4].tolist() == pytest.approx([0, 0.75, 0.25, 0])
     assert ((y > 0).sum(-1) <= 2).all().item()
 
@@ -121,10 +123,12 @@ def test_two_hot_integer_input_and_bins_gradient():
     b = np.array([0.0, 1.0, 3.0])
     lb, tb = lucid.tensor(b, requires_grad=True), torch.tensor(b, requires_grad=True)
     x = np.array([0.3, 2.0])
-    (F.two_hot(lucid.tensor(x), lb) * lucid.tensor([1.0, 2.0, 3.0], dtype=lucid.float64)
-     ).sum().backward()
-    (_t_two_hot(torch.tensor(x), tb) * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
-     ).sum().backward()
+    (
+        F.two_hot(lucid.tensor(x), lb) * lucid.tensor([1.0, 2.0, 3.0], dtype=lucid.float64)
+    ).sum().backward()
+    (
+        _t_two_hot(torch.tensor(x), tb) * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    ).sum().backward()
     np.testing.assert_allclose(lb.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
 
 

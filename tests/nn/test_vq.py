@@ -60,18 +60,18 @@ def test_vector_quantize_is_straight_through(dt):
     tq = tx + (tcb[tidx] - tx).detach()
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
     np.testing.assert_allclose(q.detach().numpy(), tq.detach().numpy(), **TOL[dt])
-    np.testing.assert_array_equal(q.detach().numpy(), cb[idx.numpy()])     # the codes exactly
+    np.testing.assert_array_equal(q.detach().numpy(), cb[idx.numpy()])  # the codes exactly
     w = _rand(q.shape, dt, 2)
     (q * lucid.tensor(w)).sum().backward()
     (tq * torch.tensor(w)).sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **TOL[dt])
-    assert lcb.grad is None         # the straight-through path goes around the codebook
+    assert lcb.grad is None  # the straight-through path goes around the codebook
 
 
 def test_straight_through_value_and_gradients():
     x = lucid.tensor(_rand((3, 4)), requires_grad=True)
     y = lucid.tensor(_rand((3, 4), seed=1), requires_grad=True)
-    z = F.straight_through(y, x)            # the value of y, the gradient of x
+    z = F.straight_through(y, x)  # the value of y, the gradient of x
     np.testing.assert_array_equal(z.detach().numpy(), y.detach().numpy())
     w = _rand((3, 4), seed=2)
     (z * lucid.tensor(w)).sum().backward()
@@ -99,7 +99,7 @@ def test_straight_through_broadcasts_and_promotes():
 
 def test_straight_through_graph_mode_and_0d():
     x = lucid.tensor(2.0, dtype=lucid.float64, requires_grad=True)
-    z = F.straight_through(lucid.tensor(5.0, dtype=lucid.float64), x ** 3)
+    z = F.straight_through(lucid.tensor(5.0, dtype=lucid.float64), x**3)
     (g,) = lucid.autograd.grad(z, x, create_graph=True)
     (gg,) = lucid.autograd.grad(g, x)
     assert z.item() == 5.0 and g.item() == 12.0 and gg.item() == 12.0
@@ -119,8 +119,9 @@ def test_vector_quantizer_matches_torch_vqvae(dt, beta):
     tcb = torch.tensor(cb, requires_grad=True)
     tidx = _torch_nearest(tx.detach(), tcb.detach())
     e = tcb[tidx]
-    tloss = torch.nn.functional.mse_loss(e, tx.detach()) + \
-        beta * torch.nn.functional.mse_loss(tx, e.detach())
+    tloss = torch.nn.functional.mse_loss(e, tx.detach()) + beta * torch.nn.functional.mse_loss(
+        tx, e.detach()
+    )
     tq = tx + (e - tx).detach()
 
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
@@ -152,7 +153,7 @@ def test_vector_quantizer_commitment_cost_is_used():
     a, b = nn.VectorQuantizer(4, 3, 0.0), nn.VectorQuantizer(4, 3, 1.0)
     b.load_state_dict(a.state_dict())
     la, lb = a(x)[1].item(), b(x)[1].item()
-    assert lb == pytest.approx(2 * la)      # both terms have the same value
+    assert lb == pytest.approx(2 * la)  # both terms have the same value
 
 
 def test_errors():
@@ -169,8 +170,7 @@ def test_errors():
         F.nearest_codebook(lucid.tensor(_rand((2, 3))), [[1.0, 2.0, 3.0]])
     with pytest.raises(ShapeError, match="straight_through"):
         F.straight_through(lucid.zeros(2, 3), lucid.zeros(4))
-    for bad in (dict(num_embeddings=0, embedding_dim=3), dict(num_embeddings=4,
-                                                                embedding_dim=2.0)):
+    for bad in (dict(num_embeddings=0, embedding_dim=3), dict(num_embeddings=4, embedding_dim=2.0)):
         with pytest.raises(ArgumentError, match="VectorQuantizer"):
             nn.VectorQuantizer(**bad)
     with pytest.raises(ArgumentError, match="commitment_cost"):

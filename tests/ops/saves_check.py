@@ -14,7 +14,7 @@ def assert_saves_like_torch(name, fn, wrt, vals):
         results = []
         for mod in (torch, lucid):
             leaves = [mod.tensor(v, requires_grad=i in wrt) for i, v in enumerate(vals)]
-            ts = [x * 1 for x in leaves]        # non-leaves, so they can be written in place
+            ts = [x * 1 for x in leaves]  # non-leaves, so they can be written in place
             y = fn(ts)
             ts[written].add_(1.0)
             try:

@@ -6,9 +6,11 @@ import torch
 
 import lucid
 
-TOL = {np.dtype(np.float64): dict(rtol=1e-10, atol=1e-12),
-       np.dtype(np.float32): dict(rtol=1e-5, atol=1e-6),
-       np.dtype(np.float16): dict(rtol=1e-3, atol=1e-3)}
+TOL = {
+    np.dtype(np.float64): dict(rtol=1e-10, atol=1e-12),
+    np.dtype(np.float32): dict(rtol=1e-5, atol=1e-6),
+    np.dtype(np.float16): dict(rtol=1e-3, atol=1e-3),
+}
 
 
 def dtype_name(t):
@@ -21,8 +23,13 @@ def outputs(r):
         return [r]
     out = []
     for x in r:
-        out.extend(outputs(x) if isinstance(x, (tuple, list)) else
-                   [x] if isinstance(x, (lucid.Tensor, torch.Tensor)) else [])
+        out.extend(
+            outputs(x)
+            if isinstance(x, (tuple, list))
+            else [x]
+            if isinstance(x, (lucid.Tensor, torch.Tensor))
+            else []
+        )
     return out
 
 
@@ -34,10 +41,8 @@ def assert_same(lo, to, tol=None, dtype=True):
         assert tuple(l.shape) == tuple(t.shape), (tuple(l.shape), tuple(t.shape))
         if dtype:
             assert dtype_name(l) == dtype_name(t), (dtype_name(l), dtype_name(t))
-        la = l.detach().numpy() if l.dtype is not lucid.bfloat16 else \
-            l.detach().float().numpy()
-        ta = t.detach().numpy() if t.dtype is not torch.bfloat16 else \
-            t.detach().float().numpy()
+        la = l.detach().numpy() if l.dtype is not lucid.bfloat16 else l.detach().float().numpy()
+        ta = t.detach().numpy() if t.dtype is not torch.bfloat16 else t.detach().float().numpy()
         if la.dtype.kind in "biu":
             np.testing.assert_array_equal(la, ta)
         else:
@@ -71,8 +76,7 @@ def make(arrays, grad=True, noncontig=False):
     return lleaf, tleaf, lin, tin
 
 
-def check(lfn, tfn, *arrays, grad=True, noncontig=False, tol=None, gtol=None, dtype=True,
-          seed=0):
+def check(lfn, tfn, *arrays, grad=True, noncontig=False, tol=None, gtol=None, dtype=True, seed=0):
     """``lfn(*lucid)`` vs ``tfn(*torch)``: outputs, then gradients of the floating outputs
     for random upstream gradients."""
     lleaf, tleaf, lin, tin = make(arrays, grad, noncontig)
@@ -84,12 +88,13 @@ def check(lfn, tfn, *arrays, grad=True, noncontig=False, tol=None, gtol=None, dt
     if not pairs:
         return lo, to
     rng = np.random.default_rng(seed)
-    gos = [rng.standard_normal(tuple(t.shape)).astype(t.detach().numpy().dtype)
-           for _, t in pairs]
-    lg = lucid.autograd.grad([p[0] for p in pairs], lleaf, [lucid.tensor(g) for g in gos],
-                             allow_unused=True)
-    tg = torch.autograd.grad([p[1] for p in pairs], tleaf, [torch.tensor(g) for g in gos],
-                             allow_unused=True)
+    gos = [rng.standard_normal(tuple(t.shape)).astype(t.detach().numpy().dtype) for _, t in pairs]
+    lg = lucid.autograd.grad(
+        [p[0] for p in pairs], lleaf, [lucid.tensor(g) for g in gos], allow_unused=True
+    )
+    tg = torch.autograd.grad(
+        [p[1] for p in pairs], tleaf, [torch.tensor(g) for g in gos], allow_unused=True
+    )
     for l, t in zip(lg, tg):
         if t is None:
             assert l is None or not np.any(l.numpy())

@@ -24,8 +24,9 @@ def _same(lt, tt, values=True):
     assert str(lt.device) == str(tt.device)
     assert lt.requires_grad == tt.requires_grad
     if values:
-        np.testing.assert_array_equal(lt.detach().numpy().astype(np.float64),
-                                      tt.detach().double().numpy())
+        np.testing.assert_array_equal(
+            lt.detach().numpy().astype(np.float64), tt.detach().double().numpy()
+        )
 
 
 def _both(fn, values=True):
@@ -185,8 +186,7 @@ def test_ranges_match_torch(fn):
     lt, tt = fn(lucid), fn(torch)
     _same(lt, tt, values=False)
     if lt.dtype.is_floating_point:
-        np.testing.assert_allclose(lt.detach().numpy(), tt.detach().numpy(), rtol=1e-6,
-                                   atol=1e-7)
+        np.testing.assert_allclose(lt.detach().numpy(), tt.detach().numpy(), rtol=1e-6, atol=1e-7)
     else:
         np.testing.assert_array_equal(lt.numpy(), tt.numpy())
 
@@ -227,8 +227,9 @@ TRIANGLES = [
 ]
 
 
-@pytest.mark.parametrize("fn,shape", [(f, s) for _, f, s in TRIANGLES],
-                         ids=[n for n, _, _ in TRIANGLES])
+@pytest.mark.parametrize(
+    "fn,shape", [(f, s) for _, f, s in TRIANGLES], ids=[n for n, _, _ in TRIANGLES]
+)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_triangles_and_eye_match_torch_with_grads(fn, shape, dtype):
     _grad_parity(fn, np.random.default_rng(1).standard_normal(shape).astype(dtype))
@@ -277,18 +278,32 @@ def test_meshgrid_list_argument_and_views():
     a, b = lucid.arange(3), lucid.arange(2)
     x, y = lucid.meshgrid([a, b])
     assert x._base is not None and y.dtype is lucid.int64
-    np.testing.assert_array_equal(x.numpy(), np.meshgrid(np.arange(3), np.arange(2),
-                                                         indexing="ij")[0])
+    np.testing.assert_array_equal(
+        x.numpy(), np.meshgrid(np.arange(3), np.arange(2), indexing="ij")[0]
+    )
 
 
 # -- fill_ / zero_ --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype,value", [
-    ("float32", 2.5), ("float64", -1), ("int64", 2.7), ("int32", -3.9), ("uint8", -1),
-    ("uint8", -255), ("int8", -128), ("int16", 7.9), ("bool", 5), ("bool", 0.0),
-    ("float16", float("inf")),
-    ("bfloat16", 1 / 3), ("float32", True),
-])
+
+@pytest.mark.parametrize(
+    "dtype,value",
+    [
+        ("float32", 2.5),
+        ("float64", -1),
+        ("int64", 2.7),
+        ("int32", -3.9),
+        ("uint8", -1),
+        ("uint8", -255),
+        ("int8", -128),
+        ("int16", 7.9),
+        ("bool", 5),
+        ("bool", 0.0),
+        ("float16", float("inf")),
+        ("bfloat16", 1 / 3),
+        ("float32", True),
+    ],
+)
 def test_fill_matches_torch(dtype, value):
     lx = lucid.zeros(2, 3, dtype=getattr(lucid, dtype))
     tx = torch.zeros(2, 3, dtype=getattr(torch, dtype))
@@ -352,14 +367,23 @@ ERRORS = [
     (lambda: lucid.empty(2.5), DTypeError, "empty: size must be a tuple of ints"),
     (lambda: lucid.zeros((2, 3.0)), DTypeError, "zeros: size must be a tuple of ints"),
     (lambda: lucid.full((2,), "a"), DTypeError, "full: fill_value must be a real number"),
-    (lambda: lucid.full((2,), 300, dtype=lucid.uint8), DTypeError,
-     "full: value 300 cannot be converted to type uint8 without overflow"),
+    (
+        lambda: lucid.full((2,), 300, dtype=lucid.uint8),
+        DTypeError,
+        "full: value 300 cannot be converted to type uint8 without overflow",
+    ),
     (lambda: lucid.full((2,), 1e6, dtype=lucid.float16), DTypeError, "full: .*float16"),
     (lambda: lucid.full((2,), float("nan"), dtype=lucid.int64), DTypeError, "int64"),
-    (lambda: lucid.ones(2, dtype=lucid.int64, requires_grad=True), DTypeError,
-     "only floating point"),
-    (lambda: lucid.zeros(2, dtype="complex"), TypeError,
-     "zeros\\(\\): argument 'dtype' must be lucid.dtype, not str"),
+    (
+        lambda: lucid.ones(2, dtype=lucid.int64, requires_grad=True),
+        DTypeError,
+        "only floating point",
+    ),
+    (
+        lambda: lucid.zeros(2, dtype="complex"),
+        TypeError,
+        "zeros\\(\\): argument 'dtype' must be lucid.dtype, not str",
+    ),
     (lambda: lucid.zeros(2, dtype="float32"), TypeError, "zeros.*'dtype' must be lucid.dtype"),
     (lambda: lucid.arange(3, dtype=np.int64), TypeError, "arange.*'dtype' must be lucid.dtype"),
     (lambda: lucid.eye(2, dtype=np.dtype("float32")), TypeError, "eye.*'dtype'"),
@@ -382,25 +406,46 @@ ERRORS = [
     (lambda: lucid.full((1,), -256, dtype=lucid.uint8), DTypeError, "full: value -256 .*uint8"),
     (lambda: lucid.zeros(1, dtype=lucid.int8).fill_(128), DTypeError, "fill_: value 128 .*int8"),
     (lambda: lucid.zeros_like([1, 2]), DTypeError, "zeros_like: expected a Tensor, got list"),
-    (lambda: lucid.full_like(lucid.zeros(2, dtype=lucid.uint8), -256), DTypeError,
-     "full_like: value -256 cannot be converted to type uint8"),
-    (lambda: lucid.tril(lucid.ones(3)), ShapeError,
-     "tril: input tensor must have at least 2 dimensions, got 1"),
+    (
+        lambda: lucid.full_like(lucid.zeros(2, dtype=lucid.uint8), -256),
+        DTypeError,
+        "full_like: value -256 cannot be converted to type uint8",
+    ),
+    (
+        lambda: lucid.tril(lucid.ones(3)),
+        ShapeError,
+        "tril: input tensor must have at least 2 dimensions, got 1",
+    ),
     (lambda: lucid.ones(()).triu(), ShapeError, "triu: input tensor must have at least 2"),
     (lambda: lucid.ones(2, 2).tril(1.5), DTypeError, "tril: diagonal must be an int"),
     (lambda: lucid.meshgrid(), ShapeError, "meshgrid: expects a non-empty list"),
     (lambda: lucid.meshgrid([]), ShapeError, "meshgrid: expects a non-empty list"),
-    (lambda: lucid.meshgrid(lucid.ones(2, 2), lucid.ones(2)), ShapeError,
-     r"meshgrid: expected 0D or 1D tensors, got a tensor of shape \(2, 2\)"),
-    (lambda: lucid.meshgrid(lucid.ones(2), lucid.ones(3, dtype=lucid.float64)), DTypeError,
-     "meshgrid: expects all tensors to have the same dtype, got float32 and float64"),
-    (lambda: lucid.meshgrid(lucid.ones(2), indexing="foo"), ShapeError,
-     "meshgrid: indexing must be one of 'xy' or 'ij', got 'foo'"),
+    (
+        lambda: lucid.meshgrid(lucid.ones(2, 2), lucid.ones(2)),
+        ShapeError,
+        r"meshgrid: expected 0D or 1D tensors, got a tensor of shape \(2, 2\)",
+    ),
+    (
+        lambda: lucid.meshgrid(lucid.ones(2), lucid.ones(3, dtype=lucid.float64)),
+        DTypeError,
+        "meshgrid: expects all tensors to have the same dtype, got float32 and float64",
+    ),
+    (
+        lambda: lucid.meshgrid(lucid.ones(2), indexing="foo"),
+        ShapeError,
+        "meshgrid: indexing must be one of 'xy' or 'ij', got 'foo'",
+    ),
     (lambda: lucid.meshgrid(lucid.ones(2), [1, 2]), DTypeError, "meshgrid: expected Tensors"),
-    (lambda: lucid.zeros(3).fill_(lucid.ones(2)), ShapeError,
-     "fill_: only supports 0-dimension value tensor but got tensor with 1 dimensions"),
-    (lambda: lucid.zeros(3, dtype=lucid.int64).fill_(float("inf")), DTypeError,
-     "fill_: value inf cannot be converted to type int64 without overflow"),
+    (
+        lambda: lucid.zeros(3).fill_(lucid.ones(2)),
+        ShapeError,
+        "fill_: only supports 0-dimension value tensor but got tensor with 1 dimensions",
+    ),
+    (
+        lambda: lucid.zeros(3, dtype=lucid.int64).fill_(float("inf")),
+        DTypeError,
+        "fill_: value inf cannot be converted to type int64 without overflow",
+    ),
     (lambda: lucid.zeros(3, dtype=lucid.float16).fill_(1e6), DTypeError, "fill_: .*float16"),
     (lambda: lucid.zeros(3).fill_("x"), DTypeError, "fill_: value must be a real number"),
     (lambda: lucid.zeros(3).new_zeros(-1), ShapeError, "new_zeros: .*negative"),

@@ -23,10 +23,11 @@ def test_each_function_takes_the_backend_kernels_arguments(name):
     kernel = getattr(Backend, name, None)
     assert kernel is not None, f"graph_ns.{name} names no backend kernel"
     mine = list(inspect.signature(getattr(graph_ns, name)).parameters.values())
-    theirs = list(inspect.signature(kernel).parameters.values())[1:]      # without self
+    theirs = list(inspect.signature(kernel).parameters.values())[1:]  # without self
     assert _positional(mine) == _positional(theirs), (
         f"graph_ns.{name}{inspect.signature(getattr(graph_ns, name))} does not take the "
-        f"arguments of Backend.{name}{inspect.signature(kernel)}")
+        f"arguments of Backend.{name}{inspect.signature(kernel)}"
+    )
 
 
 def _arrays_and_tensors(*arrays):
@@ -47,25 +48,44 @@ CASES = {
     "pad_backward": lambda r: (r.random((4, 5)), ((1, 1), (2, 0)), "constant"),
     "unfold_backward": lambda r: (r.random((3, 2)), (4,), 0, 2, 1),
     "div_floor": lambda r: (r.random(4) * 5, r.random(4) + 0.5),
-    "std_backward": lambda r: (r.random((3, 4)), np.array([[0.5], [0.0], [1.5]]),
-                               r.random((3, 1)), (1,), 1),
-    "cumprod_backward": lambda r: (np.array([[2.0, 0.0, 3.0, 0.0], [1.5, 2.0, 0.5, 4.0]]),
-                                   np.array([[2.0, 0.0, 0.0, 0.0], [1.5, 3.0, 1.5, 6.0]]),
-                                   r.random((2, 4)), 1),
-    "log_softmax_backward": lambda r: (np.log(np.array([[0.2, 0.3, 0.5]])), r.random((1, 3)),
-                                       1),
-    "logcumsumexp_backward": lambda r: (np.array([0.5, 1.0, -2.0]),
-                                        np.logaddexp.accumulate(np.array([0.5, 1.0, -2.0])),
-                                        r.random(3), 0),
+    "std_backward": lambda r: (
+        r.random((3, 4)),
+        np.array([[0.5], [0.0], [1.5]]),
+        r.random((3, 1)),
+        (1,),
+        1,
+    ),
+    "cumprod_backward": lambda r: (
+        np.array([[2.0, 0.0, 3.0, 0.0], [1.5, 2.0, 0.5, 4.0]]),
+        np.array([[2.0, 0.0, 0.0, 0.0], [1.5, 3.0, 1.5, 6.0]]),
+        r.random((2, 4)),
+        1,
+    ),
+    "log_softmax_backward": lambda r: (np.log(np.array([[0.2, 0.3, 0.5]])), r.random((1, 3)), 1),
+    "logcumsumexp_backward": lambda r: (
+        np.array([0.5, 1.0, -2.0]),
+        np.logaddexp.accumulate(np.array([0.5, 1.0, -2.0])),
+        r.random(3),
+        0,
+    ),
     "segment_sum": lambda r: (r.random((5, 2)), Raw(np.array([2, 0, 3])), 0),
     "pad": lambda r: (r.random((3, 4)), ((1, 2), (0, 1)), "reflect", 0),
 }
 for _p in (0.5, 1, 2, 3, float("inf")):
-    CASES[f"vector_norm_backward-{_p}"] = (
-        lambda r, p=_p: (np.array([[0.0, -1.5, 2.0], [0.0, 0.0, 0.0]]),
-                         np.array([[1.0], [0.0]]) * (2.0 ** 0.5), r.random((2, 1)), p, (1,)))
-CASES["cdist_backward-3"] = lambda r: (r.random((2, 3)), r.random((2, 4)), r.random((3, 4)),
-                                       None, 3.0)
+    CASES[f"vector_norm_backward-{_p}"] = lambda r, p=_p: (
+        np.array([[0.0, -1.5, 2.0], [0.0, 0.0, 0.0]]),
+        np.array([[1.0], [0.0]]) * (2.0**0.5),
+        r.random((2, 1)),
+        p,
+        (1,),
+    )
+CASES["cdist_backward-3"] = lambda r: (
+    r.random((2, 3)),
+    r.random((2, 4)),
+    r.random((3, 4)),
+    None,
+    3.0,
+)
 
 
 class Idx:
@@ -103,7 +123,7 @@ def test_functions_compute_what_the_kernels_compute(name):
         else:
             k_args.append(a)
             g_args.append(a)
-    if name == "cdist_backward":         # the distances the forward made
+    if name == "cdist_backward":  # the distances the forward made
         d = be.cdist(k_args[1], k_args[2], args[4], False)
         k_args[3], g_args[3] = d, lucid.tensor(d)
     want = getattr(be, name)(*k_args)
@@ -111,5 +131,6 @@ def test_functions_compute_what_the_kernels_compute(name):
     if not isinstance(want, tuple):
         want, got = (want,), (got,)
     for w, t in zip(want, got):
-        np.testing.assert_allclose(t.detach().numpy(), lucid.tensor(w).numpy(), rtol=1e-10,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            t.detach().numpy(), lucid.tensor(w).numpy(), rtol=1e-10, atol=1e-12
+        )

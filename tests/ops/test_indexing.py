@@ -33,8 +33,7 @@ def _run(lib, fn, args, dtype):
         rng = np.random.default_rng(7)
         gos = [lib.tensor(rng.standard_normal(tuple(o.shape)).astype(dtype)) for o in diff]
         grads = lib.autograd.grad(diff, leaves, gos, allow_unused=True)
-    return ([o.detach().numpy() for o in outs],
-            [None if g is None else g.numpy() for g in grads])
+    return ([o.detach().numpy() for o in outs], [None if g is None else g.numpy() for g in grads])
 
 
 def check(fn, *args, dtypes=(np.float64, np.float32), tfn=None):
@@ -67,6 +66,7 @@ def idx(*values):
 
 # -- gather and scatter -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_gather_duplicates_and_negative_dims(dim):
     index = np.array([[0, 2, 2], [1, 1, 0]]) if dim else np.array([[2, 0, 1], [2, 2, 0]])
@@ -85,8 +85,10 @@ def test_gather_smaller_index_noncontiguous_and_scalars():
 def test_gather_integer_and_bool_inputs():
     for data in (np.arange(6).reshape(2, 3), np.eye(2, 3, dtype=bool)):
         i = np.array([[2, 0], [1, 1]])
-        assert (lucid.tensor(data).gather(1, lucid.tensor(i)).numpy() ==
-                torch.tensor(data).gather(1, torch.tensor(i)).numpy()).all()
+        assert (
+            lucid.tensor(data).gather(1, lucid.tensor(i)).numpy()
+            == torch.tensor(data).gather(1, torch.tensor(i)).numpy()
+        ).all()
 
 
 def test_scatter_src_value_and_reduce():
@@ -95,21 +97,36 @@ def test_scatter_src_value_and_reduce():
     check(lambda x, s, i: x.scatter(-2, i, s), rnd(2, 3), rnd(1, 3), np.array([[1, 0, 1]]))
     check(lambda x, i: x.scatter(1, i, 2.5), rnd(2, 3), i)
     check(lambda x, i: x.scatter(1, i, value=-1.0), rnd(2, 3), i)
-    check(lambda x, s, i: x.scatter(1, i, s, reduce="add"), rnd(2, 3), rnd(2, 2),
-          np.array([[0, 0], [1, 1]]), dtypes=(np.float64,), tfn=lambda x, s, i:
-          x.scatter_add(1, i, s))
+    check(
+        lambda x, s, i: x.scatter(1, i, s, reduce="add"),
+        rnd(2, 3),
+        rnd(2, 2),
+        np.array([[0, 0], [1, 1]]),
+        dtypes=(np.float64,),
+        tfn=lambda x, s, i: x.scatter_add(1, i, s),
+    )
     lo = lucid.tensor([[1.0, 2, 3]]).scatter(1, lucid.tensor([[0, 0]]), 2.0, reduce="multiply")
     to = torch.tensor([[1.0, 2, 3]]).scatter(1, torch.tensor([[0, 0]]), 2.0, reduce="multiply")
     np.testing.assert_array_equal(lo.numpy(), to.numpy())
-    check(lambda x: x.scatter(0, x.new_tensor([0], dtype=int) if isinstance(x, torch.Tensor)
-                              else lucid.tensor([0]), 3.0), rnd())
+    check(
+        lambda x: x.scatter(
+            0,
+            x.new_tensor([0], dtype=int) if isinstance(x, torch.Tensor) else lucid.tensor([0]),
+            3.0,
+        ),
+        rnd(),
+    )
 
 
 def test_scatter_add_duplicates_accumulate():
     i = np.array([[0, 0, 2, 0], [1, 1, 1, 0]])
     check(lambda x, s, i: x.scatter_add(1, i, s), rnd(2, 3), rnd(2, 4), i)
-    check(lambda x, s, i: _lib(x).scatter_add(x, 0, i, s), rnd(3, 4), rnd(2, 4),
-          np.array([[2, 2, 0, 1], [2, 0, 0, 1]]))
+    check(
+        lambda x, s, i: _lib(x).scatter_add(x, 0, i, s),
+        rnd(3, 4),
+        rnd(2, 4),
+        np.array([[2, 2, 0, 1], [2, 0, 0, 1]]),
+    )
 
 
 def test_scatter_src_larger_than_index_gets_zero_gradient():
@@ -117,8 +134,9 @@ def test_scatter_src_larger_than_index_gets_zero_gradient():
     s = lucid.tensor(rnd(3, 4), requires_grad=True)
     i = lucid.tensor([[0, 0], [2, 1]])
     out = x.scatter_add(1, i, s)
-    ref = torch.tensor(x.detach().numpy()).scatter_add(1, torch.tensor(i.numpy()),
-                                                       torch.tensor(s.detach().numpy()))
+    ref = torch.tensor(x.detach().numpy()).scatter_add(
+        1, torch.tensor(i.numpy()), torch.tensor(s.detach().numpy())
+    )
     np.testing.assert_allclose(out.detach().numpy(), ref.numpy())
     out.sum().backward()
     expect = np.zeros((3, 4))
@@ -130,40 +148,68 @@ def test_scatter_src_larger_than_index_gets_zero_gradient():
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_matches_torch(reduce, include_self):
     i = np.array([[0, 2, 2, 0], [1, 1, 1, 2]])
-    check(lambda x, s, i: x.scatter_reduce(1, i, s, reduce, include_self=include_self),
-          rnd(2, 4), rnd(2, 4), i)
-    check(lambda x, s, i: x.scatter_reduce(0, i, s, reduce, include_self=include_self),
-          rnd(3), rnd(2), np.array([2, 2]))
+    check(
+        lambda x, s, i: x.scatter_reduce(1, i, s, reduce, include_self=include_self),
+        rnd(2, 4),
+        rnd(2, 4),
+        i,
+    )
+    check(
+        lambda x, s, i: x.scatter_reduce(0, i, s, reduce, include_self=include_self),
+        rnd(3),
+        rnd(2),
+        np.array([2, 2]),
+    )
 
 
 def test_scatter_reduce_prod_zeros_and_ties():
     i = np.array([0, 0, 0, 1, 1])
-    src = np.array([0.0, 2.0, 3.0, 0.0, 0.0])     # one zero in group 0, two in group 1
+    src = np.array([0.0, 2.0, 3.0, 0.0, 0.0])  # one zero in group 0, two in group 1
     for inc in (True, False):
-        check(lambda x, s, i: x.scatter_reduce(0, i, s, "prod", include_self=inc),
-              np.array([1.5, -2.0, 0.5]), src, i)
-    check(lambda x, s, i: x.scatter_reduce(0, i, s, "prod"), np.array([0.0, 1.0]),
-          np.array([2.0, 3.0]), np.array([0, 0]))
-    check(lambda x, s, i: x.scatter_reduce(0, i, s, "amax"), np.array([3.0, 1.0]),
-          np.array([3.0, 3.0, 0.5]), np.array([0, 0, 1]))     # a three-way tie splits
-    check(lambda x, s, i: x.scatter_reduce(0, i, s, "amin", include_self=False),
-          np.array([3.0, 1.0]), np.array([-1.0, -1.0, 0.5]), np.array([0, 0, 1]))
+        check(
+            lambda x, s, i: x.scatter_reduce(0, i, s, "prod", include_self=inc),
+            np.array([1.5, -2.0, 0.5]),
+            src,
+            i,
+        )
+    check(
+        lambda x, s, i: x.scatter_reduce(0, i, s, "prod"),
+        np.array([0.0, 1.0]),
+        np.array([2.0, 3.0]),
+        np.array([0, 0]),
+    )
+    check(
+        lambda x, s, i: x.scatter_reduce(0, i, s, "amax"),
+        np.array([3.0, 1.0]),
+        np.array([3.0, 3.0, 0.5]),
+        np.array([0, 0, 1]),
+    )  # a three-way tie splits
+    check(
+        lambda x, s, i: x.scatter_reduce(0, i, s, "amin", include_self=False),
+        np.array([3.0, 1.0]),
+        np.array([-1.0, -1.0, 0.5]),
+        np.array([0, 0, 1]),
+    )
 
 
 def test_scatter_reduce_integer_mean_floors_and_nan_propagates():
     x = np.array([-1, 2, 3])
     for inc in (True, False):
-        a = lucid.tensor(x).scatter_reduce(0, lucid.tensor([0, 0]), lucid.tensor([-2, -4]),
-                                           "mean", include_self=inc)
-        b = torch.tensor(x).scatter_reduce(0, torch.tensor([0, 0]), torch.tensor([-2, -4]),
-                                           "mean", include_self=inc)
+        a = lucid.tensor(x).scatter_reduce(
+            0, lucid.tensor([0, 0]), lucid.tensor([-2, -4]), "mean", include_self=inc
+        )
+        b = torch.tensor(x).scatter_reduce(
+            0, torch.tensor([0, 0]), torch.tensor([-2, -4]), "mean", include_self=inc
+        )
         assert a.dtype is lucid.int64 and a.tolist() == b.tolist()
-    a = lucid.tensor([1.0, 2.0]).scatter_reduce(0, lucid.tensor([0]),
-                                                lucid.tensor([float("nan")]), "amax")
+    a = lucid.tensor([1.0, 2.0]).scatter_reduce(
+        0, lucid.tensor([0]), lucid.tensor([float("nan")]), "amax"
+    )
     assert np.isnan(a[0].item()) and a[1].item() == 2.0
 
 
 # -- along one dim ----------------------------------------------------------------------
+
 
 def test_index_select():
     check(lambda x: x.index_select(0, _lib(x).tensor([2, 0, 2])), rnd(3, 2))
@@ -176,8 +222,7 @@ def test_index_select():
 
 def test_index_add_copy_fill():
     check(lambda x, s: x.index_add(1, _lib(x).tensor([2, 0, 2]), s), rnd(2, 3), rnd(2, 3))
-    check(lambda x, s: x.index_add(0, _lib(x).tensor([1, 1]), s, alpha=-1.5), rnd(2, 3),
-          rnd(2, 3))
+    check(lambda x, s: x.index_add(0, _lib(x).tensor([1, 1]), s, alpha=-1.5), rnd(2, 3), rnd(2, 3))
     check(lambda x, s: x.index_add(0, _lib(x).tensor(0), s), rnd(), rnd())
     check(lambda x, s: x.index_copy(-1, _lib(x).tensor([2, 0]), s), rnd(2, 3), rnd(2, 2))
     check(lambda x, s: x.index_copy(0, _lib(x).tensor([0]), s), rnd(), rnd())
@@ -189,16 +234,28 @@ def test_index_add_copy_fill():
 
 
 def test_index_put():
-    check(lambda x, v: x.index_put((_lib(x).tensor([0, 1, 0]),), v, accumulate=True),
-          rnd(2, 3), rnd(3, 3))
-    check(lambda x, v: x.index_put((_lib(x).tensor([0, 1]), _lib(x).tensor([2, 2])), v),
-          rnd(2, 3), rnd(2))
+    check(
+        lambda x, v: x.index_put((_lib(x).tensor([0, 1, 0]),), v, accumulate=True),
+        rnd(2, 3),
+        rnd(3, 3),
+    )
+    check(
+        lambda x, v: x.index_put((_lib(x).tensor([0, 1]), _lib(x).tensor([2, 2])), v),
+        rnd(2, 3),
+        rnd(2),
+    )
     check(lambda x, v: x.index_put((_lib(x).tensor([True, False]),), v), rnd(2, 3), rnd(3))
-    check(lambda x, v: x.index_put((_lib(x).tensor([[0], [1]]), _lib(x).tensor([1, 2])), v,
-                                   accumulate=True), rnd(2, 3), rnd(1, 2))
+    check(
+        lambda x, v: x.index_put(
+            (_lib(x).tensor([[0], [1]]), _lib(x).tensor([1, 2])), v, accumulate=True
+        ),
+        rnd(2, 3),
+        rnd(1, 2),
+    )
 
 
 # -- masks ------------------------------------------------------------------------------
+
 
 def test_masked_fill_broadcasts_and_routes_value_gradient():
     m = np.array([[True, False, True], [False, False, True]])
@@ -209,8 +266,9 @@ def test_masked_fill_broadcasts_and_routes_value_gradient():
     check(lambda x, m: x.masked_fill(m, float("-inf")), rnd(2, 3), m[:1])
     a = lucid.zeros(3, dtype=lucid.int64).masked_fill(lucid.tensor([True, False, True]), 2.5)
     assert a.dtype is lucid.int64 and a.tolist() == [2, 0, 2]
-    b = lucid.zeros(2).masked_fill(lucid.tensor([True, False]), lucid.tensor(3.0,
-                                                                             dtype=lucid.float64))
+    b = lucid.zeros(2).masked_fill(
+        lucid.tensor([True, False]), lucid.tensor(3.0, dtype=lucid.float64)
+    )
     assert b.dtype is lucid.float32 and b.tolist() == [3, 0]
 
 
@@ -228,6 +286,7 @@ def test_masked_select_and_scatter():
 
 # -- flat -------------------------------------------------------------------------------
 
+
 def test_take_take_along_dim_put():
     check(lambda x: x.take(_lib(x).tensor([[5, -1], [0, 0]])), rnd(2, 3))
     check(lambda x: x.transpose(0, 1).take(_lib(x).tensor([1, 4])), rnd(2, 3))
@@ -241,8 +300,14 @@ def test_take_take_along_dim_put():
 
 
 def test_nonzero_and_argwhere():
-    for data in (np.array([[0.0, 1.5, 0.0], [2.0, 0.0, np.nan]]), np.array([0, 3, 0, 1]),
-                 np.array(2.0), np.array(0.0), np.zeros((0, 3)), np.array([[True], [False]])):
+    for data in (
+        np.array([[0.0, 1.5, 0.0], [2.0, 0.0, np.nan]]),
+        np.array([0, 3, 0, 1]),
+        np.array(2.0),
+        np.array(0.0),
+        np.zeros((0, 3)),
+        np.array([[True], [False]]),
+    ):
         lt, tt = lucid.tensor(data), torch.tensor(data)
         for f in (lambda x: x.nonzero(), lambda x: _lib(x).argwhere(x)):
             a, b = f(lt), f(tt)
@@ -260,8 +325,12 @@ _INPLACE = [
     ("scatter_", lambda x, s: x.scatter_(1, _lib(x).tensor([[1], [0]]), s[:, :1])),
     ("scatter_value", lambda x, s: x.scatter_(1, _lib(x).tensor([[1], [0]]), 2.0)),
     ("scatter_add_", lambda x, s: x.scatter_add_(1, _lib(x).tensor([[1, 1, 0], [0, 2, 2]]), s)),
-    ("scatter_reduce_", lambda x, s: x.scatter_reduce_(1, _lib(x).tensor([[1, 1, 0], [0, 2, 2]]),
-                                                       s, "amax", include_self=False)),
+    (
+        "scatter_reduce_",
+        lambda x, s: x.scatter_reduce_(
+            1, _lib(x).tensor([[1, 1, 0], [0, 2, 2]]), s, "amax", include_self=False
+        ),
+    ),
     ("index_add_", lambda x, s: x.index_add_(1, _lib(x).tensor([2, 0, 2]), s, alpha=2)),
     ("index_copy_", lambda x, s: x.index_copy_(1, _lib(x).tensor([2, 0, 1]), s)),
     ("index_fill_", lambda x, s: x.index_fill_(1, _lib(x).tensor([2]), s[0, 0])),
@@ -279,6 +348,7 @@ def test_inplace_variants_match_torch(name, fn):
         out = fn(y, s)
         assert out is y
         return y * 2
+
     check(run, rnd(2, 3), rnd(2, 3))
 
 
@@ -296,17 +366,18 @@ def test_inplace_variants_bump_version_and_refuse_leaves():
 
 # -- views and __setitem__ semantics ----------------------------------------------------
 
+
 def test_basic_indexing_is_a_view_sharing_storage_and_version():
     x = lucid.tensor(np.arange(24.0).reshape(2, 3, 4))
     for v in (x[1], x[:, 1:3], x[..., ::2], x[None, 0, ..., 1], x[1, 2, 3], x[...]):
         assert v._base is x and np.shares_memory(v.numpy(), x.numpy())
     v = x[1, :, 1:3]
-    v[0] = -1.0                                  # writes through to the base
+    v[0] = -1.0  # writes through to the base
     assert x[1, 0, 1].item() == -1.0 and x[1, 0, 2].item() == -1.0
     assert x._version == v._version == 1
     x[0, 0, 0] = 7.0
     assert v._version == 2
-    vv = v[1:, None]                             # a view of a view has the same base
+    vv = v[1:, None]  # a view of a view has the same base
     assert vv._base is x and vv.shape == (2, 1, 2)
     adv = x[[0, 1]]
     assert adv._base is None and not np.shares_memory(adv.numpy(), x.numpy())
@@ -315,7 +386,7 @@ def test_basic_indexing_is_a_view_sharing_storage_and_version():
 def test_view_params_replay_the_view():
     x = lucid.tensor(np.arange(12.0).reshape(3, 4))
     v = x[1:, None, -1]
-    (cls, params), = v._meta["view"]
+    ((cls, params),) = v._meta["view"]
     np.testing.assert_array_equal(cls.apply(x, **params).numpy(), v.numpy())
 
 
@@ -365,8 +436,8 @@ def test_augmented_assignment_through_indexing():
         x = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
         v = lib.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
         y = x * 1
-        y[0] += v                   # a view: in place, then written back
-        y[[1, 1], 0] += 5.0         # a copy: duplicates are not accumulated
+        y[0] += v  # a view: in place, then written back
+        y[[1, 1], 0] += 5.0  # a copy: duplicates are not accumulated
         y[:, 1:] *= 2
         (y * y).sum().backward()
         res.append((y.detach().numpy(), x.grad.numpy(), v.grad.numpy()))
@@ -437,15 +508,18 @@ def test_double_backward_through_indexing():
 
 # -- errors -----------------------------------------------------------------------------
 
+
 def test_getitem_errors():
     x = lucid.zeros(2, 3)
-    with pytest.raises(IndexingError, match=r"__getitem__: index 5 is out of bounds for "
-                                            r"dimension 1 with size 3"):
+    with pytest.raises(
+        IndexingError,
+        match=r"__getitem__: index 5 is out of bounds for "
+        r"dimension 1 with size 3",
+    ):
         x[0, 5]
     with pytest.raises(IndexingError, match="index -3 is out of bounds for dimension 0"):
         x[-3]
-    with pytest.raises(IndexingError, match="index 3 is out of bounds for dimension 1 with "
-                                            "size 3"):
+    with pytest.raises(IndexingError, match="index 3 is out of bounds for dimension 1 with size 3"):
         x[:, [0, 3]]
     with pytest.raises(IndexingError, match="index -4 is out of bounds for dimension 1"):
         x[0, lucid.tensor([[-4]])]
@@ -457,8 +531,11 @@ def test_getitem_errors():
         x[0, 0, 0]
     with pytest.raises(IndexingError, match="0-dim"):
         lucid.tensor(1.0)[0]
-    with pytest.raises(IndexingError, match=r"shape of the mask \[3\] at index 0 does not "
-                                            r"match the shape of the indexed tensor \[2, 3\]"):
+    with pytest.raises(
+        IndexingError,
+        match=r"shape of the mask \[3\] at index 0 does not "
+        r"match the shape of the indexed tensor \[2, 3\]",
+    ):
         x[lucid.tensor([True, False, True])]
     with pytest.raises(IndexingError, match="single ellipsis"):
         x[..., ...]
@@ -466,16 +543,22 @@ def test_getitem_errors():
         x[1.0]
     with pytest.raises(IndexingError, match="float32"):
         x[lucid.tensor([0.0])]
-    with pytest.raises(IndexingError, match=r"could not be broadcast together with shapes "
-                                            r"\[2\], \[3\]"):
+    with pytest.raises(
+        IndexingError,
+        match=r"could not be broadcast together with shapes "
+        r"\[2\], \[3\]",
+    ):
         x[[0, 1], [0, 1, 2]]
 
 
 def test_setitem_errors():
     x = lucid.zeros(2, 3)
-    with pytest.raises(ShapeError, match=r"__setitem__: shape mismatch: value tensor of shape "
-                                         r"\[2\] cannot be broadcast to indexing result of "
-                                         r"shape \[3\]"):
+    with pytest.raises(
+        ShapeError,
+        match=r"__setitem__: shape mismatch: value tensor of shape "
+        r"\[2\] cannot be broadcast to indexing result of "
+        r"shape \[3\]",
+    ):
         x[0] = lucid.ones(2)
     with pytest.raises(ShapeError, match=r"value tensor of shape \[3, 3\] .* \[2, 3\]"):
         x[[0, 1]] = lucid.ones(3, 3)
@@ -484,9 +567,10 @@ def test_setitem_errors():
     with pytest.raises(IndexingError, match="index 2 is out of bounds for dimension 0"):
         x[2] = 1.0
     assert not x.any()
-    with pytest.raises(lucid.errors.MemoryOverlapError,
-                       match="__setitem__: .*expanded view.*clone"):
-        lucid.zeros(3).expand(2, 3)[[0]] = 1.0        # (PyTorch's index_put_ lets it through)
+    with pytest.raises(
+        lucid.errors.MemoryOverlapError, match="__setitem__: .*expanded view.*clone"
+    ):
+        lucid.zeros(3).expand(2, 3)[[0]] = 1.0  # (PyTorch's index_put_ lets it through)
     with pytest.raises(RuntimeError, match="single memory location"):
         torch.zeros(3).expand(2, 3).add_(1.0)
     with pytest.raises(RuntimeError, match="single memory location"):
@@ -498,61 +582,139 @@ def test_op_errors():
     i = lucid.tensor([[0, 1]])
     cases = [
         (DimError, "gather: dimension out of range", lambda: x.gather(2, i)),
-        (ShapeError, "gather: index tensor must have the same number of dimensions",
-         lambda: x.gather(1, lucid.tensor([0]))),
-        (ShapeError, r"gather: expected index \[1, 4\] to be no larger than self \[2, 3\] "
-                     r"apart from dimension 0", lambda: x.gather(0, lucid.tensor([[0] * 4]))),
-        (IndexingError, "gather: index -1 is out of bounds for dimension 1 with size 3",
-         lambda: x.gather(1, lucid.tensor([[-1]]))),
-        (DTypeError, "gather: expected an int64 or int32 index tensor, got lucid.float32",
-         lambda: x.gather(1, lucid.tensor([[0.0]]))),
-        (DTypeError, "scatter: expected self and src to have the same dtype",
-         lambda: x.scatter(1, i, lucid.ones(1, 2, dtype=lucid.float64))),
-        (ShapeError, r"scatter_add: expected index \[1, 2\] .* no larger than src \[1, 1\]",
-         lambda: x.scatter_add(1, i, lucid.ones(1, 1))),
-        (ValueError, "scatter: reduce argument must be either 'add' or 'multiply'",
-         lambda: x.scatter(1, i, 1.0, reduce="max")),
-        (IndexingError, "scatter_reduce: reduce argument must be one of",
-         lambda: x.scatter_reduce(1, i, lucid.ones(1, 2), "median")),
-        (IndexingError, "scatter: index 3 is out of bounds for dimension 1 with size 3",
-         lambda: x.scatter(1, lucid.tensor([[3]]), 0.0)),
-        (IndexingError, "index_select: index is supposed to be a vector",
-         lambda: x.index_select(0, lucid.tensor([[0]]))),
-        (IndexingError, "index_select: index -1 is out of bounds for dimension 1",
-         lambda: x.index_select(1, lucid.tensor([-1]))),
-        (IndexingError, "index_select: index to a 0-dim tensor can have only 1 value",
-         lambda: lucid.tensor(1.0).index_select(0, lucid.tensor([0, 0]))),
-        (ShapeError, "index_add: source tensor shape must match self tensor shape",
-         lambda: x.index_add(1, lucid.tensor([0, 1]), lucid.ones(2, 3))),
-        (DTypeError, "index_copy: expected self and source to have the same dtype",
-         lambda: x.index_copy(1, lucid.tensor([0]), lucid.ones(2, 1, dtype=lucid.float64))),
-        (IndexingError, "index_copy: index 3 is out of bounds for dimension 1 with size 3",
-         lambda: x.index_copy(1, lucid.tensor([3]), lucid.ones(2, 1))),
-        (ShapeError, "index_fill: only supports a 0-dimensional value tensor",
-         lambda: x.index_fill(1, lucid.tensor([0]), lucid.ones(1))),
-        (DTypeError, "masked_fill: expected a bool mask, got a mask of dtype lucid.int64",
-         lambda: x.masked_fill(lucid.tensor([1, 0, 1]), 1.0)),
-        (ShapeError, r"masked_fill: mask of shape \[2\] cannot be broadcast with the input "
-                     r"of shape \[2, 3\]", lambda: x.masked_fill(lucid.tensor([True, False]),
-                                                                 1.0)),
-        (ShapeError, "masked_fill: only supports a 0-dimensional value tensor",
-         lambda: x.masked_fill(lucid.tensor([True, False, True]), lucid.ones(1))),
-        (DTypeError, "masked_fill: value must be a number", lambda: x.masked_fill(
-            lucid.tensor([True, False, True]), "a")),
-        (ShapeError, r"masked_scatter: number of elements of source \(2\) < number of ones "
-                     r"in mask \(6\)", lambda: x.masked_scatter(lucid.ones(2, 3,
-                                                                           dtype=lucid.bool),
-                                                                lucid.ones(2))),
-        (IndexingError, "take: index 6 is out of bounds for dimension 0 with size 6",
-         lambda: x.take(lucid.tensor([6]))),
-        (ShapeError, "take_along_dim: input and indices should have the same number of "
-                     "dimensions", lambda: x.take_along_dim(lucid.tensor([[[0]]]), 1)),
-        (ShapeError, "put: expected source and index to have the same number of elements",
-         lambda: x.put(lucid.tensor([0, 1]), lucid.ones(3))),
-        (IndexingError, "index_put: indices must be a non-empty tuple of tensors",
-         lambda: x.index_put(lucid.tensor([0]), lucid.ones(3))),
-        (IndexingError, "index_put: index 2 is out of bounds for dimension 0 with size 2",
-         lambda: x.index_put((lucid.tensor([2]),), lucid.ones(3))),
+        (
+            ShapeError,
+            "gather: index tensor must have the same number of dimensions",
+            lambda: x.gather(1, lucid.tensor([0])),
+        ),
+        (
+            ShapeError,
+            r"gather: expected index \[1, 4\] to be no larger than self \[2, 3\] "
+            r"apart from dimension 0",
+            lambda: x.gather(0, lucid.tensor([[0] * 4])),
+        ),
+        (
+            IndexingError,
+            "gather: index -1 is out of bounds for dimension 1 with size 3",
+            lambda: x.gather(1, lucid.tensor([[-1]])),
+        ),
+        (
+            DTypeError,
+            "gather: expected an int64 or int32 index tensor, got lucid.float32",
+            lambda: x.gather(1, lucid.tensor([[0.0]])),
+        ),
+        (
+            DTypeError,
+            "scatter: expected self and src to have the same dtype",
+            lambda: x.scatter(1, i, lucid.ones(1, 2, dtype=lucid.float64)),
+        ),
+        (
+            ShapeError,
+            r"scatter_add: expected index \[1, 2\] .* no larger than src \[1, 1\]",
+            lambda: x.scatter_add(1, i, lucid.ones(1, 1)),
+        ),
+        (
+            ValueError,
+            "scatter: reduce argument must be either 'add' or 'multiply'",
+            lambda: x.scatter(1, i, 1.0, reduce="max"),
+        ),
+        (
+            IndexingError,
+            "scatter_reduce: reduce argument must be one of",
+            lambda: x.scatter_reduce(1, i, lucid.ones(1, 2), "median"),
+        ),
+        (
+            IndexingError,
+            "scatter: index 3 is out of bounds for dimension 1 with size 3",
+            lambda: x.scatter(1, lucid.tensor([[3]]), 0.0),
+        ),
+        (
+            IndexingError,
+            "index_select: index is supposed to be a vector",
+            lambda: x.index_select(0, lucid.tensor([[0]])),
+        ),
+        (
+            IndexingError,
+            "index_select: index -1 is out of bounds for dimension 1",
+            lambda: x.index_select(1, lucid.tensor([-1])),
+        ),
+        (
+            IndexingError,
+            "index_select: index to a 0-dim tensor can have only 1 value",
+            lambda: lucid.tensor(1.0).index_select(0, lucid.tensor([0, 0])),
+        ),
+        (
+            ShapeError,
+            "index_add: source tensor shape must match self tensor shape",
+            lambda: x.index_add(1, lucid.tensor([0, 1]), lucid.ones(2, 3)),
+        ),
+        (
+            DTypeError,
+            "index_copy: expected self and source to have the same dtype",
+            lambda: x.index_copy(1, lucid.tensor([0]), lucid.ones(2, 1, dtype=lucid.float64)),
+        ),
+        (
+            IndexingError,
+            "index_copy: index 3 is out of bounds for dimension 1 with size 3",
+            lambda: x.index_copy(1, lucid.tensor([3]), lucid.ones(2, 1)),
+        ),
+        (
+            ShapeError,
+            "index_fill: only supports a 0-dimensional value tensor",
+            lambda: x.index_fill(1, lucid.tensor([0]), lucid.ones(1)),
+        ),
+        (
+            DTypeError,
+            "masked_fill: expected a bool mask, got a mask of dtype lucid.int64",
+            lambda: x.masked_fill(lucid.tensor([1, 0, 1]), 1.0),
+        ),
+        (
+            ShapeError,
+            r"masked_fill: mask of shape \[2\] cannot be broadcast with the input "
+            r"of shape \[2, 3\]",
+            lambda: x.masked_fill(lucid.tensor([True, False]), 1.0),
+        ),
+        (
+            ShapeError,
+            "masked_fill: only supports a 0-dimensional value tensor",
+            lambda: x.masked_fill(lucid.tensor([True, False, True]), lucid.ones(1)),
+        ),
+        (
+            DTypeError,
+            "masked_fill: value must be a number",
+            lambda: x.masked_fill(lucid.tensor([True, False, True]), "a"),
+        ),
+        (
+            ShapeError,
+            r"masked_scatter: number of elements of source \(2\) < number of ones "
+            r"in mask \(6\)",
+            lambda: x.masked_scatter(lucid.ones(2, 3, dtype=lucid.bool), lucid.ones(2)),
+        ),
+        (
+            IndexingError,
+            "take: index 6 is out of bounds for dimension 0 with size 6",
+            lambda: x.take(lucid.tensor([6])),
+        ),
+        (
+            ShapeError,
+            "take_along_dim: input and indices should have the same number of dimensions",
+            lambda: x.take_along_dim(lucid.tensor([[[0]]]), 1),
+        ),
+        (
+            ShapeError,
+            "put: expected source and index to have the same number of elements",
+            lambda: x.put(lucid.tensor([0, 1]), lucid.ones(3)),
+        ),
+        (
+            IndexingError,
+            "index_put: indices must be a non-empty tuple of tensors",
+            lambda: x.index_put(lucid.tensor([0]), lucid.ones(3)),
+        ),
+        (
+            IndexingError,
+            "index_put: index 2 is out of bounds for dimension 0 with size 2",
+            lambda: x.index_put((lucid.tensor([2]),), lucid.ones(3)),
+        ),
     ]
     for err, msg, fn in cases:
         with pytest.raises(err, match=msg):

@@ -40,8 +40,9 @@ def _gen_index(rng, shape):
             span = int(rng.integers(1, min(2, nd - used) + 1))
         else:
             span = _SPAN[kind]
-            if used + span > nd or (kind in ("tensor", "list", "bool") and "mask" in
-                                    [k for k, _ in kinds]):
+            if used + span > nd or (
+                kind in ("tensor", "list", "bool") and "mask" in [k for k, _ in kinds]
+            ):
                 continue
         if kind in ("tensor", "list", "bool") and any(k == "bool" for k, _ in kinds):
             continue
@@ -69,8 +70,10 @@ def _gen_index(rng, shape):
         elif kind == "int0d":
             out.append((kind, np.array(rng.integers(-n, n))))
         elif kind == "slice":
+
             def bound():
                 return None if rng.random() < 0.4 else int(rng.integers(-n - 2, n + 3))
+
             step = [None, 1, 2, 3][int(rng.integers(4))]
             out.append((kind, slice(bound(), bound(), step)))
         elif kind == "none":
@@ -78,7 +81,7 @@ def _gen_index(rng, shape):
         elif kind == "bool":
             out.append((kind, bool(rng.random() < 0.7)))
         elif kind == "mask":
-            out.append((kind, rng.random(shape[d:d + span]) < 0.5))
+            out.append((kind, rng.random(shape[d : d + span]) < 0.5))
         else:
             sub = bshape[-1:] if rng.random() < 0.3 else bshape
             arr = rng.integers(-n, n, size=sub)
@@ -94,8 +97,7 @@ def _build(entries, lib):
     for kind, v in entries:
         if kind == "ell":
             items.append(Ellipsis)
-        elif kind in ("tensor", "mask", "int0d") or (kind == "list" and
-                                                     isinstance(v, np.ndarray)):
+        elif kind in ("tensor", "mask", "int0d") or (kind == "list" and isinstance(v, np.ndarray)):
             items.append(lib.tensor(v))
         else:
             items.append(v)
@@ -152,9 +154,10 @@ def test_getitem_matches_torch(chunk):
         w = rng.standard_normal(tuple(ty.shape))
         (ty * torch.tensor(w)).sum().backward()
         (ly * lucid.tensor(w)).sum().backward()
-        np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=0,
-                                   err_msg=what)
-        if _is_basic(entries):            # a view: same storage and version counter
+        np.testing.assert_allclose(
+            lx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=0, err_msg=what
+        )
+        if _is_basic(entries):  # a view: same storage and version counter
             assert ly._base is lx and ly._version == lx._version, what
             if ly.numel():
                 assert np.shares_memory(ly.detach().numpy(), lx.detach().numpy()), what
@@ -169,7 +172,7 @@ def _value_shape(rng, target):
     """A shape that broadcasts to ``target``: some dims 1, leading dims dropped or a
     leading 1 added."""
     s = [1 if rng.random() < 0.3 else n for n in target]
-    s = s[int(rng.integers(len(s) + 1)):] if s else s
+    s = s[int(rng.integers(len(s) + 1)) :] if s else s
     if rng.random() < 0.15:
         s = [1] + s
     return tuple(s)
@@ -197,8 +200,9 @@ def test_setitem_matches_torch(chunk):
             y[_build(entries, lib)] = v
             assert y._version > before, what
             (y * lib.tensor(w)).sum().backward()
-            results.append((y.detach().numpy(), x.grad.numpy(),
-                            None if mode == "scalar" else v.grad.numpy()))
+            results.append(
+                (y.detach().numpy(), x.grad.numpy(), None if mode == "scalar" else v.grad.numpy())
+            )
         (ty, tgx, tgv), (ly, lgx, lgv) = results
         if unique or mode != "tensor":
             np.testing.assert_array_equal(ly, ty, err_msg=what)
@@ -221,7 +225,7 @@ def test_setitem_without_grad_writes_in_place_like_torch(chunk):
         for lib in (torch, lucid):
             x = lib.tensor(data)
             view = x[..., :]
-            v = lib.tensor(vdata)               # lucid casts (truncates) to int64 itself
+            v = lib.tensor(vdata)  # lucid casts (truncates) to int64 itself
             view[_build(entries, lib)] = v.long() if lib is torch else v
             outs.append(x.numpy())
         np.testing.assert_array_equal(outs[1], outs[0], err_msg=_describe(shape, entries))

@@ -39,7 +39,7 @@ def test_inplace_rebases_history_like_torch():
     tx = torch.tensor(data, requires_grad=True)
     for x in (lx, tx):
         y = x * 2
-        y.mul_(x)           # y = 2x * x
+        y.mul_(x)  # y = 2x * x
         y.add_(y.exp() if isinstance(y, lucid.Tensor) else y.exp())
         y.sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-12)

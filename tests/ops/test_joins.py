@@ -79,40 +79,49 @@ def test_parity_float64(case, nc):
     parity(fn, *[_data(s, np.float64, i) for i, s in enumerate(shapes)], nc=nc)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_],
-                         ids=["f32", "i64", "u8", "bool"])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int64, np.uint8, np.bool_], ids=["f32", "i64", "u8", "bool"]
+)
 @pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
 def test_parity_other_dtypes(case, dtype):
     _, fn, shapes = case
     parity(fn, *[_data(s, dtype, i) for i, s in enumerate(shapes)], rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("dts", [(np.float32, np.float64), (np.int64, np.float32),
-                                 (np.bool_, np.int32), (np.uint8, np.int8)],
-                         ids=["f32+f64", "i64+f32", "bool+i32", "u8+i8"])
+@pytest.mark.parametrize(
+    "dts",
+    [(np.float32, np.float64), (np.int64, np.float32), (np.bool_, np.int32), (np.uint8, np.int8)],
+    ids=["f32+f64", "i64+f32", "bool+i32", "u8+i8"],
+)
 @pytest.mark.parametrize("op", ["cat", "stack"])
 def test_promotion(op, dts):
-    parity(lambda a, b: getattr(_m(a), op)([a, b]), _data((2, 3), dts[0]),
-           _data((2, 3), dts[1], 1), rtol=1e-6, atol=1e-6)
+    parity(
+        lambda a, b: getattr(_m(a), op)([a, b]),
+        _data((2, 3), dts[0]),
+        _data((2, 3), dts[1], 1),
+        rtol=1e-6,
+        atol=1e-6,
+    )
 
 
 def test_cat_legacy_empty_promotes():
-    out = lucid.cat([lucid.tensor(np.zeros((2, 2), np.float32)),
-                     lucid.tensor(np.zeros(0, np.float64))], 1)
+    out = lucid.cat(
+        [lucid.tensor(np.zeros((2, 2), np.float32)), lucid.tensor(np.zeros(0, np.float64))], 1
+    )
     ref = torch.cat([torch.zeros(2, 2), torch.zeros(0, dtype=torch.float64)], 1)
     assert out.shape == ref.shape and out.dtype.name == "float64" == str(ref.dtype)[6:]
 
 
 def test_split_outputs_are_views():
-    x = lucid.tensor(np.arange(12.).reshape(4, 3))
+    x = lucid.tensor(np.arange(12.0).reshape(4, 3))
     parts = x.split([1, 3])
     assert all(p._base is x and np.shares_memory(p.numpy(), x.numpy()) for p in parts)
-    parts[1].mul_(0.)
+    parts[1].mul_(0.0)
     assert x._version == parts[0]._version == 1
     np.testing.assert_array_equal(x.numpy()[1:], 0)
     rows = x.unbind(1)
     assert rows[2]._base is x and rows[2].shape == (4,)
-    rows[2].add_(5.)
+    rows[2].add_(5.0)
     np.testing.assert_array_equal(x.numpy()[:, 2], [7, 5, 5, 5])
 
 
@@ -124,8 +133,8 @@ def test_split_of_view_chains_to_base():
         x = mod.tensor(x0, requires_grad=True)
         b = x * 1.0
         v = b.t()
-        part = v.narrow(0, 2, 2)       # chunk's outputs refuse in-place writes (PyTorch)
-        part.mul_(3.)
+        part = v.narrow(0, 2, 2)  # chunk's outputs refuse in-place writes (PyTorch)
+        part.mul_(3.0)
         (b * b).sum().backward()
         res.append((b.detach().numpy(), x.grad.numpy()))
     for a, b in zip(*res):
@@ -163,31 +172,47 @@ def test_grad_fn_names():
 
 _a = lucid.tensor(np.zeros((2, 3)))
 _b = lucid.tensor(np.zeros((2, 4)))
-_s = lucid.tensor(1.)
+_s = lucid.tensor(1.0)
 
 ERRORS = [
-    (lambda: lucid.cat([_a, _b]), ShapeError,
-     r"cat: sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 "
-     r"for tensor number 1.*\(dimension 1\)"),
-    (lambda: lucid.cat([_a, lucid.tensor(np.zeros((2, 3, 1)))]), ShapeError,
-     "cat: tensors must have same number of dimensions: got 2 and 3"),
+    (
+        lambda: lucid.cat([_a, _b]),
+        ShapeError,
+        r"cat: sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 "
+        r"for tensor number 1.*\(dimension 1\)",
+    ),
+    (
+        lambda: lucid.cat([_a, lucid.tensor(np.zeros((2, 3, 1)))]),
+        ShapeError,
+        "cat: tensors must have same number of dimensions: got 2 and 3",
+    ),
     (lambda: lucid.cat([_s, _s]), ShapeError, r"cat: zero-dimensional tensor \(at position 0\)"),
-    (lambda: lucid.cat([lucid.tensor([]), _s]), ShapeError, r"cat: zero-dimensional tensor \(at "
-     r"position 1\)"),
+    (
+        lambda: lucid.cat([lucid.tensor([]), _s]),
+        ShapeError,
+        r"cat: zero-dimensional tensor \(at "
+        r"position 1\)",
+    ),
     (lambda: lucid.cat([_a, _a], 2), DimError, r"cat: dimension out of range.*2"),
     (lambda: lucid.cat([]), ShapeError, "cat: expected a non-empty list"),
     (lambda: lucid.cat(_a), ShapeError, "cat: expected a sequence of tensors"),
     (lambda: lucid.cat([_a, 1.0]), DTypeError, "cat: expected Tensor as element 1"),
-    (lambda: lucid.stack([_a, _b]), ShapeError,
-     r"stack: expects each tensor to be equal size, but got \[2, 3\] at entry 0 and \[2, 4\] "
-     "at entry 1"),
+    (
+        lambda: lucid.stack([_a, _b]),
+        ShapeError,
+        r"stack: expects each tensor to be equal size, but got \[2, 3\] at entry 0 and \[2, 4\] "
+        "at entry 1",
+    ),
     (lambda: lucid.stack([_a, _a], 3), DimError, "stack"),
     (lambda: lucid.stack([]), ShapeError, "stack: expected a non-empty list"),
     (lambda: lucid.hstack([_a, _b.t()]), ShapeError, "^hstack: sizes of tensors must match"),
     (lambda: _a.split(-1), ShapeError, "split: split_size must be non-negative"),
     (lambda: _a.split(0), ShapeError, "split: split_size can only be 0 if dimension size is 0"),
-    (lambda: _a.split([1, 2]), ShapeError,
-     r"split: split_with_sizes expects split_sizes to sum exactly to 2 .*split_sizes=\[1, 2\]"),
+    (
+        lambda: _a.split([1, 2]),
+        ShapeError,
+        r"split: split_with_sizes expects split_sizes to sum exactly to 2 .*split_sizes=\[1, 2\]",
+    ),
     (lambda: _a.split([3, -1], 1), ShapeError, "split_with_sizes"),
     (lambda: _a.split(1, 2), DimError, "split"),
     (lambda: _s.split(1), DimError, "split: expects at least a 1-dimensional tensor"),

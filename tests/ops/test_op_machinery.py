@@ -33,7 +33,7 @@ class _StandardizeBackward(UnaryOp):
 
     def grad(self, F, g, x, out):
         rstd = self.extra["rstd"]
-        if F is not self.be:         # graph mode: the saved intermediate as a constant
+        if F is not self.be:  # graph mode: the saved intermediate as a constant
             rstd = lucid.Tensor._wrap(rstd, g._dtype, g._device)
         d = g.shape[-1]
         gm = F.sum(g, (g.ndim - 1,), True) / d
@@ -45,8 +45,9 @@ class _SplitSignBackward(MultiOutputOp):
     r"""Test op: ``(|x|, sign(x))`` with only the first output differentiable."""
 
     __slots__ = ()
-    schema_v1 = OpSchema("test_split_sign", 1, AmpPolicy.KEEP_INPUT, output_arity=2,
-                         differentiable_outputs=(0,))
+    schema_v1 = OpSchema(
+        "test_split_sign", 1, AmpPolicy.KEEP_INPUT, output_arity=2, differentiable_outputs=(0,)
+    )
     saves_input = True
 
     @staticmethod
@@ -65,13 +66,14 @@ def test_saves_extra_are_kept_on_the_node_not_returned():
     assert set(extra) == {"mean", "rstd"}
     np.testing.assert_allclose(extra["mean"][:, 0], x.detach().numpy().mean(-1))
     xt = x.detach().numpy()
-    np.testing.assert_allclose(y.detach().numpy(),
-                               (xt - xt.mean(-1, keepdims=True)) / xt.std(-1, keepdims=True))
+    np.testing.assert_allclose(
+        y.detach().numpy(), (xt - xt.mean(-1, keepdims=True)) / xt.std(-1, keepdims=True)
+    )
     assert lucid.autograd.gradcheck(_StandardizeBackward.apply, (x,))
 
 
 def test_saves_extra_are_freed_with_the_graph():
-    x = lucid.ones(2, 3, dtype=lucid.float64, requires_grad=True) * lucid.arange(3.)
+    x = lucid.ones(2, 3, dtype=lucid.float64, requires_grad=True) * lucid.arange(3.0)
     y = _StandardizeBackward.apply(x)
     node = y.grad_fn
     y.sum().backward()
@@ -79,7 +81,7 @@ def test_saves_extra_are_freed_with_the_graph():
 
 
 def test_saves_extra_without_grad_returns_the_output_only():
-    y = _StandardizeBackward.apply(lucid.arange(6.).reshape(2, 3))
+    y = _StandardizeBackward.apply(lucid.arange(6.0).reshape(2, 3))
     assert isinstance(y, lucid.Tensor) and y.grad_fn is None
 
 
@@ -102,7 +104,7 @@ def test_scalar_operand_is_not_saved(lib):
     a = lib.ones(3, requires_grad=True)
     x = a * 1
     y = x * 3.0 + x / 2.0
-    x.mul_(5)                            # neither node saved x: no version error
+    x.mul_(5)  # neither node saved x: no version error
     y.sum().backward()
     assert a.grad.tolist() == [3.5, 3.5, 3.5]
 
@@ -118,8 +120,13 @@ class _NondetBackward(UnaryOp):
     r"""Test op: the identity, declared nondeterministic on every device."""
 
     __slots__ = ()
-    schema_v1 = OpSchema("test_nondet", 1, AmpPolicy.KEEP_INPUT, deterministic=False,
-                         determinism_note="It sums in an order that varies.")
+    schema_v1 = OpSchema(
+        "test_nondet",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        deterministic=False,
+        determinism_note="It sums in an order that varies.",
+    )
 
     @staticmethod
     def dispatch(be, x):
@@ -146,8 +153,7 @@ def test_determinism_switch():
 def test_cuda_nondeterministic_ops_are_declared():
     for name in ("index_put", "scatter_reduce"):
         s = lucid.ops.core.registry.get_op(name).schema_v1
-        assert not s.deterministic and s.nondeterministic_on == ("cuda",) and \
-            s.determinism_note
+        assert not s.deterministic and s.nondeterministic_on == ("cuda",) and s.determinism_note
 
 
 @pytest.mark.parametrize("lib", [torch, lucid], ids=["torch", "lucid"])
@@ -155,11 +161,11 @@ def test_einsum_saves_only_the_other_operands(lib):
     a = lib.ones(2, 3, requires_grad=True) * 1
     b = lib.ones(3, 4)
     y = lib.einsum("ij,jk->ik", a, b)
-    a.mul_(2)                  # a's own gradient does not need a
+    a.mul_(2)  # a's own gradient does not need a
     y.sum().backward()
     a2 = lib.ones(2, 3, requires_grad=True)
     b2 = lib.ones(3, 4) * 1
     y2 = lib.einsum("ij,jk->ik", a2, b2)
-    b2.mul_(2)                 # but it needs b
+    b2.mul_(2)  # but it needs b
     with pytest.raises(RuntimeError, match="modified by an inplace operation|in-place"):
         y2.sum().backward()

@@ -7,10 +7,16 @@ import pytest
 import torch
 
 import lucid
-from lucid.errors import (AutogradError, DeviceMismatchError, DTypeError, LucidError,
-                          ShapeError)
-from lucid.random import (Generator, default_generator, get_rng_state, initial_seed,
-                          manual_seed, seed, set_rng_state)
+from lucid.errors import AutogradError, DeviceMismatchError, DTypeError, LucidError, ShapeError
+from lucid.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 
 
 def _name(dt):
@@ -70,10 +76,10 @@ def test_generator_api():
     g = Generator()
     assert g.initial_seed() == 67280421310721 and g.device == "cpu"
     assert g.manual_seed(5) is g and g.initial_seed() == 5
-    assert Generator(device="cpu").manual_seed(-1).initial_seed() == 2 ** 64 - 1
-    assert Generator().manual_seed(-2 ** 63).initial_seed() == 2 ** 63
+    assert Generator(device="cpu").manual_seed(-1).initial_seed() == 2**64 - 1
+    assert Generator().manual_seed(-(2**63)).initial_seed() == 2**63
     s = g.seed()
-    assert isinstance(s, int) and 0 <= s < 2 ** 64 and g.initial_seed() == s
+    assert isinstance(s, int) and 0 <= s < 2**64 and g.initial_seed() == s
     assert "Generator" in repr(g)
 
 
@@ -89,15 +95,21 @@ def test_module_level_seeding():
 
 def test_rng_state_round_trips_exactly():
     manual_seed(9)
-    lucid.randn(3)      # move away from a fresh state
+    lucid.randn(3)  # move away from a fresh state
     state = get_rng_state()
     assert state.dtype is lucid.uint8 and state.ndim == 1
-    a = [lucid.rand(7).numpy(), lucid.randint(0, 2 ** 62, (3,)).numpy(),
-         lucid.randn(5, dtype=lucid.float32).numpy()]
+    a = [
+        lucid.rand(7).numpy(),
+        lucid.randint(0, 2**62, (3,)).numpy(),
+        lucid.randn(5, dtype=lucid.float32).numpy(),
+    ]
     lucid.rand(50)
     set_rng_state(state)
-    b = [lucid.rand(7).numpy(), lucid.randint(0, 2 ** 62, (3,)).numpy(),
-         lucid.randn(5, dtype=lucid.float32).numpy()]
+    b = [
+        lucid.rand(7).numpy(),
+        lucid.randint(0, 2**62, (3,)).numpy(),
+        lucid.randn(5, dtype=lucid.float32).numpy(),
+    ]
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
     assert initial_seed() == 9
@@ -111,14 +123,15 @@ def test_generator_state_restores_seed_and_stream():
     g.manual_seed(7)
     assert g.set_state(s) is g and g.initial_seed() == 5
     np.testing.assert_array_equal(lucid.randn(4, generator=g).numpy(), a)
-    h = Generator().set_state(s)           # a state moves between generators
+    h = Generator().set_state(s)  # a state moves between generators
     np.testing.assert_array_equal(lucid.randn(4, generator=h).numpy(), a)
 
 
 def test_bad_states_raise():
     g = Generator()
-    with pytest.raises(DTypeError, match="set_state: RNG state must be a uint8 tensor, got "
-                                         "float32"):
+    with pytest.raises(
+        DTypeError, match="set_state: RNG state must be a uint8 tensor, got float32"
+    ):
         g.set_state(lucid.zeros(45))
     with pytest.raises(DTypeError, match="got list"):
         set_rng_state([0] * 45)
@@ -194,8 +207,7 @@ def _gen():
     return Generator().manual_seed(2024)
 
 
-@pytest.mark.parametrize("dtype", [lucid.float32, lucid.float64, lucid.float16,
-                                   lucid.bfloat16])
+@pytest.mark.parametrize("dtype", [lucid.float32, lucid.float64, lucid.float16, lucid.bfloat16])
 def test_uniform_moments_and_range(dtype):
     x = _np(lucid.rand(N, generator=_gen(), dtype=dtype))
     assert x.min() >= 0 and x.max() < 1
@@ -210,9 +222,13 @@ def test_normal_moments(dtype):
     assert abs(x.mean()) < 0.03 and abs(x.std() - 1) < 0.03
     y = _np(lucid.empty(N, dtype=dtype).normal_(3, 0.5, generator=_gen()))
     assert abs(y.mean() - 3) < 0.02 and abs(y.std() - 0.5) < 0.02
-    z = _np(lucid.normal(lucid.tensor([-10.0, 10.0]).reshape(2, 1),
-                         lucid.tensor([1.0, 0.1]).reshape(2, 1).expand(2, N),
-                         generator=_gen()))
+    z = _np(
+        lucid.normal(
+            lucid.tensor([-10.0, 10.0]).reshape(2, 1),
+            lucid.tensor([1.0, 0.1]).reshape(2, 1).expand(2, N),
+            generator=_gen(),
+        )
+    )
     assert abs(z[0].mean() + 10) < 0.05 and abs(z[1].std() - 0.1) < 0.005
 
 
@@ -228,11 +244,11 @@ def test_integer_samplers_cover_their_range_uniformly():
     r = lucid.zeros(N, dtype=lucid.uint8).random_(generator=_gen()).numpy()
     assert r.min() == 0 and r.max() == 255
     f = lucid.zeros(N, dtype=lucid.float16).random_(generator=_gen()).numpy()
-    assert f.min() >= 0 and f.max() <= 2 ** 11 and np.all(f == np.round(f))
+    assert f.min() >= 0 and f.max() <= 2**11 and np.all(f == np.round(f))
     b = lucid.zeros(N, dtype=lucid.bool).random_(generator=_gen()).numpy()
     assert 0.45 < b.mean() < 0.55
     big = lucid.zeros(1000, dtype=lucid.int64).random_(generator=_gen()).numpy()
-    assert big.min() >= 0 and big.max() > 2 ** 60
+    assert big.min() >= 0 and big.max() > 2**60
 
 
 def test_randperm_is_a_permutation():
@@ -265,19 +281,19 @@ def test_multinomial_without_replacement_never_repeats():
     x = lucid.multinomial(w, 10, generator=_gen()).numpy()
     assert all(sorted(row.tolist()) == list(range(10)) for row in x)
     y = lucid.multinomial(lucid.tensor([0.0, 1.0, 0.0, 2.0, 0.0]), 2, generator=_gen())
-    assert sorted(y.tolist()) == [1, 3]              # zero weights are never drawn first
+    assert sorted(y.tolist()) == [1, 3]  # zero weights are never drawn first
     z = lucid.multinomial(lucid.tensor([1.0, 0.0]), 2, generator=_gen())
-    assert z.tolist() == [0, 1]                      # ... only once the others are used up
+    assert z.tolist() == [0, 1]  # ... only once the others are used up
 
 
 def test_multinomial_without_replacement_first_draw_is_proportional():
     w = lucid.tensor([1.0, 2.0, 7.0]).reshape(1, 3).expand(N, 3)
     first = lucid.multinomial(w, 2, generator=_gen()).numpy()[:, 0]
-    np.testing.assert_allclose(np.bincount(first, minlength=3) / N, [0.1, 0.2, 0.7],
-                               atol=0.015)
+    np.testing.assert_allclose(np.bincount(first, minlength=3) / N, [0.1, 0.2, 0.7], atol=0.015)
 
 
 # -- autograd ---------------------------------------------------------------------------------
+
 
 def test_samplers_with_tensor_parameters_give_zero_gradients_like_torch():
     for lib in (lucid, torch):
@@ -293,9 +309,13 @@ def test_samplers_with_tensor_parameters_give_zero_gradients_like_torch():
 
 def test_inplace_samplers_check_leaves_and_bump_versions():
     w = lucid.zeros(3, requires_grad=True)
-    for call, name in ((lambda: w.normal_(), "normal_"), (lambda: w.uniform_(), "uniform_"),
-                       (lambda: w.bernoulli_(), "bernoulli_"), (lambda: w.random_(), "random_"),
-                       (lambda: w.exponential_(), "exponential_")):
+    for call, name in (
+        (lambda: w.normal_(), "normal_"),
+        (lambda: w.uniform_(), "uniform_"),
+        (lambda: w.bernoulli_(), "bernoulli_"),
+        (lambda: w.random_(), "random_"),
+        (lambda: w.exponential_(), "exponential_"),
+    ):
         with pytest.raises(AutogradError, match=f"{name}: a leaf Variable"):
             call()
     with lucid.no_grad():
@@ -314,88 +334,175 @@ def test_inplace_samplers_check_leaves_and_bump_versions():
 
 ERRORS = [
     (lambda: lucid.rand(-1), ShapeError, "rand: .*negative dimension"),
-    (lambda: lucid.randn(2, dtype=lucid.int64), DTypeError,
-     "randn: expected a floating point dtype, got int64"),
-    (lambda: lucid.rand(2, generator=5), DTypeError,
-     "rand: generator must be a lucid.Generator, got int"),
-    (lambda: lucid.randint(5, 3, (2,)), LucidError,
-     "randint: expects 'from' to be less than 'to', but got from=5 >= to=3"),
+    (
+        lambda: lucid.randn(2, dtype=lucid.int64),
+        DTypeError,
+        "randn: expected a floating point dtype, got int64",
+    ),
+    (
+        lambda: lucid.rand(2, generator=5),
+        DTypeError,
+        "rand: generator must be a lucid.Generator, got int",
+    ),
+    (
+        lambda: lucid.randint(5, 3, (2,)),
+        LucidError,
+        "randint: expects 'from' to be less than 'to', but got from=5 >= to=3",
+    ),
     (lambda: lucid.randint(3, 3, (2,)), LucidError, "from=3 >= to=3"),
     (lambda: lucid.randint(10), DTypeError, "randint: missing the size"),
     (lambda: lucid.randint(0, 2.5, (2,)), DTypeError, "randint: high must be an int, got float"),
     (lambda: lucid.randint(0, 3, (-1,)), ShapeError, "randint: .*negative"),
-    (lambda: lucid.randint(0, 300, (2,), dtype=lucid.uint8), DTypeError,
-     "randint: to - 1 = 299 is out of bounds for uint8"),
-    (lambda: lucid.randint(-1, 3, (2,), dtype=lucid.uint8), DTypeError,
-     "randint: from=-1 is out of bounds for uint8"),
+    (
+        lambda: lucid.randint(0, 300, (2,), dtype=lucid.uint8),
+        DTypeError,
+        "randint: to - 1 = 299 is out of bounds for uint8",
+    ),
+    (
+        lambda: lucid.randint(-1, 3, (2,), dtype=lucid.uint8),
+        DTypeError,
+        "randint: from=-1 is out of bounds for uint8",
+    ),
     (lambda: lucid.randint(0, 3, (2,), requires_grad=True), DTypeError, "floating point"),
     (lambda: lucid.randperm(-1), ShapeError, "randperm: n must be non-negative, got -1"),
     (lambda: lucid.randperm(2.0), DTypeError, "randperm: n must be an int"),
-    (lambda: lucid.normal(0.0, -1.0, (2,)), LucidError,
-     "normal: expects std >= 0.0, but found std -1.0"),
+    (
+        lambda: lucid.normal(0.0, -1.0, (2,)),
+        LucidError,
+        "normal: expects std >= 0.0, but found std -1.0",
+    ),
     (lambda: lucid.normal(lucid.zeros(2), -1.0), LucidError, "normal: expects std >= 0.0"),
-    (lambda: lucid.normal(lucid.zeros(2), lucid.tensor([1.0, -1.0])), LucidError,
-     "normal: expects all elements of std >= 0.0"),
-    (lambda: lucid.normal(lucid.zeros(2), lucid.tensor([1.0, float("nan")])), LucidError,
-     "all elements of std"),
-    (lambda: lucid.normal(lucid.zeros(2), lucid.ones(3)), ShapeError,
-     r"normal: mean of shape \(2,\) and std of shape \(3,\) cannot be broadcast"),
-    (lambda: lucid.normal(lucid.zeros(2, dtype=lucid.int64)), DTypeError,
-     "normal: expected a floating point tensor, got int64"),
+    (
+        lambda: lucid.normal(lucid.zeros(2), lucid.tensor([1.0, -1.0])),
+        LucidError,
+        "normal: expects all elements of std >= 0.0",
+    ),
+    (
+        lambda: lucid.normal(lucid.zeros(2), lucid.tensor([1.0, float("nan")])),
+        LucidError,
+        "all elements of std",
+    ),
+    (
+        lambda: lucid.normal(lucid.zeros(2), lucid.ones(3)),
+        ShapeError,
+        r"normal: mean of shape \(2,\) and std of shape \(3,\) cannot be broadcast",
+    ),
+    (
+        lambda: lucid.normal(lucid.zeros(2, dtype=lucid.int64)),
+        DTypeError,
+        "normal: expected a floating point tensor, got int64",
+    ),
     (lambda: lucid.normal(0.0, 1.0), DTypeError, "normal: expected a size"),
     (lambda: lucid.normal(lucid.zeros(2), 1.0, (2,)), DTypeError, "normal: size is only"),
-    (lambda: lucid.bernoulli(lucid.tensor([2.0])), LucidError,
-     r"bernoulli: expects all probabilities p to be in \[0, 1\]"),
+    (
+        lambda: lucid.bernoulli(lucid.tensor([2.0])),
+        LucidError,
+        r"bernoulli: expects all probabilities p to be in \[0, 1\]",
+    ),
     (lambda: lucid.bernoulli(lucid.tensor([float("nan")])), LucidError, "probabilities"),
-    (lambda: lucid.bernoulli(lucid.tensor([1, 0])), DTypeError,
-     "bernoulli: expected a floating point tensor, got int64"),
-    (lambda: lucid.bernoulli(lucid.zeros(2), 1.5), LucidError,
-     r"bernoulli: expects p to be in \[0, 1\], but got p=1.5"),
+    (
+        lambda: lucid.bernoulli(lucid.tensor([1, 0])),
+        DTypeError,
+        "bernoulli: expected a floating point tensor, got int64",
+    ),
+    (
+        lambda: lucid.bernoulli(lucid.zeros(2), 1.5),
+        LucidError,
+        r"bernoulli: expects p to be in \[0, 1\], but got p=1.5",
+    ),
     (lambda: lucid.bernoulli([0.5], 0.5), DTypeError, "bernoulli: expected a Tensor"),
     (lambda: lucid.zeros(2).bernoulli_(-0.1), LucidError, "bernoulli_: expects p"),
-    (lambda: lucid.zeros(2).bernoulli_(lucid.full((3,), 0.5)), ShapeError,
-     r"bernoulli_: p of shape \(3,\) cannot be broadcast to the tensor's shape \(2,\)"),
-    (lambda: lucid.multinomial(lucid.tensor([1.0, -1.0]), 1), LucidError,
-     "multinomial: probability tensor contains either inf, nan or element < 0"),
+    (
+        lambda: lucid.zeros(2).bernoulli_(lucid.full((3,), 0.5)),
+        ShapeError,
+        r"bernoulli_: p of shape \(3,\) cannot be broadcast to the tensor's shape \(2,\)",
+    ),
+    (
+        lambda: lucid.multinomial(lucid.tensor([1.0, -1.0]), 1),
+        LucidError,
+        "multinomial: probability tensor contains either inf, nan or element < 0",
+    ),
     (lambda: lucid.multinomial(lucid.tensor([1.0, float("nan")]), 1), LucidError, "nan"),
     (lambda: lucid.multinomial(lucid.tensor([1.0, float("inf")]), 1, True), LucidError, "inf"),
-    (lambda: lucid.multinomial(lucid.tensor([0.0, 0.0]), 1), LucidError,
-     r"multinomial: invalid multinomial distribution \(sum of probabilities <= 0\)"),
+    (
+        lambda: lucid.multinomial(lucid.tensor([0.0, 0.0]), 1),
+        LucidError,
+        r"multinomial: invalid multinomial distribution \(sum of probabilities <= 0\)",
+    ),
     (lambda: lucid.multinomial(lucid.ones(0), 1, True), LucidError, "sum of probabilities"),
-    (lambda: lucid.multinomial(lucid.ones(2), 3), ShapeError,
-     r"multinomial: cannot sample n_sample > prob_dist.size\(-1\) samples without "
-     r"replacement \(3 > 2\)"),
-    (lambda: lucid.multinomial(lucid.tensor([1, 1]), 1), DTypeError,
-     "multinomial: expected a floating point tensor, got int64"),
-    (lambda: lucid.multinomial(lucid.ones(1, 1, 2), 1), ShapeError,
-     "multinomial: prob_dist must be 1 or 2 dim, got 3 dims"),
-    (lambda: lucid.multinomial(lucid.ones(2), 0), ShapeError,
-     "multinomial: cannot sample n_sample <= 0 samples"),
-    (lambda: lucid.multinomial(lucid.ones(2), 1.0), DTypeError,
-     "multinomial: num_samples must be an int"),
-    (lambda: lucid.rand_like(lucid.zeros(2, dtype=lucid.int64)), DTypeError,
-     "rand: expected a floating point dtype, got int64"),
+    (
+        lambda: lucid.multinomial(lucid.ones(2), 3),
+        ShapeError,
+        r"multinomial: cannot sample n_sample > prob_dist.size\(-1\) samples without "
+        r"replacement \(3 > 2\)",
+    ),
+    (
+        lambda: lucid.multinomial(lucid.tensor([1, 1]), 1),
+        DTypeError,
+        "multinomial: expected a floating point tensor, got int64",
+    ),
+    (
+        lambda: lucid.multinomial(lucid.ones(1, 1, 2), 1),
+        ShapeError,
+        "multinomial: prob_dist must be 1 or 2 dim, got 3 dims",
+    ),
+    (
+        lambda: lucid.multinomial(lucid.ones(2), 0),
+        ShapeError,
+        "multinomial: cannot sample n_sample <= 0 samples",
+    ),
+    (
+        lambda: lucid.multinomial(lucid.ones(2), 1.0),
+        DTypeError,
+        "multinomial: num_samples must be an int",
+    ),
+    (
+        lambda: lucid.rand_like(lucid.zeros(2, dtype=lucid.int64)),
+        DTypeError,
+        "rand: expected a floating point dtype, got int64",
+    ),
     (lambda: lucid.randn_like([1.0]), DTypeError, "randn_like: expected a Tensor, got list"),
-    (lambda: lucid.zeros(2).uniform_(2, 1), LucidError,
-     r"uniform_: expects to return a \[from, to\) range, but found from=2 > to=1"),
-    (lambda: lucid.zeros(2, dtype=lucid.int64).uniform_(), DTypeError,
-     "uniform_: expected a floating point tensor, got int64"),
-    (lambda: lucid.zeros(2, dtype=lucid.int64).normal_(), DTypeError, "normal_: expected a "
-     "floating point tensor"),
+    (
+        lambda: lucid.zeros(2).uniform_(2, 1),
+        LucidError,
+        r"uniform_: expects to return a \[from, to\) range, but found from=2 > to=1",
+    ),
+    (
+        lambda: lucid.zeros(2, dtype=lucid.int64).uniform_(),
+        DTypeError,
+        "uniform_: expected a floating point tensor, got int64",
+    ),
+    (
+        lambda: lucid.zeros(2, dtype=lucid.int64).normal_(),
+        DTypeError,
+        "normal_: expected a floating point tensor",
+    ),
     (lambda: lucid.zeros(2).normal_(0, -1), LucidError, "normal_: expects std >= 0.0"),
-    (lambda: lucid.zeros(2).exponential_(0), LucidError,
-     "exponential_: expects lambda > 0.0, but found lambda=0"),
+    (
+        lambda: lucid.zeros(2).exponential_(0),
+        LucidError,
+        "exponential_: expects lambda > 0.0, but found lambda=0",
+    ),
     (lambda: lucid.zeros(2, dtype=lucid.int32).exponential_(), DTypeError, "exponential_"),
-    (lambda: lucid.zeros(2).random_(5, 3), LucidError,
-     "random_: expects 'from' to be less than 'to', but got from=5 >= to=3"),
-    (lambda: lucid.zeros(2, dtype=lucid.uint8).random_(0, 300), DTypeError,
-     "random_: to - 1 = 299 is out of bounds for uint8"),
-    (lambda: lucid.zeros(2).random_(0.5, 2), DTypeError,
-     "random_: from must be an int, got float"),
+    (
+        lambda: lucid.zeros(2).random_(5, 3),
+        LucidError,
+        "random_: expects 'from' to be less than 'to', but got from=5 >= to=3",
+    ),
+    (
+        lambda: lucid.zeros(2, dtype=lucid.uint8).random_(0, 300),
+        DTypeError,
+        "random_: to - 1 = 299 is out of bounds for uint8",
+    ),
+    (lambda: lucid.zeros(2).random_(0.5, 2), DTypeError, "random_: from must be an int, got float"),
     (lambda: Generator().manual_seed(1.5), DTypeError, "manual_seed: expected an int seed"),
-    (lambda: manual_seed(2 ** 64), LucidError, r"manual_seed: seed 18446744073709551616 is out "
-     r"of range"),
-    (lambda: manual_seed(-2 ** 63 - 1), LucidError, "out of range"),
+    (
+        lambda: manual_seed(2**64),
+        LucidError,
+        r"manual_seed: seed 18446744073709551616 is out "
+        r"of range",
+    ),
+    (lambda: manual_seed(-(2**63) - 1), LucidError, "out of range"),
     (lambda: manual_seed("1"), DTypeError, "manual_seed: expected an int seed, got str"),
 ]
 
@@ -409,15 +516,21 @@ def test_errors(fn, exc, match):
 
 def test_value_errors_are_value_errors():
     """Bad argument values raise a LucidError that is also a ValueError."""
-    for fn in (lambda: lucid.randint(5, 3, (2,)), lambda: lucid.zeros(2).bernoulli_(2.0),
-               lambda: lucid.normal(0.0, -1.0, (1,)), lambda: manual_seed(2 ** 70)):
+    for fn in (
+        lambda: lucid.randint(5, 3, (2,)),
+        lambda: lucid.zeros(2).bernoulli_(2.0),
+        lambda: lucid.normal(0.0, -1.0, (1,)),
+        lambda: manual_seed(2**70),
+    ):
         with pytest.raises(ValueError):
             fn()
 
 
 def test_generator_device_must_match():
     g = Generator()
-    g._device = lucid.device("cuda")      # a CUDA generator, without needing a GPU
-    with pytest.raises(DeviceMismatchError, match="rand: expected a 'cpu' device type for "
-                                                  "generator but found 'cuda'"):
+    g._device = lucid.device("cuda")  # a CUDA generator, without needing a GPU
+    with pytest.raises(
+        DeviceMismatchError,
+        match="rand: expected a 'cpu' device type for generator but found 'cuda'",
+    ):
         lucid.rand(2, generator=g)

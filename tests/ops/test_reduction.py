@@ -14,7 +14,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom:UserWarning
 
 F32, F64 = np.float32, np.float64
 TOL = {F32: (2e-5, 1e-5), F64: (1e-10, 1e-12)}
-LAYOUTS = [(F32, False), (F64, True)]       # float32 contiguous, float64 non-contiguous
+LAYOUTS = [(F32, False), (F64, True)]  # float32 contiguous, float64 non-contiguous
 
 
 def _m(x):
@@ -60,8 +60,9 @@ def parity(fn, a, nc=False, tfn=None, tol=None):
     for l, t in zip(lo, to):
         assert tuple(l.shape) == tuple(t.shape)
         assert l.dtype.name == _dname(t.dtype), (l.dtype, t.dtype)
-        np.testing.assert_allclose(l.detach().numpy().astype(F64),
-                                   t.detach().numpy().astype(F64), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(
+            l.detach().numpy().astype(F64), t.detach().numpy().astype(F64), rtol=rtol, atol=atol
+        )
     pairs = [(l, t) for l, t in zip(lo, to) if t.requires_grad]
     assert [l.requires_grad for l in lo] == [t.requires_grad for t in to]
     if not pairs:
@@ -69,11 +70,13 @@ def parity(fn, a, nc=False, tfn=None, tol=None):
     rng = np.random.default_rng(1)
     gos = [rng.standard_normal(tuple(t.shape)).astype(_dname(t.dtype)) for _, t in pairs]
     lg = lucid.autograd.grad([l for l, _ in pairs], [ll], [lucid.tensor(g) for g in gos])[0]
-    tg = torch.autograd.grad([t for _, t in pairs], [tl], [torch.tensor(g) for g in gos],
-                             allow_unused=True)[0]
-    tg = torch.zeros_like(tl) if tg is None else tg      # PyTorch: no graph for norm(p=0)
-    np.testing.assert_allclose(lg.numpy().astype(F64), tg.detach().numpy().astype(F64),
-                               rtol=rtol, atol=atol)
+    tg = torch.autograd.grad(
+        [t for _, t in pairs], [tl], [torch.tensor(g) for g in gos], allow_unused=True
+    )[0]
+    tg = torch.zeros_like(tl) if tg is None else tg  # PyTorch: no graph for norm(p=0)
+    np.testing.assert_allclose(
+        lg.numpy().astype(F64), tg.detach().numpy().astype(F64), rtol=rtol, atol=atol
+    )
     return lo
 
 
@@ -93,8 +96,7 @@ MULTI = [
     ("std_c2", lambda x, d, k: x.std(d, keepdim=k, correction=2)),
     ("var_mean", lambda x, d, k: _m(x).var_mean(x, d, keepdim=k)),
     ("std_mean", lambda x, d, k: _m(x).std_mean(x, d, keepdim=k, correction=0)),
-    ("logsumexp", lambda x, d, k: _m(x).logsumexp(x, tuple(range(x.ndim)) if d is None else d,
-                                                  k)),
+    ("logsumexp", lambda x, d, k: _m(x).logsumexp(x, tuple(range(x.ndim)) if d is None else d, k)),
     ("norm2", lambda x, d, k: _m(x).norm(x, 2, d, k)),
     ("norm1", lambda x, d, k: _m(x).norm(x, 1, d, k)),
     ("norm_inf", lambda x, d, k: _m(x).norm(x, float("inf"), d, k)),
@@ -108,8 +110,7 @@ MULTI = [
 ]
 # PyTorch: logsumexp(()) raises, all/any(()) reduce nothing, and var/std(()) reduce every
 # dim but their backward divides by N - c with N = 1 (inf gradients): skip ()
-_SKIP_EMPTY = {"logsumexp", "all", "any", "var", "var_c0", "std", "std_c2", "var_mean",
-               "std_mean"}
+_SKIP_EMPTY = {"logsumexp", "all", "any", "var", "var_c0", "std", "std_c2", "var_mean", "std_mean"}
 
 
 @pytest.mark.parametrize("dtype,nc", LAYOUTS, ids=["f32", "f64-nc"])
@@ -142,7 +143,7 @@ SINGLE = [
 @pytest.mark.parametrize("dim", [None, 0, 1, -1], ids=str)
 @pytest.mark.parametrize("name,fn", SINGLE, ids=[c[0] for c in SINGLE])
 def test_single_dim_parity(name, fn, dim, keepdim, dtype, nc):
-    if name == "mode":      # distinct values: every count ties, so the documented rule decides
+    if name == "mode":  # distinct values: every count ties, so the documented rule decides
         check_picks("mode", _data((3, 4, 5), dtype), -1 if dim is None else dim, keepdim)
         return
     parity(lambda x: fn(x, dim, keepdim), _data((3, 4, 5), dtype), nc=nc)
@@ -157,8 +158,23 @@ def test_zero_dim_input(name, fn):
         parity(lambda x: fn(x, -1, False), a)
 
 
-EMPTY_OK = ["sum", "mean", "nansum", "nanmean", "var", "std", "var_mean", "logsumexp",
-            "norm2", "norm1", "norm3", "norm0", "all", "any", "count_nonzero"]
+EMPTY_OK = [
+    "sum",
+    "mean",
+    "nansum",
+    "nanmean",
+    "var",
+    "std",
+    "var_mean",
+    "logsumexp",
+    "norm2",
+    "norm1",
+    "norm3",
+    "norm0",
+    "all",
+    "any",
+    "count_nonzero",
+]
 
 
 @pytest.mark.parametrize("name", EMPTY_OK)
@@ -168,8 +184,9 @@ def test_empty_input(name, dim):
     parity(lambda x: fn(x, dim, False), np.zeros((0, 3)))
 
 
-@pytest.mark.parametrize("name", ["amax", "amin", "max", "min", "argmax", "median", "mode",
-                                  "prod", "norm_inf"])
+@pytest.mark.parametrize(
+    "name", ["amax", "amin", "max", "min", "argmax", "median", "mode", "prod", "norm_inf"]
+)
 def test_empty_along_nonempty_dim(name):
     fn = dict(MULTI + SINGLE)[name]
     parity(lambda x: fn(x, 1, False), np.zeros((0, 3)))
@@ -217,21 +234,29 @@ INT_OPS = [
 NON_BOOL = {"median", "argmax", "argmin", "mean_dtype"}
 
 
-@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_],
-                         ids=["i64", "i32", "u8", "bool"])
+@pytest.mark.parametrize(
+    "dtype", [np.int64, np.int32, np.uint8, np.bool_], ids=["i64", "i32", "u8", "bool"]
+)
 @pytest.mark.parametrize("name,fn", INT_OPS, ids=[c[0] for c in INT_OPS])
 def test_integer_and_bool_inputs(name, fn, dtype):
     a = _data((3, 4), dtype)
     if dtype == np.uint8:
         a = np.abs(a.astype(np.int64)).astype(np.uint8)
     if name in ("logsumexp", "trace") and dtype == np.bool_:
-        return          # PyTorch: not implemented for bool (Lucid: float / int64 results)
+        return  # PyTorch: not implemented for bool (Lucid: float / int64 results)
     parity(fn, a)
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32], ids=["i64", "i32"])
-@pytest.mark.parametrize("fn", [lambda x: x.median(), lambda x: x.median(1),
-                                lambda x: x.argmax(), lambda x: x.argmin(0, True)])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.median(),
+        lambda x: x.median(1),
+        lambda x: x.argmax(),
+        lambda x: x.argmin(0, True),
+    ],
+)
 def test_integer_median_and_argmax(fn, dtype):
     parity(fn, _data((3, 5), dtype))
 
@@ -242,15 +267,19 @@ def test_mean_var_norm_of_integers_raise():
         i.mean()
     with pytest.raises(DTypeError, match="mean\\(\\).*bool"):
         lucid.tensor([True]).mean()
-    for fn, name in ((lucid.var, "var"), (lucid.std, "std"), (lucid.norm, "norm"),
-                     (lucid.nanmean, "nanmean")):
+    for fn, name in (
+        (lucid.var, "var"),
+        (lucid.std, "std"),
+        (lucid.norm, "norm"),
+        (lucid.nanmean, "nanmean"),
+    ):
         with pytest.raises(DTypeError, match=f"{name}\\(\\).*int64"):
             fn(i)
     with pytest.raises(DTypeError, match="argmax.*bool"):
         lucid.tensor([True]).argmax()
     with pytest.raises(DTypeError, match="median.*bool"):
         lucid.tensor([True]).median()
-    with pytest.raises(DTypeError, match=r"norm\(\).*int64"):    # PyTorch 2.13 refuses too
+    with pytest.raises(DTypeError, match=r"norm\(\).*int64"):  # PyTorch 2.13 refuses too
         lucid.norm(i, dtype=lucid.float64)
     assert lucid.norm(i.float(), dtype=lucid.float64).dtype is lucid.float64
     assert lucid.nanmean(i, dtype=lucid.float32).dtype is lucid.float32
@@ -260,8 +289,13 @@ def test_half_inputs_accumulate_in_float32():
     a = np.full(4096, 0.1, np.float32)
     for dt, tdt in ((lucid.float16, torch.float16), (lucid.bfloat16, torch.bfloat16)):
         x, t = lucid.tensor(a, dtype=dt), torch.tensor(a, dtype=tdt)
-        for f in (lambda v: v.sum(), lambda v: v.mean(), lambda v: v.var(),
-                  lambda v: v.norm(), lambda v: v.cumsum(0)[-1]):
+        for f in (
+            lambda v: v.sum(),
+            lambda v: v.mean(),
+            lambda v: v.var(),
+            lambda v: v.norm(),
+            lambda v: v.cumsum(0)[-1],
+        ):
             r = f(x)
             assert r.dtype is dt
             np.testing.assert_allclose(float(r.float()), float(f(t).float()), rtol=1e-2)
@@ -270,8 +304,7 @@ def test_half_inputs_accumulate_in_float32():
 def test_autocast_forces_float32():
     x = lucid.tensor(np.ones(8), dtype=lucid.float16, requires_grad=True)
     with lucid.amp.autocast("cpu", dtype=lucid.float16):
-        ys = [x.sum(), x.mean(), x.var(), x.std(), x.logsumexp(0), x.norm(), x.prod(),
-              x.cumsum(0)]
+        ys = [x.sum(), x.mean(), x.var(), x.std(), x.logsumexp(0), x.norm(), x.prod(), x.cumsum(0)]
         assert all(y.dtype is lucid.float32 for y in ys)
         assert x.amax().dtype is lucid.float16
     sum(y.sum() for y in ys).backward()
@@ -280,15 +313,24 @@ def test_autocast_forces_float32():
 
 # -- ties, zeros, nan --------------------------------------------------------------------
 
-TIES = np.array([[1., 3., 3., 0.], [2., 2., 2., 2.], [5., -1., 5., 5.]])
+TIES = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [5.0, -1.0, 5.0, 5.0]])
 
 
 # ops whose gradient PyTorch documents as split evenly among ties: plain parity
-@pytest.mark.parametrize("fn", [
-    lambda x: x.amax(), lambda x: x.amax(1), lambda x: x.amin(0, True), lambda x: x.max(),
-    lambda x: x.min(), lambda x: x.median(),
-    lambda x: _m(x).norm(x, float("inf"), 1), lambda x: _m(x).norm(x - 3, float("-inf")),
-], ids=["amax", "amax1", "amin0", "max", "min", "median", "norm_inf", "norm_ninf"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.amax(),
+        lambda x: x.amax(1),
+        lambda x: x.amin(0, True),
+        lambda x: x.max(),
+        lambda x: x.min(),
+        lambda x: x.median(),
+        lambda x: _m(x).norm(x, float("inf"), 1),
+        lambda x: _m(x).norm(x - 3, float("-inf")),
+    ],
+    ids=["amax", "amax1", "amin0", "max", "min", "median", "norm_inf", "norm_ninf"],
+)
 def test_ties(fn):
     parity(fn, TIES)
 
@@ -300,16 +342,16 @@ def _pick_1d(name, v):
     if name in ("max", "argmax", "min", "argmin"):
         i = int(np.argmax(v) if name.endswith("max") else np.argmin(v))  # first; nan wins
         return v[i], i
-    if name == "median":                 # lower median of the stable order; nan: first nan
+    if name == "median":  # lower median of the stable order; nan: first nan
         order = np.argsort(v, kind="stable")
         i = int(np.flatnonzero(nan)[0]) if nan.any() else int(order[(v.size - 1) // 2])
         return v[i], i
-    if name == "mode":                   # smallest of the most frequent; last occurrence
+    if name == "mode":  # smallest of the most frequent; last occurrence
         vals, counts = np.unique(v, return_counts=True)
         best = vals[np.argmax(counts)]
         return best, int(np.flatnonzero(v == best)[-1])
     better = np.greater_equal if name == "cummax" else np.less_equal
-    idx = np.zeros(v.size, np.int64)     # an equal or nan element takes over the index
+    idx = np.zeros(v.size, np.int64)  # an equal or nan element takes over the index
     for j in range(1, v.size):
         run = v[idx[j - 1]]
         takes = nan[j] or (not np.isnan(run) and better(v[j], run))
@@ -341,17 +383,18 @@ def check_picks(name, a, dim, keepdim=False):
         want_v, want_i = np.expand_dims(want_v, dim), np.expand_dims(want_i, dim)
     np.testing.assert_array_equal(li.numpy(), want_i)
     assert li.dtype is lucid.int64
-    if name.startswith("arg"):      # torch documents the first occurrence for argmax/argmin
-        np.testing.assert_array_equal(
-            getattr(torch.tensor(a), name)(*args).numpy(), want_i)
+    if name.startswith("arg"):  # torch documents the first occurrence for argmax/argmin
+        np.testing.assert_array_equal(getattr(torch.tensor(a), name)(*args).numpy(), want_i)
         return
     lv = out[0]
     np.testing.assert_array_equal(lv.detach().numpy(), want_v)
     tv = getattr(torch.tensor(a), name)(*args)[0].numpy()
-    if name == "mode":              # torch's value among equal counts is unspecified too
-        counts = np.apply_along_axis(
-            lambda r: np.sort(np.unique(r, return_counts=True)[1])[-2:], dim, a) \
-            if a.shape[dim] > 1 else None
+    if name == "mode":  # torch's value among equal counts is unspecified too
+        counts = (
+            np.apply_along_axis(lambda r: np.sort(np.unique(r, return_counts=True)[1])[-2:], dim, a)
+            if a.shape[dim] > 1
+            else None
+        )
         if counts is not None and np.any(counts.take(0, dim) == counts.take(-1, dim)):
             return
     np.testing.assert_array_equal(lv.detach().numpy(), tv)
@@ -368,9 +411,20 @@ def check_picks(name, a, dim, keepdim=False):
     np.testing.assert_allclose(g.numpy(), want_g, rtol=1e-12, atol=1e-12)
 
 
-PICKS = [("max", 1), ("min", 0), ("median", 1), ("mode", 1), ("cummax", 1), ("cummin", 0),
-         ("argmax", 1), ("argmin", 0), ("max", 0), ("median", 0), ("mode", 0),
-         ("cummin", 1)]
+PICKS = [
+    ("max", 1),
+    ("min", 0),
+    ("median", 1),
+    ("mode", 1),
+    ("cummax", 1),
+    ("cummin", 0),
+    ("argmax", 1),
+    ("argmin", 0),
+    ("max", 0),
+    ("median", 0),
+    ("mode", 0),
+    ("cummin", 1),
+]
 
 
 @pytest.mark.parametrize("keepdim", [False, True], ids=["drop", "keep"])
@@ -379,28 +433,43 @@ def test_tie_picks_follow_the_documented_rule(name, dim, keepdim):
     check_picks(name, TIES, dim, keepdim)
 
 
-@pytest.mark.parametrize("data", [[1., 1., 1.], [2., 1., 1., 2., 1.], [2., 1., 2., 2., 1.],
-                                  [3., 2., 2., 1.], [1., 1., 3., 3.], [3, 3, 1, 1],
-                                  [2., 1., 2., 1., 1., 2.]])
+@pytest.mark.parametrize(
+    "data",
+    [
+        [1.0, 1.0, 1.0],
+        [2.0, 1.0, 1.0, 2.0, 1.0],
+        [2.0, 1.0, 2.0, 2.0, 1.0],
+        [3.0, 2.0, 2.0, 1.0],
+        [1.0, 1.0, 3.0, 3.0],
+        [3, 3, 1, 1],
+        [2.0, 1.0, 2.0, 1.0, 1.0, 2.0],
+    ],
+)
 def test_median_and_mode_tie_indices(data):
     a = np.array(data, dtype=np.float64)
     check_picks("median", a, 0)
     check_picks("mode", a, 0)
 
 
-NAN = np.array([[1., np.nan, 3., 2.], [4., 0., np.nan, np.nan], [1., 2., 3., 0.5]])
+NAN = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 0.0, np.nan, np.nan], [1.0, 2.0, 3.0, 0.5]])
 
 
-@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "median", "cummax",
-                                  "cummin"])
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "median", "cummax", "cummin"])
 def test_nan_picks(name):
     check_picks(name, NAN, 1)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: x.amax(1), lambda x: x.sum(1), lambda x: x.nansum(1), lambda x: x.nanmean(1),
-    lambda x: x.max(),
-], ids=["amax_values", "sum", "nansum", "nanmean", "max_all"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.amax(1),
+        lambda x: x.sum(1),
+        lambda x: x.nansum(1),
+        lambda x: x.nanmean(1),
+        lambda x: x.max(),
+    ],
+    ids=["amax_values", "sum", "nansum", "nanmean", "max_all"],
+)
 def test_nan(fn):
     lucid_out = _list(fn(lucid.tensor(NAN)))
     torch_out = _list(fn(torch.tensor(NAN)))
@@ -409,13 +478,15 @@ def test_nan(fn):
 
 
 def test_max_of_all_splits_gradient_among_nans():
-    parity(lambda x: x.max(), np.array([1., np.nan, 3., np.nan]))
+    parity(lambda x: x.max(), np.array([1.0, np.nan, 3.0, np.nan]))
 
 
 @pytest.mark.parametrize("zeros", [[], [2], [1, 3], [0, 1, 2, 3, 4]], ids=str)
-@pytest.mark.parametrize("fn", [lambda x: x.prod(), lambda x: x.prod(1),
-                                lambda x: x.cumprod(1), lambda x: x.cumprod(0)],
-                         ids=["prod", "prod1", "cumprod1", "cumprod0"])
+@pytest.mark.parametrize(
+    "fn",
+    [lambda x: x.prod(), lambda x: x.prod(1), lambda x: x.cumprod(1), lambda x: x.cumprod(0)],
+    ids=["prod", "prod1", "cumprod1", "cumprod0"],
+)
 def test_zeros_in_products(fn, zeros):
     a = _data((3, 5), F64)
     a[1, zeros] = 0.0
@@ -423,13 +494,21 @@ def test_zeros_in_products(fn, zeros):
     parity(fn, a)
 
 
-@pytest.mark.parametrize("fn", [lambda x: x.prod(1), lambda x: x.cumprod(1),
-                                lambda x: x.std(1), lambda x: x.var(0),
-                                lambda x: _m(x).norm(x, 3, 1), lambda x: x.logsumexp(1),
-                                lambda x: x.max(1)[0], lambda x: x.cummax(1)[0],
-                                lambda x: x.median()],
-                         ids=["prod", "cumprod", "std", "var", "norm3", "logsumexp", "max",
-                              "cummax", "median"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.prod(1),
+        lambda x: x.cumprod(1),
+        lambda x: x.std(1),
+        lambda x: x.var(0),
+        lambda x: _m(x).norm(x, 3, 1),
+        lambda x: x.logsumexp(1),
+        lambda x: x.max(1)[0],
+        lambda x: x.cummax(1)[0],
+        lambda x: x.median(),
+    ],
+    ids=["prod", "cumprod", "std", "var", "norm3", "logsumexp", "max", "cummax", "median"],
+)
 def test_second_derivative_parity(fn):
     a = _data((3, 4), F64, seed=4)
     a[1, 1] = a[2, 0] = a[2, 3] = 0.0
@@ -445,22 +524,33 @@ def test_second_derivative_parity(fn):
 
 
 def test_logsumexp_is_stable_and_handles_infinities():
-    for a in ([1000., 1000.], [-1000., -1001.], [-np.inf, -np.inf], [np.inf, 1.],
-              [np.inf, np.inf]):
+    for a in (
+        [1000.0, 1000.0],
+        [-1000.0, -1001.0],
+        [-np.inf, -np.inf],
+        [np.inf, 1.0],
+        [np.inf, np.inf],
+    ):
         a = np.array(a)
-        np.testing.assert_allclose(lucid.tensor(a).logsumexp(0).item(),
-                                   torch.tensor(a).logsumexp(0).item())
-    parity(lambda x: _m(x).logsumexp(x, 0), np.array([1000., 999., -np.inf]))
+        np.testing.assert_allclose(
+            lucid.tensor(a).logsumexp(0).item(), torch.tensor(a).logsumexp(0).item()
+        )
+    parity(lambda x: _m(x).logsumexp(x, 0), np.array([1000.0, 999.0, -np.inf]))
 
 
 def test_var_correction_edge_cases():
-    for a, c in (([1.], 1), ([1., 2.], 3), ([1., 2.], 2)):
-        np.testing.assert_array_equal(lucid.tensor(a).var(correction=c).item(),
-                                      torch.tensor(a).var(correction=c).item())
+    for a, c in (([1.0], 1), ([1.0, 2.0], 3), ([1.0, 2.0], 2)):
+        np.testing.assert_array_equal(
+            lucid.tensor(a).var(correction=c).item(), torch.tensor(a).var(correction=c).item()
+        )
     parity(lambda x: x.var(1, correction=1.5), _data((2, 5), F64))
-    x = np.arange(6.).reshape(2, 3)
-    for args, kw in (((False,), {}), ((1, False), {}), ((1,), {"unbiased": True}),
-                     ((None,), {"keepdim": True})):
+    x = np.arange(6.0).reshape(2, 3)
+    for args, kw in (
+        ((False,), {}),
+        ((1, False), {}),
+        ((1,), {"unbiased": True}),
+        ((None,), {"keepdim": True}),
+    ):
         parity(lambda t: t.var(*args, **kw), x)
         parity(lambda t: _m(t).std(t, *args, **kw), x)
     with pytest.raises(DTypeError, match="unbiased or correction"):
@@ -468,7 +558,7 @@ def test_var_correction_edge_cases():
 
 
 def test_norm_special_values():
-    x = np.array([[0., 0., 3., -3.], [0., 0., 0., 0.]])
+    x = np.array([[0.0, 0.0, 3.0, -3.0], [0.0, 0.0, 0.0, 0.0]])
     for p in (2, 1, 3, 0.5, 1.5, float("inf"), 0, -1):
         parity(lambda t: _m(t).norm(t, p, 1), x)
     parity(lambda t: t.norm("fro", (0, 1), True), x)
@@ -477,20 +567,31 @@ def test_norm_special_values():
 
 # -- scans, median/mode, diff, trace -----------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype,nc", LAYOUTS, ids=["f32", "f64-nc"])
 @pytest.mark.parametrize("dim", [0, 1, -1, 2], ids=str)
-@pytest.mark.parametrize("fn", [
-    lambda x, d: _m(x).cumsum(x, d), lambda x, d: x.cumprod(d),
-    lambda x, d: _m(x).cummax(x, d), lambda x, d: x.cummin(dim=d),
-    lambda x, d: x.cumsum(d, dtype=_m(x).float64), lambda x, d: _m(x).diff(x, dim=d),
-    lambda x, d: x.diff(2, d), lambda x, d: x.diff(5, d),
-], ids=["cumsum", "cumprod", "cummax", "cummin", "cumsum_dtype", "diff", "diff2", "diff5"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, d: _m(x).cumsum(x, d),
+        lambda x, d: x.cumprod(d),
+        lambda x, d: _m(x).cummax(x, d),
+        lambda x, d: x.cummin(dim=d),
+        lambda x, d: x.cumsum(d, dtype=_m(x).float64),
+        lambda x, d: _m(x).diff(x, dim=d),
+        lambda x, d: x.diff(2, d),
+        lambda x, d: x.diff(5, d),
+    ],
+    ids=["cumsum", "cumprod", "cummax", "cummin", "cumsum_dtype", "diff", "diff2", "diff5"],
+)
 def test_scan_parity(fn, dim, dtype, nc):
     parity(lambda x: fn(x, dim), _data((2, 3, 4), dtype), nc=nc)
 
 
-@pytest.mark.parametrize("fn", [lambda x: x.cumsum(0), lambda x: x.cumprod(-1),
-                                lambda x: x.cummax(0), lambda x: x.cummin(-1)])
+@pytest.mark.parametrize(
+    "fn",
+    [lambda x: x.cumsum(0), lambda x: x.cumprod(-1), lambda x: x.cummax(0), lambda x: x.cummin(-1)],
+)
 def test_scans_of_0d_and_empty(fn):
     parity(fn, np.array(1.5))
     parity(fn, np.zeros((0, 3)))
@@ -546,23 +647,35 @@ def test_return_types():
 
 def test_max_min_binary_form():
     a, b = _data((2, 3), F64), _data((3,), F64, seed=1)
-    res = [(mod.max(mod.tensor(a), mod.tensor(b)), mod.min(mod.tensor(a), other=mod.tensor(b)),
-            mod.tensor(a).max(mod.tensor(b)))
-           for mod in (lucid, torch)]
+    res = [
+        (
+            mod.max(mod.tensor(a), mod.tensor(b)),
+            mod.min(mod.tensor(a), other=mod.tensor(b)),
+            mod.tensor(a).max(mod.tensor(b)),
+        )
+        for mod in (lucid, torch)
+    ]
     for l, t in zip(*res):
         np.testing.assert_array_equal(l.numpy(), t.numpy())
 
 
 def test_empty_dim_list_means_all_dims():
     a = _data((2, 3), F64)
-    for f in (lambda x: x.sum(()), lambda x: x.mean([]), lambda x: x.amax(()),
-              lambda x: x.norm(dim=()), lambda x: x.count_nonzero(()),
-              lambda x: x.nansum(()), lambda x: _m(x).all(x, ())):
+    for f in (
+        lambda x: x.sum(()),
+        lambda x: x.mean([]),
+        lambda x: x.amax(()),
+        lambda x: x.norm(dim=()),
+        lambda x: x.count_nonzero(()),
+        lambda x: x.nansum(()),
+        lambda x: _m(x).all(x, ()),
+    ):
         parity(f, a)
     np.testing.assert_allclose(lucid.tensor(a).var(()).item(), torch.tensor(a).var(()).item())
 
 
 # -- errors ------------------------------------------------------------------------------
+
 
 def test_dim_errors():
     x = lucid.zeros(2, 3)
@@ -587,12 +700,29 @@ def test_dim_errors():
             fn()
 
 
-@pytest.mark.parametrize("call", [
-    lambda m, x: x.prod((0, 1)), lambda m, x: x.sum("a"), lambda m, x: x.sum(1.0),
-    lambda m, x: x.mean(0.5), lambda m, x: x.amax([0.0]), lambda m, x: x.std(dim=1.0),
-    lambda m, x: m.count_nonzero(x, 1.0), lambda m, x: x.logsumexp("a"),
-], ids=["prod-tuple", "sum-str", "sum-float", "mean-float", "amax-float-list", "std-float",
-        "count_nonzero-float", "logsumexp-str"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: x.prod((0, 1)),
+        lambda m, x: x.sum("a"),
+        lambda m, x: x.sum(1.0),
+        lambda m, x: x.mean(0.5),
+        lambda m, x: x.amax([0.0]),
+        lambda m, x: x.std(dim=1.0),
+        lambda m, x: m.count_nonzero(x, 1.0),
+        lambda m, x: x.logsumexp("a"),
+    ],
+    ids=[
+        "prod-tuple",
+        "sum-str",
+        "sum-float",
+        "mean-float",
+        "amax-float-list",
+        "std-float",
+        "count_nonzero-float",
+        "logsumexp-str",
+    ],
+)
 def test_dim_of_the_wrong_type_is_a_type_error_naming_dim(call):
     with pytest.raises(TypeError):
         call(torch, torch.zeros(2, 3))
@@ -601,17 +731,28 @@ def test_dim_of_the_wrong_type_is_a_type_error_naming_dim(call):
 
 
 ZERO_D = [
-    ("sum", lambda x, d: x.sum(d)), ("nansum", lambda x, d: x.nansum(d)),
-    ("mean", lambda x, d: x.mean(d)), ("nanmean", lambda x, d: x.nanmean(d)),
-    ("prod", lambda x, d: x.prod(d)), ("amax", lambda x, d: x.amax(d)),
-    ("amin", lambda x, d: x.amin(d)), ("max", lambda x, d: x.max(d)),
-    ("min", lambda x, d: x.min(d)), ("argmax", lambda x, d: x.argmax(d)),
-    ("median", lambda x, d: x.median(d)), ("mode", lambda x, d: x.mode(d)),
-    ("std", lambda x, d: x.std(d)), ("var", lambda x, d: x.var(d)),
-    ("std-tuple", lambda x, d: x.std((d,))), ("sum-tuple", lambda x, d: x.sum((d,))),
-    ("logsumexp", lambda x, d: x.logsumexp(d)), ("norm", lambda x, d: x.norm(dim=d)),
-    ("any", lambda x, d: x.any(d)), ("all", lambda x, d: x.all(d)),
-    ("count_nonzero", lambda x, d: x.count_nonzero(d)), ("cumsum", lambda x, d: x.cumsum(d)),
+    ("sum", lambda x, d: x.sum(d)),
+    ("nansum", lambda x, d: x.nansum(d)),
+    ("mean", lambda x, d: x.mean(d)),
+    ("nanmean", lambda x, d: x.nanmean(d)),
+    ("prod", lambda x, d: x.prod(d)),
+    ("amax", lambda x, d: x.amax(d)),
+    ("amin", lambda x, d: x.amin(d)),
+    ("max", lambda x, d: x.max(d)),
+    ("min", lambda x, d: x.min(d)),
+    ("argmax", lambda x, d: x.argmax(d)),
+    ("median", lambda x, d: x.median(d)),
+    ("mode", lambda x, d: x.mode(d)),
+    ("std", lambda x, d: x.std(d)),
+    ("var", lambda x, d: x.var(d)),
+    ("std-tuple", lambda x, d: x.std((d,))),
+    ("sum-tuple", lambda x, d: x.sum((d,))),
+    ("logsumexp", lambda x, d: x.logsumexp(d)),
+    ("norm", lambda x, d: x.norm(dim=d)),
+    ("any", lambda x, d: x.any(d)),
+    ("all", lambda x, d: x.all(d)),
+    ("count_nonzero", lambda x, d: x.count_nonzero(d)),
+    ("cumsum", lambda x, d: x.cumsum(d)),
     ("cummax", lambda x, d: x.cummax(d)),
 ]
 
@@ -632,7 +773,7 @@ def test_shape_and_argument_errors():
     with pytest.raises(ShapeError, match="trace: expected a matrix.*dim 1"):
         lucid.zeros(3).trace()
     with pytest.raises(ShapeError, match="diff.*at least one-dimensional"):
-        lucid.tensor(1.).diff()
+        lucid.tensor(1.0).diff()
     with pytest.raises(ShapeError, match="diff.*non-negative.*-1"):
         lucid.zeros(3).diff(-1)
     with pytest.raises(ShapeError, match="diff.*same dimension as input \\(2\\), got 1"):
@@ -644,19 +785,51 @@ def test_shape_and_argument_errors():
 
 
 def test_registered_ops_are_documented():
-    for name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "median", "median_all",
-                 "mode", "cummax", "cummin", "var", "std", "logsumexp", "norm", "all", "any",
-                 "count_nonzero", "argmax", "argmin", "cumsum", "cumprod", "diff", "nansum",
-                 "nanmean"):
+    for name in (
+        "sum",
+        "mean",
+        "prod",
+        "amax",
+        "amin",
+        "max",
+        "min",
+        "median",
+        "median_all",
+        "mode",
+        "cummax",
+        "cummin",
+        "var",
+        "std",
+        "logsumexp",
+        "norm",
+        "all",
+        "any",
+        "count_nonzero",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "cumprod",
+        "diff",
+        "nansum",
+        "nanmean",
+    ):
         doc = lucid.ops.core.registry.get_op(name).__doc__
         assert "Math" in doc and "Attributes" in doc and "Notes" in doc, name
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: _m(x).sum(x, None, True), lambda x: _m(x).mean(x, None, True),
-    lambda x: _m(x).amax(x, (), True), lambda x: _m(x).var(x, None, keepdim=True),
-    lambda x: _m(x).norm(x, dim=None, keepdim=True), lambda x: _m(x).all(x, None, True),
-    lambda x: _m(x).argmax(x, None, True), lambda x: _m(x).nansum(x, None, True),
-], ids=["sum", "mean", "amax", "var", "norm", "all", "argmax", "nansum"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: _m(x).sum(x, None, True),
+        lambda x: _m(x).mean(x, None, True),
+        lambda x: _m(x).amax(x, (), True),
+        lambda x: _m(x).var(x, None, keepdim=True),
+        lambda x: _m(x).norm(x, dim=None, keepdim=True),
+        lambda x: _m(x).all(x, None, True),
+        lambda x: _m(x).argmax(x, None, True),
+        lambda x: _m(x).nansum(x, None, True),
+    ],
+    ids=["sum", "mean", "amax", "var", "norm", "all", "argmax", "nansum"],
+)
 def test_keepdim_without_dim(fn):
     parity(fn, _data((2, 3), F64))

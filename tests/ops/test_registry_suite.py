@@ -23,8 +23,9 @@ def _holomorphic(sample):
     return lucid.ops.core.registry.get_op(sample.op).schema_v1.complex_grad == "holomorphic"
 
 
-SAMPLES = _REAL_SAMPLES + [complex_variant(s) for s in _REAL_SAMPLES
-                           if s.complex and _holomorphic(s)]
+SAMPLES = _REAL_SAMPLES + [
+    complex_variant(s) for s in _REAL_SAMPLES if s.complex and _holomorphic(s)
+]
 
 
 def _as(a, dtype):
@@ -49,7 +50,7 @@ def _lucid_args(sample, dtype=np.float64, grad=True, device=None):
             v = a.value
             out.append(lucid.tensor(v, device=device) if isinstance(v, np.ndarray) else v)
         elif isinstance(a, np.ndarray):
-            with np.errstate(over="ignore"):     # float16: large samples become inf
+            with np.errstate(over="ignore"):  # float16: large samples become inf
                 arr = _as(a, dtype)
             t = lucid.tensor(arr, device=device)
             if grad and sample.grad and arr.dtype.kind in "fc":
@@ -78,8 +79,11 @@ def _torch_args(sample, dtype=np.float64):
 
 
 def _outs(r):
-    return [r] if isinstance(r, (lucid.Tensor, torch.Tensor)) else \
-        [o for o in r if isinstance(o, (lucid.Tensor, torch.Tensor))]
+    return (
+        [r]
+        if isinstance(r, (lucid.Tensor, torch.Tensor))
+        else [o for o in r if isinstance(o, (lucid.Tensor, torch.Tensor))]
+    )
 
 
 def _ids(samples):
@@ -99,15 +103,17 @@ def test_every_op_is_documented_and_complete():
         assert cls.__name__.endswith("Backward"), name
         if cls.schema_v1.differentiable:
             own = _defined(cls)
-            assert "grad" in own or {"grad_formula", "grad_formula_impl"} <= own, \
+            assert "grad" in own or {"grad_formula", "grad_formula_impl"} <= own, (
                 f"{name}: no gradient formula (grad, or both backward forms)"
+            )
             hand = own & {"grad_formula", "grad_formula_impl"}
-            if hand:       # a hand-written backward next to (or instead of) the one formula
+            if hand:  # a hand-written backward next to (or instead of) the one formula
                 notes = doc.split("Notes", 1)[1]
                 assert "Two backward forms:" in notes, (
                     f"{name} defines {sorted(hand)} itself instead of only grad(); its Notes "
                     "must say 'Two backward forms:' and why (a measured speed-up or a "
-                    "necessity)")
+                    "necessity)"
+                )
 
 
 def _defined(cls):
@@ -120,14 +126,17 @@ def _defined(cls):
     return names
 
 
-DIFF = [s for s in SAMPLES if s.grad and lucid.ops.core.registry.get_op(s.op).schema_v1.differentiable]
+DIFF = [
+    s for s in SAMPLES if s.grad and lucid.ops.core.registry.get_op(s.op).schema_v1.differentiable
+]
 
 
 @pytest.mark.parametrize("sample", DIFF, ids=_ids(DIFF))
 def test_gradcheck(sample):
     args = _lucid_args(sample)
-    assert gradcheck(lambda *a: sample.fn(*a, **sample.kwargs), args,
-                     atol=sample.atol, rtol=sample.rtol)
+    assert gradcheck(
+        lambda *a: sample.fn(*a, **sample.kwargs), args, atol=sample.atol, rtol=sample.rtol
+    )
 
 
 @pytest.mark.parametrize("sample", DIFF, ids=_ids(DIFF))
@@ -142,8 +151,9 @@ def test_eager_and_graph_backward_agree(sample):
     for e, g in zip(eager, graph):
         assert (e is None) == (g is None)
         if e is not None:
-            np.testing.assert_allclose(e.detach().numpy(), g.detach().numpy(),
-                                       rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(
+                e.detach().numpy(), g.detach().numpy(), rtol=1e-10, atol=1e-12
+            )
 
 
 def _nodes(outs):
@@ -178,8 +188,9 @@ GG = [s for s in DIFF if s.gradgrad]
 @pytest.mark.parametrize("sample", GG, ids=_ids(GG))
 def test_gradgradcheck(sample):
     args = _lucid_args(sample)
-    assert gradgradcheck(lambda *a: sample.fn(*a, **sample.kwargs), args,
-                         atol=sample.atol, rtol=sample.rtol)
+    assert gradgradcheck(
+        lambda *a: sample.fn(*a, **sample.kwargs), args, atol=sample.atol, rtol=sample.rtol
+    )
 
 
 PARITY = [s for s in SAMPLES if s.torch_fn is not None]
@@ -198,9 +209,12 @@ def test_parity_with_torch(sample, dtype):
     for l, t in zip(lo, to):
         assert tuple(l.shape) == tuple(t.shape)
         assert l.dtype.is_complex == t.dtype.is_complex, (l.dtype, t.dtype)
-        np.testing.assert_allclose(_wide(l.detach().numpy()),
-                                   _wide(t.detach().resolve_conj().numpy()),
-                                   rtol=rtol, atol=atol)
+        np.testing.assert_allclose(
+            _wide(l.detach().numpy()),
+            _wide(t.detach().resolve_conj().numpy()),
+            rtol=rtol,
+            atol=atol,
+        )
     lw = [a for a in la if isinstance(a, lucid.Tensor) and a.requires_grad]
     tw = [a for a in ta if isinstance(a, torch.Tensor) and a.requires_grad]
     pairs = [(l, t) for l, t in zip(lo, to) if l.requires_grad and t.requires_grad]
@@ -208,16 +222,19 @@ def test_parity_with_torch(sample, dtype):
         return
     rng = np.random.default_rng(5)
     gos = [_normal_like(rng, tuple(l.shape), l.dtype.np) for l, _ in pairs]
-    lg = lucid.autograd.grad([p[0] for p in pairs], lw, [lucid.tensor(g) for g in gos],
-                             allow_unused=True)
-    tg = torch.autograd.grad([p[1] for p in pairs], tw, [torch.from_numpy(g) for g in gos],
-                             allow_unused=True)
+    lg = lucid.autograd.grad(
+        [p[0] for p in pairs], lw, [lucid.tensor(g) for g in gos], allow_unused=True
+    )
+    tg = torch.autograd.grad(
+        [p[1] for p in pairs], tw, [torch.from_numpy(g) for g in gos], allow_unused=True
+    )
     for l, t in zip(lg, tg):
         if t is None:
             assert l is None or not np.any(l.numpy())
             continue
-        np.testing.assert_allclose(_wide(l.numpy()), _wide(t.resolve_conj().numpy()),
-                                   rtol=rtol, atol=atol)
+        np.testing.assert_allclose(
+            _wide(l.numpy()), _wide(t.resolve_conj().numpy()), rtol=rtol, atol=atol
+        )
 
 
 def _wide(a):

@@ -32,8 +32,12 @@ def test_alpha_forms():
 
 def test_one_input_node_named_as_the_general_op():
     x = lucid.ones(3, requires_grad=True)
-    for y, name in [(x * 2, "MulBackward"), (2 + x, "AddBackward"), (x - 1, "SubBackward"),
-                    (x / 4, "DivBackward")]:
+    for y, name in [
+        (x * 2, "MulBackward"),
+        (2 + x, "AddBackward"),
+        (x - 1, "SubBackward"),
+        (x / 4, "DivBackward"),
+    ]:
         assert y.grad_fn.name() == name and len(y.grad_fn.next_edges) == 1
         assert f"grad_fn=<{name}>" in repr(y)
 
@@ -42,7 +46,7 @@ def test_nothing_saved_and_gradients():
     a = lucid.tensor([1.0, -2.0], requires_grad=True)
     x = a * 1
     y = (x * 3.0 + 1) / 2.0 - 0.5
-    x.mul_(10)                     # no node saved x
+    x.mul_(10)  # no node saved x
     y.sum().backward()
     assert a.grad.tolist() == [1.5, 1.5]
 
@@ -59,8 +63,8 @@ def test_other_operands_take_the_general_op():
 
 @pytest.mark.parametrize("op", OPS)
 def test_int64_with_python_int_matches_torch(op):
-    a = np.array([0, 1, -5, 7, 2 ** 62, -2 ** 63], dtype=np.int64)
-    for v in [0, 3, -7, 2 ** 62, 2 ** 63 - 1]:
+    a = np.array([0, 1, -5, 7, 2**62, -(2**63)], dtype=np.int64)
+    for v in [0, 3, -7, 2**62, 2**63 - 1]:
         want = getattr(torch.tensor(a), op)(v)
         got = getattr(lucid.tensor(a), op)(v)
         assert got.dtype.name == str(want.dtype).split(".")[1], (op, v)
@@ -68,16 +72,17 @@ def test_int64_with_python_int_matches_torch(op):
 
 
 def test_int64_counter_add_makes_no_scalar_tensor(monkeypatch):
-    t = lucid.zeros(2, dtype=lucid.int64)      # (NumPy gives 0-d results as scalars)
+    t = lucid.zeros(2, dtype=lucid.int64)  # (NumPy gives 0-d results as scalars)
     be = type(t._device._backend)
 
     def refuse(*args, **kwargs):
         raise AssertionError("a 0-d tensor was made for the number")
+
     monkeypatch.setattr(be, "asarray", refuse)
     t.add_(1)
     t += 2
     t.sub_(1)
     t.mul_(3)
     assert t.tolist() == [6, 6] and t.dtype is lucid.int64
-    with pytest.raises(AssertionError):     # alpha and the other integer dtypes: general op
+    with pytest.raises(AssertionError):  # alpha and the other integer dtypes: general op
         t.add_(1, alpha=2)

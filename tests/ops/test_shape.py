@@ -57,8 +57,12 @@ def parity(fn, *arrays, tfn=None, nc=False, rtol=1e-7, atol=1e-9):
     for l, t in zip(lo, to):
         assert tuple(l.shape) == tuple(t.shape)
         assert l.dtype.name == _dname(t.dtype)
-        np.testing.assert_allclose(l.detach().numpy().astype(np.float64),
-                                   t.detach().numpy().astype(np.float64), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(
+            l.detach().numpy().astype(np.float64),
+            t.detach().numpy().astype(np.float64),
+            rtol=rtol,
+            atol=atol,
+        )
     pairs = [(l, t) for l, t in zip(lo, to) if t.requires_grad]
     assert [l.requires_grad for l in lo] == [t.requires_grad for t in to]
     if not pairs:
@@ -112,8 +116,7 @@ CASES = [
     ("expand_as", lambda x, y: x.expand_as(y), [(3, 1), (2, 3, 4)], True),
     ("broadcast_to", lambda x: _m(x).broadcast_to(x, (2, 3, 4)), [(3, 1)], True),
     ("broadcast_to-0d", lambda x: x.broadcast_to((2, 2)), [()], True),
-    ("broadcast_tensors", lambda x, y: _m(x).broadcast_tensors(x, y), [(3, 1), (2, 1, 4)],
-     True),
+    ("broadcast_tensors", lambda x, y: _m(x).broadcast_tensors(x, y), [(3, 1), (2, 1, 4)], True),
     ("narrow", lambda x: x.narrow(-1, 1, 2), [(2, 3, 4)], True),
     ("narrow-empty", lambda x: _m(x).narrow(x, 0, 3, 0), [(3, 2)], True),
     ("narrow-negstart", lambda x: x.narrow(1, -2, 2), [(2, 3)], True),
@@ -144,13 +147,25 @@ CASES = [
     ("tile-more", lambda x: x.tile((2, 1, 2)), [(3,)], True),
     ("repeat_interleave", lambda x: _m(x).repeat_interleave(x, 3), [(2, 3)], True),
     ("repeat_interleave-dim", lambda x: x.repeat_interleave(2, dim=-1), [(2, 3)], True),
-    ("repeat_interleave-counts",
-     lambda x: x.repeat_interleave(_m(x).tensor([1, 0, 2]), dim=0), [(3, 2)], True),
-    ("repeat_interleave-count1", lambda x: x.repeat_interleave(_m(x).tensor([2]), dim=1),
-     [(3, 2)], True),
+    (
+        "repeat_interleave-counts",
+        lambda x: x.repeat_interleave(_m(x).tensor([1, 0, 2]), dim=0),
+        [(3, 2)],
+        True,
+    ),
+    (
+        "repeat_interleave-count1",
+        lambda x: x.repeat_interleave(_m(x).tensor([2]), dim=1),
+        [(3, 2)],
+        True,
+    ),
     ("repeat_interleave-0d", lambda x: x.repeat_interleave(2), [()], True),
-    ("pad", lambda x: _m(x).nn.functional.pad(x, (1, 2)) if _m(x) is torch else
-     lucid.pad(x, (1, 2)), [(2, 3)], True),
+    (
+        "pad",
+        lambda x: _m(x).nn.functional.pad(x, (1, 2)) if _m(x) is torch else lucid.pad(x, (1, 2)),
+        [(2, 3)],
+        True,
+    ),
 ]
 
 _PADS = [
@@ -180,8 +195,9 @@ def test_parity_float64(case, nc):
     parity(fn, *[_data(s, np.float64, i) for i, s in enumerate(shapes)], nc=nc)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32, np.bool_],
-                         ids=["f32", "i64", "i32", "bool"])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int64, np.int32, np.bool_], ids=["f32", "i64", "i32", "bool"]
+)
 @pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
 def test_parity_other_dtypes(case, dtype):
     _, fn, shapes, ints = case
@@ -193,13 +209,18 @@ def test_parity_other_dtypes(case, dtype):
 @pytest.mark.parametrize("nc", [False, True], ids=["contig", "noncontig"])
 @pytest.mark.parametrize("mode,pads,kw", _PADS, ids=[f"{m}{p}" for m, p, _ in _PADS])
 def test_pad_parity(mode, pads, kw, nc):
-    parity(lambda x: (F.pad if isinstance(x, torch.Tensor) else lucid.pad)(
-        x, pads, mode=mode, **kw), _data((2, 3, 4), np.float64), nc=nc)
+    parity(
+        lambda x: (F.pad if isinstance(x, torch.Tensor) else lucid.pad)(x, pads, mode=mode, **kw),
+        _data((2, 3, 4), np.float64),
+        nc=nc,
+    )
 
 
 def test_pad_integer_constant():
-    parity(lambda x: (F.pad if isinstance(x, torch.Tensor) else lucid.pad)(x, (1, 1), value=7),
-           _data((2, 3), np.int64))
+    parity(
+        lambda x: (F.pad if isinstance(x, torch.Tensor) else lucid.pad)(x, (1, 1), value=7),
+        _data((2, 3), np.int64),
+    )
 
 
 @pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 5])
@@ -215,7 +236,7 @@ def test_repeat_interleave_counts_only():
 
 
 def test_repeat_interleave_output_size():
-    x = lucid.tensor([[1., 2.], [3., 4.]])
+    x = lucid.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert x.repeat_interleave(lucid.tensor([1, 2]), dim=0, output_size=3).shape == (3, 2)
     with pytest.raises(ShapeError, match="output_size"):
         x.repeat_interleave(2, dim=0, output_size=3)
@@ -223,7 +244,8 @@ def test_repeat_interleave_output_size():
 
 def test_broadcast_shapes():
     assert lucid.broadcast_shapes((2, 1), (3, 1, 4), 4) == torch.broadcast_shapes(
-        (2, 1), (3, 1, 4), 4)
+        (2, 1), (3, 1, 4), 4
+    )
     assert lucid.broadcast_shapes() == ()
     with pytest.raises(ShapeError, match=r"broadcast_shapes.*\(2, 3\).*\(4,\)"):
         lucid.broadcast_shapes((2, 3), (4,))
@@ -264,23 +286,23 @@ VIEWS = [
 
 @pytest.mark.parametrize("name,fn", VIEWS, ids=[v[0] for v in VIEWS])
 def test_views_share_storage_and_version(name, fn):
-    x = lucid.tensor(np.arange(12.).reshape(3, 4))
+    x = lucid.tensor(np.arange(12.0).reshape(3, 4))
     v = fn(x)
     assert v.data_ptr() == x.data_ptr()
     assert v._base is x
     if name != "expand":
-        v.add_(100.)
+        v.add_(100.0)
         assert x._version == v._version == 1
         assert x.numpy().max() >= 100
 
 
 def test_view_chain_base_and_writes():
-    x = lucid.tensor(np.arange(24.).reshape(2, 3, 4))
-    v = x.movedim(0, -1).narrow(0, 1, 2).diagonal(0, 0, 1)      # shape (2, 2)
-    t = torch.arange(24.).reshape(2, 3, 4)
+    x = lucid.tensor(np.arange(24.0).reshape(2, 3, 4))
+    v = x.movedim(0, -1).narrow(0, 1, 2).diagonal(0, 0, 1)  # shape (2, 2)
+    t = torch.arange(24.0).reshape(2, 3, 4)
     tv = t.movedim(0, -1).narrow(0, 1, 2).diagonal(0, 0, 1)
-    v.mul_(-1.)
-    tv.mul_(-1.)
+    v.mul_(-1.0)
+    tv.mul_(-1.0)
     assert v._base is x
     np.testing.assert_array_equal(x.numpy(), t.numpy())
     assert x.narrow(1, 1, 1).data_ptr() != x.data_ptr()
@@ -288,28 +310,36 @@ def test_view_chain_base_and_writes():
 
 
 def test_reshape_views_when_strides_allow():
-    x = lucid.tensor(np.arange(24.).reshape(4, 6))
+    x = lucid.tensor(np.arange(24.0).reshape(4, 6))
     n = x.narrow(1, 0, 3)
     assert not n.is_contiguous()
     r = n.reshape(2, 2, 3)
     assert r._base is x and np.shares_memory(r.numpy(), x.numpy())
     v = n.view(2, 2, 3)
     assert v._base is x
-    f = x.t().flatten()                        # needs a copy, as in PyTorch
+    f = x.t().flatten()  # needs a copy, as in PyTorch
     assert f._base is None and not np.shares_memory(f.numpy(), x.numpy())
-    np.testing.assert_array_equal(f.numpy(), torch.arange(24.).reshape(4, 6).t().flatten())
+    np.testing.assert_array_equal(f.numpy(), torch.arange(24.0).reshape(4, 6).t().flatten())
     with pytest.raises(ShapeError, match="view.*reshape"):
         x.t().view(-1)
 
 
-@pytest.mark.parametrize("fn", [lambda x: x.flip(0), lambda x: x.roll(1, 0),
-                                lambda x: x.repeat(1, 1), lambda x: x.tile((1,)),
-                                lambda x: x.rot90(0), lambda x: x.repeat_interleave(1, 0),
-                                lambda x: lucid.pad(x, (0, 0)), lambda x: x.fliplr()],
-                         ids=["flip", "roll", "repeat", "tile", "rot90", "repeat_interleave",
-                              "pad", "fliplr"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.flip(0),
+        lambda x: x.roll(1, 0),
+        lambda x: x.repeat(1, 1),
+        lambda x: x.tile((1,)),
+        lambda x: x.rot90(0),
+        lambda x: x.repeat_interleave(1, 0),
+        lambda x: lucid.pad(x, (0, 0)),
+        lambda x: x.fliplr(),
+    ],
+    ids=["flip", "roll", "repeat", "tile", "rot90", "repeat_interleave", "pad", "fliplr"],
+)
 def test_copies_do_not_alias(fn):
-    x = lucid.tensor(np.arange(12.).reshape(3, 4))
+    x = lucid.tensor(np.arange(12.0).reshape(3, 4))
     y = fn(x)
     assert y._base is None and not np.shares_memory(y.numpy(), x.numpy())
 
@@ -325,12 +355,15 @@ INPLACE = [
     ("mT-diag", lambda b, y: b.mT.diagonal(-1).mul_(y), (3,)),
     ("narrow-T", lambda b, y: b.T.narrow(0, 2, 2).mul_(y), (2, 3)),
     ("select", lambda b, y: b.select(1, 2).mul_(y), (3,)),
-    ("two-writes", lambda b, y: (b.narrow(0, 0, 1).mul_(2.), b.diagonal().mul_(y)), (3,)),
+    ("two-writes", lambda b, y: (b.narrow(0, 0, 1).mul_(2.0), b.diagonal().mul_(y)), (3,)),
 ]
 
 
-@pytest.mark.parametrize("split", [lambda b: b.split(2, 1)[1], lambda b: b.T.chunk(2, 0)[1],
-                                   lambda b: b.unbind(1)[2]], ids=["split", "chunk", "unbind"])
+@pytest.mark.parametrize(
+    "split",
+    [lambda b: b.split(2, 1)[1], lambda b: b.T.chunk(2, 0)[1], lambda b: b.unbind(1)[2]],
+    ids=["split", "chunk", "unbind"],
+)
 @pytest.mark.parametrize("mod", [torch, lucid], ids=["torch", "lucid"])
 def test_outputs_of_multi_view_ops_refuse_inplace(split, mod):
     """As PyTorch: an output of an op returning several views may not be written in place
@@ -343,7 +376,7 @@ def test_outputs_of_multi_view_ops_refuse_inplace(split, mod):
     with pytest.raises(RuntimeError, match="returns multiple views"):
         part * 2
     with mod.no_grad():
-        split(mod.ones(3, 4) * 1.0).mul_(2.0)      # no history: allowed
+        split(mod.ones(3, 4) * 1.0).mul_(2.0)  # no history: allowed
 
 
 @pytest.mark.parametrize("name,fn,yshape", INPLACE, ids=[c[0] for c in INPLACE])
@@ -366,14 +399,14 @@ def test_inplace_through_view_of_nonleaf(name, fn, yshape):
 def test_inplace_on_view_of_leaf_raises():
     x = lucid.tensor(_data((3, 4), np.float64), requires_grad=True)
     with pytest.raises(LucidError, match="leaf"):
-        x.narrow(0, 0, 1).mul_(2.)
+        x.narrow(0, 0, 1).mul_(2.0)
 
 
 def test_saved_input_modified_through_view_is_detected():
     x = lucid.tensor(_data((3, 4), np.float64), requires_grad=True)
     b = x * 1.0
-    c = b * b                                     # saves b
-    b.diagonal().mul_(2.)
+    c = b * b  # saves b
+    b.diagonal().mul_(2.0)
     with pytest.raises(LucidError, match="modified by an in-place operation"):
         c.sum().backward()
 
@@ -383,10 +416,16 @@ def test_double_backward_through_views():
     for mod in (lucid, torch):
         x = mod.tensor(_data((3, 4), np.float64), requires_grad=True)
         u = x.unfold(1, 2, 1)
-        y = ((x.narrow(1, 1, 2) * x.narrow(1, 0, 2)).sum() + (u * u).sum()
-             + (x.diagonal() * x.diagonal()).sum()
-             + (x.split([1, 3], 1)[1] * x.flip(0).roll(1, 1)[:, 1:] if mod is torch else
-                x.split([1, 3], 1)[1] * x.flip(0).roll(1, 1).narrow(1, 1, 3)).sum())
+        y = (
+            (x.narrow(1, 1, 2) * x.narrow(1, 0, 2)).sum()
+            + (u * u).sum()
+            + (x.diagonal() * x.diagonal()).sum()
+            + (
+                x.split([1, 3], 1)[1] * x.flip(0).roll(1, 1)[:, 1:]
+                if mod is torch
+                else x.split([1, 3], 1)[1] * x.flip(0).roll(1, 1).narrow(1, 1, 3)
+            ).sum()
+        )
         (g,) = mod.autograd.grad(y, x, create_graph=True)
         (g * g).sum().backward()
         grads.append(x.grad.numpy())
@@ -396,7 +435,7 @@ def test_double_backward_through_views():
 # -- errors -------------------------------------------------------------------------
 
 _x = lucid.tensor(np.zeros((2, 3)))
-_s = lucid.tensor(1.)
+_s = lucid.tensor(1.0)
 
 ERRORS = [
     (lambda: _x.squeeze(2), DimError, r"squeeze.*range"),
@@ -420,8 +459,11 @@ ERRORS = [
     (lambda: _x.expand(3), ShapeError, "expand: the number of sizes"),
     (lambda: _x.expand(-1, 2, 3), ShapeError, "expand: -1 is not allowed"),
     (lambda: _x.expand_as(lucid.tensor(np.zeros((3, 3)))), ShapeError, "expand"),
-    (lambda: lucid.broadcast_tensors(_x, lucid.tensor(np.zeros(4))), ShapeError,
-     "broadcast_shapes"),
+    (
+        lambda: lucid.broadcast_tensors(_x, lucid.tensor(np.zeros(4))),
+        ShapeError,
+        "broadcast_shapes",
+    ),
     (lambda: _s.narrow(0, 0, 1), DimError, "narrow: cannot be applied to a 0-dim"),
     (lambda: _x.narrow(1, 2, 2), ShapeError, r"narrow: start \(2\) \+ length \(2\) exceeds.*3"),
     (lambda: _x.narrow(1, 4, 0), DimError, r"narrow: start out of range.*\[-3, 3\].*4"),
@@ -450,24 +492,38 @@ ERRORS = [
     (lambda: _x.repeat(2, -1), ShapeError, "repeat: repeats must be non-negative"),
     (lambda: _x.tile((-1,)), ShapeError, "tile: repeats must be non-negative"),
     (lambda: _x.repeat_interleave(-1), ShapeError, "repeat_interleave: repeats must be non-neg"),
-    (lambda: _x.repeat_interleave(lucid.tensor([1, 2]), dim=1), ShapeError,
-     r"repeat_interleave: repeats must have the same size.*2.*3"),
-    (lambda: _x.repeat_interleave(lucid.tensor([1, -2, 1]), dim=1), ShapeError,
-     "non-negative"),
-    (lambda: _x.repeat_interleave(lucid.tensor([1., 2.]), dim=0), DTypeError,
-     "repeat_interleave: repeats must be an integer tensor"),
+    (
+        lambda: _x.repeat_interleave(lucid.tensor([1, 2]), dim=1),
+        ShapeError,
+        r"repeat_interleave: repeats must have the same size.*2.*3",
+    ),
+    (lambda: _x.repeat_interleave(lucid.tensor([1, -2, 1]), dim=1), ShapeError, "non-negative"),
+    (
+        lambda: _x.repeat_interleave(lucid.tensor([1.0, 2.0]), dim=0),
+        DTypeError,
+        "repeat_interleave: repeats must be an integer tensor",
+    ),
     (lambda: _x.repeat_interleave(2, dim=2), DimError, "repeat_interleave"),
     (lambda: lucid.pad(_x, (1,)), ShapeError, "pad: padding length must be divisible by 2"),
     (lambda: lucid.pad(_x, (1,) * 6), ShapeError, "pad: padding length should be less"),
     (lambda: lucid.pad(_x, (1, 1), mode="wrap"), ValueError, "pad: unsupported padding mode"),
-    (lambda: lucid.pad(_x, (1, 1), mode="reflect", value=2.), ValueError,
-     "doesn't take in a value"),
+    (
+        lambda: lucid.pad(_x, (1, 1), mode="reflect", value=2.0),
+        ValueError,
+        "doesn't take in a value",
+    ),
     (lambda: lucid.pad(_x, (-2, -2)), ShapeError, "pad: the input size 3.*negative output"),
-    (lambda: lucid.pad(_x, (3, 0), mode="reflect"), ShapeError,
-     r"pad: padding size should be less.*\(3, 0\) at dimension 1"),
+    (
+        lambda: lucid.pad(_x, (3, 0), mode="reflect"),
+        ShapeError,
+        r"pad: padding size should be less.*\(3, 0\) at dimension 1",
+    ),
     (lambda: lucid.pad(_x, (4, 0), mode="circular"), ShapeError, "pad:.*circular"),
-    (lambda: lucid.pad(lucid.tensor(np.zeros((2, 0))), (1, 0), mode="replicate"), ShapeError,
-     "pad: cannot replicate-pad the empty dimension 1"),
+    (
+        lambda: lucid.pad(lucid.tensor(np.zeros((2, 0))), (1, 0), mode="replicate"),
+        ShapeError,
+        "pad: cannot replicate-pad the empty dimension 1",
+    ),
 ]
 
 

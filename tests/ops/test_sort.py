@@ -97,8 +97,11 @@ def test_sort_grad_goes_back_through_permutation():
 
 SORT_ERRORS = [
     (lambda x: lucid.sort(x, 2), DimError, r"sort: dimension out of range"),
-    (lambda x: lucid.topk(x, 6), IndexingError,
-     r"topk: selected index k out of range \(got k=6 for a dim of size 5"),
+    (
+        lambda x: lucid.topk(x, 6),
+        IndexingError,
+        r"topk: selected index k out of range \(got k=6 for a dim of size 5",
+    ),
     (lambda x: lucid.topk(x, -1), IndexingError, r"topk: selected index k out of range"),
     (lambda x: lucid.kthvalue(x, 0), IndexingError, r"kthvalue: selected number k out of range"),
     (lambda x: lucid.kthvalue(x, 4, 0), IndexingError, r"expected 1 <= k <= 3"),
@@ -116,32 +119,59 @@ def test_sort_errors(fn, err, msg):
 
 UNIQUES = [
     ("flat", lambda m, x: m.unique(x), np.array([[3, 1, 2], [1, 0, 3]])),
-    ("inverse-counts", lambda m, x: m.unique(x, return_inverse=True, return_counts=True),
-     np.array([[3, 1, 2], [1, 0, 3]])),
-    ("dim0", lambda m, x: m.unique(x, dim=0, return_inverse=True, return_counts=True),
-     np.array([[1, 2], [1, 2], [0, 3]])),
-    ("dim-neg", lambda m, x: m.unique(x, dim=-1, return_inverse=True),
-     np.array([[1, 1, 0], [2, 2, 3]])),
-    ("floats-nan", lambda m, x: m.unique(x, return_inverse=True, return_counts=True),
-     np.array([3.0, NAN, 1.0, 1.0, NAN])),
+    (
+        "inverse-counts",
+        lambda m, x: m.unique(x, return_inverse=True, return_counts=True),
+        np.array([[3, 1, 2], [1, 0, 3]]),
+    ),
+    (
+        "dim0",
+        lambda m, x: m.unique(x, dim=0, return_inverse=True, return_counts=True),
+        np.array([[1, 2], [1, 2], [0, 3]]),
+    ),
+    (
+        "dim-neg",
+        lambda m, x: m.unique(x, dim=-1, return_inverse=True),
+        np.array([[1, 1, 0], [2, 2, 3]]),
+    ),
+    (
+        "floats-nan",
+        lambda m, x: m.unique(x, return_inverse=True, return_counts=True),
+        np.array([3.0, NAN, 1.0, 1.0, NAN]),
+    ),
     ("bool", lambda m, x: m.unique(x, return_counts=True), np.array([True, False, True])),
     ("0d", lambda m, x: m.unique(x, return_inverse=True, return_counts=True), np.array(3)),
-    ("empty", lambda m, x: m.unique(x, return_inverse=True, return_counts=True),
-     np.zeros((0, 2))),
-    ("empty-dim", lambda m, x: m.unique(x, dim=0, return_inverse=True, return_counts=True),
-     np.zeros((0, 2))),
-    ("consecutive", lambda m, x: m.unique_consecutive(x, return_inverse=True,
-                                                      return_counts=True),
-     np.array([1, 1, 2, 2, 1, 3])),
-    ("consecutive-2d", lambda m, x: x.unique_consecutive(return_counts=True),
-     np.array([[1, 1], [2, 1]])),
-    ("consecutive-dim", lambda m, x: m.unique_consecutive(x, return_inverse=True,
-                                                          return_counts=True, dim=0),
-     np.array([[1, 1], [1, 1], [2, 1], [1, 1]])),
-    ("consecutive-0d", lambda m, x: m.unique_consecutive(x, return_inverse=True,
-                                                         return_counts=True), np.array(4)),
-    ("consecutive-nan", lambda m, x: m.unique_consecutive(x, return_counts=True),
-     np.array([NAN, NAN, 1.0, 1.0])),
+    ("empty", lambda m, x: m.unique(x, return_inverse=True, return_counts=True), np.zeros((0, 2))),
+    (
+        "empty-dim",
+        lambda m, x: m.unique(x, dim=0, return_inverse=True, return_counts=True),
+        np.zeros((0, 2)),
+    ),
+    (
+        "consecutive",
+        lambda m, x: m.unique_consecutive(x, return_inverse=True, return_counts=True),
+        np.array([1, 1, 2, 2, 1, 3]),
+    ),
+    (
+        "consecutive-2d",
+        lambda m, x: x.unique_consecutive(return_counts=True),
+        np.array([[1, 1], [2, 1]]),
+    ),
+    (
+        "consecutive-dim",
+        lambda m, x: m.unique_consecutive(x, return_inverse=True, return_counts=True, dim=0),
+        np.array([[1, 1], [1, 1], [2, 1], [1, 1]]),
+    ),
+    (
+        "consecutive-0d",
+        lambda m, x: m.unique_consecutive(x, return_inverse=True, return_counts=True),
+        np.array(4),
+    ),
+    (
+        "consecutive-nan",
+        lambda m, x: m.unique_consecutive(x, return_counts=True),
+        np.array([NAN, NAN, 1.0, 1.0]),
+    ),
 ]
 
 
@@ -159,8 +189,7 @@ def test_unique_sorted_false_is_sorted_as_documented():
     v, inv, c = lucid.tensor(x).unique(sorted=False, return_inverse=True, return_counts=True)
     assert v.tolist() == [1, 2, 5] and c.tolist() == [2, 1, 3]
     np.testing.assert_array_equal(v.numpy()[inv.numpy()], x)
-    tv, tinv, tc = torch.tensor(x).unique(sorted=False, return_inverse=True,
-                                          return_counts=True)
+    tv, tinv, tc = torch.tensor(x).unique(sorted=False, return_inverse=True, return_counts=True)
     assert dict(zip(tv.tolist(), tc.tolist())) == dict(zip(v.tolist(), c.tolist()))
     np.testing.assert_array_equal(tv.numpy()[tinv.numpy()], x)
 
@@ -182,24 +211,48 @@ SEQ = np.array([1.0, 2.0, 2.0, 3.0, 5.0])
 SEQ2 = np.array([[1, 3, 5, 7, 9], [2, 2, 4, 4, 6]])
 SEARCHES = [
     ("1d", lambda m, s, v: m.searchsorted(s, v), SEQ, np.array([0.0, 2.0, 2.5, 5.0, 6.0])),
-    ("1d-right", lambda m, s, v: m.searchsorted(s, v, right=True), SEQ,
-     np.array([[0.0, 2.0], [2.5, 5.0]])),
+    (
+        "1d-right",
+        lambda m, s, v: m.searchsorted(s, v, right=True),
+        SEQ,
+        np.array([[0.0, 2.0], [2.5, 5.0]]),
+    ),
     ("1d-side", lambda m, s, v: m.searchsorted(s, v, side="right"), SEQ, np.array([2.0, 3.0])),
     ("1d-int32", lambda m, s, v: m.searchsorted(s, v, out_int32=True), SEQ, np.array([2.0])),
     ("nd", lambda m, s, v: m.searchsorted(s, v), SEQ2, np.array([[0, 3, 10], [2, 3, 6]])),
-    ("nd-right", lambda m, s, v: m.searchsorted(s, v, right=True), SEQ2,
-     np.array([[0, 3, 10], [2, 4, 6]])),
-    ("nd-3d", lambda m, s, v: m.searchsorted(s, v), np.sort(_data((2, 3, 4), np.float64), -1),
-     _data((2, 3, 2), np.float64, 1)),
-    ("mixed-dtypes", lambda m, s, v: m.searchsorted(s, v), np.array([1, 2, 3]),
-     np.array([1.5, 2.0])),
+    (
+        "nd-right",
+        lambda m, s, v: m.searchsorted(s, v, right=True),
+        SEQ2,
+        np.array([[0, 3, 10], [2, 4, 6]]),
+    ),
+    (
+        "nd-3d",
+        lambda m, s, v: m.searchsorted(s, v),
+        np.sort(_data((2, 3, 4), np.float64), -1),
+        _data((2, 3, 2), np.float64, 1),
+    ),
+    (
+        "mixed-dtypes",
+        lambda m, s, v: m.searchsorted(s, v),
+        np.array([1, 2, 3]),
+        np.array([1.5, 2.0]),
+    ),
     ("empty-values", lambda m, s, v: m.searchsorted(s, v), SEQ, np.zeros((0,))),
     ("empty-seq", lambda m, s, v: m.searchsorted(s, v), np.zeros((0,)), np.array([1.0])),
     ("0d-value", lambda m, s, v: m.searchsorted(s, v), SEQ, np.array(2.0)),
-    ("bucketize", lambda m, v, b: m.bucketize(v, b), np.array([[0.0, 2.0, 2.5], [5.0, 6.0, 1.0]]),
-     SEQ),
-    ("bucketize-right", lambda m, v, b: m.bucketize(v, b, right=True, out_int32=True),
-     np.array([0.0, 2.0, 2.5, 5.0]), SEQ),
+    (
+        "bucketize",
+        lambda m, v, b: m.bucketize(v, b),
+        np.array([[0.0, 2.0, 2.5], [5.0, 6.0, 1.0]]),
+        SEQ,
+    ),
+    (
+        "bucketize-right",
+        lambda m, v, b: m.bucketize(v, b, right=True, out_int32=True),
+        np.array([0.0, 2.0, 2.5, 5.0]),
+        SEQ,
+    ),
 ]
 
 
@@ -211,8 +264,12 @@ def test_search_parity(name, fn, a, b):
 def test_search_sorter_and_scalars():
     s, order = np.array([3.0, 1.0, 2.0]), np.array([1, 2, 0])
     for side in ("left", "right"):
-        parity(lambda m, x, v, o: m.searchsorted(x, v, side=side, sorter=o),
-               s, np.array([2.0, 0.5, 4.0]), order)
+        parity(
+            lambda m, x, v, o: m.searchsorted(x, v, side=side, sorter=o),
+            s,
+            np.array([2.0, 0.5, 4.0]),
+            order,
+        )
     s2 = np.array([[3, 1, 2], [9, 7, 8]])
     o2 = np.argsort(s2, -1)
     parity(lambda m, x, v, o: m.searchsorted(x, v, sorter=o), s2, np.array([[2], [8]]), o2)
@@ -221,30 +278,66 @@ def test_search_sorter_and_scalars():
 
 
 SEARCH_ERRORS = [
-    (lambda: lucid.searchsorted(lucid.tensor([[1, 2]]), lucid.tensor([1, 5])), ShapeError,
-     r"first N-1 dimensions .* \[1, 2\] and input value tensor \[2\]"),
+    (
+        lambda: lucid.searchsorted(lucid.tensor([[1, 2]]), lucid.tensor([1, 5])),
+        ShapeError,
+        r"first N-1 dimensions .* \[1, 2\] and input value tensor \[2\]",
+    ),
     (lambda: lucid.searchsorted(lucid.tensor([[1, 2]]), 1), ShapeError, r"searchsorted: "),
-    (lambda: lucid.searchsorted(lucid.tensor(1), lucid.tensor([1])), ShapeError,
-     r"searchsorted: boundaries tensor should be 1 dimension or more"),
-    (lambda: lucid.searchsorted(lucid.tensor([1.0]), lucid.tensor([1.0]), side="bad"),
-     ValueError, r"searchsorted: side can only be 'left' or 'right'"),
-    (lambda: lucid.searchsorted(lucid.tensor([1.0]), lucid.tensor([1.0]), side="left",
-                                right=True), ValueError, r"can't be set to opposites"),
-    (lambda: lucid.searchsorted(lucid.tensor([2.0, 1]), lucid.tensor([1.0]),
-                                sorter=lucid.tensor([1.0, 0])), DTypeError, r"sorter must be"),
-    (lambda: lucid.searchsorted(lucid.tensor([2.0, 1]), lucid.tensor([1.0]),
-                                sorter=lucid.tensor([1, 0, 2])), ShapeError, r"same size"),
-    (lambda: lucid.searchsorted(lucid.tensor([2.0, 1]), lucid.tensor([1.0]),
-                                sorter=lucid.tensor([1, 5])), IndexingError, r"out of range"),
-    (lambda: lucid.searchsorted(lucid.tensor([True]), lucid.tensor([True])), DTypeError,
-     r"must be numeric, got bool"),
-    (lambda: lucid.bucketize(lucid.tensor([1, 5]), lucid.tensor([[1, 2]])), ShapeError,
-     r"bucketize: boundaries tensor must be 1 dimension, but got dim\(2\)"),
+    (
+        lambda: lucid.searchsorted(lucid.tensor(1), lucid.tensor([1])),
+        ShapeError,
+        r"searchsorted: boundaries tensor should be 1 dimension or more",
+    ),
+    (
+        lambda: lucid.searchsorted(lucid.tensor([1.0]), lucid.tensor([1.0]), side="bad"),
+        ValueError,
+        r"searchsorted: side can only be 'left' or 'right'",
+    ),
+    (
+        lambda: lucid.searchsorted(
+            lucid.tensor([1.0]), lucid.tensor([1.0]), side="left", right=True
+        ),
+        ValueError,
+        r"can't be set to opposites",
+    ),
+    (
+        lambda: lucid.searchsorted(
+            lucid.tensor([2.0, 1]), lucid.tensor([1.0]), sorter=lucid.tensor([1.0, 0])
+        ),
+        DTypeError,
+        r"sorter must be",
+    ),
+    (
+        lambda: lucid.searchsorted(
+            lucid.tensor([2.0, 1]), lucid.tensor([1.0]), sorter=lucid.tensor([1, 0, 2])
+        ),
+        ShapeError,
+        r"same size",
+    ),
+    (
+        lambda: lucid.searchsorted(
+            lucid.tensor([2.0, 1]), lucid.tensor([1.0]), sorter=lucid.tensor([1, 5])
+        ),
+        IndexingError,
+        r"out of range",
+    ),
+    (
+        lambda: lucid.searchsorted(lucid.tensor([True]), lucid.tensor([True])),
+        DTypeError,
+        r"must be numeric, got bool",
+    ),
+    (
+        lambda: lucid.bucketize(lucid.tensor([1, 5]), lucid.tensor([[1, 2]])),
+        ShapeError,
+        r"bucketize: boundaries tensor must be 1 dimension, but got dim\(2\)",
+    ),
 ]
 
 
-@pytest.mark.parametrize("fn,err,msg", SEARCH_ERRORS,
-                         ids=[str(i) for i in range(len(SEARCH_ERRORS))])
+@pytest.mark.parametrize(
+    "fn,err,msg", SEARCH_ERRORS, ids=[str(i) for i in range(len(SEARCH_ERRORS))]
+)
 def test_search_errors(fn, err, msg):
     with pytest.raises(err, match=msg):
         fn()
@@ -260,8 +353,7 @@ HISTS = [
     ("equal-range", {"bins": 4, "min": 1, "max": 1}, np.array([0.6, 1.0, 1.4])),
     ("constant-data", {"bins": 4}, np.array([2.0, 2.0])),
     ("empty", {"bins": 3}, np.zeros((0,))),
-    ("nan-inf-outside", {"bins": 3, "min": 0, "max": 3}, np.array([0.0, 1, 2, 3, NAN,
-                                                                   np.inf])),
+    ("nan-inf-outside", {"bins": 3, "min": 0, "max": 3}, np.array([0.0, 1, 2, 3, NAN, np.inf])),
 ]
 
 

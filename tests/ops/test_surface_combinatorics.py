@@ -37,9 +37,12 @@ def test_cartesian_prod_errors():
 def test_combinations_parity(n, r, rep):
     x = RNG.standard_normal(n)
     check(lambda t: lucid.combinations(t, r, rep), lambda t: torch.combinations(t, r, rep), x)
-    check(lambda t: lucid.combinations(t, r=r, with_replacement=rep),
-          lambda t: torch.combinations(t, r=r, with_replacement=rep), RNG.integers(0, 9, n),
-          grad=False)
+    check(
+        lambda t: lucid.combinations(t, r=r, with_replacement=rep),
+        lambda t: torch.combinations(t, r=r, with_replacement=rep),
+        RNG.integers(0, 9, n),
+        grad=False,
+    )
 
 
 def test_combinations_noncontiguous_and_errors():
@@ -50,20 +53,26 @@ def test_combinations_noncontiguous_and_errors():
         lucid.combinations(lucid.zeros(3), -1)
 
 
-@pytest.mark.parametrize("shapes", [[(2, 3), (1, 2)], [(), (3,), (2, 2)], [(2, 0), (1, 2)],
-                                    [(3, 3)], [(0, 0), (2, 1)]])
+@pytest.mark.parametrize(
+    "shapes", [[(2, 3), (1, 2)], [(), (3,), (2, 2)], [(2, 0), (1, 2)], [(3, 3)], [(0, 0), (2, 1)]]
+)
 def test_block_diag_parity(shapes):
     arrays = [np.asarray(RNG.standard_normal(s)) for s in shapes]
     check(lucid.block_diag, torch.block_diag, *arrays)
-    check(lucid.block_diag, torch.block_diag, *[a.astype(np.float32) for a in arrays],
-          noncontig=True)
+    check(
+        lucid.block_diag, torch.block_diag, *[a.astype(np.float32) for a in arrays], noncontig=True
+    )
 
 
 def test_block_diag_promotes_and_handles_no_input():
-    assert_same(lucid.block_diag(lucid.tensor([[1, 2]]), lucid.tensor([[1.5]])),
-                torch.block_diag(torch.tensor([[1, 2]]), torch.tensor([[1.5]])))
-    assert_same(lucid.block_diag(lucid.tensor([[True]]), lucid.tensor([[3]], dtype=lucid.int8)),
-                torch.block_diag(torch.tensor([[True]]), torch.tensor([[3]], dtype=torch.int8)))
+    assert_same(
+        lucid.block_diag(lucid.tensor([[1, 2]]), lucid.tensor([[1.5]])),
+        torch.block_diag(torch.tensor([[1, 2]]), torch.tensor([[1.5]])),
+    )
+    assert_same(
+        lucid.block_diag(lucid.tensor([[True]]), lucid.tensor([[3]], dtype=lucid.int8)),
+        torch.block_diag(torch.tensor([[True]]), torch.tensor([[3]], dtype=torch.int8)),
+    )
     assert_same(lucid.block_diag(), torch.block_diag())
     with pytest.raises(ShapeError, match="block_diag"):
         lucid.block_diag(lucid.zeros(2, 2, 2))
@@ -74,9 +83,13 @@ def test_block_diag_promotes_and_handles_no_input():
 def test_diagflat_parity(shape, offset):
     x = np.asarray(RNG.standard_normal(shape))
     check(lambda t: lucid.diagflat(t, offset), lambda t: torch.diagflat(t, offset), x)
-    check(lambda t: t.diagflat(offset), lambda t: t.diagflat(offset),
-          np.asarray((x * 10).astype(np.int64)),
-          grad=False, noncontig=bool(shape))
+    check(
+        lambda t: t.diagflat(offset),
+        lambda t: t.diagflat(offset),
+        np.asarray((x * 10).astype(np.int64)),
+        grad=False,
+        noncontig=bool(shape),
+    )
 
 
 def test_diagflat_errors():
@@ -85,12 +98,16 @@ def test_diagflat_errors():
 
 
 @pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
-@pytest.mark.parametrize("row, col, offset", [(3, 3, 0), (3, 4, -1), (4, 3, 1), (2, 5, 10),
-                                              (5, 2, -10), (0, 3, 0), (3, 0, 0), (1, 1, 0)])
+@pytest.mark.parametrize(
+    "row, col, offset",
+    [(3, 3, 0), (3, 4, -1), (4, 3, 1), (2, 5, 10), (5, 2, -10), (0, 3, 0), (3, 0, 0), (1, 1, 0)],
+)
 def test_tri_indices_parity(name, row, col, offset):
     assert_same(getattr(lucid, name)(row, col, offset), getattr(torch, name)(row, col, offset))
-    assert_same(getattr(lucid, name)(row, col, offset, dtype=lucid.int32),
-                getattr(torch, name)(row, col, offset, dtype=torch.int32))
+    assert_same(
+        getattr(lucid, name)(row, col, offset, dtype=lucid.int32),
+        getattr(torch, name)(row, col, offset, dtype=torch.int32),
+    )
 
 
 @pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
@@ -98,9 +115,10 @@ def test_tri_indices_index_the_triangle(name):
     x = lucid.arange(12.0).reshape(3, 4)
     i, j = getattr(lucid, name)(3, 4, 1)
     tri = lucid.tril if name == "tril_indices" else lucid.triu
-    np.testing.assert_array_equal(np.sort(x[i, j].numpy()),
-                                  np.sort(tri(x, 1).numpy()[tri(lucid.ones(3, 4), 1).numpy()
-                                                            .astype(bool)]))
+    np.testing.assert_array_equal(
+        np.sort(x[i, j].numpy()),
+        np.sort(tri(x, 1).numpy()[tri(lucid.ones(3, 4), 1).numpy().astype(bool)]),
+    )
 
 
 @pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])

@@ -38,7 +38,8 @@ def _unary_cases(nd, dim, q):
         ("softmax", lambda m, x: m.softmax(x, d)),
         ("log_softmax", lambda m, x: m.log_softmax(x, d)),
         ("logcumsumexp", lambda m, x: m.logcumsumexp(x, d)),
-        ("lgamma", lambda m, x: m.lgamma(x)), ("digamma", lambda m, x: m.digamma(x)),
+        ("lgamma", lambda m, x: m.lgamma(x)),
+        ("digamma", lambda m, x: m.digamma(x)),
         ("quantile", lambda m, x: m.quantile(x, q, d if nd else None)),
         ("nanquantile", lambda m, x: m.nanquantile(x, q)),
         ("nanmedian", lambda m, x: m.nanmedian(x)),
@@ -46,7 +47,8 @@ def _unary_cases(nd, dim, q):
         ("aminmax", lambda m, x: tuple(m.aminmax(x))),
         ("aminmax", lambda m, x: tuple(m.aminmax(x, dim=d))),
         ("frexp", lambda m, x: tuple(m.frexp(x))),
-        ("cov", lambda m, x: m.cov(x)), ("corrcoef", lambda m, x: m.corrcoef(x)),
+        ("cov", lambda m, x: m.cov(x)),
+        ("corrcoef", lambda m, x: m.corrcoef(x)),
         ("trapezoid", lambda m, x: m.trapezoid(x, dim=d)),
         ("cumulative_trapezoid", lambda m, x: m.cumulative_trapezoid(x, dim=d)),
         ("gradient", lambda m, x: m.gradient(x, dim=d)),
@@ -54,26 +56,35 @@ def _unary_cases(nd, dim, q):
         ("diagflat", lambda m, x: m.diagflat(x)),
         ("renorm", lambda m, x: m.renorm(x, 2, d, 1.0)),
         ("combinations", lambda m, x: m.combinations(x, 2)),
-        ("vsplit", lambda m, x: m.vsplit(x, 1)), ("hsplit", lambda m, x: m.hsplit(x, [1])),
+        ("vsplit", lambda m, x: m.vsplit(x, 1)),
+        ("hsplit", lambda m, x: m.hsplit(x, [1])),
         ("dsplit", lambda m, x: m.dsplit(x, [1])),
     ]
 
 
-BINARY = [("ldexp", "ldexp"), ("nextafter", "nextafter"), ("heaviside", "heaviside"),
-          ("gcd", "gcd"), ("lcm", "lcm"), ("bitwise_left_shift", "bitwise_left_shift"),
-          ("bitwise_right_shift", "bitwise_right_shift"), ("dist", "dist")]
+BINARY = [
+    ("ldexp", "ldexp"),
+    ("nextafter", "nextafter"),
+    ("heaviside", "heaviside"),
+    ("gcd", "gcd"),
+    ("lcm", "lcm"),
+    ("bitwise_left_shift", "bitwise_left_shift"),
+    ("bitwise_right_shift", "bitwise_right_shift"),
+    ("dist", "dist"),
+]
 
 
 def _excluded(name, arrays):
     a = arrays[0]
     if name == "ldexp":
         b = arrays[1]
-        return (b.dtype.kind == "f" and b.dtype.itemsize < a.dtype.itemsize) or \
-            (b.dtype.kind == "b" and a.dtype.kind == "f")
+        return (b.dtype.kind == "f" and b.dtype.itemsize < a.dtype.itemsize) or (
+            b.dtype.kind == "b" and a.dtype.kind == "f"
+        )
     if name in ("softmax", "log_softmax") and a.dtype.kind in "biu" and a.size == 0:
         return True
     if name == "histogram" and a.dtype == np.float16 and a.size == 0:
-        return True             # PyTorch refuses float16, except when there is no data
+        return True  # PyTorch refuses float16, except when there is no data
     return name == "nanmedian" and a.dtype.kind in "biu" and a.size == 0
 
 
@@ -81,7 +92,7 @@ def _compare(name, fn, arrays):
     try:
         want = fn(torch, *[torch.tensor(a) for a in arrays])
         terr = None
-    except Exception as e:     # noqa: BLE001 - any torch failure means Lucid must fail
+    except Exception as e:  # noqa: BLE001 - any torch failure means Lucid must fail
         want, terr = None, e
     try:
         got = fn(lucid, *[lucid.tensor(a) for a in arrays])
@@ -102,8 +113,14 @@ def _compare(name, fn, arrays):
         gv = g.float().numpy() if g.dtype is lucid.bfloat16 else g.numpy()
         wv = w.float().numpy() if w.dtype is torch.bfloat16 else w.numpy()
         tol = 2e-3 if gv.dtype == np.float16 else 1e-5
-        np.testing.assert_allclose(gv.astype(np.float64), wv.astype(np.float64), rtol=tol,
-                                   atol=tol, equal_nan=True, err_msg=desc)
+        np.testing.assert_allclose(
+            gv.astype(np.float64),
+            wv.astype(np.float64),
+            rtol=tol,
+            atol=tol,
+            equal_nan=True,
+            err_msg=desc,
+        )
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -117,8 +134,7 @@ def test_generated_calls_match_torch(seed):
         dim = int(rng.integers(-nd - 1, nd + 1)) if nd else int(rng.integers(-1, 2))
         cases = _unary_cases(nd, dim, float(rng.uniform(0, 1)))
         name, fn = cases[int(rng.integers(len(cases)))]
-        if not _excluded(name, [a]) and not (name.endswith("trapezoid") and
-                                             a.dtype.kind in "iu"):
+        if not _excluded(name, [a]) and not (name.endswith("trapezoid") and a.dtype.kind in "iu"):
             _compare(name, fn, [a])
         b_shape = shape if rng.random() < 0.7 else shape[1:]
         b = _array(rng, b_shape, DTYPES[int(rng.integers(len(DTYPES)))])

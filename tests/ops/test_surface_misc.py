@@ -19,13 +19,21 @@ RNG = np.random.default_rng(9)
 
 # -- splits --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("sizes, dim", [([2, 3], 0), ([1, 0, 3], 1), ([4], -1), ([2, 2], -2)])
 def test_split_with_sizes_parity(sizes, dim):
     x = RNG.standard_normal((5, 4)) if dim in (0,) else RNG.standard_normal((4, 4))
-    check(lambda t: lucid.split_with_sizes(t, sizes, dim),
-          lambda t: torch.split_with_sizes(t, sizes, dim), x)
-    check(lambda t: t.split_with_sizes(sizes, dim), lambda t: t.split_with_sizes(sizes, dim),
-          x, noncontig=True)
+    check(
+        lambda t: lucid.split_with_sizes(t, sizes, dim),
+        lambda t: torch.split_with_sizes(t, sizes, dim),
+        x,
+    )
+    check(
+        lambda t: t.split_with_sizes(sizes, dim),
+        lambda t: t.split_with_sizes(sizes, dim),
+        x,
+        noncontig=True,
+    )
 
 
 def test_split_with_sizes_gives_views_and_errors():
@@ -43,19 +51,36 @@ def test_split_with_sizes_gives_views_and_errors():
         lucid.split_with_sizes(lucid.tensor(1.0), [1])
 
 
-@pytest.mark.parametrize("name, shape, arg", [
-    ("vsplit", (4, 3), 2), ("vsplit", (6, 2, 2), [1, 4]), ("vsplit", (4, 3), [2, 2, 10]),
-    ("hsplit", (3, 6), 3), ("hsplit", (8,), 4), ("hsplit", (2, 5, 2), [2]),
-    ("dsplit", (2, 2, 4), 2), ("dsplit", (1, 2, 5, 3), [1, 3])])
+@pytest.mark.parametrize(
+    "name, shape, arg",
+    [
+        ("vsplit", (4, 3), 2),
+        ("vsplit", (6, 2, 2), [1, 4]),
+        ("vsplit", (4, 3), [2, 2, 10]),
+        ("hsplit", (3, 6), 3),
+        ("hsplit", (8,), 4),
+        ("hsplit", (2, 5, 2), [2]),
+        ("dsplit", (2, 2, 4), 2),
+        ("dsplit", (1, 2, 5, 3), [1, 3]),
+    ],
+)
 def test_directional_splits_parity(name, shape, arg):
     x = RNG.standard_normal(shape)
     check(lambda t: getattr(lucid, name)(t, arg), lambda t: getattr(torch, name)(t, arg), x)
     check(lambda t: getattr(t, name)(arg), lambda t: getattr(t, name)(arg), x, noncontig=True)
 
 
-@pytest.mark.parametrize("name, shape, arg", [("vsplit", (6,), 2), ("vsplit", (5, 2), 2),
-                                              ("hsplit", (), 1), ("hsplit", (7,), 2),
-                                              ("dsplit", (2, 4), 2), ("dsplit", (2, 2, 3), 2)])
+@pytest.mark.parametrize(
+    "name, shape, arg",
+    [
+        ("vsplit", (6,), 2),
+        ("vsplit", (5, 2), 2),
+        ("hsplit", (), 1),
+        ("hsplit", (7,), 2),
+        ("dsplit", (2, 4), 2),
+        ("dsplit", (2, 2, 3), 2),
+    ],
+)
 def test_directional_split_errors(name, shape, arg):
     with pytest.raises((DimError, ShapeError), match=name):
         getattr(lucid, name)(lucid.zeros(*shape), arg)
@@ -70,9 +95,20 @@ def test_numel():
 
 # -- fill_diagonal_, maximum_, minimum_ ----------------------------------------------------
 
-@pytest.mark.parametrize("shape, wrap", [((3, 3), False), ((5, 3), False), ((5, 3), True),
-                                         ((3, 5), True), ((7, 2), True), ((3, 3, 3), False),
-                                         ((2, 2, 2, 2), True), ((0, 0), False)])
+
+@pytest.mark.parametrize(
+    "shape, wrap",
+    [
+        ((3, 3), False),
+        ((5, 3), False),
+        ((5, 3), True),
+        ((3, 5), True),
+        ((7, 2), True),
+        ((3, 3, 3), False),
+        ((2, 2, 2, 2), True),
+        ((0, 0), False),
+    ],
+)
 def test_fill_diagonal_parity(shape, wrap):
     lx, tx = lucid.zeros(*shape), torch.zeros(*shape)
     assert lx.fill_diagonal_(2.5, wrap) is lx
@@ -149,7 +185,7 @@ def test_geometric_moments_and_support():
     v = x.numpy()
     assert v.min() >= 1 and np.all(v == np.round(v))
     p = 0.3
-    mean, var = 1 / p, (1 - p) / p ** 2
+    mean, var = 1 / p, (1 - p) / p**2
     assert abs(v.mean() - mean) < 5 * math.sqrt(var / N)
     assert abs(v.var() / var - 1) < 0.08
     assert abs((v == 1).mean() - p) < 5 * math.sqrt(p * (1 - p) / N)
@@ -173,7 +209,7 @@ def test_log_normal_moments():
     lv = np.log(v)
     assert abs(lv.mean() - 0.5) < 5 * 0.25 / math.sqrt(N)
     assert abs(lv.std() / 0.25 - 1) < 0.03
-    d = lucid.empty(N).log_normal_(generator=_gen(2))      # defaults mean=1, std=2
+    d = lucid.empty(N).log_normal_(generator=_gen(2))  # defaults mean=1, std=2
     assert abs(np.log(d.numpy().astype(np.float64)).mean() - 1.0) < 5 * 2 / math.sqrt(N)
 
 
@@ -186,8 +222,12 @@ def test_exponential_moments():
 
 
 def test_random_fills_reproduce_with_a_seed_and_keep_shape():
-    for name, args in (("geometric_", (0.4,)), ("cauchy_", ()), ("log_normal_", ()),
-                       ("exponential_", ())):
+    for name, args in (
+        ("geometric_", (0.4,)),
+        ("cauchy_", ()),
+        ("log_normal_", ()),
+        ("exponential_", ()),
+    ):
         a = getattr(lucid.empty(3, 4), name)(*args, generator=_gen(5))
         b = getattr(lucid.empty(3, 4), name)(*args, generator=_gen(5))
         assert a.shape == (3, 4)
@@ -237,8 +277,9 @@ def test_poisson_moments_dtype_and_gradient():
     assert p.requires_grad == tp.requires_grad
     (g,) = lucid.autograd.grad(p.sum(), r)
     np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])
-    np.testing.assert_array_equal(lucid.poisson(rates[:10], _gen(4)).numpy(),
-                                  lucid.poisson(rates[:10], _gen(4)).numpy())
+    np.testing.assert_array_equal(
+        lucid.poisson(rates[:10], _gen(4)).numpy(), lucid.poisson(rates[:10], _gen(4)).numpy()
+    )
 
 
 def test_poisson_errors():
@@ -250,6 +291,7 @@ def test_poisson_errors():
 
 # -- aliases and conversions ---------------------------------------------------------------
 
+
 def test_autocast_alias():
     assert lucid.autocast is lucid.amp.autocast
     x = lucid.randn(2, 3)
@@ -259,8 +301,9 @@ def test_autocast_alias():
     assert not lucid.amp.is_autocast_enabled()
 
 
-@pytest.mark.parametrize("data", [range(3), range(2, 11, 3), range(0), range(-3, 3),
-                                  [range(2), range(2)], (range(3),)])
+@pytest.mark.parametrize(
+    "data", [range(3), range(2, 11, 3), range(0), range(-3, 3), [range(2), range(2)], (range(3),)]
+)
 def test_tensor_of_range(data):
     assert_same(lucid.tensor(data), torch.tensor(data))
     assert_same(lucid.tensor(data, dtype=lucid.float64), torch.tensor(data, dtype=torch.float64))
@@ -268,28 +311,32 @@ def test_tensor_of_range(data):
 
 # torch's own array arithmetic goes through NumPy's deprecated __array_wrap__ protocol
 @pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning")
-@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow", "mod", "lt", "ge",
-                                "eq", "ne", "matmul"])
+@pytest.mark.parametrize(
+    "op", ["add", "sub", "mul", "truediv", "pow", "mod", "lt", "ge", "eq", "ne", "matmul"]
+)
 def test_tensor_with_array_operands(op):
     import operator
+
     fn = getattr(operator, op)
     a = RNG.uniform(0.5, 2, (3, 3))
     t = lucid.tensor(a.astype(np.float32))
     arrays = [RNG.uniform(0.5, 2, (3,)).astype(np.float32)]
-    if op != "matmul":              # matmul needs one dtype (PyTorch's rule)
+    if op != "matmul":  # matmul needs one dtype (PyTorch's rule)
         arrays.append(RNG.uniform(0.5, 2, (3, 3)))
     for arr in arrays:
         r = fn(t, arr)
         assert isinstance(r, lucid.Tensor)
-        if op in ("lt", "ge", "eq", "ne"):      # torch has no array comparisons: NumPy's
+        if op in ("lt", "ge", "eq", "ne"):  # torch has no array comparisons: NumPy's
             np.testing.assert_array_equal(r.numpy(), fn(a.astype(np.float32), arr))
         else:
             assert_same(r, fn(torch.tensor(a.astype(np.float32)), arr))
         rr = fn(arr, t)
         assert isinstance(rr, lucid.Tensor)
-        np.testing.assert_allclose(rr.numpy().astype(np.float64),
-                                   fn(arr, a.astype(np.float32)).astype(np.float64),
-                                   rtol=1e-5)
+        np.testing.assert_allclose(
+            rr.numpy().astype(np.float64),
+            fn(arr, a.astype(np.float32)).astype(np.float64),
+            rtol=1e-5,
+        )
 
 
 def test_array_operands_dtype_rule_and_gradients():
@@ -311,6 +358,7 @@ def test_array_operands_dtype_rule_and_gradients():
 
 # -- print options -------------------------------------------------------------------------
 
+
 @pytest.fixture
 def printopts():
     yield
@@ -323,25 +371,49 @@ def _same_repr(t):
     assert got == repr(t).replace("torch.", "lucid."), (got, repr(t))
 
 
-@pytest.mark.parametrize("opts", [
-    {"precision": 2}, {"precision": 7}, {"threshold": 5}, {"threshold": 5, "edgeitems": 1},
-    {"edgeitems": 2, "threshold": 10}, {"linewidth": 30}, {"linewidth": 200},
-    {"sci_mode": True}, {"sci_mode": False}, {"profile": "short"}, {"profile": "full"},
-    {"profile": "short", "precision": 6}, {"threshold": 3, "edgeitems": 0}])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"precision": 2},
+        {"precision": 7},
+        {"threshold": 5},
+        {"threshold": 5, "edgeitems": 1},
+        {"edgeitems": 2, "threshold": 10},
+        {"linewidth": 30},
+        {"linewidth": 200},
+        {"sci_mode": True},
+        {"sci_mode": False},
+        {"profile": "short"},
+        {"profile": "full"},
+        {"profile": "short", "precision": 6},
+        {"threshold": 3, "edgeitems": 0},
+    ],
+)
 def test_set_printoptions_matches_torch(printopts, opts):
     lucid.set_printoptions(**opts)
     torch.set_printoptions(**opts)
-    for t in (torch.arange(10.0) / 3, torch.arange(20).reshape(4, 5),
-              torch.tensor([1e-8, 1e5, 3.0]), torch.tensor([1.5, -2.25]),
-              torch.arange(2000.0).reshape(40, 50) / 7, torch.tensor([True, False, True]),
-              torch.tensor(3.14159), torch.arange(24.0).reshape(2, 3, 4) * 1.5,
-              torch.tensor([float("nan"), 1.0, float("inf")])):
+    for t in (
+        torch.arange(10.0) / 3,
+        torch.arange(20).reshape(4, 5),
+        torch.tensor([1e-8, 1e5, 3.0]),
+        torch.tensor([1.5, -2.25]),
+        torch.arange(2000.0).reshape(40, 50) / 7,
+        torch.tensor([True, False, True]),
+        torch.tensor(3.14159),
+        torch.arange(24.0).reshape(2, 3, 4) * 1.5,
+        torch.tensor([float("nan"), 1.0, float("inf")]),
+    ):
         _same_repr(t)
 
 
 def test_get_printoptions_and_context_manager(printopts):
-    assert lucid.get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3,
-                                        "linewidth": 80, "sci_mode": None}
+    assert lucid.get_printoptions() == {
+        "precision": 4,
+        "threshold": 1000,
+        "edgeitems": 3,
+        "linewidth": 80,
+        "sci_mode": None,
+    }
     with lucid.printoptions(precision=1):
         assert repr(lucid.tensor([1.25])) == "tensor([1.2])"
     assert repr(lucid.tensor([1.25])) == "tensor([1.2500])"

@@ -21,6 +21,7 @@ INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8]
 
 # -- frexp ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
 @pytest.mark.parametrize("shape", [(3, 4), (), (0,)])
 def test_frexp_parity(dt, shape):
@@ -32,7 +33,7 @@ def test_frexp_parity(dt, shape):
 
 
 def test_frexp_special_values_and_result_type():
-    x = np.array([0.0, 1.0, -0.5, 3.0, np.inf, -np.inf, np.nan, 2.0 ** -1070])
+    x = np.array([0.0, 1.0, -0.5, 3.0, np.inf, -np.inf, np.nan, 2.0**-1070])
     lo = lucid.frexp(lucid.tensor(x))
     assert_same(lo, torch.frexp(torch.tensor(x)))
     assert type(lo).__name__ == "frexp" and lo._fields == ("mantissa", "exponent")
@@ -55,23 +56,37 @@ def test_frexp_rejects_integers():
 
 # -- ldexp ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("noncontig", [False, True])
 def test_ldexp_float_exponents(noncontig):
-    check(lucid.ldexp, torch.ldexp, RNG.standard_normal((3, 4)),
-          RNG.uniform(-3, 3, (3, 4)), noncontig=noncontig)
+    check(
+        lucid.ldexp,
+        torch.ldexp,
+        RNG.standard_normal((3, 4)),
+        RNG.uniform(-3, 3, (3, 4)),
+        noncontig=noncontig,
+    )
     check(lucid.ldexp, torch.ldexp, RNG.standard_normal((3, 4)), RNG.uniform(-3, 3, (4,)))
-    check(lambda a, b: a.ldexp(b), lambda a, b: a.ldexp(b), np.asarray(1.5),
-          np.asarray(2.0))
+    check(lambda a, b: a.ldexp(b), lambda a, b: a.ldexp(b), np.asarray(1.5), np.asarray(2.0))
 
 
-@pytest.mark.parametrize("a_dt, e_dt", [(np.float32, np.int64), (np.float64, np.int32),
-                                        (np.int64, np.int64), (np.float32, np.float64),
-                                        (np.float16, np.int64), (np.int32, np.float32)])
+@pytest.mark.parametrize(
+    "a_dt, e_dt",
+    [
+        (np.float32, np.int64),
+        (np.float64, np.int32),
+        (np.int64, np.int64),
+        (np.float32, np.float64),
+        (np.float16, np.int64),
+        (np.int32, np.float32),
+    ],
+)
 def test_ldexp_result_dtypes(a_dt, e_dt):
     a = np.array([1, -3, 5, 2]).astype(a_dt)
     e = np.array([1, -2, 0, 3]).astype(e_dt)
-    assert_same(lucid.ldexp(lucid.tensor(a), lucid.tensor(e)),
-                torch.ldexp(torch.tensor(a), torch.tensor(e)))
+    assert_same(
+        lucid.ldexp(lucid.tensor(a), lucid.tensor(e)), torch.ldexp(torch.tensor(a), torch.tensor(e))
+    )
 
 
 def test_ldexp_gradient_with_integer_exponent():
@@ -92,25 +107,33 @@ def test_ldexp_in_place():
 
 # -- nextafter -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
 def test_nextafter_parity(dt):
     a = RNG.standard_normal((3, 4)).astype(dt)
     b = RNG.standard_normal((3, 4)).astype(dt)
     b[0, 0] = a[0, 0]
-    check(lucid.nextafter, torch.nextafter, a, b, grad=False,
-          tol=dict(rtol=0, atol=0))
-    check(lucid.nextafter, torch.nextafter, a, np.asarray(np.inf, dt), grad=False,
-          tol=dict(rtol=0, atol=0))
+    check(lucid.nextafter, torch.nextafter, a, b, grad=False, tol=dict(rtol=0, atol=0))
+    check(
+        lucid.nextafter,
+        torch.nextafter,
+        a,
+        np.asarray(np.inf, dt),
+        grad=False,
+        tol=dict(rtol=0, atol=0),
+    )
 
 
 def test_nextafter_steps_one_ulp_and_promotes():
     one = lucid.tensor([1.0], dtype=lucid.float64)
     up = lucid.nextafter(one, lucid.tensor([2.0], dtype=lucid.float64))
     assert up.item() - 1.0 == np.finfo(np.float64).eps
-    assert_same(lucid.nextafter(lucid.tensor([1.0]), lucid.tensor([2.0], dtype=lucid.float64)),
-                torch.nextafter(torch.tensor([1.0]), torch.tensor([2.0], dtype=torch.float64)))
+    assert_same(
+        lucid.nextafter(lucid.tensor([1.0]), lucid.tensor([2.0], dtype=lucid.float64)),
+        torch.nextafter(torch.tensor([1.0]), torch.tensor([2.0], dtype=torch.float64)),
+    )
     h = lucid.nextafter(lucid.tensor([1.0]).half(), lucid.tensor([2.0]).half())
-    assert h.dtype is lucid.float16 and h.float().item() == 1.0 + 2.0 ** -10
+    assert h.dtype is lucid.float16 and h.float().item() == 1.0 + 2.0**-10
     assert np.isnan(lucid.nextafter(lucid.tensor([np.nan]), lucid.tensor([1.0])).item())
 
 
@@ -123,8 +146,10 @@ def test_nextafter_gradient_is_the_identity_in_input():
 
 
 def test_nextafter_promotes_integer_operands_with_a_float_one():
-    assert_same(lucid.nextafter(lucid.tensor([1, 5]), lucid.tensor([2.0, 0.0])),
-                torch.nextafter(torch.tensor([1, 5]), torch.tensor([2.0, 0.0])))
+    assert_same(
+        lucid.nextafter(lucid.tensor([1, 5]), lucid.tensor([2.0, 0.0])),
+        torch.nextafter(torch.tensor([1, 5]), torch.tensor([2.0, 0.0])),
+    )
 
 
 def test_nextafter_bfloat16_steps_like_torch():
@@ -145,13 +170,20 @@ def test_nextafter_errors():
 
 # -- heaviside -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", [np.float64, np.float32, np.int64, np.int16, np.bool_])
 def test_heaviside_parity(dt):
     x = np.array([[-2, 0, 3], [0, 1, -1]]).astype(dt)
     v = np.array([5, 0, 1]).astype(dt)
     check(lucid.heaviside, torch.heaviside, x, v, grad=False)
-    check(lambda a, b: a.heaviside(b), lambda a, b: a.heaviside(b), x, v[:1], grad=False,
-          noncontig=True)
+    check(
+        lambda a, b: a.heaviside(b),
+        lambda a, b: a.heaviside(b),
+        x,
+        v[:1],
+        grad=False,
+        noncontig=True,
+    )
 
 
 def test_heaviside_nan_and_gradient_to_values():
@@ -172,6 +204,7 @@ def test_heaviside_errors():
 
 # -- gcd and lcm ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", INTS)
 @pytest.mark.parametrize("name", ["gcd", "lcm"])
 def test_gcd_lcm_parity(name, dt):
@@ -180,8 +213,14 @@ def test_gcd_lcm_parity(name, dt):
     b = RNG.integers(lo, 31, (4, 5)).astype(dt)
     a[0, 0] = b[0, 0] = 0
     check(getattr(lucid, name), getattr(torch, name), a, b, grad=False)
-    check(lambda x, y: getattr(x, name)(y), lambda x, y: getattr(x, name)(y), a, b[0],
-          grad=False, noncontig=True)
+    check(
+        lambda x, y: getattr(x, name)(y),
+        lambda x, y: getattr(x, name)(y),
+        a,
+        b[0],
+        grad=False,
+        noncontig=True,
+    )
     check(getattr(lucid, name), getattr(torch, name), np.asarray(a[1, 1]), b, grad=False)
 
 
@@ -193,8 +232,10 @@ def test_gcd_lcm_bool_with_integers(name):
 
 
 def test_gcd_lcm_mixed_dtypes_and_in_place():
-    assert_same(lucid.gcd(lucid.tensor([12, 18], dtype=lucid.int16), lucid.tensor([8, 27])),
-                torch.gcd(torch.tensor([12, 18], dtype=torch.int16), torch.tensor([8, 27])))
+    assert_same(
+        lucid.gcd(lucid.tensor([12, 18], dtype=lucid.int16), lucid.tensor([8, 27])),
+        torch.gcd(torch.tensor([12, 18], dtype=torch.int16), torch.tensor([8, 27])),
+    )
     lx, tx = lucid.tensor([4, 6, 10]), torch.tensor([4, 6, 10])
     lx.lcm_(lucid.tensor([6, 4, 15]))
     tx.lcm_(torch.tensor([6, 4, 15]))
@@ -215,17 +256,27 @@ def test_gcd_lcm_errors(name):
 
 # -- shifts --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", INTS)
 @pytest.mark.parametrize("name", ["bitwise_left_shift", "bitwise_right_shift"])
 def test_shift_parity(name, dt):
     lo = 0 if dt is np.uint8 else -100
     a = RNG.integers(lo, 100, (3, 5)).astype(dt)
     bits = 8 * np.dtype(dt).itemsize
-    s = np.array([0, 1, 3, bits - 1, bits + 4]).astype(dt if bits > 8 else np.uint8) \
-        if np.iinfo(dt).max >= bits + 4 else np.array([0, 1, 3, 5, 7]).astype(dt)
+    s = (
+        np.array([0, 1, 3, bits - 1, bits + 4]).astype(dt if bits > 8 else np.uint8)
+        if np.iinfo(dt).max >= bits + 4
+        else np.array([0, 1, 3, 5, 7]).astype(dt)
+    )
     check(getattr(lucid, name), getattr(torch, name), a, s, grad=False)
-    check(lambda x, y: getattr(x, name)(y), lambda x, y: getattr(x, name)(y), a, s,
-          grad=False, noncontig=True)
+    check(
+        lambda x, y: getattr(x, name)(y),
+        lambda x, y: getattr(x, name)(y),
+        a,
+        s,
+        grad=False,
+        noncontig=True,
+    )
 
 
 def test_shift_operators_and_reflected_forms():
@@ -239,8 +290,9 @@ def test_shift_operators_and_reflected_forms():
     assert_same(la >> 70, ta >> 70)
     assert_same(1 << ls, 1 << ts)
     assert_same(256 >> ls, 256 >> ts)
-    assert_same(lucid.tensor([100], dtype=lucid.int8) << 2,
-                torch.tensor([100], dtype=torch.int8) << 2)
+    assert_same(
+        lucid.tensor([100], dtype=lucid.int8) << 2, torch.tensor([100], dtype=torch.int8) << 2
+    )
     assert_same(lucid.tensor([True, False]) << 1, torch.tensor([True, False]) << 1)
 
 
@@ -276,8 +328,11 @@ def test_return_types_and_top_level_in_place_functions():
     back = pickle.loads(pickle.dumps(r))
     assert type(back) is lucid.return_types.frexp
     assert_same(back, r)
-    for name, a, b in (("ldexp_", [1.0, 3.0], [2.0, -1.0]), ("gcd_", [4, 6], [6, 9]),
-                       ("lcm_", [4, 6], [6, 9])):
+    for name, a, b in (
+        ("ldexp_", [1.0, 3.0], [2.0, -1.0]),
+        ("gcd_", [4, 6], [6, 9]),
+        ("lcm_", [4, 6], [6, 9]),
+    ):
         lx, tx = lucid.tensor(a), torch.tensor(a)
         assert getattr(lucid, name)(lx, lucid.tensor(b)) is lx
         getattr(torch, name)(tx, torch.tensor(b))

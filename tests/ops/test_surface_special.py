@@ -21,13 +21,20 @@ F64 = np.float64
 
 def _points():
     """float64 points across the branches of the kernels (away from the poles)."""
-    x = np.concatenate([RNG.uniform(0.01, 3, 300), RNG.uniform(3, 30, 200),
-                        RNG.uniform(-25, 0, 300), 10 ** RNG.uniform(-300, 300, 100),
-                        [0.5, 1.0, 1.5, 2.0, 2.5, 10.0, 1 + 1e-9, 2 - 1e-9, 1e-300, 1e300]])
+    x = np.concatenate(
+        [
+            RNG.uniform(0.01, 3, 300),
+            RNG.uniform(3, 30, 200),
+            RNG.uniform(-25, 0, 300),
+            10 ** RNG.uniform(-300, 300, 100),
+            [0.5, 1.0, 1.5, 2.0, 2.5, 10.0, 1 + 1e-9, 2 - 1e-9, 1e-300, 1e300],
+        ]
+    )
     return x[(np.abs(x - np.round(x)) > 1e-6) | (x > 0)]
 
 
 # -- lgamma --------------------------------------------------------------------------------
+
 
 def test_lgamma_matches_math_lgamma_to_float64_precision():
     x = _points()
@@ -38,8 +45,11 @@ def test_lgamma_matches_math_lgamma_to_float64_precision():
 
 def test_lgamma_matches_torch():
     x = _points()
-    assert_same(lucid.lgamma(lucid.tensor(x)), torch.lgamma(torch.tensor(x)),
-                tol=dict(rtol=1e-12, atol=1e-13))
+    assert_same(
+        lucid.lgamma(lucid.tensor(x)),
+        torch.lgamma(torch.tensor(x)),
+        tol=dict(rtol=1e-12, atol=1e-13),
+    )
     x32 = x[np.abs(x) < 1e30].astype(np.float32)
     assert_same(lucid.lgamma(lucid.tensor(x32)), torch.lgamma(torch.tensor(x32)))
 
@@ -57,8 +67,13 @@ def test_lgamma_special_values():
 @pytest.mark.parametrize("shape", [(3, 4), (), (0,), (2, 0, 3)])
 def test_lgamma_parity_with_gradients(shape, noncontig):
     x = np.asarray(RNG.uniform(0.2, 6, shape))
-    check(lucid.lgamma, torch.lgamma, x, noncontig=noncontig and len(shape) > 0,
-          tol=dict(rtol=1e-11, atol=1e-12))
+    check(
+        lucid.lgamma,
+        torch.lgamma,
+        x,
+        noncontig=noncontig and len(shape) > 0,
+        tol=dict(rtol=1e-11, atol=1e-12),
+    )
     check(lambda t: t.lgamma(), lambda t: t.lgamma(), x.astype(np.float32))
 
 
@@ -75,8 +90,7 @@ def test_lgamma_half_types():
         got = lucid.lgamma(lucid.tensor(x).to(ld))
         want = torch.lgamma(torch.tensor(x).to(td))
         assert got.dtype is ld
-        np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2,
-                                   atol=1e-2)
+        np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2, atol=1e-2)
 
 
 def test_lgamma_in_place():
@@ -100,26 +114,33 @@ def test_lgamma_double_backward_is_trigamma():
 
 # -- digamma and polygamma -----------------------------------------------------------------
 
+
 def _trigamma_ref(x):
     """psi_1(x) = sum_k 1/(x + k)^2, directly (x > 0), with the Euler-Maclaurin tail."""
     n = 20000
     y = x + n
-    return math.fsum([1 / (x + k) ** 2 for k in range(n)] +
-                     [1 / y, 1 / (2 * y * y), 1 / (6 * y ** 3), -1 / (30 * y ** 5)])
+    return math.fsum(
+        [1 / (x + k) ** 2 for k in range(n)]
+        + [1 / y, 1 / (2 * y * y), 1 / (6 * y**3), -1 / (30 * y**5)]
+    )
 
 
 def test_digamma_matches_torch():
     x = _points()
     x = x[(x < 1e250)]
-    assert_same(lucid.digamma(lucid.tensor(x)), torch.digamma(torch.tensor(x)),
-                tol=dict(rtol=1e-12, atol=1e-13))
+    assert_same(
+        lucid.digamma(lucid.tensor(x)),
+        torch.digamma(torch.tensor(x)),
+        tol=dict(rtol=1e-12, atol=1e-13),
+    )
     x32 = x[np.abs(x) < 1e30].astype(np.float32)
     assert_same(lucid.digamma(lucid.tensor(x32)), torch.digamma(torch.tensor(x32)))
 
 
 def test_digamma_special_values():
-    got = lucid.digamma(lucid.tensor([0.0, -1.0, -3.0, np.inf, -np.inf, np.nan, 1.0],
-                                     dtype=lucid.float64)).numpy()
+    got = lucid.digamma(
+        lucid.tensor([0.0, -1.0, -3.0, np.inf, -np.inf, np.nan, 1.0], dtype=lucid.float64)
+    ).numpy()
     assert got[0] == -np.inf
     assert np.all(np.isnan(got[[1, 2, 4, 5]]))
     assert got[3] == np.inf
@@ -130,10 +151,20 @@ def test_digamma_special_values():
 def test_digamma_values_and_gradient(shape):
     x = np.asarray(RNG.uniform(0.3, 6, shape))
     # torch's trigamma (digamma's derivative) is accurate to ~1e-9 only
-    check(lucid.digamma, torch.digamma, x, tol=dict(rtol=1e-12, atol=1e-13),
-          gtol=dict(rtol=1e-8, atol=1e-10))
-    check(lambda t: t.digamma(), lambda t: t.digamma(), x, noncontig=bool(shape),
-          gtol=dict(rtol=1e-8, atol=1e-10))
+    check(
+        lucid.digamma,
+        torch.digamma,
+        x,
+        tol=dict(rtol=1e-12, atol=1e-13),
+        gtol=dict(rtol=1e-8, atol=1e-10),
+    )
+    check(
+        lambda t: t.digamma(),
+        lambda t: t.digamma(),
+        x,
+        noncontig=bool(shape),
+        gtol=dict(rtol=1e-8, atol=1e-10),
+    )
 
 
 def test_digamma_gradient_is_trigamma_to_full_precision():
@@ -146,7 +177,7 @@ def test_digamma_gradient_is_trigamma_to_full_precision():
 def test_trigamma_reflection_for_negative_arguments():
     x = np.array([-0.5, -1.25, -7.3, -20.9])
     got = lucid.polygamma(1, lucid.tensor(x)).numpy()
-    want = [math.pi ** 2 / math.sin(math.pi * v) ** 2 - _trigamma_ref(1 - v) for v in x]
+    want = [math.pi**2 / math.sin(math.pi * v) ** 2 - _trigamma_ref(1 - v) for v in x]
     np.testing.assert_allclose(got, want, rtol=1e-11)
     np.testing.assert_allclose(got, torch.polygamma(1, torch.tensor(x)).numpy(), rtol=1e-8)
 
@@ -155,8 +186,7 @@ def test_trigamma_reflection_for_negative_arguments():
 def test_polygamma_matches_torch(n):
     x = RNG.uniform(0.1, 25, 50)
     tol = dict(rtol=1e-8) if n == 1 else dict(rtol=1e-11, atol=1e-13)
-    assert_same(lucid.polygamma(n, lucid.tensor(x)), torch.polygamma(n, torch.tensor(x)),
-                tol=tol)
+    assert_same(lucid.polygamma(n, lucid.tensor(x)), torch.polygamma(n, torch.tensor(x)), tol=tol)
     assert_same(lucid.tensor(x).polygamma(n), torch.tensor(x).polygamma(n), tol=tol)
 
 
@@ -181,15 +211,27 @@ FUSED = [("softmax", torch.softmax), ("log_softmax", torch.log_softmax)]
 
 
 @pytest.mark.parametrize("name, tfn", FUSED)
-@pytest.mark.parametrize("shape, dim", [((3, 5), -1), ((3, 5), 0), ((2, 3, 4), 1),
-                                        ((2, 3, 4), -3), ((), 0), ((), -1), ((0, 3), 1),
-                                        ((3, 0), 1), ((4,), 0)])
+@pytest.mark.parametrize(
+    "shape, dim",
+    [
+        ((3, 5), -1),
+        ((3, 5), 0),
+        ((2, 3, 4), 1),
+        ((2, 3, 4), -3),
+        ((), 0),
+        ((), -1),
+        ((0, 3), 1),
+        ((3, 0), 1),
+        ((4,), 0),
+    ],
+)
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
 def test_softmax_family_parity(name, tfn, shape, dim, dt):
     x = np.asarray(RNG.standard_normal(shape) * 3).astype(dt)
     check(lambda t: getattr(lucid, name)(t, dim), lambda t: tfn(t, dim), x)
-    check(lambda t: getattr(t, name)(dim), lambda t: getattr(t, name)(dim), x,
-          noncontig=bool(shape))
+    check(
+        lambda t: getattr(t, name)(dim), lambda t: getattr(t, name)(dim), x, noncontig=bool(shape)
+    )
 
 
 @pytest.mark.parametrize("name, tfn", FUSED)
@@ -205,11 +247,16 @@ def test_softmax_family_is_stable_for_large_and_infinite_inputs(name, tfn):
 @pytest.mark.parametrize("name, tfn", FUSED)
 def test_softmax_family_dtype_argument(name, tfn):
     x = np.array([[1, 2, 3], [0, -1, 4]])
-    assert_same(getattr(lucid, name)(lucid.tensor(x), 1, dtype=lucid.float64),
-                tfn(torch.tensor(x), 1, dtype=torch.float64))
+    assert_same(
+        getattr(lucid, name)(lucid.tensor(x), 1, dtype=lucid.float64),
+        tfn(torch.tensor(x), 1, dtype=torch.float64),
+    )
     xf = RNG.standard_normal((2, 3)).astype(np.float32)
-    lo, to = check(lambda t: getattr(lucid, name)(t, -1, dtype=lucid.float64),
-                   lambda t: tfn(t, -1, dtype=torch.float64), xf)
+    lo, to = check(
+        lambda t: getattr(lucid, name)(t, -1, dtype=lucid.float64),
+        lambda t: tfn(t, -1, dtype=torch.float64),
+        xf,
+    )
     assert lo.dtype is lucid.float64
 
 
@@ -255,20 +302,21 @@ def test_softmax_family_errors(name):
 
 # -- logcumsumexp --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shape, dim", [((6,), 0), ((3, 5), 1), ((3, 5), -2), ((2, 3, 4), 1),
-                                        ((), 0), ((0, 3), 0), ((3, 0), 1)])
+
+@pytest.mark.parametrize(
+    "shape, dim",
+    [((6,), 0), ((3, 5), 1), ((3, 5), -2), ((2, 3, 4), 1), ((), 0), ((0, 3), 0), ((3, 0), 1)],
+)
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
 def test_logcumsumexp_parity(shape, dim, dt):
     x = np.asarray(RNG.standard_normal(shape) * 2).astype(dt)
     check(lambda t: lucid.logcumsumexp(t, dim), lambda t: torch.logcumsumexp(t, dim), x)
-    check(lambda t: t.logcumsumexp(dim), lambda t: t.logcumsumexp(dim), x,
-          noncontig=bool(shape))
+    check(lambda t: t.logcumsumexp(dim), lambda t: t.logcumsumexp(dim), x, noncontig=bool(shape))
 
 
 def test_logcumsumexp_wide_and_infinite_inputs():
     x = np.array([[-1000.0, 0.0, 1000.0, -np.inf], [-np.inf, -np.inf, 3.0, 2.0]])
-    check(lambda t: lucid.logcumsumexp(t, 1), lambda t: torch.logcumsumexp(t, 1), x,
-          grad=False)
+    check(lambda t: lucid.logcumsumexp(t, 1), lambda t: torch.logcumsumexp(t, 1), x, grad=False)
     # the gradient of a wide slice stays finite (log-space backward)
     lx = lucid.tensor([-1000.0, 0.0, 1000.0], requires_grad=True)
     tx = torch.tensor([-1000.0, 0.0, 1000.0], requires_grad=True)

@@ -26,9 +26,11 @@ def _distinct(*shape):
 
 # -- quantile, nanquantile -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), (0, True),
-                                          (-1, True), (-2, False)])
+@pytest.mark.parametrize(
+    "dim, keepdim", [(None, False), (None, True), (1, False), (0, True), (-1, True), (-2, False)]
+)
 @pytest.mark.parametrize("q", [0.3, [0.0, 0.125, 0.5, 1.0]])
 def test_quantile_parity(mode, dim, keepdim, q):
     x = _distinct(4, 5)
@@ -36,21 +38,25 @@ def test_quantile_parity(mode, dim, keepdim, q):
     def run(lib, t):
         qq = lib.tensor(q, dtype=t.dtype) if isinstance(q, list) else q
         return lib.quantile(t, qq, dim, keepdim, interpolation=mode)
+
     check(lambda t: run(lucid, t), lambda t: run(torch, t), x)
-    check(lambda t: run(lucid, t), lambda t: run(torch, t), x.astype(np.float32),
-          noncontig=True)
+    check(lambda t: run(lucid, t), lambda t: run(torch, t), x.astype(np.float32), noncontig=True)
 
 
 def test_quantile_0d_q_tensor_and_0d_input():
     x = _distinct(3, 4)
-    check(lambda t: lucid.quantile(t, lucid.tensor(0.25, dtype=lucid.float64), 1),
-          lambda t: torch.quantile(t, torch.tensor(0.25, dtype=torch.float64), 1), x)
+    check(
+        lambda t: lucid.quantile(t, lucid.tensor(0.25, dtype=lucid.float64), 1),
+        lambda t: torch.quantile(t, torch.tensor(0.25, dtype=torch.float64), 1),
+        x,
+    )
     check(lambda t: t.quantile(0.7), lambda t: t.quantile(0.7), np.asarray(2.5))
-    check(lambda t: lucid.quantile(t, 0.7, 0), lambda t: torch.quantile(t, 0.7, 0),
-          np.asarray(2.5))
-    check(lambda t: lucid.quantile(t, lucid.tensor([0.2, 0.9], dtype=lucid.float64), 0, True),
-          lambda t: torch.quantile(t, torch.tensor([0.2, 0.9], dtype=torch.float64), 0, True),
-          _distinct(6))
+    check(lambda t: lucid.quantile(t, 0.7, 0), lambda t: torch.quantile(t, 0.7, 0), np.asarray(2.5))
+    check(
+        lambda t: lucid.quantile(t, lucid.tensor([0.2, 0.9], dtype=lucid.float64), 0, True),
+        lambda t: torch.quantile(t, torch.tensor([0.2, 0.9], dtype=torch.float64), 0, True),
+        _distinct(6),
+    )
     with pytest.raises(DTypeError, match="quantile"):
         lucid.quantile(lucid.tensor(_distinct(4)), [0.2, 0.9])
 
@@ -61,10 +67,18 @@ def test_quantile_and_nanquantile_with_nan(mode):
     x[1, 2] = np.nan
     x[2, :] = np.nan
     for name in ("quantile", "nanquantile"):
-        check(lambda t: getattr(lucid, name)(t, 0.4, 1, interpolation=mode),
-              lambda t: getattr(torch, name)(t, 0.4, 1, interpolation=mode), x, grad=False)
-        check(lambda t: getattr(t, name)(0.4, interpolation=mode),
-              lambda t: getattr(t, name)(0.4, interpolation=mode), x, grad=False)
+        check(
+            lambda t: getattr(lucid, name)(t, 0.4, 1, interpolation=mode),
+            lambda t: getattr(torch, name)(t, 0.4, 1, interpolation=mode),
+            x,
+            grad=False,
+        )
+        check(
+            lambda t: getattr(t, name)(0.4, interpolation=mode),
+            lambda t: getattr(t, name)(0.4, interpolation=mode),
+            x,
+            grad=False,
+        )
     ok = x[[0, 1, 3]]
     check(lambda t: lucid.nanquantile(t, 0.6, 1), lambda t: torch.nanquantile(t, 0.6, 1), ok)
 
@@ -91,14 +105,15 @@ def test_quantile_errors():
 
 # -- nanmedian, aminmax --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dim, keepdim", [(0, False), (1, True), (-1, False)])
 def test_nanmedian_parity(dim, keepdim):
     x = _distinct(5, 6)
-    check(lambda t: lucid.nanmedian(t, dim, keepdim), lambda t: torch.nanmedian(t, dim, keepdim),
-          x)
+    check(lambda t: lucid.nanmedian(t, dim, keepdim), lambda t: torch.nanmedian(t, dim, keepdim), x)
     x[1, 3] = x[4, 0] = x[2, 2] = np.nan
-    lo, to = check(lambda t: t.nanmedian(dim, keepdim), lambda t: t.nanmedian(dim, keepdim),
-                   x, noncontig=True)
+    lo, to = check(
+        lambda t: t.nanmedian(dim, keepdim), lambda t: t.nanmedian(dim, keepdim), x, noncontig=True
+    )
     assert type(lo).__name__ == "nanmedian" and lo._fields == ("values", "indices")
     check(lucid.nanmedian, torch.nanmedian, x)
     check(lucid.nanmedian, torch.nanmedian, np.array([3, 1, 4, 1, 5]), grad=False)
@@ -113,19 +128,18 @@ def test_nanmedian_all_nan_slice_is_nan():
     assert np.isnan(lucid.nanmedian(lucid.tensor([np.nan, np.nan])).item())
 
 
-@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int32, np.int64, np.uint8,
-                                np.bool_])
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int32, np.int64, np.uint8, np.bool_])
 def test_aminmax_parity(dt):
     x = _distinct(3, 4)
     x = (x * 100).astype(dt) if dt is not np.bool_ else x > 0.5
     grad = dt in (np.float64, np.float32)
     for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}, {"dim": -1, "keepdim": False}):
-        lo, to = check(lambda t: lucid.aminmax(t, **kw), lambda t: torch.aminmax(t, **kw), x,
-                       grad=grad)
+        lo, to = check(
+            lambda t: lucid.aminmax(t, **kw), lambda t: torch.aminmax(t, **kw), x, grad=grad
+        )
         assert lo._fields == ("min", "max")
     check(lambda t: t.aminmax(), lambda t: t.aminmax(), x, grad=grad, noncontig=True)
-    check(lambda t: t.aminmax(dim=0), lambda t: t.aminmax(dim=0), np.asarray(x[0, 0]),
-          grad=grad)
+    check(lambda t: t.aminmax(dim=0), lambda t: t.aminmax(dim=0), np.asarray(x[0, 0]), grad=grad)
 
 
 def test_aminmax_errors():
@@ -139,15 +153,28 @@ def test_aminmax_errors():
 
 # -- dist, cov, corrcoef -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("p", [0, 1, 2, 3.5, float("inf"), -float("inf")])
 def test_dist_parity(p):
     a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((4,))
-    check(lambda x, y: lucid.dist(x, y, p), lambda x, y: torch.dist(x, y, p), a, b,
-          grad=p not in (0,))
-    check(lambda x, y: x.dist(y, p), lambda x, y: x.dist(y, p), a.astype(np.float32),
-          b.astype(np.float32), grad=False, noncontig=True)
-    check(lambda x, y: lucid.dist(x, y, p), lambda x, y: torch.dist(x, y, p), np.asarray(1.5),
-          np.asarray(-0.5), grad=p not in (0,))
+    check(
+        lambda x, y: lucid.dist(x, y, p), lambda x, y: torch.dist(x, y, p), a, b, grad=p not in (0,)
+    )
+    check(
+        lambda x, y: x.dist(y, p),
+        lambda x, y: x.dist(y, p),
+        a.astype(np.float32),
+        b.astype(np.float32),
+        grad=False,
+        noncontig=True,
+    )
+    check(
+        lambda x, y: lucid.dist(x, y, p),
+        lambda x, y: torch.dist(x, y, p),
+        np.asarray(1.5),
+        np.asarray(-0.5),
+        grad=p not in (0,),
+    )
 
 
 def test_dist_errors():
@@ -157,9 +184,18 @@ def test_dist_errors():
         lucid.dist(lucid.zeros(2), lucid.zeros(3))
 
 
-@pytest.mark.parametrize("kw", [{}, {"correction": 0}, {"correction": 2}, {"fw": True},
-                                {"aw": True}, {"fw": True, "aw": True},
-                                {"fw": True, "aw": True, "correction": 0}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"correction": 0},
+        {"correction": 2},
+        {"fw": True},
+        {"aw": True},
+        {"fw": True, "aw": True},
+        {"fw": True, "aw": True, "correction": 0},
+    ],
+)
 def test_cov_parity(kw):
     x = RNG.standard_normal((3, 6))
     fw = np.array([1, 2, 0, 3, 1, 1])
@@ -174,6 +210,7 @@ def test_cov_parity(kw):
         if kw.get("aw"):
             args["aweights"] = lib.tensor(aw)
         return lib.cov(t, **args)
+
     check(lambda t: run(lucid, t), lambda t: run(torch, t), x)
     check(lambda t: run(lucid, t), lambda t: run(torch, t), x, noncontig=True)
 
@@ -199,6 +236,7 @@ def test_cov_errors():
 
 
 # -- trapezoid, cumulative_trapezoid, gradient ---------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid"])
 @pytest.mark.parametrize("case", ["plain", "dx", "x1d", "xfull", "dim0", "xbroadcast"])
@@ -238,10 +276,21 @@ def test_trapezoid_errors():
     assert lucid.trapz is lucid.trapezoid
 
 
-@pytest.mark.parametrize("kw", [{}, {"spacing": 2.0}, {"dim": 1}, {"dim": -2}, {"edge_order": 2},
-                                {"spacing": [2.0, 0.5]}, {"coords": True},
-                                {"coords": True, "edge_order": 2}, {"dim": [1]},
-                                {"spacing": 0.5, "dim": [0, 1], "edge_order": 2}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"spacing": 2.0},
+        {"dim": 1},
+        {"dim": -2},
+        {"edge_order": 2},
+        {"spacing": [2.0, 0.5]},
+        {"coords": True},
+        {"coords": True, "edge_order": 2},
+        {"dim": [1]},
+        {"spacing": 0.5, "dim": [0, 1], "edge_order": 2},
+    ],
+)
 def test_gradient_parity(kw):
     f = RNG.standard_normal((4, 6))
     c0, c1 = np.sort(RNG.uniform(0, 5, 4)), np.sort(RNG.uniform(0, 5, 6))
@@ -251,17 +300,23 @@ def test_gradient_parity(kw):
         if kw.get("coords"):
             args["spacing"] = [lib.tensor(c0), lib.tensor(c1)]
         return lib.gradient(t, **args)
+
     check(lambda t: run(lucid, t), lambda t: run(torch, t), f)
     check(lambda t: run(lucid, t), lambda t: run(torch, t), f, noncontig=True)
 
 
 def test_gradient_1d_integers_and_float32():
     check(lucid.gradient, torch.gradient, np.array([1, 4, 9, 16, 25]), grad=False)
-    check(lambda t: lucid.gradient(t, edge_order=2), lambda t: torch.gradient(t, edge_order=2),
-          RNG.standard_normal(5).astype(np.float32))
-    check(lambda t: lucid.gradient(t, spacing=(lucid.tensor([0.0, 1.0, 3.0]),)),
-          lambda t: torch.gradient(t, spacing=(torch.tensor([0.0, 1.0, 3.0]),)),
-          RNG.standard_normal(3).astype(np.float32))
+    check(
+        lambda t: lucid.gradient(t, edge_order=2),
+        lambda t: torch.gradient(t, edge_order=2),
+        RNG.standard_normal(5).astype(np.float32),
+    )
+    check(
+        lambda t: lucid.gradient(t, spacing=(lucid.tensor([0.0, 1.0, 3.0]),)),
+        lambda t: torch.gradient(t, spacing=(torch.tensor([0.0, 1.0, 3.0]),)),
+        RNG.standard_normal(3).astype(np.float32),
+    )
 
 
 def test_gradient_errors():
@@ -279,14 +334,17 @@ def test_gradient_errors():
 
 # -- renorm --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("p, dim, maxnorm", [(2, 0, 1.5), (1, 1, 1.0), (3, -1, 0.5),
-                                             (2, 1, 100.0)])
+
+@pytest.mark.parametrize("p, dim, maxnorm", [(2, 0, 1.5), (1, 1, 1.0), (3, -1, 0.5), (2, 1, 100.0)])
 def test_renorm_parity(p, dim, maxnorm):
     x = RNG.standard_normal((3, 4, 2))
-    check(lambda t: lucid.renorm(t, p, dim, maxnorm), lambda t: torch.renorm(t, p, dim, maxnorm),
-          x)
-    check(lambda t: t.renorm(p, dim, maxnorm), lambda t: t.renorm(p, dim, maxnorm),
-          x.astype(np.float32), noncontig=True)
+    check(lambda t: lucid.renorm(t, p, dim, maxnorm), lambda t: torch.renorm(t, p, dim, maxnorm), x)
+    check(
+        lambda t: t.renorm(p, dim, maxnorm),
+        lambda t: t.renorm(p, dim, maxnorm),
+        x.astype(np.float32),
+        noncontig=True,
+    )
 
 
 def test_renorm_in_place_and_errors():
@@ -306,11 +364,19 @@ def test_renorm_in_place_and_errors():
 
 # -- histogram, histogramdd ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
-@pytest.mark.parametrize("kw", [{"bins": 5}, {"bins": 4, "range": (-1.0, 1.0)},
-                                {"bins": 7, "density": True}, {"edges": True},
-                                {"bins": 3, "weight": True}, {"bins": 3, "weight": True,
-                                                              "density": True}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"bins": 5},
+        {"bins": 4, "range": (-1.0, 1.0)},
+        {"bins": 7, "density": True},
+        {"edges": True},
+        {"bins": 3, "weight": True},
+        {"bins": 3, "weight": True, "density": True},
+    ],
+)
 def test_histogram_parity(dt, kw):
     x = RNG.standard_normal((3, 7)).astype(dt)
     w = RNG.uniform(0, 2, (3, 7)).astype(dt)
@@ -322,21 +388,37 @@ def test_histogram_parity(dt, kw):
         if kw.get("weight"):
             args["weight"] = lib.tensor(w)
         return lib.histogram(t, **args)
+
     lo, to = check(lambda t: run(lucid, t), lambda t: run(torch, t), x, grad=False)
     assert lo._fields == ("hist", "bin_edges")
     check(lambda t: run(lucid, t), lambda t: run(torch, t), x, grad=False, noncontig=True)
 
 
 def test_histogram_edge_cases():
-    check(lambda t: lucid.histogram(t, 3), lambda t: torch.histogram(t, 3),
-          np.array([1.0, 1.0, 1.0]), grad=False)
-    check(lambda t: t.histogram(4), lambda t: t.histogram(4), np.array([0.0, 1.0, 2.0, 4.0]),
-          grad=False)
-    check(lambda t: lucid.histogram(t, 2, range=(0.0, 1.0)),
-          lambda t: torch.histogram(t, 2, range=(0.0, 1.0)),
-          np.array([-1.0, 0.0, 0.5, 1.0, 2.0]), grad=False)
-    check(lambda t: lucid.histogram(t, 3, range=(0.0, 1.0)),
-          lambda t: torch.histogram(t, 3, range=(0.0, 1.0)), np.zeros(0), grad=False)
+    check(
+        lambda t: lucid.histogram(t, 3),
+        lambda t: torch.histogram(t, 3),
+        np.array([1.0, 1.0, 1.0]),
+        grad=False,
+    )
+    check(
+        lambda t: t.histogram(4),
+        lambda t: t.histogram(4),
+        np.array([0.0, 1.0, 2.0, 4.0]),
+        grad=False,
+    )
+    check(
+        lambda t: lucid.histogram(t, 2, range=(0.0, 1.0)),
+        lambda t: torch.histogram(t, 2, range=(0.0, 1.0)),
+        np.array([-1.0, 0.0, 0.5, 1.0, 2.0]),
+        grad=False,
+    )
+    check(
+        lambda t: lucid.histogram(t, 3, range=(0.0, 1.0)),
+        lambda t: torch.histogram(t, 3, range=(0.0, 1.0)),
+        np.zeros(0),
+        grad=False,
+    )
 
 
 def test_histogram_errors():
@@ -352,18 +434,30 @@ def test_histogram_errors():
         lucid.histogram(lucid.tensor([1.0, 2.0]), 2, weight=lucid.tensor([1.0]))
 
 
-@pytest.mark.parametrize("bins, kw", [(b, k) for b in ("int", "list", "edges")
-                                     for k in ({}, {"density": True}, {"range": True},
-                                               {"weight": True})
-                                     if not (b == "edges" and "range" in k)])
+@pytest.mark.parametrize(
+    "bins, kw",
+    [
+        (b, k)
+        for b in ("int", "list", "edges")
+        for k in ({}, {"density": True}, {"range": True}, {"weight": True})
+        if not (b == "edges" and "range" in k)
+    ],
+)
 def test_histogramdd_parity(bins, kw):
     p = RNG.standard_normal((4, 5, 2))
     w = RNG.uniform(0, 1, (4, 5))
 
     def run(lib, t):
-        b = 3 if bins == "int" else [2, 4] if bins == "list" else \
-            [lib.tensor([-2.0, 0.0, 2.0], dtype=t.dtype), lib.tensor([-1.0, 0.0, 1.0, 3.0],
-                                                                     dtype=t.dtype)]
+        b = (
+            3
+            if bins == "int"
+            else [2, 4]
+            if bins == "list"
+            else [
+                lib.tensor([-2.0, 0.0, 2.0], dtype=t.dtype),
+                lib.tensor([-1.0, 0.0, 1.0, 3.0], dtype=t.dtype),
+            ]
+        )
         args = {}
         if kw.get("density"):
             args["density"] = True
@@ -372,6 +466,7 @@ def test_histogramdd_parity(bins, kw):
         if kw.get("weight"):
             args["weight"] = lib.tensor(w)
         return lib.histogramdd(t, b, **args)
+
     lo, to = check(lambda t: run(lucid, t), lambda t: run(torch, t), p, grad=False)
     assert isinstance(lo.bin_edges, tuple) and len(lo.bin_edges) == 2
 
@@ -387,9 +482,12 @@ def test_histogramdd_errors():
 
 def test_result_types_pickle_by_name():
     x = lucid.tensor([[3.0, 1.0], [2.0, 5.0]])
-    for r, name in ((lucid.aminmax(x), "aminmax"), (lucid.nanmedian(x, 1), "nanmedian"),
-                    (lucid.histogram(x, 2), "histogram"),
-                    (lucid.histogramdd(x, 2), "histogramdd")):
+    for r, name in (
+        (lucid.aminmax(x), "aminmax"),
+        (lucid.nanmedian(x, 1), "nanmedian"),
+        (lucid.histogram(x, 2), "histogram"),
+        (lucid.histogramdd(x, 2), "histogramdd"),
+    ):
         back = pickle.loads(pickle.dumps(r))
         assert type(back) is getattr(lucid.return_types, name)
         assert repr(back).startswith(f"lucid.return_types.{name}(")
@@ -416,6 +514,9 @@ def test_dtype_rules_of_pytorch():
     for name in ("trapezoid", "cumulative_trapezoid"):
         with pytest.raises(DTypeError, match=name):
             getattr(lucid, name)(lucid.tensor([True, False]))
-        check(lambda t: getattr(lucid, name)(t, dim=0),
-              lambda t: getattr(torch, name)(t, dim=0), np.zeros((0, 3), np.int64),
-              grad=False)
+        check(
+            lambda t: getattr(lucid, name)(t, dim=0),
+            lambda t: getattr(torch, name)(t, dim=0),
+            np.zeros((0, 3), np.int64),
+            grad=False,
+        )

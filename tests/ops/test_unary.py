@@ -21,23 +21,61 @@ def _u(lo, hi):
 
 # name -> data in the op's smooth domain
 DOMAIN = {
-    "neg": _u(-3, 3), "abs": _u(-3, 3), "sign": _u(-3, 3), "exp": _u(-3, 3),
-    "exp2": _u(-3, 3), "expm1": _u(-3, 3), "log": _u(0.1, 5), "log2": _u(0.1, 5),
-    "log10": _u(0.1, 5), "log1p": _u(-0.9, 5), "sqrt": _u(0.1, 5), "rsqrt": _u(0.1, 5),
-    "square": _u(-3, 3), "reciprocal": _u(0.2, 3), "sin": _u(-4, 4), "cos": _u(-4, 4),
-    "tan": _u(-1.2, 1.2), "asin": _u(-0.95, 0.95), "acos": _u(-0.95, 0.95),
-    "atan": _u(-4, 4), "sinh": _u(-3, 3), "cosh": _u(-3, 3), "tanh": _u(-3, 3),
-    "asinh": _u(-4, 4), "acosh": _u(1.1, 5), "atanh": _u(-0.95, 0.95),
-    "sigmoid": _u(-6, 6), "relu": _u(-3, 3), "erf": _u(-3, 3), "erfc": _u(-3, 3),
-    "erfinv": _u(-0.95, 0.95), "floor": _u(-3, 3), "ceil": _u(-3, 3), "round": _u(-3, 3),
-    "trunc": _u(-3, 3), "frac": _u(-3, 3), "logit": _u(0.05, 0.95), "sinc": _u(-3, 3),
+    "neg": _u(-3, 3),
+    "abs": _u(-3, 3),
+    "sign": _u(-3, 3),
+    "exp": _u(-3, 3),
+    "exp2": _u(-3, 3),
+    "expm1": _u(-3, 3),
+    "log": _u(0.1, 5),
+    "log2": _u(0.1, 5),
+    "log10": _u(0.1, 5),
+    "log1p": _u(-0.9, 5),
+    "sqrt": _u(0.1, 5),
+    "rsqrt": _u(0.1, 5),
+    "square": _u(-3, 3),
+    "reciprocal": _u(0.2, 3),
+    "sin": _u(-4, 4),
+    "cos": _u(-4, 4),
+    "tan": _u(-1.2, 1.2),
+    "asin": _u(-0.95, 0.95),
+    "acos": _u(-0.95, 0.95),
+    "atan": _u(-4, 4),
+    "sinh": _u(-3, 3),
+    "cosh": _u(-3, 3),
+    "tanh": _u(-3, 3),
+    "asinh": _u(-4, 4),
+    "acosh": _u(1.1, 5),
+    "atanh": _u(-0.95, 0.95),
+    "sigmoid": _u(-6, 6),
+    "relu": _u(-3, 3),
+    "erf": _u(-3, 3),
+    "erfc": _u(-3, 3),
+    "erfinv": _u(-0.95, 0.95),
+    "floor": _u(-3, 3),
+    "ceil": _u(-3, 3),
+    "round": _u(-3, 3),
+    "trunc": _u(-3, 3),
+    "frac": _u(-3, 3),
+    "logit": _u(0.05, 0.95),
+    "sinc": _u(-3, 3),
     "nan_to_num": _u(-3, 3),
 }
 OPS = sorted(DOMAIN)
 PREDICATES = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"]
-ALIASES = {"negative": "neg", "absolute": "abs", "sgn": "sign", "arcsin": "asin",
-           "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
-           "arctanh": "atanh", "fix": "trunc", "clip": "clamp"}
+ALIASES = {
+    "negative": "neg",
+    "absolute": "abs",
+    "sgn": "sign",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "fix": "trunc",
+    "clip": "clamp",
+}
 TOL = {np.float64: dict(rtol=1e-12, atol=1e-14), np.float32: dict(rtol=2e-6, atol=1e-6)}
 
 
@@ -64,14 +102,15 @@ def _check_fwd_bwd(name, data, tol, lfn=None, tfn=None, **kw):
 
 # -- parity over dtypes and layouts -------------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("name", OPS)
 def test_parity_with_torch(name, dtype):
     data = DOMAIN[name](4, 5).astype(dtype)
-    _check_fwd_bwd(name, data, TOL[dtype])                     # contiguous
-    _check_fwd_bwd(name, data.T, TOL[dtype])                   # non-contiguous
-    _check_fwd_bwd(name, data[1, 2], TOL[dtype])               # 0-d
-    _check_fwd_bwd(name, data[:0], TOL[dtype])                 # empty
+    _check_fwd_bwd(name, data, TOL[dtype])  # contiguous
+    _check_fwd_bwd(name, data.T, TOL[dtype])  # non-contiguous
+    _check_fwd_bwd(name, data[1, 2], TOL[dtype])  # 0-d
+    _check_fwd_bwd(name, data[:0], TOL[dtype])  # empty
 
 
 @pytest.mark.parametrize("name", OPS + PREDICATES)
@@ -93,8 +132,10 @@ def test_aliases(alias):
     np.testing.assert_array_equal(y.numpy(), want)
 
 
-_HALF = {"float16": (np.float16, torch.float16, 2e-3), "bfloat16": (ml_dtypes.bfloat16,
-                                                                    torch.bfloat16, 1.6e-2)}
+_HALF = {
+    "float16": (np.float16, torch.float16, 2e-3),
+    "bfloat16": (ml_dtypes.bfloat16, torch.bfloat16, 1.6e-2),
+}
 
 
 @pytest.mark.parametrize("half", sorted(_HALF))
@@ -106,13 +147,15 @@ def test_half_precision_parity(name, half):
     tx = torch.tensor(data.astype(np.float32)).to(tdt).requires_grad_()
     ly, ty = getattr(lucid, name)(lx), getattr(torch, name)(tx)
     assert ly.dtype.name == half
-    np.testing.assert_allclose(ly.detach().numpy().astype(np.float32),
-                               ty.detach().float().numpy(), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(
+        ly.detach().numpy().astype(np.float32), ty.detach().float().numpy(), rtol=rtol, atol=rtol
+    )
     ly.backward(lucid.ones_like(ly))
     ty.backward(torch.ones_like(ty))
     assert lx.grad.dtype.name == half
-    np.testing.assert_allclose(lx.grad.numpy().astype(np.float32), tx.grad.float().numpy(),
-                               rtol=4 * rtol, atol=4 * rtol)
+    np.testing.assert_allclose(
+        lx.grad.numpy().astype(np.float32), tx.grad.float().numpy(), rtol=4 * rtol, atol=4 * rtol
+    )
 
 
 # -- dtypes ----------------------------------------------------------------------------------
@@ -140,8 +183,9 @@ def test_integer_and_bool_inputs_match_torch(name, dt):
         return
     got = getattr(lucid, name)(lucid.tensor(data))
     assert got.dtype.name == str(want.dtype).removeprefix("torch.")
-    np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64),
-                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-6, atol=1e-6
+    )
 
 
 def test_real_valued_ops_follow_default_dtype():
@@ -157,8 +201,27 @@ def test_real_valued_ops_follow_default_dtype():
 
 # -- special values and domain edges ---------------------------------------------------------
 
-_SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0,
-                     1e-30, -1e-30, 30.0, -30.0, 800.0, -800.0])
+_SPECIAL = np.array(
+    [
+        np.nan,
+        np.inf,
+        -np.inf,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        1e-30,
+        -1e-30,
+        30.0,
+        -30.0,
+        800.0,
+        -800.0,
+    ]
+)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
@@ -168,8 +231,9 @@ def test_special_values(name, dtype):
     tol = TOL[dtype]
     lx, tx = _pair(data, grad=name not in PREDICATES)
     ly, ty = getattr(lucid, name)(lx), getattr(torch, name)(tx)
-    np.testing.assert_allclose(ly.detach().numpy().astype(np.float64),
-                               ty.detach().numpy().astype(np.float64), **tol)
+    np.testing.assert_allclose(
+        ly.detach().numpy().astype(np.float64), ty.detach().numpy().astype(np.float64), **tol
+    )
     if name in PREDICATES:
         return
     ly.backward(lucid.ones_like(ly))
@@ -212,9 +276,11 @@ def test_domain_edges():
 
 # -- the error function family at float64 precision -----------------------------------------
 
+
 def test_erf_erfc_float64_precision():
-    x = np.concatenate([np.linspace(-7, 7, 4001), np.logspace(-300, 1.4, 300),
-                        -np.logspace(-300, 1.4, 300)])
+    x = np.concatenate(
+        [np.linspace(-7, 7, 4001), np.logspace(-300, 1.4, 300), -np.logspace(-300, 1.4, 300)]
+    )
     for name in ("erf", "erfc"):
         got = getattr(lucid, name)(lucid.tensor(x)).numpy()
         want = np.array([getattr(math, name)(v) for v in x])
@@ -223,8 +289,13 @@ def test_erf_erfc_float64_precision():
 
 
 def test_erfinv_float64_precision():
-    x = np.concatenate([np.linspace(-0.999999, 0.999999, 4001), 1 - np.logspace(-15, -1, 60),
-                        np.logspace(-300, -1, 60)])
+    x = np.concatenate(
+        [
+            np.linspace(-0.999999, 0.999999, 4001),
+            1 - np.logspace(-15, -1, 60),
+            np.logspace(-300, -1, 60),
+        ]
+    )
     got = lucid.erfinv(lucid.tensor(x)).numpy()
     np.testing.assert_allclose(got, torch.erfinv(torch.from_numpy(x)).numpy(), rtol=1e-12)
     np.testing.assert_allclose(np.array([math.erf(v) for v in got]), x, rtol=1e-14)
@@ -232,11 +303,13 @@ def test_erfinv_float64_precision():
 
 # -- rounding ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("decimals", [-3, -1, 0, 1, 2, 4])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 def test_round_decimals(decimals, dtype):
-    data = np.concatenate([_RNG.uniform(-5000, 5000, 50), [0.125, 2.675, -0.5, 1.5, 2.5,
-                                                         0.045, 1234.5678]]).astype(dtype)
+    data = np.concatenate(
+        [_RNG.uniform(-5000, 5000, 50), [0.125, 2.675, -0.5, 1.5, 2.5, 0.045, 1234.5678]]
+    ).astype(dtype)
     got = lucid.round(lucid.tensor(data), decimals=decimals)
     want = torch.round(torch.from_numpy(data), decimals=decimals)
     assert got.dtype.name == str(want.dtype).removeprefix("torch.")
@@ -257,7 +330,10 @@ def test_round_ties_to_even_and_integer_errors():
 # -- clamp ---------------------------------------------------------------------------------
 
 _CLAMP_CASES = [
-    dict(min=-0.5), dict(max=0.5), dict(min=-0.5, max=0.5), dict(min=0.5, max=-0.5),
+    dict(min=-0.5),
+    dict(max=0.5),
+    dict(min=-0.5, max=0.5),
+    dict(min=0.5, max=-0.5),
     dict(min=0, max=1),
 ]
 
@@ -273,7 +349,7 @@ def test_clamp_tensor_bounds_and_gradients(which):
     x = _RNG.uniform(-1, 1, (3, 4))
     lo = _RNG.uniform(-1, 0.5, (4,))
     hi = _RNG.uniform(-0.5, 1, (3, 1))
-    lo[0], x[0, 0] = x[0, 0], x[0, 0]        # a tie: x == min
+    lo[0], x[0, 0] = x[0, 0], x[0, 0]  # a tie: x == min
     args = {"min": [lo], "max": [hi], "both": [lo, hi], "min-number-max-tensor": [hi]}[which]
     ts = [torch.tensor(a, requires_grad=True) for a in [x] + args]
     ls = [lucid.tensor(a, requires_grad=True) for a in [x] + args]
@@ -285,8 +361,9 @@ def test_clamp_tensor_bounds_and_gradients(which):
             return lib.clamp(t[0], max=t[1])
         if which == "both":
             return lib.clamp(t[0], t[1], t[2])
-        return lib.clamp(t[0], min=torch.tensor(-0.3, dtype=torch.float64)
-                         if lib is torch else -0.3, max=t[1])
+        return lib.clamp(
+            t[0], min=torch.tensor(-0.3, dtype=torch.float64) if lib is torch else -0.3, max=t[1]
+        )
 
     ly, ty = call(lucid, ls), call(torch, ts)
     np.testing.assert_array_equal(ly.detach().numpy(), ty.detach().numpy())
@@ -300,18 +377,20 @@ def test_clamp_tensor_bounds_and_gradients(which):
 def test_clamp_dtype_promotion():
     i = lucid.tensor([1, -2, 3])
     ti = torch.tensor([1, -2, 3])
-    for kw in (dict(min=1.5), dict(min=0), dict(min=1, max=2.5),
-               dict(min=lucid.tensor(0.2))):
-        tkw = {k: torch.tensor(v.item()) if isinstance(v, lucid.Tensor) else v
-               for k, v in kw.items()}
+    for kw in (dict(min=1.5), dict(min=0), dict(min=1, max=2.5), dict(min=lucid.tensor(0.2))):
+        tkw = {
+            k: torch.tensor(v.item()) if isinstance(v, lucid.Tensor) else v for k, v in kw.items()
+        }
         got, want = lucid.clamp(i, **kw), torch.clamp(ti, **tkw)
         assert got.dtype.name == str(want.dtype).removeprefix("torch.")
         np.testing.assert_allclose(got.numpy(), want.numpy())
     h = lucid.tensor([0.1, 0.9], dtype=lucid.float16)
     assert lucid.clamp(h, min=0.2).dtype is lucid.float16
     assert lucid.clamp(lucid.tensor([True, False]), min=0).dtype is lucid.int64
-    assert lucid.clamp(lucid.tensor([1.0, 2.0]), lucid.tensor([1.5], dtype=lucid.float64)
-                       ).dtype is lucid.float64
+    assert (
+        lucid.clamp(lucid.tensor([1.0, 2.0]), lucid.tensor([1.5], dtype=lucid.float64)).dtype
+        is lucid.float64
+    )
 
 
 def test_clamp_errors():
@@ -338,17 +417,18 @@ def test_clamp_min_max_helpers():
 
 # -- nan_to_num, logit, sinc -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dt", ["float64", "float32", "float16", "bfloat16", "int64"])
-@pytest.mark.parametrize("kw", [{}, dict(nan=1.5, posinf=7.0, neginf=-7.0), dict(posinf=1e10)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "kw", [{}, dict(nan=1.5, posinf=7.0, neginf=-7.0), dict(posinf=1e10)], ids=str
+)
 def test_nan_to_num(dt, kw):
     data = np.array([np.nan, np.inf, -np.inf, 1.0, -2.0]) if dt != "int64" else np.arange(4)
     tx = torch.tensor(data).to(getattr(torch, dt))
     lx = lucid.tensor(data, dtype=getattr(lucid, dt))
     got, want = lucid.nan_to_num(lx, **kw), torch.nan_to_num(tx, **kw)
     assert got.dtype.name == dt
-    np.testing.assert_array_equal(got.numpy().astype(np.float64),
-                                  want.to(torch.float64).numpy())
+    np.testing.assert_array_equal(got.numpy().astype(np.float64), want.to(torch.float64).numpy())
 
 
 def test_nan_to_num_gradient_and_errors():
@@ -378,11 +458,26 @@ def test_sinc_at_zero_first_and_second_derivative():
     (gg,) = lucid.autograd.grad(g.sum(), x)
     (tgg,) = torch.autograd.grad(tg.sum(), tx)
     np.testing.assert_allclose(gg.numpy()[1:], tgg.numpy()[1:], rtol=1e-10)
-    assert gg.numpy()[0] == 0.0        # PyTorch's where() lets a nan through here
+    assert gg.numpy()[0] == 0.0  # PyTorch's where() lets a nan through here
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "erf", "erfinv", "rsqrt", "asin",
-                                  "acosh", "logit", "atan", "reciprocal", "sqrt", "log1p"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tanh",
+        "sigmoid",
+        "erf",
+        "erfinv",
+        "rsqrt",
+        "asin",
+        "acosh",
+        "logit",
+        "atan",
+        "reciprocal",
+        "sqrt",
+        "log1p",
+    ],
+)
 def test_second_derivative_matches_torch(name):
     data = DOMAIN[name](6)
     lx, tx = _pair(data)
@@ -406,8 +501,9 @@ def test_inplace_value_version_and_leaf_error(name):
     v0 = x._version
     out = getattr(x, name + "_")(**kw)
     assert out is x and x._version == v0 + 1
-    np.testing.assert_allclose(x.numpy(), getattr(torch, name)(torch.tensor(data), **kw).numpy(),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        x.numpy(), getattr(torch, name)(torch.tensor(data), **kw).numpy(), rtol=1e-12
+    )
     f = getattr(lucid, name + "_")
     y = lucid.tensor(data)
     f(y, **kw)
@@ -425,7 +521,7 @@ def test_inplace_gradient_matches_torch(name):
     for lib in (lucid, torch):
         x = lib.tensor(data, requires_grad=True)
         y = x * 2
-        getattr(y.transpose(0, 1), name + "_")(**kw)    # through a view
+        getattr(y.transpose(0, 1), name + "_")(**kw)  # through a view
         (y * y).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
@@ -442,13 +538,14 @@ def test_inplace_float_result_into_integer_tensor_raises():
 def test_saved_tensor_modified_in_place_raises():
     x = lucid.tensor([0.5, 1.0], requires_grad=True)
     y = x * 1
-    z = lucid.sigmoid(y)          # saves its output
+    z = lucid.sigmoid(y)  # saves its output
     z.mul_(2)
     with pytest.raises(lucid.errors.VersionMismatchError, match="SigmoidBackward"):
         z.sum().backward()
 
 
 # -- dunders, bool and dtype errors ------------------------------------------------------------
+
 
 def test_dunders():
     data = np.array([1.5, -2.0, 0.0])
@@ -461,16 +558,28 @@ def test_dunders():
     assert (-lucid.tensor([1], dtype=lucid.uint8)).tolist() == [255]
 
 
-@pytest.mark.parametrize("fn", [lambda b: -b, lambda b: +b, lambda b: abs(b), lucid.relu,
-                                lucid.floor, lucid.trunc, lucid.round, lucid.neg])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda b: -b,
+        lambda b: +b,
+        lambda b: abs(b),
+        lucid.relu,
+        lucid.floor,
+        lucid.trunc,
+        lucid.round,
+        lucid.neg,
+    ],
+)
 def test_bool_rejected(fn):
     with pytest.raises(lucid.errors.DTypeError, match="bool"):
         fn(lucid.tensor([True, False]))
 
 
 def test_frac_rejects_integers():
-    with pytest.raises(lucid.errors.DTypeError,
-                       match="frac: expected a floating point tensor, got dtype int64"):
+    with pytest.raises(
+        lucid.errors.DTypeError, match="frac: expected a floating point tensor, got dtype int64"
+    ):
         lucid.frac(lucid.tensor([1, 2]))
 
 
@@ -495,11 +604,12 @@ def test_predicates_do_not_record_graph():
 
 # -- autocast policy -----------------------------------------------------------------------
 
+
 def test_autocast_policies():
     x = lucid.tensor([0.5, -1.0], dtype=lucid.float16)
     with lucid.amp.autocast("cpu", dtype=lucid.float16):
-        assert lucid.erf(x).dtype is lucid.float32            # FORCE_FP32
+        assert lucid.erf(x).dtype is lucid.float32  # FORCE_FP32
         assert lucid.sigmoid(x).dtype is lucid.float32
-        assert lucid.relu(x).dtype is lucid.float16           # KEEP_INPUT
+        assert lucid.relu(x).dtype is lucid.float16  # KEEP_INPUT
         assert lucid.clamp(x, min=0.0).dtype is lucid.float16
         assert lucid.neg(x).dtype is lucid.float16

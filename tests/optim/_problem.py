@@ -39,6 +39,7 @@ def closure_for(lib, opt, params, dtype=np.float32):
         loss = loss_of(lib, params, dtype) * sign
         loss.backward()
         return loss
+
     return closure
 
 

@@ -20,14 +20,14 @@ def _opt(lib, name="SGD", **kw):
     ps = torch_params() if lib is torch else lucid_params()
     if name == "SGD":
         kw.setdefault("momentum", 0.9)
-    return getattr(lib.optim, name)([{"params": ps[:2]}, {"params": ps[2:], "lr": 0.05}],
-                                    lr=0.1, **kw)
+    return getattr(lib.optim, name)(
+        [{"params": ps[:2]}, {"params": ps[2:], "lr": 0.05}], lr=0.1, **kw
+    )
 
 
 def _trace(opt):
     """Each group's lr and momentum (``momentum`` or ``betas[0]``)."""
-    return tuple((g["lr"], g.get("momentum", g.get("betas", (None,))[0]))
-                 for g in opt.param_groups)
+    return tuple((g["lr"], g.get("momentum", g.get("betas", (None,))[0])) for g in opt.param_groups)
 
 
 def _sequence(lib, make, opt_name="SGD", steps=STEPS, metrics=None, epochs=None):
@@ -61,15 +61,16 @@ class Scale:
         self.factor = factor
 
     def __call__(self, epoch):
-        return self.factor ** epoch
+        return self.factor**epoch
 
 
 CASES = {
-    "LambdaLR": lambda S, o: S.LambdaLR(o, lambda e: 0.9 ** e),
-    "LambdaLR-per-group": lambda S, o: S.LambdaLR(o, [lambda e: 0.9 ** e, lambda e: 1 / (e + 1)]),
+    "LambdaLR": lambda S, o: S.LambdaLR(o, lambda e: 0.9**e),
+    "LambdaLR-per-group": lambda S, o: S.LambdaLR(o, [lambda e: 0.9**e, lambda e: 1 / (e + 1)]),
     "MultiplicativeLR": lambda S, o: S.MultiplicativeLR(o, lambda e: 0.95),
     "MultiplicativeLR-per-group": lambda S, o: S.MultiplicativeLR(
-        o, [lambda e: 0.95, lambda e: 1.01]),
+        o, [lambda e: 0.95, lambda e: 1.01]
+    ),
     "StepLR": lambda S, o: S.StepLR(o, 3),
     "StepLR-gamma": lambda S, o: S.StepLR(o, 4, gamma=0.5),
     "MultiStepLR": lambda S, o: S.MultiStepLR(o, [2, 5, 9]),
@@ -77,8 +78,7 @@ CASES = {
     "ConstantLR": lambda S, o: S.ConstantLR(o),
     "ConstantLR-options": lambda S, o: S.ConstantLR(o, factor=0.5, total_iters=7),
     "LinearLR": lambda S, o: S.LinearLR(o),
-    "LinearLR-options": lambda S, o: S.LinearLR(o, start_factor=0.2, end_factor=0.7,
-                                                total_iters=9),
+    "LinearLR-options": lambda S, o: S.LinearLR(o, start_factor=0.2, end_factor=0.7, total_iters=9),
     "ExponentialLR": lambda S, o: S.ExponentialLR(o, 0.9),
     "PolynomialLR": lambda S, o: S.PolynomialLR(o),
     "PolynomialLR-options": lambda S, o: S.PolynomialLR(o, total_iters=12, power=2.0),
@@ -86,42 +86,50 @@ CASES = {
     "CosineAnnealingLR-eta_min-past-T_max": lambda S, o: S.CosineAnnealingLR(o, 7, 0.001),
     "CosineAnnealingWarmRestarts": lambda S, o: S.CosineAnnealingWarmRestarts(o, 5),
     "CosineAnnealingWarmRestarts-T_mult": lambda S, o: S.CosineAnnealingWarmRestarts(
-        o, 3, T_mult=2, eta_min=0.001),
+        o, 3, T_mult=2, eta_min=0.001
+    ),
     "CyclicLR": lambda S, o: S.CyclicLR(o, 0.01, 0.1, step_size_up=4),
-    "CyclicLR-down": lambda S, o: S.CyclicLR(o, [0.01, 0.02], [0.1, 0.2], step_size_up=4,
-                                             step_size_down=2),
+    "CyclicLR-down": lambda S, o: S.CyclicLR(
+        o, [0.01, 0.02], [0.1, 0.2], step_size_up=4, step_size_down=2
+    ),
     "CyclicLR-triangular2": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3, mode="triangular2"),
-    "CyclicLR-exp_range": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3, mode="exp_range",
-                                                  gamma=0.9),
-    "CyclicLR-scale_fn-cycle": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3,
-                                                       scale_fn=lambda x: 0.5 ** x),
+    "CyclicLR-exp_range": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3, mode="exp_range", gamma=0.9),
+    "CyclicLR-scale_fn-cycle": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3, scale_fn=lambda x: 0.5**x),
     "CyclicLR-scale_fn-iterations": lambda S, o: S.CyclicLR(
-        o, 0.01, 0.1, 3, scale_fn=lambda x: 0.9 ** x, scale_mode="iterations"),
+        o, 0.01, 0.1, 3, scale_fn=lambda x: 0.9**x, scale_mode="iterations"
+    ),
     "CyclicLR-momentum-options": lambda S, o: S.CyclicLR(
-        o, 0.01, 0.1, 3, base_momentum=0.5, max_momentum=[0.95, 0.99]),
-    "CyclicLR-no-cycle_momentum": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3,
-                                                          cycle_momentum=False),
+        o, 0.01, 0.1, 3, base_momentum=0.5, max_momentum=[0.95, 0.99]
+    ),
+    "CyclicLR-no-cycle_momentum": lambda S, o: S.CyclicLR(o, 0.01, 0.1, 3, cycle_momentum=False),
     "OneCycleLR": lambda S, o: S.OneCycleLR(o, 0.5, total_steps=STEPS),
-    "OneCycleLR-linear": lambda S, o: S.OneCycleLR(o, [0.5, 0.3], total_steps=STEPS,
-                                                   anneal_strategy="linear"),
-    "OneCycleLR-three_phase": lambda S, o: S.OneCycleLR(o, 0.5, total_steps=STEPS + 1,
-                                                        three_phase=True),
-    "OneCycleLR-epochs": lambda S, o: S.OneCycleLR(o, 0.5, epochs=3, steps_per_epoch=10,
-                                                   pct_start=0.5, div_factor=5.0,
-                                                   final_div_factor=100.0),
+    "OneCycleLR-linear": lambda S, o: S.OneCycleLR(
+        o, [0.5, 0.3], total_steps=STEPS, anneal_strategy="linear"
+    ),
+    "OneCycleLR-three_phase": lambda S, o: S.OneCycleLR(
+        o, 0.5, total_steps=STEPS + 1, three_phase=True
+    ),
+    "OneCycleLR-epochs": lambda S, o: S.OneCycleLR(
+        o, 0.5, epochs=3, steps_per_epoch=10, pct_start=0.5, div_factor=5.0, final_div_factor=100.0
+    ),
     "OneCycleLR-momentum-options": lambda S, o: S.OneCycleLR(
-        o, 0.5, total_steps=STEPS, base_momentum=0.6, max_momentum=0.8),
-    "OneCycleLR-no-cycle_momentum": lambda S, o: S.OneCycleLR(o, 0.5, total_steps=STEPS,
-                                                              cycle_momentum=False),
+        o, 0.5, total_steps=STEPS, base_momentum=0.6, max_momentum=0.8
+    ),
+    "OneCycleLR-no-cycle_momentum": lambda S, o: S.OneCycleLR(
+        o, 0.5, total_steps=STEPS, cycle_momentum=False
+    ),
     "SequentialLR": lambda S, o: S.SequentialLR(
-        o, [S.LinearLR(o, 0.1, 1.0, 5), S.CosineAnnealingLR(o, 10)], milestones=[5]),
+        o, [S.LinearLR(o, 0.1, 1.0, 5), S.CosineAnnealingLR(o, 10)], milestones=[5]
+    ),
     "SequentialLR-three": lambda S, o: S.SequentialLR(
-        o, [S.ConstantLR(o, 0.5, 3), S.ExponentialLR(o, 0.9), S.StepLR(o, 2)],
-        milestones=[4, 12]),
+        o, [S.ConstantLR(o, 0.5, 3), S.ExponentialLR(o, 0.9), S.StepLR(o, 2)], milestones=[4, 12]
+    ),
     "ChainedScheduler": lambda S, o: S.ChainedScheduler(
-        [S.ExponentialLR(o, 0.9), S.StepLR(o, 4, 0.5)]),
+        [S.ExponentialLR(o, 0.9), S.StepLR(o, 4, 0.5)]
+    ),
     "ChainedScheduler-optimizer": lambda S, o: S.ChainedScheduler(
-        [S.ConstantLR(o, 0.3, 4), S.ExponentialLR(o, 0.95)], optimizer=o),
+        [S.ConstantLR(o, 0.3, 4), S.ExponentialLR(o, 0.95)], optimizer=o
+    ),
 }
 
 
@@ -145,18 +153,57 @@ def test_cycle_momentum_needs_momentum():
         lucid.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=10)
 
 
-METRICS = [5, 4, 4, 4, 4, 4, 3.9999, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-           2, 2, 2, 2, 3, 3]
+METRICS = [
+    5,
+    4,
+    4,
+    4,
+    4,
+    4,
+    3.9999,
+    4,
+    4,
+    4,
+    4,
+    4,
+    4,
+    4,
+    4,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    2,
+    3,
+    3,
+]
 
 
-@pytest.mark.parametrize("kw", [
-    dict(), dict(patience=2), dict(patience=1, factor=0.5),
-    dict(patience=1, cooldown=2), dict(patience=0, min_lr=[0.01, 0.001]),
-    dict(patience=0, min_lr=0.02), dict(patience=0, factor=0.5, eps=0.02),
-    dict(mode="max", patience=1), dict(patience=1, threshold=0.3),
-    dict(mode="max", patience=1, threshold_mode="abs", threshold=0.5),
-    dict(patience=1, threshold_mode="abs", threshold=0.5),
-], ids=str)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(patience=2),
+        dict(patience=1, factor=0.5),
+        dict(patience=1, cooldown=2),
+        dict(patience=0, min_lr=[0.01, 0.001]),
+        dict(patience=0, min_lr=0.02),
+        dict(patience=0, factor=0.5, eps=0.02),
+        dict(mode="max", patience=1),
+        dict(patience=1, threshold=0.3),
+        dict(mode="max", patience=1, threshold_mode="abs", threshold=0.5),
+        dict(patience=1, threshold_mode="abs", threshold=0.5),
+    ],
+    ids=str,
+)
 def test_reduce_lr_on_plateau_matches_torch(kw):
     _both(lambda S, o: S.ReduceLROnPlateau(o, **kw), metrics=METRICS)
 
@@ -169,14 +216,21 @@ def test_reduce_lr_on_plateau_takes_tensor_metric():
     assert s.get_last_lr() == [pytest.approx(0.01), pytest.approx(0.005)]
 
 
-@pytest.mark.parametrize("name,epochs", [
-    ("StepLR", [3, 7, 1, 12, 12, 20]), ("MultiStepLR", [1, 6, 9, 3, 10, 2]),
-    ("ExponentialLR", [2, 5, 1, 7, 8, 3]), ("CosineAnnealingLR", [3, 12, 5, 0, 7, 9]),
-    ("LinearLR", [1, 3, 9, 2, 4, 4]), ("ConstantLR", [1, 5, 2, 9, 3, 6]),
-    ("PolynomialLR", [1, 2, 8, 3, 4, 0]), ("LambdaLR", [4, 1, 9, 2, 3, 6]),
-    ("CosineAnnealingWarmRestarts-T_mult", [0.5, 1.2, 4, 9.5, 20, 2]),
-    ("CosineAnnealingWarmRestarts", [0.5, 7.25, 3, 11, 14.5, 1]),
-])
+@pytest.mark.parametrize(
+    "name,epochs",
+    [
+        ("StepLR", [3, 7, 1, 12, 12, 20]),
+        ("MultiStepLR", [1, 6, 9, 3, 10, 2]),
+        ("ExponentialLR", [2, 5, 1, 7, 8, 3]),
+        ("CosineAnnealingLR", [3, 12, 5, 0, 7, 9]),
+        ("LinearLR", [1, 3, 9, 2, 4, 4]),
+        ("ConstantLR", [1, 5, 2, 9, 3, 6]),
+        ("PolynomialLR", [1, 2, 8, 3, 4, 0]),
+        ("LambdaLR", [4, 1, 9, 2, 3, 6]),
+        ("CosineAnnealingWarmRestarts-T_mult", [0.5, 1.2, 4, 9.5, 20, 2]),
+        ("CosineAnnealingWarmRestarts", [0.5, 7.25, 3, 11, 14.5, 1]),
+    ],
+)
 def test_step_with_epoch_uses_the_closed_form(name, epochs):
     _both(CASES[name], steps=len(epochs), epochs=epochs)
 
@@ -232,7 +286,7 @@ def test_initial_lr_and_resuming():
     fresh = _opt(lucid)
     with pytest.raises(ArgumentError, match="StepLR: param 'initial_lr' is not specified"):
         S.StepLR(fresh, 2, last_epoch=3)
-    resumed = S.StepLR(opt, 2, gamma=0.5, last_epoch=3)      # initial_lr is there now
+    resumed = S.StepLR(opt, 2, gamma=0.5, last_epoch=3)  # initial_lr is there now
     assert resumed.last_epoch == 4 and resumed.base_lrs == [0.1, 0.05]
 
 
@@ -241,6 +295,7 @@ def test_last_epoch_resume_matches_torch():
         for g in o.param_groups:
             g["initial_lr"] = g["lr"]
         return S.CosineAnnealingLR(o, 10, last_epoch=4)
+
     _both(make, steps=8)
 
 
@@ -274,31 +329,40 @@ def test_one_cycle_past_total_steps_errors():
         s.step()
 
 
-@pytest.mark.parametrize("make,match", [
-    (lambda S, o: S.ConstantLR(o, factor=1.5), "ConstantLR: "),
-    (lambda S, o: S.LinearLR(o, start_factor=0), "LinearLR: "),
-    (lambda S, o: S.LinearLR(o, end_factor=2), "LinearLR: "),
-    (lambda S, o: S.LambdaLR(o, [lambda e: 1]), "LambdaLR: expected 2 lr_lambdas"),
-    (lambda S, o: S.CosineAnnealingWarmRestarts(o, 0), "CosineAnnealingWarmRestarts: "),
-    (lambda S, o: S.CosineAnnealingWarmRestarts(o, 2, T_mult=0), "T_mult"),
-    (lambda S, o: S.CyclicLR(o, 0.1, 1, mode="zigzag"), "CyclicLR: mode"),
-    (lambda S, o: S.CyclicLR(o, [0.1], 1), "CyclicLR: base_lr must have one value"),
-    (lambda S, o: S.OneCycleLR(o, 0.1), "OneCycleLR: you must define"),
-    (lambda S, o: S.OneCycleLR(o, 0.1, total_steps=0), "OneCycleLR: .*total_steps"),
-    (lambda S, o: S.OneCycleLR(o, 0.1, total_steps=5, pct_start=2.0), "pct_start"),
-    (lambda S, o: S.OneCycleLR(o, 0.1, total_steps=5, anneal_strategy="cubic"),
-     "anneal_strategy"),
-    (lambda S, o: S.ReduceLROnPlateau(o, factor=1.0), "ReduceLROnPlateau: factor"),
-    (lambda S, o: S.ReduceLROnPlateau(o, mode="up"), "ReduceLROnPlateau: mode"),
-    (lambda S, o: S.ReduceLROnPlateau(o, threshold_mode="x"), "threshold mode"),
-    (lambda S, o: S.ReduceLROnPlateau(o, min_lr=[0.1]), "expected 2 min_lrs"),
-    (lambda S, o: S.SequentialLR(o, [S.StepLR(o, 2)], milestones=[3]), "SequentialLR"),
-    (lambda S, o: S.SequentialLR(o, [S.StepLR(o, 2), S.ReduceLROnPlateau(o)], [3]),
-     "ReduceLROnPlateau"),
-    (lambda S, o: S.ChainedScheduler([]), "ChainedScheduler expects at least one"),
-    (lambda S, o: S.ChainedScheduler([S.StepLR(o, 2), S.StepLR(_opt(lucid), 2)]),
-     "same optimizer"),
-])
+@pytest.mark.parametrize(
+    "make,match",
+    [
+        (lambda S, o: S.ConstantLR(o, factor=1.5), "ConstantLR: "),
+        (lambda S, o: S.LinearLR(o, start_factor=0), "LinearLR: "),
+        (lambda S, o: S.LinearLR(o, end_factor=2), "LinearLR: "),
+        (lambda S, o: S.LambdaLR(o, [lambda e: 1]), "LambdaLR: expected 2 lr_lambdas"),
+        (lambda S, o: S.CosineAnnealingWarmRestarts(o, 0), "CosineAnnealingWarmRestarts: "),
+        (lambda S, o: S.CosineAnnealingWarmRestarts(o, 2, T_mult=0), "T_mult"),
+        (lambda S, o: S.CyclicLR(o, 0.1, 1, mode="zigzag"), "CyclicLR: mode"),
+        (lambda S, o: S.CyclicLR(o, [0.1], 1), "CyclicLR: base_lr must have one value"),
+        (lambda S, o: S.OneCycleLR(o, 0.1), "OneCycleLR: you must define"),
+        (lambda S, o: S.OneCycleLR(o, 0.1, total_steps=0), "OneCycleLR: .*total_steps"),
+        (lambda S, o: S.OneCycleLR(o, 0.1, total_steps=5, pct_start=2.0), "pct_start"),
+        (
+            lambda S, o: S.OneCycleLR(o, 0.1, total_steps=5, anneal_strategy="cubic"),
+            "anneal_strategy",
+        ),
+        (lambda S, o: S.ReduceLROnPlateau(o, factor=1.0), "ReduceLROnPlateau: factor"),
+        (lambda S, o: S.ReduceLROnPlateau(o, mode="up"), "ReduceLROnPlateau: mode"),
+        (lambda S, o: S.ReduceLROnPlateau(o, threshold_mode="x"), "threshold mode"),
+        (lambda S, o: S.ReduceLROnPlateau(o, min_lr=[0.1]), "expected 2 min_lrs"),
+        (lambda S, o: S.SequentialLR(o, [S.StepLR(o, 2)], milestones=[3]), "SequentialLR"),
+        (
+            lambda S, o: S.SequentialLR(o, [S.StepLR(o, 2), S.ReduceLROnPlateau(o)], [3]),
+            "ReduceLROnPlateau",
+        ),
+        (lambda S, o: S.ChainedScheduler([]), "ChainedScheduler expects at least one"),
+        (
+            lambda S, o: S.ChainedScheduler([S.StepLR(o, 2), S.StepLR(_opt(lucid), 2)]),
+            "same optimizer",
+        ),
+    ],
+)
 def test_errors_name_the_scheduler(make, match):
     with pytest.raises(ArgumentError, match=match):
         make(lucid.optim.lr_scheduler, _opt(lucid))

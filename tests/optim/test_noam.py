@@ -16,7 +16,7 @@ S = lucid.optim.lr_scheduler
 
 
 def _noam(t, d, w, f=1.0):
-    return f * d ** -0.5 * min(t ** -0.5, t * w ** -1.5)
+    return f * d**-0.5 * min(t**-0.5, t * w**-1.5)
 
 
 def _opt(lib, lr=0.1):
@@ -50,9 +50,9 @@ def test_warmup_then_decay():
     opt = _opt(lucid)
     lrs = [lr[0] for lr in _run(opt, S.NoamScheduler(opt, 128, 20), 60)]
     peak = max(range(60), key=lrs.__getitem__)
-    assert peak == 19                                          # t = warmup_steps
-    assert all(a < b for a, b in zip(lrs[:19], lrs[1:20]))     # linear warm-up
-    assert all(a > b for a, b in zip(lrs[19:], lrs[20:]))      # 1/sqrt(t) decay
+    assert peak == 19  # t = warmup_steps
+    assert all(a < b for a, b in zip(lrs[:19], lrs[1:20]))  # linear warm-up
+    assert all(a > b for a, b in zip(lrs[19:], lrs[20:]))  # 1/sqrt(t) decay
     assert lrs[0] == pytest.approx(lrs[19] / 20)
     assert lrs[79 - 20 - 40] == pytest.approx(_noam(20, 128, 20))
 
@@ -66,7 +66,7 @@ def test_state_dict_round_trip_and_resume():
     rest = _run(opt, sched, 10)
     opt2 = _opt(lucid)
     opt2.load_state_dict(osd)
-    sched2 = S.NoamScheduler(opt2, 1, 1)        # other settings: the state dict wins
+    sched2 = S.NoamScheduler(opt2, 1, 1)  # other settings: the state dict wins
     sched2.load_state_dict(ssd)
     for g, lr in zip(opt2.param_groups, sched2.get_last_lr()):
         g["lr"] = lr
@@ -88,10 +88,15 @@ def test_step_with_epoch_jumps():
     assert sched.get_last_lr() == [_noam(31, 64, 10)] * 2
 
 
-@pytest.mark.parametrize("kw", [dict(model_size=0, warmup_steps=4),
-                                dict(model_size=8, warmup_steps=-1),
-                                dict(model_size=8.0, warmup_steps=4),
-                                dict(model_size=8, warmup_steps=4, factor=0.0)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(model_size=0, warmup_steps=4),
+        dict(model_size=8, warmup_steps=-1),
+        dict(model_size=8.0, warmup_steps=4),
+        dict(model_size=8, warmup_steps=4, factor=0.0),
+    ],
+)
 def test_errors(kw):
     with pytest.raises(ArgumentError, match="NoamScheduler"):
         S.NoamScheduler(_opt(lucid), **kw)

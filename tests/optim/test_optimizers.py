@@ -9,8 +9,17 @@ import torch
 import lucid
 from lucid.errors import ArgumentError
 
-from ._problem import (INIT, assert_close, closure_for, loss_of, lucid_params, run,
-                       to_lucid, torch_params, values)
+from ._problem import (
+    INIT,
+    assert_close,
+    closure_for,
+    loss_of,
+    lucid_params,
+    run,
+    to_lucid,
+    torch_params,
+    values,
+)
 
 # (optimizer, options): every optimizer, and each option that changes the update
 CASES = [
@@ -65,8 +74,17 @@ CASES = [
     ("LBFGS", dict(lr=1, max_iter=1)),
     ("LBFGS", dict(lr=1, max_iter=1, history_size=4)),
     ("LBFGS", dict(lr=1, max_iter=1, max_eval=10, line_search_fn="strong_wolfe")),
-    ("LBFGS", dict(lr=1, line_search_fn="strong_wolfe", history_size=3, max_iter=1,
-                   max_eval=4, tolerance_change=1e-6)),
+    (
+        "LBFGS",
+        dict(
+            lr=1,
+            line_search_fn="strong_wolfe",
+            history_size=3,
+            max_iter=1,
+            max_eval=4,
+            tolerance_change=1e-6,
+        ),
+    ),
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items())}" for n, kw in CASES]
 STEPS = 20
@@ -75,10 +93,14 @@ STEPS = 20
 def _pair(name, kw, dtype=np.float32, groups=None):
     tp, lp = torch_params(dtype=dtype), lucid_params(dtype=dtype)
     if groups is None:
-        return (tp, getattr(torch.optim, name)(tp, **kw)), \
-            (lp, getattr(lucid.optim, name)(lp, **kw))
-    return (tp, getattr(torch.optim, name)(groups(tp), **kw)), \
-        (lp, getattr(lucid.optim, name)(groups(lp), **kw))
+        return (tp, getattr(torch.optim, name)(tp, **kw)), (
+            lp,
+            getattr(lucid.optim, name)(lp, **kw),
+        )
+    return (tp, getattr(torch.optim, name)(groups(tp), **kw)), (
+        lp,
+        getattr(lucid.optim, name)(groups(lp), **kw),
+    )
 
 
 def _assert_same_state(tstate, lstate, path="state", rtol=1e-4):
@@ -87,9 +109,13 @@ def _assert_same_state(tstate, lstate, path="state", rtol=1e-4):
     if isinstance(tstate, torch.Tensor):
         assert isinstance(lstate, lucid.Tensor), path
         assert tuple(lstate.shape) == tuple(tstate.shape), path
-        np.testing.assert_allclose(lstate.detach().float().numpy(),
-                                   tstate.detach().float().numpy(), rtol=rtol, atol=2e-5,
-                                   err_msg=path)
+        np.testing.assert_allclose(
+            lstate.detach().float().numpy(),
+            tstate.detach().float().numpy(),
+            rtol=rtol,
+            atol=2e-5,
+            err_msg=path,
+        )
     elif isinstance(tstate, dict):
         assert set(lstate) == set(tstate), path
         for k in tstate:
@@ -111,32 +137,46 @@ def test_trajectory_matches_torch(name, kw):
     assert_close(run(torch, topt, tp, STEPS), run(lucid, lopt, lp, STEPS))
     assert not np.allclose(values(lp)[0], INIT[0], atol=1e-3), "the parameters moved"
     # LBFGS's curvature pairs near convergence: rho = 1 / (y . s) of tiny products
-    _assert_same_state(topt.state_dict()["state"], lopt.state_dict()["state"],
-                       rtol=1e-2 if name == "LBFGS" else 1e-4)
+    _assert_same_state(
+        topt.state_dict()["state"],
+        lopt.state_dict()["state"],
+        rtol=1e-2 if name == "LBFGS" else 1e-4,
+    )
 
 
-@pytest.mark.parametrize("name,kw", [c for c in CASES if c[0] != "LBFGS"][::3] + [
-    ("LBFGS", dict()), ("LBFGS", dict(line_search_fn="strong_wolfe")),
-    ("LBFGS", dict(history_size=2, tolerance_grad=1e-3))])
+@pytest.mark.parametrize(
+    "name,kw",
+    [c for c in CASES if c[0] != "LBFGS"][::3]
+    + [
+        ("LBFGS", dict()),
+        ("LBFGS", dict(line_search_fn="strong_wolfe")),
+        ("LBFGS", dict(history_size=2, tolerance_grad=1e-3)),
+    ],
+)
 def test_trajectory_float64(name, kw):
     (tp, topt), (lp, lopt) = _pair(name, kw, np.float64)
     a, b = run(torch, topt, tp, STEPS, np.float64), run(lucid, lopt, lp, STEPS, np.float64)
-    if name == "LBFGS":     # up to 400 iterations: float64 rounding grows to ~1e-8
+    if name == "LBFGS":  # up to 400 iterations: float64 rounding grows to ~1e-8
         for x, y in zip(a, b):
             np.testing.assert_allclose(x, y, rtol=1e-7, atol=1e-7)
     else:
         assert_close(a, b, np.float64)
-    assert all(v.dtype == lucid.float64 for v in lopt.state[lp[0]].values()
-               if isinstance(v, lucid.Tensor) and v.ndim)
+    assert all(
+        v.dtype == lucid.float64
+        for v in lopt.state[lp[0]].values()
+        if isinstance(v, lucid.Tensor) and v.ndim
+    )
 
 
 @pytest.mark.parametrize("name,kw", [c for c in CASES if c[0] != "LBFGS"][::4])
 def test_param_groups_with_their_own_options(name, kw):
     """Two groups; the second has its own lr (and weight decay where the optimizer has
     one): both groups follow PyTorch's."""
+
     def groups(ps):
         extra = {"weight_decay": 0.2} if name != "Rprop" else {}
         return [{"params": ps[:2]}, {"params": ps[2:], "lr": kw["lr"] * 0.3, **extra}]
+
     (tp, topt), (lp, lopt) = _pair(name, kw, groups=groups)
     assert lopt.param_groups[1]["lr"] == pytest.approx(kw["lr"] * 0.3)
     assert_close(run(torch, topt, tp, STEPS), run(lucid, lopt, lp, STEPS))
@@ -183,10 +223,8 @@ def test_torch_state_dict_structure_without_loading():
     """A fresh run's state dict matches PyTorch's: step a float32 scalar, states per
     parameter index, params as index lists across groups."""
     tp, lp = torch_params(), lucid_params()
-    topt = torch.optim.Adam([{"params": tp[:1]}, {"params": tp[1:], "lr": 0.1}],
-                            amsgrad=True)
-    lopt = lucid.optim.Adam([{"params": lp[:1]}, {"params": lp[1:], "lr": 0.1}],
-                            amsgrad=True)
+    topt = torch.optim.Adam([{"params": tp[:1]}, {"params": tp[1:], "lr": 0.1}], amsgrad=True)
+    lopt = lucid.optim.Adam([{"params": lp[:1]}, {"params": lp[1:], "lr": 0.1}], amsgrad=True)
     run(torch, topt, tp, 2)
     run(lucid, lopt, lp, 2)
     tsd, lsd = topt.state_dict(), lopt.state_dict()
@@ -206,11 +244,11 @@ def test_load_casts_state_to_param_dtype_and_copies():
     opt64.load_state_dict(sd)
     st = opt64.state[lp64[0]]
     assert st["exp_avg"].dtype == lucid.float64
-    assert st["step"].dtype == lucid.float32      # step is kept as saved
+    assert st["step"].dtype == lucid.float32  # step is kept as saved
     before = sd["state"][0]["exp_avg"].numpy().copy()
     run(lucid, opt64, lp64, 1, np.float64)
     np.testing.assert_array_equal(sd["state"][0]["exp_avg"].numpy(), before)
-    assert sd["state"][0]["step"].item() == 2.0   # the loaded dict was not aliased
+    assert sd["state"][0]["step"].item() == 2.0  # the loaded dict was not aliased
 
 
 def test_load_old_style_integer_step():
@@ -239,34 +277,57 @@ def test_load_state_dict_group_mismatch_errors():
         opt.load_state_dict({"state": {}})
 
 
-@pytest.mark.parametrize("name,kw", [
-    ("SGD", dict(lr=-1)), ("SGD", dict(momentum=-0.1)), ("SGD", dict(weight_decay=-1)),
-    ("SGD", dict(nesterov=True)), ("SGD", dict(nesterov=True, momentum=0.9, dampening=0.1)),
-    ("Adam", dict(lr=-1e-3)), ("Adam", dict(eps=-1)), ("Adam", dict(betas=(1.0, 0.9))),
-    ("Adam", dict(betas=(0.9, -0.1))), ("Adam", dict(weight_decay=-1)),
-    ("AdamW", dict(lr=-1)), ("Adamax", dict(betas=(0.9, 1.0))), ("NAdam", dict(lr=-1)),
-    ("NAdam", dict(momentum_decay=-1)), ("RAdam", dict(eps=-1)), ("RMSprop", dict(lr=-1)),
-    ("RMSprop", dict(alpha=-1)), ("RMSprop", dict(momentum=-1)), ("Adagrad", dict(lr=-1)),
-    ("Adagrad", dict(lr_decay=-1)), ("Adagrad", dict(initial_accumulator_value=-1)),
-    ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(lr=-1)), ("ASGD", dict(lr=-1)),
-    ("ASGD", dict(weight_decay=-1)), ("Rprop", dict(lr=-1)), ("Rprop", dict(etas=(1.2, 0.5))),
-    ("LBFGS", dict(lr=-1)), ("LBFGS", dict(line_search_fn="armijo")),
-    ("Adam", dict(differentiable=True)),
-])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("SGD", dict(lr=-1)),
+        ("SGD", dict(momentum=-0.1)),
+        ("SGD", dict(weight_decay=-1)),
+        ("SGD", dict(nesterov=True)),
+        ("SGD", dict(nesterov=True, momentum=0.9, dampening=0.1)),
+        ("Adam", dict(lr=-1e-3)),
+        ("Adam", dict(eps=-1)),
+        ("Adam", dict(betas=(1.0, 0.9))),
+        ("Adam", dict(betas=(0.9, -0.1))),
+        ("Adam", dict(weight_decay=-1)),
+        ("AdamW", dict(lr=-1)),
+        ("Adamax", dict(betas=(0.9, 1.0))),
+        ("NAdam", dict(lr=-1)),
+        ("NAdam", dict(momentum_decay=-1)),
+        ("RAdam", dict(eps=-1)),
+        ("RMSprop", dict(lr=-1)),
+        ("RMSprop", dict(alpha=-1)),
+        ("RMSprop", dict(momentum=-1)),
+        ("Adagrad", dict(lr=-1)),
+        ("Adagrad", dict(lr_decay=-1)),
+        ("Adagrad", dict(initial_accumulator_value=-1)),
+        ("Adadelta", dict(rho=1.5)),
+        ("Adadelta", dict(lr=-1)),
+        ("ASGD", dict(lr=-1)),
+        ("ASGD", dict(weight_decay=-1)),
+        ("Rprop", dict(lr=-1)),
+        ("Rprop", dict(etas=(1.2, 0.5))),
+        ("LBFGS", dict(lr=-1)),
+        ("LBFGS", dict(line_search_fn="armijo")),
+        ("Adam", dict(differentiable=True)),
+    ],
+)
 def test_bad_hyperparameters_name_the_optimizer(name, kw):
     with pytest.raises(ArgumentError, match=rf"^{name}: "):
         getattr(lucid.optim, name)(lucid_params(), **kw)
-    with pytest.raises(ValueError):     # what PyTorch users catch
+    with pytest.raises(ValueError):  # what PyTorch users catch
         getattr(lucid.optim, name)(lucid_params(), **kw)
 
 
 # -- the base class -------------------------------------------------------------------------
 
+
 def test_params_forms():
     lp = lucid_params()
     gen = lucid.optim.SGD((p for p in lp), lr=0.1)
     assert gen.param_groups[0]["params"] == lp or all(
-        a is b for a, b in zip(gen.param_groups[0]["params"], lp))
+        a is b for a, b in zip(gen.param_groups[0]["params"], lp)
+    )
     named = lucid.optim.SGD([("w1", lp[0]), ("b1", lp[1])], lr=0.1)
     assert named.param_groups[0]["param_names"] == ["w1", "b1"]
     single = lucid.optim.SGD([{"params": lp[0]}], lr=0.1)
@@ -351,8 +412,7 @@ def test_noncontiguous_and_empty_params():
             opt.zero_grad()
             ((lib.tensor(x) @ w) ** 2).sum().add((e * 2).sum()).backward()
             opt.step()
-    np.testing.assert_allclose(lw.detach().numpy(), tw.detach().numpy(), rtol=2e-5,
-                               atol=2e-5)
+    np.testing.assert_allclose(lw.detach().numpy(), tw.detach().numpy(), rtol=2e-5, atol=2e-5)
     assert le.shape == (0, 3)
 
 
@@ -387,6 +447,7 @@ def test_step_pre_hook_can_replace_arguments():
     def closure():
         seen.append(1)
         return lucid.tensor(0.0)
+
     opt.register_step_pre_hook(lambda o, a, k: ((), {"closure": closure}))
     opt.step()
     assert seen == [1]
@@ -401,14 +462,27 @@ def test_lbfgs_refuses_several_groups():
 def test_functional_form_matches_class():
     """The functional update called directly gives the class's result."""
     from lucid.optim.adam import adam
+
     lp, lp2 = lucid_params(), lucid_params()
     opt = lucid.optim.Adam(lp, lr=0.05, amsgrad=True)
     run(lucid, opt, lp, 1)
     loss_of(lucid, lp2).backward()
     zeros = [lucid.zeros_like(p) for p in lp2]
-    adam(lp2, [p.grad for p in lp2], [z.clone() for z in zeros], [z.clone() for z in zeros],
-         [z.clone() for z in zeros], [lucid.tensor(0.0) for _ in lp2], amsgrad=True,
-         beta1=0.9, beta2=0.999, lr=0.05, weight_decay=0, eps=1e-8, maximize=False)
+    adam(
+        lp2,
+        [p.grad for p in lp2],
+        [z.clone() for z in zeros],
+        [z.clone() for z in zeros],
+        [z.clone() for z in zeros],
+        [lucid.tensor(0.0) for _ in lp2],
+        amsgrad=True,
+        beta1=0.9,
+        beta2=0.999,
+        lr=0.05,
+        weight_decay=0,
+        eps=1e-8,
+        maximize=False,
+    )
     assert_close(values(lp), values(lp2), np.float64)
 
 
@@ -416,6 +490,7 @@ def test_hooks_run_once_when_a_subclass_calls_the_base_step():
     class Logged(lucid.optim.SGD):
         def step(self, closure=None):
             return super().step(closure)
+
     lp = lucid_params()
     opt = Logged(lp, lr=0.1)
     calls = []
@@ -427,6 +502,7 @@ def test_hooks_run_once_when_a_subclass_calls_the_base_step():
 
 def test_deepcopy_keeps_state_and_drops_hooks():
     import copy
+
     lp = lucid_params()
     opt = lucid.optim.LBFGS(lp, max_iter=2)
     opt.register_step_post_hook(lambda o, a, k: None)
@@ -436,8 +512,9 @@ def test_deepcopy_keeps_state_and_drops_hooks():
     assert dup.state_dict()["state"][0]["n_iter"] == opt.state[lp[0]]["n_iter"]
 
 
-@pytest.mark.parametrize("ldt,tdt", [(lucid.float16, torch.float16),
-                                     (lucid.bfloat16, torch.bfloat16)])
+@pytest.mark.parametrize(
+    "ldt,tdt", [(lucid.float16, torch.float16), (lucid.bfloat16, torch.bfloat16)]
+)
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
 def test_half_precision_params_update_in_their_dtype(name, ldt, tdt):
     """Half-precision parameters and their state stay in that dtype, as PyTorch's
@@ -452,10 +529,12 @@ def test_half_precision_params_update_in_their_dtype(name, ldt, tdt):
         lp.grad, tp.grad = lucid.tensor(g, dtype=ldt), torch.tensor(g, dtype=tdt)
         lo.step()
         to.step()
-    assert lp.dtype == ldt and all(v.dtype == ldt for v in lo.state[lp].values()
-                                   if isinstance(v, lucid.Tensor) and v.ndim)
-    np.testing.assert_allclose(lp.detach().float().numpy(), tp.detach().float().numpy(),
-                               rtol=1e-2, atol=1e-2)
+    assert lp.dtype == ldt and all(
+        v.dtype == ldt for v in lo.state[lp].values() if isinstance(v, lucid.Tensor) and v.ndim
+    )
+    np.testing.assert_allclose(
+        lp.detach().float().numpy(), tp.detach().float().numpy(), rtol=1e-2, atol=1e-2
+    )
 
 
 def test_load_state_dict_with_string_indices():
@@ -464,8 +543,10 @@ def test_load_state_dict_with_string_indices():
     opt = lucid.optim.Adam(lp, lr=0.05)
     run(lucid, opt, lp, 3)
     sd = opt.state_dict()
-    sd = {"state": {str(k): v for k, v in sd["state"].items()},
-          "param_groups": [dict(g, betas=list(g["betas"])) for g in sd["param_groups"]]}
+    sd = {
+        "state": {str(k): v for k, v in sd["state"].items()},
+        "param_groups": [dict(g, betas=list(g["betas"])) for g in sd["param_groups"]],
+    }
     lp2, opt2 = _fresh_from(values(lp), "Adam", dict(lr=0.05))
     opt2.load_state_dict(sd)
     assert set(opt2.state_dict()["state"]) == {0, 1, 2, 3}
@@ -486,11 +567,12 @@ def test_state_dict_hooks():
     def drop_extra(o, sd):
         sd.pop("extra", None)
         return dict(sd, param_groups=[dict(g, lr=0.5) for g in sd["param_groups"]])
+
     opt2.register_load_state_dict_pre_hook(drop_extra)
     h = opt2.register_load_state_dict_post_hook(lambda o: calls.append("loaded"))
     opt2.load_state_dict(sd)
     assert opt2.param_groups[0]["lr"] == 0.5 and calls[-1] == "loaded"
-    assert "extra" in sd                    # the caller's dict is not changed
+    assert "extra" in sd  # the caller's dict is not changed
     h.remove()
     opt2.load_state_dict(opt2.state_dict())
     assert calls.count("loaded") == 1

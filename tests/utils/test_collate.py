@@ -12,8 +12,10 @@ from lucid.utils.data.collate import collate, default_collate, default_convert
 
 
 def _batch():
-    return [{"x": lucid.tensor([1.0, 2.0]), "y": 3, "name": "a"},
-            {"x": lucid.tensor([4.0, 5.0]), "y": 6, "name": "b"}]
+    return [
+        {"x": lucid.tensor([1.0, 2.0]), "y": 3, "name": "a"},
+        {"x": lucid.tensor([4.0, 5.0]), "y": 6, "name": "b"},
+    ]
 
 
 def test_module_is_callable_and_collates_as_default_collate():
@@ -31,6 +33,7 @@ def test_module_imports_keep_working():
     assert m.default_collate is default_collate and m.default_convert is default_convert
     assert D.default_collate is default_collate
     import lucid.utils.data.collate as m2
+
     assert m2 is m
 
 

@@ -43,6 +43,7 @@ def assert_like_torch(ours, theirs):
 
 # -- datasets --------------------------------------------------------------------------
 
+
 def test_tensor_dataset():
     x, y = lucid.randn(5, 3), lucid.arange(5)
     ds = lud.TensorDataset(x, y)
@@ -139,8 +140,9 @@ def test_stack_dataset():
         lud.StackDataset(a, s=b)
 
 
-@pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.5, 0.25, 0.25], [1 / 3] * 3,
-                                     [0.1] * 10, [10, 0]])
+@pytest.mark.parametrize(
+    "lengths", [[3, 7], [0.3, 0.7], [0.5, 0.25, 0.25], [1 / 3] * 3, [0.1] * 10, [10, 0]]
+)
 def test_random_split_lengths_and_partition(lengths):
     ds = list(range(10))
     ours = lud.random_split(ds, lengths, generator=lucid.Generator().manual_seed(0))
@@ -175,6 +177,7 @@ def test_random_split_errors():
 
 # -- samplers --------------------------------------------------------------------------
 
+
 def test_sequential_sampler():
     s = lud.SequentialSampler(range(4))
     assert list(s) == [0, 1, 2, 3] and len(s) == 4
@@ -184,7 +187,7 @@ def test_random_sampler_permutation_and_generator():
     g = lambda s: lucid.Generator().manual_seed(s)  # noqa: E731
     s = lud.RandomSampler(range(20), generator=g(0))
     first, second = list(s), list(s)
-    assert sorted(first) == list(range(20)) and first != second    # a new order per pass
+    assert sorted(first) == list(range(20)) and first != second  # a new order per pass
     assert list(lud.RandomSampler(range(20), generator=g(0))) == first
     assert list(lud.RandomSampler(range(20), generator=g(1))) != first
     lucid.manual_seed(5)
@@ -199,7 +202,7 @@ def test_random_sampler_num_samples_and_replacement():
     s = lud.RandomSampler(range(4), num_samples=10, generator=g)
     out = list(s)
     assert len(s) == 10 and len(out) == 10
-    assert sorted(out[:4]) == sorted(out[4:8]) == [0, 1, 2, 3]     # whole permutations
+    assert sorted(out[:4]) == sorted(out[4:8]) == [0, 1, 2, 3]  # whole permutations
     assert len(set(out[8:])) == 2
     r = lud.RandomSampler(range(3), replacement=True, num_samples=300, generator=g)
     out = list(r)
@@ -226,8 +229,9 @@ def test_weighted_random_sampler():
     out = list(s)
     assert len(s) == 400 and len(out) == 400 and 0 not in out
     assert out.count(2) > out.count(1)
-    no_rep = list(lud.WeightedRandomSampler([1.0, 1.0, 1.0, 0.0], 3, replacement=False,
-                                            generator=g))
+    no_rep = list(
+        lud.WeightedRandomSampler([1.0, 1.0, 1.0, 0.0], 3, replacement=False, generator=g)
+    )
     assert sorted(no_rep) == [0, 1, 2]
     with pytest.raises(ArgumentError, match="num_samples"):
         lud.WeightedRandomSampler([1.0], 0)
@@ -237,8 +241,9 @@ def test_weighted_random_sampler():
         lud.WeightedRandomSampler([[1.0, 2.0]], 1)
 
 
-@pytest.mark.parametrize("n, bs, drop", [(10, 3, False), (10, 3, True), (9, 3, True),
-                                         (2, 5, True), (0, 2, False)])
+@pytest.mark.parametrize(
+    "n, bs, drop", [(10, 3, False), (10, 3, True), (9, 3, True), (2, 5, True), (0, 2, False)]
+)
 def test_batch_sampler_matches_torch(n, bs, drop):
     ours = lud.BatchSampler(range(n), bs, drop)
     theirs = tud.BatchSampler(range(n), bs, drop)
@@ -268,27 +273,49 @@ def both(make):
     return lud.default_collate(make(lucid)), tud.default_collate(make(torch))
 
 
-@pytest.mark.parametrize("make", [
-    lambda m: [m.tensor([1.0, 2.0]), m.tensor([3.0, 4.0])],
-    lambda m: [m.tensor(1), m.tensor(2)],
-    lambda m: [m.zeros(0, 2, dtype=m.float64), m.zeros(0, 2, dtype=m.float64)],
-    lambda m: [1, 2, 3],
-    lambda m: [1.5, 2.5],
-    lambda m: [True, False],
-    lambda m: ["a", "b"],
-    lambda m: [b"a", b"b"],
-    lambda m: [(m.ones(2), 1), (m.zeros(2), 2)],
-    lambda m: [[m.ones(2), 1.0], [m.zeros(2), 2.0]],
-    lambda m: [{"x": m.ones(3), "y": 1, "s": "a"}, {"x": m.zeros(3), "y": 2, "s": "b"}],
-    lambda m: [collections.OrderedDict(a=1), collections.OrderedDict(a=2)],
-    lambda m: [Point(m.ones(1), 2), Point(m.zeros(1), 3)],
-    lambda m: [{"n": [(1, 2.0)]}, {"n": [(3, 4.0)]}],
-    lambda m: [np.arange(3, dtype=np.float32), np.arange(3, dtype=np.float32)],
-    lambda m: [np.int16(3), np.int16(4)],
-    lambda m: [np.float64(0.5), np.float64(1.5)],
-    lambda m: [(np.ones((2, 2)), "s")] * 3,
-], ids=["tensor", "0d", "empty", "int", "float", "bool", "str", "bytes", "tuple", "list",
-        "dict", "odict", "namedtuple", "nested", "ndarray", "npint", "npfloat", "mixed"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: [m.tensor([1.0, 2.0]), m.tensor([3.0, 4.0])],
+        lambda m: [m.tensor(1), m.tensor(2)],
+        lambda m: [m.zeros(0, 2, dtype=m.float64), m.zeros(0, 2, dtype=m.float64)],
+        lambda m: [1, 2, 3],
+        lambda m: [1.5, 2.5],
+        lambda m: [True, False],
+        lambda m: ["a", "b"],
+        lambda m: [b"a", b"b"],
+        lambda m: [(m.ones(2), 1), (m.zeros(2), 2)],
+        lambda m: [[m.ones(2), 1.0], [m.zeros(2), 2.0]],
+        lambda m: [{"x": m.ones(3), "y": 1, "s": "a"}, {"x": m.zeros(3), "y": 2, "s": "b"}],
+        lambda m: [collections.OrderedDict(a=1), collections.OrderedDict(a=2)],
+        lambda m: [Point(m.ones(1), 2), Point(m.zeros(1), 3)],
+        lambda m: [{"n": [(1, 2.0)]}, {"n": [(3, 4.0)]}],
+        lambda m: [np.arange(3, dtype=np.float32), np.arange(3, dtype=np.float32)],
+        lambda m: [np.int16(3), np.int16(4)],
+        lambda m: [np.float64(0.5), np.float64(1.5)],
+        lambda m: [(np.ones((2, 2)), "s")] * 3,
+    ],
+    ids=[
+        "tensor",
+        "0d",
+        "empty",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "bytes",
+        "tuple",
+        "list",
+        "dict",
+        "odict",
+        "namedtuple",
+        "nested",
+        "ndarray",
+        "npint",
+        "npfloat",
+        "mixed",
+    ],
+)
 def test_default_collate_matches_torch(make):
     ours, theirs = both(make)
     assert_like_torch(ours, theirs)
@@ -308,15 +335,19 @@ def test_default_collate_stacks_non_contiguous_and_errors():
         lud.default_collate([lucid.ones(2), lucid.ones(3)])
 
 
-@pytest.mark.parametrize("make", [
-    lambda m: np.arange(4.0),
-    lambda m: (np.ones(2, np.int32), "s", 3),
-    lambda m: {"a": np.float32(2.0), "b": [np.zeros(1)]},
-    lambda m: Point(np.ones(1), 2.0),
-    lambda m: np.array(["x"]),
-    lambda m: "text",
-    lambda m: 4,
-], ids=["ndarray", "tuple", "dict", "namedtuple", "strarray", "str", "int"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: np.arange(4.0),
+        lambda m: (np.ones(2, np.int32), "s", 3),
+        lambda m: {"a": np.float32(2.0), "b": [np.zeros(1)]},
+        lambda m: Point(np.ones(1), 2.0),
+        lambda m: np.array(["x"]),
+        lambda m: "text",
+        lambda m: 4,
+    ],
+    ids=["ndarray", "tuple", "dict", "namedtuple", "strarray", "str", "int"],
+)
 def test_default_convert_matches_torch(make):
     ours, theirs = lud.default_convert(make(lucid)), tud.default_convert(make(torch))
     if isinstance(theirs, np.ndarray):
@@ -331,13 +362,14 @@ def test_get_worker_info_in_main_process():
     assert lud.get_worker_info() is None
 
 
-@pytest.mark.parametrize("n, replicas, drop", [(10, 3, False), (10, 3, True), (9, 3, True),
-                                               (2, 4, False), (2, 4, True), (0, 2, False)])
+@pytest.mark.parametrize(
+    "n, replicas, drop",
+    [(10, 3, False), (10, 3, True), (9, 3, True), (2, 4, False), (2, 4, True), (0, 2, False)],
+)
 def test_distributed_sampler_without_shuffle_matches_torch(n, replicas, drop):
     for rank in range(replicas):
         ours = lud.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop)
-        theirs = tud.DistributedSampler(range(n), replicas, rank, shuffle=False,
-                                        drop_last=drop)
+        theirs = tud.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop)
         assert list(ours) == list(theirs) and len(ours) == len(theirs)
 
 
@@ -349,6 +381,7 @@ def test_distributed_sampler_shuffle_partitions_and_epochs():
             s.set_epoch(epoch)
             out.append(list(s))
         return out
+
     a = shares(0)
     assert sorted(sum(a, [])) == list(range(20)) and all(len(x) == 5 for x in a)
     assert shares(0) == a and shares(1) != a and shares(0, seed=1) != a
@@ -361,14 +394,23 @@ def test_distributed_sampler_shuffle_partitions_and_epochs():
 @pytest.mark.parametrize("name", [n for n in lud.__all__ if n != "WorkerInfo"])
 def test_signatures_match_torch(name):
     import inspect
+
     ours, theirs = getattr(lud, name), getattr(tud, name)
     a, b = inspect.signature(ours), inspect.signature(theirs)
 
     def plain(sig):
-        return [(p.name, p.kind, p.default if p.default is None or
-                 isinstance(p.default, (bool, int, float, str)) else "object")
-                for p in sig.parameters.values()]
-    if name == "random_split":      # torch's default is its default generator, ours None
+        return [
+            (
+                p.name,
+                p.kind,
+                p.default
+                if p.default is None or isinstance(p.default, (bool, int, float, str))
+                else "object",
+            )
+            for p in sig.parameters.values()
+        ]
+
+    if name == "random_split":  # torch's default is its default generator, ours None
         assert [p[:2] for p in plain(a)] == [p[:2] for p in plain(b)]
     else:
         assert plain(a) == plain(b)

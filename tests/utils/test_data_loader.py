@@ -16,15 +16,24 @@ import torch.utils.data as tud
 
 import lucid
 from lucid.errors import ArgumentError
-from lucid.utils.data import (BatchSampler, DataLoader, Dataset, IterableDataset,
-                              SequentialSampler, TensorDataset, get_worker_info)
+from lucid.utils.data import (
+    BatchSampler,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    SequentialSampler,
+    TensorDataset,
+    get_worker_info,
+)
 
 
 @pytest.fixture
 def deadline():
     """Fail (instead of hanging) if the test runs past 30 s."""
+
     def on_alarm(signum, frame):
         raise TimeoutError("the DataLoader test hung")
+
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(30)
     yield
@@ -58,8 +67,14 @@ class WorkerSeeds(Dataset):
 
     def __getitem__(self, i):
         info = get_worker_info()
-        return (info.id, info.seed, lucid.rand(()).item(), random.random(),
-                np.random.randint(1 << 30), os.getpid())
+        return (
+            info.id,
+            info.seed,
+            lucid.rand(()).item(),
+            random.random(),
+            np.random.randint(1 << 30),
+            os.getpid(),
+        )
 
 
 class Failing(Dataset):
@@ -114,7 +129,7 @@ class Blocking(Dataset):
         return 4
 
     def __getitem__(self, i):
-        self.event.wait()       # never set: the worker never answers
+        self.event.wait()  # never set: the worker never answers
         return i
 
 
@@ -128,14 +143,18 @@ class Pids(Dataset):
 
 # -- batching --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bs, drop", [(3, False), (3, True), (1, False), (10, False),
-                                      (20, True)])
+
+@pytest.mark.parametrize("bs, drop", [(3, False), (3, True), (1, False), (10, False), (20, True)])
 def test_batches_match_torch(bs, drop):
     x = np.arange(30, dtype=np.float32).reshape(10, 3)
-    ours = list(DataLoader(TensorDataset(lucid.tensor(x), lucid.arange(10)), batch_size=bs,
-                           drop_last=drop))
-    theirs = list(tud.DataLoader(tud.TensorDataset(torch.tensor(x), torch.arange(10)),
-                                 batch_size=bs, drop_last=drop))
+    ours = list(
+        DataLoader(TensorDataset(lucid.tensor(x), lucid.arange(10)), batch_size=bs, drop_last=drop)
+    )
+    theirs = list(
+        tud.DataLoader(
+            tud.TensorDataset(torch.tensor(x), torch.arange(10)), batch_size=bs, drop_last=drop
+        )
+    )
     assert len(ours) == len(theirs)
     for (a, b), (c, d) in zip(ours, theirs):
         np.testing.assert_array_equal(a.numpy(), c.numpy())
@@ -176,8 +195,9 @@ def test_custom_collate_fn_and_dict_tuple_samples():
     assert out[0]["i"].tolist() == [0, 1] and out[1]["sq"].tolist() == [[4.0], [9.0]]
     assert out[0]["pair"][0].tolist() == [0, 1] and out[0]["pair"][1] == ("0", "1")
     seen = []
-    out = list(DataLoader(list(range(5)), batch_size=2, collate_fn=lambda b: seen.append(b)
-                          or sum(b)))
+    out = list(
+        DataLoader(list(range(5)), batch_size=2, collate_fn=lambda b: seen.append(b) or sum(b))
+    )
     assert out == [1, 5, 4] and seen == [[0, 1], [2, 3], [4]]
 
 
@@ -196,7 +216,7 @@ def test_shuffle_reproducible_under_manual_seed_and_generator():
     assert order(generator=g(7)) == order(generator=g(7))
     assert order(generator=g(7)) != order(generator=g(8))
     loader = DataLoader(data(20), batch_size=4, shuffle=True, generator=g(7))
-    assert sum(labels(loader), []) != sum(labels(loader), [])     # a new order per epoch
+    assert sum(labels(loader), []) != sum(labels(loader), [])  # a new order per epoch
 
 
 def test_pin_memory_accepted():
@@ -227,16 +247,18 @@ def test_argument_checks():
 
 
 def test_iterable_dataset_in_main_process():
-    assert [b.tolist() for b in DataLoader(Sharded(7), batch_size=3)] == \
-        [[0, 1, 2], [3, 4, 5], [6]]
-    assert [b.tolist() for b in DataLoader(Sharded(7), batch_size=3, drop_last=True)] == \
-        [[0, 1, 2], [3, 4, 5]]
+    assert [b.tolist() for b in DataLoader(Sharded(7), batch_size=3)] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert [b.tolist() for b in DataLoader(Sharded(7), batch_size=3, drop_last=True)] == [
+        [0, 1, 2],
+        [3, 4, 5],
+    ]
     assert list(DataLoader(Sharded(3), batch_size=None)) == [0, 1, 2]
     assert len(DataLoader(Sharded(7), batch_size=3)) == 3
     assert len(DataLoader(Sharded(7), batch_size=3, drop_last=True)) == 2
 
 
 # -- worker processes ------------------------------------------------------------------
+
 
 def test_workers_give_the_same_batches_as_the_main_process(deadline):
     for kw in ({}, {"shuffle": True, "generator": lucid.Generator().manual_seed(3)}):
@@ -255,8 +277,13 @@ def test_workers_give_the_same_batches_as_the_main_process(deadline):
 def test_shuffle_with_workers_is_reproducible(deadline):
     def order():
         lucid.manual_seed(5)
-        return sum(labels(DataLoader(data(16), batch_size=2, shuffle=True, num_workers=2,
-                                     prefetch_factor=1)), [])
+        return sum(
+            labels(
+                DataLoader(data(16), batch_size=2, shuffle=True, num_workers=2, prefetch_factor=1)
+            ),
+            [],
+        )
+
     a = order()
     assert a == order() and sorted(a) == list(range(16)) and a != list(range(16))
 
@@ -265,19 +292,20 @@ def test_worker_seeds_differ_and_follow_the_base_seed(deadline):
     def run():
         lucid.manual_seed(0)
         return list(DataLoader(WorkerSeeds(), batch_size=None, num_workers=2))
+
     out = run()
     by_worker = {}
     for wid, seed, _r, _pr, _npr, pid in out:
         by_worker.setdefault(wid, set()).add((seed, pid))
     assert set(by_worker) == {0, 1}
-    (s0, p0), = by_worker[0]
-    (s1, p1), = by_worker[1]
+    ((s0, p0),) = by_worker[0]
+    ((s1, p1),) = by_worker[1]
     assert s1 == s0 + 1 and p0 != p1 != os.getpid()
     # each worker's lucid, random and NumPy streams start from its seed: they differ
     first = {o[0]: o[2:5] for o in reversed(out)}
     assert all(a != b for a, b in zip(first[0], first[1]))
     again = run()
-    assert [o[:5] for o in again] == [o[:5] for o in out]       # reproducible under the seed
+    assert [o[:5] for o in again] == [o[:5] for o in out]  # reproducible under the seed
     lucid.manual_seed(1)
     other = list(DataLoader(WorkerSeeds(), batch_size=None, num_workers=2))
     assert other[0][1] != out[0][1]
@@ -289,8 +317,7 @@ def _init_fn(worker_id):
 
 
 def test_worker_init_fn_runs_in_each_worker_after_seeding(deadline):
-    out = list(DataLoader(WorkerSeeds(), batch_size=None, num_workers=2,
-                          worker_init_fn=_init_fn))
+    out = list(DataLoader(WorkerSeeds(), batch_size=None, num_workers=2, worker_init_fn=_init_fn))
     first = {o[0]: o for o in reversed(out)}
     for wid in (0, 1):
         random.seed(1000 + wid)
@@ -300,6 +327,7 @@ def test_worker_init_fn_runs_in_each_worker_after_seeding(deadline):
 def test_worker_init_fn_error_is_reported(deadline):
     def bad_init(worker_id):
         raise RuntimeError(f"init of {worker_id} failed")
+
     with pytest.raises(RuntimeError, match=r"worker_init_fn(.|\n)*init of 0 failed"):
         list(DataLoader(data(), batch_size=2, num_workers=2, worker_init_fn=bad_init))
 
@@ -313,7 +341,7 @@ def test_worker_exception_reaches_main_with_traceback_and_index(deadline):
     assert "Original Traceback (most recent call last)" in msg
     assert 'raise self.exc(f"sample {i} is broken")' in msg
     assert "ValueError: sample 5 is broken" in msg
-    with pytest.raises(ValueError, match="sample index 3"):      # no batching
+    with pytest.raises(ValueError, match="sample index 3"):  # no batching
         list(DataLoader(Failing(3), batch_size=None, num_workers=2))
 
 
@@ -332,6 +360,7 @@ def test_worker_exception_types(deadline):
 
         def __getitem__(self, i):
             raise Odd(1, 2)
+
     with pytest.raises(RuntimeError, match="Caught Odd"):
         list(DataLoader(Raises(), batch_size=1, num_workers=1))
 
@@ -339,19 +368,25 @@ def test_worker_exception_types(deadline):
 def test_collate_error_in_worker_names_the_batch(deadline):
     def collate(batch):
         raise TypeError("cannot collate")
+
     with pytest.raises(TypeError, match=r"while collating the batch of indices \[0, 1\]"):
         list(DataLoader(data(), batch_size=2, num_workers=1, collate_fn=collate))
 
 
 def test_unpicklable_batch_is_reported(deadline):
     with pytest.raises(Exception, match="while sending the batch to the main process"):
-        list(DataLoader(list(range(4)), batch_size=2, num_workers=1,
-                        collate_fn=lambda b: (lambda: b)))
+        list(
+            DataLoader(list(range(4)), batch_size=2, num_workers=1, collate_fn=lambda b: lambda: b)
+        )
 
 
-@pytest.mark.parametrize("how, match", [
-    ("exit", r"DataLoader worker \d \(pid \d+\) exited unexpectedly with exit code 3"),
-    ("kill", r"DataLoader worker \d \(pid \d+\) was killed by signal SIGKILL \(9\)")])
+@pytest.mark.parametrize(
+    "how, match",
+    [
+        ("exit", r"DataLoader worker \d \(pid \d+\) exited unexpectedly with exit code 3"),
+        ("kill", r"DataLoader worker \d \(pid \d+\) was killed by signal SIGKILL \(9\)"),
+    ],
+)
 def test_dead_worker_is_reported_not_waited_for(deadline, how, match):
     loader = DataLoader(Dying(how), batch_size=2, num_workers=2)
     got = []
@@ -359,7 +394,7 @@ def test_dead_worker_is_reported_not_waited_for(deadline, how, match):
         for b in loader:
             got.append(b.tolist())
     # batches of the live worker that arrived first were delivered in order
-    assert got == [[0, 1], [2, 3], [4, 5]][:len(got)]
+    assert got == [[0, 1], [2, 3], [4, 5]][: len(got)]
 
 
 def test_timeout(deadline):
@@ -370,13 +405,13 @@ def test_timeout(deadline):
 def test_iterable_dataset_with_workers_shards_by_worker_info(deadline):
     out = [b.tolist() for b in DataLoader(Sharded(10), batch_size=3, num_workers=2)]
     assert sorted(sum(out, [])) == list(range(10))
-    assert out == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]     # round robin over the workers
-    out = [b.tolist() for b in DataLoader(Sharded(10), batch_size=3, num_workers=2,
-                                          drop_last=True)]
+    assert out == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]  # round robin over the workers
+    out = [b.tolist() for b in DataLoader(Sharded(10), batch_size=3, num_workers=2, drop_last=True)]
     assert out == [[0, 2, 4], [1, 3, 5]]
     # without sharding every worker yields its own full copy
-    copies = sum([b.tolist() for b in DataLoader(Sharded(5, shard=False), batch_size=2,
-                                                 num_workers=2)], [])
+    copies = sum(
+        [b.tolist() for b in DataLoader(Sharded(5, shard=False), batch_size=2, num_workers=2)], []
+    )
     assert sorted(copies) == sorted(list(range(5)) * 2)
     uneven = sum([b.tolist() for b in DataLoader(Sharded(3), batch_size=2, num_workers=3)], [])
     assert sorted(uneven) == [0, 1, 2]
@@ -398,15 +433,14 @@ def test_workers_shut_down_after_the_epoch_and_after_break(deadline):
 def test_persistent_workers_keep_their_processes(deadline):
     loader = DataLoader(Pids(), batch_size=2, num_workers=2, persistent_workers=True)
     first = sorted(sum([b.tolist() for b in loader], []))
-    it = next(iter(loader)) is not None and loader._iterator      # a partial epoch
+    it = next(iter(loader)) is not None and loader._iterator  # a partial epoch
     second = sorted(sum([b.tolist() for b in loader], []))
     assert first == second and len(set(first)) == 2 and os.getpid() not in first
     it._shutdown()
     fresh = DataLoader(Pids(), batch_size=2, num_workers=2)
     assert set(sum([b.tolist() for b in fresh], [])) != set(first)
     again = DataLoader(Sharded(6), batch_size=2, num_workers=2, persistent_workers=True)
-    assert [b.tolist() for b in again] == [b.tolist() for b in again] == \
-        [[0, 2], [1, 3], [4], [5]]
+    assert [b.tolist() for b in again] == [b.tolist() for b in again] == [[0, 2], [1, 3], [4], [5]]
 
 
 class Gated(Dataset):
@@ -427,10 +461,10 @@ class Gated(Dataset):
 def test_in_order_false_yields_batches_as_they_arrive(deadline):
     ds = Gated()
     it = iter(DataLoader(ds, batch_size=2, num_workers=2, in_order=False))
-    assert next(it).tolist() == [2, 3]          # worker 1's batch, while worker 0 waits
+    assert next(it).tolist() == [2, 3]  # worker 1's batch, while worker 0 waits
     ds.gate.set()
     assert [b.tolist() for b in it] == [[0, 1]]
-    with pytest.raises(RuntimeError, match="timed out"):     # in order: waits for [0, 1]
+    with pytest.raises(RuntimeError, match="timed out"):  # in order: waits for [0, 1]
         next(iter(DataLoader(Gated(), batch_size=2, num_workers=2, timeout=0.5)))
     out = list(DataLoader(data(), batch_size=2, num_workers=2, in_order=False))
     assert sorted(sum([b[1].tolist() for b in out], [])) == list(range(10))
@@ -448,11 +482,18 @@ def test_prefetch_factor_bounds_the_tasks_in_flight(deadline, prefetch):
 
 
 def test_prefetch_factor_and_context_options(deadline):
-    for kw in ({"prefetch_factor": 1}, {"prefetch_factor": 4},
-               {"multiprocessing_context": "fork"},
-               {"multiprocessing_context": multiprocessing.get_context("fork")}):
-        assert labels(DataLoader(data(), batch_size=3, num_workers=2, **kw)) == \
-            [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    for kw in (
+        {"prefetch_factor": 1},
+        {"prefetch_factor": 4},
+        {"multiprocessing_context": "fork"},
+        {"multiprocessing_context": multiprocessing.get_context("fork")},
+    ):
+        assert labels(DataLoader(data(), batch_size=3, num_workers=2, **kw)) == [
+            [0, 1, 2],
+            [3, 4, 5],
+            [6, 7, 8],
+            [9],
+        ]
 
 
 P = collections.namedtuple("P", "a b")
@@ -482,24 +523,31 @@ class Big(Dataset):
 
     def __getitem__(self, i):
         base = lucid.arange(128 * 256, dtype=lucid.float32).reshape(128, 256) + i
-        return {"t": base.t(), "bf": base.to(lucid.bfloat16), "small": lucid.tensor([i]),
-                "grad": (base * 0).requires_grad_(), "empty": lucid.zeros(0, 1 << 17)}
+        return {
+            "t": base.t(),
+            "bf": base.to(lucid.bfloat16),
+            "small": lucid.tensor([i]),
+            "grad": (base * 0).requires_grad_(),
+            "empty": lucid.zeros(0, 1 << 17),
+        }
 
 
 @pytest.mark.parametrize("sharing", [True, False])
 def test_large_tensors_travel_intact(deadline, monkeypatch, sharing):
     from lucid.utils.data import _shared
+
     monkeypatch.setattr(_shared, "SHARING", sharing and _shared.SHARING)
     main = list(DataLoader(Big(), batch_size=2))
     out = list(DataLoader(Big(), batch_size=2, num_workers=2))
     for a, b in zip(main, out):
         for k in a:
             assert b[k].dtype is a[k].dtype and b[k].shape == a[k].shape
-            np.testing.assert_array_equal(b[k].float().detach().numpy(),
-                                          a[k].float().detach().numpy())
+            np.testing.assert_array_equal(
+                b[k].float().detach().numpy(), a[k].float().detach().numpy()
+            )
         assert b["grad"].requires_grad
         assert b["t"].is_shared() == _shared.SHARING
-    out[0]["t"].add_(1)             # a batch's storage is its own and writable
+    out[0]["t"].add_(1)  # a batch's storage is its own and writable
     np.testing.assert_array_equal(out[0]["t"].numpy(), main[0]["t"].numpy() + 1)
 
 
@@ -520,9 +568,11 @@ print("ok", flush=True)
 def test_interpreter_exits_with_workers_alive():
     import subprocess
     import sys
+
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], cwd=root, capture_output=True,
-                       text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", EXIT_SCRIPT], cwd=root, capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
     assert "Traceback" not in r.stderr
@@ -531,14 +581,23 @@ def test_interpreter_exits_with_workers_alive():
 @pytest.mark.parametrize("workers", [0, 2])
 def test_tensor_dataset_gathers_batches_as_default_collate_stacks_them(deadline, workers):
     from lucid.utils.data import Subset, random_split
+
     x = lucid.randn(10, 2, 3).to(lucid.float64)
     ds = TensorDataset(x, lucid.arange(10), lucid.rand(10) > 0.5)
     sampler = [3, -1, 0, 9, 4, -10, 2]
     fast = list(DataLoader(ds, batch_size=3, sampler=sampler, num_workers=workers))
-    slow = list(DataLoader(ds, batch_size=3, sampler=sampler, num_workers=workers,
-                           collate_fn=lambda b: lucid.utils.data.default_collate(b)))
-    part, _ = random_split(Subset(ds, list(range(9, -1, -1))), [7, 3],
-                           generator=lucid.Generator().manual_seed(0))
+    slow = list(
+        DataLoader(
+            ds,
+            batch_size=3,
+            sampler=sampler,
+            num_workers=workers,
+            collate_fn=lambda b: lucid.utils.data.default_collate(b),
+        )
+    )
+    part, _ = random_split(
+        Subset(ds, list(range(9, -1, -1))), [7, 3], generator=lucid.Generator().manual_seed(0)
+    )
     assert part._collated is not None and Subset([1, 2], [0])._collated is None
 
     class Doubled(TensorDataset):
@@ -546,11 +605,16 @@ def test_tensor_dataset_gathers_batches_as_default_collate_stacks_them(deadline,
             return tuple(t * 2 for t in super().__getitem__(i))
 
     assert Doubled(lucid.arange(3))._collated is None
-    assert next(iter(DataLoader(Doubled(lucid.arange(3)), batch_size=3)))[0].tolist() == \
-        [0, 2, 4]
+    assert next(iter(DataLoader(Doubled(lucid.arange(3)), batch_size=3)))[0].tolist() == [0, 2, 4]
     fast += list(DataLoader(part, batch_size=3, num_workers=workers))
-    slow += list(DataLoader(part, batch_size=3, num_workers=workers,
-                            collate_fn=lambda b: lucid.utils.data.default_collate(b)))
+    slow += list(
+        DataLoader(
+            part,
+            batch_size=3,
+            num_workers=workers,
+            collate_fn=lambda b: lucid.utils.data.default_collate(b),
+        )
+    )
     assert len(fast) == len(slow) == 6
     for f, s in zip(fast, slow):
         assert type(f) is type(s) is list and len(f) == 3
@@ -588,12 +652,19 @@ if __name__ == "__main__":
 def test_spawn_and_forkserver_contexts(tmp_path):
     import subprocess
     import sys
+
     script = tmp_path / "contexts.py"
     script.write_text(CONTEXT_SCRIPT)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True,
-                       text=True, timeout=120, env=env)
+    r = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["spawn", "ok", "forkserver", "ok"]
 
@@ -602,7 +673,7 @@ def test_a_forked_child_leaves_an_inherited_pool_alone(deadline):
     it = iter(DataLoader(data(), batch_size=2, num_workers=2))
     first = next(it)
     pid = os.fork()
-    if pid == 0:                    # the child (as a worker of another loader would be)
+    if pid == 0:  # the child (as a worker of another loader would be)
         it._shutdown()
         os._exit(0 if not it._done.is_set() and not it._closed else 1)
     _, status = os.waitpid(pid, 0)
@@ -613,15 +684,21 @@ def test_a_forked_child_leaves_an_inherited_pool_alone(deadline):
 
 def test_worker_seeds_come_from_the_loader_generator(deadline):
     def seeds(seed):
-        lucid.manual_seed(seed)         # the default generator must not matter
-        loader = DataLoader(WorkerSeeds(), batch_size=None, num_workers=2,
-                            generator=lucid.Generator().manual_seed(42))
+        lucid.manual_seed(seed)  # the default generator must not matter
+        loader = DataLoader(
+            WorkerSeeds(),
+            batch_size=None,
+            num_workers=2,
+            generator=lucid.Generator().manual_seed(42),
+        )
         return sorted({(o[0], o[1]) for o in loader})
+
     a = seeds(0)
     assert a == seeds(1) and a[1][1] == a[0][1] + 1
     lucid.manual_seed(0)
-    other = DataLoader(WorkerSeeds(), batch_size=None, num_workers=2,
-                       generator=lucid.Generator().manual_seed(43))
+    other = DataLoader(
+        WorkerSeeds(), batch_size=None, num_workers=2, generator=lucid.Generator().manual_seed(43)
+    )
     assert sorted({(o[0], o[1]) for o in other}) != a
 
 
@@ -644,8 +721,10 @@ def test_getitems_is_used_and_its_errors_name_the_batch(deadline):
 
 def test_shared_batches_leak_no_descriptors(deadline):
     from lucid.utils.data import _shared
+
     def open_fds():
         return len(os.listdir("/proc/self/fd"))
+
     loader = DataLoader(Big(), batch_size=2, num_workers=2, persistent_workers=True)
     for _ in loader:
         pass

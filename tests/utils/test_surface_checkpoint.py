@@ -27,6 +27,7 @@ def _block(w1, w2):
     def f(x, scale=1.0):
         h = (x @ w1).tanh() * scale
         return (h @ w2).sin(), h.sum()
+
     return f
 
 
@@ -42,13 +43,13 @@ def test_gradients_equal_the_plain_run():
     pout, ps = f(x, scale=0.5)
     np.testing.assert_allclose(out.detach().numpy(), pout.detach().numpy(), rtol=1e-14)
     np.testing.assert_allclose(s.detach().numpy(), ps.detach().numpy(), rtol=1e-14)
-    got = _grads((out ** 2).sum() + 3 * s, [x, w1, w2])
-    want = _grads((pout ** 2).sum() + 3 * ps, [x, w1, w2])
+    got = _grads((out**2).sum() + 3 * s, [x, w1, w2])
+    want = _grads((pout**2).sum() + 3 * ps, [x, w1, w2])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-14)
     # .backward() fills the leaves' .grad the same way
     out, s = checkpoint(f, x, scale=0.5)
-    ((out ** 2).sum() + 3 * s).backward()
+    ((out**2).sum() + 3 * s).backward()
     np.testing.assert_allclose(w1.grad.numpy(), want[1], rtol=1e-13)
     np.testing.assert_allclose(x.grad.numpy(), want[0], rtol=1e-13)
 
@@ -73,8 +74,9 @@ def test_activations_are_not_kept():
         h = (x @ w1).exp()
         refs.append(weakref.ref(h._data))
         return (h * 2).sum()
+
     x = lucid.tensor(RNG.standard_normal((2, 3)), requires_grad=True)
-    kept = f(x)                      # control: the plain run's graph holds h
+    kept = f(x)  # control: the plain run's graph holds h
     gc.collect()
     assert refs[0]() is not None
     y = checkpoint(f, x)
@@ -86,7 +88,7 @@ def test_activations_are_not_kept():
     assert len([e for e in node.next_functions if e[0] is not None]) == 2
     y.backward()
     gc.collect()
-    assert len(refs) == 3 and refs[2]() is None   # the recomputation's h died with it
+    assert len(refs) == 3 and refs[2]() is None  # the recomputation's h died with it
     np.testing.assert_allclose(x.grad.numpy(), _grads(kept, [x])[0], rtol=1e-13)
 
 
@@ -95,6 +97,7 @@ def _dropout_block(w):
         h = x @ w
         mask = lucid.rand_like(h) > 0.5
         return (h * mask * 2.0).sin()
+
     return f
 
 
@@ -132,10 +135,11 @@ def test_outside_tensors_with_history():
     x = lucid.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
 
     def run(use_ck):
-        outer = w0.exp() * 2              # made outside, read inside
-        f = lambda v: (v * outer).sin()   # noqa: E731
+        outer = w0.exp() * 2  # made outside, read inside
+        f = lambda v: (v * outer).sin()  # noqa: E731
         y = checkpoint(f, x) if use_ck else f(x)
-        return (y.sum() + outer.sum() * 3).cos()    # outer also used outside
+        return (y.sum() + outer.sum() * 3).cos()  # outer also used outside
+
     want = _grads(run(False), [x, w0])
     got = _grads(run(True), [x, w0])
     for g, ww in zip(got, want):
@@ -148,8 +152,8 @@ def test_outside_tensors_with_history():
 def test_nested_checkpoints_and_sequential():
     w1, w2 = _params()
     x = lucid.tensor(RNG.standard_normal((2, 3)), requires_grad=True)
-    inner = lambda v: (v @ w1).relu()          # noqa: E731
-    outer = lambda v: (checkpoint(inner, v) @ w2).tanh()    # noqa: E731
+    inner = lambda v: (v @ w1).relu()  # noqa: E731
+    outer = lambda v: (checkpoint(inner, v) @ w2).tanh()  # noqa: E731
     want = _grads((inner(x) @ w2).tanh().sum(), [x, w1, w2])
     got = _grads(checkpoint(outer, x).sum(), [x, w1, w2])
     for g, ww in zip(got, want):
@@ -167,11 +171,12 @@ def test_nested_checkpoints_and_sequential():
 def test_double_backward_through_a_checkpoint():
     w, _ = _params()
     x = lucid.tensor(RNG.standard_normal((2, 3)), requires_grad=True)
-    f = lambda v: ((v @ w) ** 3).sum()         # noqa: E731
+    f = lambda v: ((v @ w) ** 3).sum()  # noqa: E731
 
     def second(y):
         (g,) = lucid.autograd.grad(y, x, create_graph=True)
-        return _grads((g ** 2).sum(), [x, w])
+        return _grads((g**2).sum(), [x, w])
+
     for g, ww in zip(second(checkpoint(f, x)), second(f(x))):
         np.testing.assert_allclose(g, ww, rtol=1e-12, atol=1e-13)
 
@@ -180,7 +185,7 @@ def test_autocast_state_is_replayed():
     w, _ = _params()
     x = lucid.tensor(RNG.standard_normal((2, 3)).astype(np.float32), requires_grad=True)
     w32 = w.detach().float().requires_grad_()
-    f = lambda v: (v @ w32).float().exp()      # noqa: E731
+    f = lambda v: (v @ w32).float().exp()  # noqa: E731
     with lucid.autocast(device_type="cpu", dtype=lucid.bfloat16):
         plain = f(x)
         ck = checkpoint(f, x)
@@ -210,8 +215,9 @@ def test_identity_and_outputs_without_history():
     vals, idx = checkpoint(lambda v: (v.exp(), v.argmax()), x)
     assert not idx.requires_grad and idx.item() == 1
     z = checkpoint(lambda v: v.detach() * 2, x)
-    tz = tcp.checkpoint(lambda v: v.detach() * 2, torch.tensor([1.0, 2.0], requires_grad=True),
-                        use_reentrant=False)
+    tz = tcp.checkpoint(
+        lambda v: v.detach() * 2, torch.tensor([1.0, 2.0], requires_grad=True), use_reentrant=False
+    )
     assert z.requires_grad == tz.requires_grad == False  # noqa: E712
 
 
@@ -228,6 +234,7 @@ def test_checkpoint_errors():
     def changing(v):
         calls.append(1)
         return v.repeat(len(calls))
+
     y = checkpoint(changing, x)
     with pytest.raises(AutogradError, match="checkpoint"):
         y.sum().backward()

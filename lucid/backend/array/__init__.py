@@ -33,10 +33,31 @@ from .vision import XpVision
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"lucid\.(backend|ops)\.")
 
 
-class ArrayBackend(XpCore, XpUnary, XpBinary, XpReduction, XpShape, XpIndexing, XpSort,
-                   XpLinalg, XpRandom, XpSpecial, XpNumeric, XpConv, XpNorm, XpLoss, XpOptim,
-                   XpAttention, XpVision, XpDecomp, XpLdl, XpComplex, XpFft, XpFractionalPool,
-                   Backend):
+class ArrayBackend(
+    XpCore,
+    XpUnary,
+    XpBinary,
+    XpReduction,
+    XpShape,
+    XpIndexing,
+    XpSort,
+    XpLinalg,
+    XpRandom,
+    XpSpecial,
+    XpNumeric,
+    XpConv,
+    XpNorm,
+    XpLoss,
+    XpOptim,
+    XpAttention,
+    XpVision,
+    XpDecomp,
+    XpLdl,
+    XpComplex,
+    XpFft,
+    XpFractionalPool,
+    Backend,
+):
     """A :class:`Backend` implemented over ``self.xp`` (NumPy or CuPy)."""
 
     def parallel(self, fn, parts):

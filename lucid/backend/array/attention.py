@@ -27,7 +27,7 @@ class XpAttention:
         st = self._scores_t(q, k, bias, allowed, scale, causal)
         if k.shape[-2] and st.size:
             m = xp.amax(st, axis=-2, keepdims=True)
-            m = xp.where(m == -xp.inf, 0, m)   # a fully masked row: exp(-inf) = 0 below
+            m = xp.where(m == -xp.inf, 0, m)  # a fully masked row: exp(-inf) = 0 below
             st -= m
             xp.exp(st, out=st)
             z = xp.sum(st, axis=-2, keepdims=True)
@@ -39,10 +39,10 @@ class XpAttention:
         for half inputs, :math:`-\infty` where masked."""
         xp = self.xp
         dt = q.dtype
-        if dt.itemsize == 2:                   # float16 / bfloat16: scores in float32
+        if dt.itemsize == 2:  # float16 / bfloat16: scores in float32
             q, k = q.astype(xp.float32), k.astype(xp.float32)
         n_q, n_k = q.shape[-2], k.shape[-2]
-        if q.shape[-1] < n_k:                  # scale the smaller operand
+        if q.shape[-1] < n_k:  # scale the smaller operand
             st = xp.matmul(k, xp.swapaxes(q * scale, -1, -2))
         else:
             st = xp.matmul(k, xp.swapaxes(q, -1, -2))
@@ -55,7 +55,7 @@ class XpAttention:
                 st = st + bt
         keep = None if allowed is None else _t(allowed, xp)
         if causal:
-            tri = xp.tri(n_q, n_k, dtype=bool).T       # key j <= query i
+            tri = xp.tri(n_q, n_k, dtype=bool).T  # key j <= query i
             keep = tri if keep is None else keep & tri
         if keep is not None:
             if _fits(keep.shape, st.shape):
@@ -74,26 +74,28 @@ class XpAttention:
         out = xp.matmul(xp.swapaxes(p, -1, -2), v.astype(p.dtype, copy=False))
         return out.astype(q.dtype, copy=False), lse
 
-    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
-                           groups):
+    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal, groups):
         xp = self.xp
         kk, vv = self._repeat_kv(k, v, groups)
         st = self._scores_t(q, kk, bias, allowed, scale, causal)
-        pt = xp.exp(st - lse[..., None, :])                # P^T, (..., S, L)
+        pt = xp.exp(st - lse[..., None, :])  # P^T, (..., S, L)
         ct = pt.dtype
         g, q32 = g.astype(ct, copy=False), q.astype(ct, copy=False)
         kk, vv = kk.astype(ct, copy=False), vv.astype(ct, copy=False)
         dv = xp.matmul(pt, g)
         d = xp.sum(g * out.astype(ct, copy=False), axis=-1)
-        dst = xp.matmul(vv, xp.swapaxes(g, -1, -2))        # dP^T
+        dst = xp.matmul(vv, xp.swapaxes(g, -1, -2))  # dP^T
         dst -= d[..., None, :]
         dst *= pt
-        dst *= scale                                       # s dS^T
+        dst *= scale  # s dS^T
         dq = xp.matmul(xp.swapaxes(dst, -1, -2), kk)
         dk = xp.matmul(dst, q32)
         dk, dv = self._group_sum(dk, groups), self._group_sum(dv, groups)
-        return (dq.astype(q.dtype, copy=False), dk.astype(k.dtype, copy=False),
-                dv.astype(v.dtype, copy=False))
+        return (
+            dq.astype(q.dtype, copy=False),
+            dk.astype(k.dtype, copy=False),
+            dv.astype(v.dtype, copy=False),
+        )
 
     def _lse_t(self, st):
         """The log-sum-exp over axis -2 of the transposed scores, ``+inf`` where a row is

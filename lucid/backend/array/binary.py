@@ -11,10 +11,11 @@ import numpy as _np
 
 from ...errors import DivisionByZeroError
 
-try:    # errstate's state, set directly: np.errstate rebuilds it on every entry (~1.5 us)
+try:  # errstate's state, set directly: np.errstate rebuilds it on every entry (~1.5 us)
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
     _IGNORE = _make_extobj(all="ignore")
-except (ImportError, TypeError):         # a NumPy without them: the public errstate
+except (ImportError, TypeError):  # a NumPy without them: the public errstate
     _extobj_contextvar = None
 
 
@@ -120,7 +121,7 @@ class XpBinary:
         if _is_int(a):
             _check_divisor(a, b)
             q = xp.floor_divide(a, b)
-            inexact = (q < 0) & (q * b != a)      # floor is one below trunc there
+            inexact = (q < 0) & (q * b != a)  # floor is one below trunc there
             return q + inexact.astype(q.dtype)
         with _quiet(xp):
             return xp.trunc(xp.true_divide(a, b))
@@ -141,8 +142,8 @@ class XpBinary:
         if a.dtype.kind == "b":
             return self.xp.logical_or(a, not p)
         if _is_int(a):
-            return a ** p
-        if _is_half(a):                # computed in float32, rounded once (PyTorch)
+            return a**p
+        if _is_half(a):  # computed in float32, rounded once (PyTorch)
             return self.pow_scalar(a.astype(self.xp.float32), p).astype(a.dtype)
         with _quiet(self.xp):
             # PyTorch's special exponents: products and roots, not the general pow
@@ -158,7 +159,7 @@ class XpBinary:
                 return 1 / (a * a)
             if p == -0.5:
                 return 1 / self.xp.sqrt(a)
-            return a ** p
+            return a**p
 
     def remainder(self, a, b):
         xp = self.xp
@@ -228,7 +229,8 @@ class XpBinary:
             x, t1, t2 = x.astype(f32), t1.astype(f32), t2.astype(f32)
         prod = t1 * t2
         return (x + (prod if value == 1 else _int_scalar(value, prod.dtype) * prod)).astype(
-            dt, copy=False)
+            dt, copy=False
+        )
 
     def addcdiv(self, x, t1, t2, value):
         dt = x.dtype

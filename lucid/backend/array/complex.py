@@ -29,8 +29,9 @@ class XpComplex:
 
     def make_complex(self, re, im):
         xp = self.xp
-        out = xp.empty(xp.broadcast(re, im).shape,
-                       xp.complex128 if re.dtype == xp.float64 else xp.complex64)
+        out = xp.empty(
+            xp.broadcast(re, im).shape, xp.complex128 if re.dtype == xp.float64 else xp.complex64
+        )
         out.real = re
         out.imag = im
         return out

@@ -24,8 +24,10 @@ from ..threads import split
 
 
 def _out_size(spatial, kernel, stride, padding, dilation):
-    return tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, k, st, (lo, hi), d in
-                 zip(spatial, kernel, stride, padding, dilation))
+    return tuple(
+        (s + lo + hi - d * (k - 1) - 1) // st + 1
+        for s, k, st, (lo, hi), d in zip(spatial, kernel, stride, padding, dilation)
+    )
 
 
 def _half(dt):
@@ -61,8 +63,9 @@ class XpConv:
         counted with it, never reach that far."""
         if not any(lo or hi > 0 for lo, hi in padding):
             return x
-        shape = x.shape[:2] + tuple(s + lo + max(hi, 0)
-                                    for s, (lo, hi) in zip(x.shape[2:], padding))
+        shape = x.shape[:2] + tuple(
+            s + lo + max(hi, 0) for s, (lo, hi) in zip(x.shape[2:], padding)
+        )
         out = self.xp.full(shape, value, dtype=x.dtype)
         out[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[2:], padding))] = x
         return out
@@ -72,15 +75,20 @@ class XpConv:
         st = xp_.strides
         sp = st[2:]
         return self.xp.lib.stride_tricks.as_strided(
-            xp_, xp_.shape[:2] + tuple(kernel) + tuple(out),
-            st[:2] + tuple(s * d for s, d in zip(sp, dilation)) +
-            tuple(s * t for s, t in zip(sp, stride)))
+            xp_,
+            xp_.shape[:2] + tuple(kernel) + tuple(out),
+            st[:2]
+            + tuple(s * d for s, d in zip(sp, dilation))
+            + tuple(s * t for s, t in zip(sp, stride)),
+        )
 
     @staticmethod
     def _window_slices(kk, stride, dilation, out):
         """The strided slices of the padded input that kernel element ``kk`` reads."""
-        return _ALL2 + tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
-                             for k, d, s, o in zip(kk, dilation, stride, out))
+        return _ALL2 + tuple(
+            slice(k * d, k * d + s * (o - 1) + 1, s)
+            for k, d, s, o in zip(kk, dilation, stride, out)
+        )
 
     # -- convolution ----------------------------------------------------------------------
 
@@ -98,16 +106,19 @@ class XpConv:
         not over one short row), and only the positions that wrap across an inner dim's
         edge (:meth:`_wrapped`) need fixing. ``[(delta, p0, p1)]`` per kernel element, the
         output positions ``[p0, p1)`` landing inside the input; None when not applicable."""
-        if any(s != 1 for s in stride) or tuple(out[1:]) != tuple(spatial[1:]) or \
-                not out or out[0] <= 0:
+        if (
+            any(s != 1 for s in stride)
+            or tuple(out[1:]) != tuple(spatial[1:])
+            or not out
+            or out[0] <= 0
+        ):
             return None
         n = len(spatial)
-        flat = [math.prod(spatial[j + 1:]) for j in range(n)]
+        flat = [math.prod(spatial[j + 1 :]) for j in range(n)]
         ls, lo_ = math.prod(spatial), math.prod(out)
         plan = []
         for kk in itertools.product(*map(range, kernel)):
-            delta = sum((k * d - lo) * f for k, d, (lo, _), f in
-                        zip(kk, dilation, padding, flat))
+            delta = sum((k * d - lo) * f for k, d, (lo, _), f in zip(kk, dilation, padding, flat))
             p0 = min(max(0, -delta), lo_)
             plan.append((delta, p0, max(p0, min(lo_, ls - delta))))
         return plan
@@ -124,8 +135,11 @@ class XpConv:
                 off = k * dilation[j] - padding[j][0]
                 if off == 0:
                     continue
-                bad = slice(0, min(-off, spatial[j])) if off < 0 else \
-                    slice(max(spatial[j] - off, 0), spatial[j])
+                bad = (
+                    slice(0, min(-off, spatial[j]))
+                    if off < 0
+                    else slice(max(spatial[j] - off, 0), spatial[j])
+                )
                 idx = [slice(None)] * ndim
                 idx[kaxis + j], idx[saxis + j] = k, bad
                 res.append(tuple(idx))
@@ -138,23 +152,24 @@ class XpConv:
         nb, c = x.shape[:2]
         lo_, kn = math.prod(out), math.prod(kernel)
         xf = x.reshape(nb, c, -1)
-        if channels_first:                      # (C, KK, N, L), read from x as (C, N, S)
+        if channels_first:  # (C, KK, N, L), read from x as (C, N, S)
             col = xp.empty((c,) + tuple(kernel) + (nb,) + tuple(out), dtype=x.dtype)
             colf = col.reshape(c, kn, nb, lo_)
             src = xp.swapaxes(xf, 0, 1)
-        else:                                   # (N, C, KK, L)
+        else:  # (N, C, KK, L)
             col = xp.empty(x.shape[:2] + tuple(kernel) + tuple(out), dtype=x.dtype)
-            colf = xp.swapaxes(col.reshape(nb, c, kn, lo_), 1, 2)    # (N, KK, C, L)
+            colf = xp.swapaxes(col.reshape(nb, c, kn, lo_), 1, 2)  # (N, KK, C, L)
             src = xf
-        wrapped = self._wrapped(kernel, x.shape[2:], padding, dilation,
-                                1 if channels_first else 2, 2 + n, 2 + 2 * n)
+        wrapped = self._wrapped(
+            kernel, x.shape[2:], padding, dilation, 1 if channels_first else 2, 2 + n, 2 + 2 * n
+        )
 
-        def fill(part):                          # the rows [a, b) of the leading axis
+        def fill(part):  # the rows [a, b) of the leading axis
             a, b = part
             for e, (delta, p0, p1) in enumerate(plan):
                 dst = colf[a:b, e]
                 if p1 > p0:
-                    dst[..., p0:p1] = src[a:b, ..., p0 + delta:p1 + delta]
+                    dst[..., p0:p1] = src[a:b, ..., p0 + delta : p1 + delta]
                 if p0:
                     dst[..., :p0] = 0
                 if p1 < lo_:
@@ -168,9 +183,8 @@ class XpConv:
     def _columns(self, x, kernel, stride, padding, dilation, channels_first):
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
         plan = self._shifts(x.shape[2:], out, kernel, stride, padding, dilation)
-        if plan is not None and x.size and len(plan) > 1:     # (a 1x1 kernel: a view)
-            return self._shifted_columns(x, plan, kernel, out, padding, dilation,
-                                         channels_first)
+        if plan is not None and x.size and len(plan) > 1:  # (a 1x1 kernel: a view)
+            return self._shifted_columns(x, plan, kernel, out, padding, dilation, channels_first)
         if any(o <= 0 for o in out):
             shape = x.shape[:2] + tuple(kernel) + tuple(max(o, 0) for o in out)
             col = self.xp.zeros(shape, dtype=x.dtype)
@@ -197,7 +211,7 @@ class XpConv:
         so the result needs no zeroing."""
         xp = self.xp
         n = len(in_spatial)
-        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
+        kernel, out = col.shape[2 : 2 + n], col.shape[2 + n :]
         dt = col.dtype
         if _half(dt):
             col = col.astype(xp.float32)
@@ -205,10 +219,11 @@ class XpConv:
         if col.size:
             for kk in itertools.product(*map(range, kernel)):
                 src, dst, full = [], [], True
-                for k, s, (lo, _), d, o, size in zip(kk, stride, padding, dilation, out,
-                                                     in_spatial):
-                    off = k * d - lo                    # position of output 0's element k
-                    o0 = max(0, -(off // s))            # first o with o s + off >= 0
+                for k, s, (lo, _), d, o, size in zip(
+                    kk, stride, padding, dilation, out, in_spatial
+                ):
+                    off = k * d - lo  # position of output 0's element k
+                    o0 = max(0, -(off // s))  # first o with o s + off >= 0
                     o1 = min(o, (size - 1 - off) // s + 1)
                     if o1 <= o0:
                         break
@@ -238,7 +253,7 @@ class XpConv:
         result): for a "same" stride-1 convolution by the flat shifts of :meth:`_shifts`,
         the window elements that wrap across an inner dim's edge zeroed in ``col`` first."""
         n = len(in_spatial)
-        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
+        kernel, out = col.shape[2 : 2 + n], col.shape[2 + n :]
         plan = self._shifts(in_spatial, out, kernel, stride, padding, dilation)
         if plan is None or not col.size or len(plan) == 1:
             return self.col2im(col, in_spatial, stride, padding, dilation)
@@ -251,15 +266,18 @@ class XpConv:
         nb, c = col.shape[:2]
         ls, lo_ = math.prod(in_spatial), math.prod(out)
         colf = col.reshape(nb, c, len(plan), lo_)
-        whole = [e for e, (delta, p0, p1) in enumerate(plan)
-                 if delta == 0 and p0 == 0 and p1 == lo_ == ls]
+        whole = [
+            e
+            for e, (delta, p0, p1) in enumerate(plan)
+            if delta == 0 and p0 == 0 and p1 == lo_ == ls
+        ]
         if whole:
             acc = colf[:, :, whole[0]].copy()
         else:
             acc = xp.zeros((nb, c, ls), dtype=col.dtype)
         for e, (delta, p0, p1) in enumerate(plan):
             if p1 > p0 and not (whole and e == whole[0]):
-                acc[:, :, p0 + delta:p1 + delta] += colf[:, :, e, p0:p1]
+                acc[:, :, p0 + delta : p1 + delta] += colf[:, :, e, p0:p1]
         return acc.reshape((nb, c) + tuple(in_spatial)).astype(dt, copy=False)
 
     def _grad_channels_first(self, g, groups):
@@ -280,9 +298,15 @@ class XpConv:
         """The output extent where :meth:`_row_columns` applies (a 2-D stride-1
         convolution whose output keeps the input's width, ``C_g K_1 >= 64``, not half:
         half partial sums would round in half precision); None elsewhere."""
-        if len(kernel) != 2 or kernel[0] < 2 or any(s != 1 for s in stride) or \
-                _half(x.dtype) or not x.size or min(min(p) for p in padding) < 0 or \
-                x.shape[1] // groups * kernel[1] < 64:    # (short GEMMs: not worth it)
+        if (
+            len(kernel) != 2
+            or kernel[0] < 2
+            or any(s != 1 for s in stride)
+            or _half(x.dtype)
+            or not x.size
+            or min(min(p) for p in padding) < 0
+            or x.shape[1] // groups * kernel[1] < 64
+        ):  # (short GEMMs: not worth it)
             return None
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
         return out if out[1] == x.shape[3] and out[0] > 0 else None
@@ -297,8 +321,9 @@ class XpConv:
         if out is None:
             return None
         xr = self._padded(x, (padding[0], (0, 0)))
-        col = self._columns(xr, (1, kernel[1]), (1, 1), ((0, 0), padding[1]),
-                            (1, dilation[1]), False)
+        col = self._columns(
+            xr, (1, kernel[1]), (1, 1), ((0, 0), padding[1]), (1, dilation[1]), False
+        )
         w1 = x.shape[3]
         col = col.reshape(x.shape[:2] + (kernel[1], xr.shape[2] * w1))
         return col, [k * dilation[0] * w1 for k in range(kernel[0])], out
@@ -312,7 +337,7 @@ class XpConv:
         y = None
         for k, off in enumerate(offs):
             wk = w[:, :, k].reshape(groups, co // groups, cg * k1)
-            part = self.matmul(wk, col[..., off:off + p])
+            part = self.matmul(wk, col[..., off : off + p])
             if y is None:
                 y = part
             else:
@@ -335,8 +360,11 @@ class XpConv:
         xr = self.xp.swapaxes(self._padded(x, (padding[0], (0, 0))), 0, 1)
         hp, wd = xr.shape[2:]
         tall = xr.reshape(1, x.shape[1], x.shape[0] * hp, wd)
-        return (self._row_columns(tall, kernel, (1, 1), ((0, 0), padding[1]), dilation,
-                                  groups), hp, wd)
+        return (
+            self._row_columns(tall, kernel, (1, 1), ((0, 0), padding[1]), dilation, groups),
+            hp,
+            wd,
+        )
 
     def _merged_rows_weight(self, g, x, kernel, padding, dilation, groups):
         """The weight gradient over :meth:`_tall_row_columns`: per kernel row one GEMM
@@ -346,14 +374,14 @@ class XpConv:
         n, co, ho = g.shape[:3]
         cg, k1 = x.shape[1] // groups, kernel[1]
         (col, offs, _), hp, wd = self._tall_row_columns(x, kernel, padding, dilation, groups)
-        span = n * hp * wd - offs[-1]           # tall positions of a full output row
+        span = n * hp * wd - offs[-1]  # tall positions of a full output row
         col = col.reshape(groups, cg * k1, n * hp * wd)
         gt = xp.zeros((co, n, hp, wd), dtype=g.dtype)
         gt[:, :, :ho] = xp.swapaxes(g, 0, 1)
         gt = gt.reshape(groups, co // groups, n * hp * wd)[..., :span]
         gw = xp.empty((co, cg) + tuple(kernel), dtype=g.dtype)
         for k, off in enumerate(offs):
-            part = self.matmul(gt, xp.swapaxes(col[..., off:off + span], -1, -2))
+            part = self.matmul(gt, xp.swapaxes(col[..., off : off + span], -1, -2))
             gw[:, :, k] = part.reshape(co, cg, k1)
         return gw
 
@@ -367,11 +395,10 @@ class XpConv:
         n = x.shape[0]
         co, k0 = w.shape[0], w.shape[2]
         rows, hp, wd = self._tall_row_columns(x, w.shape[2:], padding, dilation, groups)
-        y = self._rows_forward(w, None, rows, 1, groups)[0]     # (C_out, N H_p - span, W)
+        y = self._rows_forward(w, None, rows, 1, groups)[0]  # (C_out, N H_p - span, W)
         ho = hp - dilation[0] * (k0 - 1)
         st = y.strides
-        per = xp.lib.stride_tricks.as_strided(y, (co, n, ho, wd),
-                                              (st[0], hp * st[1], st[1], st[2]))
+        per = xp.lib.stride_tricks.as_strided(y, (co, n, ho, wd), (st[0], hp * st[1], st[1], st[2]))
         out = xp.empty((n, co, ho, wd), dtype=y.dtype)
         out[...] = xp.swapaxes(per, 0, 1)
         if b is not None:
@@ -383,17 +410,18 @@ class XpConv:
         co, cg = w.shape[:2]
         kernel = w.shape[2:]
         out = self._row_out(x, kernel, stride, padding, dilation, groups)
-        if out is not None:                   # one GEMM per kernel row, summed
+        if out is not None:  # one GEMM per kernel row, summed
             p = math.prod(out)
             if self._merged_rows(n, p):
                 return self._merged_rows_forward(x, w, b, padding, dilation, groups)
             rows = self._row_columns(x, kernel, stride, padding, dilation, groups)
             return self._rows_forward(w, b, rows, n, groups)
         col = self._columns(x, kernel, stride, padding, dilation, False)
-        out = col.shape[2 + len(kernel):]
+        out = col.shape[2 + len(kernel) :]
         ck = cg * math.prod(kernel)
-        y = self.matmul(w.reshape(groups, co // groups, ck),
-                        col.reshape(n, groups, ck, math.prod(out)))
+        y = self.matmul(
+            w.reshape(groups, co // groups, ck), col.reshape(n, groups, ck, math.prod(out))
+        )
         y = y.reshape((n, co) + out)
         if b is not None:
             y += b.reshape((co,) + (1,) * len(out))
@@ -436,18 +464,26 @@ class XpConv:
         of 15: 3x3 on 64 channels of 56x56 98 -> 71 ms, 128 of 28x28 70 -> 42 ms, 1x1
         256 -> 64 on 56x56 52 -> 28 ms; 3x3 64 -> 32 channels of 16x16 (kept) 3.3 -> 4.1."""
         least = self.conv_adjoint_min_channels
-        pads = None if least is None or w.shape[1] < least else self._adjoint_padding(
-            g.shape[2:], in_spatial, w.shape[2:], stride, padding, dilation)
+        pads = (
+            None
+            if least is None or w.shape[1] < least
+            else self._adjoint_padding(
+                g.shape[2:], in_spatial, w.shape[2:], stride, padding, dilation
+            )
+        )
         if pads is not None:
-            return self.conv_forward(g, self._adjoint_weight(w, groups), None, stride, pads,
-                                     dilation, groups)
+            return self.conv_forward(
+                g, self._adjoint_weight(w, groups), None, stride, pads, dilation, groups
+            )
         n, co = g.shape[:2]
         out = g.shape[2:]
         cg = w.shape[1]
         kernel = w.shape[2:]
         ck = cg * math.prod(kernel)
-        col = self.matmul(self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
-                          g.reshape(n, groups, co // groups, math.prod(out)))
+        col = self.matmul(
+            self.xp.swapaxes(w.reshape(groups, co // groups, ck), 1, 2),
+            g.reshape(n, groups, co // groups, math.prod(out)),
+        )
         col = col.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
         return self._col2im_scratch(col, in_spatial, stride, padding, dilation)
 
@@ -456,18 +492,23 @@ class XpConv:
         cg = x.shape[1] // groups
         n = g.shape[0]
         p = math.prod(g.shape[2:])
-        if self._merged_rows(n, p) and \
-                self._row_out(x, kernel, stride, padding, dilation, groups) is not None:
+        if (
+            self._merged_rows(n, p)
+            and self._row_out(x, kernel, stride, padding, dilation, groups) is not None
+        ):
             return self._merged_rows_weight(g, x, kernel, padding, dilation, groups)
-        rows = self._row_columns(x, kernel, stride, padding, dilation, groups) \
-            if co // groups <= p else None   # (the (N, C_out, C_g K_1) products stay small)
-        if rows is not None:                  # per kernel row: batched GEMM, batch summed
+        rows = (
+            self._row_columns(x, kernel, stride, padding, dilation, groups)
+            if co // groups <= p
+            else None
+        )  # (the (N, C_out, C_g K_1) products stay small)
+        if rows is not None:  # per kernel row: batched GEMM, batch summed
             col, offs, _ = rows
             col = col.reshape(n, groups, cg * kernel[1], col.shape[-1])
             gg = g.reshape(n, groups, co // groups, p)
             gw = self.xp.empty((co, cg) + tuple(kernel), dtype=g.dtype)
             for k, off in enumerate(offs):
-                part = self.matmul(gg, self.xp.swapaxes(col[..., off:off + p], -1, -2))
+                part = self.matmul(gg, self.xp.swapaxes(col[..., off : off + p], -1, -2))
                 gw[:, :, k] = part.sum(0).reshape(co, cg, kernel[1])
             return gw
         ck = cg * math.prod(kernel)
@@ -475,13 +516,16 @@ class XpConv:
             # per-sample GEMMs, the batch summed: no transposed copy of g (the
             # (N, C_out, C_g K) products are no larger than the columns)
             col = self._columns(x, kernel, stride, padding, dilation, False)
-            gw = self.matmul(g.reshape(n, groups, co // groups, p),
-                             self.xp.swapaxes(col.reshape(n, groups, ck, p), -1, -2))
+            gw = self.matmul(
+                g.reshape(n, groups, co // groups, p),
+                self.xp.swapaxes(col.reshape(n, groups, ck, p), -1, -2),
+            )
             return gw.sum(0).reshape((co, cg) + tuple(kernel))
         col = self._columns(x, kernel, stride, padding, dilation, True)
         m = g.shape[0] * math.prod(g.shape[2:])
-        gw = self.matmul(self._grad_channels_first(g, groups),
-                         self.xp.swapaxes(col.reshape(groups, ck, m), 1, 2))
+        gw = self.matmul(
+            self._grad_channels_first(g, groups), self.xp.swapaxes(col.reshape(groups, ck, m), 1, 2)
+        )
         return gw.reshape((co, cg) + tuple(kernel))
 
     # -- pooling --------------------------------------------------------------------------
@@ -507,10 +551,13 @@ class XpConv:
             win = self._windows(xpd, kernel, stride, dilation, out)
             perm = tuple(range(2, 2 + n)) + (0, 1) + tuple(range(2 + n, 2 + 2 * n))
             views = xp.ascontiguousarray(xp.transpose(win, perm)).reshape(
-                (kn,) + x.shape[:2] + tuple(out))
+                (kn,) + x.shape[:2] + tuple(out)
+            )
         else:
-            views = [xpd[self._window_slices(kk, stride, dilation, out)]
-                     for kk in itertools.product(*map(range, kernel))]
+            views = [
+                xpd[self._window_slices(kk, stride, dilation, out)]
+                for kk in itertools.product(*map(range, kernel))
+            ]
         # one scan in kernel order, as PyTorch's: an element replaces the running maximum
         # where it is greater or NaN (so the first of equal maxima, the last NaN); the
         # index update is arithmetic on a small integer array, cheaper than masked writes
@@ -521,7 +568,7 @@ class XpConv:
             upd = v > best
             if is_float:
                 upd |= v != v
-            xp.maximum(best, v, out=best)          # NaN propagates, as in PyTorch
+            xp.maximum(best, v, out=best)  # NaN propagates, as in PyTorch
             arg += upd * (i - arg).astype(arg.dtype, copy=False)
         return best, arg
 
@@ -532,12 +579,13 @@ class XpConv:
         xp = self.xp
         spatial, out = in_spatial, argmax.shape[2:]
         n = len(kernel)
-        flat_stride = [math.prod(spatial[j + 1:]) for j in range(n)]
+        flat_stride = [math.prod(spatial[j + 1 :]) for j in range(n)]
         kk = xp.asarray(list(itertools.product(*map(range, kernel))), dtype=xp.int64)
         kk = kk.reshape(-1, n)
         if not any(lo or hi > 0 for lo, hi in padding):
-            lut = (kk * xp.asarray([d * f for d, f in zip(dilation, flat_stride)],
-                                   dtype=xp.int64)).sum(1)
+            lut = (
+                kk * xp.asarray([d * f for d, f in zip(dilation, flat_stride)], dtype=xp.int64)
+            ).sum(1)
             flat = lut[argmax]
             for j in range(n):
                 o = xp.arange(out[j], dtype=xp.int64) * (stride[j] * flat_stride[j])
@@ -559,18 +607,19 @@ class XpConv:
     def max_pool_backward(self, g, argmax, in_spatial, kernel, stride, padding, dilation):
         xp = self.xp
         out = g.shape[2:]
-        full = g.shape[:2] + tuple(s + lo + max(hi, 0) for s, (lo, hi) in
-                                   zip(in_spatial, padding))
+        full = g.shape[:2] + tuple(s + lo + max(hi, 0) for s, (lo, hi) in zip(in_spatial, padding))
         overlap = any(s < d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
         # windows that tile the (padded) input write every position once: no zeroing
-        tiled = all(d == 1 and s == k and o * s == f for k, s, d, o, f in
-                    zip(kernel, stride, dilation, out, full[2:]))
+        tiled = all(
+            d == 1 and s == k and o * s == f
+            for k, s, d, o, f in zip(kernel, stride, dilation, out, full[2:])
+        )
         acc = (xp.empty if tiled else xp.zeros)(full, dtype=g.dtype)
         for i, kk in enumerate(itertools.product(*map(range, kernel))):
             dst = acc[self._window_slices(kk, stride, dilation, out)]
             if overlap:
                 dst += g * (argmax == i)
-            else:                   # each position is in one window: write, don't add
+            else:  # each position is in one window: write, don't add
                 xp.multiply(g, argmax == i, out=dst)
         return acc[_ALL2 + tuple(slice(lo, lo + s) for s, (lo, _) in zip(in_spatial, padding))]
 
@@ -583,15 +632,20 @@ class XpConv:
             res = self.index_add_along(g.reshape(flat), indices.reshape(flat), 2, p)
         else:
             res = xp.zeros((n, c, p), dtype=g.dtype)
-            res[xp.arange(n).reshape(-1, 1, 1), xp.arange(c).reshape(1, -1, 1),
-                indices.reshape(flat)] = g.reshape(flat)
+            res[
+                xp.arange(n).reshape(-1, 1, 1),
+                xp.arange(c).reshape(1, -1, 1),
+                indices.reshape(flat),
+            ] = g.reshape(flat)
         return res.reshape((n, c) + tuple(out_spatial))
 
     def pool_gather(self, x, indices):
         n, c = x.shape[:2]
         return self.xp.take_along_axis(
             x.reshape(n, c, math.prod(x.shape[2:])),
-            indices.reshape(n, c, math.prod(indices.shape[2:])), 2).reshape(indices.shape)
+            indices.reshape(n, c, math.prod(indices.shape[2:])),
+            2,
+        ).reshape(indices.shape)
 
     def pool_divisor(self, in_spatial, out_spatial, kernel, stride, padding, limit):
         xp = self.xp
@@ -620,11 +674,12 @@ class XpConv:
         xp = self.xp
         dt = g.dtype
         gf = g.astype(xp.float32) if _half(dt) else g
-        gd = gf / (xp.asarray(divisor, dtype=gf.dtype) if hasattr(divisor, "shape")
-                   else divisor)
+        gd = gf / (xp.asarray(divisor, dtype=gf.dtype) if hasattr(divisor, "shape") else divisor)
         n = len(kernel)
-        col = xp.broadcast_to(gd.reshape(g.shape[:2] + (1,) * n + g.shape[2:]),
-                              g.shape[:2] + tuple(kernel) + g.shape[2:])
+        col = xp.broadcast_to(
+            gd.reshape(g.shape[:2] + (1,) * n + g.shape[2:]),
+            g.shape[:2] + tuple(kernel) + g.shape[2:],
+        )
         return self.col2im(col, in_spatial, stride, padding, (1,) * n).astype(dt, copy=False)
 
     def adaptive_windows(self, in_size, out_size):
@@ -640,18 +695,17 @@ class XpConv:
         n = len(out_spatial)
         wins = [self.adaptive_windows(s, o) for s, o in zip(x.shape[2:], out_spatial)]
         idx = []
-        for j, w in enumerate(wins):             # index j at axes (2j, 2j+1) of 2n axes
+        for j, w in enumerate(wins):  # index j at axes (2j, 2j+1) of 2n axes
             shape = [1] * (2 * n)
             shape[2 * j], shape[2 * j + 1] = w.shape
             idx.append(w.reshape(shape))
-        g = x[_ALL2 + tuple(idx)]                # (N, C, O0, K0, O1, K1, ...)
+        g = x[_ALL2 + tuple(idx)]  # (N, C, O0, K0, O1, K1, ...)
         perm = (0, 1) + tuple(range(2, 2 + 2 * n, 2)) + tuple(range(3, 3 + 2 * n, 2))
         g = xp.transpose(g, perm)
-        ks = g.shape[2 + n:]
-        g = g.reshape(g.shape[:2 + n] + (math.prod(ks),))
+        ks = g.shape[2 + n :]
+        g = g.reshape(g.shape[: 2 + n] + (math.prod(ks),))
         if g.shape[-1] == 0 or g.size == 0:
-            return (xp.zeros(g.shape[:-1], dtype=x.dtype),
-                    xp.zeros(g.shape[:-1], dtype=xp.int64))
+            return (xp.zeros(g.shape[:-1], dtype=x.dtype), xp.zeros(g.shape[:-1], dtype=xp.int64))
         arg = xp.argmax(g, axis=-1)
         vals = xp.take_along_axis(g, arg[..., None], -1)[..., 0]
         pos = []
@@ -670,5 +724,4 @@ class XpConv:
         end = -((-(o + 1) * in_size) // out_size)
         i = xp.arange(in_size, dtype=xp.int64)
         inside = (i >= start) & (i < end)
-        return (inside / (end - start)).astype(xp.float32 if _half(xp.dtype(npdtype))
-                                               else npdtype)
+        return (inside / (end - start)).astype(xp.float32 if _half(xp.dtype(npdtype)) else npdtype)

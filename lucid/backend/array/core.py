@@ -5,8 +5,11 @@ class XpCore:
     """Implements :class:`CoreKernels` with ``self.xp``."""
 
     def asarray(self, data, dtype=None, copy=None):
-        return self.xp.asarray(data, dtype=dtype) if copy is None else \
-            self.xp.array(data, dtype=dtype, copy=copy)
+        return (
+            self.xp.asarray(data, dtype=dtype)
+            if copy is None
+            else self.xp.array(data, dtype=dtype, copy=copy)
+        )
 
     def from_backend(self, a, other, non_blocking=False):
         return a if other is self else self.asarray(other.to_numpy(a, non_blocking))
@@ -47,8 +50,8 @@ class XpCore:
             return a
         lead = a.ndim - len(shape)
         keep = tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
-        if not keep:                   # leading axes only: the sum has the shape (and owns
-            return a.sum(axis=tuple(range(lead)))             # its memory: no view of it)
+        if not keep:  # leading axes only: the sum has the shape (and owns
+            return a.sum(axis=tuple(range(lead)))  # its memory: no view of it)
         return a.sum(axis=tuple(range(lead)) + keep, keepdims=True).reshape(shape)
 
     def _accumulate(self, ufunc, a, axis):
@@ -65,12 +68,13 @@ class XpCore:
 
     def expand(self, a, shape):
         lead = len(shape) - a.ndim
-        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st for st, n, m in
-                                      zip(a.strides, a.shape, shape[lead:]))
+        strides = (0,) * lead + tuple(
+            0 if n == 1 and m != 1 else st for st, n, m in zip(a.strides, a.shape, shape[lead:])
+        )
         return self.xp.lib.stride_tricks.as_strided(a, shape, strides)
 
     def reshape(self, a, shape):
-        return a if a.shape == shape else a.reshape(shape)   # CuPy's costs us even then
+        return a if a.shape == shape else a.reshape(shape)  # CuPy's costs us even then
 
     def shares_memory(self, a, b):
         return self.xp.shares_memory(a, b)
@@ -85,13 +89,13 @@ class XpCore:
             if b is None:
                 return a
             if not isinstance(b, nd):
-                b = getattr(b, "base", None)       # stride_tricks' holder of the original
+                b = getattr(b, "base", None)  # stride_tricks' holder of the original
                 if not isinstance(b, nd):
                     return a
             a = b
 
     def storage_size(self, a):
-        return self._root(a).nbytes // a.itemsize      # in a's elements (a dtype view too)
+        return self._root(a).nbytes // a.itemsize  # in a's elements (a dtype view too)
 
     def storage_nbytes(self, a):
         return self._root(a).nbytes
@@ -100,12 +104,13 @@ class XpCore:
         return self.data_ptr(self._root(a))
 
     def as_strided(self, a, shape, strides, offset):
-        flat = self._root(a).reshape(-1)          # an owning array: contiguous, a view
-        if flat.dtype != a.dtype:                 # a dtype view: the storage in a's elements
+        flat = self._root(a).reshape(-1)  # an owning array: contiguous, a view
+        if flat.dtype != a.dtype:  # a dtype view: the storage in a's elements
             n = flat.nbytes // a.itemsize
-            flat = flat.view(self.xp.uint8)[:n * a.itemsize].view(a.dtype)
+            flat = flat.view(self.xp.uint8)[: n * a.itemsize].view(a.dtype)
         return self.xp.lib.stride_tricks.as_strided(
-            flat[offset:], shape, tuple(s * a.itemsize for s in strides))
+            flat[offset:], shape, tuple(s * a.itemsize for s in strides)
+        )
 
     def storage_offset(self, a):
         return (self.data_ptr(a) - self.data_ptr(self._root(a))) // a.itemsize
@@ -127,7 +132,7 @@ class XpCore:
         if a.size == 0 or b.size == 0 or self._root(a) is not self._root(b):
             return False
         if not (_dense(a) and _dense(b)):
-            return False                       # PyTorch: too hard to tell, allowed
+            return False  # PyTorch: too hard to tell, allowed
         a0, b0 = self.data_ptr(a), self.data_ptr(b)
         a1, b1 = a0 + a.nbytes, b0 + b.nbytes
         if a0 == b0 and a1 == b1:
@@ -141,14 +146,15 @@ class XpCore:
         for axis, n in enumerate(a.shape):
             if n > 2 * edge:
                 head = (slice(None),) * axis
-                a = self.xp.concatenate((a[head + (slice(0, edge),)],
-                                         a[head + (slice(n - edge, n),)]), axis=axis)
+                a = self.xp.concatenate(
+                    (a[head + (slice(0, edge),)], a[head + (slice(n - edge, n),)]), axis=axis
+                )
         return self.xp.array(a, copy=True)
 
     def to_list(self, a):
         h = self.to_numpy(a)
         if h.dtype.itemsize == 2 and h.dtype.kind not in "biu":
-            h = h.astype("float32")           # float16/bfloat16: exact in float32
+            h = h.astype("float32")  # float16/bfloat16: exact in float32
         return h.tolist()
 
 
@@ -161,4 +167,3 @@ def _dense(a):
             return False
         expect *= n
     return True
-

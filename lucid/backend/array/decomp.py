@@ -18,9 +18,11 @@ class XpDecomp:
         info = self.lu_factor(a)[2].reshape(-1)
         bad = int(self.xp.argmax(info > 0))
         where = f" (batch element {bad})" if a.ndim > 2 else ""
-        return ArgumentError(f"linalg.{op}: the diagonal element {int(info[bad])} is zero"
-                             f"{where}, the {op} could not be completed because the input "
-                             "matrix is singular")
+        return ArgumentError(
+            f"linalg.{op}: the diagonal element {int(info[bad])} is zero"
+            f"{where}, the {op} could not be completed because the input "
+            "matrix is singular"
+        )
 
     def inv(self, a):
         try:
@@ -51,7 +53,7 @@ class XpDecomp:
         batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), dtype=b.dtype)
         rows = range(n - 1, -1, -1) if upper else range(n)
-        for i in rows:        # substitution: x_i = (b_i - sum_{j solved} T_ij x_j) / T_ii
+        for i in rows:  # substitution: x_i = (b_i - sum_{j solved} T_ij x_j) / T_ii
             lo, hi = (i + 1, n) if upper else (0, i)
             if hi > lo:
                 x[..., i, :] -= (a[..., i, None, lo:hi] @ x[..., lo:hi, :])[..., 0, :]
@@ -64,7 +66,7 @@ class XpDecomp:
         info = xp.zeros(a.shape[:-2], xp.int32)
         try:
             low = xp.linalg.cholesky(a)
-        except self._linalg_error():       # NumPy: find which matrices fail, and where
+        except self._linalg_error():  # NumPy: find which matrices fail, and where
             flat = a.reshape((-1,) + a.shape[-2:])
             low = xp.full(flat.shape, xp.nan, a.dtype)
             finfo = info.reshape(-1)
@@ -72,8 +74,9 @@ class XpDecomp:
                 try:
                     low[i] = xp.linalg.cholesky(flat[i])
                 except self._linalg_error():
-                    finfo[i] = next(k for k in range(1, a.shape[-1] + 1)
-                                    if not self._posdef(flat[i, :k, :k]))
+                    finfo[i] = next(
+                        k for k in range(1, a.shape[-1] + 1) if not self._posdef(flat[i, :k, :k])
+                    )
             return low.reshape(a.shape), info
         # CuPy does not raise: a failed factor holds NaN from its first bad pivot on
         bad = xp.isnan(xp.diagonal(low, 0, -2, -1))
@@ -104,8 +107,9 @@ class XpDecomp:
 
     @staticmethod
     def _no_svd():
-        return ArgumentError("linalg.svd: the algorithm failed to converge (NaN or inf "
-                             "entries in the input?)")
+        return ArgumentError(
+            "linalg.svd: the algorithm failed to converge (NaN or inf entries in the input?)"
+        )
 
     def eigh(self, a):
         return self.xp.linalg.eigh(a, UPLO="L")
@@ -114,18 +118,20 @@ class XpDecomp:
         return self.xp.linalg.eigvalsh(a, UPLO="L")
 
     def eig(self, a):
-        ct = (a[..., :0, :0] * 1j).dtype          # the complex dtype of a's precision
+        ct = (a[..., :0, :0] * 1j).dtype  # the complex dtype of a's precision
         if a.size == 0:
             return (self.xp.empty(a.shape[:-1], dtype=ct), self.xp.empty(a.shape, dtype=ct))
         fn = getattr(self.xp.linalg, "eig", None)
         try:
-            if fn is None:       # an array module without geev (older CuPy): the host's
+            if fn is None:  # an array module without geev (older CuPy): the host's
                 w, v = (self.asarray(r) for r in np.linalg.eig(self.to_numpy(a)))
             else:
                 w, v = fn(a)
         except (self._linalg_error(), np.linalg.LinAlgError):
-            raise ArgumentError("linalg.eig: the eigenvalue algorithm did not converge "
-                                "(or the input has NaN/inf entries)") from None
+            raise ArgumentError(
+                "linalg.eig: the eigenvalue algorithm did not converge "
+                "(or the input has NaN/inf entries)"
+            ) from None
         return w.astype(ct, copy=False), v.astype(ct, copy=False)
 
     def lu_factor(self, a):
@@ -139,7 +145,7 @@ class XpDecomp:
         info = xp.zeros(nb, xp.int32)
         cplx = lu.dtype.kind == "c"
         for j in range(k):
-            col = lu[:, j:, j]             # the first largest, as i?amax (|Re|+|Im| if complex)
+            col = lu[:, j:, j]  # the first largest, as i?amax (|Re|+|Im| if complex)
             size = xp.abs(col.real) + xp.abs(col.imag) if cplx else xp.abs(col)
             p = j + xp.argmax(size, axis=1)
             piv[:, j] = p + 1
@@ -149,8 +155,8 @@ class XpDecomp:
             d = lu[:, j, j]
             zero = d == 0
             info = xp.where((info == 0) & zero, j + 1, info)
-            lu[:, j + 1:, j] /= xp.where(zero, 1, d)[:, None]  # a zero pivot's column is 0
-            lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
+            lu[:, j + 1 :, j] /= xp.where(zero, 1, d)[:, None]  # a zero pivot's column is 0
+            lu[:, j + 1 :, j + 1 :] -= lu[:, j + 1 :, j : j + 1] * lu[:, j : j + 1, j + 1 :]
         batch = a.shape[:-2]
         return lu.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch)
 
@@ -160,13 +166,13 @@ class XpDecomp:
         piv = pivots.reshape(-1, k).astype(xp.int64) - 1
         nb = piv.shape[0]
         rows = xp.arange(nb)
-        perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()   # A[perm] = LU
+        perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()  # A[perm] = LU
         for j in range(k):
             top = perm[:, j].copy()
             perm[:, j] = perm[rows, piv[:, j]]
             perm[rows, piv[:, j]] = top
         p = xp.zeros((nb, m, m), npdtype)
-        p[rows[:, None], perm, xp.arange(m)[None, :]] = 1      # column i of P is e_perm[i]
+        p[rows[:, None], perm, xp.arange(m)[None, :]] = 1  # column i of P is e_perm[i]
         return p.reshape(pivots.shape[:-1] + (m, m))
 
     def matrix_exp(self, a):
@@ -178,10 +184,10 @@ class XpDecomp:
         norm = xp.abs(a).sum(-2).max(-1) if n else xp.zeros(a.shape[:-2], a.real.dtype)
         s = xp.maximum(xp.ceil(xp.log2(xp.maximum(norm, 1e-300) * 2)), 0)
         s = xp.where(xp.isfinite(s), s, 0)
-        x = a * (2.0 ** -s)[..., None, None].astype(a.dtype)
+        x = a * (2.0**-s)[..., None, None].astype(a.dtype)
         eye = xp.eye(n, dtype=a.dtype)
         r = eye + x / 18
-        for k in range(17, 0, -1):            # Horner: I + x/1 (I + x/2 (I + ...))
+        for k in range(17, 0, -1):  # Horner: I + x/1 (I + x/2 (I + ...))
             r = eye + (x @ r) / k
         steps = int(s.max()) if s.size else 0
         for i in range(steps):

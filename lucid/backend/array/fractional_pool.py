@@ -28,8 +28,7 @@ class XpFractionalPool:
         start = xp.full(u.shape + (out_size,), in_size - k, dtype=xp.int64)
         if out_size > 1:
             uw = u.astype(wide)
-            alpha = rnd(xp.asarray(in_size - k, dtype=wide) / xp.asarray(out_size - 1,
-                                                                           dtype=wide))
+            alpha = rnd(xp.asarray(in_size - k, dtype=wide) / xp.asarray(out_size - 1, dtype=wide))
             o = xp.arange(out_size - 1, dtype=wide)
             hi = xp.trunc(rnd(rnd(o + uw[..., None]) * alpha))
             lo = xp.trunc(rnd(uw * alpha))[..., None]
@@ -48,13 +47,15 @@ class XpFractionalPool:
             a = self._fractional_starts(samples[..., j], spatial[j], kernel[j], out[j])
             a = a.reshape((1,) * n + lead + (1,) * j + (out[j],) + (1,) * (n - 1 - j))
             k = xp.arange(kernel[j], dtype=xp.int64).reshape(
-                (1,) * j + (kernel[j],) + (1,) * (n - 1 - j) + (1,) * (2 + n))
-            term = (a + k) * math.prod(spatial[j + 1:])
+                (1,) * j + (kernel[j],) + (1,) * (n - 1 - j) + (1,) * (2 + n)
+            )
+            term = (a + k) * math.prod(spatial[j + 1 :])
             sp = term if sp is None else sp + term
         sp = sp.reshape((math.prod(kernel),) + lead + out)
         # one flat gather of the windows: a contiguous plane per kernel element
-        plane = (xp.arange(lead[0] * lead[1], dtype=xp.int64) *
-                 math.prod(spatial)).reshape(lead + (1,) * n)
+        plane = (xp.arange(lead[0] * lead[1], dtype=xp.int64) * math.prod(spatial)).reshape(
+            lead + (1,) * n
+        )
         sp += plane
         win = xp.take(x.reshape(-1), sp)
         half = _half(win.dtype)
@@ -68,6 +69,6 @@ class XpFractionalPool:
             upd = v > best
             upd |= v != v
             xp.copyto(idx, sp[i], where=upd)
-            xp.maximum(best, v, out=best)          # NaN propagates, as the scan's value
-        idx -= plane                               # flat in the input -> flat spatial
+            xp.maximum(best, v, out=best)  # NaN propagates, as the scan's value
+        idx -= plane  # flat in the input -> flat spatial
         return (best.astype(x.dtype) if half else best), idx

@@ -2,9 +2,7 @@
 
 from ...errors import IndexingError
 
-_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
-          "amin": "minimum"}
-
+_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 
 
 def index_error(value, describe=None):
@@ -12,11 +10,12 @@ def index_error(value, describe=None):
     msg = f"index {int(value)} is out of bounds"
     return IndexingError(describe(msg) if describe is not None else msg)
 
+
 class XpIndexing:
     """Implements :class:`IndexingKernels` with ``self.xp``."""
 
     def basic_index(self, a, index):
-        return a[index + (Ellipsis,)]           # a 0-d view, not a scalar, when all ints
+        return a[index + (Ellipsis,)]  # a 0-d view, not a scalar, when all ints
 
     def index(self, a, index):
         try:
@@ -28,11 +27,10 @@ class XpIndexing:
         try:
             if not accumulate:
                 a[index] = v
-            elif any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b"
-                     for i in index):
-                self._ufunc_at(self.xp.add, a, index, v)     # integer arrays may repeat an element
+            elif any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b" for i in index):
+                self._ufunc_at(self.xp.add, a, index, v)  # integer arrays may repeat an element
             else:
-                a[index] += v                   # slices and a mask never repeat one
+                a[index] += v  # slices and a mask never repeat one
         except IndexError as e:
             raise IndexingError(str(e)) from None
 
@@ -49,9 +47,10 @@ class XpIndexing:
     def grid_index(self, index, dim):
         xp = self.xp
         nd = index.ndim
-        return tuple(index if d == dim else
-                     xp.arange(n, dtype=xp.int64).reshape((n,) + (1,) * (nd - d - 1))
-                     for d, n in enumerate(index.shape))
+        return tuple(
+            index if d == dim else xp.arange(n, dtype=xp.int64).reshape((n,) + (1,) * (nd - d - 1))
+            for d, n in enumerate(index.shape)
+        )
 
     def nonzero(self, a):
         return self.xp.argwhere(a).astype(self.xp.int64, copy=False)

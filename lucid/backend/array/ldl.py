@@ -11,7 +11,7 @@ column loop (vector operations along a column): a kernel for the moderate orders
 used at, not a blocked LAPACK.
 """
 
-_ALPHA = (1 + 17 ** 0.5) / 8       # Bunch-Kaufman's growth bound
+_ALPHA = (1 + 17**0.5) / 8  # Bunch-Kaufman's growth bound
 
 
 class XpLdl:
@@ -45,12 +45,12 @@ class XpLdl:
             step = 1
             akk = abs(float(diag(m[k, k]))) if herm else float(self._cabs1(m[k, k]))
             if k + 1 < n:
-                col = self._cabs1(m[k + 1:, k])
+                col = self._cabs1(m[k + 1 :, k])
                 imax = k + 1 + int(xp.argmax(col))
                 colmax = float(col[imax - k - 1])
             else:
                 imax, colmax = k, 0.0
-            if max(akk, colmax) == 0 or akk != akk:            # a zero (or nan) pivot
+            if max(akk, colmax) == 0 or akk != akk:  # a zero (or nan) pivot
                 info = info or k + 1
                 kp = k
                 if herm:
@@ -62,9 +62,12 @@ class XpLdl:
                     row = self._cabs1(m[imax, k:imax])
                     rowmax = float(row.max())
                     if imax + 1 < n:
-                        rowmax = max(rowmax, float(self._cabs1(m[imax + 1:, imax]).max()))
-                    aii = abs(float(m[imax, imax].real)) if herm else \
-                        float(self._cabs1(m[imax, imax]))
+                        rowmax = max(rowmax, float(self._cabs1(m[imax + 1 :, imax]).max()))
+                    aii = (
+                        abs(float(m[imax, imax].real))
+                        if herm
+                        else float(self._cabs1(m[imax, imax]))
+                    )
                     if akk >= _ALPHA * colmax * (colmax / rowmax):
                         kp = k
                     elif aii >= _ALPHA * rowmax:
@@ -89,10 +92,10 @@ class XpLdl:
     def _ldl_swap(m, kk, kp, k, step, cj, herm):
         """Interchange rows and columns ``kk`` and ``kp`` of the trailing lower triangle."""
         if kp + 1 < m.shape[0]:
-            m[kp + 1:, kk], m[kp + 1:, kp] = m[kp + 1:, kp].copy(), m[kp + 1:, kk].copy()
-        seg = m[kk + 1:kp, kk].copy()
-        m[kk + 1:kp, kk] = cj(m[kp, kk + 1:kp])
-        m[kp, kk + 1:kp] = cj(seg)
+            m[kp + 1 :, kk], m[kp + 1 :, kp] = m[kp + 1 :, kp].copy(), m[kp + 1 :, kk].copy()
+        seg = m[kk + 1 : kp, kk].copy()
+        m[kk + 1 : kp, kk] = cj(m[kp, kk + 1 : kp])
+        m[kp, kk + 1 : kp] = cj(seg)
         if herm:
             m[kp, kk] = m[kp, kk].conj()
         m[kk, kk], m[kp, kp] = m[kp, kp].copy(), m[kk, kk].copy()
@@ -107,9 +110,9 @@ class XpLdl:
             m[k, k] = m[k, k].real
         if k + 1 < m.shape[0]:
             r = 1 / m[k, k]
-            x = m[k + 1:, k]
-            m[k + 1:, k + 1:] -= xp.tril(r * x[:, None] * cj(x)[None, :])
-            m[k + 1:, k] = x * r
+            x = m[k + 1 :, k]
+            m[k + 1 :, k + 1 :] -= xp.tril(r * x[:, None] * cj(x)[None, :])
+            m[k + 1 :, k] = x * r
             if herm:
                 idx = xp.arange(k + 1, m.shape[0])
                 m[idx, idx] = m[idx, idx].real
@@ -129,19 +132,20 @@ class XpLdl:
             t = 1 / (d11 * d22 - 1)
             u = d21 / d
             d = t / d
-            wk = d * (d11 * m[k + 2:, k] - u * m[k + 2:, k + 1])
-            wkp1 = d * (d22 * m[k + 2:, k + 1] - xp.conj(u) * m[k + 2:, k])
+            wk = d * (d11 * m[k + 2 :, k] - u * m[k + 2 :, k + 1])
+            wkp1 = d * (d22 * m[k + 2 :, k + 1] - xp.conj(u) * m[k + 2 :, k])
         else:
             d11, d22 = m[k + 1, k + 1] / d21, m[k, k] / d21
             t = 1 / (d11 * d22 - 1)
             d = t / d21
-            wk = d * (d11 * m[k + 2:, k] - m[k + 2:, k + 1])
-            wkp1 = d * (d22 * m[k + 2:, k + 1] - m[k + 2:, k])
-        a0, a1 = m[k + 2:, k].copy(), m[k + 2:, k + 1].copy()
-        m[k + 2:, k + 2:] -= xp.tril(a0[:, None] * cj(wk)[None, :] +
-                                     a1[:, None] * cj(wkp1)[None, :])
-        m[k + 2:, k] = wk
-        m[k + 2:, k + 1] = wkp1
+            wk = d * (d11 * m[k + 2 :, k] - m[k + 2 :, k + 1])
+            wkp1 = d * (d22 * m[k + 2 :, k + 1] - m[k + 2 :, k])
+        a0, a1 = m[k + 2 :, k].copy(), m[k + 2 :, k + 1].copy()
+        m[k + 2 :, k + 2 :] -= xp.tril(
+            a0[:, None] * cj(wk)[None, :] + a1[:, None] * cj(wkp1)[None, :]
+        )
+        m[k + 2 :, k] = wk
+        m[k + 2 :, k + 1] = wkp1
         if herm:
             idx = xp.arange(k + 2, n)
             m[idx, idx] = m[idx, idx].real
@@ -155,7 +159,7 @@ class XpLdl:
         x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), dtype=b.dtype)
         xs = x.reshape((-1,) + b.shape[-2:])
         herm = hermitian and ld.dtype.kind == "c"
-        host = self.to_numpy(ps).tolist()                   # the branches, on the host
+        host = self.to_numpy(ps).tolist()  # the branches, on the host
         for i in range(lds.shape[0]):
             self._ldl_solve_one(lds[i], host[i], xs[i], herm)
         return x
@@ -165,12 +169,12 @@ class XpLdl:
         xp, n = self.xp, a.shape[0]
         cj = xp.conj if herm else (lambda v: v)
         k = 0
-        while k < n:                                       # L D y = P b
+        while k < n:  # L D y = P b
             if piv[k] > 0:
                 kp = piv[k] - 1
                 if kp != k:
                     x[[k, kp]] = x[[kp, k]]
-                x[k + 1:] -= a[k + 1:, k, None] * x[k]
+                x[k + 1 :] -= a[k + 1 :, k, None] * x[k]
                 x[k] = x[k] / (a[k, k].real if herm else a[k, k])
                 k += 1
             else:
@@ -178,9 +182,9 @@ class XpLdl:
                 if kp != k + 1:
                     x[[k + 1, kp]] = x[[kp, k + 1]]
                 if k + 2 < n:
-                    x[k + 2:] -= a[k + 2:, k, None] * x[k] + a[k + 2:, k + 1, None] * x[k + 1]
+                    x[k + 2 :] -= a[k + 2 :, k, None] * x[k] + a[k + 2 :, k + 1, None] * x[k + 1]
                 akm1k = a[k + 1, k]
-                akm1 = (a[k, k] / cj(akm1k))
+                akm1 = a[k, k] / cj(akm1k)
                 ak = a[k + 1, k + 1] / akm1k
                 denom = akm1 * ak - 1
                 bkm1, bk = x[k] / cj(akm1k), x[k + 1] / akm1k
@@ -188,18 +192,18 @@ class XpLdl:
                 x[k + 1] = (akm1 * bk - bkm1) / denom
                 k += 2
         k = n - 1
-        while k >= 0:                                      # L^T (or L^H) P^T x = y
+        while k >= 0:  # L^T (or L^H) P^T x = y
             if piv[k] > 0:
                 if k + 1 < n:
-                    x[k] -= (cj(a[k + 1:, k])[:, None] * x[k + 1:]).sum(0)
+                    x[k] -= (cj(a[k + 1 :, k])[:, None] * x[k + 1 :]).sum(0)
                 kp = piv[k] - 1
                 if kp != k:
                     x[[k, kp]] = x[[kp, k]]
                 k -= 1
             else:
                 if k + 1 < n:
-                    x[k] -= (cj(a[k + 1:, k])[:, None] * x[k + 1:]).sum(0)
-                    x[k - 1] -= (cj(a[k + 1:, k - 1])[:, None] * x[k + 1:]).sum(0)
+                    x[k] -= (cj(a[k + 1 :, k])[:, None] * x[k + 1 :]).sum(0)
+                    x[k - 1] -= (cj(a[k + 1 :, k - 1])[:, None] * x[k + 1 :]).sum(0)
                 kp = -piv[k] - 1
                 if kp != k:
                     x[[k, kp]] = x[[kp, k]]

@@ -26,7 +26,7 @@ class XpLinalg:
     def _activate(self, z, activation, approximate):
         """:meth:`linear_act`'s activation of the fresh pre-activation ``z``."""
         if activation == "relu":
-            return self.xp.maximum(z, z.dtype.type(0), out=z)    # z is ours: in place
+            return self.xp.maximum(z, z.dtype.type(0), out=z)  # z is ours: in place
         return self.gelu(z, approximate), z
 
     def linear_weight_grad(self, g, x, npdtype=None):
@@ -54,7 +54,7 @@ class XpLinalg:
             out = xp.einsum(equation, arrays[0])
             # a pure transpose or diagonal comes back as a view of the input: own the result
             return out.copy() if xp.may_share_memory(out, arrays[0]) else out
-        return xp.einsum(equation, *arrays, optimize=True)   # BLAS where a pair contracts
+        return xp.einsum(equation, *arrays, optimize=True)  # BLAS where a pair contracts
 
     def cross(self, a, b, axis):
         return self.xp.cross(a, b, axis=axis)
@@ -70,8 +70,11 @@ class XpLinalg:
     def cdist(self, x1, x2, p, use_mm):
         xp = self.xp
         if use_mm:
-            sq = (x1 * x1).sum(-1)[..., :, None] + (x2 * x2).sum(-1)[..., None, :] \
+            sq = (
+                (x1 * x1).sum(-1)[..., :, None]
+                + (x2 * x2).sum(-1)[..., None, :]
                 - 2 * self.matmul(x1, xp.swapaxes(x2, -1, -2))
+            )
             return xp.sqrt(xp.maximum(sq, sq.dtype.type(1e-30)))
         a = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
         if p == 0:
@@ -89,15 +92,19 @@ class XpLinalg:
         xp = self.xp
         if p == 0:
             shape = xp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
-            return (xp.zeros(shape + x1.shape[-2:], x1.dtype),
-                    xp.zeros(shape + x2.shape[-2:], x2.dtype))
-        if p == 2:       # sum_j w_ij (x1_i - x2_j) as two GEMMs, no (P, R, M) tensor
+            return (
+                xp.zeros(shape + x1.shape[-2:], x1.dtype),
+                xp.zeros(shape + x2.shape[-2:], x2.dtype),
+            )
+        if p == 2:  # sum_j w_ij (x1_i - x2_j) as two GEMMs, no (P, R, M) tensor
             w = xp.where(d == 0, 0, g / xp.where(d == 0, 1, d))
             wt = xp.swapaxes(w, -1, -2)
-            return (x1 * w.sum(-1)[..., None] - self.matmul(w, x2),
-                    x2 * wt.sum(-1)[..., None] - self.matmul(wt, x1))
+            return (
+                x1 * w.sum(-1)[..., None] - self.matmul(w, x2),
+                x2 * wt.sum(-1)[..., None] - self.matmul(wt, x1),
+            )
         diff = x1[..., :, None, :] - x2[..., None, :, :]
-        w = xp.sign(diff) * g[..., None]          # zero wherever diff (or d) is zero
+        w = xp.sign(diff) * g[..., None]  # zero wherever diff (or d) is zero
         if p == float("inf"):
             w = w * (xp.abs(diff) == d[..., None])
         elif p != 1:

@@ -70,9 +70,9 @@ class XpLoss:
         e = None if g is None else xp.empty(m, xp.float32)
         for i in range(0, n, m):
             k = min(m, n - i)
-            xb, cb, sb, nb, db = xf[i:i + k], c[:k], s[:k], num[:k], den[:k]
-            xp.multiply(xb, _SQRT_HALF, out=cb)              # u = x / sqrt 2
-            if g is not None:                                # exp(-u^2), u unclamped
+            xb, cb, sb, nb, db = xf[i : i + k], c[:k], s[:k], num[:k], den[:k]
+            xp.multiply(xb, _SQRT_HALF, out=cb)  # u = x / sqrt 2
+            if g is not None:  # exp(-u^2), u unclamped
                 eb = e[:k]
                 xp.multiply(cb, cb, out=eb)
                 xp.negative(eb, out=eb)
@@ -83,16 +83,16 @@ class XpLoss:
             _horner_into(xp, _GELU_Q, sb, db)
             nb /= db
             nb *= cb
-            nb += 0.5                                        # Phi(x)
+            nb += 0.5  # Phi(x)
             xp.clip(nb, 0.0, 1.0, out=nb)
-            ob = out[i:i + k]
+            ob = out[i : i + k]
             if g is None:
                 xp.multiply(xb, nb, out=ob)
-            else:                                            # Phi + x exp(-x^2/2)/sqrt(2pi)
+            else:  # Phi + x exp(-x^2/2)/sqrt(2pi)
                 eb *= xb
                 eb *= _INV_SQRT_2PI
                 nb += eb
-                xp.multiply(gf[i:i + k], nb, out=ob)
+                xp.multiply(gf[i : i + k], nb, out=ob)
         return out.reshape(x.shape)
 
     def gelu(self, a, approximate):
@@ -110,8 +110,9 @@ class XpLoss:
         x = self._f32(a)
         if approximate != "tanh" and x.dtype == xp.float32:
             return self._gelu_erf32(x, self._f32(g).astype(xp.float32, copy=False)).astype(
-                g.dtype, copy=False)
-        if approximate == "tanh":            # 1 - tanh(u)^2 = 4 s (1 - s)
+                g.dtype, copy=False
+            )
+        if approximate == "tanh":  # 1 - tanh(u)^2 = 4 s (1 - s)
             s = self._gelu_tanh(x)
             d = s + 2.0 * x * s * (1.0 - s) * (_SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_C * x * x))
         else:
@@ -142,7 +143,8 @@ class XpLoss:
             wt = (~ignored).astype(npdtype)
         else:
             wt = xp.where(ignored, 0, weight.astype(npdtype, copy=False)[safe]).astype(
-                npdtype, copy=False)
+                npdtype, copy=False
+            )
         return wt, safe
 
     def class_onehot(self, target, num_classes, npdtype):
@@ -187,8 +189,9 @@ class XpLoss:
             out = self._reduce_loss(loss, wt, reduction)
         return xp.asarray(out).astype(a.dtype, copy=False), lse[:, 0]
 
-    def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
-                               label_smoothing):
+    def cross_entropy_backward(
+        self, a, lse, g, target, weight, ignore_index, reduction, label_smoothing
+    ):
         xp = self.xp
         x = self._f32(a)
         n_cls = x.shape[1]
@@ -198,22 +201,26 @@ class XpLoss:
         with _quiet(xp):
             p = x - xp.expand_dims(lse, 1)
             xp.exp(p, out=p)
-            hot = (1.0 - eps) * s * wt                       # the coefficient at the target
+            hot = (1.0 - eps) * s * wt  # the coefficient at the target
             if eps:
                 valid = (target != ignore_index).astype(x.dtype)
                 wsum = n_cls if weight is None else weight.astype(x.dtype).sum()
-                spread = (eps / n_cls) * s * valid           # times w_c at every class
+                spread = (eps / n_cls) * s * valid  # times w_c at every class
                 qsum = hot + spread * wsum
                 grad = p * xp.expand_dims(qsum, 1)
-                wc = 1.0 if weight is None else \
-                    weight.astype(x.dtype).reshape((1, n_cls) + (1,) * (x.ndim - 2))
+                wc = (
+                    1.0
+                    if weight is None
+                    else weight.astype(x.dtype).reshape((1, n_cls) + (1,) * (x.ndim - 2))
+                )
                 grad -= xp.expand_dims(spread, 1) * wc
             else:
                 grad = p
                 grad *= xp.expand_dims(xp.broadcast_to(hot, wt.shape), 1)
             # one target per sample: a plain indexed update, no duplicate positions
             grad[self.grid_index(xp.expand_dims(safe, 1), 1)] -= xp.expand_dims(
-                xp.broadcast_to(hot, wt.shape), 1)
+                xp.broadcast_to(hot, wt.shape), 1
+            )
         return grad.astype(a.dtype, copy=False)
 
     def nll_loss(self, a, target, weight, ignore_index, reduction):
@@ -234,4 +241,3 @@ class XpLoss:
         grad = xp.zeros(shape, gg.dtype)
         grad[self.grid_index(xp.expand_dims(safe, 1), 1)] = xp.expand_dims(coef, 1)
         return grad.astype(g.dtype, copy=False)
-

@@ -6,7 +6,7 @@ as PyTorch does on the CPU.
 
 from ..threads import split
 
-_SELU_ALPHA_PRIME = 1.7580993408473766     # -scale * alpha of SELU
+_SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU
 
 
 def _work(xp, a):
@@ -29,7 +29,7 @@ def _rsum(xp, axes, *ops):
     one ``einsum``, which reads its operands once and never makes the product (several
     times faster than ``sum`` over non-trailing axes)."""
     shape = ops[0].shape
-    sub = _LETTERS[:len(shape)]
+    sub = _LETTERS[: len(shape)]
     out = "".join(c for i, c in enumerate(sub) if i not in axes)
     r = xp.einsum(",".join((sub,) * len(ops)) + "->" + out, *ops)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
@@ -71,8 +71,12 @@ class XpNorm:
         otherwise. A pass that runs block by block keeps its temporaries in cache (a
         block's difference from the mean is made, squared and summed before the next
         block is read), so each full-size operand crosses memory once per pass."""
-        if self.norm_block_bytes is None or x.ndim < 3 or not x.size or \
-                any(a.ndim != x.ndim or a.shape[0] != 1 for a in per_channel):
+        if (
+            self.norm_block_bytes is None
+            or x.ndim < 3
+            or not x.size
+            or any(a.ndim != x.ndim or a.shape[0] != 1 for a in per_channel)
+        ):
             return None
         rows = max(1, self.norm_block_bytes // x[0].nbytes)
         return [slice(i, min(i + rows, x.shape[0])) for i in range(0, x.shape[0], rows)]
@@ -98,7 +102,7 @@ class XpNorm:
             buf = xp.empty(xw[bl[0]].shape, dtype=xw.dtype)
             acc = None
             for s in bl:
-                d = xp.subtract(xw[s], m, out=buf[:s.stop - s.start])
+                d = xp.subtract(xw[s], m, out=buf[: s.stop - s.start])
                 part = _rsum(xp, axes, d, d)
                 acc = part if acc is None else xp.add(acc, part, out=acc)
             return acc
@@ -110,14 +114,18 @@ class XpNorm:
     def norm_moments(self, x, axes, center):
         xp = self.xp
         xw = _work(xp, x)
-        inv = 1.0 / (_count(x.shape, axes) or 1)      # an empty slice: mean 0, var 0
+        inv = 1.0 / (_count(x.shape, axes) or 1)  # an empty slice: mean 0, var 0
         if not center:
             return None, _rsum(xp, axes, xw, xw) * inv
         blocks = self._sample_blocks(xw) if 0 in axes else None
         if blocks is not None:
             runs = self._block_runs(blocks)
-            mean = _total(self.parallel(
-                lambda bl: _rsum(xp, axes, xw[bl[0].start:bl[-1].stop]), runs)) * inv
+            mean = (
+                _total(
+                    self.parallel(lambda bl: _rsum(xp, axes, xw[bl[0].start : bl[-1].stop]), runs)
+                )
+                * inv
+            )
             return mean, self._blocked_centered_sq(xw, mean, axes, blocks) * inv
         mean = _rsum(xp, axes, xw) * inv
         d = xw - mean
@@ -126,7 +134,7 @@ class XpNorm:
     def norm_normalize(self, x, mean, var, w, b, eps):
         xp = self.xp
         xw = _work(xp, x)
-        var = _work(xp, var)             # half running statistics: r in float32
+        var = _work(xp, var)  # half running statistics: r in float32
         rstd = (1.0 / xp.sqrt(var + eps)).astype(var.dtype, copy=False)
         if w is not None and 4 * _size(rstd.shape, w.shape) <= xw.size:
             # batch and instance norm: a per-channel scale and shift, two passes (as
@@ -135,8 +143,11 @@ class XpNorm:
             shift = None if mean is None else -mean * scale
             if b is not None:
                 shift = b if shift is None else shift + b
-            blocks = self._sample_blocks(xw, scale) if shift is None or \
-                shift.ndim == xw.ndim and shift.shape[0] == 1 else None
+            blocks = (
+                self._sample_blocks(xw, scale)
+                if shift is None or shift.ndim == xw.ndim and shift.shape[0] == 1
+                else None
+            )
             if blocks is not None:
                 y = xp.empty(xw.shape, dtype=xp.result_type(xw, scale))
                 sc = self._per_sample(scale, xw)
@@ -171,12 +182,16 @@ class XpNorm:
         xp = self.xp
         gw32, xw = _work(xp, g), _work(xp, x)
         inv = 1.0 / (_count(x.shape, axes) or 1)
-        blocks = self._sample_blocks(xw, mean, rstd, *(() if w is None else (w,))) \
-            if axes == paxes and mean is not None and 0 in axes else None
+        blocks = (
+            self._sample_blocks(xw, mean, rstd, *(() if w is None else (w,)))
+            if axes == paxes and mean is not None and 0 in axes
+            else None
+        )
         if blocks is not None:
-            return self._batch_norm_backward(gw32, xw, w, mean, rstd, axes, inv,
-                                             stats_grad, need, blocks, x.dtype)
-        xc = xw - mean if mean is not None else xw        # xc is ours only with a mean
+            return self._batch_norm_backward(
+                gw32, xw, w, mean, rstd, axes, inv, stats_grad, need, blocks, x.dtype
+            )
+        xc = xw - mean if mean is not None else xw  # xc is ours only with a mean
         gx = gw_ = gb = None
         if axes == paxes and mean is not None:
             # batch norm: rstd is constant over the weight's sums, which are the means
@@ -191,8 +206,14 @@ class XpNorm:
                     xc *= sgxc * (rstd * rstd * inv) * scale
                     gx -= xc
                     gx -= sg * (inv * scale)
-        elif mean is not None and w is not None and stats_grad and need[0] and \
-                _trailing(axes, x.ndim) and paxes == tuple(range(x.ndim - len(axes))):
+        elif (
+            mean is not None
+            and w is not None
+            and stats_grad
+            and need[0]
+            and _trailing(axes, x.ndim)
+            and paxes == tuple(range(x.ndim - len(axes)))
+        ):
             return self._layer_norm_backward(gw32, xc, w, rstd, inv, need, x.dtype)
         else:
             xhat = xc * rstd
@@ -210,11 +231,9 @@ class XpNorm:
                     gx *= rstd
                 else:
                     gx = gh * rstd
-        return tuple(None if a is None else a.astype(x.dtype, copy=False)
-                     for a in (gx, gw_, gb))
+        return tuple(None if a is None else a.astype(x.dtype, copy=False) for a in (gx, gw_, gb))
 
-    def _batch_norm_backward(self, g, x, w, mean, rstd, axes, inv, stats_grad, need,
-                             blocks, dtype):
+    def _batch_norm_backward(self, g, x, w, mean, rstd, axes, inv, stats_grad, need, blocks, dtype):
         r"""Batch norm's backward, block by block of the batch (:meth:`_sample_blocks`):
         one pass for the sums :math:`\sum g` and :math:`\sum g (x - \bar x)` (the
         centred block made in cache), one for :math:`g_x = g\,s - x\,k + c` with the
@@ -229,7 +248,7 @@ class XpNorm:
             sg = sgxc = None
             for s in bl:
                 gs = g[s]
-                d = xp.subtract(x[s], m, out=buf[:s.stop - s.start])
+                d = xp.subtract(x[s], m, out=buf[: s.stop - s.start])
                 a, c = _rsum(xp, axes, gs), _rsum(xp, axes, gs, d)
                 sg = a if sg is None else xp.add(sg, a, out=sg)
                 sgxc = c if sgxc is None else xp.add(sgxc, c, out=sgxc)
@@ -252,13 +271,14 @@ class XpNorm:
                 for s in bl:
                     gxs = xp.multiply(g[s], sc, out=gx[s])
                     if stats_grad:
-                        gxs -= xp.multiply(x[s], kp, out=buf[:s.stop - s.start])
+                        gxs -= xp.multiply(x[s], kp, out=buf[: s.stop - s.start])
                         gxs += cp
 
             self.parallel(grad, runs)
-        return tuple(None if t is None else t.astype(dtype, copy=False)
-                     for t in (gx, sgxc * rstd if need[1] else None,
-                               sg if need[2] else None))
+        return tuple(
+            None if t is None else t.astype(dtype, copy=False)
+            for t in (gx, sgxc * rstd if need[1] else None, sg if need[2] else None)
+        )
 
     def _layer_norm_backward(self, g, xc, w, rstd, inv, need, dtype):
         r"""Layer norm's backward on the ``(N, D)`` view (statistics over the trailing
@@ -283,8 +303,9 @@ class XpNorm:
         gh -= xhat
         gh -= c
         gh *= r
-        return tuple(None if t is None else t.astype(dtype, copy=False)
-                     for t in (gh.reshape(shape), gw_, gb))
+        return tuple(
+            None if t is None else t.astype(dtype, copy=False) for t in (gh.reshape(shape), gw_, gb)
+        )
 
     def norm_train(self, x, axes, w, b, eps, running_mean, running_var, momentum):
         mean, var = self.norm_moments(x, axes, True)
@@ -318,7 +339,7 @@ class XpNorm:
         if not alpha:
             return (keep * cdt(1.0 / (1.0 - p))).astype(npdtype, copy=False), None
         k = keep.astype(cdt)
-        a = ((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** -0.5
+        a = ((_SELU_ALPHA_PRIME**2 * p + 1) * (1 - p)) ** -0.5
         shift = (k - (1 - p)) * cdt(a * _SELU_ALPHA_PRIME)
         return (k * cdt(a)).astype(npdtype, copy=False), shift.astype(npdtype, copy=False)
 
@@ -342,7 +363,7 @@ class XpNorm:
     def embedding_backward(self, g, idx, num_weights, padding_idx, scale_grad_by_freq):
         xp = self.xp
         flat = idx.reshape(-1)
-        d = g.shape[idx.ndim:]
+        d = g.shape[idx.ndim :]
         acc = xp.float64 if g.dtype.itemsize < 4 else g.dtype
         width = _count(d, range(len(d)))
         g2 = g.reshape((flat.shape[0], width)).astype(acc, copy=False)
@@ -369,14 +390,16 @@ class XpNorm:
         if mode == "max":
             out = xp.full(num_bags * d, -xp.inf, dtype=acc)
             self._ufunc_at(xp.maximum, out, pos, rows.reshape(-1).astype(acc, copy=False))
-            won = rows.reshape(-1) == out[pos]          # the entries holding each maximum
+            won = rows.reshape(-1) == out[pos]  # the entries holding each maximum
             first = xp.full(num_bags * d, iv.shape[0], dtype=xp.int64)
             entry = xp.broadcast_to(xp.arange(iv.shape[0]).reshape(-1, 1), rows.shape)
             self._ufunc_at(xp.minimum, first, pos[won], entry.reshape(-1)[won])
-            out[first == iv.shape[0]] = 0                 # empty bags
+            out[first == iv.shape[0]] = 0  # empty bags
             rows_of = xp.concatenate([iv.astype(xp.int64), xp.full(1, -1, xp.int64)])
-            return (out.reshape(num_bags, d).astype(weight.dtype, copy=False),
-                    rows_of[first].reshape(num_bags, d))
+            return (
+                out.reshape(num_bags, d).astype(weight.dtype, copy=False),
+                rows_of[first].reshape(num_bags, d),
+            )
         if psw is not None:
             rows = rows * psw[keep].reshape(-1, 1)
         out = xp.zeros(num_bags * d, dtype=acc)
@@ -388,8 +411,9 @@ class XpNorm:
             out /= xp.maximum(sizes, 1).reshape(-1, 1)
         return out.astype(weight.dtype, copy=False), sizes
 
-    def embedding_bag_backward(self, g, weight, idx, bag, num_weights, mode, psw, aux,
-                               scale_grad_by_freq, need):
+    def embedding_bag_backward(
+        self, g, weight, idx, bag, num_weights, mode, psw, aux, scale_grad_by_freq, need
+    ):
         xp = self.xp
         d = g.shape[1]
         keep = bag >= 0

@@ -51,8 +51,9 @@ class XpOptim:
         tmp *= 1.0 - beta
         v += tmp
 
-    def sgd_step(self, params, grads, bufs, lr, momentum, dampening, weight_decay,
-                 nesterov, maximize):
+    def sgd_step(
+        self, params, grads, bufs, lr, momentum, dampening, weight_decay, nesterov, maximize
+    ):
         xp = self.xp
         bufs = list(bufs)
         for i, p in enumerate(params):
@@ -93,11 +94,26 @@ class XpOptim:
         bufs = {dt: xp.empty(n, dt) for dt, n in bufs.items()}
 
         def scratch(p):
-            return bufs[p.dtype][:p.size].reshape(p.shape)
+            return bufs[p.dtype][: p.size].reshape(p.shape)
+
         return scratch
 
-    def _adam_moments_(self, i, p, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2,
-                       weight_decay, maximize, decoupled, tmp):
+    def _adam_moments_(
+        self,
+        i,
+        p,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        maximize,
+        decoupled,
+        tmp,
+    ):
         r"""The first half of an Adam-family update of parameter ``i``, shared by Adam(W),
         NAdam and RAdam: count its step, apply the weight decay (decoupled: :math:`p
         \mathrel{*}= 1 - \eta\lambda`; else :math:`g + \lambda p`), then
@@ -116,17 +132,44 @@ class XpOptim:
         self._ema_sq_(v, g, beta2, tmp)
         return step, g, m, v
 
-    def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
-                  beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+    def adam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        amsgrad,
+        maximize,
+        decoupled,
+    ):
         xp = self.xp
         scratch = self._scratch(params)
         for i, p in enumerate(params):
             tmp = scratch(p)
-            step, _, m, v = self._adam_moments_(i, p, grads, exp_avgs, exp_avg_sqs, steps, lr,
-                                                beta1, beta2, weight_decay, maximize,
-                                                decoupled, tmp)
-            step_size = lr / (1.0 - beta1 ** step)
-            bc2_sqrt = (1.0 - beta2 ** step) ** 0.5
+            step, _, m, v = self._adam_moments_(
+                i,
+                p,
+                grads,
+                exp_avgs,
+                exp_avg_sqs,
+                steps,
+                lr,
+                beta1,
+                beta2,
+                weight_decay,
+                maximize,
+                decoupled,
+                tmp,
+            )
+            step_size = lr / (1.0 - beta1**step)
+            bc2_sqrt = (1.0 - beta2**step) ** 0.5
             if amsgrad:
                 xp.maximum(max_exp_avg_sqs[i], v, out=max_exp_avg_sqs[i])
                 v = max_exp_avg_sqs[i]
@@ -138,8 +181,20 @@ class XpOptim:
             tmp *= -step_size * bc2_sqrt
             p += tmp
 
-    def adamax_step(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
-                    weight_decay, maximize):
+    def adamax_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_infs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        maximize,
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             step = count_step(steps[i])
@@ -151,20 +206,47 @@ class XpOptim:
             xp.abs(g, out=tmp)
             tmp += eps
             xp.maximum(u, tmp, out=u)
-            clr = lr / (1.0 - beta1 ** step)
+            clr = lr / (1.0 - beta1**step)
             xp.divide(m, u, out=tmp)
             tmp *= -clr
             p += tmp
 
-    def nadam_step(self, params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, lr,
-                   beta1, beta2, eps, weight_decay, momentum_decay, maximize, decoupled):
+    def nadam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        mu_products,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        momentum_decay,
+        maximize,
+        decoupled,
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             denom = xp.empty_like(p)
-            step, g, m, v = self._adam_moments_(i, p, grads, exp_avgs, exp_avg_sqs, steps, lr,
-                                                beta1, beta2, weight_decay, maximize,
-                                                decoupled, denom)
-            bc2 = 1.0 - beta2 ** step
+            step, g, m, v = self._adam_moments_(
+                i,
+                p,
+                grads,
+                exp_avgs,
+                exp_avg_sqs,
+                steps,
+                lr,
+                beta1,
+                beta2,
+                weight_decay,
+                maximize,
+                decoupled,
+                denom,
+            )
+            bc2 = 1.0 - beta2**step
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1.0) * momentum_decay))
             mp = mu_products[i]
@@ -180,32 +262,75 @@ class XpOptim:
             tmp *= -lr * mu_next / (1.0 - mu_prod * mu_next)
             p += tmp
 
-    def radam_step(self, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                   weight_decay, maximize, decoupled):
+    def radam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        maximize,
+        decoupled,
+    ):
         xp = self.xp
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         for i, p in enumerate(params):
             tmp = xp.empty_like(p)
-            step, _, m, v = self._adam_moments_(i, p, grads, exp_avgs, exp_avg_sqs, steps, lr,
-                                                beta1, beta2, weight_decay, maximize,
-                                                decoupled, tmp)
-            bc1 = 1.0 - beta1 ** step
-            bc2 = 1.0 - beta2 ** step
-            rho_t = rho_inf - 2.0 * step * (beta2 ** step) / bc2
+            step, _, m, v = self._adam_moments_(
+                i,
+                p,
+                grads,
+                exp_avgs,
+                exp_avg_sqs,
+                steps,
+                lr,
+                beta1,
+                beta2,
+                weight_decay,
+                maximize,
+                decoupled,
+                tmp,
+            )
+            bc1 = 1.0 - beta1**step
+            bc2 = 1.0 - beta2**step
+            rho_t = rho_inf - 2.0 * step * (beta2**step) / bc2
             upd = xp.divide(m, bc1, out=xp.empty_like(m))
             upd *= lr
             if rho_t > 5.0:
-                rect = ((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
-                        / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)) ** 0.5
+                rect = (
+                    (rho_t - 4.0)
+                    * (rho_t - 2.0)
+                    * rho_inf
+                    / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)
+                ) ** 0.5
                 xp.sqrt(v, out=tmp)
                 tmp += eps
-                xp.divide(bc2 ** 0.5, tmp, out=tmp)
+                xp.divide(bc2**0.5, tmp, out=tmp)
                 upd *= tmp
                 upd *= rect
             p -= upd
 
-    def rmsprop_step(self, params, grads, square_avgs, grad_avgs, bufs, steps, lr, alpha,
-                     eps, weight_decay, momentum, centered, maximize):
+    def rmsprop_step(
+        self,
+        params,
+        grads,
+        square_avgs,
+        grad_avgs,
+        bufs,
+        steps,
+        lr,
+        alpha,
+        eps,
+        weight_decay,
+        momentum,
+        centered,
+        maximize,
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             count_step(steps[i])
@@ -232,8 +357,9 @@ class XpOptim:
                 tmp *= -lr
             p += tmp
 
-    def adagrad_step(self, params, grads, state_sums, steps, lr, lr_decay, eps,
-                     weight_decay, maximize):
+    def adagrad_step(
+        self, params, grads, state_sums, steps, lr, lr_decay, eps, weight_decay, maximize
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             step = count_step(steps[i])
@@ -248,8 +374,9 @@ class XpOptim:
             tmp *= -clr
             p += tmp
 
-    def adadelta_step(self, params, grads, square_avgs, acc_deltas, steps, lr, rho, eps,
-                      weight_decay, maximize):
+    def adadelta_step(
+        self, params, grads, square_avgs, acc_deltas, steps, lr, rho, eps, weight_decay, maximize
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             count_step(steps[i])
@@ -267,8 +394,9 @@ class XpOptim:
             delta *= -lr
             p += delta
 
-    def asgd_step(self, params, grads, axs, etas, mus, steps, lr, lambd, alpha, t0,
-                  weight_decay, maximize):
+    def asgd_step(
+        self, params, grads, axs, etas, mus, steps, lr, lambd, alpha, t0, weight_decay, maximize
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             step = count_step(steps[i])
@@ -288,8 +416,19 @@ class XpOptim:
             etas[i][...] = lr / ((1.0 + lambd * lr * step) ** alpha)
             mus[i][...] = 1.0 / max(1.0, step - t0)
 
-    def rprop_step(self, params, grads, prevs, step_sizes, steps, etaminus, etaplus,
-                   step_size_min, step_size_max, maximize):
+    def rprop_step(
+        self,
+        params,
+        grads,
+        prevs,
+        step_sizes,
+        steps,
+        etaminus,
+        etaplus,
+        step_size_min,
+        step_size_max,
+        maximize,
+    ):
         xp = self.xp
         for i, p in enumerate(params):
             count_step(steps[i])

@@ -6,7 +6,7 @@ has another bit generator overrides :meth:`XpRandom.rng_create` and the state me
 
 # float types NumPy cannot sample directly: their mantissa bits (with the implicit one)
 _HALF_BITS = {"float16": 11, "bfloat16": 8}
-_PCG64_STATE_BYTES = 37   # state (16) + increment (16) + has_uint32 (1) + uinteger (4)
+_PCG64_STATE_BYTES = 37  # state (16) + increment (16) + has_uint32 (1) + uinteger (4)
 
 
 class XpCreation:
@@ -58,21 +58,27 @@ class XpRandom(XpCreation):
 
     def rng_get_state(self, rng):
         st = rng.bit_generator.state
-        return (st["state"]["state"].to_bytes(16, "little")
-                + st["state"]["inc"].to_bytes(16, "little")
-                + st["has_uint32"].to_bytes(1, "little")
-                + st["uinteger"].to_bytes(4, "little"))
+        return (
+            st["state"]["state"].to_bytes(16, "little")
+            + st["state"]["inc"].to_bytes(16, "little")
+            + st["has_uint32"].to_bytes(1, "little")
+            + st["uinteger"].to_bytes(4, "little")
+        )
 
     def rng_set_state(self, rng, state):
         if len(state) != _PCG64_STATE_BYTES:
-            raise ValueError(f"expected a PCG64 state of {_PCG64_STATE_BYTES} bytes, got "
-                             f"{len(state)}")
+            raise ValueError(
+                f"expected a PCG64 state of {_PCG64_STATE_BYTES} bytes, got {len(state)}"
+            )
         rng.bit_generator.state = {
             "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(state[:16], "little"),
-                      "inc": int.from_bytes(state[16:32], "little")},
+            "state": {
+                "state": int.from_bytes(state[:16], "little"),
+                "inc": int.from_bytes(state[16:32], "little"),
+            },
             "has_uint32": state[32],
-            "uinteger": int.from_bytes(state[33:], "little")}
+            "uinteger": int.from_bytes(state[33:], "little"),
+        }
 
     @staticmethod
     def _compute_dtype(xp, npdtype):
@@ -87,7 +93,7 @@ class XpRandom(XpCreation):
             u = rng.random(shape, dtype=cdt)
         else:
             cdt = xp.float32
-            u = rng.integers(0, 1 << bits, size=shape).astype(cdt) * cdt(2.0 ** -bits)
+            u = rng.integers(0, 1 << bits, size=shape).astype(cdt) * cdt(2.0**-bits)
         if low != 0 or high != 1:
             u = u * cdt(high - low) + cdt(low)
         return xp.asarray(u).astype(npdtype, copy=False)
@@ -137,7 +143,7 @@ class XpRandom(XpCreation):
         rows, n = p.shape
         if replacement:
             cdf = xp.cumsum(p, axis=1)
-            cdf /= cdf[:, -1:]          # exactly 1 from the last positive weight on
+            cdf /= cdf[:, -1:]  # exactly 1 from the last positive weight on
             u = rng.random((rows, num_samples))
             out = xp.empty((rows, num_samples), dtype=xp.int64)
             for r in range(rows):

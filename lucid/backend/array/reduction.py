@@ -117,7 +117,8 @@ class XpReduction:
         with _quiet(xp):
             sq = d * d if d.dtype.kind != "c" else d.real * d.real + d.imag * d.imag
             return xp.sum(sq, axis=axis, keepdims=keepdims) / sq.dtype.type(
-                self._dof(a, axis, correction))
+                self._dof(a, axis, correction)
+            )
 
     def var(self, a, axis, keepdims, correction):
         return self._var(a, axis, keepdims, correction).astype(a.real.dtype, copy=False)
@@ -125,19 +126,20 @@ class XpReduction:
     def std(self, a, axis, keepdims, correction):
         with _quiet(self.xp):
             return self.xp.sqrt(self._var(a, axis, keepdims, correction)).astype(
-                a.real.dtype, copy=False)
+                a.real.dtype, copy=False
+            )
 
     def var_backward(self, a, g, axis, correction):
         with _quiet(self.xp):
-            return self._centered(a, axis) * (g * a.dtype.type(2.0) /
-                                              a.dtype.type(self._dof(a, axis, correction)))
+            return self._centered(a, axis) * (
+                g * a.dtype.type(2.0) / a.dtype.type(self._dof(a, axis, correction))
+            )
 
     def std_backward(self, a, out, g, axis, correction):
         xp = self.xp
         with _quiet(xp):
             scale = xp.where(out == 0, a.dtype.type(0), g / out)
-            return self._centered(a, axis) * (scale / a.dtype.type(self._dof(a, axis,
-                                                                             correction)))
+            return self._centered(a, axis) * (scale / a.dtype.type(self._dof(a, axis, correction)))
 
     def logsumexp(self, a, axis, keepdims):
         xp = self.xp
@@ -159,7 +161,7 @@ class XpReduction:
 
     def vector_norm(self, a, p, axis, keepdims):
         xp = self.xp
-        if a.dtype.kind == "c":        # the norm of the magnitudes (a real result)
+        if a.dtype.kind == "c":  # the norm of the magnitudes (a real result)
             return self.vector_norm(xp.absolute(a), p, axis, keepdims)
         work = a.astype(xp.float32) if _is_half(a) else a
         with _quiet(xp):
@@ -180,7 +182,7 @@ class XpReduction:
 
     def vector_norm_backward(self, a, out, g, p, axis):
         xp = self.xp
-        tr = a.real.dtype.type          # the parts' type, for complex a
+        tr = a.real.dtype.type  # the parts' type, for complex a
         with _quiet(xp):
             if p == 0:
                 return xp.zeros_like(a) * g
@@ -237,26 +239,26 @@ class XpReduction:
     def median_dim(self, a, axis, keepdims):
         xp = self.xp
         n = a.shape[axis]
-        order = xp.argsort(sort_key(xp, a), axis=axis, kind="stable")   # nan last, in order
+        order = xp.argsort(sort_key(xp, a), axis=axis, kind="stable")  # nan last, in order
         shape = list(a.shape)
         shape[axis] = 1
         pos = xp.full(shape, (n - 1) // 2, dtype=xp.int64)
         if _is_float(a):
             nans = xp.sum(xp.isnan(a), axis=axis, keepdims=True)
             pos = xp.where(nans > 0, n - nans, pos)
-        return self._pick(a, xp.take_along_axis(order, pos, axis).astype(xp.int64), axis,
-                          keepdims)
+        return self._pick(a, xp.take_along_axis(order, pos, axis).astype(xp.int64), axis, keepdims)
 
     def mode(self, a, axis, keepdims):
         xp = self.xp
         n = a.shape[axis]
         s = xp.sort(sort_key(xp, a), axis=axis).astype(a.dtype, copy=False)
         new_run = xp.ones(s.shape, dtype=bool)
-        new_run[_along(axis, slice(1, None))] = \
+        new_run[_along(axis, slice(1, None))] = (
             s[_along(axis, slice(1, None))] != s[_along(axis, slice(None, -1))]
+        )
         pos = self._positions(a, axis)
         run_start = self._accumulate(xp.maximum, xp.where(new_run, pos, 0), axis)
-        best = xp.argmax(pos - run_start, axis=axis)            # first longest run: smallest value
+        best = xp.argmax(pos - run_start, axis=axis)  # first longest run: smallest value
         vals = xp.take_along_axis(s, xp.expand_dims(best, axis), axis)
         hit = a == vals
         if _is_float(a):
@@ -266,9 +268,11 @@ class XpReduction:
 
     def index_add_along(self, g, idx, axis, size):
         xp = self.xp
-        if g.dtype.kind == "c":        # bincount weights are real: each part on its own
-            return self.make_complex(self.index_add_along(g.real, idx, axis, size),
-                                     self.index_add_along(g.imag, idx, axis, size))
+        if g.dtype.kind == "c":  # bincount weights are real: each part on its own
+            return self.make_complex(
+                self.index_add_along(g.real, idx, axis, size),
+                self.index_add_along(g.imag, idx, axis, size),
+            )
         g2 = xp.moveaxis(g, axis, -1)
         i2 = xp.moveaxis(idx, axis, -1)
         lead = g2.shape[:-1]
@@ -276,8 +280,7 @@ class XpReduction:
         for n in lead:
             rows *= n
         flat = (xp.arange(rows).reshape(-1, 1) * size + i2.reshape(rows, i2.shape[-1])).reshape(-1)
-        out = xp.bincount(flat, weights=g2.reshape(-1).astype(xp.float64),
-                          minlength=rows * size)
+        out = xp.bincount(flat, weights=g2.reshape(-1).astype(xp.float64), minlength=rows * size)
         return xp.moveaxis(out.astype(g.dtype).reshape(lead + (size,)), -1, axis)
 
     # -- logic and counting ----------------------------------------------------------

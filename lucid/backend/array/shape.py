@@ -19,8 +19,9 @@ def _pad_value(xp, value, dtype):
         return value
     info = xp.iinfo(dtype)
     if not (math.isfinite(value) and int(info.min) <= value <= int(info.max)):
-        raise ValueOverflowError(f"pad: value {value} cannot be converted to type "
-                                 f"{dtype.name} without overflow")
+        raise ValueOverflowError(
+            f"pad: value {value} cannot be converted to type {dtype.name} without overflow"
+        )
     return math.trunc(value)
 
 
@@ -55,8 +56,8 @@ class XpShape:
     def unfold(self, a, dim, size, step):
         n = (a.shape[dim] - size) // step + 1
         st = a.strides
-        shape = a.shape[:dim] + (n,) + a.shape[dim + 1:] + (size,)
-        strides = st[:dim] + (st[dim] * step,) + st[dim + 1:] + (st[dim],)
+        shape = a.shape[:dim] + (n,) + a.shape[dim + 1 :] + (size,)
+        strides = st[:dim] + (st[dim] * step,) + st[dim + 1 :] + (st[dim],)
         return self.xp.lib.stride_tricks.as_strided(a, shape, strides)
 
     def unfold_backward(self, g, shape, dim, size, step):
@@ -64,10 +65,10 @@ class XpShape:
         n = g.shape[dim]
         if n == 0 or size == 0:
             return out
-        if step >= size:                       # disjoint windows: one strided write
+        if step >= size:  # disjoint windows: one strided write
             self.unfold(out, dim, size, step)[...] = g
             return out
-        for k in range(size):                  # window offset k of every window at once
+        for k in range(size):  # window offset k of every window at once
             out[_along(out.ndim, dim, slice(k, k + step * (n - 1) + 1, step))] += g[..., k]
         return out
 
@@ -94,7 +95,7 @@ class XpShape:
         return a.view(npdtype)
 
     def select(self, a, dim, index):
-        return a[_along(a.ndim, dim, index) + (Ellipsis,)]   # a 0-d view, not a scalar
+        return a[_along(a.ndim, dim, index) + (Ellipsis,)]  # a 0-d view, not a scalar
 
     def unbind(self, a, dim):
         return tuple(self.select(a, dim, i) for i in range(a.shape[dim]))
@@ -113,7 +114,7 @@ class XpShape:
 
     def segment_sum(self, a, counts, axis):
         xp = self.xp
-        shape = a.shape[:axis] + (counts.shape[0],) + a.shape[axis + 1:]
+        shape = a.shape[:axis] + (counts.shape[0],) + a.shape[axis + 1 :]
         out = xp.zeros(shape, dtype=a.dtype)
         nz = counts > 0
         if a.shape[axis] == 0 or not bool(nz.any()):
@@ -161,12 +162,12 @@ class XpShape:
                 res[_along(nd, axis, slice(0, 1))] += left.sum(axis=axis, keepdims=True)
             if hi:
                 res[_along(nd, axis, slice(n - 1, n))] += right.sum(axis=axis, keepdims=True)
-        elif mode == "reflect":                # cell j < lo copies lo - j; lo+n+k copies n-2-k
+        elif mode == "reflect":  # cell j < lo copies lo - j; lo+n+k copies n-2-k
             if lo:
                 res[_along(nd, axis, slice(1, lo + 1))] += xp.flip(left, axis)
             if hi:
                 res[_along(nd, axis, slice(n - 1 - hi, n - 1))] += xp.flip(right, axis)
-        else:                                  # circular: j < lo copies n - lo + j; k copies k
+        else:  # circular: j < lo copies n - lo + j; k copies k
             if lo:
                 res[_along(nd, axis, slice(n - lo, n))] += left
             if hi:

@@ -30,20 +30,26 @@ class XpSort:
         xp = self.xp
         key = sort_key(xp, a)
         if axis is None:
-            v, inv, cnt = xp.unique(key.reshape(-1), return_inverse=True, return_counts=True,
-                                    equal_nan=False)
-            return v.astype(a.dtype, copy=False), \
-                inv.reshape(a.shape).astype(xp.int64, copy=False), \
-                cnt.astype(xp.int64, copy=False)
+            v, inv, cnt = xp.unique(
+                key.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+            )
+            return (
+                v.astype(a.dtype, copy=False),
+                inv.reshape(a.shape).astype(xp.int64, copy=False),
+                cnt.astype(xp.int64, copy=False),
+            )
         v, inv, cnt = xp.unique(key, return_inverse=True, return_counts=True, axis=axis)
-        return v.astype(a.dtype, copy=False), inv.reshape(-1).astype(xp.int64, copy=False), \
-            cnt.astype(xp.int64, copy=False)
+        return (
+            v.astype(a.dtype, copy=False),
+            inv.reshape(-1).astype(xp.int64, copy=False),
+            cnt.astype(xp.int64, copy=False),
+        )
 
     def unique_consecutive(self, a, axis):
         xp = self.xp
         if axis is None:
             rows = a.reshape(-1, 1)
-        else:           # explicit row length: a reshape cannot infer it when there are no rows
+        else:  # explicit row length: a reshape cannot infer it when there are no rows
             n = a.shape[axis]
             rows = xp.moveaxis(a, axis, 0).reshape(n, a.size // n if n else 0)
         n = rows.shape[0]
@@ -60,8 +66,9 @@ class XpSort:
         xp = self.xp
         side = "right" if right else "left"
         if seq.ndim == 1:
-            return xp.asarray(xp.searchsorted(seq, values, side=side, sorter=sorter),
-                              dtype=xp.int64)
+            return xp.asarray(
+                xp.searchsorted(seq, values, side=side, sorter=sorter), dtype=xp.int64
+            )
         if sorter is not None:
             seq = xp.take_along_axis(seq, sorter, -1)
         # one binary search per row, vectorised over rows: ~log2(n) gathers

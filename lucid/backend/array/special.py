@@ -55,14 +55,14 @@ def _bernoulli(n):
 
 
 _B = _bernoulli(40)
-_B2K = [float(_B[2 * k]) for k in range(0, 21)]        # B_0, B_2, B_4, ...
+_B2K = [float(_B[2 * k]) for k in range(0, 21)]  # B_0, B_2, B_4, ...
 
 
 def _zeta(s):
     r""":math:`\zeta(s)` for real :math:`s > 1` by Euler-Maclaurin at :math:`N = 12`."""
     n = 12
-    head = math.fsum(k ** -s for k in range(1, n))
-    tail = n ** (1 - s) / (s - 1) + 0.5 * n ** -s
+    head = math.fsum(k**-s for k in range(1, n))
+    tail = n ** (1 - s) / (s - 1) + 0.5 * n**-s
     rising = s
     corr = []
     for j in range(1, 15):
@@ -141,8 +141,7 @@ class XpSpecial:
         r"""Stirling's series for :math:`x \ge 10` (:math:`+\infty` past about 2.5e305)."""
         xp = self.xp
         inv = 1.0 / x
-        return (x - 0.5) * xp.log(x) - x + _HALF_LOG_2PI + inv * _horner(xp, inv * inv,
-                                                                         _STIRLING)
+        return (x - 0.5) * xp.log(x) - x + _HALF_LOG_2PI + inv * _horner(xp, inv * inv, _STIRLING)
 
     def _lgamma_pos(self, x):
         r""":math:`\ln\Gamma(x)` for finite :math:`x \ge 1/2`, each branch evaluated only on
@@ -204,8 +203,7 @@ class XpSpecial:
                 out[pos] = self._lgamma_pos(x[pos])
             if bool(refl.any()):
                 xr = x[refl]
-                out[refl] = _LOG_PI - xp.log(xp.abs(self._sinpi(xr))) - \
-                    self._lgamma_pos(1.0 - xr)
+                out[refl] = _LOG_PI - xp.log(xp.abs(self._sinpi(xr))) - self._lgamma_pos(1.0 - xr)
             out[xp.isinf(x)] = xp.inf
             nan = xp.isnan(x)
             out[nan] = x[nan]
@@ -223,9 +221,10 @@ class XpSpecial:
             if bool(neg.any()):
                 xn = x[neg]
                 r = xn - xp.round(xn)
-                v = self._digamma_pos(1.0 - xn) - math.pi * xp.cos(math.pi * r) / \
-                    xp.sin(math.pi * r)
-                out[neg] = xp.where(r == 0, xp.nan, v)      # poles (and -inf): nan
+                v = self._digamma_pos(1.0 - xn) - math.pi * xp.cos(math.pi * r) / xp.sin(
+                    math.pi * r
+                )
+                out[neg] = xp.where(r == 0, xp.nan, v)  # poles (and -inf): nan
             zero = x == 0
             out[zero] = xp.copysign(xp.inf, -x[zero])
             out[x == xp.inf] = xp.inf
@@ -245,8 +244,7 @@ class XpSpecial:
                 neg = (x < 0) & ~bad
                 pos = self._hurwitz(s, xp.where(bad | neg, 1.0, x))
                 sp = self._sinpi(xp.where(neg, x, -0.5))
-                refl = math.pi ** 2 / (sp * sp) - \
-                    self._hurwitz(s, xp.where(neg, 1.0 - x, 1.5))
+                refl = math.pi**2 / (sp * sp) - self._hurwitz(s, xp.where(neg, 1.0 - x, 1.5))
                 out = xp.where(neg, refl, pos)
             else:
                 out = sign * self._hurwitz(s, xp.where(bad, 1.0, x))
@@ -329,7 +327,6 @@ class XpSpecial:
             res = xp.where(x == ninf, 0, res)
         return res.reshape(a.shape).astype(g.dtype, copy=False)
 
-
     # -- lucid.special: error-function, Bessel and zeta kernels ----------------------
     # (module-level tables and references: the "lucid.special" section at the end). The
     # erf-family kernels build on the unary mixin's float64 erf helpers (``_erfcx``,
@@ -360,12 +357,12 @@ class XpSpecial:
         ax = xp.abs(x)
         big = ax >= 1
         if bool(big.any()):
-            out[big] = self._erfcx(ax[big])             # the unary kernels' interpolants
+            out[big] = self._erfcx(ax[big])  # the unary kernels' interpolants
         small = ax < 1
         if bool(small.any()):
             xs = ax[small]
             out[small] = self._exp_square(xs) * (1 - self._erf_small(xs))
-        neg = x < 0                                      # erfcx(-t) = 2 e^{t^2} - erfcx(t)
+        neg = x < 0  # erfcx(-t) = 2 e^{t^2} - erfcx(t)
         out[neg] = 2 * self._exp_square(x[neg]) - out[neg]
         return out
 
@@ -445,7 +442,7 @@ class XpSpecial:
             lead = -0.5 * xp.log(2 * math.pi * xb)
             if scaled:
                 out[big] = v * xp.exp(lead)
-            else:                               # e^{x/2} twice: finite up to I's overflow
+            else:  # e^{x/2} twice: finite up to I's overflow
                 half = xp.exp(0.5 * xb)
                 out[big] = (v * xp.exp(lead) * half) * half
         out[xp.isinf(ax)] = 0.0 if scaled else xp.inf
@@ -494,7 +491,7 @@ class XpSpecial:
         p = _horner(xp, inv2, _HANKEL_P[order])
         q = _horner(xp, inv2, _HANKEL_Q[order]) / x
         c, s = xp.cos(x), xp.sin(x)
-        cc, sc = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))   # sqrt2 cos, sin chi
+        cc, sc = (c + s, s - c) if order == 0 else (s - c, -(s + c))  # sqrt2 cos, sin chi
         mix = p * cc - q * sc if kind == "J" else p * sc + q * cc
         return xp.sqrt(1 / (math.pi * x)) * mix
 
@@ -507,8 +504,10 @@ class XpSpecial:
         def small(v):
             s = _horner(xp, v * v * 0.25, _J_SERIES[order])
             return s * (0.5 * v) if order else s
-        out = self._bessel_piecewise(xp.abs(x), "J", order, small,
-                                     lambda v: self._hankel(v, order, "J"))
+
+        out = self._bessel_piecewise(
+            xp.abs(x), "J", order, small, lambda v: self._hankel(v, order, "J")
+        )
         return xp.where(x < 0, -out, out) if order else out
 
     def _bessel_log_series(self, x, kind, order):
@@ -527,18 +526,26 @@ class XpSpecial:
         if order:
             reg = reg * (0.5 * x)
         if kind == "Y":
-            return (2 / math.pi) * ((log + _EULER_GAMMA) * reg - ser) if order == 0 else \
-                (2 / math.pi) * log * reg - 2 / (math.pi * x) - x * (0.5 / math.pi) * ser
-        return ser - (log + _EULER_GAMMA) * reg if order == 0 else \
-            1 / x + log * reg - 0.25 * x * ser
+            return (
+                (2 / math.pi) * ((log + _EULER_GAMMA) * reg - ser)
+                if order == 0
+                else (2 / math.pi) * log * reg - 2 / (math.pi * x) - x * (0.5 / math.pi) * ser
+            )
+        return (
+            ser - (log + _EULER_GAMMA) * reg if order == 0 else 1 / x + log * reg - 0.25 * x * ser
+        )
 
     def _bessel_y(self, x, order):
         r""":math:`Y_\nu`: the logarithmic series below 2, Chebyshev series to 26, Hankel's
         expansion beyond; :math:`-\infty` at 0, nan below."""
         xp = self.xp
-        out = self._bessel_piecewise(x, "Y", order,
-                                     lambda v: self._bessel_log_series(v, "Y", order),
-                                     lambda v: self._hankel(v, order, "Y"))
+        out = self._bessel_piecewise(
+            x,
+            "Y",
+            order,
+            lambda v: self._bessel_log_series(v, "Y", order),
+            lambda v: self._hankel(v, order, "Y"),
+        )
         out = xp.where(x == 0, -xp.inf, out)
         return xp.where(x < 0, xp.nan, out)
 
@@ -555,6 +562,7 @@ class XpSpecial:
 
         def big(v):
             return xp.sqrt(0.5 * math.pi / v) * _horner(xp, 1 / v, _K_ASYM[order])
+
         out = self._bessel_piecewise(x, "Ke", order, small, big)
         if not scaled:
             mid = x >= _CHEB_LO
@@ -594,7 +602,7 @@ class XpSpecial:
         :math:`x \le -10`, :math:`\frac{1}{\sqrt\pi |x|^{1/4}} (\sin(\zeta + \frac\pi4)
         P - \cos(\zeta + \frac\pi4) Q)`."""
         xp = self.xp
-        out = xp.where(x != x, x, 0.0)                     # +-inf: the limit 0
+        out = xp.where(x != x, x, 0.0)  # +-inf: the limit 0
         z = xp.abs(x)
         zeta = (2 / 3) * z * xp.sqrt(z)
         idx = xp.floor((x + _AIRY_HI) * (1 / _AIRY_WIDTH))
@@ -617,8 +625,7 @@ class XpSpecial:
             q = _horner(xp, inv2, _AIRY_Q) / zt
             c, s = xp.cos(zt), xp.sin(zt)
             # sqrt2 sin(zeta + pi/4) = s + c, sqrt2 cos(zeta + pi/4) = c - s
-            out[neg] = ((s + c) * p - (c - s) * q) / (math.sqrt(2 * math.pi) *
-                                                      xp.sqrt(xp.sqrt(zn)))
+            out[neg] = ((s + c) * p - (c - s) * q) / (math.sqrt(2 * math.pi) * xp.sqrt(xp.sqrt(zn)))
         return out
 
     def airy_ai(self, a):
@@ -660,7 +667,7 @@ class XpSpecial:
         pole = (q <= 0) & (q == xp.floor(q))
         w = xp.where(ok & ~pole, q, 1.0)
         w = xp.where(xp.isinf(w), 1.0, w)
-        top = xp.minimum(20 + 0.5 * xs, 140.0)      # past x = 240 the tail underflows
+        top = xp.minimum(20 + 0.5 * xs, 140.0)  # past x = 240 the tail underflows
         acc = xp.zeros_like(w)
         while True:
             m = w < top
@@ -672,7 +679,7 @@ class XpSpecial:
         tail = w * wx / (xs - 1) + 0.5 * wx
         rising = xs
         winv2 = 1 / (w * w)
-        wpow = wx / w                                    # w^{-x-1}
+        wpow = wx / w  # w^{-x-1}
         for j in range(1, 13):
             tail = tail + (_B2K[j] / math.factorial(2 * j)) * rising * wpow
             rising = rising * (xs + 2 * j - 1) * (xs + 2 * j)
@@ -691,7 +698,7 @@ class XpSpecial:
         xp = self.xp
         x, n = xp.broadcast_arrays(x, xp.trunc(n))
         if kind.startswith("shifted_"):
-            kind, x = kind[len("shifted_"):], 2 * x - 1
+            kind, x = kind[len("shifted_") :], 2 * x - 1
         a, first = _POLY_FIRST[kind]
         p0, p1 = xp.ones_like(x), a * x + first
         out = xp.where(n == 0, 1.0, xp.where(n == 1, p1, 0.0))
@@ -712,7 +719,7 @@ class XpSpecial:
             return x * p1 - k * p0
         if kind == "laguerre_l":
             return ((2 * k + 1 - x) * p1 - k * p0) / (k + 1)
-        return ((2 * k + 1) * x * p1 - k * p0) / (k + 1)            # legendre_p
+        return ((2 * k + 1) * x * p1 - k * p0) / (k + 1)  # legendre_p
 
     def orthogonal_polynomial(self, kind, x, n):
         return self._special64(lambda s, t: self._orthogonal_polynomial64(kind, s, t), x, n)
@@ -796,7 +803,7 @@ class XpNumeric:
             return xp.nextafter(a, b)
         # bfloat16 (CuPy has no kernel): one step of the sign-magnitude bit pattern, away
         # from zero when moving away from it; from +-0 the smallest subnormal of b's side
-        a, b = (t.copy() for t in xp.broadcast_arrays(a, b))     # contiguous, for view
+        a, b = (t.copy() for t in xp.broadcast_arrays(a, b))  # contiguous, for view
         af, bf = a.astype(xp.float32), b.astype(xp.float32)
         up = bf > af
         bits = a.view(xp.uint16).astype(xp.int32) + xp.where(up == (af > 0), 1, -1)
@@ -836,8 +843,7 @@ class XpNumeric:
         if a.dtype.kind == "b":
             a = a.astype(b.dtype)
         s = xp.right_shift(a, xp.where(ok, b, 0).astype(a.dtype, copy=False))
-        fill = xp.where(a < 0, a.dtype.type(-1) if a.dtype.kind == "i" else 0,
-                        a.dtype.type(0))
+        fill = xp.where(a < 0, a.dtype.type(-1) if a.dtype.kind == "i" else 0, a.dtype.type(0))
         return xp.where(ok, s, fill).astype(a.dtype, copy=False)
 
     def histogramdd(self, sample, edges, weights):
@@ -852,14 +858,18 @@ class XpNumeric:
             shape.append(nb)
             v = sample[:, k]
             idx = xp.searchsorted(e, v, side="right") - 1
-            idx = xp.where(v == e[-1], nb - 1, idx)     # the last bin is closed
+            idx = xp.where(v == e[-1], nb - 1, idx)  # the last bin is closed
             keep &= (idx >= 0) & (idx < nb) & (v == v)
             flat = flat * nb + xp.clip(idx, 0, max(nb - 1, 0))
-        w = xp.ones(n, dtype=sample.dtype) if weights is None else \
-            weights.astype(sample.dtype, copy=False)
+        w = (
+            xp.ones(n, dtype=sample.dtype)
+            if weights is None
+            else weights.astype(sample.dtype, copy=False)
+        )
         total = math.prod(shape)
-        counts = xp.bincount(flat[keep], weights=w[keep].astype(xp.float64),
-                             minlength=total)[:total]
+        counts = xp.bincount(flat[keep], weights=w[keep].astype(xp.float64), minlength=total)[
+            :total
+        ]
         return counts.reshape(shape).astype(sample.dtype, copy=False)
 
 
@@ -867,16 +877,16 @@ def _quiet(xp):
     es = getattr(xp, "errstate", None)
     if es is None:
         import contextlib
+
         return contextlib.nullcontext()
     return es(all="ignore")
-
 
 
 # == lucid.special: tables and references ====================================================
 
 _SQRT1_2 = math.sqrt(0.5)
 _SQRT_2PI = math.sqrt(2 * math.pi)
-_EPS = 2.0 ** -53
+_EPS = 2.0**-53
 _GAMMAINC_MAX_ITER = 5000
 # Abramowitz-Stegun 26.2.23: y ~ (c0 + c1 t + c2 t^2)/(1 + d1 t + d2 t^2 + d3 t^3) - t
 _AS_NUM = (2.515517, 0.802853, 0.010328)
@@ -893,23 +903,32 @@ def _hankel_a(nu, k):
 
 _I_SERIES_MAX = 25.0
 # I_nu(x) = (x/2)^nu sum_k t^k / (k! (k + nu)!),  t = x^2/4; 60 terms reach 1e-30 at t = 156
-_I_SERIES = tuple(tuple(1 / (math.factorial(k) * math.factorial(k + nu)) for k in range(60))
-                  for nu in (0, 1))
+_I_SERIES = tuple(
+    tuple(1 / (math.factorial(k) * math.factorial(k + nu)) for k in range(60)) for nu in (0, 1)
+)
 # e^{-x} I_nu(x) sqrt(2 pi x) ~ sum_k (-1)^k a_k(nu) x^{-k}; 30 terms: below 1e-18 at x = 25
-_I_ASYM = tuple(tuple(float((-1) ** k * _hankel_a(nu, k)) for k in range(30))
-                for nu in (0, 1))
+_I_ASYM = tuple(tuple(float((-1) ** k * _hankel_a(nu, k)) for k in range(30)) for nu in (0, 1))
 # Hankel: P = sum_k (-1)^k a_{2k} x^{-2k}, Q = sum_k (-1)^k a_{2k+1} x^{-2k}/x; from x = 26
-_HANKEL_P = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k)) for k in range(20))
-                  for nu in (0, 1))
-_HANKEL_Q = tuple(tuple(float((-1) ** k * _hankel_a(nu, 2 * k + 1)) for k in range(20))
-                  for nu in (0, 1))
+_HANKEL_P = tuple(
+    tuple(float((-1) ** k * _hankel_a(nu, 2 * k)) for k in range(20)) for nu in (0, 1)
+)
+_HANKEL_Q = tuple(
+    tuple(float((-1) ** k * _hankel_a(nu, 2 * k + 1)) for k in range(20)) for nu in (0, 1)
+)
 # e^x K_nu(x) ~ sqrt(pi/(2x)) sum_k a_k(nu) x^{-k}; 30 terms: below 1e-18 at x = 26
 _K_ASYM = tuple(tuple(float(_hankel_a(nu, k)) for k in range(30)) for nu in (0, 1))
 
 # p_1 = a x + first for each family (p_0 = 1); the shifted forms are these at 2x - 1
-_POLY_FIRST = {"chebyshev_t": (1, 0), "chebyshev_u": (2, 0), "chebyshev_v": (2, -1),
-               "chebyshev_w": (2, 1), "hermite_h": (2, 0), "hermite_he": (1, 0),
-               "laguerre_l": (-1, 1), "legendre_p": (1, 0)}
+_POLY_FIRST = {
+    "chebyshev_t": (1, 0),
+    "chebyshev_u": (2, 0),
+    "chebyshev_v": (2, -1),
+    "chebyshev_w": (2, 1),
+    "hermite_h": (2, 0),
+    "hermite_he": (1, 0),
+    "laguerre_l": (-1, 1),
+    "legendre_p": (1, 0),
+}
 
 # 50 digits of pi and of Euler's gamma, for the 80-digit references
 _PI_50 = "3.14159265358979323846264338327950288419716939937511"
@@ -922,13 +941,14 @@ def _bessel_ref(kind, nu, x):
     power series, and for Y and K the logarithmic series of ``_bessel_log_series`` (their
     cancellation, up to about 1e22 at :math:`x = 26`, stays far below 80 digits)."""
     from decimal import Decimal, localcontext
+
     with localcontext() as ctx:
         ctx.prec = 80
         xd, pi, gamma = Decimal(x), Decimal(_PI_50), Decimal(_GAMMA_50)
         t, half = xd * xd / 4, xd / 2
         sign = 1 if kind == "Ke" else -1
-        term = Decimal(1) / math.factorial(nu)          # (sign t)^k / (k! (k + nu)!)
-        reg = ser = h = Decimal(0)                      # h: the harmonic number H_k
+        term = Decimal(1) / math.factorial(nu)  # (sign t)^k / (k! (k + nu)!)
+        reg = ser = h = Decimal(0)  # h: the harmonic number H_k
         k = 0
         while k < 10 or abs(term) > Decimal(10) ** -70:
             h_next = h + Decimal(1) / (k + 1)
@@ -937,13 +957,16 @@ def _bessel_ref(kind, nu, x):
             k += 1
             term = term * sign * t / (k * (k + nu))
             h = h_next
-        reg *= half ** nu
+        reg *= half**nu
         if kind == "J":
             return float(reg)
         log = half.ln()
         if kind == "Y":
-            v = 2 / pi * ((log + gamma) * reg - ser) if nu == 0 else \
-                2 / pi * log * reg - 2 / (pi * xd) - half / pi * ser
+            v = (
+                2 / pi * ((log + gamma) * reg - ser)
+                if nu == 0
+                else 2 / pi * log * reg - 2 / (pi * xd) - half / pi * ser
+            )
             return float(v)
         v = ser - (log + gamma) * reg if nu == 0 else 1 / xd + log * reg - xd / 4 * ser
         return float(v * xd.exp())
@@ -956,8 +979,10 @@ def _cheb_coefs(f, lo, hi, n):
     floats would cost about :math:`10 j` ulp in :math:`c_j`."""
     cos = [math.cos(math.pi * m / (2 * n)) for m in range(4 * n)]
     vals = [f(lo + (hi - lo) * (cos[2 * k + 1] + 1) / 2) for k in range(n)]
-    c = [2 / n * math.fsum(v * cos[j * (2 * k + 1) % (4 * n)] for k, v in enumerate(vals))
-         for j in range(n)]
+    c = [
+        2 / n * math.fsum(v * cos[j * (2 * k + 1) % (4 * n)] for k, v in enumerate(vals))
+        for j in range(n)
+    ]
     c[0] /= 2
     return tuple(c)
 
@@ -979,13 +1004,20 @@ def _harmonic(k):
 
 # Below x = 2 (t = x^2/4 <= 1, 20 terms): the power series of J_nu, and the weights
 # (sign^k w_k / (k! (k + nu)!)) of the logarithmic series of Y_nu (sign -1) and K_nu (+1)
-_J_SERIES = tuple(tuple((-1) ** k / (math.factorial(k) * math.factorial(k + nu))
-                        for k in range(20)) for nu in (0, 1))
+_J_SERIES = tuple(
+    tuple((-1) ** k / (math.factorial(k) * math.factorial(k + nu)) for k in range(20))
+    for nu in (0, 1)
+)
 _LOG_SERIES = {
-    (kind, nu): tuple(sign ** k * (_harmonic(k) if nu == 0 else
-                                   _harmonic(k) + _harmonic(k + 1) - 2 * _EULER_GAMMA)
-                      / (math.factorial(k) * math.factorial(k + nu)) for k in range(20))
-    for kind, sign in (("Y", -1), ("K", 1)) for nu in (0, 1)}
+    (kind, nu): tuple(
+        sign**k
+        * (_harmonic(k) if nu == 0 else _harmonic(k) + _harmonic(k + 1) - 2 * _EULER_GAMMA)
+        / (math.factorial(k) * math.factorial(k + nu))
+        for k in range(20)
+    )
+    for kind, sign in (("Y", -1), ("K", 1))
+    for nu in (0, 1)
+}
 # [2, 26): 6 Chebyshev pieces of width 4, 26 coefficients each (the last below 1e-20)
 _CHEB_LO, _CHEB_WIDTH, _CHEB_HI = 2.0, 4.0, 26.0
 
@@ -994,8 +1026,10 @@ _CHEB_LO, _CHEB_WIDTH, _CHEB_HI = 2.0, 4.0, 26.0
 def _bessel_cheb(kind, nu):
     """The Chebyshev pieces of one function, fitted on its first use (about 20 ms, so
     importing Lucid does not pay for all six)."""
-    return tuple(_cheb_coefs(lambda v: _bessel_ref(kind, nu, v), lo, lo + _CHEB_WIDTH, 26)
-                 for lo in (2.0, 6.0, 10.0, 14.0, 18.0, 22.0))
+    return tuple(
+        _cheb_coefs(lambda v: _bessel_ref(kind, nu, v), lo, lo + _CHEB_WIDTH, 26)
+        for lo in (2.0, 6.0, 10.0, 14.0, 18.0, 22.0)
+    )
 
 
 # Airy Ai: the Maclaurin series Ai = c1 f - c2 g (c1 = Ai(0), c2 = -Ai'(0), 50 digits) as the
@@ -1007,14 +1041,14 @@ _AIRY_HI, _AIRY_WIDTH, _AIRY_SCALED = 10.0, 1.25, 2.5
 
 
 def _airy_u(k):
-    v = Fraction(1, 216 ** k * math.factorial(k))
+    v = Fraction(1, 216**k * math.factorial(k))
     for j in range(2 * k + 1, 6 * k, 2):
         v *= j
     return v
 
 
 _AIRY_U_ALT = tuple(float((-1) ** k * _airy_u(k)) for k in range(40))
-_AIRY_P = tuple(float((-1) ** k * _airy_u(2 * k)) for k in range(20))      # x <= -10
+_AIRY_P = tuple(float((-1) ** k * _airy_u(2 * k)) for k in range(20))  # x <= -10
 _AIRY_Q = tuple(float((-1) ** k * _airy_u(2 * k + 1)) for k in range(20))
 
 
@@ -1022,10 +1056,11 @@ def _airy_ref(x):
     r""":math:`\mathrm{Ai}(x)` (times :math:`e^{\zeta}` past 5/2) in 80-digit decimal
     arithmetic; the series' cancellation (about 1e20 at :math:`x = 10`) stays far below."""
     from decimal import Decimal, localcontext
+
     with localcontext() as ctx:
         ctx.prec = 80
         xd = Decimal(x)
-        x3 = xd ** 3
+        x3 = xd**3
         a, b = Decimal(1), xd
         f, g = a, b
         k = 0
@@ -1044,5 +1079,7 @@ def _airy_ref(x):
 @functools.cache
 def _airy_cheb():
     """The 16 Chebyshev pieces of Ai, fitted on first use."""
-    return tuple(_cheb_coefs(_airy_ref, lo, lo + _AIRY_WIDTH, 26)
-                 for lo in (-_AIRY_HI + _AIRY_WIDTH * k for k in range(16)))
+    return tuple(
+        _cheb_coefs(_airy_ref, lo, lo + _AIRY_WIDTH, 26)
+        for lo in (-_AIRY_HI + _AIRY_WIDTH * k for k in range(16))
+    )

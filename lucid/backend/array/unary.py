@@ -17,9 +17,9 @@ on :math:`(0, 1/4]`. ``erfinv`` refines a closed-form first guess with two Halle
 import math
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_WINITZKI_A = 0.147          # shape constant of the closed-form erfinv first guess
-_ERF_ONE = 6.0               # erf(x) rounds to 1 in float64 from here on
-_ERFC_ZERO = 27.5            # erfc underflows to 0 in float64 from here on
+_WINITZKI_A = 0.147  # shape constant of the closed-form erfinv first guess
+_ERF_ONE = 6.0  # erf(x) rounds to 1 in float64 from here on
+_ERFC_ZERO = 27.5  # erfc underflows to 0 in float64 from here on
 
 
 def _is_int(a):
@@ -51,11 +51,10 @@ def _cheb_fit(f, lo, hi, deg):
     n = deg + 1
     theta = [math.pi * (k + 0.5) / n for k in range(n)]
     vals = [f(lo + (hi - lo) * (math.cos(t) + 1) / 2) for t in theta]
-    cheb = [2 / n * math.fsum(v * math.cos(j * t) for v, t in zip(vals, theta))
-            for j in range(n)]
+    cheb = [2 / n * math.fsum(v * math.cos(j * t) for v, t in zip(vals, theta)) for j in range(n)]
     cheb[0] /= 2
     mono = [0.0] * n
-    t_prev, t_cur = [1.0], [0.0, 1.0]          # T_0 and T_1 as monomial coefficients
+    t_prev, t_cur = [1.0], [0.0, 1.0]  # T_0 and T_1 as monomial coefficients
     for j, cj in enumerate(cheb):
         t_j = t_prev if j == 0 else t_cur
         if j >= 2:
@@ -97,19 +96,18 @@ def _erf_rational(hi, deg_p, deg_q):
     for k in range(n):
         x = hi * (math.cos(math.pi * (k + 0.5) / n) + 1) / 2
         s, f = x * x / (hi * hi), math.erf(x) / x
-        rows.append([s ** j for j in range(deg_p + 1)] + [-f * s ** j
-                                                          for j in range(1, deg_q + 1)])
+        rows.append([s**j for j in range(deg_p + 1)] + [-f * s**j for j in range(1, deg_q + 1)])
         rhs.append(f)
     c = _solve(rows, rhs)
-    return tuple(c[:deg_p + 1]), (1.0,) + tuple(c[deg_p + 1:])
+    return tuple(c[: deg_p + 1]), (1.0,) + tuple(c[deg_p + 1 :])
 
 
-_ERF_SMALL = _cheb_fit(_erf_over_root_ref, 0.0, 1.0, 13)                 # t = x^2, |x| < 1
+_ERF_SMALL = _cheb_fit(_erf_over_root_ref, 0.0, 1.0, 13)  # t = x^2, |x| < 1
 _ERFCX_1_2 = _cheb_fit(_erfcx_ref, 1.0, 2.0, 19)
 _ERFCX_2_4 = _cheb_fit(_erfcx_ref, 2.0, 4.0, 19)
 _ERFCX_TAIL = _cheb_fit(lambda u: _erfcx_ref(1 / u) / u, 0.0, 0.25, 17)  # u = 1/x, x >= 4
-_ERF32_HI = 4.0              # erf(x) rounds to 1 in float32 from here on
-_ERF32_P, _ERF32_Q = _erf_rational(_ERF32_HI, 6, 5)      # interpolation error 1.5e-8
+_ERF32_HI = 4.0  # erf(x) rounds to 1 in float32 from here on
+_ERF32_P, _ERF32_Q = _erf_rational(_ERF32_HI, 6, 5)  # interpolation error 1.5e-8
 
 
 class XpUnary:
@@ -210,7 +208,7 @@ class XpUnary:
     def sigmoid(self, a):
         xp = self.xp
         x = self._opmath(a)
-        e = xp.negative(x, out=xp.empty_like(x))     # one buffer, even for 0-d input
+        e = xp.negative(x, out=xp.empty_like(x))  # one buffer, even for 0-d input
         xp.exp(e, out=e)
         e += 1
         return xp.reciprocal(e, out=e).astype(a.dtype, copy=False)
@@ -237,7 +235,7 @@ class XpUnary:
         xp = self.xp
         x = self._opmath(a)
         lo, hi, fill = (0, 1, math.nan) if eps is None else (eps, 1 - eps, 0)
-        d = 1 / xp.abs(x * (1 - x))     # +inf at -0 too: see LogitBackward's Notes
+        d = 1 / xp.abs(x * (1 - x))  # +inf at -0 too: see LogitBackward's Notes
         return xp.where((x < lo) | (x > hi), x.dtype.type(fill), d).astype(a.dtype, copy=False)
 
     # -- trigonometric and hyperbolic --------------------------------------------------
@@ -353,7 +351,7 @@ class XpUnary:
             b = a[big]
             mid = b < _ERF_ONE
             b[mid] = 1 - self._erfc_nonneg(b[mid])
-            b[b >= _ERF_ONE] = 1.0          # nan stays nan
+            b[b >= _ERF_ONE] = 1.0  # nan stays nan
             out[big] = b
         return out
 
@@ -411,7 +409,7 @@ class XpUnary:
         ln = xp.log1p(-a * a)
         c = 2 / (math.pi * _WINITZKI_A) + ln / 2
         y = xp.sqrt(xp.sqrt(c * c - ln / _WINITZKI_A) - c)
-        ok = a < 1                     # 1, beyond and nan are settled below
+        ok = a < 1  # 1, beyond and nan are settled below
         near = ok & (a <= 0.5)
         far = ok & ~near
         an, af = a[near], a[far]
@@ -473,10 +471,12 @@ class XpUnary:
         xp = self.xp
         if _is_int(a):
             return a.copy()
-        if a.dtype.kind == "c":        # each part on its own (PyTorch)
-            return self.make_complex(self.nan_to_num(a.real, nan, posinf, neginf),
-                                     self.nan_to_num(a.imag, nan, posinf, neginf))
-        dt = a.dtype.type                 # masks of the input: nan=inf stays inf
+        if a.dtype.kind == "c":  # each part on its own (PyTorch)
+            return self.make_complex(
+                self.nan_to_num(a.real, nan, posinf, neginf),
+                self.nan_to_num(a.imag, nan, posinf, neginf),
+            )
+        dt = a.dtype.type  # masks of the input: nan=inf stays inf
         out = xp.where(a == math.inf, dt(posinf), a)
         out = xp.where(a == -math.inf, dt(neginf), out)
         return xp.where(xp.isnan(a), dt(nan), out)

@@ -3,7 +3,7 @@
 import itertools
 import math
 
-_A = -0.75      # Keys' cubic convolution parameter, as PyTorch
+_A = -0.75  # Keys' cubic convolution parameter, as PyTorch
 # Lines of up to this many input points resample by one GEMM with the dense matrix (BLAS
 # beats gathering a few taps there); longer ones gather their taps and scatter them back.
 _GEMM_MAX = 128
@@ -12,10 +12,11 @@ _GEMM_MAX = 128
 def _cubic_weights(t):
     """Keys' weights of the taps at offsets -1, 0, 1, 2 for fractional position ``t``, and
     their derivatives in ``t``."""
-    def near(s):        # |s| <= 1
+
+    def near(s):  # |s| <= 1
         return ((_A + 2) * s - (_A + 3)) * s * s + 1, (3 * (_A + 2) * s - 2 * (_A + 3)) * s
 
-    def far(s):         # 1 < |s| < 2
+    def far(s):  # 1 < |s| < 2
         return ((_A * s - 5 * _A) * s + 8 * _A) * s - 4 * _A, (3 * _A * s - 10 * _A) * s + 8 * _A
 
     (w0, d0), (w1, d1) = far(t + 1), near(t)
@@ -35,7 +36,7 @@ class XpVision:
         if mode.endswith("-aa"):
             return self._antialias_taps(n_in, n_out, mode, align_corners, scale)
         j = xp.arange(n_out)
-        if mode in ("nearest", "nearest-exact"):     # PyTorch computes the index in float32
+        if mode in ("nearest", "nearest-exact"):  # PyTorch computes the index in float32
             r = xp.float32(1.0 / scale if scale else xp.float32(n_in) / xp.float32(n_out))
             pos = j.astype(xp.float32) + xp.float32(0.5 if mode == "nearest-exact" else 0)
             return [(xp.minimum(xp.floor(pos * r).astype(xp.int64), n_in - 1), None)]
@@ -46,7 +47,7 @@ class XpVision:
             r = 1.0 / scale if scale else n_in / n_out
             u = r * (j + 0.5) - 0.5
         if mode == "linear":
-            if n_in == n_out:       # PyTorch copies an axis of unchanged size, whatever the scale
+            if n_in == n_out:  # PyTorch copies an axis of unchanged size, whatever the scale
                 return [(j, None)]
             u = xp.maximum(u, 0.0)
             i0 = xp.minimum(xp.floor(u).astype(xp.int64), n_in - 1)
@@ -70,17 +71,21 @@ class XpVision:
         support, inv = (half * r, 1.0 / r) if r >= 1.0 else (half, 1.0)
         k_max = math.ceil(support) * 2 + 1
         center = r * (xp.arange(n_out) + 0.5)
-        xmin = xp.maximum((center - support + 0.5).astype(xp.int64), 0)   # C casts truncate
-        xsize = xp.clip(xp.minimum((center + support + 0.5).astype(xp.int64), n_in) - xmin,
-                        0, k_max)
+        xmin = xp.maximum((center - support + 0.5).astype(xp.int64), 0)  # C casts truncate
+        xsize = xp.clip(
+            xp.minimum((center + support + 0.5).astype(xp.int64), n_in) - xmin, 0, k_max
+        )
         k = xp.arange(k_max)
         s = xp.abs((k + (xmin - center + 0.5)[:, None]) * inv)
         if mode == "linear-aa":
             w = xp.maximum(1 - s, 0.0)
         else:
             a = -0.5
-            w = xp.where(s < 1, ((a + 2) * s - (a + 3)) * s * s + 1,
-                         xp.where(s < 2, ((a * s - 5 * a) * s + 8 * a) * s - 4 * a, 0.0))
+            w = xp.where(
+                s < 1,
+                ((a + 2) * s - (a + 3)) * s * s + 1,
+                xp.where(s < 2, ((a * s - 5 * a) * s + 8 * a) * s - 4 * a, 0.0),
+            )
         w = w * (k < xsize[:, None])
         total = w.sum(axis=1, keepdims=True)
         w = xp.where(total != 0, w / xp.where(total != 0, total, 1), 0)
@@ -92,7 +97,7 @@ class XpVision:
         rows = xp.arange(n_out)
         w = xp.zeros((n_out, n_in), dtype=xp.float64)
         for idx, wt in self._interp_taps(n_in, n_out, mode, align_corners, scale):
-            w[rows, idx] += 1 if wt is None else wt     # no index repeats in one tap
+            w[rows, idx] += 1 if wt is None else wt  # no index repeats in one tap
         return w.astype(dtype)
 
     def _along(self, x, axis, m):
@@ -103,8 +108,8 @@ class XpVision:
         if axis == x.ndim - 1:
             y = xp.matmul(x.reshape(lead, shape[-1]), m.T)
         else:
-            y = xp.matmul(m, x.reshape(lead, shape[axis], math.prod(shape[axis + 1:])))
-        return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
+            y = xp.matmul(m, x.reshape(lead, shape[axis], math.prod(shape[axis + 1 :])))
+        return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1 :])
 
     def _gather_along(self, x, axis, taps):
         """``sum_k w_k * x[..., i_k, ...]`` along ``axis``: reads only the taps."""
@@ -138,7 +143,7 @@ class XpVision:
         xp = self.xp
         dt = x.dtype
         weighted = mode not in ("nearest", "nearest-exact")
-        if weighted and dt.itemsize < 4:    # half types multiply and add in float32
+        if weighted and dt.itemsize < 4:  # half types multiply and add in float32
             x = x.astype(xp.float32)
         gemm = [weighted and x.shape[2 + k] <= _GEMM_MAX for k in range(len(size))]
         if any(gemm) and x.size and not bool(xp.isfinite(x).all()):
@@ -146,16 +151,20 @@ class XpVision:
         for k in range(len(size) - 1, -1, -1):
             axis, n_in = 2 + k, x.shape[2 + k]
             if gemm[k]:
-                x = self._along(x, axis, self._interp_matrix(
-                    n_in, size[k], mode, align_corners, scales[k], x.dtype))
+                x = self._along(
+                    x,
+                    axis,
+                    self._interp_matrix(n_in, size[k], mode, align_corners, scales[k], x.dtype),
+                )
             else:
-                x = self._gather_along(x, axis, self._interp_taps(
-                    n_in, size[k], mode, align_corners, scales[k]))
+                x = self._gather_along(
+                    x, axis, self._interp_taps(n_in, size[k], mode, align_corners, scales[k])
+                )
         return xp.ascontiguousarray(x).astype(dt, copy=False)
 
     def interpolate_backward(self, g, in_size, mode, align_corners, scales):
         dt = g.dtype
-        if dt.itemsize < 4:                 # half types accumulate in float32
+        if dt.itemsize < 4:  # half types accumulate in float32
             g = g.astype(self.xp.float32)
         for k in range(len(in_size) - 1, -1, -1):
             axis, n_in, n_out = 2 + k, in_size[k], g.shape[2 + k]
@@ -163,8 +172,9 @@ class XpVision:
                 m = self._interp_matrix(n_in, n_out, mode, align_corners, scales[k], g.dtype)
                 g = self._along(g, axis, m.T)
             else:
-                g = self._scatter_along(g, axis, n_in, self._interp_taps(
-                    n_in, n_out, mode, align_corners, scales[k]))
+                g = self._scatter_along(
+                    g, axis, n_in, self._interp_taps(n_in, n_out, mode, align_corners, scales[k])
+                )
         return self.xp.ascontiguousarray(g).astype(dt, copy=False)
 
     # -- grid_sample -----------------------------------------------------------------------
@@ -209,7 +219,7 @@ class XpVision:
             ps = [f]
         elif mode == "bilinear":
             ps = [f, f + 1]
-        else:                       # bicubic: the padding maps each tap's position
+        else:  # bicubic: the padding maps each tap's position
             ps = [f - 1 + k for k in range(4)]
             if padding_mode == "reflection":
                 ps = [self._reflect(p, n, align_corners)[0] for p in ps]
@@ -224,12 +234,13 @@ class XpVision:
         axes, pos = [], []
         for a in range(d):
             c = flat[:, d - 1 - a]
-            u, du = self._gs_source(c, spatial[a], padding_mode, align_corners,
-                                    pad=mode != "bicubic")
+            u, du = self._gs_source(
+                c, spatial[a], padding_mode, align_corners, pad=mode != "bicubic"
+            )
             f = xp.rint(u) if mode == "nearest" else xp.floor(u)
             axes.append((du, u - du * c - f))
             pos.append(self._gs_positions(f, spatial[a], mode, padding_mode, align_corners))
-        strides = [math.prod(spatial[a + 1:]) for a in range(d)]
+        strides = [math.prod(spatial[a + 1 :]) for a in range(d)]
         base = xp.repeat(xp.arange(n) * p, flat.shape[0] // max(n, 1))
         taps = []
         for ks in itertools.product(*[range(len(q)) for q in pos]):
@@ -268,16 +279,16 @@ class XpVision:
 
     def grid_sample(self, x, grid, mode, padding_mode, align_corners):
         xp = self.xp
-        if x.dtype.itemsize < 4:            # half types: positions and sums in float32
-            return self.grid_sample(x.astype(xp.float32), grid.astype(xp.float32), mode,
-                                    padding_mode, align_corners).astype(x.dtype)
+        if x.dtype.itemsize < 4:  # half types: positions and sums in float32
+            return self.grid_sample(
+                x.astype(xp.float32), grid.astype(xp.float32), mode, padding_mode, align_corners
+            ).astype(x.dtype)
         n, ch = x.shape[:2]
         q = math.prod(grid.shape[1:-1])
         out = xp.zeros((n * q, ch), dtype=x.dtype)
         if x.size and out.size:
             rows = self._rows(x)
-            axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode,
-                                               align_corners)
+            axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode, align_corners)
             ws = self._gs_weights(grid, axes, mode)
             for row, ks in taps:
                 v = xp.take(rows, row, axis=0)
@@ -286,43 +297,52 @@ class XpVision:
         out = xp.moveaxis(out.reshape(n, q, ch), 2, 1)
         return xp.ascontiguousarray(out).reshape((n, ch) + grid.shape[1:-1])
 
-    def grid_sample_backward(self, g, x, grid, mode, padding_mode, align_corners,
-                             input_grad, grid_grad):
+    def grid_sample_backward(
+        self, g, x, grid, mode, padding_mode, align_corners, input_grad, grid_grad
+    ):
         xp = self.xp
-        if x.dtype.itemsize < 4:            # half types: positions and sums in float32
+        if x.dtype.itemsize < 4:  # half types: positions and sums in float32
             f = xp.float32
-            gx, gg = self.grid_sample_backward(g.astype(f), x.astype(f), grid.astype(f), mode,
-                                               padding_mode, align_corners, input_grad,
-                                               grid_grad)
-            return (None if gx is None else gx.astype(x.dtype),
-                    None if gg is None else gg.astype(grid.dtype))
+            gx, gg = self.grid_sample_backward(
+                g.astype(f),
+                x.astype(f),
+                grid.astype(f),
+                mode,
+                padding_mode,
+                align_corners,
+                input_grad,
+                grid_grad,
+            )
+            return (
+                None if gx is None else gx.astype(x.dtype),
+                None if gg is None else gg.astype(grid.dtype),
+            )
         n, ch = x.shape[:2]
         d = grid.ndim - 2
         gx = xp.zeros(x.size + ch, dtype=x.dtype) if input_grad else None
         q = math.prod(grid.shape[1:-1])
         gc = [xp.zeros(n * q, dtype=grid.dtype) for _ in range(d)]
         if g.size and x.size:
-            axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode,
-                                               align_corners)
+            axes, taps = self.grid_sample_plan(grid, x.shape[2:], mode, padding_mode, align_corners)
             ws = self._gs_weights(grid, axes, mode)
             grows = self._rows(g)[:-1]
             rows = self._rows(x) if grid_grad and mode != "nearest" else None
             chans = xp.arange(ch)
             for row, ks in taps:
                 w = [ws[a][0][k] for a, k in enumerate(ks)]
-                if input_grad:      # scatter-add, element-wise (1-d ufunc.at is the fast one)
+                if input_grad:  # scatter-add, element-wise (1-d ufunc.at is the fast one)
                     wk = math.prod(w)
                     v = grows if isinstance(wk, int) else grows * wk.astype(g.dtype)[:, None]
                     self._ufunc_at(xp.add, gx, (row[:, None] * ch + chans).ravel(), v.ravel())
                 if rows is not None:
                     gv = (grows * xp.take(rows, row, axis=0)).sum(axis=1)
                     for a, k in enumerate(ks):
-                        gc[a] += gv * ws[a][1][k] * math.prod(w[:a] + w[a + 1:])
+                        gc[a] += gv * ws[a][1][k] * math.prod(w[:a] + w[a + 1 :])
             gc = [gc[a] * axes[a][0] for a in range(d)]
-        if input_grad:      # drop the zero row's sums (taps outside the input)
-            gx = xp.moveaxis(gx[:x.size].reshape(n, math.prod(x.shape[2:]), ch), 2, 1)
+        if input_grad:  # drop the zero row's sums (taps outside the input)
+            gx = xp.moveaxis(gx[: x.size].reshape(n, math.prod(x.shape[2:]), ch), 2, 1)
             gx = xp.ascontiguousarray(gx).reshape(x.shape)
         ggrid = None
-        if grid_grad:       # grid[..., 0] is the last spatial axis
+        if grid_grad:  # grid[..., 0] is the last spatial axis
             ggrid = xp.stack(gc[::-1], axis=-1).reshape(grid.shape)
         return gx, ggrid

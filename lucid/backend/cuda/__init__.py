@@ -7,8 +7,9 @@ device raises :class:`~lucid.errors.DeviceError` saying how to install CuPy.
 
 try:
     import cupy
+
     AVAILABLE = cupy.cuda.runtime.getDeviceCount() > 0
-except Exception:      # CuPy missing, or present without a driver / GPU (any CUDA error)
+except Exception:  # CuPy missing, or present without a driver / GPU (any CUDA error)
     AVAILABLE = False
 
 if AVAILABLE:
@@ -21,6 +22,5 @@ if AVAILABLE:
         """The backend of device ``dev`` (one per GPU index, made on first use)."""
         be = _BACKENDS.get(dev.index)
         if be is None:
-            be = _BACKENDS[dev.index] = CudaBackend(runtime.check_index(dev.index,
-                                                                       str(dev)))
+            be = _BACKENDS[dev.index] = CudaBackend(runtime.check_index(dev.index, str(dev)))
         return be

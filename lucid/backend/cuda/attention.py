@@ -35,38 +35,46 @@ import numpy as np
 from .kernels import blocks, empty, kernel
 from .softmax import attention_softmax
 
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-           np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16"}
-_BN, _BM, _BR, _TM, _QM = 32, 16, 8, 64, 32   # as BN, BM, BR, TM, QM in the source
-_MMA_FORWARD = _MMA_BACKWARD = True       # False: half types take the plain kernel too
-_RAISED = set()                           # (kernel, device) whose shared-memory limit is raised
-_SMEM = 48 * 1024                         # static shared-memory limit of a launch
+_SUFFIX = {
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f64",
+    np.dtype(np.float16): "f16",
+    np.dtype(ml_dtypes.bfloat16): "bf16",
+}
+_BN, _BM, _BR, _TM, _QM = 32, 16, 8, 64, 32  # as BN, BM, BR, TM, QM in the source
+_MMA_FORWARD = _MMA_BACKWARD = True  # False: half types take the plain kernel too
+_RAISED = set()  # (kernel, device) whose shared-memory limit is raised
+_SMEM = 48 * 1024  # static shared-memory limit of a launch
 _GRID_Y = 65535
-_PROBS_SMALL, _PROBS_BYTES = 64 << 20, 1 << 30   # float32/64: keep P between these
+_PROBS_SMALL, _PROBS_BYTES = 64 << 20, 1 << 30  # float32/64: keep P between these
 
 # The C parameter lists of the kernels, written once: the source's ATTN_PARAMS(T) and
 # <KEY>_PARAMS(T, A) macros are defined from them, and each launch is laid out by its list
 # (kernels.kernel's ``params``).
-_ATTN = ("const T *q, const T *k, const T *v, const T *bias, const bool *ok, int has_bias, "
-         "int has_ok, long long H, long long G, long long L, long long S, int E, int EV, "
-         "long long qb, long long qh, long long ql, long long kb, long long kh, long long kl, "
-         "long long vb, long long vh, long long vl, long long bb, long long bh, long long bi, "
-         "long long bj, long long mb, long long mh, long long mi, long long mj, float scale, "
-         "int causal, long long ob, long long oh, long long ol, int kvt")
+_ATTN = (
+    "const T *q, const T *k, const T *v, const T *bias, const bool *ok, int has_bias, "
+    "int has_ok, long long H, long long G, long long L, long long S, int E, int EV, "
+    "long long qb, long long qh, long long ql, long long kb, long long kh, long long kl, "
+    "long long vb, long long vh, long long vl, long long bb, long long bh, long long bi, "
+    "long long bj, long long mb, long long mh, long long mi, long long mj, float scale, "
+    "int causal, long long ob, long long oh, long long ol, int kvt"
+)
 _DECLS = {
     "FWD": "T* o, A* lse, " + _ATTN,
     "BWD": "const T* go, const A* lse, const A* dd, A* dq, T* dk, T* dv, " + _ATTN,
     "FWD_MMA": "T* o, float* lse, int vec, " + _ATTN,
     "BWD_MMA": "const T* go, const float* lse, const float* dd, float* dq, T* dk, T* dv, "
-               "int vec, " + _ATTN,
+    "int vec, " + _ATTN,
     "ROWDOT": "const T* a, const T* b, A* out, long long rows, int ev, int g, long long H, "
-              "long long L, long long ab, long long ah, long long al, long long bb, "
-              "long long bh, long long bl",
+    "long long L, long long ab, long long ah, long long al, long long bb, "
+    "long long bh, long long bl",
     "CAST": "const A* src, T* dst, long long n, long long H, long long L, int E, int t",
 }
 
-_SOURCE = f"#define ATTN_PARAMS(T) {_ATTN}\n" + "".join(
-    f"#define {key}_PARAMS(T, A) {params}\n" for key, params in _DECLS.items()) + r"""
+_SOURCE = (
+    f"#define ATTN_PARAMS(T) {_ATTN}\n"
+    + "".join(f"#define {key}_PARAMS(T, A) {params}\n" for key, params in _DECLS.items())
+    + r"""
 // Flash attention: tiles of queries and keys, online softmax, no L x S matrix in memory.
 // Every kernel is a template over the element type T (and the accumulation type A) with an
 // extern "C" instance per dtype suffix: f32, f64, f16, bf16 (mma kernels: f16, bf16 only).
@@ -853,6 +861,7 @@ MMA(bf16, __nv_bfloat16, 32)
 MMA(bf16, __nv_bfloat16, 64)
 MMA(bf16, __nv_bfloat16, 128)
 """
+)
 
 
 def _acc(dt):
@@ -919,13 +928,25 @@ class _Call:
                 masks.append(rows[0])
                 mstrides += [0] * 4
             else:
-                m = _view4(cupy.asarray(m).astype(dt, copy=False), lead, heads,
-                           (self.L, self.S))
+                m = _view4(cupy.asarray(m).astype(dt, copy=False), lead, heads, (self.L, self.S))
                 masks.append(m)
                 mstrides += _strides(m)
-        self.args = (*rows, *masks, bias is not None, allowed is not None, heads, groups,
-                     self.L, self.S, self.E, self.EV,
-                     *[s for a in rows for s in _strides(a)[:3]], *mstrides, scale, causal)
+        self.args = (
+            *rows,
+            *masks,
+            bias is not None,
+            allowed is not None,
+            heads,
+            groups,
+            self.L,
+            self.S,
+            self.E,
+            self.EV,
+            *[s for a in rows for s in _strides(a)[:3]],
+            *mstrides,
+            scale,
+            causal,
+        )
         self.suffix = _SUFFIX[np.dtype(q.dtype)]
 
     def four(self, a, width):
@@ -948,7 +969,9 @@ class _Call:
         if forward:
             t = (_BN * (e + 1) + _BN * ev + _BM * e) * it
             return (t + 15) // 16 * 16 + _BM * _BN * ac
-        return (2 * _BR * _BN + 2 * _BR) * ac + (_BN * (e + 1) + _BN * (ev + 1) + _BR * (e + ev)) * it
+        return (2 * _BR * _BN + 2 * _BR) * ac + (
+            _BN * (e + 1) + _BN * (ev + 1) + _BR * (e + ev)
+        ) * it
 
     def mma_dim(self):
         """The padded head dim of the tensor-core forward, or None where it does not apply."""
@@ -959,9 +982,13 @@ class _Call:
     def vec(self, d, *more):
         """Whether the tensor-core kernel may load 16-byte vectors (unpadded, aligned) of
         q, k, v and ``more``."""
-        return int(self.E == self.EV == d and all(
-            a.data.ptr % 16 == 0 and all(s % 8 == 0 for s in _strides(a)[:-1])
-            for a in self.rows + list(more)))
+        return int(
+            self.E == self.EV == d
+            and all(
+                a.data.ptr % 16 == 0 and all(s % 8 == 0 for s in _strides(a)[:-1])
+                for a in self.rows + list(more)
+            )
+        )
 
 
 class CudaAttention:
@@ -977,8 +1004,7 @@ class CudaAttention:
         kernels, then one row kernel (:func:`.softmax.attention_softmax`: the scale, the
         causal mask and the softmax, in place)."""
         ct = _acc(q.dtype)
-        s = self.matmul(q.astype(ct, copy=False), cupy.swapaxes(k.astype(ct, copy=False),
-                                                                -1, -2))
+        s = self.matmul(q.astype(ct, copy=False), cupy.swapaxes(k.astype(ct, copy=False), -1, -2))
         if s.size == 0:
             return s.astype(q.dtype, copy=False)
         if bias is not None or allowed is not None:
@@ -1007,8 +1033,13 @@ class CudaAttention:
         d = c.mma_dim() if _MMA_FORWARD else None
         # grid y: the heads of the plain kernel, the query tiles of the tensor-core one
         grid_y = c.n if d is None else -(-c.L // _TM)
-        if c.empty or grid_y > _GRID_Y or c.dtype == np.float64 or d is None and (
-                max(c.E, c.EV) > 256 or c.smem(True) > _SMEM):
+        if (
+            c.empty
+            or grid_y > _GRID_Y
+            or c.dtype == np.float64
+            or d is None
+            and (max(c.E, c.EV) > 256 or c.smem(True) > _SMEM)
+        ):
             return super().attention_forward(q, k, v, bias, allowed, scale, causal, groups)
         out = _heads_inner(c.batch, c.L, c.EV, q.dtype)
         lse = empty(c.batch + (c.L,), _acc(q.dtype))
@@ -1018,31 +1049,36 @@ class CudaAttention:
             fn((c.n, (c.L + _TM - 1) // _TM), (128,), (out, lse, c.vec(d)) + tail)
         else:
             fn = kernel(_SOURCE, f"attn_fwd_{c.suffix}", params=_DECLS["FWD"])
-            fn(((c.L + _BM - 1) // _BM, c.n), (128,), (out, lse) + tail,
-               shared_mem=c.smem(True))
+            fn(((c.L + _BM - 1) // _BM, c.n), (128,), (out, lse) + tail, shared_mem=c.smem(True))
         return out, lse
 
-    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
-                           groups):
+    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
         d = c.mma_dim() if _MMA_BACKWARD else None
-        grid_y = c.n // groups if d is None else -(-c.S // _TM)   # as in the forward
-        if c.empty or grid_y > _GRID_Y or c.dtype == np.float64 or \
-                max(c.E, c.EV) > 128 or c.smem(False) > _SMEM:
-            return super().attention_backward(g, q, k, v, bias, allowed, out, lse, scale,
-                                              causal, groups)
+        grid_y = c.n // groups if d is None else -(-c.S // _TM)  # as in the forward
+        if (
+            c.empty
+            or grid_y > _GRID_Y
+            or c.dtype == np.float64
+            or max(c.E, c.EV) > 128
+            or c.smem(False) > _SMEM
+        ):
+            return super().attention_backward(
+                g, q, k, v, bias, allowed, out, lse, scale, causal, groups
+            )
         acc, rows = _acc(q.dtype), c.n * c.L
         g4, o4 = c.four(g, c.EV), c.four(out, c.EV)
         dd = empty(rows, acc)
-        v = 16 // g4.itemsize                 # 16-byte loads where the rows allow them
-        vec = c.EV % v == 0 and all(a.data.ptr % 16 == 0 and
-                                    all(st % v == 0 for st in _strides(a)[:3]) for a in (g4, o4))
+        v = 16 // g4.itemsize  # 16-byte loads where the rows allow them
+        vec = c.EV % v == 0 and all(
+            a.data.ptr % 16 == 0 and all(st % v == 0 for st in _strides(a)[:3]) for a in (g4, o4)
+        )
         lanes = min(32, 1 << (max(c.EV // v, 1) - 1).bit_length()) if vec else 32
-        kernel(_SOURCE, f"attn_rowdot{'v' if vec else ''}_{c.suffix}",
-               params=_DECLS["ROWDOT"])(
-            blocks(rows * lanes, 256), (256,),
-            (g4, o4, dd, rows, c.EV, lanes, c.heads, c.L, *_strides(g4)[:3],
-             *_strides(o4)[:3]))
+        kernel(_SOURCE, f"attn_rowdot{'v' if vec else ''}_{c.suffix}", params=_DECLS["ROWDOT"])(
+            blocks(rows * lanes, 256),
+            (256,),
+            (g4, o4, dd, rows, c.EV, lanes, c.heads, c.L, *_strides(g4)[:3], *_strides(o4)[:3]),
+        )
         dq = cupy.zeros(c.batch + (c.L, c.E), acc)
         dk = _heads_inner(c.kv_batch, c.S, c.E, q.dtype)
         dv = _heads_inner(c.kv_batch, c.S, c.EV, q.dtype)
@@ -1054,21 +1090,29 @@ class CudaAttention:
             # (TM x QM + 8), two buffers of lse and D
             smem = 2 * (2 * (_TM + 2 * _QM) * (d + 8) + _TM * (_QM + 8)) + 4 * 4 * _QM
             key = (fn, cupy.cuda.runtime.getDevice())
-            if key not in _RAISED:          # past 48 KiB a launch must be allowed it
+            if key not in _RAISED:  # past 48 KiB a launch must be allowed it
                 fn.max_dynamic_shared_size_bytes = smem
                 _RAISED.add(key)
-            fn((c.n // groups, (c.S + _TM - 1) // _TM), (128,),
-               head + (c.vec(d, g4),) + tail, shared_mem=smem)
+            fn(
+                (c.n // groups, (c.S + _TM - 1) // _TM),
+                (128,),
+                head + (c.vec(d, g4),) + tail,
+                shared_mem=smem,
+            )
         else:
             kernel(_SOURCE, f"attn_bwd_{c.suffix}", params=_DECLS["BWD"])(
-                ((c.S + _BN - 1) // _BN, c.n // groups), (128,), head + tail,
-                shared_mem=c.smem(False))
+                ((c.S + _BN - 1) // _BN, c.n // groups),
+                (128,),
+                head + tail,
+                shared_mem=c.smem(False),
+            )
         if dq.dtype != q.dtype:
             half = _heads_inner(c.batch, c.L, c.E, q.dtype)
             v = 16 // dq.itemsize if c.E % (16 // dq.itemsize) == 0 else 1
-            kernel(_SOURCE, f"attn_cast{'v' if v > 1 else ''}_{c.suffix}",
-                   params=_DECLS["CAST"])(
-                blocks(dq.size // v), (256,), (dq, half, dq.size, c.heads, c.L, c.E,
-                                               not half.flags.c_contiguous))
+            kernel(_SOURCE, f"attn_cast{'v' if v > 1 else ''}_{c.suffix}", params=_DECLS["CAST"])(
+                blocks(dq.size // v),
+                (256,),
+                (dq, half, dq.size, c.heads, c.L, c.E, not half.flags.c_contiguous),
+            )
             dq = half
         return dq, dk, dv

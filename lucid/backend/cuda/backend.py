@@ -37,7 +37,7 @@ from ... import backends
 _KDL_CUDA, _KDL_CPU = 2, 1
 
 
-_FLAGS = []                                # lucid.backends.cuda.matmul, on first use
+_FLAGS = []  # lucid.backends.cuda.matmul, on first use
 
 
 def _tf32_wanted():
@@ -67,8 +67,9 @@ class CudaCore:
             checks.flush()
             return a.get()
         out = runtime.pinned_empty(a.shape, a.dtype)
-        cupy.ascontiguousarray(a).get(stream=cupy.cuda.get_current_stream(), out=out,
-                                      blocking=False)
+        cupy.ascontiguousarray(a).get(
+            stream=cupy.cuda.get_current_stream(), out=out, blocking=False
+        )
         return out
 
     def from_backend(self, a, other, non_blocking=False):
@@ -76,7 +77,7 @@ class CudaCore:
             return a
         with self._device:
             if other.name != "cpu":
-                return cupy.array(a, copy=True)           # device to device (peer copy)
+                return cupy.array(a, copy=True)  # device to device (peer copy)
             if non_blocking and runtime.is_pinned(a):
                 out = cupy.empty(a.shape, a.dtype)
                 out.set(np.ascontiguousarray(a), stream=cupy.cuda.get_current_stream())
@@ -102,8 +103,10 @@ class CudaCore:
         return False
 
     def to_shared(self, a):
-        raise DeviceError("share_memory_: CUDA tensors cannot be moved to shared host "
-                          "memory; move the tensor to the CPU first")
+        raise DeviceError(
+            "share_memory_: CUDA tensors cannot be moved to shared host "
+            "memory; move the tensor to the CPU first"
+        )
 
     def pin_host(self, a):
         """NumPy array ``a`` copied into page-locked host memory."""
@@ -117,12 +120,16 @@ class CudaCore:
     # -- DLPack -----------------------------------------------------------------------
 
     def to_dlpack(self, a, stream=None, max_version=None, dl_device=None, copy=None):
-        if dl_device is not None and tuple(int(x) for x in dl_device) != (_KDL_CUDA,
-                                                                          self.ordinal):
-            raise ExportError(f"__dlpack__: can't export a tensor on cuda:{self.ordinal} to "
-                              f"DLPack device {tuple(dl_device)} without moving it")
-        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
-                                    ("copy", copy)) if v is not None}
+        if dl_device is not None and tuple(int(x) for x in dl_device) != (_KDL_CUDA, self.ordinal):
+            raise ExportError(
+                f"__dlpack__: can't export a tensor on cuda:{self.ordinal} to "
+                f"DLPack device {tuple(dl_device)} without moving it"
+            )
+        kwargs = {
+            k: v
+            for k, v in (("stream", stream), ("max_version", max_version), ("copy", copy))
+            if v is not None
+        }
         try:
             return a.__dlpack__(**kwargs)
         except (BufferError, RuntimeError, TypeError, ValueError) as e:
@@ -179,8 +186,9 @@ class CudaCore:
         x2 = x if x.ndim == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
         if (activation == "relu" or tanh) and gemm.supports(x2, w):
             tf32 = _tf32_wanted() if x.dtype == np.float32 else False
-            aux = None if activation == "relu" else kernels.empty(
-                (x2.shape[0], w.shape[0]), x.dtype)
+            aux = (
+                None if activation == "relu" else kernels.empty((x2.shape[0], w.shape[0]), x.dtype)
+            )
             out, done = gemm.matmul(x2, w.T, tf32, b, act=activation, aux=aux)
             if done:
                 shape = x.shape[:-1] + (w.shape[0],)
@@ -228,7 +236,7 @@ class CudaCore:
     @staticmethod
     def _sum_rows(a, f32=False):
         """:meth:`sum_rows`; with ``f32`` a half ``a``'s float32 accumulator as it is."""
-        if a.itemsize == 2 and a.dtype.kind in "fV":             # float16, bfloat16
+        if a.itemsize == 2 and a.dtype.kind in "fV":  # float16, bfloat16
             s = a.sum(axis=0, dtype=np.float32)
             return s if f32 else s.astype(a.dtype)
         return a.sum(axis=0)
@@ -251,11 +259,13 @@ class CudaCore:
         return super().embedding(weight, idx) if out is None else out
 
     def embedding_backward(self, g, idx, num_weights, padding_idx, scale_grad_by_freq):
-        out = None if scale_grad_by_freq else \
-            scatter.embedding_backward(g, idx, num_weights, padding_idx)
+        out = (
+            None
+            if scale_grad_by_freq
+            else scatter.embedding_backward(g, idx, num_weights, padding_idx)
+        )
         if out is None:
-            return super().embedding_backward(g, idx, num_weights, padding_idx,
-                                              scale_grad_by_freq)
+            return super().embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq)
         return out
 
     def _segment_ids(self, counts, n):
@@ -264,16 +274,20 @@ class CudaCore:
         return cupy.searchsorted(ends, cupy.arange(n, dtype=cupy.int64), side="right")
 
     def repeat_indices(self, counts):
-        n = int(counts.sum()) if counts.size else 0          # the output's size: one read
+        n = int(counts.sum()) if counts.size else 0  # the output's size: one read
         return self._segment_ids(counts, n)
 
     def segment_sum(self, a, counts, axis):
         k = len(counts)
-        out = cupy.zeros(a.shape[:axis] + (k,) + a.shape[axis + 1:], dtype=a.dtype)
+        out = cupy.zeros(a.shape[:axis] + (k,) + a.shape[axis + 1 :], dtype=a.dtype)
         n = a.shape[axis]
         if n and k:
-            self._ufunc_at(cupy.add, cupy.moveaxis(out, axis, 0), self._segment_ids(counts, n),
-                           cupy.moveaxis(a, axis, 0))
+            self._ufunc_at(
+                cupy.add,
+                cupy.moveaxis(out, axis, 0),
+                self._segment_ids(counts, n),
+                cupy.moveaxis(a, axis, 0),
+            )
         return out
 
     # -- scans ------------------------------------------------------------------------
@@ -293,21 +307,34 @@ class CudaCore:
 
 
 _RELU_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-_relu_backward = cupy.ElementwiseKernel("T y, T g", "T o", "o = y <= (T)0 ? (T)0 : g",
-                                        "lucid_relu_backward")
+_relu_backward = cupy.ElementwiseKernel(
+    "T y, T g", "T o", "o = y <= (T)0 ? (T)0 : g", "lucid_relu_backward"
+)
 
 
 def _on_device(inner):
     """Wrap creation kernel ``inner`` so its arrays land on the backend's own device."""
+
     @functools.wraps(inner)
     def wrapped(self, *args, **kwargs):
         with self._device:
             return inner(self, *args, **kwargs)
+
     return wrapped
 
 
-class CudaBackend(CudaAttention, CudaOptim, CudaLoss, CudaNorm, CudaSoftmax, CudaConv,
-                  CudaPooling, CudaRandom, CudaCore, ArrayBackend):
+class CudaBackend(
+    CudaAttention,
+    CudaOptim,
+    CudaLoss,
+    CudaNorm,
+    CudaSoftmax,
+    CudaConv,
+    CudaPooling,
+    CudaRandom,
+    CudaCore,
+    ArrayBackend,
+):
     """Every kernel of :class:`~lucid.backend.Backend` on CuPy arrays of one GPU."""
 
 

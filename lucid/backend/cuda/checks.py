@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import DeviceError
 from .kernels import blocks, kernel
 
-_CHECK = r'''
+_CHECK = r"""
 extern "C" __global__ void in_range(const T* a, long long n, double lo, double hi,
                                     int inclusive, unsigned long long* slot) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -29,13 +29,13 @@ extern "C" __global__ void in_range(const T* a, long long n, double lo, double h
             slot[1] = (unsigned long long)__double_as_longlong(v);
     }
 }
-'''
-_INT = np.dtype(np.int64)     # checked as it lies (other integer and bool arrays: as float64)
-_SLOTS = 256                   # pending checks before a forced read
-_pending = []                  # (slot index, make_error(value)) per queued check
-_buffer = []                   # the device buffer: two uint64 words per slot
-_capturing = []                # the ledger of each capture in progress (innermost last)
-_replayed = []                 # the ledgers of graphs replayed since the last read
+"""
+_INT = np.dtype(np.int64)  # checked as it lies (other integer and bool arrays: as float64)
+_SLOTS = 256  # pending checks before a forced read
+_pending = []  # (slot index, make_error(value)) per queued check
+_buffer = []  # the device buffer: two uint64 words per slot
+_capturing = []  # the ledger of each capture in progress (innermost last)
+_replayed = []  # the ledgers of graphs replayed since the last read
 
 
 class Ledger:
@@ -79,12 +79,12 @@ def slot(make_error):
         if k == _SLOTS:
             raise DeviceError(f"a CUDA graph may capture at most {_SLOTS} value checks")
         ledger.entries.append((k, make_error))
-        return ledger.buffer[2 * k:]
+        return ledger.buffer[2 * k :]
     if len(_pending) == _SLOTS:
         flush()
     k = len(_pending)
     _pending.append((k, make_error))
-    return _slots()[2 * k:]
+    return _slots()[2 * k :]
 
 
 def defer(a, lo, hi, inclusive, make_error):
@@ -93,11 +93,10 @@ def defer(a, lo, hi, inclusive, make_error):
     if a.size == 0:
         return
     keep = a.dtype.kind == "f" or a.dtype == _INT
-    src = cupy.ascontiguousarray(a) if keep else a.astype(np.float64)   # read linearly
+    src = cupy.ascontiguousarray(a) if keep else a.astype(np.float64)  # read linearly
     kernel(_CHECK, "in_range", src.dtype)(
-        blocks(min(a.size, 1 << 20)), (256,),
-        (src, a.size, lo, hi, inclusive,
-         slot(make_error)))
+        blocks(min(a.size, 1 << 20)), (256,), (src, a.size, lo, hi, inclusive, slot(make_error))
+    )
 
 
 def flush():
@@ -118,9 +117,9 @@ def _first_failure(buffer, entries):
     """The error of the first failed check of ``entries`` in ``buffer`` (None if all
     passed); the buffer's words are reset."""
     n = len(entries)
-    words = buffer[:2 * n].get()
-    buffer[:2 * n].fill(0)
+    words = buffer[: 2 * n].get()
+    buffer[: 2 * n].fill(0)
     for k, make_error in entries:
         if words[2 * k]:
-            return make_error(float(words[2 * k + 1:2 * k + 2].view(np.float64)[0]))
+            return make_error(float(words[2 * k + 1 : 2 * k + 2].view(np.float64)[0]))
     return None

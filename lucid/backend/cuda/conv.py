@@ -35,7 +35,7 @@ from ..array.conv import _out_size
 from .kernels import CTYPES, blocks, empty, geometry, kernel as compiled
 from .norm import channel_sum
 
-_FAST = True        # False sends every call to the generic array kernels
+_FAST = True  # False sends every call to the generic array kernels
 
 _SOURCE = r"""
 // The window geometry, three spatial dims: extent s, kernel k, output o, stride t, leading
@@ -143,29 +143,43 @@ _THREADS = 256
 def _geometry(spatial, kernel, out, stride, padding, dilation):
     """The kernels' 18 geometry arguments: extents, kernel, output, stride, leading
     padding, dilation, three each (leading dims of extent 1 for 1-d and 2-d)."""
-    return geometry((tuple(spatial), tuple(kernel), tuple(out), tuple(stride),
-                     tuple(lo for lo, _ in padding), tuple(dilation)), (1, 1, 1, 1, 0, 1))
+    return geometry(
+        (
+            tuple(spatial),
+            tuple(kernel),
+            tuple(out),
+            tuple(stride),
+            tuple(lo for lo, _ in padding),
+            tuple(dilation),
+        ),
+        (1, 1, 1, 1, 0, 1),
+    )
 
 
 def _launch(what, dtype, total, largest, args):
     """Kernel ``what`` (``im2col``/``col2im``) over ``total`` threads, 64-bit indices where
     an array reaches :math:`2^{31}` elements (``largest``)."""
-    name = ("i64_" if largest >= 2 ** 31 else "i32_") + what
-    compiled(_SOURCE, name, dtype)(blocks(total, _THREADS), (_THREADS,),
-                                   (*args[:2], np.int64(total), *args[2:]))
+    name = ("i64_" if largest >= 2**31 else "i32_") + what
+    compiled(_SOURCE, name, dtype)(
+        blocks(total, _THREADS), (_THREADS,), (*args[:2], np.int64(total), *args[2:])
+    )
 
 
 def _fits(*arrays):
     """Whether the kernels take ``arrays`` (None skipped): non-empty, one float dtype."""
     a = arrays[0]
-    return _FAST and a.dtype in CTYPES and all(
-        t is None or t.dtype == a.dtype and t.size for t in arrays)
+    return (
+        _FAST
+        and a.dtype in CTYPES
+        and all(t is None or t.dtype == a.dtype and t.size for t in arrays)
+    )
 
 
 def _identity(spatial, kernel, out, stride, padding):
     """Whether the columns are the image itself (a 1x1, stride-1, unpadded kernel)."""
     return tuple(out) == tuple(spatial) and all(
-        k == 1 and s == 1 and lo == 0 for k, s, (lo, _) in zip(kernel, stride, padding))
+        k == 1 and s == 1 and lo == 0 for k, s, (lo, _) in zip(kernel, stride, padding)
+    )
 
 
 def _by_group(a, lead, groups, tail):
@@ -185,33 +199,49 @@ class CudaConv:
         kernel, out = tuple(kernel), tuple(out)
         shape = (c,) + kernel + (nb,) + out if channels_first else (nb, c) + kernel + out
         col = empty(shape, x.dtype)
-        _launch("im2col", x.dtype, col.size, max(col.size, x.size),
-                (x, col, np.int64(nb), np.int64(c),
-                 *_geometry(x.shape[2:], kernel, out, stride, padding, dilation),
-                 np.int32(channels_first)))
+        _launch(
+            "im2col",
+            x.dtype,
+            col.size,
+            max(col.size, x.size),
+            (
+                x,
+                col,
+                np.int64(nb),
+                np.int64(c),
+                *_geometry(x.shape[2:], kernel, out, stride, padding, dilation),
+                np.int32(channels_first),
+            ),
+        )
         return col
 
     def _col2im_kernel(self, col, in_spatial, stride, padding, dilation):
         n = len(in_spatial)
-        kernel, out = col.shape[2:2 + n], col.shape[2 + n:]
+        kernel, out = col.shape[2 : 2 + n], col.shape[2 + n :]
         x = empty(col.shape[:2] + tuple(in_spatial), col.dtype)
-        _launch("col2im", col.dtype, x.size, max(col.size, x.size),
-                (col, x, *_geometry(in_spatial, kernel, out, stride, padding, dilation)))
+        _launch(
+            "col2im",
+            col.dtype,
+            x.size,
+            max(col.size, x.size),
+            (col, x, *_geometry(in_spatial, kernel, out, stride, padding, dilation)),
+        )
         return x
 
     def _swap01(self, a):
         """``a`` with its first two axes swapped, C-contiguous (im2col of a unit kernel)."""
         n = a.ndim - 2
-        return self._im2col_kernel(a, (1,) * n, a.shape[2:], (1,) * n, ((0, 0),) * n,
-                                   (1,) * n, True).reshape((a.shape[1], a.shape[0]) +
-                                                           a.shape[2:])
+        return self._im2col_kernel(
+            a, (1,) * n, a.shape[2:], (1,) * n, ((0, 0),) * n, (1,) * n, True
+        ).reshape((a.shape[1], a.shape[0]) + a.shape[2:])
 
     def im2col(self, x, kernel, stride, padding, dilation):
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
         if not _fits(x) or min(out) <= 0:
             return super().im2col(x, kernel, stride, padding, dilation)
-        return self._im2col_kernel(self.xp.ascontiguousarray(x), kernel, out, stride,
-                                   padding, dilation, False)
+        return self._im2col_kernel(
+            self.xp.ascontiguousarray(x), kernel, out, stride, padding, dilation, False
+        )
 
     def col2im(self, col, in_spatial, stride, padding, dilation):
         if not _fits(col) or not col.flags.c_contiguous or not math.prod(in_spatial):
@@ -233,21 +263,25 @@ class CudaConv:
         n = x.shape[0]
         co, cg = w.shape[:2]
         ck, p = cg * math.prod(kernel), math.prod(out)
-        col = x if _identity(x.shape[2:], kernel, out, stride, padding) else \
-            self._im2col_kernel(x, kernel, out, stride, padding, dilation, False)
-        y = self.matmul(_by_group(w, (), groups, (co // groups, ck)),
-                        _by_group(col, (n,), groups, (ck, p)))
+        col = (
+            x
+            if _identity(x.shape[2:], kernel, out, stride, padding)
+            else self._im2col_kernel(x, kernel, out, stride, padding, dilation, False)
+        )
+        y = self.matmul(
+            _by_group(w, (), groups, (co // groups, ck)), _by_group(col, (n,), groups, (ck, p))
+        )
         if b is not None:
             compiled(_SOURCE, "conv_bias", y.dtype)(
-                blocks(y.size, _THREADS), (_THREADS,),
-                (y, self.xp.ascontiguousarray(b), np.int64(y.size), np.int64(co),
-                 np.int64(p)))
+                blocks(y.size, _THREADS),
+                (_THREADS,),
+                (y, self.xp.ascontiguousarray(b), np.int64(y.size), np.int64(co), np.int64(p)),
+            )
         return y.reshape((n, co) + tuple(out))
 
     def conv_backward_input(self, g, w, in_spatial, stride, padding, dilation, groups):
         if not _fits(g, w) or not math.prod(in_spatial):
-            return super().conv_backward_input(g, w, in_spatial, stride, padding,
-                                               dilation, groups)
+            return super().conv_backward_input(g, w, in_spatial, stride, padding, dilation, groups)
         n, co = g.shape[:2]
         out = g.shape[2:]
         cg = w.shape[1]
@@ -262,15 +296,17 @@ class CudaConv:
 
     def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
         if not _fits(g, x):
-            return super().conv_backward_weight(g, x, kernel, stride, padding, dilation,
-                                                groups)
+            return super().conv_backward_weight(g, x, kernel, stride, padding, dilation, groups)
         co = g.shape[1]
         cg = x.shape[1] // groups
         ck, m = cg * math.prod(kernel), g.shape[0] * math.prod(g.shape[2:])
-        col = self._im2col_kernel(self.xp.ascontiguousarray(x), kernel, g.shape[2:],
-                                  stride, padding, dilation, True)
+        col = self._im2col_kernel(
+            self.xp.ascontiguousarray(x), kernel, g.shape[2:], stride, padding, dilation, True
+        )
         g = self.xp.ascontiguousarray(g)
-        gt = g if g.shape[0] == 1 else self._swap01(g)     # (C_out, N, *O)
-        gw = self.matmul(_by_group(gt, (), groups, (co // groups, m)),
-                         self.xp.swapaxes(_by_group(col, (), groups, (ck, m)), -1, -2))
+        gt = g if g.shape[0] == 1 else self._swap01(g)  # (C_out, N, *O)
+        gw = self.matmul(
+            _by_group(gt, (), groups, (co // groups, m)),
+            self.xp.swapaxes(_by_group(col, (), groups, (ck, m)), -1, -2),
+        )
         return gw.reshape((co, cg) + tuple(kernel))

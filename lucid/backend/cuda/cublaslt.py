@@ -20,27 +20,32 @@ import ctypes
 
 import cupy
 
-_LIB = []                           # the loaded library, or None where it cannot be loaded
-_HANDLES = {}                       # device -> cublasLtHandle_t
-_WORKSPACE = {}                     # (device, stream) -> workspace array
-_PLANS = {}                         # problem key -> _Plan, or None where Lt has no algorithm
+_LIB = []  # the loaded library, or None where it cannot be loaded
+_HANDLES = {}  # device -> cublasLtHandle_t
+_WORKSPACE = {}  # (device, stream) -> workspace array
+_PLANS = {}  # problem key -> _Plan, or None where Lt has no algorithm
 _WORKSPACE_BYTES = 32 << 20
 
 EPILOGUE_DEFAULT, EPILOGUE_BIAS, EPILOGUE_BGRADB = 1, 4, 512
-EPILOGUE_RELU, EPILOGUE_GELU, EPILOGUE_AUX = 2, 32, 128     # bits, combined with BIAS
+EPILOGUE_RELU, EPILOGUE_GELU, EPILOGUE_AUX = 2, 32, 128  # bits, combined with BIAS
 _DESC_TRANSA, _DESC_TRANSB, _DESC_EPILOGUE, _DESC_BIAS_POINTER = 3, 4, 7, 8
 _DESC_AUX_POINTER, _DESC_AUX_LD = 11, 12
 _LAYOUT_BATCH_COUNT, _LAYOUT_BATCH_STRIDE = 5, 6
 _PREF_MAX_WORKSPACE = 1
-_PREF_ALIGN = (5, 6, 7, 8)          # minimum alignment of A, B, C, D in bytes
+_PREF_ALIGN = (5, 6, 7, 8)  # minimum alignment of A, B, C, D in bytes
 _P = ctypes.c_void_p
 
 
 class _Heuristic(ctypes.Structure):
     """``cublasLtMatmulHeuristicResult_t``: the algorithm (opaque 64 bytes) and its needs."""
-    _fields_ = [("algo", ctypes.c_uint64 * 8), ("workspace", ctypes.c_size_t),
-                ("state", ctypes.c_int), ("waves", ctypes.c_float),
-                ("reserved", ctypes.c_int * 4)]
+
+    _fields_ = [
+        ("algo", ctypes.c_uint64 * 8),
+        ("workspace", ctypes.c_size_t),
+        ("state", ctypes.c_int),
+        ("waves", ctypes.c_float),
+        ("reserved", ctypes.c_int * 4),
+    ]
 
 
 def _library():
@@ -55,14 +60,17 @@ def _library():
         if lib is not None:
             i, setter = ctypes.c_int, [_P, ctypes.c_int, _P, ctypes.c_size_t]
             for name, args in (
-                    ("Create", [_P]), ("MatmulDescCreate", [_P, i, i]),
-                    ("MatmulDescSetAttribute", setter), ("MatrixLayoutSetAttribute", setter),
-                    ("MatrixLayoutCreate", [_P, i, ctypes.c_uint64, ctypes.c_uint64,
-                                            ctypes.c_int64]),
-                    ("MatmulPreferenceCreate", [_P]), ("MatmulPreferenceDestroy", [_P]),
-                    ("MatmulPreferenceSetAttribute", setter),
-                    ("MatmulAlgoGetHeuristic", [_P] * 7 + [i, _P, _P]),
-                    ("Matmul", [_P] * 14 + [ctypes.c_size_t, _P])):
+                ("Create", [_P]),
+                ("MatmulDescCreate", [_P, i, i]),
+                ("MatmulDescSetAttribute", setter),
+                ("MatrixLayoutSetAttribute", setter),
+                ("MatrixLayoutCreate", [_P, i, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]),
+                ("MatmulPreferenceCreate", [_P]),
+                ("MatmulPreferenceDestroy", [_P]),
+                ("MatmulPreferenceSetAttribute", setter),
+                ("MatmulAlgoGetHeuristic", [_P] * 7 + [i, _P, _P]),
+                ("Matmul", [_P] * 14 + [ctypes.c_size_t, _P]),
+            ):
                 fn = getattr(lib, "cublasLt" + name)
                 fn.argtypes, fn.restype = args, ctypes.c_int
         _LIB.append(lib)
@@ -108,12 +116,42 @@ def alignment(ptr):
 class _Plan:
     """One problem's descriptors and its chosen algorithm, kept for the process's life."""
 
-    __slots__ = ("desc", "a", "b", "c", "algo", "algo_ptr", "ws", "bias", "bias_ptr", "aux",
-                 "aux_ptr")
+    __slots__ = (
+        "desc",
+        "a",
+        "b",
+        "c",
+        "algo",
+        "algo_ptr",
+        "ws",
+        "bias",
+        "bias_ptr",
+        "aux",
+        "aux_ptr",
+    )
 
     def __init__(self, lib, handle, key):
-        (dtype, cdtype, compute, scale, opa, opb, m, n, k, lda, ldb, ldc, count, sa, sb, sc,
-         epilogue, aligns, aux_ld) = key
+        (
+            dtype,
+            cdtype,
+            compute,
+            scale,
+            opa,
+            opb,
+            m,
+            n,
+            k,
+            lda,
+            ldb,
+            ldc,
+            count,
+            sa,
+            sb,
+            sc,
+            epilogue,
+            aligns,
+            aux_ld,
+        ) = key
         desc = _P()
         _check(lib.cublasLtMatmulDescCreate(ctypes.byref(desc), compute, scale), "desc")
         self.desc = desc.value
@@ -123,36 +161,54 @@ class _Plan:
         _set(setter, self.desc, _DESC_EPILOGUE, epilogue, ctypes.c_uint32)
         if aux_ld:
             _set(setter, self.desc, _DESC_AUX_LD, aux_ld, ctypes.c_int64)
-        shapes = ((m, k) if opa == 0 else (k, m), lda, sa), \
-                 ((k, n) if opb == 0 else (n, k), ldb, sb), ((m, n), ldc, sc)
+        shapes = (
+            ((m, k) if opa == 0 else (k, m), lda, sa),
+            ((k, n) if opb == 0 else (n, k), ldb, sb),
+            ((m, n), ldc, sc),
+        )
         self.a, self.b, self.c = (
             self._layout(lib, dt, rc, ld, count, st)
-            for dt, (rc, ld, st) in zip((dtype, dtype, cdtype), shapes))
+            for dt, (rc, ld, st) in zip((dtype, dtype, cdtype), shapes)
+        )
         pref = _P()
         _check(lib.cublasLtMatmulPreferenceCreate(ctypes.byref(pref)), "preference")
         psetter = lib.cublasLtMatmulPreferenceSetAttribute
         _set(psetter, pref, _PREF_MAX_WORKSPACE, _WORKSPACE_BYTES, ctypes.c_uint64)
-        for attr, al in zip(_PREF_ALIGN, aligns[:3] + aligns[2:3]):     # D is C
+        for attr, al in zip(_PREF_ALIGN, aligns[:3] + aligns[2:3]):  # D is C
             _set(psetter, pref, attr, al, ctypes.c_uint32)
         result, found = _Heuristic(), ctypes.c_int(0)
         status = lib.cublasLtMatmulAlgoGetHeuristic(
-            handle, self.desc, self.a, self.b, self.c, self.c, pref, 1, ctypes.byref(result), ctypes.byref(found))
+            handle,
+            self.desc,
+            self.a,
+            self.b,
+            self.c,
+            self.c,
+            pref,
+            1,
+            ctypes.byref(result),
+            ctypes.byref(found),
+        )
         lib.cublasLtMatmulPreferenceDestroy(pref)
         if status != 0 or found.value == 0:
             raise RuntimeError("cuBLASLt has no algorithm for this problem")
-        self.algo = result.algo                     # kept alive: the call reads it
+        self.algo = result.algo  # kept alive: the call reads it
         self.algo_ptr = ctypes.addressof(result.algo)
         self.ws = result.workspace
-        self.bias = ctypes.c_uint64(0)              # the epilogue vector's address, as set
+        self.bias = ctypes.c_uint64(0)  # the epilogue vector's address, as set
         self.bias_ptr = ctypes.addressof(self.bias)
-        self.aux = ctypes.c_uint64(0)               # the auxiliary matrix's, as set
+        self.aux = ctypes.c_uint64(0)  # the auxiliary matrix's, as set
         self.aux_ptr = ctypes.addressof(self.aux)
 
     @staticmethod
     def _layout(lib, dtype, rows_cols, ld, count, stride):
         layout = _P()
-        _check(lib.cublasLtMatrixLayoutCreate(ctypes.byref(layout), dtype, rows_cols[0],
-                                              rows_cols[1], ld), "layout")
+        _check(
+            lib.cublasLtMatrixLayoutCreate(
+                ctypes.byref(layout), dtype, rows_cols[0], rows_cols[1], ld
+            ),
+            "layout",
+        )
         if count > 1:
             setter = lib.cublasLtMatrixLayoutSetAttribute
             _set(setter, layout, _LAYOUT_BATCH_COUNT, count, ctypes.c_int32)
@@ -192,17 +248,37 @@ def matmul(key, alpha, a, b, beta, c, stream, bias=0, aux=0):
     lib = _LIB[0]
     if bias:
         p.bias.value = bias
-        _check(lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_BIAS_POINTER, p.bias_ptr, 8),
-               "set attribute")
+        _check(
+            lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_BIAS_POINTER, p.bias_ptr, 8),
+            "set attribute",
+        )
     if aux:
         p.aux.value = aux
-        _check(lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_AUX_POINTER, p.aux_ptr, 8),
-               "set attribute")
+        _check(
+            lib.cublasLtMatmulDescSetAttribute(p.desc, _DESC_AUX_POINTER, p.aux_ptr, 8),
+            "set attribute",
+        )
     device = cupy.cuda.runtime.getDevice()
     ws = _workspace(device, stream) if p.ws else 0
-    status = lib.cublasLtMatmul(_HANDLES[device], p.desc, alpha, a, p.a, b, p.b, beta, c,
-                                p.c, c, p.c, p.algo_ptr, ws, p.ws, stream)
+    status = lib.cublasLtMatmul(
+        _HANDLES[device],
+        p.desc,
+        alpha,
+        a,
+        p.a,
+        b,
+        p.b,
+        beta,
+        c,
+        p.c,
+        c,
+        p.c,
+        p.algo_ptr,
+        ws,
+        p.ws,
+        stream,
+    )
     if status != 0:
-        _PLANS[key] = None             # never again for this problem: the classic call
+        _PLANS[key] = None  # never again for this problem: the classic call
         return False
     return True

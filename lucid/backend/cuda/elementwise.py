@@ -26,7 +26,7 @@ import numpy as np
 
 from .kernels import ACCUMULATE, CTYPES, empty, kernel
 
-_CAST = r'''
+_CAST = r"""
 struct __align__(4 * sizeof(S)) VS { S v[4]; };
 struct __align__(4 * sizeof(D)) VD { D v[4]; };
 extern "C" __global__ void cast(const S* x, D* y, long long n) {
@@ -41,8 +41,8 @@ extern "C" __global__ void cast(const S* x, D* y, long long n) {
     long long t = 4 * q + blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t < n) y[t] = D(static_cast<float>(x[t]));
 }
-'''
-_BINARY = r'''
+"""
+_BINARY = r"""
 struct __align__(4 * sizeof(T)) V { T v[4]; };
 __device__ __forceinline__ float apply(float a, float b, int op) {
     return op == 0 ? a + b : (op == 1 ? a - b : a * b);
@@ -63,8 +63,8 @@ extern "C" __global__ void binary(const T* x, const T* y, T* z, long long n, int
     long long t = 4 * q + blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t < n) z[t] = T(apply(static_cast<float>(x[t]), y ? static_cast<float>(y[t]) : s, op));
 }
-'''
-_SELECT = r'''
+"""
+_SELECT = r"""
 struct __align__(4 * sizeof(T)) V { T v[4]; };
 // z[i] = (mask[i % m] != flip) ? fill : a[i] over n elements, four at a time (m % 4 == 0);
 // fill is *sv, or s where sv is null
@@ -83,8 +83,8 @@ extern "C" __global__ void select(const T* a, const bool* mask, T* z, long long 
         reinterpret_cast<V*>(z)[i] = x;
     }
 }
-'''
-_BIAS = r'''
+"""
+_BIAS = r"""
 struct __align__(4 * sizeof(T)) V { T v[4]; };
 // y (rows x n, row-major) += b (n) in place; vec: n % 4 == 0 and y, b aligned.
 extern "C" __global__ void bias_add(T* y, const T* b, long long total, long long n, int vec) {
@@ -103,14 +103,14 @@ extern "C" __global__ void bias_add(T* y, const T* b, long long total, long long
     for (long long i = tid; i < total; i += step)
         y[i] = T(static_cast<float>(y[i]) + static_cast<float>(b[i % n]));
 }
-'''
-_FILL = r'''
+"""
+_FILL = r"""
 extern "C" __global__ void fill(T* y, long long n, A v) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
         y[i] = T(v);
 }
-'''
+"""
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _F32 = np.dtype(np.float32)
 _OPS = {"add": 0, "subtract": 1, "multiply": 2}
@@ -143,7 +143,7 @@ def cast(a, dtype):
     return out
 
 
-_CASTS = {}                 # (source dtype, target dtype) -> the cast kernel, or False
+_CASTS = {}  # (source dtype, target dtype) -> the cast kernel, or False
 
 
 def _cast_kernel(src, dst):
@@ -164,22 +164,28 @@ def binary(name, x, y):
         if not _aligned(x):
             return None
         s, y = np.float32(np.asarray(y, x.dtype)), np.uint64(0)
-    elif not isinstance(y, cupy.ndarray) or y.dtype != x.dtype or x.shape != y.shape or \
-            not _aligned(x, y):
+    elif (
+        not isinstance(y, cupy.ndarray)
+        or y.dtype != x.dtype
+        or x.shape != y.shape
+        or not _aligned(x, y)
+    ):
         return None
     else:
         s = np.float32(0)
     out = empty(x.shape, x.dtype)
-    kernel(_BINARY, "binary", x.dtype)(_grid(x.size), (_THREADS,), (
-        x, y, out, x.size, _OPS[name], s))
+    kernel(_BINARY, "binary", x.dtype)(
+        _grid(x.size), (_THREADS,), (x, y, out, x.size, _OPS[name], s)
+    )
     return out
 
 
 def _fill(v, a):
     """A select's fill for array ``a``: a Python number, or a 0-d array of ``a``'s dtype
     (read on the device: no host sync)."""
-    return type(v) in _NUMBERS or (isinstance(v, cupy.ndarray) and v.ndim == 0 and
-                                   v.dtype == a.dtype)
+    return type(v) in _NUMBERS or (
+        isinstance(v, cupy.ndarray) and v.ndim == 0 and v.dtype == a.dtype
+    )
 
 
 def select(cond, x, y):
@@ -190,36 +196,60 @@ def select(cond, x, y):
     None otherwise."""
     flip = not (type(x) in _NUMBERS or isinstance(x, cupy.ndarray) and x.ndim == 0)
     a, s = (x, y) if flip else (y, x)
-    if not isinstance(a, cupy.ndarray) or not a.ndim or not _fill(s, a) or \
-            a.dtype not in _HALF + (_F32,) or not isinstance(cond, cupy.ndarray) or \
-            cond.dtype != np.bool_ or not cond.flags.c_contiguous or not a.size or \
-            cond.size % 4 or not _aligned(a) or cond.data.ptr % 4:
+    if (
+        not isinstance(a, cupy.ndarray)
+        or not a.ndim
+        or not _fill(s, a)
+        or a.dtype not in _HALF + (_F32,)
+        or not isinstance(cond, cupy.ndarray)
+        or cond.dtype != np.bool_
+        or not cond.flags.c_contiguous
+        or not a.size
+        or cond.size % 4
+        or not _aligned(a)
+        or cond.data.ptr % 4
+    ):
         return None
     shape = cond.shape
     while shape and shape[0] == 1:
         shape = shape[1:]
-    if a.shape[a.ndim - len(shape):] != shape or len(shape) > a.ndim:
+    if a.shape[a.ndim - len(shape) :] != shape or len(shape) > a.ndim:
         return None
     number = type(s) in _NUMBERS
     out = empty(a.shape, a.dtype)
-    kernel(_SELECT, "select", a.dtype)(_grid(a.size), (_THREADS,), (
-        a, cond, out, a.size, cond.size, flip,
-        np.float32(np.asarray(s, a.dtype)) if number else np.float32(0),
-        np.uint64(0) if number else s))
+    kernel(_SELECT, "select", a.dtype)(
+        _grid(a.size),
+        (_THREADS,),
+        (
+            a,
+            cond,
+            out,
+            a.size,
+            cond.size,
+            flip,
+            np.float32(np.asarray(s, a.dtype)) if number else np.float32(0),
+            np.uint64(0) if number else s,
+        ),
+    )
     return out
 
 
 def bias_add_(y, b):
     """``y += b`` in place for C-contiguous ``y`` of shape ``(rows, n)`` and ``b`` of shape
     ``(n,)`` in one half or float32 dtype; False (nothing done) where this does not apply."""
-    if y.ndim != 2 or b.shape != y.shape[1:] or b.dtype != y.dtype or \
-            y.dtype not in _HALF + (_F32,) or not y.flags.c_contiguous or y.size == 0:
+    if (
+        y.ndim != 2
+        or b.shape != y.shape[1:]
+        or b.dtype != y.dtype
+        or y.dtype not in _HALF + (_F32,)
+        or not y.flags.c_contiguous
+        or y.size == 0
+    ):
         return False
     b = cupy.ascontiguousarray(b)
     n = y.shape[1]
     vec = int(n % 4 == 0 and _aligned(y, b))
-    kernel(_BIAS, "bias_add", y.dtype)(_grid(y.size), (_THREADS,),
-                                       (y, b, y.size, n, vec))
+    kernel(_BIAS, "bias_add", y.dtype)(_grid(y.size), (_THREADS,), (y, b, y.size, n, vec))
     return True
 
 
@@ -231,6 +261,9 @@ def ones(shape, dtype):
     out = empty(shape, dtype)
     if out.size:
         one = np.float64(1) if ACCUMULATE[dtype] == "double" else np.float32(1)
-        kernel(_FILL, "fill", dtype)(_grid(4 * out.size), (_THREADS,),  # a thread each
-                                     (out, np.int64(out.size), one))
+        kernel(_FILL, "fill", dtype)(
+            _grid(4 * out.size),
+            (_THREADS,),  # a thread each
+            (out, np.int64(out.size), one),
+        )
     return out

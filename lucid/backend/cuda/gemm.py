@@ -25,12 +25,15 @@ _COMPUTE_32F = getattr(cublas, "CUBLAS_COMPUTE_32F", 68)
 _COMPUTE_TF32 = getattr(cublas, "CUBLAS_COMPUTE_32F_FAST_TF32", 77)
 _COMPUTE_64F = getattr(cublas, "CUBLAS_COMPUTE_64F", 70)
 # dtype -> (cudaDataType, compute type, alpha/beta dtype)
-_TYPES = {np.dtype(np.float16): (2, _COMPUTE_32F, _F32),
-          np.dtype(ml_dtypes.bfloat16): (14, _COMPUTE_32F, _F32),
-          _F32: (0, _COMPUTE_32F, _F32), _F64: (1, _COMPUTE_64F, _F64)}
+_TYPES = {
+    np.dtype(np.float16): (2, _COMPUTE_32F, _F32),
+    np.dtype(ml_dtypes.bfloat16): (14, _COMPUTE_32F, _F32),
+    _F32: (0, _COMPUTE_32F, _F32),
+    _F64: (1, _COMPUTE_64F, _F64),
+}
 _SCALAR_ARRAYS = [(np.ones(1, dt), np.zeros(1, dt)) for dt in (_F32, _F64)]
 _SCALARS = {a.dtype: (a.ctypes.data, b.ctypes.data) for a, b in _SCALAR_ARRAYS}  # pointers
-_SCALE_TYPE = {_F32: 0, _F64: 1}        # cudaDataType of alpha and beta
+_SCALE_TYPE = {_F32: 0, _F64: 1}  # cudaDataType of alpha and beta
 _OP_N, _OP_T, _ALGO_DEFAULT = 0, 1, -1
 
 
@@ -42,7 +45,7 @@ def supports(a, b):
 def _operand(x, batch):
     """``(array, op, leading dim, batch stride)`` of matrix stack ``x`` broadcast over
     ``batch``, copied only where its layout has no cuBLAS description."""
-    if x.ndim == 2:                             # the common case, without the generality
+    if x.ndim == 2:  # the common case, without the generality
         # (a matrix beside a stack is the same matrix for each: batch stride 0)
         it = x.itemsize
         (r, c), (rs, cs) = x.shape, x.strides
@@ -144,15 +147,55 @@ def matmul(a, b, tf32=False, bias=None, bias_grad=None, out_dtype=None, act=None
     # cuBLAS is column-major: C^T = B^T A^T, so cuBLAS's A is our b and its B our a
     epilogue, pbias, paux = _epilogue(out, batch, bias, bias_grad, act, aux)
     al = cublaslt.alignment
-    key = (t, tc, compute, _SCALE_TYPE[sdt], opb, opa, n, m, k, ldb, lda, n, count, sb, sa,
-           m * n, epilogue, (al(pa), al(pb), al(pc), al(pbias)), n if paux else 0)
+    key = (
+        t,
+        tc,
+        compute,
+        _SCALE_TYPE[sdt],
+        opb,
+        opa,
+        n,
+        m,
+        k,
+        ldb,
+        lda,
+        n,
+        count,
+        sb,
+        sa,
+        m * n,
+        epilogue,
+        (al(pa), al(pb), al(pc), al(pbias)),
+        n if paux else 0,
+    )
     if cublaslt.matmul(key, one, pa, pb, zero, pc, stream, pbias, paux):
         return out, epilogue != cublaslt.EPILOGUE_DEFAULT
     handle = cupy.cuda.device.get_cublas_handle()
     if cublas.getStream(handle) != stream:  # setStream also resets cuBLAS's workspace:
-        cublas.setStream(handle, stream)    # only when the stream changed
+        cublas.setStream(handle, stream)  # only when the stream changed
     cublas.gemmStridedBatchedEx(
-        handle, opb, opa, n, m, k, one, pa, t, ldb, sb,
-        pb, t, lda, sa, zero, pc, tc, n, m * n, count,
-        compute, _ALGO_DEFAULT)
+        handle,
+        opb,
+        opa,
+        n,
+        m,
+        k,
+        one,
+        pa,
+        t,
+        ldb,
+        sb,
+        pb,
+        t,
+        lda,
+        sa,
+        zero,
+        pc,
+        tc,
+        n,
+        m * n,
+        count,
+        compute,
+        _ALGO_DEFAULT,
+    )
     return out, False

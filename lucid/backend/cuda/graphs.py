@@ -26,7 +26,7 @@ from ...errors import DeviceError
 from . import checks
 from .runtime import pinned_empty
 
-_ACTIVE = []            # the captures in progress on this process (innermost last)
+_ACTIVE = []  # the captures in progress on this process (innermost last)
 
 
 class Pool:
@@ -39,8 +39,9 @@ class Pool:
 def refuse(what, why):
     """Raise the error for host state that a capture in progress cannot replay."""
     if _ACTIVE:
-        raise DeviceError(f"{what} cannot be captured in a CUDA graph: {why}; run it "
-                          "outside the captured block")
+        raise DeviceError(
+            f"{what} cannot be captured in a CUDA graph: {why}; run it outside the captured block"
+        )
 
 
 def to_device(host):
@@ -50,9 +51,14 @@ def to_device(host):
     pinned = pinned_empty(host.shape, host.dtype)
     pinned[...] = host
     out = cupy.empty(host.shape, host.dtype)
-    rt = cupy.cuda.runtime          # (CuPy's ndarray.set refuses a capturing stream)
-    rt.memcpyAsync(out.data.ptr, pinned.ctypes.data, pinned.nbytes, rt.memcpyHostToDevice,
-                   cupy.cuda.get_current_stream().ptr)
+    rt = cupy.cuda.runtime  # (CuPy's ndarray.set refuses a capturing stream)
+    rt.memcpyAsync(
+        out.data.ptr,
+        pinned.ctypes.data,
+        pinned.nbytes,
+        rt.memcpyHostToDevice,
+        cupy.cuda.get_current_stream().ptr,
+    )
     _ACTIVE[-1].keep.append(pinned)
     return out
 
@@ -63,16 +69,18 @@ class Capture:
 
     def __init__(self, pool):
         self.pool = pool
-        self.keep = []              # host memory the replays read
-        self.ledger = None          # the graph's value checks
+        self.keep = []  # host memory the replays read
+        self.ledger = None  # the graph's value checks
         self.graph = None
         self._stream = self._allocator = None
 
     def begin(self, stream):
         if stream.ptr == 0:
-            raise DeviceError("CUDAGraph.capture_begin: the default stream cannot capture; "
-                              "capture inside lucid.cuda.stream(lucid.cuda.Stream()) or "
-                              "use lucid.cuda.graph(...), which does")
+            raise DeviceError(
+                "CUDAGraph.capture_begin: the default stream cannot capture; "
+                "capture inside lucid.cuda.stream(lucid.cuda.Stream()) or "
+                "use lucid.cuda.graph(...), which does"
+            )
         self.ledger = checks.begin_capture()
         self._allocator = cupy.cuda.using_allocator(self.pool.pool.malloc)
         self._allocator.__enter__()
@@ -95,7 +103,7 @@ class Capture:
         """End a capture that failed, dropping what it recorded."""
         try:
             self._stream.end_capture()
-        except Exception:       # the capture was already invalidated by the failure
+        except Exception:  # the capture was already invalidated by the failure
             pass
         finally:
             self._release()

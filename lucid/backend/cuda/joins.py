@@ -17,7 +17,7 @@ import numpy as np
 
 from .kernels import blocks, empty, kernel
 
-_SOURCE = r'''
+_SOURCE = r"""
 // out (rows x W units) columns c0 .. c0 + off[n]: piece k (rows x (off[k+1] - off[k]))
 // at columns c0 + off[k]; pieces past n have off = off[n].
 template <class U>
@@ -49,7 +49,7 @@ CONCAT(concat8, unsigned long long)
 CONCAT(concat4, unsigned int)
 CONCAT(concat2, unsigned short)
 CONCAT(concat1, unsigned char)
-'''
+"""
 _PIECES = 8
 _UNITS = (16, 8, 4, 2, 1)
 _THREADS = 256
@@ -67,29 +67,46 @@ def concatenate(arrays, axis):
         return None
     axis %= nd
     for a in arrays:
-        if not isinstance(a, cupy.ndarray) or a.dtype != dt or a.ndim != nd or \
-                a.shape[:axis] != a0.shape[:axis] or a.shape[axis + 1:] != a0.shape[axis + 1:]:
+        if (
+            not isinstance(a, cupy.ndarray)
+            or a.dtype != dt
+            or a.ndim != nd
+            or a.shape[:axis] != a0.shape[:axis]
+            or a.shape[axis + 1 :] != a0.shape[axis + 1 :]
+        ):
             return None
     rows = math.prod(a0.shape[:axis])
-    inner = math.prod(a0.shape[axis + 1:]) * dt.itemsize        # bytes per unit of n_k
-    shape = a0.shape[:axis] + (sum(a.shape[axis] for a in arrays),) + a0.shape[axis + 1:]
+    inner = math.prod(a0.shape[axis + 1 :]) * dt.itemsize  # bytes per unit of n_k
+    shape = a0.shape[:axis] + (sum(a.shape[axis] for a in arrays),) + a0.shape[axis + 1 :]
     out = empty(shape, dt)
     if not out.size:
         return out
     pieces = [cupy.ascontiguousarray(a) for a in arrays if a.shape[axis]]
-    widths = [a.shape[axis] * inner for a in pieces]             # bytes a row
-    unit = next(u for u in _UNITS if all(w % u == 0 for w in widths) and
-                all(a.data.ptr % u == 0 for a in pieces + [out]))
+    widths = [a.shape[axis] * inner for a in pieces]  # bytes a row
+    unit = next(
+        u
+        for u in _UNITS
+        if all(w % u == 0 for w in widths) and all(a.data.ptr % u == 0 for a in pieces + [out])
+    )
     fn = kernel(_SOURCE, f"concat{unit}")
     total = sum(widths) // unit
     c0 = 0
     for s in range(0, len(pieces), _PIECES):
-        group, ws = pieces[s:s + _PIECES], widths[s:s + _PIECES]
+        group, ws = pieces[s : s + _PIECES], widths[s : s + _PIECES]
         offsets = np.cumsum([w // unit for w in ws]).tolist()
         offsets += [offsets[-1]] * (_PIECES - len(offsets))
         ptrs = [a.data.ptr for a in group] + [0] * (_PIECES - len(group))
-        fn((min(blocks(rows * offsets[-1], _THREADS)[0], 65535 * 8),), (_THREADS,),
-           (out, np.int64(rows), np.int64(total), np.int64(c0),
-            *(np.uint64(p) for p in ptrs), *(np.int64(o) for o in offsets)))
+        fn(
+            (min(blocks(rows * offsets[-1], _THREADS)[0], 65535 * 8),),
+            (_THREADS,),
+            (
+                out,
+                np.int64(rows),
+                np.int64(total),
+                np.int64(c0),
+                *(np.uint64(p) for p in ptrs),
+                *(np.int64(o) for o in offsets),
+            ),
+        )
         c0 += offsets[-1]
     return out

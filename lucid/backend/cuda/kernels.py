@@ -31,13 +31,19 @@ import ml_dtypes
 import numpy as np
 from cupy.cuda import driver
 
-CTYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-          np.dtype(np.float16): "__half", np.dtype(ml_dtypes.bfloat16): "__nv_bfloat16"}
+CTYPES = {
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+    np.dtype(np.float16): "__half",
+    np.dtype(ml_dtypes.bfloat16): "__nv_bfloat16",
+}
 ACCUMULATE = {d: ("double" if c == "double" else "float") for d, c in CTYPES.items()}
 # (T, A) of every dtype a kernel may be compiled for: the float types, and int64 (indices)
-_TYPEDEFS = {**{d: (c, ACCUMULATE[d]) for d, c in CTYPES.items()},
-             np.dtype(np.int64): ("long long", "double")}
-empty = cupy.ndarray     # cupy.empty(shape, dtype) without its Python wrapper (a microsecond)
+_TYPEDEFS = {
+    **{d: (c, ACCUMULATE[d]) for d, c in CTYPES.items()},
+    np.dtype(np.int64): ("long long", "double"),
+}
+empty = cupy.ndarray  # cupy.empty(shape, dtype) without its Python wrapper (a microsecond)
 _PRELUDE = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
 _OPTIONS = ("--std=c++17",)
 
@@ -54,20 +60,29 @@ def kernel(source, name, dtype=None, params=None):
         t, acc = _TYPEDEFS[np.dtype(dtype)]
         head += f"typedef {t} T;\ntypedef {acc} A;\n"
     fmt = layout(params, acc) if params is not None else signature(source, name, acc)
-    return Kernel(cupy.RawModule(code=head + source, options=_OPTIONS).get_function(name),
-                  fmt)
+    return Kernel(cupy.RawModule(code=head + source, options=_OPTIONS).get_function(name), fmt)
 
 
 # struct codes of the C scalar types a declaration may name
-_C_CODES = {"long long": "q", "int": "i", "unsigned long long": "Q", "unsigned int": "I",
-            "float": "f", "double": "d"}
+_C_CODES = {
+    "long long": "q",
+    "int": "i",
+    "unsigned long long": "Q",
+    "unsigned int": "I",
+    "float": "f",
+    "double": "d",
+}
 
 
 def signature(source, name, acc=None):
     """The :func:`layout` of kernel ``name`` as ``source`` declares it (``extern "C"
     __global__ void name(...)``); None where no such declaration is found."""
-    m = re.search(r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s*)?'
-                  + re.escape(name) + r"\s*\(([^)]*)\)", source)
+    m = re.search(
+        r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s*)?'
+        + re.escape(name)
+        + r"\s*\(([^)]*)\)",
+        source,
+    )
     return None if m is None else layout(m.group(1), acc)
 
 
@@ -90,9 +105,15 @@ def layout(params, acc=None):
 
 
 # struct codes of the scalar types a launch takes (arrays are 8-byte pointers, "Q")
-_CODES = {np.int64: "q", np.int32: "i", np.uint64: "Q", np.uint32: "I", np.float32: "f",
-          np.float64: "d"}
-_BUFFER_BYTES = 4096                    # CUDA's classic limit on a launch's parameters
+_CODES = {
+    np.int64: "q",
+    np.int32: "i",
+    np.uint64: "Q",
+    np.uint32: "I",
+    np.float32: "f",
+    np.float64: "d",
+}
+_BUFFER_BYTES = 4096  # CUDA's classic limit on a launch's parameters
 
 
 class _Params(threading.local):
@@ -107,8 +128,9 @@ class _Params(threading.local):
     def pointers(self, fmt):
         ptrs = self.layouts.get(fmt)
         if ptrs is None:
-            offsets = [struct.calcsize(fmt[:i + 1]) - struct.calcsize(c)
-                       for i, c in enumerate(fmt) if i]          # fmt[0] is "@"
+            offsets = [
+                struct.calcsize(fmt[: i + 1]) - struct.calcsize(c) for i, c in enumerate(fmt) if i
+            ]  # fmt[0] is "@"
             table = (ctypes.c_void_p * len(offsets))(*(self.base + o for o in offsets))
             ptrs = self.layouts[fmt] = (table, ctypes.addressof(table))
         return ptrs[1]
@@ -116,8 +138,11 @@ class _Params(threading.local):
 
 _PARAMS = _Params()
 _NDARRAY = cupy.ndarray
-_get_device, _stream, _launch = (cupy.cuda.runtime.getDevice, cupy.cuda.get_current_stream,
-                                 driver.launchKernel)
+_get_device, _stream, _launch = (
+    cupy.cuda.runtime.getDevice,
+    cupy.cuda.get_current_stream,
+    driver.launchKernel,
+)
 
 
 class Kernel:
@@ -129,8 +154,8 @@ class Kernel:
 
     def __init__(self, raw, fmt=None):
         self.raw = raw
-        self.fmt = fmt                  # the declared layout (None: read from the args)
-        self._functions = {}            # device -> CUfunction
+        self.fmt = fmt  # the declared layout (None: read from the args)
+        self._functions = {}  # device -> CUfunction
 
     @property
     def max_dynamic_shared_size_bytes(self):
@@ -152,16 +177,17 @@ class Kernel:
         try:
             struct.pack_into(fmt, _PARAMS.buffer, 0, *vals)
         except struct.error as e:
-            raise TypeError(f"kernel {self.raw.name!r} declares parameters "
-                            f"{fmt[1:]!r} but got {len(args)} arguments of types "
-                            f"{[type(a).__name__ for a in args]}: {e}") from None
+            raise TypeError(
+                f"kernel {self.raw.name!r} declares parameters "
+                f"{fmt[1:]!r} but got {len(args)} arguments of types "
+                f"{[type(a).__name__ for a in args]}: {e}"
+            ) from None
         device = _get_device()
         fn = self._functions.get(device)
         if fn is None:
             fn = self._functions[device] = self.raw.kernel.ptr
         g = (grid[0], 1, 1) if grid.__class__ is tuple and len(grid) == 1 else _dims(grid)
-        b = (block[0], 1, 1) if block.__class__ is tuple and len(block) == 1 else \
-            _dims(block)
+        b = (block[0], 1, 1) if block.__class__ is tuple and len(block) == 1 else _dims(block)
         _launch(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, _stream().ptr, params, 0)
 
     def _layout_of(self, args):
@@ -178,9 +204,11 @@ class Kernel:
             code = _CODES.get(k)
             if code is None:
                 if k is int or k is float:
-                    raise TypeError(f"kernel {self.raw.name!r}: its declaration gives no "
-                                    "layout, so scalars must be NumPy scalars of their C "
-                                    f"types; got a Python {k.__name__}")
+                    raise TypeError(
+                        f"kernel {self.raw.name!r}: its declaration gives no "
+                        "layout, so scalars must be NumPy scalars of their C "
+                        f"types; got a Python {k.__name__}"
+                    )
                 return None, None
             fmt += code
             vals.append(a)
@@ -209,7 +237,7 @@ def geometry(rows, fills):
     return tuple(np.int64(v) for r, fill in zip(rows, fills) for v in (fill,) * lead + r)
 
 
-NULL = np.uint64(0)                     # a null pointer argument
+NULL = np.uint64(0)  # a null pointer argument
 
 
 def ptr_arg(a):

@@ -206,8 +206,8 @@ extern "C" __global__ void act(const T* x, const T* g, T* y, long long n, int mo
 _CE_SOURCE = ROWS + _CE
 
 _THREADS = 256
-_MAX_BLOCKS = 65536          # grid-stride kernels: at most this many blocks
-_ONE_BLOCK = 1024            # threads of the one-block reductions
+_MAX_BLOCKS = 65536  # grid-stride kernels: at most this many blocks
+_ONE_BLOCK = 1024  # threads of the one-block reductions
 
 
 def _acc(dtype):
@@ -224,10 +224,12 @@ def _act(a, g, mode):
     n = a.size
     if n:
         x, gg = ptr_arg(a), ptr_arg(g)
-        vec = all(v.data.ptr % (4 * a.itemsize) == 0 for v in (x, out) + (
-            () if g is None else (gg,)))
-        kernel(_ACT, "act", a.dtype)(_grid(n // 4 if vec else n), (_THREADS,), (
-            x, gg, out, n, mode, vec))
+        vec = all(
+            v.data.ptr % (4 * a.itemsize) == 0 for v in (x, out) + (() if g is None else (gg,))
+        )
+        kernel(_ACT, "act", a.dtype)(
+            _grid(n // 4 if vec else n), (_THREADS,), (x, gg, out, n, mode, vec)
+        )
     return out
 
 
@@ -274,15 +276,16 @@ class CudaLoss:
         if a.dtype not in CTYPES or a.ndim < 2 or not a.size or target.size * a.shape[1] != a.size:
             return None
         x = last_axis(a, 1)
-        t = cupy.ascontiguousarray(target.astype(np.int64, copy=False))   # read linearly
+        t = cupy.ascontiguousarray(target.astype(np.int64, copy=False))  # read linearly
         w = None if weight is None else ptr_arg(weight.astype(_acc(a.dtype), copy=False))
         return x, t, w, target.size, a.shape[1]
 
     def cross_entropy(self, a, target, weight, ignore_index, reduction, label_smoothing):
         got = self._ce_rows(a, target, weight)
         if got is None:
-            return super().cross_entropy(a, target, weight, ignore_index, reduction,
-                                         label_smoothing)
+            return super().cross_entropy(
+                a, target, weight, ignore_index, reduction, label_smoothing
+            )
         x, t, w, rows, c = got
         acc = _acc(a.dtype)
         loss = empty(rows, acc)
@@ -290,38 +293,75 @@ class CudaLoss:
         mean = reduction == "mean"
         wt = empty(rows, acc) if mean else None
         grid, block, lanes = row_launch(rows, c)
-        kernel(_CE_SOURCE, "ce_fwd", a.dtype)(grid, block, (
-            x, t, ptr_arg(w), loss, lse, ptr_arg(wt), checks.slot(index_error), rows,
-            c, ignore_index, label_smoothing, lanes, aligned(x)))
+        kernel(_CE_SOURCE, "ce_fwd", a.dtype)(
+            grid,
+            block,
+            (
+                x,
+                t,
+                ptr_arg(w),
+                loss,
+                lse,
+                ptr_arg(wt),
+                checks.slot(index_error),
+                rows,
+                c,
+                ignore_index,
+                label_smoothing,
+                lanes,
+                aligned(x),
+            ),
+        )
         if reduction == "none":
             out = loss.reshape(target.shape).astype(a.dtype, copy=False)
         else:
             out = empty((), a.dtype)
-            kernel(_CE_SOURCE, "ce_sum", a.dtype)((1,), (_ONE_BLOCK,), (
-                loss, ptr_arg(wt), out, rows, mean))
+            kernel(_CE_SOURCE, "ce_sum", a.dtype)(
+                (1,), (_ONE_BLOCK,), (loss, ptr_arg(wt), out, rows, mean)
+            )
         return out, lse.reshape(target.shape)
 
-    def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
-                               label_smoothing):
+    def cross_entropy_backward(
+        self, a, lse, g, target, weight, ignore_index, reduction, label_smoothing
+    ):
         got = self._ce_rows(a, target, weight)
         if got is None or lse.size != target.size or g.dtype != a.dtype:
-            return super().cross_entropy_backward(a, lse, g, target, weight, ignore_index,
-                                                   reduction, label_smoothing)
+            return super().cross_entropy_backward(
+                a, lse, g, target, weight, ignore_index, reduction, label_smoothing
+            )
         x, t, w, rows, c = got
         acc = _acc(a.dtype)
         mean = reduction == "mean"
         per_row = reduction == "none"
         g = ptr_arg(g)
-        sums = None                          # [scale, sum_c w_c]
+        sums = None  # [scale, sum_c w_c]
         if mean or (w is not None and label_smoothing):
             sums = empty(2, acc)
-            kernel(_CE_SOURCE, "ce_scale", a.dtype)((1,), (_ONE_BLOCK,), (
-                t, ptr_arg(w), g, sums, rows, c, ignore_index, mean))
+            kernel(_CE_SOURCE, "ce_scale", a.dtype)(
+                (1,), (_ONE_BLOCK,), (t, ptr_arg(w), g, sums, rows, c, ignore_index, mean)
+            )
         scale = sums if mean else g.astype(acc, copy=False)
         wsum = None if w is None or sums is None else sums[1:]
         gx = empty(x.shape, a.dtype)
         grid, block, lanes = row_launch(rows, c)
-        kernel(_CE_SOURCE, "ce_bwd", a.dtype)(grid, block, (
-            x, ptr_arg(lse.astype(acc, copy=False)), t, ptr_arg(w), scale, ptr_arg(wsum), gx,
-            rows, c, ignore_index, label_smoothing, per_row, lanes, aligned(x)))
+        kernel(_CE_SOURCE, "ce_bwd", a.dtype)(
+            grid,
+            block,
+            (
+                x,
+                ptr_arg(lse.astype(acc, copy=False)),
+                t,
+                ptr_arg(w),
+                scale,
+                ptr_arg(wsum),
+                gx,
+                rows,
+                c,
+                ignore_index,
+                label_smoothing,
+                per_row,
+                lanes,
+                aligned(x),
+            ),
+        )
         return gx if a.ndim == 2 else cupy.moveaxis(gx, -1, 1)

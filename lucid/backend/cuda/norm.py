@@ -40,7 +40,7 @@ import numpy as np
 from .kernels import ACCUMULATE, CTYPES, NULL, blocks, empty, kernel, ptr_arg
 from .softmax import ROWS, row_launch
 
-_FAST_CHANNEL = True   # False sends every batch and instance norm call to the generic kernels
+_FAST_CHANNEL = True  # False sends every batch and instance norm call to the generic kernels
 
 _PARTS = r"""
 // A thread per item g of n: a[g] = sum over the parts of pa[part n + g], and b from pb
@@ -365,7 +365,7 @@ extern "C" __global__ void chan_running(T* rmean, T* rvar, const A* mean, const 
 """
 
 _CSOURCE = ROWS + _PARTS + _CHANNEL
-_COLS = 256            # columns per block of the affine-gradient kernel
+_COLS = 256  # columns per block of the affine-gradient kernel
 _TARGET_BLOCKS = 1024  # about how many blocks that kernel launches (over the row chunks)
 
 
@@ -374,14 +374,17 @@ def _rows(x, axes, *params):
     (None allowed) has ``x``'s dtype and the normalised shape (with leading ones), else
     None."""
     k = len(axes)
-    if x.dtype not in CTYPES or not x.size or not k or \
-            tuple(axes) != tuple(range(x.ndim - k, x.ndim)):
+    if (
+        x.dtype not in CTYPES
+        or not x.size
+        or not k
+        or tuple(axes) != tuple(range(x.ndim - k, x.ndim))
+    ):
         return None
-    tail = x.shape[x.ndim - k:]
+    tail = x.shape[x.ndim - k :]
     d = math.prod(tail)
     for p in params:
-        if p is not None and (p.dtype != x.dtype or p.shape[p.ndim - k:] != tail or
-                              p.size != d):
+        if p is not None and (p.dtype != x.dtype or p.shape[p.ndim - k :] != tail or p.size != d):
             return None
     return x.size // d, d
 
@@ -391,17 +394,22 @@ def _acc(dtype):
     return np.dtype(np.float64 if ACCUMULATE[dtype] == "double" else np.float32)
 
 
-_TARGET_PARTS = 1024   # about how many blocks a split group reduction launches
-_SPREAD = 65536        # a group's elements one block reduces before the group is split
-_CAP = 4096            # most blocks of an element-wise launch (grid-stride loops)
+_TARGET_PARTS = 1024  # about how many blocks a split group reduction launches
+_SPREAD = 65536  # a group's elements one block reduces before the group is split
+_CAP = 4096  # most blocks of an element-wise launch (grid-stride loops)
 _THREADS = 256
 
 
 def _ncs(x):
     """``(N, C, S)`` of a non-empty C-contiguous float ``x`` of shape ``(N, C, *)`` (the
     batch and instance norm kernels' inputs), else None."""
-    if not _FAST_CHANNEL or x.dtype not in CTYPES or x.ndim < 2 or not x.size or \
-            not x.flags.c_contiguous:
+    if (
+        not _FAST_CHANNEL
+        or x.dtype not in CTYPES
+        or x.ndim < 2
+        or not x.size
+        or not x.flags.c_contiguous
+    ):
         return None
     n, c = x.shape[:2]
     return n, c, x.size // (n * c)
@@ -421,8 +429,7 @@ def _stat_rows(x, stat):
     """Whether the statistics ``stat`` are per row ``(N, C, 1, ...)`` (True, N > 1) or per
     channel ``(1, C, 1, ...)`` (False) of ``x``; None for another shape, a non-contiguous
     array or a dtype that does not accumulate as ``x``'s."""
-    if stat.dtype not in CTYPES or _acc(stat.dtype) != _acc(x.dtype) or \
-            not stat.flags.c_contiguous:
+    if stat.dtype not in CTYPES or _acc(stat.dtype) != _acc(x.dtype) or not stat.flags.c_contiguous:
         return None
     tail = (1,) * (x.ndim - 2)
     if stat.shape == (1, x.shape[1]) + tail:
@@ -434,8 +441,10 @@ def _per_channel(x, *params):
     """Whether every array of ``params`` (None allowed) is a C-contiguous ``(1, C, 1, ...)``
     array of ``x``'s dtype."""
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-    return all(p is None or (p.dtype == x.dtype and p.shape == shape and p.flags.c_contiguous)
-               for p in params)
+    return all(
+        p is None or (p.dtype == x.dtype and p.shape == shape and p.flags.c_contiguous)
+        for p in params
+    )
 
 
 def _ptr(a):
@@ -468,8 +477,10 @@ def _reduce(name, combine, dtype, ins, groups, s, stride, size, pair=True):
     chunk = -(-size // parts)
     parts = -(-size // chunk)
     lanes = _lanes(chunk)
+
     def two(n):
         return empty(n, acc), empty(n, acc) if pair else None
+
     a, b = two(groups)
     dims = (groups, s, stride, size, chunk)
     if parts == 1:
@@ -489,8 +500,9 @@ def channel_sum(g):
     dtype: one block per channel (split past :data:`_SPREAD` elements)."""
     n, c = g.shape[:2]
     s = g.size // (n * c)
-    return _reduce("chan_sum", "chan_sum_parts", g.dtype, (g,), c, s, c * s, n * s,
-                   pair=False)[0].astype(g.dtype, copy=False)
+    return _reduce("chan_sum", "chan_sum_parts", g.dtype, (g,), c, s, c * s, n * s, pair=False)[
+        0
+    ].astype(g.dtype, copy=False)
 
 
 class CudaNorm:
@@ -503,25 +515,30 @@ class CudaNorm:
             return super().norm_forward(x, axes, center, w, b, eps)
         rows, d = nd
         acc = _acc(x.dtype)
-        stat = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
+        stat = x.shape[: x.ndim - len(axes)] + (1,) * len(axes)
         xc = cupy.ascontiguousarray(x)
         y = empty(x.shape, x.dtype)
         mean = empty(stat, acc) if center else None
         rstd = empty(stat, acc)
         grid, block, lanes = row_launch(rows, d)
         kernel(_SOURCE, "norm_fwd", x.dtype)(
-            grid, block, (xc, ptr_arg(w), ptr_arg(b), y, ptr_arg(mean), rstd, rows, d, eps,
-                          lanes))
+            grid, block, (xc, ptr_arg(w), ptr_arg(b), y, ptr_arg(mean), rstd, rows, d, eps, lanes)
+        )
         return y, mean, rstd
 
     def norm_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
         nd = _rows(x, axes, w)
         k = len(axes)
-        if nd is None or not stats_grad or tuple(paxes) != tuple(range(x.ndim - k)) or \
-                g.shape != x.shape or g.dtype != x.dtype or rstd.dtype != _acc(x.dtype) or \
-                (mean is not None and mean.dtype != rstd.dtype):
-            return self._channel_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad,
-                                          need)
+        if (
+            nd is None
+            or not stats_grad
+            or tuple(paxes) != tuple(range(x.ndim - k))
+            or g.shape != x.shape
+            or g.dtype != x.dtype
+            or rstd.dtype != _acc(x.dtype)
+            or (mean is not None and mean.dtype != rstd.dtype)
+        ):
+            return self._channel_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need)
         rows, d = nd
         gc, xc = cupy.ascontiguousarray(g), cupy.ascontiguousarray(x)
         mu, r = ptr_arg(mean), ptr_arg(rstd)
@@ -530,7 +547,8 @@ class CudaNorm:
             gx = empty(x.shape, x.dtype)
             grid, block, lanes = row_launch(rows, d)
             kernel(_SOURCE, "norm_bwd_x", x.dtype)(
-                grid, block, (gc, xc, ptr_arg(w), mu, r, gx, rows, d, lanes))
+                grid, block, (gc, xc, ptr_arg(w), mu, r, gx, rows, d, lanes)
+            )
         want_w, want_b = w is not None and need[1], need[2]
         if want_w or want_b:
             cols = (d + _COLS - 1) // _COLS
@@ -540,13 +558,14 @@ class CudaNorm:
             pw = empty((chunks, d), r.dtype) if want_w else None
             pb = empty((chunks, d), r.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w", x.dtype)(
-                (cols, chunks), (_COLS,), (gc, xc, mu, r, ptr_arg(pw), ptr_arg(pb), rows, d,
-                                           chunk))
-            pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k:]
+                (cols, chunks), (_COLS,), (gc, xc, mu, r, ptr_arg(pw), ptr_arg(pb), rows, d, chunk)
+            )
+            pshape = w.shape if w is not None else (1,) * (x.ndim - k) + x.shape[x.ndim - k :]
             gw = empty(pshape, x.dtype) if want_w else None
             gb = empty(pshape, x.dtype) if want_b else None
             kernel(_SOURCE, "norm_bwd_w_sum", x.dtype)(
-                (cols,), (_COLS,), (ptr_arg(pw), ptr_arg(pb), ptr_arg(gw), ptr_arg(gb), chunks, d))
+                (cols,), (_COLS,), (ptr_arg(pw), ptr_arg(pb), ptr_arg(gw), ptr_arg(gb), chunks, d)
+            )
         return gx, gw, gb
 
     def norm_moments(self, x, axes, center):
@@ -556,8 +575,9 @@ class CudaNorm:
             return super().norm_moments(x, axes, center)
         n, c, s = ncs
         groups, runs = (n * c, 1) if per_row else (c, n)
-        mean, var = _reduce("chan_stats", "chan_stats_combine", x.dtype, (x,), groups, s,
-                            c * s, runs * s)
+        mean, var = _reduce(
+            "chan_stats", "chan_stats_combine", x.dtype, (x,), groups, s, c * s, runs * s
+        )
         shape = (n if per_row else 1, c) + (1,) * (x.ndim - 2)
         return mean.reshape(shape), var.reshape(shape)
 
@@ -566,31 +586,51 @@ class CudaNorm:
         (statistics, running update, normalisation); else the three steps."""
         ncs = _ncs(x)
         if ncs is None or _per_row(axes, x.ndim) is not False or not _per_channel(x, w, b):
-            return super().norm_train(x, axes, w, b, eps, running_mean, running_var,
-                                      momentum)
+            return super().norm_train(x, axes, w, b, eps, running_mean, running_var, momentum)
         n, c, s = ncs
         run = (running_mean, running_var)
         if not 2 <= n * s <= _SPREAD or any(
-                r is not None and (r.dtype != x.dtype or r.shape != (c,) or
-                                   not r.flags.c_contiguous) for r in run):
-            return super().norm_train(x, axes, w, b, eps, running_mean, running_var,
-                                      momentum)
+            r is not None and (r.dtype != x.dtype or r.shape != (c,) or not r.flags.c_contiguous)
+            for r in run
+        ):
+            return super().norm_train(x, axes, w, b, eps, running_mean, running_var, momentum)
         acc = _acc(x.dtype)
         shape = (1, c) + (1,) * (x.ndim - 2)
         y = empty(x.shape, x.dtype)
         mean, rstd = empty(shape, acc), empty(shape, acc)
         size = n * s
         kernel(_CSOURCE, "chan_train_fwd", x.dtype)(
-            (c,), (_lanes(size),), (x, _ptr(w), _ptr(b), y, mean, rstd, _ptr(running_mean),
-                             _ptr(running_var), c, s, size, eps, 1 - momentum, momentum,
-                             size / (size - 1)))
+            (c,),
+            (_lanes(size),),
+            (
+                x,
+                _ptr(w),
+                _ptr(b),
+                y,
+                mean,
+                rstd,
+                _ptr(running_mean),
+                _ptr(running_var),
+                c,
+                s,
+                size,
+                eps,
+                1 - momentum,
+                momentum,
+                size / (size - 1),
+            ),
+        )
         return y, mean, rstd
 
     def norm_normalize(self, x, mean, var, w, b, eps):
         ncs = _ncs(x)
         per_row = None if ncs is None or var is None else _stat_rows(x, var)
-        if per_row is None or not _per_channel(x, w, b) or mean is not None and \
-                (mean.shape != var.shape or _stat_rows(x, mean) is None):
+        if (
+            per_row is None
+            or not _per_channel(x, w, b)
+            or mean is not None
+            and (mean.shape != var.shape or _stat_rows(x, mean) is None)
+        ):
             return super().norm_normalize(x, mean, var, w, b, eps)
         n, c, s = ncs
         acc = _acc(x.dtype)
@@ -599,8 +639,10 @@ class CudaNorm:
         y = empty(x.shape, x.dtype)
         rstd = empty(var.shape, acc)
         kernel(_CSOURCE, "chan_normalize", x.dtype)(
-            _grid(x.size), (_THREADS,), (x, _ptr(mean), var, _ptr(w), _ptr(b), y, rstd,
-                                         x.size, s, c, per_row, var.size, eps))
+            _grid(x.size),
+            (_THREADS,),
+            (x, _ptr(mean), var, _ptr(w), _ptr(b), y, rstd, x.size, s, c, per_row, var.size, eps),
+        )
         return y, rstd
 
     def _channel_backward(self, g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need):
@@ -609,48 +651,96 @@ class CudaNorm:
         kind = None if ncs is None or mean is None else _per_row(axes, x.ndim)
         per_row = None if kind is None else _stat_rows(x, rstd)
         tail = (1,) * (x.ndim - 2)
-        if per_row is None or rstd.dtype != _acc(x.dtype) or mean.shape != rstd.shape or \
-                _stat_rows(x, mean) is None or tuple(paxes) != (0,) + tuple(range(2, x.ndim)) \
-                or stats_grad and rstd.shape != (x.shape[0] if kind else 1, x.shape[1]) + tail \
-                or g.shape != x.shape or g.dtype != x.dtype or not _per_channel(x, w):
-            return super().norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad,
-                                         need)
+        if (
+            per_row is None
+            or rstd.dtype != _acc(x.dtype)
+            or mean.shape != rstd.shape
+            or _stat_rows(x, mean) is None
+            or tuple(paxes) != (0,) + tuple(range(2, x.ndim))
+            or stats_grad
+            and rstd.shape != (x.shape[0] if kind else 1, x.shape[1]) + tail
+            or g.shape != x.shape
+            or g.dtype != x.dtype
+            or not _per_channel(x, w)
+        ):
+            return super().norm_backward(g, x, w, mean, rstd, axes, paxes, eps, stats_grad, need)
         n, c, s = ncs
         mean = mean.astype(rstd.dtype, copy=False)
         g = cupy.ascontiguousarray(g)
         groups, runs = (n * c, 1) if per_row else (c, n)
         sg = sgx = None
         if need[1] or need[2] or need[0] and stats_grad:
-            sg, sgx = _reduce("chan_bwd_sums", "chan_sum_parts", x.dtype, (g, x, mean, rstd),
-                              groups, s, c * s, runs * s)
+            sg, sgx = _reduce(
+                "chan_bwd_sums",
+                "chan_sum_parts",
+                x.dtype,
+                (g, x, mean, rstd),
+                groups,
+                s,
+                c * s,
+                runs * s,
+            )
         gx = None
         if need[0]:
             gx = empty(x.shape, x.dtype)
             sums = (sg, sgx) if stats_grad else (None, None)
             kernel(_CSOURCE, "chan_bwd_x", x.dtype)(
-                _grid(x.size), (_THREADS,), (g, x, _ptr(w), mean, rstd, _ptr(sums[0]),
-                                             _ptr(sums[1]), gx,
-                                             x.size, s, c, per_row, 1 / (runs * s)))
+                _grid(x.size),
+                (_THREADS,),
+                (
+                    g,
+                    x,
+                    _ptr(w),
+                    mean,
+                    rstd,
+                    _ptr(sums[0]),
+                    _ptr(sums[1]),
+                    gx,
+                    x.size,
+                    s,
+                    c,
+                    per_row,
+                    1 / (runs * s),
+                ),
+            )
         out = [gx]
         for want, total in ((need[1], sgx), (need[2], sg)):
             if want and per_row:
                 total = total.reshape(n, c).sum(axis=0)
-            out.append(total.astype(x.dtype, copy=False).reshape((1, c) + tail)
-                       if want else None)
+            out.append(total.astype(x.dtype, copy=False).reshape((1, c) + tail) if want else None)
         return tuple(out)
 
     def running_stats_update(self, running_mean, running_var, mean, var, momentum, n):
         run = [a for a in (running_mean, running_var) if a is not None]
         dt = run[0].dtype if run else None
         c = run[0].shape[0] if run and run[0].ndim == 1 else 0
-        if not _FAST_CHANNEL or n < 2 or not c or dt not in CTYPES or mean is None or \
-                var is None or any(a.dtype != dt or a.shape != (c,) or
-                                   not a.flags.c_contiguous for a in run) or \
-                any(t.dtype != _acc(dt) or t.size != mean.size or not t.flags.c_contiguous
-                    for t in (mean, var)) or mean.size % c:
-            return super().running_stats_update(running_mean, running_var, mean, var,
-                                                momentum, n)
+        if (
+            not _FAST_CHANNEL
+            or n < 2
+            or not c
+            or dt not in CTYPES
+            or mean is None
+            or var is None
+            or any(a.dtype != dt or a.shape != (c,) or not a.flags.c_contiguous for a in run)
+            or any(
+                t.dtype != _acc(dt) or t.size != mean.size or not t.flags.c_contiguous
+                for t in (mean, var)
+            )
+            or mean.size % c
+        ):
+            return super().running_stats_update(running_mean, running_var, mean, var, momentum, n)
         kernel(_CSOURCE, "chan_running", dt)(
-            blocks(c), (_THREADS,), (_ptr(running_mean), _ptr(running_var), mean, var,
-                                     c, mean.size // c, 1 - momentum, momentum,
-                                     n / (n - 1)))
+            blocks(c),
+            (_THREADS,),
+            (
+                _ptr(running_mean),
+                _ptr(running_var),
+                mean,
+                var,
+                c,
+                mean.size // c,
+                1 - momentum,
+                momentum,
+                n / (n - 1),
+            ),
+        )

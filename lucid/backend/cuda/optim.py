@@ -29,11 +29,11 @@ from ..array.optim import count_step
 from . import graphs
 from .kernels import CTYPES, kernel
 
-CHUNK = 2048            # elements per block
-THREADS = 256           # threads per block (CHUNK / THREADS elements each)
-_MAX_MAPS = 64          # cached block maps (distinct lists of sizes)
-_BLOCK_MAPS = {}        # (device index, sizes) -> the device block map
-_TABLES = {}            # (device index, table bytes) -> the table on the device
+CHUNK = 2048  # elements per block
+THREADS = 256  # threads per block (CHUNK / THREADS elements each)
+_MAX_MAPS = 64  # cached block maps (distinct lists of sizes)
+_BLOCK_MAPS = {}  # (device index, sizes) -> the device block map
+_TABLES = {}  # (device index, table bytes) -> the table on the device
 
 # The block's tensor row and element range, and the Adam-family prologue (weight decay,
 # both moments; the moments stored, their A values returned).
@@ -274,12 +274,22 @@ extern "C" __global__ void adagrad_mt(const long long* table, const long long* b
 }
 """
 
-_SOURCES = {name: _PROLOGUE + src for name, src in (
-    ("sgd_mt", SGD), ("adam_mt", ADAM), ("adam_dev_mt", ADAM), ("adam_count", ADAM),
-    ("nadam_mt", NADAM), ("radam_mt", RADAM),
-    ("adamax_mt", ADAMAX), ("rmsprop_mt", RMSPROP), ("adagrad_mt", ADAGRAD))}
+_SOURCES = {
+    name: _PROLOGUE + src
+    for name, src in (
+        ("sgd_mt", SGD),
+        ("adam_mt", ADAM),
+        ("adam_dev_mt", ADAM),
+        ("adam_count", ADAM),
+        ("nadam_mt", NADAM),
+        ("radam_mt", RADAM),
+        ("adamax_mt", ADAMAX),
+        ("rmsprop_mt", RMSPROP),
+        ("adagrad_mt", ADAGRAD),
+    )
+}
 
-UNUSED = object()       # a table column the update does not touch (a null pointer)
+UNUSED = object()  # a table column the update does not touch (a null pointer)
 _NDARRAY = cupy.ndarray
 _F32 = np.dtype(np.float32)
 
@@ -290,8 +300,9 @@ def _fast(row):
     update does not read): all present, C-contiguous and of the parameter's dtype, which
     has a C type."""
     dt = row[0].dtype
-    return dt in CTYPES and all(a is UNUSED or (a is not None and a.dtype == dt
-                                                and a._c_contiguous) for a in row)
+    return dt in CTYPES and all(
+        a is UNUSED or (a is not None and a.dtype == dt and a._c_contiguous) for a in row
+    )
 
 
 def _pick(idx, *lists):
@@ -340,14 +351,18 @@ class CudaOptim:
         if not rows:
             return None
         dt = rows[0][0].dtype
-        table = np.array([(r[0].size, *(0 if a is UNUSED else a.data.ptr for a in r))
-                          for r in rows], dtype=np.int64)
+        table = np.array(
+            [(r[0].size, *(0 if a is UNUSED else a.data.ptr for a in r)) for r in rows],
+            dtype=np.int64,
+        )
         with self._device:
             blocks = self._block_map(tuple(r[0].size for r in rows))
             table = self._device_table(table)
             kernel(_SOURCES[name], name, dt)(
-                (blocks.shape[0],), (THREADS,),
-                (table, blocks, CHUNK, *doubles, *scalars, *(bool(f) for f in flags)))
+                (blocks.shape[0],),
+                (THREADS,),
+                (table, blocks, CHUNK, *doubles, *scalars, *(bool(f) for f in flags)),
+            )
         return table
 
     @staticmethod
@@ -367,18 +382,22 @@ class CudaOptim:
     def _counter(steps):
         """``key(i)``: increments step ``i`` in place (as the generic kernels) and returns
         its new value (not inside a CUDA graph capture: a replay would not count)."""
-        graphs.refuse("an optimizer step that counts steps on the host (Adam, AdamW, "
-                      "NAdam, RAdam, Adamax, Adagrad, RMSprop)",
-                      "a replay would reuse the captured step count")
+        graphs.refuse(
+            "an optimizer step that counts steps on the host (Adam, AdamW, "
+            "NAdam, RAdam, Adamax, Adagrad, RMSprop)",
+            "a replay would reuse the captured step count",
+        )
 
         def key(i):
             return count_step(steps[i])
+
         return key
 
-    def sgd_step(self, params, grads, bufs, lr, momentum, dampening, weight_decay,
-                 nesterov, maximize):
+    def sgd_step(
+        self, params, grads, bufs, lr, momentum, dampening, weight_decay, nesterov, maximize
+    ):
         bufs = list(bufs)
-        new = set()                     # buffers made here: b_1 = g_1
+        new = set()  # buffers made here: b_1 = g_1
         if momentum:
             with self._device:
                 for i, (p, g) in enumerate(zip(params, grads)):
@@ -388,11 +407,22 @@ class CudaOptim:
         rows = [(p, g, b if momentum else UNUSED) for p, g, b in zip(params, grads, bufs)]
         groups, rest = self._split(rows, new.__contains__)
         for (_, first), group in groups.items():
-            self._launch("sgd_mt", group, (lr, momentum, 1.0 - dampening, weight_decay),
-                         (nesterov, maximize, first))
+            self._launch(
+                "sgd_mt",
+                group,
+                (lr, momentum, 1.0 - dampening, weight_decay),
+                (nesterov, maximize, first),
+            )
         if rest:
-            out = super().sgd_step(*_pick(rest, params, grads, bufs), lr, momentum,
-                                   dampening, weight_decay, nesterov, maximize)
+            out = super().sgd_step(
+                *_pick(rest, params, grads, bufs),
+                lr,
+                momentum,
+                dampening,
+                weight_decay,
+                nesterov,
+                maximize,
+            )
             for i, b in zip(rest, out):
                 bufs[i] = b
         return bufs
@@ -405,138 +435,342 @@ class CudaOptim:
             return 0.0, 1.0 - lr * weight_decay
         return weight_decay, 1.0
 
-    def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
-                  beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+    def adam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        amsgrad,
+        maximize,
+        decoupled,
+    ):
         """Step counts on the host: one launch per distinct count, its bias corrections
         computed here; float32 counts on the device (``capturable=True``): one launch
         reading them, then one adding one to each (:data:`ADAM`)."""
         vmax = max_exp_avg_sqs if amsgrad else [UNUSED] * len(params)
         if steps and isinstance(steps[0], _NDARRAY):
-            return self._adam_device_steps(params, grads, exp_avgs, exp_avg_sqs,
-                                           max_exp_avg_sqs, vmax, steps, lr, beta1, beta2,
-                                           eps, weight_decay, amsgrad, maximize, decoupled)
-        groups, rest = self._split(list(zip(params, grads, exp_avgs, exp_avg_sqs, vmax)),
-                                   self._counter(steps))
+            return self._adam_device_steps(
+                params,
+                grads,
+                exp_avgs,
+                exp_avg_sqs,
+                max_exp_avg_sqs,
+                vmax,
+                steps,
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                amsgrad,
+                maximize,
+                decoupled,
+            )
+        groups, rest = self._split(
+            list(zip(params, grads, exp_avgs, exp_avg_sqs, vmax)), self._counter(steps)
+        )
         wd, decay = self._decays(lr, weight_decay, decoupled)
         for (_, step), rows in groups.items():
-            bc2_sqrt = (1.0 - beta2 ** step) ** 0.5
-            step_size = lr / (1.0 - beta1 ** step)
-            self._launch("adam_mt", rows,
-                         (1.0 - beta1, beta2, 1.0 - beta2, eps * bc2_sqrt,
-                          -step_size * bc2_sqrt, wd, decay), (amsgrad, maximize))
+            bc2_sqrt = (1.0 - beta2**step) ** 0.5
+            step_size = lr / (1.0 - beta1**step)
+            self._launch(
+                "adam_mt",
+                rows,
+                (1.0 - beta1, beta2, 1.0 - beta2, eps * bc2_sqrt, -step_size * bc2_sqrt, wd, decay),
+                (amsgrad, maximize),
+            )
         if rest:
-            super().adam_step(*_pick(rest, params, grads, exp_avgs, exp_avg_sqs,
-                                     max_exp_avg_sqs, steps), lr, beta1, beta2, eps,
-                              weight_decay, amsgrad, maximize, decoupled)
+            super().adam_step(
+                *_pick(rest, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps),
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                amsgrad,
+                maximize,
+                decoupled,
+            )
 
-    def _adam_device_steps(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
-                           vmax, steps, lr, beta1, beta2, eps, weight_decay, amsgrad,
-                           maximize, decoupled):
+    def _adam_device_steps(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        vmax,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        amsgrad,
+        maximize,
+        decoupled,
+    ):
         by_dtype, rest = {}, []
         for i, row in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs, vmax, steps)):
             s = row[5]
-            if _fast(row[:5]) and isinstance(s, _NDARRAY) and s.dtype == _F32 and \
-                    s.size == 1 and s.device.id == row[0].device.id:
+            if (
+                _fast(row[:5])
+                and isinstance(s, _NDARRAY)
+                and s.dtype == _F32
+                and s.size == 1
+                and s.device.id == row[0].device.id
+            ):
                 by_dtype.setdefault(row[0].dtype, []).append(row)
             else:
                 rest.append(i)
         wd, decay = self._decays(lr, weight_decay, decoupled)
         for rows in by_dtype.values():
-            table = self._launch("adam_dev_mt", rows, (wd, decay), (amsgrad, maximize),
-                                 (beta1, beta2, lr, eps))
+            table = self._launch(
+                "adam_dev_mt", rows, (wd, decay), (amsgrad, maximize), (beta1, beta2, lr, eps)
+            )
             n = 0 if table is None else table.shape[0]
             if n:
                 with self._device:
                     kernel(_SOURCES["adam_count"], "adam_count", rows[0][0].dtype)(
-                        (-(-n // THREADS),), (THREADS,), (table, n))
+                        (-(-n // THREADS),), (THREADS,), (table, n)
+                    )
             for row in rows:
-                if not row[0].size:         # (no block counts an empty parameter's step)
+                if not row[0].size:  # (no block counts an empty parameter's step)
                     row[5] += 1
-        if rest:                            # the generic kernel, reading the counts back
-            graphs.refuse("Adam(capturable=True) with a parameter the multi-tensor kernel "
-                          "does not take (non-contiguous, or state of another dtype)",
-                          "its step count is read on the host")
-            super().adam_step(*_pick(rest, params, grads, exp_avgs, exp_avg_sqs,
-                                     max_exp_avg_sqs, steps), lr, beta1, beta2, eps,
-                              weight_decay, amsgrad, maximize, decoupled)
+        if rest:  # the generic kernel, reading the counts back
+            graphs.refuse(
+                "Adam(capturable=True) with a parameter the multi-tensor kernel "
+                "does not take (non-contiguous, or state of another dtype)",
+                "its step count is read on the host",
+            )
+            super().adam_step(
+                *_pick(rest, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps),
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                amsgrad,
+                maximize,
+                decoupled,
+            )
 
-    def nadam_step(self, params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, lr,
-                   beta1, beta2, eps, weight_decay, momentum_decay, maximize, decoupled):
+    def nadam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        mu_products,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        momentum_decay,
+        maximize,
+        decoupled,
+    ):
         count = self._counter(steps)
 
         def mu(step):
             return beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
 
-        def key(i):                     # (step, the product of the mu up to it)
+        def key(i):  # (step, the product of the mu up to it)
             step = count(i)
             mp = mu_products[i]
             mp *= mu(step)
             return step, float(mp)
+
         groups, rest = self._split(list(zip(params, grads, exp_avgs, exp_avg_sqs)), key)
         wd, decay = self._decays(lr, weight_decay, decoupled)
         for (_, (step, mu_prod)), rows in groups.items():
             mu_t, mu_next = mu(step), mu(step + 1.0)
-            self._launch("nadam_mt", rows,
-                         (1.0 - beta1, beta2, 1.0 - beta2, 1.0 - beta2 ** step, eps,
-                          -lr * (1.0 - mu_t) / (1.0 - mu_prod),
-                          -lr * mu_next / (1.0 - mu_prod * mu_next), wd, decay),
-                         (maximize,))
+            self._launch(
+                "nadam_mt",
+                rows,
+                (
+                    1.0 - beta1,
+                    beta2,
+                    1.0 - beta2,
+                    1.0 - beta2**step,
+                    eps,
+                    -lr * (1.0 - mu_t) / (1.0 - mu_prod),
+                    -lr * mu_next / (1.0 - mu_prod * mu_next),
+                    wd,
+                    decay,
+                ),
+                (maximize,),
+            )
         if rest:
-            super().nadam_step(*_pick(rest, params, grads, exp_avgs, exp_avg_sqs,
-                                      mu_products, steps), lr, beta1, beta2, eps,
-                               weight_decay, momentum_decay, maximize, decoupled)
+            super().nadam_step(
+                *_pick(rest, params, grads, exp_avgs, exp_avg_sqs, mu_products, steps),
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                momentum_decay,
+                maximize,
+                decoupled,
+            )
 
-    def radam_step(self, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                   weight_decay, maximize, decoupled):
-        groups, rest = self._split(list(zip(params, grads, exp_avgs, exp_avg_sqs)),
-                                   self._counter(steps))
+    def radam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        maximize,
+        decoupled,
+    ):
+        groups, rest = self._split(
+            list(zip(params, grads, exp_avgs, exp_avg_sqs)), self._counter(steps)
+        )
         wd, decay = self._decays(lr, weight_decay, decoupled)
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         for (_, step), rows in groups.items():
-            bc2 = 1.0 - beta2 ** step
-            rho_t = rho_inf - 2.0 * step * (beta2 ** step) / bc2
+            bc2 = 1.0 - beta2**step
+            rho_t = rho_inf - 2.0 * step * (beta2**step) / bc2
             rectify = rho_t > 5.0
             rect = 1.0
             if rectify:
-                rect = ((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
-                        / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)) ** 0.5
-            self._launch("radam_mt", rows,
-                         (1.0 - beta1, beta2, 1.0 - beta2, eps, 1.0 - beta1 ** step, lr,
-                          bc2 ** 0.5, rect, wd, decay), (rectify, maximize))
+                rect = (
+                    (rho_t - 4.0)
+                    * (rho_t - 2.0)
+                    * rho_inf
+                    / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)
+                ) ** 0.5
+            self._launch(
+                "radam_mt",
+                rows,
+                (
+                    1.0 - beta1,
+                    beta2,
+                    1.0 - beta2,
+                    eps,
+                    1.0 - beta1**step,
+                    lr,
+                    bc2**0.5,
+                    rect,
+                    wd,
+                    decay,
+                ),
+                (rectify, maximize),
+            )
         if rest:
-            super().radam_step(*_pick(rest, params, grads, exp_avgs, exp_avg_sqs, steps),
-                               lr, beta1, beta2, eps, weight_decay, maximize, decoupled)
+            super().radam_step(
+                *_pick(rest, params, grads, exp_avgs, exp_avg_sqs, steps),
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                maximize,
+                decoupled,
+            )
 
-    def adamax_step(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
-                    weight_decay, maximize):
-        groups, rest = self._split(list(zip(params, grads, exp_avgs, exp_infs)),
-                                   self._counter(steps))
+    def adamax_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_infs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        maximize,
+    ):
+        groups, rest = self._split(
+            list(zip(params, grads, exp_avgs, exp_infs)), self._counter(steps)
+        )
         for (_, step), rows in groups.items():
-            self._launch("adamax_mt", rows,
-                         (1.0 - beta1, beta2, eps, -lr / (1.0 - beta1 ** step),
-                          weight_decay), (maximize,))
+            self._launch(
+                "adamax_mt",
+                rows,
+                (1.0 - beta1, beta2, eps, -lr / (1.0 - beta1**step), weight_decay),
+                (maximize,),
+            )
         if rest:
-            super().adamax_step(*_pick(rest, params, grads, exp_avgs, exp_infs, steps), lr,
-                                beta1, beta2, eps, weight_decay, maximize)
+            super().adamax_step(
+                *_pick(rest, params, grads, exp_avgs, exp_infs, steps),
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                maximize,
+            )
 
-    def rmsprop_step(self, params, grads, square_avgs, grad_avgs, bufs, steps, lr, alpha,
-                     eps, weight_decay, momentum, centered, maximize):
+    def rmsprop_step(
+        self,
+        params,
+        grads,
+        square_avgs,
+        grad_avgs,
+        bufs,
+        steps,
+        lr,
+        alpha,
+        eps,
+        weight_decay,
+        momentum,
+        centered,
+        maximize,
+    ):
         count = self._counter(steps)
         used = momentum > 0
         unused = [UNUSED] * len(params)
-        rows = list(zip(params, grads, square_avgs, grad_avgs if centered else unused,
-                        bufs if used else unused))
+        rows = list(
+            zip(
+                params,
+                grads,
+                square_avgs,
+                grad_avgs if centered else unused,
+                bufs if used else unused,
+            )
+        )
 
-        def key(i):                     # the update does not read the step
+        def key(i):  # the update does not read the step
             count(i)
+
         groups, rest = self._split(rows, key)
         for rows in groups.values():
-            self._launch("rmsprop_mt", rows, (alpha, 1.0 - alpha, eps, -lr, momentum,
-                                              weight_decay), (centered, used, maximize))
+            self._launch(
+                "rmsprop_mt",
+                rows,
+                (alpha, 1.0 - alpha, eps, -lr, momentum, weight_decay),
+                (centered, used, maximize),
+            )
         if rest:
-            super().rmsprop_step(*_pick(rest, params, grads, square_avgs, grad_avgs, bufs,
-                                        steps), lr, alpha, eps, weight_decay, momentum,
-                                 centered, maximize)
+            super().rmsprop_step(
+                *_pick(rest, params, grads, square_avgs, grad_avgs, bufs, steps),
+                lr,
+                alpha,
+                eps,
+                weight_decay,
+                momentum,
+                centered,
+                maximize,
+            )
 
     def asgd_step(self, *args, **kwargs):
         """The generic kernel, refused inside a CUDA graph capture (its averaging
@@ -544,14 +778,23 @@ class CudaOptim:
         graphs.refuse("ASGD.step", "a replay would reuse the captured step count")
         return super().asgd_step(*args, **kwargs)
 
-    def adagrad_step(self, params, grads, state_sums, steps, lr, lr_decay, eps,
-                     weight_decay, maximize):
-        groups, rest = self._split(list(zip(params, grads, state_sums)),
-                                   self._counter(steps))
+    def adagrad_step(
+        self, params, grads, state_sums, steps, lr, lr_decay, eps, weight_decay, maximize
+    ):
+        groups, rest = self._split(list(zip(params, grads, state_sums)), self._counter(steps))
         for (_, step), rows in groups.items():
-            self._launch("adagrad_mt", rows,
-                         (eps, -lr / (1.0 + (step - 1.0) * lr_decay), weight_decay),
-                         (maximize,))
+            self._launch(
+                "adagrad_mt",
+                rows,
+                (eps, -lr / (1.0 + (step - 1.0) * lr_decay), weight_decay),
+                (maximize,),
+            )
         if rest:
-            super().adagrad_step(*_pick(rest, params, grads, state_sums, steps), lr,
-                                 lr_decay, eps, weight_decay, maximize)
+            super().adagrad_step(
+                *_pick(rest, params, grads, state_sums, steps),
+                lr,
+                lr_decay,
+                eps,
+                weight_decay,
+                maximize,
+            )

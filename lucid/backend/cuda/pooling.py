@@ -27,7 +27,7 @@ import numpy as np
 from ..array.conv import _out_size
 from .kernels import CTYPES, blocks, empty, geometry, kernel
 
-_FAST = True        # False sends every call to the generic array kernels
+_FAST = True  # False sends every call to the generic array kernels
 
 # Geometry (per dim j < 3, leading unit dims for fewer): input size S, output size O,
 # kernel K, stride st, dilation d, leading padding lo.
@@ -206,27 +206,40 @@ extern "C" __global__ void pool_divisor(double* div, long long n, GEO, long long
 
 _THREADS = 256
 _ARGMAX = {np.dtype(np.int8): "_i8", np.dtype(np.int32): "_i32"}
-_NO_T = np.float32      # the module the kernels without T come from (T unused)
+_NO_T = np.float32  # the module the kernels without T come from (T unused)
 
 
 def _dims(kernel, *arrays):
     """Whether the kernels take ``arrays`` (each ``(N, C, *spatial)``, non-empty) for a
     window op of ``len(kernel)`` spatial dims."""
-    return _FAST and 1 <= len(kernel) <= 3 and \
-        all(a.ndim == 2 + len(kernel) and a.size for a in arrays)
+    return (
+        _FAST
+        and 1 <= len(kernel) <= 3
+        and all(a.ndim == 2 + len(kernel) and a.size for a in arrays)
+    )
 
 
 def _geometry(spatial, out, kernel, stride, padding, dilation):
     """The 18 geometry scalars of :data:`_SOURCE`: S, O, K, stride, dilation and leading
     padding, each with unit dims (no padding) in front up to three dims."""
-    return geometry((tuple(spatial), tuple(out), tuple(kernel), tuple(stride),
-                     tuple(dilation), tuple(p[0] for p in padding)), (1, 1, 1, 1, 1, 0))
+    return geometry(
+        (
+            tuple(spatial),
+            tuple(out),
+            tuple(kernel),
+            tuple(stride),
+            tuple(dilation),
+            tuple(p[0] for p in padding),
+        ),
+        (1, 1, 1, 1, 1, 0),
+    )
 
 
 def _launch(name, dtype, n, arrays, geo, *tail):
     """One launch of kernel ``name`` of ``dtype``'s module over ``n`` threads."""
-    kernel(_SOURCE, name, dtype)(blocks(n, _THREADS), (_THREADS,),
-                                 tuple(arrays) + (np.int64(n),) + geo + tail)
+    kernel(_SOURCE, name, dtype)(
+        blocks(n, _THREADS), (_THREADS,), tuple(arrays) + (np.int64(n),) + geo + tail
+    )
 
 
 def _divisor(divisor, out):
@@ -235,8 +248,11 @@ def _divisor(divisor, out):
     for anything else."""
     if not hasattr(divisor, "shape"):
         return np.uint64(0), np.float64(divisor)
-    if isinstance(divisor, cupy.ndarray) and divisor.dtype == np.float64 and \
-            tuple(divisor.shape) == tuple(out):
+    if (
+        isinstance(divisor, cupy.ndarray)
+        and divisor.dtype == np.float64
+        and tuple(divisor.shape) == tuple(out)
+    ):
         return cupy.ascontiguousarray(divisor), np.float64(1)
     return None
 
@@ -252,31 +268,47 @@ class CudaPooling:
         adt = np.dtype(np.int8 if math.prod(kernel) < 128 else np.int32)
         y = empty(x.shape[:2] + out, x.dtype)
         arg = empty(y.shape, adt)
-        _launch("max_pool_fwd" + _ARGMAX[adt], x.dtype, y.size,
-                (cupy.ascontiguousarray(x), y, arg),
-                _geometry(x.shape[2:], out, kernel, stride, padding, dilation))
+        _launch(
+            "max_pool_fwd" + _ARGMAX[adt],
+            x.dtype,
+            y.size,
+            (cupy.ascontiguousarray(x), y, arg),
+            _geometry(x.shape[2:], out, kernel, stride, padding, dilation),
+        )
         return y, arg
 
     def max_pool_indices(self, argmax, in_spatial, kernel, stride, padding, dilation):
-        if not (_dims(kernel, argmax) and argmax.dtype in _ARGMAX and
-                math.prod(in_spatial) > 0):
-            return super().max_pool_indices(argmax, in_spatial, kernel, stride, padding,
-                                            dilation)
+        if not (_dims(kernel, argmax) and argmax.dtype in _ARGMAX and math.prod(in_spatial) > 0):
+            return super().max_pool_indices(argmax, in_spatial, kernel, stride, padding, dilation)
         idx = empty(argmax.shape, np.int64)
-        _launch("max_pool_idx" + _ARGMAX[argmax.dtype], _NO_T, idx.size,
-                (cupy.ascontiguousarray(argmax), idx),
-                _geometry(in_spatial, argmax.shape[2:], kernel, stride, padding, dilation))
+        _launch(
+            "max_pool_idx" + _ARGMAX[argmax.dtype],
+            _NO_T,
+            idx.size,
+            (cupy.ascontiguousarray(argmax), idx),
+            _geometry(in_spatial, argmax.shape[2:], kernel, stride, padding, dilation),
+        )
         return idx
 
     def max_pool_backward(self, g, argmax, in_spatial, kernel, stride, padding, dilation):
-        if not (_dims(kernel, g) and g.dtype in CTYPES and argmax.dtype in _ARGMAX and
-                argmax.shape == g.shape and math.prod(in_spatial) > 0):
-            return super().max_pool_backward(g, argmax, in_spatial, kernel, stride, padding,
-                                             dilation)
+        if not (
+            _dims(kernel, g)
+            and g.dtype in CTYPES
+            and argmax.dtype in _ARGMAX
+            and argmax.shape == g.shape
+            and math.prod(in_spatial) > 0
+        ):
+            return super().max_pool_backward(
+                g, argmax, in_spatial, kernel, stride, padding, dilation
+            )
         gx = empty(g.shape[:2] + tuple(in_spatial), g.dtype)
-        _launch("max_pool_bwd" + _ARGMAX[argmax.dtype], g.dtype, gx.size,
-                (cupy.ascontiguousarray(g), cupy.ascontiguousarray(argmax), gx),
-                _geometry(in_spatial, g.shape[2:], kernel, stride, padding, dilation))
+        _launch(
+            "max_pool_bwd" + _ARGMAX[argmax.dtype],
+            g.dtype,
+            gx.size,
+            (cupy.ascontiguousarray(g), cupy.ascontiguousarray(argmax), gx),
+            _geometry(in_spatial, g.shape[2:], kernel, stride, padding, dilation),
+        )
         return gx
 
     def avg_pool(self, x, kernel, stride, padding, divisor):
@@ -286,30 +318,44 @@ class CudaPooling:
         if not (_dims(kernel, x) and x.dtype in CTYPES and min(out) > 0 and div):
             return super().avg_pool(x, kernel, stride, padding, divisor)
         y = empty(x.shape[:2] + out, x.dtype)
-        _launch("avg_pool_fwd", x.dtype, y.size, (cupy.ascontiguousarray(x), y, div[0]),
-                _geometry(x.shape[2:], out, kernel, stride, padding, ones), div[1])
+        _launch(
+            "avg_pool_fwd",
+            x.dtype,
+            y.size,
+            (cupy.ascontiguousarray(x), y, div[0]),
+            _geometry(x.shape[2:], out, kernel, stride, padding, ones),
+            div[1],
+        )
         return y
 
     def avg_pool_backward(self, g, in_spatial, kernel, stride, padding, divisor):
         ones = (1,) * len(kernel)
         div = _divisor(divisor, g.shape[2:])
-        if not (_dims(kernel, g) and g.dtype in CTYPES and math.prod(in_spatial) > 0 and
-                div):
+        if not (_dims(kernel, g) and g.dtype in CTYPES and math.prod(in_spatial) > 0 and div):
             return super().avg_pool_backward(g, in_spatial, kernel, stride, padding, divisor)
         gx = empty(g.shape[:2] + tuple(in_spatial), g.dtype)
-        _launch("avg_pool_bwd", g.dtype, gx.size, (cupy.ascontiguousarray(g), gx, div[0]),
-                _geometry(in_spatial, g.shape[2:], kernel, stride, padding, ones), div[1])
+        _launch(
+            "avg_pool_bwd",
+            g.dtype,
+            gx.size,
+            (cupy.ascontiguousarray(g), gx, div[0]),
+            _geometry(in_spatial, g.shape[2:], kernel, stride, padding, ones),
+            div[1],
+        )
         return gx
 
     def pool_divisor(self, in_spatial, out_spatial, kernel, stride, padding, limit):
         n = len(kernel)
         if not (_FAST and 1 <= n <= 3 and math.prod(out_spatial) > 0):
-            return super().pool_divisor(in_spatial, out_spatial, kernel, stride, padding,
-                                        limit)
+            return super().pool_divisor(in_spatial, out_spatial, kernel, stride, padding, limit)
         div = empty(tuple(out_spatial), np.float64)
         lead = [0] * (3 - n)
-        _launch("pool_divisor", _NO_T, div.size, (div,),
-                _geometry(in_spatial, out_spatial, kernel, stride, padding, (1,) * n),
-                *(np.int64(v) for v in lead + [a for a, _ in limit] +
-                  lead + [b for _, b in limit]))
+        _launch(
+            "pool_divisor",
+            _NO_T,
+            div.size,
+            (div,),
+            _geometry(in_spatial, out_spatial, kernel, stride, padding, (1,) * n),
+            *(np.int64(v) for v in lead + [a for a, _ in limit] + lead + [b for _, b in limit]),
+        )
         return div

@@ -291,7 +291,7 @@ _FLOAT, _INT = "philox_float", "philox_int"
 _UNIFORM, _NORMAL, _LOG_NORMAL, _EXPONENTIAL, _CAUCHY, _BERNOULLI = range(6)
 _RANDINT, _GEOMETRIC = range(2)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_BITS = {_F64: 53, _F32: 24, np.dtype(np.float16): 11}   # bfloat16: 8 (the default)
+_BITS = {_F64: 53, _F32: 24, np.dtype(np.float16): 11}  # bfloat16: 8 (the default)
 
 
 class PhiloxState:
@@ -308,8 +308,11 @@ class PhiloxState:
         """``(key, first counter)`` as NumPy uint64 for ``count`` Philox blocks; the
         offset moves past them (not inside a CUDA graph capture: a replay would draw the
         same numbers again)."""
-        graphs.refuse("a random op", "the generator's counter moves on the host, so every "
-                      "replay would draw the captured numbers again")
+        graphs.refuse(
+            "a random op",
+            "the generator's counter moves on the host, so every "
+            "replay would draw the captured numbers again",
+        )
         off = self.offset
         self.offset = (off + count) & _U64
         return np.uint64(self.seed), np.uint64(off)
@@ -324,7 +327,7 @@ class DropoutKey:
 
     def __init__(self, rng, n, p):
         self.seed, self.offset = rng.claim(-(-n // 4))
-        self.threshold = np.uint32(0 if p >= 1 else min(round(p * 2.0 ** 32), _U64 >> 32))
+        self.threshold = np.uint32(0 if p >= 1 else min(round(p * 2.0**32), _U64 >> 32))
         self.scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
 
 
@@ -355,8 +358,9 @@ class CudaRandom:
 
     def rng_set_state(self, rng, state):
         if len(state) != 16:
-            raise ValueError(f"expected a Philox state of 16 bytes (seed, offset), got "
-                             f"{len(state)}")
+            raise ValueError(
+                f"expected a Philox state of 16 bytes (seed, offset), got {len(state)}"
+            )
         rng.seed = int.from_bytes(state[:8], "little")
         rng.offset = int.from_bytes(state[8:], "little")
 
@@ -375,9 +379,19 @@ class CudaRandom:
                 key, off = rng.claim(count)
                 acc = _scalar(dt)
                 kernel(PHILOX, _FLOAT, dt)(
-                    blocks(count, _THREADS), (_THREADS,),
-                    (out, np.int64(n), key, off, np.int32(kind), np.int32(_BITS.get(dt, 8)),
-                     acc(a), acc(b)))
+                    blocks(count, _THREADS),
+                    (_THREADS,),
+                    (
+                        out,
+                        np.int64(n),
+                        key,
+                        off,
+                        np.int32(kind),
+                        np.int32(_BITS.get(dt, 8)),
+                        acc(a),
+                        acc(b),
+                    ),
+                )
         return out
 
     def _ints(self, rng, shape, kind, low=0, span=0, logq=0.0):
@@ -390,9 +404,19 @@ class CudaRandom:
                 count = -(-n // 2)
                 key, off = rng.claim(count)
                 kernel(PHILOX, _INT, _F32)(
-                    blocks(count, _THREADS), (_THREADS,),
-                    (out, np.int64(n), key, off, np.int32(kind), np.int64(low),
-                     np.uint64(span), np.float64(logq)))
+                    blocks(count, _THREADS),
+                    (_THREADS,),
+                    (
+                        out,
+                        np.int64(n),
+                        key,
+                        off,
+                        np.int32(kind),
+                        np.int64(low),
+                        np.uint64(span),
+                        np.float64(logq),
+                    ),
+                )
         return out
 
     # -- samplers ---------------------------------------------------------------------
@@ -435,7 +459,8 @@ class CudaRandom:
 
     def randint(self, rng, shape, low, high, npdtype):
         return self._ints(rng, shape, _RANDINT, low, (high - low) & _U64).astype(
-            npdtype, copy=False)
+            npdtype, copy=False
+        )
 
     def geometric(self, rng, shape, p, npdtype):
         logq = math.log1p(-p) if p < 1 else -math.inf
@@ -458,7 +483,8 @@ class CudaRandom:
             if n:
                 key, off = rng.claim(n)
                 kernel(PHILOX, "philox_poisson", dt)(
-                    blocks(n, _THREADS), (_THREADS,), (lam, out, np.int64(n), key, off))
+                    blocks(n, _THREADS), (_THREADS,), (lam, out, np.int64(n), key, off)
+                )
         return out.astype(npdtype, copy=False)
 
     def multinomial(self, rng, probs, num_samples, replacement):
@@ -472,14 +498,16 @@ class CudaRandom:
                 return cupy.argsort(keys, axis=1)[:, :num_samples].astype(np.int64)
         with self._device:
             cdf = cupy.ascontiguousarray(cupy.cumsum(p, axis=1))
-            cdf /= cdf[:, -1:]              # exactly 1 from the last positive weight on
+            cdf /= cdf[:, -1:]  # exactly 1 from the last positive weight on
             out = cupy.empty((rows, num_samples), np.int64)
             count = -(-out.size // 2)
             if count:
                 key, off = rng.claim(count)
                 kernel(PHILOX, "philox_categorical", _F32)(
-                    blocks(count, _THREADS), (_THREADS,),
-                    (cdf, out, np.int64(rows), np.int64(n), np.int64(num_samples), key, off))
+                    blocks(count, _THREADS),
+                    (_THREADS,),
+                    (cdf, out, np.int64(rows), np.int64(n), np.int64(num_samples), key, off),
+                )
         return out
 
     # -- dropout ----------------------------------------------------------------------
@@ -496,9 +524,18 @@ class CudaRandom:
             if n:
                 count = -(-n // 4)
                 kernel(PHILOX, "philox_dropout", a.dtype)(
-                    blocks(count, _THREADS), (_THREADS,),
-                    (src, out, np.int64(n), key.seed, key.offset, key.threshold,
-                     _scalar(a.dtype)(key.scale)))
+                    blocks(count, _THREADS),
+                    (_THREADS,),
+                    (
+                        src,
+                        out,
+                        np.int64(n),
+                        key.seed,
+                        key.offset,
+                        key.threshold,
+                        _scalar(a.dtype)(key.scale),
+                    ),
+                )
         return out
 
     def dropout_forward(self, rng, x, p, noise_shape):

@@ -15,7 +15,7 @@ from ...errors import DeviceError
 from . import checks
 
 _POOL = cupy.get_default_memory_pool()
-_peak = {}                              # device index -> peak allocated bytes since reset
+_peak = {}  # device index -> peak allocated bytes since reset
 
 
 def _tracking_malloc(nbytes, _malloc=_POOL.malloc, _used=_POOL.used_bytes):
@@ -40,8 +40,10 @@ def check_index(index, op):
     """``index`` as a valid device index, else a DeviceError naming ``op``."""
     n = device_count()
     if not 0 <= index < n:
-        raise DeviceError(f"{op}: CUDA device {index} does not exist; this machine has {n} "
-                          f"CUDA device{'s' if n != 1 else ''}")
+        raise DeviceError(
+            f"{op}: CUDA device {index} does not exist; this machine has {n} "
+            f"CUDA device{'s' if n != 1 else ''}"
+        )
     return index
 
 
@@ -71,8 +73,7 @@ def device_capability(index):
 
 def device_properties(index):
     """The runtime's ``cudaDeviceProp`` fields as a dict (str keys)."""
-    return dict(cupy.cuda.runtime.getDeviceProperties(check_index(index,
-                                                                  "get_device_properties")))
+    return dict(cupy.cuda.runtime.getDeviceProperties(check_index(index, "get_device_properties")))
 
 
 def synchronize(index):
@@ -88,6 +89,7 @@ def mem_get_info(index):
 
 
 # -- memory statistics ------------------------------------------------------------------
+
 
 def memory_allocated(index):
     return _POOL.used_bytes() if index == current_device() else _device_pool_used(index)
@@ -120,6 +122,7 @@ def empty_cache():
 
 # -- streams and events -----------------------------------------------------------------
 
+
 def new_stream(index, priority=0):
     with cupy.cuda.Device(check_index(index, "Stream")):
         return cupy.cuda.Stream(non_blocking=True, priority=priority)
@@ -139,8 +142,9 @@ def default_stream():
 
 
 def new_event(enable_timing=False, blocking=False, interprocess=False):
-    return cupy.cuda.Event(block=blocking, disable_timing=not enable_timing,
-                           interprocess=interprocess)
+    return cupy.cuda.Event(
+        block=blocking, disable_timing=not enable_timing, interprocess=interprocess
+    )
 
 
 def elapsed_ms(start, end):
@@ -148,6 +152,7 @@ def elapsed_ms(start, end):
 
 
 # -- page-locked host memory --------------------------------------------------------------
+
 
 def pinned_empty(shape, dtype):
     """A NumPy array of ``shape`` in page-locked host memory from CuPy's pinned pool."""

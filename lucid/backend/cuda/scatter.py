@@ -19,7 +19,7 @@ import numpy as np
 
 from .kernels import CTYPES, blocks, kernel
 
-_MUL_AT = r'''
+_MUL_AT = r"""
 __device__ float cas_mul(float* p, float v) {
     unsigned int* q = (unsigned int*)p; unsigned int old = *q, seen;
     do { seen = old; old = atomicCAS(q, seen, __float_as_uint(__uint_as_float(seen) * v)); }
@@ -46,9 +46,12 @@ extern "C" __global__ void mul_at_d(double* a, const long long* pos, const doubl
 extern "C" __global__ void mul_at_q(long long* a, const long long* pos, const long long* v,
                                     long long n)
 { long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
-'''
-_MUL_ENTRY = {np.dtype(np.float32): "mul_at_f", np.dtype(np.float64): "mul_at_d",
-              np.dtype(np.int64): "mul_at_q"}
+"""
+_MUL_ENTRY = {
+    np.dtype(np.float32): "mul_at_f",
+    np.dtype(np.float64): "mul_at_d",
+    np.dtype(np.int64): "mul_at_q",
+}
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _NATIVE = {"add": "efdIlLiq", "maximum": "fdIlLiq", "minimum": "fdIlLiq"}
 
@@ -76,14 +79,15 @@ def ufunc_at(ufunc, a, index, v):
     if name == "multiply":
         n = pos.size
         if n:
-            kernel(_MUL_AT, _MUL_ENTRY[work])(blocks(n), (256,),
-                                              (flat, pos, vals.reshape(-1), np.int64(n)))
+            kernel(_MUL_AT, _MUL_ENTRY[work])(
+                blocks(n), (256,), (flat, pos, vals.reshape(-1), np.int64(n))
+            )
     else:
         ufunc.at(flat, pos, vals.reshape(-1))
     a[...] = flat.reshape(a.shape).astype(a.dtype, copy=False)
 
 
-_EMBEDDING = r'''
+_EMBEDDING = r"""
 // out[r W + j] = w[idx[r] W + j] over the n = R W elements of out; an index outside
 // [0, rows) reads the nearest row (the range check, queued on the device, reports it).
 extern "C" __global__ void embedding_fwd(const T* w, const long long* idx, T* out,
@@ -106,7 +110,7 @@ extern "C" __global__ void embedding_bwd(const T* g, const long long* idx, A* ou
         if (row != pad) atomicAdd(out + row * width + (i - r * width), static_cast<A>(g[i]));
     }
 }
-'''
+"""
 _GRID_CAP = 4096
 
 
@@ -119,9 +123,17 @@ def embedding(weight, idx):
     if out.size:
         width = out.size // idx.size
         kernel(_EMBEDDING, "embedding_fwd", weight.dtype)(
-            (min(-(-out.size // 256), _GRID_CAP),), (256,),
-            (cupy.ascontiguousarray(weight), cupy.ascontiguousarray(idx, dtype=np.int64),
-             out, out.size, width, weight.shape[0]))
+            (min(-(-out.size // 256), _GRID_CAP),),
+            (256,),
+            (
+                cupy.ascontiguousarray(weight),
+                cupy.ascontiguousarray(idx, dtype=np.int64),
+                out,
+                out.size,
+                width,
+                weight.shape[0],
+            ),
+        )
     return out
 
 
@@ -132,13 +144,21 @@ def embedding_backward(g, idx, num_weights, padding_idx):
     kernel does not take the dtypes (the generic kernels then)."""
     if g.dtype not in CTYPES or idx.dtype.kind not in "iu" or not g.size:
         return None
-    d = g.shape[idx.ndim:]
+    d = g.shape[idx.ndim :]
     width = g.size // max(idx.size, 1)
     acc = np.dtype(np.float64) if g.dtype == np.float64 else np.dtype(np.float32)
     out = cupy.zeros((num_weights,) + d, acc)
     pad = -1 if padding_idx is None else padding_idx % num_weights
     kernel(_EMBEDDING, "embedding_bwd", g.dtype)(
-        (min(-(-g.size // 256), _GRID_CAP),), (256,),
-        (cupy.ascontiguousarray(g), cupy.ascontiguousarray(idx, dtype=np.int64), out,
-         g.size, width, pad))
+        (min(-(-g.size // 256), _GRID_CAP),),
+        (256,),
+        (
+            cupy.ascontiguousarray(g),
+            cupy.ascontiguousarray(idx, dtype=np.int64),
+            out,
+            g.size,
+            width,
+            pad,
+        ),
+    )
     return out.astype(g.dtype, copy=False)

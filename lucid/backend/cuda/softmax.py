@@ -183,7 +183,7 @@ extern "C" __global__ void attn_softmax(T* x, long long rows, long long d, long 
 """
 
 _SOURCE = ROWS + _SOFTMAX
-_ROWS_PER_BLOCK = 8          # warps per block when a warp handles a row
+_ROWS_PER_BLOCK = 8  # warps per block when a warp handles a row
 
 
 def row_launch(rows, d):
@@ -215,8 +215,9 @@ def _run(name, arrays, axis, log_mode, dtype):
     rows = rowed[0].size // d
     out = empty(rowed[0].shape, dtype)
     grid, block, lanes = row_launch(rows, d)
-    kernel(_SOURCE, name, dtype)(grid, block, (
-        *rowed, out, rows, d, lanes, log_mode, aligned(*rowed)))
+    kernel(_SOURCE, name, dtype)(
+        grid, block, (*rowed, out, rows, d, lanes, log_mode, aligned(*rowed))
+    )
     return _restore(out, axis, ndim)
 
 
@@ -229,8 +230,9 @@ def attention_softmax(s, scale, causal):
     d = s.shape[-1]
     rows = s.size // d
     grid, block, lanes = row_launch(rows, d)
-    kernel(_SOURCE, "attn_softmax", s.dtype)(grid, block, (
-        s, rows, d, s.shape[-2], s.dtype.type(scale), causal, lanes, aligned(s)))
+    kernel(_SOURCE, "attn_softmax", s.dtype)(
+        grid, block, (s, rows, d, s.shape[-2], s.dtype.type(scale), causal, lanes, aligned(s))
+    )
     return s
 
 
@@ -244,8 +246,12 @@ def _fits(*arrays):
     """Whether the row kernels take ``arrays``: non-empty, not 0-d, one float dtype and
     shape."""
     a = arrays[0]
-    return a.ndim and a.size and a.dtype in CTYPES and all(
-        t.dtype == a.dtype and t.shape == a.shape for t in arrays)
+    return (
+        a.ndim
+        and a.size
+        and a.dtype in CTYPES
+        and all(t.dtype == a.dtype and t.shape == a.shape for t in arrays)
+    )
 
 
 class CudaSoftmax:

@@ -36,7 +36,7 @@ for _k in dir(cupy):
     if not _k.startswith("__"):
         try:
             setattr(xp, _k, getattr(cupy, _k))
-        except AttributeError:           # a lazily deprecated name
+        except AttributeError:  # a lazily deprecated name
             pass
 
 
@@ -64,7 +64,7 @@ def where(cond, x=None, y=None):
     elif ya and not xa:
         x = _weak(x, y)
         y = y.astype(x.dtype, copy=False)
-    if xa | ya and x.dtype == _BF16 and y.dtype == _BF16:   # a selection: move the bits
+    if xa | ya and x.dtype == _BF16 and y.dtype == _BF16:  # a selection: move the bits
         return cupy.where(cond, _bits(x), _bits(y)).view(_BF16)
     return cupy.where(cond, x, y)
 
@@ -72,49 +72,122 @@ def where(cond, x=None, y=None):
 def _keep_bfloat16(ufunc):
     """``ufunc`` whose float32 result is rounded back to bfloat16 when every array operand
     is bfloat16 (CuPy has no bfloat16 loop for it and computes in float32)."""
+
     def call(*args, **kwargs):
         r = ufunc(*args, **kwargs)
         a = args[0] if args else None
-        if a.__class__ is cupy.ndarray and a.dtype.itemsize != 2:     # not bfloat16
+        if a.__class__ is cupy.ndarray and a.dtype.itemsize != 2:  # not bfloat16
             return r
-        if isinstance(r, cupy.ndarray) and r.dtype == np.float32 and "out" not in kwargs \
-                and all(a.dtype == _BF16 for a in args if isinstance(a, cupy.ndarray)) \
-                and any(isinstance(a, cupy.ndarray) for a in args):
+        if (
+            isinstance(r, cupy.ndarray)
+            and r.dtype == np.float32
+            and "out" not in kwargs
+            and all(a.dtype == _BF16 for a in args if isinstance(a, cupy.ndarray))
+            and any(isinstance(a, cupy.ndarray) for a in args)
+        ):
             return r.astype(_BF16)
         return r
+
     call.__name__ = call.__qualname__ = ufunc.__name__
     call.__doc__ = ufunc.__doc__
     for attr in ("at", "reduce", "accumulate", "reduceat", "outer", "nin", "nout"):
-        if hasattr(ufunc, attr):           # the ufunc's methods stay reachable
+        if hasattr(ufunc, attr):  # the ufunc's methods stay reachable
             setattr(call, attr, getattr(ufunc, attr))
     return call
 
 
 def _fast_binary(name, slow):
     """``slow`` (a ufunc wrapper) with :func:`.elementwise.binary`'s vector kernel first."""
+
     def call(*args, **kwargs):
         a = args[0] if args else None
-        if len(args) == 2 and not kwargs and (a.__class__ is not cupy.ndarray or
-                                              a.dtype.itemsize == 2):   # half arrays only
+        if (
+            len(args) == 2
+            and not kwargs
+            and (a.__class__ is not cupy.ndarray or a.dtype.itemsize == 2)
+        ):  # half arrays only
             r = elementwise.binary(name, *args)
             if r is not None:
                 return r
         return slow(*args, **kwargs)
-    for attr in ("__name__", "__qualname__", "__doc__", "at", "reduce", "accumulate",
-                 "reduceat", "outer", "nin", "nout"):
+
+    for attr in (
+        "__name__",
+        "__qualname__",
+        "__doc__",
+        "at",
+        "reduce",
+        "accumulate",
+        "reduceat",
+        "outer",
+        "nin",
+        "nout",
+    ):
         if hasattr(slow, attr):
             setattr(call, attr, getattr(slow, attr))
     return call
 
 
-for _k in ("power", "float_power", "fmod", "remainder", "mod", "floor_divide", "divide",
-           "true_divide", "sign", "log", "log2", "log10", "log1p", "expm1", "exp2", "sqrt",
-           "cbrt", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-           "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2", "hypot",
-           "logaddexp", "logaddexp2", "maximum", "minimum", "fmax", "fmin", "copysign",
-           "floor", "ceil", "trunc", "rint", "fix", "absolute", "abs", "negative",
-           "square", "heaviside", "nextafter", "ldexp", "deg2rad", "rad2deg", "clip",
-           "multiply", "subtract", "add", "exp", "tanh"):
+for _k in (
+    "power",
+    "float_power",
+    "fmod",
+    "remainder",
+    "mod",
+    "floor_divide",
+    "divide",
+    "true_divide",
+    "sign",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "expm1",
+    "exp2",
+    "sqrt",
+    "cbrt",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "arctan2",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "copysign",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "fix",
+    "absolute",
+    "abs",
+    "negative",
+    "square",
+    "heaviside",
+    "nextafter",
+    "ldexp",
+    "deg2rad",
+    "rad2deg",
+    "clip",
+    "multiply",
+    "subtract",
+    "add",
+    "exp",
+    "tanh",
+):
     setattr(xp, _k, _keep_bfloat16(getattr(cupy, _k)))
 for _k in ("add", "subtract", "multiply"):
     setattr(xp, _k, _fast_binary(_k, getattr(xp, _k)))
@@ -159,9 +232,14 @@ def einsum(subscripts, *operands, **kwargs):
     ins, arrow, out = subscripts.replace(" ", "").partition("->")
     terms = ins.split(",")
     sub = terms[0]
-    if arrow and len(set(terms)) == 1 and len(set(sub)) == len(sub) and \
-            out == "".join(c for c in sub if c in out) and len(operands) == len(terms) and \
-            all(o.shape == operands[0].shape for o in operands):
+    if (
+        arrow
+        and len(set(terms)) == 1
+        and len(set(sub)) == len(sub)
+        and out == "".join(c for c in sub if c in out)
+        and len(operands) == len(terms)
+        and all(o.shape == operands[0].shape for o in operands)
+    ):
         p = operands[0]
         for o in operands[1:]:
             p = p * o
@@ -171,5 +249,4 @@ def einsum(subscripts, *operands, **kwargs):
 
 
 xp.einsum = einsum
-xp.where, xp.tril, xp.triu, xp.sort, xp.argsort, xp.isin = \
-    where, tril, triu, sort, argsort, isin
+xp.where, xp.tril, xp.triu, xp.sort, xp.argsort, xp.isin = where, tril, triu, sort, argsort, isin

@@ -53,8 +53,7 @@ class AttentionKernels(ABC):
         """
 
     @abstractmethod
-    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal,
-                           groups):
+    def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal, groups):
         r"""The gradients ``(dq, dk, dv)`` of :meth:`attention_forward` for the output's
         gradient ``g``, from its ``out`` and ``lse``, recomputing
         :math:`P = e^{S - \ell}`:

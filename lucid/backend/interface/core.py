@@ -161,7 +161,6 @@ class CoreKernels(ABC):
         array: ``bool`` for bool, ``int`` for the integer dtypes, ``float`` (exact) for every
         floating dtype, float16 and bfloat16 included. A device-to-host copy."""
 
-
     # -- DLPack (zero-copy exchange with other libraries) ----------------------------------
 
     @abstractmethod

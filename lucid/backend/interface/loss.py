@@ -78,8 +78,9 @@ class LossKernels(ABC):
         :math:`W = \sum_n w_{y_n}`)."""
 
     @abstractmethod
-    def cross_entropy_backward(self, a, lse, g, target, weight, ignore_index, reduction,
-                               label_smoothing):
+    def cross_entropy_backward(
+        self, a, lse, g, target, weight, ignore_index, reduction, label_smoothing
+    ):
         r""":math:`s_n \big(p_n \sum_c q_{nc} - q_n\big)`, the gradient to the logits, with
         :math:`p = e^{a - \mathrm{lse}}` and :math:`s_n` = ``g`` (``"none"``, per element),
         ``g`` (``"sum"``) or ``g / W`` (``"mean"``; 0 where :math:`W = 0`), without

@@ -116,8 +116,9 @@ class NormKernels(ABC):
         gives zeros."""
 
     @abstractmethod
-    def embedding_bag_backward(self, g, weight, idx, bag, num_weights, mode, psw, aux,
-                               scale_grad_by_freq, need):
+    def embedding_bag_backward(
+        self, g, weight, idx, bag, num_weights, mode, psw, aux, scale_grad_by_freq, need
+    ):
         r"""``(gw, gpsw)`` of :meth:`embedding_bag` (``None`` where ``need[i]`` is false):
         :math:`G_r = \sum_{i : idx_i = r} c_i\, g_{bag_i}` with :math:`c_i` = ``psw_i``
         (sum), :math:`1/|bag_i|` (mean), times :math:`1/\#\{j : idx_j = idx_i\}` with

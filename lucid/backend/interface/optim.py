@@ -21,16 +21,32 @@ class OptimKernels(ABC):
     """Optimizer update kernels (lists of arrays of one backend, updated in place)."""
 
     @abstractmethod
-    def sgd_step(self, params, grads, bufs, lr, momentum, dampening, weight_decay,
-                 nesterov, maximize):
+    def sgd_step(
+        self, params, grads, bufs, lr, momentum, dampening, weight_decay, nesterov, maximize
+    ):
         r"""SGD: with momentum :math:`\mu`, :math:`b_t = \mu b_{t-1} + (1-\tau) g_t`
         (:math:`b_1 = g_1`), the direction is :math:`g_t + \mu b_t` (nesterov) or
         :math:`b_t`; :math:`\theta_t = \theta_{t-1} - \gamma\,d_t`. ``bufs`` holds ``None``
         for buffers not made yet; returns the list of buffers (new ones filled in)."""
 
     @abstractmethod
-    def adam_step(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
-                  beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+    def adam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        amsgrad,
+        maximize,
+        decoupled,
+    ):
         r"""Adam / AdamW: :math:`m_t = m + (1-\beta_1)(g_t - m)`,
         :math:`v_t = \beta_2 v + (1-\beta_2) g_t^2`, :math:`\hat v = \max(\hat v, v_t)` with
         amsgrad, :math:`\theta_t = \theta - \frac{\gamma}{1-\beta_1^t}\,
@@ -39,15 +55,42 @@ class OptimKernels(ABC):
         ``max_exp_avg_sqs`` is None unless amsgrad."""
 
     @abstractmethod
-    def adamax_step(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
-                    weight_decay, maximize):
+    def adamax_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_infs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        maximize,
+    ):
         r"""Adamax: :math:`m_t = m + (1-\beta_1)(g_t - m)`,
         :math:`u_t = \max(\beta_2 u, |g_t| + \epsilon)`,
         :math:`\theta_t = \theta - \frac{\gamma}{1-\beta_1^t} \frac{m_t}{u_t}`."""
 
     @abstractmethod
-    def nadam_step(self, params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, lr,
-                   beta1, beta2, eps, weight_decay, momentum_decay, maximize, decoupled):
+    def nadam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        mu_products,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        momentum_decay,
+        maximize,
+        decoupled,
+    ):
         r"""NAdam: :math:`\mu_t = \beta_1(1 - \frac12 0.96^{t\psi})`,
         :math:`\Pi_t = \Pi_{t-1}\mu_t` (``mu_products``, in place), Adam's moments, and
         :math:`\theta_t = \theta - \gamma\frac{1-\mu_t}{1-\Pi_t}\frac{g_t}{d}
@@ -55,8 +98,21 @@ class OptimKernels(ABC):
         :math:`d = \sqrt{v_t/(1-\beta_2^t)} + \epsilon`."""
 
     @abstractmethod
-    def radam_step(self, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                   weight_decay, maximize, decoupled):
+    def radam_step(
+        self,
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        steps,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        weight_decay,
+        maximize,
+        decoupled,
+    ):
         r"""RAdam: Adam's moments; :math:`\rho_\infty = 2/(1-\beta_2) - 1`,
         :math:`\rho_t = \rho_\infty - 2t\beta_2^t/(1-\beta_2^t)`; if :math:`\rho_t > 5`,
         :math:`\theta_t = \theta - \gamma \hat m_t\, r_t\,
@@ -65,8 +121,22 @@ class OptimKernels(ABC):
         {(\rho_\infty-4)(\rho_\infty-2)\rho_t}}`, else :math:`\theta - \gamma\hat m_t`."""
 
     @abstractmethod
-    def rmsprop_step(self, params, grads, square_avgs, grad_avgs, bufs, steps, lr, alpha,
-                     eps, weight_decay, momentum, centered, maximize):
+    def rmsprop_step(
+        self,
+        params,
+        grads,
+        square_avgs,
+        grad_avgs,
+        bufs,
+        steps,
+        lr,
+        alpha,
+        eps,
+        weight_decay,
+        momentum,
+        centered,
+        maximize,
+    ):
         r"""RMSprop: :math:`v_t = \alpha v + (1-\alpha) g_t^2`; centered:
         :math:`\bar g_t = \bar g + (1-\alpha)(g_t - \bar g)`,
         :math:`\tilde v = v_t - \bar g_t^2`; :math:`d = \sqrt{\tilde v} + \epsilon`;
@@ -74,30 +144,44 @@ class OptimKernels(ABC):
         :math:`\theta - \gamma g_t/d`. ``grad_avgs``/``bufs`` are None when unused."""
 
     @abstractmethod
-    def adagrad_step(self, params, grads, state_sums, steps, lr, lr_decay, eps,
-                     weight_decay, maximize):
+    def adagrad_step(
+        self, params, grads, state_sums, steps, lr, lr_decay, eps, weight_decay, maximize
+    ):
         r"""Adagrad: :math:`\tilde\gamma = \gamma/(1 + (t-1)\eta)`,
         :math:`s_t = s + g_t^2`, :math:`\theta_t = \theta - \tilde\gamma
         \frac{g_t}{\sqrt{s_t} + \epsilon}`."""
 
     @abstractmethod
-    def adadelta_step(self, params, grads, square_avgs, acc_deltas, steps, lr, rho, eps,
-                      weight_decay, maximize):
+    def adadelta_step(
+        self, params, grads, square_avgs, acc_deltas, steps, lr, rho, eps, weight_decay, maximize
+    ):
         r"""Adadelta: :math:`v_t = \rho v + (1-\rho) g_t^2`,
         :math:`\Delta_t = \frac{\sqrt{u + \epsilon}}{\sqrt{v_t + \epsilon}} g_t`,
         :math:`u_t = \rho u + (1-\rho)\Delta_t^2`, :math:`\theta_t = \theta - \gamma\Delta_t`."""
 
     @abstractmethod
-    def asgd_step(self, params, grads, axs, etas, mus, steps, lr, lambd, alpha, t0,
-                  weight_decay, maximize):
+    def asgd_step(
+        self, params, grads, axs, etas, mus, steps, lr, lambd, alpha, t0, weight_decay, maximize
+    ):
         r"""ASGD: :math:`\theta_t = \theta(1 - \lambda\eta) - \eta g_t`; the average
         :math:`a_t = a + \mu(\theta_t - a)` (:math:`a_t = \theta_t` when :math:`\mu = 1`);
         then :math:`\eta = \gamma/(1 + \lambda\gamma t)^\alpha`,
         :math:`\mu = 1/\max(1, t - t_0)` written into ``etas`` and ``mus``."""
 
     @abstractmethod
-    def rprop_step(self, params, grads, prevs, step_sizes, steps, etaminus, etaplus,
-                   step_size_min, step_size_max, maximize):
+    def rprop_step(
+        self,
+        params,
+        grads,
+        prevs,
+        step_sizes,
+        steps,
+        etaminus,
+        etaplus,
+        step_size_min,
+        step_size_max,
+        maximize,
+    ):
         r"""Rprop: :math:`s = \operatorname{sign}(g_t g_{t-1})`; the step sizes are
         multiplied by :math:`\eta^+` where :math:`s > 0`, :math:`\eta^-` where
         :math:`s < 0` and clipped to ``[step_size_min, step_size_max]``; where

@@ -72,7 +72,6 @@ class SpecialKernels(ABC):
         separately for the positive and the negative parts of ``g``
         (:math:`e^{a_k + \mathrm{LRCSE}(\ln g^\pm - y)_k}`) so no intermediate overflows."""
 
-
     # -- lucid.special: error-function, Bessel and zeta kernels ------------------------
     # Floating inputs compute in float64 (no SciPy) and round once to their own dtype.
 

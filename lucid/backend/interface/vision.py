@@ -83,8 +83,9 @@ class VisionKernels(ABC):
         """
 
     @abstractmethod
-    def grid_sample_backward(self, g, x, grid, mode, padding_mode, align_corners,
-                             input_grad, grid_grad):
+    def grid_sample_backward(
+        self, g, x, grid, mode, padding_mode, align_corners, input_grad, grid_grad
+    ):
         r"""Gradients of :meth:`grid_sample`: ``(gx, ggrid)``, each ``None`` unless asked
         (``input_grad``, ``grid_grad``).
 

@@ -34,6 +34,8 @@ class _AllReduceSum(Function):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None):
     """The sum of ``tensor`` over the ranks of ``group``, as a new tensor in the graph."""
     if op is not ReduceOp.SUM:
-        raise ArgumentError(f"lucid.distributed.nn.functional.all_reduce: only ReduceOp.SUM "
-                            f"is differentiable here, got {op}")
+        raise ArgumentError(
+            f"lucid.distributed.nn.functional.all_reduce: only ReduceOp.SUM "
+            f"is differentiable here, got {op}"
+        )
     return _AllReduceSum.apply(tensor, group)

@@ -23,10 +23,35 @@ from .fused import *  # noqa: F401,F403
 import sys as _sys
 
 # by module name: ``from . import linear`` would give the function linear, not its module
-__all__ = [n for m in ("activation", "loss", "conv", "pooling", "vision", "normalization", "dropout", "sparse", "attention", "linear", "distance", "vq", "value_transforms", "noisy", "fused") for n in _sys.modules[f"{__name__}.{m}"].__all__]
+__all__ = [
+    n
+    for m in (
+        "activation",
+        "loss",
+        "conv",
+        "pooling",
+        "vision",
+        "normalization",
+        "dropout",
+        "sparse",
+        "attention",
+        "linear",
+        "distance",
+        "vq",
+        "value_transforms",
+        "noisy",
+        "fused",
+    )
+    for n in _sys.modules[f"{__name__}.{m}"].__all__
+]
 
 # fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
-__all__ += [n for m in ('fractional_pool', 'positional', 'grouped_attention') for n in _sys.modules[f"{__name__}.{m}"].__all__]
+
+__all__ += [
+    n
+    for m in ("fractional_pool", "positional", "grouped_attention")
+    for n in _sys.modules[f"{__name__}.{m}"].__all__
+]

@@ -14,16 +14,54 @@ import warnings
 
 from ... import ops as _ops
 from ...errors import ArgumentError, DTypeError, ShapeError
-from ...ops.elementwise.activation import (GeluBackward, HardsigmoidBackward, HardtanhBackward,
-                               LeakyReluBackward, SiluBackward)
+from ...ops.elementwise.activation import (
+    GeluBackward,
+    HardsigmoidBackward,
+    HardtanhBackward,
+    LeakyReluBackward,
+    SiluBackward,
+)
 from ...ops.core.base import norm_dim, to_tensor
 from ...ops.core.inplace import apply_inplace
 
-__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_",
-           "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
-           "sigmoid", "tanh", "softplus", "softsign", "hardtanh", "hardtanh_", "hardsigmoid",
-           "hardswish", "hardshrink", "softshrink", "tanhshrink", "threshold", "threshold_",
-           "glu", "logsigmoid", "softmax", "softmin", "log_softmax", "gumbel_softmax"]
+__all__ = [
+    "relu",
+    "relu_",
+    "relu6",
+    "leaky_relu",
+    "leaky_relu_",
+    "prelu",
+    "rrelu",
+    "rrelu_",
+    "elu",
+    "elu_",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "gelu",
+    "silu",
+    "mish",
+    "sigmoid",
+    "tanh",
+    "softplus",
+    "softsign",
+    "hardtanh",
+    "hardtanh_",
+    "hardsigmoid",
+    "hardswish",
+    "hardshrink",
+    "softshrink",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
+    "glu",
+    "logsigmoid",
+    "softmax",
+    "softmin",
+    "log_softmax",
+    "gumbel_softmax",
+]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -43,6 +81,7 @@ def _maybe_inplace(fn, input, inplace, *args):
 
 
 # -- the relu family -----------------------------------------------------------------------
+
 
 def _relu(x):
     return _ops.relu(x)
@@ -66,10 +105,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """:math:`\\min(\\max(x, \\text{min\\_val}), \\text{max\\_val})`; gradient 1 strictly
     inside, 0 elsewhere (as PyTorch)."""
     if min_val > max_val:
-        raise ArgumentError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val "
-                            f"({max_val})")
-    return _maybe_inplace(_hardtanh, _float_input(input, "hardtanh"), inplace, min_val,
-                          max_val)
+        raise ArgumentError(
+            f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})"
+        )
+    return _maybe_inplace(_hardtanh, _float_input(input, "hardtanh"), inplace, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -88,8 +127,7 @@ def _leaky_relu(x, negative_slope):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """:math:`x` for :math:`x > 0`, else :math:`\\text{negative\\_slope} \\cdot x`."""
-    return _maybe_inplace(_leaky_relu, _float_input(input, "leaky_relu"), inplace,
-                          negative_slope)
+    return _maybe_inplace(_leaky_relu, _float_input(input, "leaky_relu"), inplace, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -107,9 +145,11 @@ def prelu(input, weight):
         raise ShapeError(f"prelu: weight must be 0-d or 1-d, got shape {tuple(w.shape)}")
     channels = x.shape[1] if x.ndim >= 2 else 1
     if n != 1 and n != channels:
-        raise ShapeError(f"prelu: mismatch of parameter numbers and input channel size: "
-                         f"weight has {n} elements, input has {channels} channels "
-                         f"(input shape {tuple(x.shape)})")
+        raise ShapeError(
+            f"prelu: mismatch of parameter numbers and input channel size: "
+            f"weight has {n} elements, input has {channels} channels "
+            f"(input shape {tuple(x.shape)})"
+        )
     if n != 1 and x.ndim >= 2:
         w = w.reshape((n,) + (1,) * (x.ndim - 2))
     elif n == 1:
@@ -129,10 +169,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     :math:`[\\text{lower}, \\text{upper})` per element (Lucid's RNG); in evaluation the mean
     slope :math:`(\\text{lower} + \\text{upper}) / 2`."""
     if lower > upper:
-        raise ArgumentError(f"rrelu: lower bound ({lower}) should be less than or equal to "
-                            f"the upper bound ({upper})")
-    return _maybe_inplace(_rrelu, _float_input(input, "rrelu"), inplace, lower, upper,
-                          training)
+        raise ArgumentError(
+            f"rrelu: lower bound ({lower}) should be less than or equal to "
+            f"the upper bound ({upper})"
+        )
+    return _maybe_inplace(_rrelu, _float_input(input, "rrelu"), inplace, lower, upper, training)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
@@ -160,8 +201,7 @@ def elu_(input, alpha=1.0):
 def selu(input, inplace=False):
     """:math:`\\lambda\\,\\mathrm{elu}(x, \\alpha)` with :math:`\\alpha \\approx 1.6733`,
     :math:`\\lambda \\approx 1.0507`."""
-    return _maybe_inplace(_elu, _float_input(input, "selu"), inplace, _SELU_ALPHA,
-                          _SELU_SCALE)
+    return _maybe_inplace(_elu, _float_input(input, "selu"), inplace, _SELU_ALPHA, _SELU_SCALE)
 
 
 def selu_(input):
@@ -173,8 +213,7 @@ def celu(input, alpha=1.0, inplace=False):
     """:math:`\\max(0, x) + \\min(0, \\alpha (e^{x/\\alpha} - 1))`."""
     if alpha == 0:
         raise ArgumentError("celu: ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _maybe_inplace(_elu, _float_input(input, "celu"), inplace, alpha, 1.0,
-                          1.0 / alpha)
+    return _maybe_inplace(_elu, _float_input(input, "celu"), inplace, alpha, 1.0, 1.0 / alpha)
 
 
 def celu_(input, alpha=1.0):
@@ -199,12 +238,12 @@ def threshold_(input, threshold, value):
 
 # -- smooth activations --------------------------------------------------------------------
 
+
 def gelu(input, approximate="none"):
     """:math:`x\\,\\Phi(x)` (``approximate="none"``) or its tanh approximation
     (``"tanh"``); one fused op."""
     if approximate not in ("none", "tanh"):
-        raise ArgumentError(f"gelu: approximate must be 'none' or 'tanh', got "
-                            f"{approximate!r}")
+        raise ArgumentError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return GeluBackward.call(_float_input(input, "gelu"), approximate=approximate)
 
 
@@ -296,8 +335,9 @@ def softshrink(input, lambd=0.5):
     """:math:`x - \\lambda` above :math:`\\lambda`, :math:`x + \\lambda` below
     :math:`-\\lambda`, else 0."""
     if lambd < 0:
-        raise ArgumentError(f"softshrink: lambda must be greater or equal to 0, but found "
-                            f"to be {lambd}")
+        raise ArgumentError(
+            f"softshrink: lambda must be greater or equal to 0, but found to be {lambd}"
+        )
     x = _float_input(input, "softshrink")
     return _ops.where(x > lambd, x - lambd, _ops.where(x < -lambd, x + lambd, 0.0))
 
@@ -324,9 +364,13 @@ def glu(input, dim=-1):
 
 # -- the softmax family --------------------------------------------------------------------
 
+
 def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
-                  "call to include dim=X as an argument.", stacklevel=stacklevel)
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the "
+        "call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -365,8 +409,9 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     accepted and ignored, with PyTorch's deprecation warning."""
     x = _float_input(logits, "gumbel_softmax")
     if eps != 1e-10:
-        warnings.warn("gumbel_softmax: the eps parameter is deprecated and has no effect",
-                      stacklevel=2)
+        warnings.warn(
+            "gumbel_softmax: the eps parameter is deprecated and has no effect", stacklevel=2
+        )
     if not isinstance(tau, numbers.Real) or tau <= 0:
         raise ArgumentError(f"gumbel_softmax: tau must be a positive number, got {tau!r}")
     d = norm_dim(dim, x.ndim, "gumbel_softmax")
@@ -377,4 +422,3 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     index = y.detach().argmax(d, keepdim=True)
     y_hard = _ops.zeros_like(y.detach()).scatter_(d, index, 1.0)
     return y_hard - y.detach() + y
-

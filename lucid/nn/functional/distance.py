@@ -26,8 +26,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     broadcast (PyTorch's formula: each input scaled by its own clamped norm)."""
     x1, x2 = broadcast_tensors(x1, x2)
     if x1.dtype.is_complex or x2.dtype.is_complex:
-        raise DTypeError(f"cosine_similarity: expected floating point inputs, got "
-                         f"{x1.dtype.name} and {x2.dtype.name} (as PyTorch: no complex)")
+        raise DTypeError(
+            f"cosine_similarity: expected floating point inputs, got "
+            f"{x1.dtype.name} and {x2.dtype.name} (as PyTorch: no complex)"
+        )
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -38,8 +40,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """:math:`\\lVert x_1 - x_2 + \\epsilon \\rVert_p` over the last dim (inputs
     broadcast)."""
     if x1.ndim == 0 or x2.ndim == 0:
-        raise ShapeError(f"pairwise_distance: inputs must have at least 1 dimension, got "
-                         f"shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
+        raise ShapeError(
+            f"pairwise_distance: inputs must have at least 1 dimension, got "
+            f"shapes {tuple(x1.shape)} and {tuple(x2.shape)}"
+        )
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 

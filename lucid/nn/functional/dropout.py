@@ -16,31 +16,37 @@ from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import apply_inplace
 from ...ops.nn.dropout import dropout_op
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-           "feature_alpha_dropout"]
+__all__ = [
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
+]
 
 
 def _p(p, op):
     if isinstance(p, bool) or not isinstance(p, numbers.Real):
         raise ArgumentTypeError(f"{op}: p must be a number, got {type(p).__name__}")
     if not 0.0 <= p <= 1.0:
-        raise ArgumentError(f"{op}: dropout probability has to be between 0 and 1, but got "
-                            f"{p}")
+        raise ArgumentError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
     return float(p)
 
 
 def _run(input, p, training, inplace, alpha, noise_shape, op):
     if not isinstance(input, Tensor):
-        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got "
-                                f"{type(input).__name__}")
+        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got {type(input).__name__}")
     p = _p(p, op)
     if not training or p == 0.0 or input.numel() == 0:
         return input
     dt = input.dtype
     if p < 1.0 and not (dt.is_floating_point or dt.is_complex):
         # the kept elements are scaled by 1 / (1 - p): PyTorch refuses to cast that back
-        raise DTypeError(f"{op}: expected a floating point input for 0 < p < 1 (the scaled "
-                         f"result cannot be cast back to it), got {dt}")
+        raise DTypeError(
+            f"{op}: expected a floating point input for 0 < p < 1 (the scaled "
+            f"result cannot be cast back to it), got {dt}"
+        )
     shape = noise_shape(tuple(input.shape))
     if inplace:
         return apply_inplace(lambda x: dropout_op(x, p, alpha, shape), input)
@@ -70,8 +76,10 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def _feature(input, op, batched=True):
     if isinstance(input, Tensor) and input.ndim < 2:
-        raise ShapeError(f"{op}: feature dropout requires at least 2 dimensions in the "
-                         f"input, got shape {list(input.shape)}")
+        raise ShapeError(
+            f"{op}: feature dropout requires at least 2 dimensions in the "
+            f"input, got shape {list(input.shape)}"
+        )
     return _channels(batched)
 
 
@@ -96,12 +104,18 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     op = "dropout2d"
     nd = input.ndim if isinstance(input, Tensor) else None
     if nd == 3:
-        warnings.warn("dropout2d: received a 3D input and assuming that channel-wise 1D "
-                      "dropout behavior is desired: the input is interpreted as shape "
-                      "(N, C, L); use dropout1d for that", stacklevel=2)
+        warnings.warn(
+            "dropout2d: received a 3D input and assuming that channel-wise 1D "
+            "dropout behavior is desired: the input is interpreted as shape "
+            "(N, C, L); use dropout1d for that",
+            stacklevel=2,
+        )
     elif nd != 4:
-        warnings.warn(f"dropout2d: received a {nd}-D input, which is deprecated; "
-                      "dropout2d expects (N, C, H, W)", stacklevel=2)
+        warnings.warn(
+            f"dropout2d: received a {nd}-D input, which is deprecated; "
+            "dropout2d expects (N, C, H, W)",
+            stacklevel=2,
+        )
     return _run(input, p, training, inplace, False, _feature(input, op), op)
 
 
@@ -110,6 +124,9 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     op = "dropout3d"
     nd = input.ndim if isinstance(input, Tensor) else None
     if nd not in (4, 5):
-        warnings.warn(f"dropout3d: received a {nd}-D input, which is deprecated; "
-                      "dropout3d expects (N, C, D, H, W) or (C, D, H, W)", stacklevel=2)
+        warnings.warn(
+            f"dropout3d: received a {nd}-D input, which is deprecated; "
+            "dropout3d expects (N, C, D, H, W) or (C, D, H, W)",
+            stacklevel=2,
+        )
     return _run(input, p, training, inplace, False, _channels(nd == 5), op)

@@ -13,8 +13,7 @@ __all__ = ["linear", "bilinear"]
 
 def _need_tensor(op, name, t):
     if not isinstance(t, Tensor):
-        raise ArgumentTypeError(f"{op}: argument '{name}' must be a Tensor, got "
-                                f"{type(t).__name__}")
+        raise ArgumentTypeError(f"{op}: argument '{name}' must be a Tensor, got {type(t).__name__}")
 
 
 @reports_as("linear")
@@ -27,26 +26,32 @@ def linear(input, weight, bias=None):
     _need_tensor("linear", "weight", weight)
     if bias is not None:
         _need_tensor("linear", "bias", bias)
-    xs, ws = input._data.shape, weight._data.shape      # (the arrays': no Size objects)
+    xs, ws = input._data.shape, weight._data.shape  # (the arrays': no Size objects)
     if len(ws) not in (1, 2):
         raise ShapeError(f"linear: weight must be 1-D or 2-D, got shape {tuple(ws)}")
     if not xs or xs[-1] != ws[-1]:
-        raise ShapeError(f"linear: input of shape {tuple(xs)} does not match weight "
-                         f"of shape {tuple(ws)} (expected last dim {ws[-1]})")
+        raise ShapeError(
+            f"linear: input of shape {tuple(xs)} does not match weight "
+            f"of shape {tuple(ws)} (expected last dim {ws[-1]})"
+        )
     dt = input._dtype
     if STATE.autocast is None or input._device.type not in STATE.autocast:
         for name, t in (("weight", weight), ("bias", bias)):
             if t is not None and t._dtype is not dt:
-                raise DTypeError(f"linear: input type ({dt.name}) and {name} type "
-                                 f"({t._dtype.name}) should be the same")
+                raise DTypeError(
+                    f"linear: input type ({dt.name}) and {name} type "
+                    f"({t._dtype.name}) should be the same"
+                )
     if len(ws) == 1:
         out = matmul(input, weight)
         return out if bias is None else out + bias
     if bias is not None:
         if bias._data.shape != (ws[0],):
-            raise ShapeError(f"linear: bias of shape {tuple(bias.shape)} does not match "
-                             f"weight of shape {tuple(weight.shape)} (expected "
-                             f"({weight.shape[0]},))")
+            raise ShapeError(
+                f"linear: bias of shape {tuple(bias.shape)} does not match "
+                f"weight of shape {tuple(weight.shape)} (expected "
+                f"({weight.shape[0]},))"
+            )
         return LinearBackward.apply(input, weight, bias)
     return LinearBackward.apply(input, weight)
 
@@ -60,15 +65,23 @@ def bilinear(input1, input2, weight, bias=None):
     for name, t in (("input1", input1), ("input2", input2), ("weight", weight)):
         _need_tensor("bilinear", name, t)
     if weight.ndim != 3:
-        raise ShapeError(f"bilinear: weight must be 3-D (out, in1, in2), got shape "
-                         f"{tuple(weight.shape)}")
+        raise ShapeError(
+            f"bilinear: weight must be 3-D (out, in1, in2), got shape {tuple(weight.shape)}"
+        )
     n_out, in1, in2 = weight.shape
-    if input1.ndim == 0 or input1.shape[-1] != in1 or input2.ndim == 0 or \
-            input2.shape[-1] != in2 or input1.shape[:-1] != input2.shape[:-1]:
-        raise ShapeError(f"bilinear: inputs of shapes {tuple(input1.shape)} and "
-                         f"{tuple(input2.shape)} do not match weight of shape "
-                         f"{tuple(weight.shape)} (expected (..., {in1}) and (..., {in2}) "
-                         "with equal leading dims)")
+    if (
+        input1.ndim == 0
+        or input1.shape[-1] != in1
+        or input2.ndim == 0
+        or input2.shape[-1] != in2
+        or input1.shape[:-1] != input2.shape[:-1]
+    ):
+        raise ShapeError(
+            f"bilinear: inputs of shapes {tuple(input1.shape)} and "
+            f"{tuple(input2.shape)} do not match weight of shape "
+            f"{tuple(weight.shape)} (expected (..., {in1}) and (..., {in2}) "
+            "with equal leading dims)"
+        )
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, in1)
     x2 = input2.reshape(-1, 1, in2)

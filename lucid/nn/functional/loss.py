@@ -20,33 +20,54 @@ from ... import dtypes as _dt
 from ... import ops as _ops
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
-from ...errors import (ArgumentError, DeviceMismatchError, DTypeError, IndexingError,
-                      ShapeError)
+from ...errors import ArgumentError, DeviceMismatchError, DTypeError, IndexingError, ShapeError
 from ...ops.core.base import to_tensor
 from ...ops.nn.loss import BinaryCrossEntropyBackward, CrossEntropyBackward, NllLossBackward
 from ...ops.reduction.norm import norm as _norm
 from .activation import logsigmoid
 from .vq import straight_through
 
-__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss", "margin_ranking_loss",
-           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "multi_margin_loss", "multilabel_margin_loss",
-           "multilabel_soft_margin_loss", "soft_margin_loss"]
+__all__ = [
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "cross_entropy",
+    "nll_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "poisson_nll_loss",
+    "gaussian_nll_loss",
+    "ctc_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "soft_margin_loss",
+]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
 
 # -- helpers -------------------------------------------------------------------------------
 
+
 def _check(reduction, op, size_average=None, reduce=None, extra=()):
     if size_average is not None or reduce is not None:
-        raise ArgumentError(f"{op}: the legacy size_average and reduce arguments are not "
-                            "supported; use reduction='none' | 'mean' | 'sum'")
+        raise ArgumentError(
+            f"{op}: the legacy size_average and reduce arguments are not "
+            "supported; use reduction='none' | 'mean' | 'sum'"
+        )
     if reduction not in _REDUCTIONS + tuple(extra):
-        raise ArgumentError(f"{op}: {reduction!r} is not a valid value for reduction "
-                            f"(expected one of {', '.join(map(repr, _REDUCTIONS + extra))})")
+        raise ArgumentError(
+            f"{op}: {reduction!r} is not a valid value for reduction "
+            f"(expected one of {', '.join(map(repr, _REDUCTIONS + extra))})"
+        )
 
 
 def _reduce(loss, reduction):
@@ -67,8 +88,10 @@ def _float(x, op, what="input", complex_ok=False):
 def _same_device(op, *ts):
     devs = {str(t.device) for t in ts if t is not None}
     if len(devs) > 1:
-        raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, but "
-                                  f"found tensors on {' and '.join(sorted(devs))}")
+        raise DeviceMismatchError(
+            f"{op}: expected all tensors to be on the same device, but "
+            f"found tensors on {' and '.join(sorted(devs))}"
+        )
 
 
 def _pair(input, target, op, warn=True, complex_ok=False):
@@ -80,10 +103,13 @@ def _pair(input, target, op, warn=True, complex_ok=False):
     _same_device(op, x, t)
     if tuple(t.shape) != tuple(x.shape):
         if warn:
-            warnings.warn(f"{op}: using a target size ({tuple(t.shape)}) that is different "
-                          f"to the input size ({tuple(x.shape)}). This will likely lead to "
-                          "incorrect results due to broadcasting. Please ensure they have the "
-                          "same size.", stacklevel=3)
+            warnings.warn(
+                f"{op}: using a target size ({tuple(t.shape)}) that is different "
+                f"to the input size ({tuple(x.shape)}). This will likely lead to "
+                "incorrect results due to broadcasting. Please ensure they have the "
+                "same size.",
+                stacklevel=3,
+            )
         shape = _ops.broadcast_shapes(tuple(x.shape), tuple(t.shape))
         x, t = x.expand(shape), t.expand(shape)
     return x, t
@@ -94,9 +120,11 @@ def _same_size(input, target, op):
     t = to_tensor(target, x)
     _same_device(op, x, t)
     if tuple(t.shape) != tuple(x.shape):
-        raise ShapeError(f"{op}: using a target size ({tuple(t.shape)}) that is different to "
-                         f"the input size ({tuple(x.shape)}) is not supported; please ensure "
-                         "they have the same size")
+        raise ShapeError(
+            f"{op}: using a target size ({tuple(t.shape)}) that is different to "
+            f"the input size ({tuple(x.shape)}) is not supported; please ensure "
+            "they have the same size"
+        )
     return x, t
 
 
@@ -104,8 +132,10 @@ def _weighted(loss, weight, reduction, op, input_shape, mean_by_weight):
     """The element-wise ``weight`` (same size as the input) of mse/l1/huber."""
     w = to_tensor(weight, loss)
     if tuple(w.shape) != tuple(input_shape):
-        raise ShapeError(f"{op}: weights and input must have the same size, got weight "
-                         f"{tuple(w.shape)} and input {tuple(input_shape)}")
+        raise ShapeError(
+            f"{op}: weights and input must have the same size, got weight "
+            f"{tuple(w.shape)} and input {tuple(input_shape)}"
+        )
     loss = loss * w
     if reduction == "mean" and mean_by_weight:
         return loss.sum() / w.sum()
@@ -113,6 +143,7 @@ def _weighted(loss, weight, reduction, op, input_shape, mean_by_weight):
 
 
 # -- regression losses ---------------------------------------------------------------------
+
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """:math:`(x - y)^2`, reduced; with ``weight``, :math:`w (x - y)^2` and the mean
@@ -143,8 +174,7 @@ def _huber(d, delta):
     return _ops.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
-                   beta=1.0):
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """:math:`0.5 d^2 / \\beta` where :math:`|d| < \\beta`, else :math:`|d| - 0.5\\beta`
     (:math:`d = x - y`; ``beta=0`` is the L1 loss)."""
     _check(reduction, "smooth_l1_loss", size_average, reduce)
@@ -172,15 +202,18 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 # -- classification: class indices and probabilities --------------------------------------
 
+
 def _class_weight(weight, x, n_cls, op):
     if weight is None:
         return None
     w = _float(weight, op, "weight")
     _same_device(op, x, w)
     if tuple(w.shape) != (n_cls,):
-        raise ShapeError(f"{op}: weight tensor should be defined either for all {n_cls} "
-                         f"classes or no classes but got weight tensor of shape: "
-                         f"{tuple(w.shape)}")
+        raise ShapeError(
+            f"{op}: weight tensor should be defined either for all {n_cls} "
+            f"classes or no classes but got weight tensor of shape: "
+            f"{tuple(w.shape)}"
+        )
     return w
 
 
@@ -189,21 +222,30 @@ def _class_target(x, target, op):
     t = to_tensor(target, x)
     _same_device(op, x, t)
     if t.dtype.is_floating_point or t.dtype is _dt.bool:
-        raise DTypeError(f"{op}: expected an integer (class index) target, got {t.dtype}"
-                         + (" (probability targets must have the input's shape "
-                            f"{tuple(x.shape)})" if op == "cross_entropy" else ""))
+        raise DTypeError(
+            f"{op}: expected an integer (class index) target, got {t.dtype}"
+            + (
+                f" (probability targets must have the input's shape {tuple(x.shape)})"
+                if op == "cross_entropy"
+                else ""
+            )
+        )
     want = () if x.ndim == 1 else (x.shape[0],) + tuple(x.shape[2:])
     if tuple(t.shape) != want:
-        raise ShapeError(f"{op}: expected target size {list(want)}, got {list(t.shape)} "
-                         f"(input of shape {tuple(x.shape)})")
+        raise ShapeError(
+            f"{op}: expected target size {list(want)}, got {list(t.shape)} "
+            f"(input of shape {tuple(x.shape)})"
+        )
     return t
 
 
 def _class_input(input, op):
     x = _float(input, op)
     if x.ndim == 0:
-        raise ShapeError(f"{op}: expected an input of 1 or more dimensions (C), (N, C) or "
-                         "(N, C, d1, ...), got a 0-d tensor")
+        raise ShapeError(
+            f"{op}: expected an input of 1 or more dimensions (C), (N, C) or "
+            "(N, C, d1, ...), got a 0-d tensor"
+        )
     return x
 
 
@@ -213,24 +255,35 @@ def _class_loss(cls, x, t, w, reduction, **params):
     if single:
         x, t = x.unsqueeze(0), t.unsqueeze(0)
     try:
-        out = cls.call(x, target=t._data, weight=None if w is None else w._data,
-                       reduction=reduction, **params)
+        out = cls.call(
+            x, target=t._data, weight=None if w is None else w._data, reduction=reduction, **params
+        )
     except IndexingError as e:
-        raise IndexingError(f"{cls.schema_v1.name}: target out of bounds for {x.shape[1]} "
-                            f"classes ({e})") from None
+        raise IndexingError(
+            f"{cls.schema_v1.name}: target out of bounds for {x.shape[1]} classes ({e})"
+        ) from None
     return out.squeeze(0) if single and reduction == "none" else out
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
-                  reduce=None, reduction="mean", label_smoothing=0.0):
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
     """Cross-entropy of the logits ``input`` (``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``)
     against class indices (one fused op: log-softmax and NLL in one pass, with ``weight``,
     ``ignore_index`` and ``label_smoothing``) or class probabilities (a float ``target`` of
     the input's shape; ``ignore_index`` does not apply)."""
     _check(reduction, "cross_entropy", size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ArgumentError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
-                            f"{label_smoothing}")
+        raise ArgumentError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        )
     x = _class_input(input, "cross_entropy")
     n_cls = x.shape[0] if x.ndim == 1 else x.shape[1]
     w = _class_weight(weight, x, n_cls, "cross_entropy")
@@ -238,8 +291,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if t.dtype.is_floating_point and tuple(t.shape) == tuple(x.shape):
         return _soft_cross_entropy(x, t, w, reduction, label_smoothing, n_cls)
     t = _class_target(x, t, "cross_entropy")
-    return _class_loss(CrossEntropyBackward, x, t, w, reduction, ignore_index=int(ignore_index),
-                       label_smoothing=float(label_smoothing))
+    return _class_loss(
+        CrossEntropyBackward,
+        x,
+        t,
+        w,
+        reduction,
+        ignore_index=int(ignore_index),
+        label_smoothing=float(label_smoothing),
+    )
 
 
 def _soft_cross_entropy(x, t, w, reduction, eps, n_cls):
@@ -257,8 +317,9 @@ def _soft_cross_entropy(x, t, w, reduction, eps, n_cls):
     return _reduce(loss, reduction)
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
     """Negative log-likelihood :math:`-w_{y_n} x_{n, y_n}` of log-probabilities ``input``
     (``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``) against class indices; the mean divides by
     the total weight of the targets not ignored."""
@@ -272,8 +333,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 # -- binary classification -----------------------------------------------------------------
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
-                         reduction="mean"):
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """:math:`-w\\,(y \\log x + (1 - y) \\log(1 - x))` for probabilities ``input``, one
     fused op (:class:`~lucid.ops.nn.loss.BinaryCrossEntropyBackward`) with PyTorch's clamps:
     each log at -100 and, in the gradient, :math:`x (1 - x)` at :math:`10^{-12}`, so
@@ -284,11 +347,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x, t = _same_size(input, target, op)
     if t.dtype is not x.dtype:
         if isinstance(target, Tensor):
-            raise DTypeError(f"{op}: expected a target of the input's dtype {x.dtype}, got "
-                             f"{t.dtype}")
+            raise DTypeError(
+                f"{op}: expected a target of the input's dtype {x.dtype}, got {t.dtype}"
+            )
         t = t.to(x.dtype)
-    x._device._backend.check_range(x._data, 0.0, 1.0, f"{op}: all elements of input "
-                                   "should be between 0 and 1")
+    x._device._backend.check_range(
+        x._data, 0.0, 1.0, f"{op}: all elements of input should be between 0 and 1"
+    )
     loss = BinaryCrossEntropyBackward.call(x, t)
     if weight is not None:
         loss = loss * _bce_weight(weight, x, op)
@@ -300,8 +365,10 @@ def _bce_weight(weight, x, op):
     w = to_tensor(weight, x)
     _same_device(op, x, w)
     if w.requires_grad and is_grad_enabled():
-        raise ArgumentError(f"{op}: not differentiable with respect to 'weight'; pass a "
-                            "weight that does not require grad (detach it)")
+        raise ArgumentError(
+            f"{op}: not differentiable with respect to 'weight'; pass a "
+            "weight that does not require grad (detach it)"
+        )
     _check_broadcasts_to(op, "weight", w, x)
     return w if w.dtype is x.dtype else w.to(x.dtype)
 
@@ -315,12 +382,15 @@ def _check_broadcasts_to(op, name, w, x):
     except ShapeError:
         ok = False
     if not ok:
-        raise ShapeError(f"{op}: {name} of shape {tuple(w.shape)} does not broadcast to the "
-                         f"input's shape {shape}")
+        raise ShapeError(
+            f"{op}: {name} of shape {tuple(w.shape)} does not broadcast to the "
+            f"input's shape {shape}"
+        )
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
-                                     reduce=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     """:math:`-w\\,[p\\,y \\log\\sigma(x) + (1 - y) \\log(1 - \\sigma(x))]`, computed
     stably as :math:`(1 - y)\\,x + (1 + (p - 1) y)\\,\\mathrm{softplus}(-x)`; ``pos_weight``
     :math:`p` broadcasts against the class (last) dim. ``weight`` and ``pos_weight`` must
@@ -328,7 +398,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     op = "binary_cross_entropy_with_logits"
     _check(reduction, op, size_average, reduce)
     x, t = _same_size(input, target, op)
-    sp = -logsigmoid(x)                      # softplus(-x), stable
+    sp = -logsigmoid(x)  # softplus(-x), stable
     if pos_weight is not None:
         pw = to_tensor(pos_weight, x)
         _same_device(op, x, pw)
@@ -345,6 +415,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # -- distributions -------------------------------------------------------------------------
 
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Point-wise KL divergence :math:`y (\\log y - x)` of log-probabilities ``input``
     (``log_target``: ``target`` is given as :math:`\\log y`); ``"batchmean"`` divides the
@@ -352,9 +423,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     _check(reduction, "kl_div", size_average, reduce, extra=("batchmean",))
     x, t = _pair(input, target, "kl_div", warn=False)
     if reduction == "mean":
-        warnings.warn("kl_div: reduction 'mean' divides the total loss by both the batch size "
-                      "and the support size; 'batchmean' divides only by the batch size and "
-                      "aligns with the KL divergence math definition", stacklevel=2)
+        warnings.warn(
+            "kl_div: reduction 'mean' divides the total loss by both the batch size "
+            "and the support size; 'batchmean' divides only by the batch size and "
+            "aligns with the KL divergence math definition",
+            stacklevel=2,
+        )
     if log_target:
         loss = _ops.exp(t) * (t - x)
     else:
@@ -365,8 +439,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
-                     reduce=None, reduction="mean"):
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):
     """Poisson NLL: :math:`e^x - y x` (``log_input``) or :math:`x - y \\log(x + \\epsilon)`;
     ``full`` adds Stirling's :math:`y \\log y - y + \\frac12 \\log(2\\pi y)` where
     :math:`y > 1`."""
@@ -396,16 +478,19 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     else:
         v = to_tensor(var, x)
         _same_device("gaussian_nll_loss", x, t, v)
-        v._device._backend.check_range(v._data, 0.0, math.inf,
-                                       "gaussian_nll_loss: var has negative entry/entries")
+        v._device._backend.check_range(
+            v._data, 0.0, math.inf, "gaussian_nll_loss: var has negative entry/entries"
+        )
     if tuple(v.shape) != tuple(x.shape):
         if tuple(x.shape[:-1]) == tuple(v.shape):
             v = v.unsqueeze(-1)
         elif not (v.ndim == x.ndim and sum(b for a, b in zip(x.shape, v.shape) if a != b) == 1):
-            raise ShapeError(f"gaussian_nll_loss: var is of incorrect size {tuple(v.shape)} "
-                             f"for input of size {tuple(x.shape)}")
+            raise ShapeError(
+                f"gaussian_nll_loss: var is of incorrect size {tuple(v.shape)} "
+                f"for input of size {tuple(x.shape)}"
+            )
     vd = v.detach()
-    v = v + (_ops.clamp(vd, min=eps) - vd)      # clamped value, identity gradient
+    v = v + (_ops.clamp(vd, min=eps) - vd)  # clamped value, identity gradient
     loss = 0.5 * (_ops.log(v) + (x - t).square() / v)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
@@ -414,22 +499,27 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 # -- margin and embedding losses -----------------------------------------------------------
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                        reduction="mean"):
+
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """:math:`\\max(0, -y (x_1 - x_2) + \\text{margin})`."""
     _check(reduction, "margin_ranking_loss", size_average, reduce)
     x1 = _float(input1, "margin_ranking_loss")
     x2, y = to_tensor(input2, x1), to_tensor(target, x1)
     if not x1.ndim == x2.ndim == y.ndim:
-        raise ShapeError(f"margin_ranking_loss: all input tensors should have same dimension "
-                         f"but got sizes: input1: {tuple(x1.shape)}, input2: "
-                         f"{tuple(x2.shape)}, target: {tuple(y.shape)}")
+        raise ShapeError(
+            f"margin_ranking_loss: all input tensors should have same dimension "
+            f"but got sizes: input1: {tuple(x1.shape)}, input2: "
+            f"{tuple(x2.shape)}, target: {tuple(y.shape)}"
+        )
     loss = _ops.clamp(-y * (x1 - x2) + margin, min=0.0)
     return _reduce(loss, reduction)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
-                         reduction="mean"):
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
     """:math:`x` where :math:`y = 1`, :math:`\\max(0, \\text{margin} - x)` where
     :math:`y = -1` (PyTorch's sum of both terms for other labels)."""
     _check(reduction, "hinge_embedding_loss", size_average, reduce)
@@ -447,18 +537,20 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _reduce(-logsigmoid(y * x), reduction)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                          reduction="mean"):
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """:math:`1 - \\cos(x_1, x_2)` where :math:`y = 1`, :math:`\\max(0, \\cos(x_1, x_2) -
     \\text{margin})` where :math:`y = -1`; inputs ``(N, D)`` or ``(D,)``."""
     _check(reduction, "cosine_embedding_loss", size_average, reduce)
     x1 = _float(input1, "cosine_embedding_loss")
     x2, y = to_tensor(input2, x1), to_tensor(target, x1)
-    if x1.ndim not in (1, 2) or tuple(x1.shape) != tuple(x2.shape) or \
-            y.ndim != x1.ndim - 1:
-        raise ShapeError(f"cosine_embedding_loss: expected inputs of the same shape (N, D) or "
-                         f"(D,) and a target of shape (N,) or (), got {tuple(x1.shape)}, "
-                         f"{tuple(x2.shape)} and {tuple(y.shape)}")
+    if x1.ndim not in (1, 2) or tuple(x1.shape) != tuple(x2.shape) or y.ndim != x1.ndim - 1:
+        raise ShapeError(
+            f"cosine_embedding_loss: expected inputs of the same shape (N, D) or "
+            f"(D,) and a target of shape (N,) or (), got {tuple(x1.shape)}, "
+            f"{tuple(x2.shape)} and {tuple(y.shape)}"
+        )
     d = x1.ndim - 1
     eps = 1e-12
     cos = (x1 * x2).sum(d) / _ops.sqrt(((x1 * x1).sum(d) + eps) * ((x2 * x2).sum(d) + eps))
@@ -471,8 +563,18 @@ def _pairwise_distance(x1, x2, p=2.0, eps=1e-6):
     return _norm(x1 - x2 + eps, p, dim=-1)
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
     """:math:`\\max(d(a, p) - d(a, n) + \\text{margin}, 0)` with the :math:`p`-norm pairwise
     distance :math:`\\|x_1 - x_2 + \\epsilon\\|_p`; ``swap`` takes
     :math:`\\min(d(a, n), d(p, n))` as the negative distance."""
@@ -482,18 +584,21 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     a = _float(anchor, "triplet_margin_loss")
     pos, neg = to_tensor(positive, a), to_tensor(negative, a)
     _check_triplet_dims(a, pos, neg, "triplet_margin_loss")
-    return _triplet(a, pos, neg, lambda u, v: _pairwise_distance(u, v, p, eps), margin, swap,
-                    reduction)
+    return _triplet(
+        a, pos, neg, lambda u, v: _pairwise_distance(u, v, p, eps), margin, swap, reduction
+    )
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
-                                      margin=1.0, swap=False, reduction="mean"):
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
     """:func:`triplet_margin_loss` with any ``distance_function(x1, x2)`` (default: the
     Euclidean pairwise distance)."""
     _check(reduction, "triplet_margin_with_distance_loss")
     if margin <= 0:
-        raise ArgumentError(f"triplet_margin_with_distance_loss: margin must be greater than "
-                            f"0, got {margin}")
+        raise ArgumentError(
+            f"triplet_margin_with_distance_loss: margin must be greater than 0, got {margin}"
+        )
     a = to_tensor(anchor)
     pos, neg = to_tensor(positive, a), to_tensor(negative, a)
     _check_triplet_dims(a, pos, neg, "triplet_margin_with_distance_loss")
@@ -503,9 +608,11 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def _check_triplet_dims(a, p, n, op):
     if not a.ndim == p.ndim == n.ndim:
-        raise ShapeError(f"{op}: the anchor, positive, and negative tensors are expected to "
-                         f"have the same number of dimensions, but got: anchor {a.ndim}D, "
-                         f"positive {p.ndim}D, and negative {n.ndim}D inputs")
+        raise ShapeError(
+            f"{op}: the anchor, positive, and negative tensors are expected to "
+            f"have the same number of dimensions, but got: anchor {a.ndim}D, "
+            f"positive {p.ndim}D, and negative {n.ndim}D inputs"
+        )
 
 
 def _triplet(a, p, n, dist, margin, swap, reduction):
@@ -515,8 +622,9 @@ def _triplet(a, p, n, dist, margin, swap, reduction):
     return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0.0), reduction)
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
-                      reduce=None, reduction="mean"):
+def multi_margin_loss(
+    input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """:math:`\\frac1C \\sum_{i \\ne y} w_y \\max(0, \\text{margin} - x_y + x_i)^p`
     (``p`` 1 or 2) per sample of ``input`` ``(N, C)`` or ``(C,)``."""
     _check(reduction, "multi_margin_loss", size_average, reduce)
@@ -524,8 +632,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ArgumentError(f"multi_margin_loss: only p == 1 and p == 2 supported, got {p}")
     x = _float(input, "multi_margin_loss")
     if x.ndim not in (1, 2) or x.ndim == 2 and x.shape[1] == 0 or x.ndim == 1 and not x.shape[0]:
-        raise ShapeError(f"multi_margin_loss: expected a non-empty input of shape (N, C) or "
-                         f"(C,), got {tuple(x.shape)}")
+        raise ShapeError(
+            f"multi_margin_loss: expected a non-empty input of shape (N, C) or "
+            f"(C,), got {tuple(x.shape)}"
+        )
     single = x.ndim == 1
     t = to_tensor(target, x)
     _same_device("multi_margin_loss", x, t)
@@ -534,8 +644,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if single:
         x, t = x.unsqueeze(0), t.reshape(-1)
     if tuple(t.shape) != (x.shape[0],):
-        raise ShapeError(f"multi_margin_loss: inconsistent target size: got {tuple(t.shape)} "
-                         f"for input of size {tuple(x.shape)}")
+        raise ShapeError(
+            f"multi_margin_loss: inconsistent target size: got {tuple(t.shape)} "
+            f"for input of size {tuple(x.shape)}"
+        )
     n_cls = x.shape[1]
     x._device._backend.check_index_bounds(t._data, 0, n_cls)
     idx = t.unsqueeze(1)
@@ -563,20 +675,22 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if t.dtype.is_floating_point:
         raise DTypeError(f"multilabel_margin_loss: expected an integer target, got {t.dtype}")
     if x.ndim not in (1, 2) or tuple(t.shape) != tuple(x.shape):
-        raise ShapeError(f"multilabel_margin_loss: expected input of shape (N, C) or (C,) and "
-                         f"a target of the same shape, got {tuple(x.shape)} and "
-                         f"{tuple(t.shape)}")
+        raise ShapeError(
+            f"multilabel_margin_loss: expected input of shape (N, C) or (C,) and "
+            f"a target of the same shape, got {tuple(x.shape)} and "
+            f"{tuple(t.shape)}"
+        )
     single = x.ndim == 1
     if single:
         x, t = x.unsqueeze(0), t.unsqueeze(0)
     n_cls = x.shape[1]
-    valid = _ops.cumprod((t >= 0).to(_dt.int64), 1) > 0       # up to the first -1
+    valid = _ops.cumprod((t >= 0).to(_dt.int64), 1) > 0  # up to the first -1
     safe = _ops.where(valid, t, 0)
     x._device._backend.check_index_bounds(safe._data, 0, max(n_cls, 1))
     hits = valid.to(_dt.int64)
     is_target = _ops.zeros_like(hits).scatter_add(1, safe, hits) > 0
-    xy = x.gather(1, safe)                                       # (N, C) target scores
-    z = _ops.relu(1 - xy.unsqueeze(2) + x.unsqueeze(1))          # (N, slot j, class i)
+    xy = x.gather(1, safe)  # (N, C) target scores
+    z = _ops.relu(1 - xy.unsqueeze(2) + x.unsqueeze(1))  # (N, slot j, class i)
     keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
     loss = _ops.where(keep, z, 0.0).sum((1, 2)) / max(n_cls, 1)
     if single:
@@ -584,8 +698,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
-                                reduction="mean"):
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """:math:`-\\frac1C \\sum_c w_c [y_c \\log\\sigma(x_c) + (1 - y_c)\\log\\sigma(-x_c)]`
     per sample."""
     _check(reduction, "multilabel_soft_margin_loss", size_average, reduce)
@@ -602,7 +717,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 # -- sequences -----------------------------------------------------------------------------
 
-_CTC_NEG = -1e30        # log 0 of the recursion: finite, so logsumexp's gradient stays 0, not nan
+_CTC_NEG = -1e30  # log 0 of the recursion: finite, so logsumexp's gradient stays 0, not nan
 
 
 def _int_vector(v, like, op, what):
@@ -617,15 +732,22 @@ def _nan_gradient(lp, il, impossible):
     of the impossible samples (0 elsewhere): PyTorch's gradient of an infinite CTC loss,
     where its kernel computes ``exp(-inf + inf)``."""
     frames = _ops.arange(lp.shape[0], device=lp.device).unsqueeze(1) < il.unsqueeze(0)
-    frames = (frames & impossible.unsqueeze(0)).unsqueeze(2)                  # (T, N, 1)
+    frames = (frames & impossible.unsqueeze(0)).unsqueeze(2)  # (T, N, 1)
     # nan times the selection (not a selection of nan times lp): the where then routes
     # the nan gradient to the selected frames only
     nan = (_ops.where(frames, lp, 0.0) * math.nan).sum((0, 2))
     return straight_through(hard=_ops.zeros_like(nan.detach()), soft=nan)
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
+def ctc_loss(
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    blank=0,
+    reduction="mean",
+    zero_infinity=False,
+):
     """Connectionist temporal classification loss of ``log_probs`` ``(T, N, C)`` (or
     ``(T, C)``) against ``targets`` (``(N, S)`` padded, or the concatenation of all target
     sequences), by the forward recursion in log space over the extended label sequence
@@ -639,13 +761,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     inputs compute in float32 and round back."""
     _check(reduction, "ctc_loss")
     lp = _float(log_probs, "ctc_loss", "log_probs")
-    if lp.dtype in (_dt.float16, _dt.bfloat16):     # the recursion's log 0 needs float32
-        return ctc_loss(lp.float(), targets, input_lengths, target_lengths, blank, reduction,
-                        zero_infinity).to(lp.dtype)
+    if lp.dtype in (_dt.float16, _dt.bfloat16):  # the recursion's log 0 needs float32
+        return ctc_loss(
+            lp.float(), targets, input_lengths, target_lengths, blank, reduction, zero_infinity
+        ).to(lp.dtype)
     single = lp.ndim == 2
     if lp.ndim not in (2, 3):
-        raise ShapeError(f"ctc_loss: expected log_probs of shape (T, N, C) or (T, C), got "
-                         f"{tuple(lp.shape)}")
+        raise ShapeError(
+            f"ctc_loss: expected log_probs of shape (T, N, C) or (T, C), got {tuple(lp.shape)}"
+        )
     tg = to_tensor(targets, lp)
     if tg.dtype.is_floating_point:
         raise DTypeError(f"ctc_loss: targets must be integers, got {tg.dtype}")
@@ -655,34 +779,36 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     il = _int_vector(input_lengths, lp, "ctc_loss", "input_lengths")
     tl = _int_vector(target_lengths, lp, "ctc_loss", "target_lengths")
     if il.shape[0] != n or tl.shape[0] != n:
-        raise ShapeError(f"ctc_loss: expected input_lengths and target_lengths of size {n}, "
-                         f"got {il.shape[0]} and {tl.shape[0]}")
+        raise ShapeError(
+            f"ctc_loss: expected input_lengths and target_lengths of size {n}, "
+            f"got {il.shape[0]} and {tl.shape[0]}"
+        )
     if not 0 <= blank < n_cls:
         raise ArgumentError(f"ctc_loss: blank must be in label range [0, {n_cls}), got {blank}")
     il_max = int(il.max()) if n else 0
     if il_max > n_t or n and int(il.min()) < 0:
-        raise ArgumentError(f"ctc_loss: input_lengths must be in [0, {n_t}], got "
-                            f"{il.tolist()}")
+        raise ArgumentError(f"ctc_loss: input_lengths must be in [0, {n_t}], got {il.tolist()}")
     lmax = int(tl.max()) if n else 0
     pos = _ops.arange(max(lmax, 1), device=lp.device).unsqueeze(0)
-    if tg.ndim == 1:                     # concatenated targets: pad them to (N, lmax)
+    if tg.ndim == 1:  # concatenated targets: pad them to (N, lmax)
         starts = (_ops.cumsum(tl, 0) - tl).unsqueeze(1)
         flat = _ops.clamp(starts + pos, max=max(tg.shape[0] - 1, 0))
         padded = tg[flat] if tg.shape[0] else _ops.zeros_like(flat)
     else:
         if tg.shape[0] != n or tg.shape[1] < lmax:
-            raise ShapeError(f"ctc_loss: targets of shape {tuple(tg.shape)} do not hold "
-                             f"{n} sequences of lengths up to {lmax}")
-        padded = tg[:, :max(lmax, 1)] if tg.shape[1] else _ops.zeros_like(pos.expand(n, -1))
+            raise ShapeError(
+                f"ctc_loss: targets of shape {tuple(tg.shape)} do not hold "
+                f"{n} sequences of lengths up to {lmax}"
+            )
+        padded = tg[:, : max(lmax, 1)] if tg.shape[1] else _ops.zeros_like(pos.expand(n, -1))
     lab_ok = pos < tl.unsqueeze(1)
     labels = _ops.where(lab_ok, padded.to(_dt.int64), blank)
     n_s = 2 * max(lmax, 1) + 1
     ext = _ops.full((n, n_s), blank, dtype=_dt.int64, device=lp.device)
     ext[:, 1::2] = labels
-    prev2 = _ops.cat([_ops.full((n, 2), -1, dtype=_dt.int64, device=lp.device),
-                      ext[:, :-2]], 1)
+    prev2 = _ops.cat([_ops.full((n, 2), -1, dtype=_dt.int64, device=lp.device), ext[:, :-2]], 1)
     skip = (ext != blank) & (ext != prev2)
-    emit = lp.gather(2, ext.unsqueeze(0).expand(n_t, n, n_s))          # (T, N, S)
+    emit = lp.gather(2, ext.unsqueeze(0).expand(n_t, n, n_s))  # (T, N, S)
     neg = _ops.full((n, n_s), _CTC_NEG, dtype=lp.dtype, device=lp.device)
     s_idx = _ops.arange(n_s, device=lp.device).unsqueeze(0)
     alpha = _ops.where(s_idx < 2, emit[0], neg) if n_t else neg
@@ -693,12 +819,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         a2 = _ops.where(skip, _ops.cat([pad2, alpha[:, :-2]], 1), neg)
         new = _ops.logsumexp(_ops.stack([alpha, a1, a2]), 0) + emit[step]
         alpha = _ops.where((il > step).unsqueeze(1), new, alpha)
-    last = (2 * tl).unsqueeze(1)                                       # S_n - 1
+    last = (2 * tl).unsqueeze(1)  # S_n - 1
     end1 = alpha.gather(1, last)
     end2 = _ops.where(last > 0, alpha.gather(1, _ops.clamp(last - 1, min=0)), _CTC_NEG)
     nll = -_ops.logsumexp(_ops.cat([end1, end2], 1), 1)
     impossible = nll > -_CTC_NEG / 2
-    no_input = il == 0                   # no frame: only the empty target is possible
+    no_input = il == 0  # no frame: only the empty target is possible
     nll = _ops.where(no_input, 0.0, nll)
     impossible = _ops.where(no_input, tl > 0, impossible)
     nll = _ops.where(impossible, 0.0 if zero_infinity else math.inf, nll)

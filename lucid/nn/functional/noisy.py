@@ -33,16 +33,29 @@ def scaled_noise(*size, generator=None, dtype=None, device=None):
 
 def _check(name, t, shape):
     if not isinstance(t, Tensor):
-        raise ArgumentTypeError(f"noisy_linear: argument '{name}' must be a Tensor, got "
-                                f"{type(t).__name__}")
+        raise ArgumentTypeError(
+            f"noisy_linear: argument '{name}' must be a Tensor, got {type(t).__name__}"
+        )
     if tuple(t.shape) != shape:
-        raise ShapeError(f"noisy_linear: {name} of shape {tuple(t.shape)} does not match "
-                         f"weight_mu (expected {shape})")
+        raise ShapeError(
+            f"noisy_linear: {name} of shape {tuple(t.shape)} does not match "
+            f"weight_mu (expected {shape})"
+        )
 
 
 @reports_as("noisy_linear")
-def noisy_linear(input, weight_mu, weight_sigma, bias_mu=None, bias_sigma=None, *,
-                 weight_epsilon=None, bias_epsilon=None, training=True, generator=None):
+def noisy_linear(
+    input,
+    weight_mu,
+    weight_sigma,
+    bias_mu=None,
+    bias_sigma=None,
+    *,
+    weight_epsilon=None,
+    bias_epsilon=None,
+    training=True,
+    generator=None,
+):
     r"""NoisyNet's linear map: in training,
 
     .. math:: y = x\,(\mu^w + \sigma^w \odot \varepsilon^w)^\top + \mu^b + \sigma^b \odot
@@ -60,13 +73,16 @@ def noisy_linear(input, weight_mu, weight_sigma, bias_mu=None, bias_sigma=None, 
     element-wise pass, less than the GEMM of any batch.
     """
     if not isinstance(weight_mu, Tensor) or weight_mu.ndim != 2:
-        raise ShapeError("noisy_linear: weight_mu must be a 2-D (out, in) Tensor, got "
-                         f"{getattr(weight_mu, 'shape', type(weight_mu).__name__)}")
+        raise ShapeError(
+            "noisy_linear: weight_mu must be a 2-D (out, in) Tensor, got "
+            f"{getattr(weight_mu, 'shape', type(weight_mu).__name__)}"
+        )
     out_f, in_f = weight_mu.shape
     _check("weight_sigma", weight_sigma, (out_f, in_f))
     if (bias_mu is None) != (bias_sigma is None):
-        raise ArgumentTypeError("noisy_linear: bias_mu and bias_sigma must both be given or "
-                                "both be None")
+        raise ArgumentTypeError(
+            "noisy_linear: bias_mu and bias_sigma must both be given or both be None"
+        )
     if bias_mu is not None:
         _check("bias_mu", bias_mu, (out_f,))
         _check("bias_sigma", bias_sigma, (out_f,))

@@ -14,22 +14,33 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import ones, pad
-from ...ops.nn.normalization import (BatchNormBackward, GroupNormBackward, InstanceNormBackward,
-                         LayerNormBackward, RmsNormBackward)
+from ...ops.nn.normalization import (
+    BatchNormBackward,
+    GroupNormBackward,
+    InstanceNormBackward,
+    LayerNormBackward,
+    RmsNormBackward,
+)
 
-__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
-           "local_response_norm"]
+__all__ = [
+    "batch_norm",
+    "instance_norm",
+    "layer_norm",
+    "group_norm",
+    "rms_norm",
+    "local_response_norm",
+]
 
 
 def _input(x, op, min_dim=0):
     if not isinstance(x, Tensor):
-        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got "
-                                f"{type(x).__name__}")
+        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got {type(x).__name__}")
     if not x._dtype.is_floating_point:
         raise DTypeError(f"{op}: expected a floating point input, got {x._dtype.name}")
     if x._data.ndim < min_dim:
-        raise ShapeError(f"{op}: expected an input with at least {min_dim} dims, got "
-                         f"shape {tuple(x.shape)}")
+        raise ShapeError(
+            f"{op}: expected an input with at least {min_dim} dims, got shape {tuple(x.shape)}"
+        )
     return x
 
 
@@ -40,11 +51,11 @@ def _affine(op, weight, bias, shape, x):
         if t is None:
             continue
         if not isinstance(t, Tensor):
-            raise ArgumentTypeError(f"{op}: expected {name} to be a Tensor or None, got "
-                                    f"{type(t).__name__}")
+            raise ArgumentTypeError(
+                f"{op}: expected {name} to be a Tensor or None, got {type(t).__name__}"
+            )
         if t._data.shape != shape:
-            raise ShapeError(f"{op}: expected {name} of shape {list(shape)}, got "
-                             f"{list(t.shape)}")
+            raise ShapeError(f"{op}: expected {name} of shape {list(shape)}, got {list(t.shape)}")
     if weight is None and bias is not None:
         weight = ones(shape, dtype=bias.dtype, device=bias.device)
     return tuple(t for t in (weight, bias) if t is not None)
@@ -74,11 +85,11 @@ def _running(op, running_mean, running_var, c):
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
             if not isinstance(t, Tensor):
-                raise ArgumentTypeError(f"{op}: expected {name} to be a Tensor or None, got "
-                                        f"{type(t).__name__}")
+                raise ArgumentTypeError(
+                    f"{op}: expected {name} to be a Tensor or None, got {type(t).__name__}"
+                )
             if tuple(t.shape) != (c,):
-                raise ShapeError(f"{op}: expected {name} of shape [{c}], got "
-                                 f"{list(t.shape)}")
+                raise ShapeError(f"{op}: expected {name} of shape [{c}], got {list(t.shape)}")
         arrs.append(None if t is None else t._data)
     return tuple(arrs)
 
@@ -89,15 +100,32 @@ def _bump(*tensors):
             t._vc[0] += 1
 
 
-def _stats_norm(cls, op, x, wb, layout, eps, batch_stats, running, running_mean,
-                running_var, momentum, eval_mode):
+def _stats_norm(
+    cls,
+    op,
+    x,
+    wb,
+    layout,
+    eps,
+    batch_stats,
+    running,
+    running_mean,
+    running_var,
+    momentum,
+    eval_mode,
+):
     """Batch or instance norm (op class ``cls``): from the input's statistics, updating the
     running ones in place (with a version bump) when given, or from the running ones."""
     if batch_stats:
         has_running = running[0] is not None or running[1] is not None
-        out = cls.apply(x, *wb, layout=layout, eps=eps,
-                        running=running if has_running else None,
-                        momentum=_number(momentum, "momentum", op))
+        out = cls.apply(
+            x,
+            *wb,
+            layout=layout,
+            eps=eps,
+            running=running if has_running else None,
+            momentum=_number(momentum, "momentum", op),
+        )
         if has_running and x.numel():
             _bump(running_mean, running_var)
         return out
@@ -106,8 +134,9 @@ def _stats_norm(cls, op, x, wb, layout, eps, batch_stats, running, running_mean,
     return cls.apply(x, *wb, layout=layout, eps=eps, use_input_stats=False, running=running)
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
     """Batch norm over ``(N, C, *)``: per channel over the batch and spatial dims; in
     training mode the running statistics (when given) are updated in place with
     ``momentum`` (the unbiased variance), in evaluation mode they normalise."""
@@ -122,15 +151,36 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if eps <= 0:
             raise ArgumentError(f"{op}: eps must be positive during training, got {eps}")
         if x.numel() // c == 1:
-            raise ArgumentError(f"{op}: expected more than 1 value per channel when "
-                                f"training, got input size {list(x.shape)}")
-    return _stats_norm(BatchNormBackward, op, x, wb, layout, eps, training, running,
-                       running_mean, running_var, momentum, "in evaluation mode "
-                       "(training=False)")
+            raise ArgumentError(
+                f"{op}: expected more than 1 value per channel when "
+                f"training, got input size {list(x.shape)}"
+            )
+    return _stats_norm(
+        BatchNormBackward,
+        op,
+        x,
+        wb,
+        layout,
+        eps,
+        training,
+        running,
+        running_mean,
+        running_var,
+        momentum,
+        "in evaluation mode (training=False)",
+    )
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.1, eps=1e-5):
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
     """Instance norm over ``(N, C, *)``: per sample and channel over the spatial dims;
     with ``use_input_stats`` the running statistics (when given) are updated with the
     batch average of the per-sample ones, else they normalise."""
@@ -143,14 +193,27 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     layout = _channel_layout(x, False)
     if use_input_stats:
         if math.prod(x.shape[2:]) == 1:
-            raise ArgumentError(f"{op}: expected more than 1 spatial element when "
-                                f"training, got input size {list(x.shape)}")
-    return _stats_norm(InstanceNormBackward, op, x, wb, layout, eps, use_input_stats,
-                       running, running_mean, running_var, momentum,
-                       "when use_input_stats=False")
+            raise ArgumentError(
+                f"{op}: expected more than 1 spatial element when "
+                f"training, got input size {list(x.shape)}"
+            )
+    return _stats_norm(
+        InstanceNormBackward,
+        op,
+        x,
+        wb,
+        layout,
+        eps,
+        use_input_stats,
+        running,
+        running_mean,
+        running_var,
+        momentum,
+        "when use_input_stats=False",
+    )
 
 
-_LAYOUTS = {}      # (input shape, normalized_shape) -> the trailing-dims layout
+_LAYOUTS = {}  # (input shape, normalized_shape) -> the trailing-dims layout
 
 
 def _trailing(x, normalized_shape, op):
@@ -161,21 +224,25 @@ def _trailing(x, normalized_shape, op):
     try:
         key = (shape, tuple(normalized_shape))
     except TypeError:
-        raise ArgumentTypeError(f"{op}: normalized_shape must be an int or a sequence of "
-                                f"ints, got {type(normalized_shape).__name__}") from None
+        raise ArgumentTypeError(
+            f"{op}: normalized_shape must be an int or a sequence of "
+            f"ints, got {type(normalized_shape).__name__}"
+        ) from None
     got = _LAYOUTS.get(key)
     if got is not None:
         return got
-    if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
-               for n in key[1]):
-        raise ArgumentTypeError(f"{op}: normalized_shape must be an int or a sequence of "
-                                f"ints, got {normalized_shape!r}")
+    if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in key[1]):
+        raise ArgumentTypeError(
+            f"{op}: normalized_shape must be an int or a sequence of ints, got {normalized_shape!r}"
+        )
     ns = tuple(int(n) for n in normalized_shape)
     k, nd = len(ns), len(shape)
-    if k == 0 or k > nd or shape[nd - k:] != ns:
-        raise ShapeError(f"{op}: given normalized_shape={list(ns)}, expected input with "
-                         f"shape [*, {', '.join(map(str, ns))}], but got input of size "
-                         f"{list(shape)}")
+    if k == 0 or k > nd or shape[nd - k :] != ns:
+        raise ShapeError(
+            f"{op}: given normalized_shape={list(ns)}, expected input with "
+            f"shape [*, {', '.join(map(str, ns))}], but got input of size "
+            f"{list(shape)}"
+        )
     got = ns, (None, tuple(range(nd - k, nd)), tuple(range(nd - k)), (1,) * (nd - k) + ns)
     if len(_LAYOUTS) < 1024:
         _LAYOUTS[key] = got
@@ -208,19 +275,22 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     op = "group_norm"
     x = _input(input, op, 2)
     if isinstance(num_groups, bool) or not isinstance(num_groups, numbers.Integral):
-        raise ArgumentTypeError(f"{op}: num_groups must be an int, got "
-                                f"{type(num_groups).__name__}")
+        raise ArgumentTypeError(f"{op}: num_groups must be an int, got {type(num_groups).__name__}")
     n, c = x.shape[0], x.shape[1]
     g = int(num_groups)
     s = math.prod(x.shape[2:])
     if g > 0 and n * c // g * s == 1:
         # PyTorch's check (in evaluation mode too): a single value of each group of the
         # single sample, whose normalisation is 0 whatever the input
-        raise ArgumentError(f"{op}: expected more than 1 value per channel when training, "
-                            f"got input size {list(x.shape)}")
+        raise ArgumentError(
+            f"{op}: expected more than 1 value per channel when training, "
+            f"got input size {list(x.shape)}"
+        )
     if g <= 0 or c % g:
-        raise ShapeError(f"{op}: expected number of channels in input ({c}) to be divisible "
-                         f"by num_groups, but got num_groups={num_groups}")
+        raise ShapeError(
+            f"{op}: expected number of channels in input ({c}) to be divisible "
+            f"by num_groups, but got num_groups={num_groups}"
+        )
     layout = ((n, g, c // g, s), (2, 3), (0, 3), (1, g, c // g, 1))
     wb = _affine(op, weight, bias, (c,), x)
     return GroupNormBackward.apply(x, *wb, layout=layout, eps=_eps(eps, op))
@@ -234,22 +304,23 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     the result in the default float dtype; other integer and bool dtypes are refused."""
     op = "local_response_norm"
     if not isinstance(input, Tensor):
-        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got "
-                                f"{type(input).__name__}")
+        raise ArgumentTypeError(f"{op}: expected input to be a Tensor, got {type(input).__name__}")
     x = input
     if x._data.ndim < 3:
-        raise ShapeError(f"{op}: expected an input with at least 3 dims, got shape "
-                         f"{tuple(x.shape)}")
+        raise ShapeError(
+            f"{op}: expected an input with at least 3 dims, got shape {tuple(x.shape)}"
+        )
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ArgumentError(f"{op}: size must be a positive int, got {size!r}")
     if x.numel() == 0:
         return x.clone()
     if not (x._dtype.is_floating_point or x._dtype is _dt.int64):
-        raise DTypeError(f"{op}: expected a floating point input (or int64, as PyTorch), "
-                         f"got {x._dtype.name}")
+        raise DTypeError(
+            f"{op}: expected a floating point input (or int64, as PyTorch), got {x._dtype.name}"
+        )
     nd = x._data.ndim
     sq = x * x
-    widths = [0, 0] * (nd - 2) + [size // 2, (size - 1) // 2]   # dim 1, last dims first
+    widths = [0, 0] * (nd - 2) + [size // 2, (size - 1) // 2]  # dim 1, last dims first
     win = pad(sq, widths).unfold(1, size, 1)
     div = win.sum(-1) // size if x._dtype is _dt.int64 else win.mean(-1)
     return x / (div * alpha + k) ** beta

@@ -14,8 +14,13 @@ from ..._tensor import Tensor
 from ...errors import ArgumentError, ArgumentTypeError, DTypeError, ShapeError
 from ...ops import arange, cat, exp, stack
 
-__all__ = ["sinusoidal_embedding", "sinusoidal_embedding_nd", "rotate_half",
-           "apply_rotary_emb", "rotary_frequencies"]
+__all__ = [
+    "sinusoidal_embedding",
+    "sinusoidal_embedding_nd",
+    "rotate_half",
+    "apply_rotary_emb",
+    "rotary_frequencies",
+]
 
 
 def _check_dim(op, name, d, multiple=2):
@@ -25,12 +30,10 @@ def _check_dim(op, name, d, multiple=2):
 
 def _float_positions(op, positions):
     if not isinstance(positions, Tensor):
-        raise ArgumentTypeError(f"{op}: positions must be a Tensor, got "
-                                f"{type(positions).__name__}")
+        raise ArgumentTypeError(f"{op}: positions must be a Tensor, got {type(positions).__name__}")
     dt = positions.dtype
     if dt.is_complex or dt is _dt.bool:
-        raise DTypeError(f"{op}: positions must be an integer or floating tensor, got "
-                         f"{dt.name}")
+        raise DTypeError(f"{op}: positions must be an integer or floating tensor, got {dt.name}")
     return positions if dt.is_floating_point else positions.to(_dt.get_default_dtype())
 
 
@@ -77,15 +80,17 @@ def sinusoidal_embedding_nd(positions, embedding_dim, base=10000.0):
     op = "sinusoidal_embedding_nd"
     p = _float_positions(op, positions)
     if p.ndim == 0:
-        raise ShapeError(f"{op}: positions must be (..., n) with one coordinate per axis, "
-                         "got a 0-d tensor")
+        raise ShapeError(
+            f"{op}: positions must be (..., n) with one coordinate per axis, got a 0-d tensor"
+        )
     n = p.shape[-1]
     if n == 0:
-        raise ShapeError(f"{op}: positions must have at least one axis (last dim), got "
-                         f"shape {tuple(p.shape)}")
+        raise ShapeError(
+            f"{op}: positions must have at least one axis (last dim), got shape {tuple(p.shape)}"
+        )
     _check_dim(op, "embedding_dim", embedding_dim, 2 * n)
     freq = rotary_frequencies(embedding_dim // n, base, dtype=p.dtype, device=p.device)
-    angle = p.unsqueeze(-1) * freq                          # (..., n, d / 2n)
+    angle = p.unsqueeze(-1) * freq  # (..., n, d / 2n)
     return stack([angle.sin(), angle.cos()], -1).flatten(-3)
 
 
@@ -127,11 +132,12 @@ def apply_rotary_emb(x, cos, sin, interleaved=False):
         raise DTypeError(f"{op}: x must be a floating tensor, got {x.dtype.name}")
     d = x.shape[-1] if x.ndim else 0
     if x.ndim < 2 or d % 2:
-        raise ShapeError(f"{op}: x must be (..., seq, d) with d even, got shape "
-                         f"{tuple(x.shape)}")
+        raise ShapeError(f"{op}: x must be (..., seq, d) with d even, got shape {tuple(x.shape)}")
     if tuple(cos.shape) != tuple(sin.shape) or cos.ndim == 0 or cos.shape[-1] != d:
-        raise ShapeError(f"{op}: cos and sin must have one shape ending in x's dim {d}, got "
-                         f"{tuple(cos.shape)} and {tuple(sin.shape)}")
+        raise ShapeError(
+            f"{op}: cos and sin must have one shape ending in x's dim {d}, got "
+            f"{tuple(cos.shape)} and {tuple(sin.shape)}"
+        )
     if cos.dtype is not x.dtype:
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
     rot = _rotate_pairs(x) if interleaved else rotate_half(x)

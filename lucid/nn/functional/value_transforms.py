@@ -19,8 +19,7 @@ __all__ = ["symlog", "symexp", "two_hot"]
 
 def _need_tensor(op, name, t):
     if not isinstance(t, Tensor):
-        raise ArgumentTypeError(f"{op}: argument '{name}' must be a Tensor, got "
-                                f"{type(t).__name__}")
+        raise ArgumentTypeError(f"{op}: argument '{name}' must be a Tensor, got {type(t).__name__}")
 
 
 def symlog(input):
@@ -59,8 +58,10 @@ def two_hot(input, bins):
     _need_tensor("two_hot", "input", input)
     _need_tensor("two_hot", "bins", bins)
     if bins.ndim != 1 or bins.shape[0] < 2:
-        raise ShapeError(f"two_hot: bins must be a 1-D tensor of at least two entries, got "
-                         f"shape {tuple(bins.shape)}")
+        raise ShapeError(
+            f"two_hot: bins must be a 1-D tensor of at least two entries, got "
+            f"shape {tuple(bins.shape)}"
+        )
     if not bins.dtype.is_floating_point:
         raise DTypeError(f"two_hot: bins must be a floating tensor, got {bins.dtype.name}")
     if not input.dtype.is_floating_point:

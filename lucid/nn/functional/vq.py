@@ -17,18 +17,25 @@ __all__ = ["nearest_codebook", "vector_quantize", "straight_through"]
 def _check(op, x, codebook):
     for name, t in (("input", x), ("codebook", codebook)):
         if not isinstance(t, Tensor):
-            raise ArgumentTypeError(f"{op}: argument '{name}' must be a Tensor, got "
-                                    f"{type(t).__name__}")
+            raise ArgumentTypeError(
+                f"{op}: argument '{name}' must be a Tensor, got {type(t).__name__}"
+            )
     if codebook.ndim != 2 or codebook.shape[0] == 0:
-        raise ShapeError(f"{op}: codebook must be 2-D (num_embeddings, embedding_dim) with "
-                         f"at least one code, got shape {tuple(codebook.shape)}")
+        raise ShapeError(
+            f"{op}: codebook must be 2-D (num_embeddings, embedding_dim) with "
+            f"at least one code, got shape {tuple(codebook.shape)}"
+        )
     if x.ndim == 0 or x.shape[-1] != codebook.shape[1]:
-        raise ShapeError(f"{op}: input of shape {tuple(x.shape)} does not match codebook "
-                         f"of shape {tuple(codebook.shape)} (expected last dim "
-                         f"{codebook.shape[1]})")
+        raise ShapeError(
+            f"{op}: input of shape {tuple(x.shape)} does not match codebook "
+            f"of shape {tuple(codebook.shape)} (expected last dim "
+            f"{codebook.shape[1]})"
+        )
     if not x.dtype.is_floating_point or x.dtype is not codebook.dtype:
-        raise DTypeError(f"{op}: input ({x.dtype.name}) and codebook "
-                         f"({codebook.dtype.name}) must be floating tensors of one dtype")
+        raise DTypeError(
+            f"{op}: input ({x.dtype.name}) and codebook "
+            f"({codebook.dtype.name}) must be floating tensors of one dtype"
+        )
 
 
 @reports_as("nearest_codebook")

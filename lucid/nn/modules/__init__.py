@@ -27,17 +27,85 @@ from .lazy_norm import *  # noqa: F401,F403
 from .noisy import *  # noqa: F401,F403
 from .fused import *  # noqa: F401,F403
 from . import channelshuffle, utils  # noqa: F401  (PyTorch's module paths only)
-from . import module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, sync_batchnorm, instancenorm, dropout, sparse, attention, transformer, vq, lazy_norm, noisy, fused
+from . import (
+    module,
+    container,
+    linear,
+    flatten,
+    rnn,
+    distance,
+    activation,
+    loss,
+    conv,
+    pooling,
+    padding,
+    pixelshuffle,
+    upsampling,
+    fold,
+    normalization,
+    batchnorm,
+    sync_batchnorm,
+    instancenorm,
+    dropout,
+    sparse,
+    attention,
+    transformer,
+    vq,
+    lazy_norm,
+    noisy,
+    fused,
+)
 
-__all__ = [n for m in (module, container, linear, flatten, rnn, distance, activation, loss, conv, pooling, padding, pixelshuffle, upsampling, fold, normalization, batchnorm, sync_batchnorm, instancenorm, dropout, sparse, attention, transformer, vq, lazy_norm, noisy, fused) for n in m.__all__]
+__all__ = [
+    n
+    for m in (
+        module,
+        container,
+        linear,
+        flatten,
+        rnn,
+        distance,
+        activation,
+        loss,
+        conv,
+        pooling,
+        padding,
+        pixelshuffle,
+        upsampling,
+        fold,
+        normalization,
+        batchnorm,
+        sync_batchnorm,
+        instancenorm,
+        dropout,
+        sparse,
+        attention,
+        transformer,
+        vq,
+        lazy_norm,
+        noisy,
+        fused,
+    )
+    for n in m.__all__
+]
 
 # fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
 from . import fractional_pool, positional, grouped_attention  # noqa: E402
-__all__ += [n for m in (fractional_pool, positional, grouped_attention,) for n in m.__all__]
+
+__all__ += [
+    n
+    for m in (
+        fractional_pool,
+        positional,
+        grouped_attention,
+    )
+    for n in m.__all__
+]
 
 from .adaptive import *  # noqa: F401,F403,E402
 from . import adaptive  # noqa: E402
+
 __all__ += adaptive.__all__

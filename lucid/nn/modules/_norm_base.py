@@ -26,8 +26,18 @@ class _NormBase(Module):
 
     _version = 2
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -44,12 +54,9 @@ class _NormBase(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, device=device,
-                                                       dtype=dtype))
-            self.register_buffer("running_var", ones(num_features, device=device,
-                                                     dtype=dtype))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dt.int64,
-                                                               device=device))
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dt.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -75,20 +82,28 @@ class _NormBase(Module):
         raise NotImplementedError  # abstract: each layer checks its own input rank
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
-                              missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
-        if (version is None or version < 2) and self.track_running_stats and \
-                key not in state_dict:      # checkpoints before num_batches_tracked
-            state_dict[key] = self.num_batches_tracked if \
-                self.num_batches_tracked is not None else tensor(0, dtype=_dt.int64)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
-                                      missing_keys, unexpected_keys, error_msgs)
+        if (
+            (version is None or version < 2) and self.track_running_stats and key not in state_dict
+        ):  # checkpoints before num_batches_tracked
+            state_dict[key] = (
+                self.num_batches_tracked
+                if self.num_batches_tracked is not None
+                else tensor(0, dtype=_dt.int64)
+            )
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 class _BatchNorm(_NormBase):
@@ -100,8 +115,9 @@ class _BatchNorm(_NormBase):
     def _check_input_dim(self, input):
         if input.dim() not in self._dims:
             want = " or ".join(f"{d}D" for d in self._dims)
-            raise ShapeError(f"{type(self).__name__}: expected {want} input (got "
-                             f"{input.dim()}D input)")
+            raise ShapeError(
+                f"{type(self).__name__}: expected {want} input (got {input.dim()}D input)"
+            )
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -109,11 +125,17 @@ class _BatchNorm(_NormBase):
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
                 self.num_batches_tracked.add_(1)
-            if self.momentum is None:         # cumulative moving average
+            if self.momentum is None:  # cumulative moving average
                 factor = 1.0 / float(self.num_batches_tracked.item())
-        batch_stats = self.training or (self.running_mean is None and
-                                        self.running_var is None)
+        batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         track = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if track else None,
-                            self.running_var if track else None, self.weight, self.bias,
-                            batch_stats, factor, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if track else None,
+            self.running_var if track else None,
+            self.weight,
+            self.bias,
+            batch_stats,
+            factor,
+            self.eps,
+        )

@@ -11,10 +11,36 @@ from ..parameter import Parameter
 from .attention import MultiheadAttention  # noqa: F401  (PyTorch's path for it)
 from .module import Module
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "SELU", "CELU", "GELU",
-           "SiLU", "Mish", "Sigmoid", "Tanh", "Softplus", "Softsign", "Hardtanh",
-           "Hardsigmoid", "Hardswish", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold",
-           "GLU", "LogSigmoid", "Softmax", "Softmin", "LogSoftmax", "Softmax2d"]
+__all__ = [
+    "ReLU",
+    "ReLU6",
+    "LeakyReLU",
+    "PReLU",
+    "RReLU",
+    "ELU",
+    "SELU",
+    "CELU",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "Sigmoid",
+    "Tanh",
+    "Softplus",
+    "Softsign",
+    "Hardtanh",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardshrink",
+    "Softshrink",
+    "Tanhshrink",
+    "Threshold",
+    "GLU",
+    "LogSigmoid",
+    "Softmax",
+    "Softmin",
+    "LogSoftmax",
+    "Softmax2d",
+]
 
 
 def _inplace(inplace, lead=""):
@@ -127,8 +153,9 @@ class Hardtanh(Module):
         self.max_val = max_val
         self.inplace = inplace
         if max_val <= min_val:
-            raise ArgumentError(f"Hardtanh: max_val ({max_val}) must be greater than min_val "
-                             f"({min_val})")
+            raise ArgumentError(
+                f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
+            )
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
@@ -338,6 +365,8 @@ class Softmax2d(Module):
 
     def forward(self, input):
         if input.ndim not in (3, 4):
-            raise ShapeError(f"Softmax2d: expected a 3-D or 4-D input (C, H, W) or "
-                             f"(N, C, H, W), got {input.ndim}-D")
+            raise ShapeError(
+                f"Softmax2d: expected a 3-D or 4-D input (C, H, W) or "
+                f"(N, C, H, W), got {input.ndim}-D"
+            )
         return F.softmax(input, -3, _stacklevel=5)

@@ -38,20 +38,35 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     log-probability and the mean negative log-likelihood; :meth:`log_prob` gives the full
     ``(N, n_classes)`` log-probabilities and :meth:`predict` the most likely class."""
 
-    def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        in_features,
+        n_classes,
+        cutoffs,
+        div_value=4.0,
+        head_bias=False,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         cutoffs = list(cutoffs)
         if not cutoffs:
-            raise ArgumentError("AdaptiveLogSoftmaxWithLoss: cutoffs should be a sequence of "
-                                "length larger than 0")
-        if (cutoffs != sorted(cutoffs) or len(set(cutoffs)) != len(cutoffs)
-                or any(int(c) != c for c in cutoffs)
-                or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1):
-            raise ArgumentError("AdaptiveLogSoftmaxWithLoss: cutoffs should be a sequence of "
-                                "unique, positive integers sorted in an increasing order, "
-                                f"where each value is between 1 and n_classes-1; got "
-                                f"{cutoffs} for n_classes={n_classes}")
+            raise ArgumentError(
+                "AdaptiveLogSoftmaxWithLoss: cutoffs should be a sequence of length larger than 0"
+            )
+        if (
+            cutoffs != sorted(cutoffs)
+            or len(set(cutoffs)) != len(cutoffs)
+            or any(int(c) != c for c in cutoffs)
+            or min(cutoffs) <= 0
+            or max(cutoffs) > n_classes - 1
+        ):
+            raise ArgumentError(
+                "AdaptiveLogSoftmaxWithLoss: cutoffs should be a sequence of "
+                "unique, positive integers sorted in an increasing order, "
+                f"where each value is between 1 and n_classes-1; got "
+                f"{cutoffs} for n_classes={n_classes}"
+            )
         kw = dict(device=device, dtype=dtype)
         self.in_features = in_features
         self.n_classes = n_classes
@@ -66,8 +81,12 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for k in range(self.n_clusters):
             hidden = int(in_features // (div_value ** (k + 1)))
             size = self.cutoffs[k + 1] - self.cutoffs[k]
-            self.tail.append(Sequential(Linear(in_features, hidden, bias=False, **kw),
-                                        Linear(hidden, size, bias=False, **kw)))
+            self.tail.append(
+                Sequential(
+                    Linear(in_features, hidden, bias=False, **kw),
+                    Linear(hidden, size, bias=False, **kw),
+                )
+            )
 
     def reset_parameters(self):
         self.head.reset_parameters()
@@ -78,16 +97,22 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def _check(self, input, target):
         if target.ndim == 1:
             if input.ndim != 2 or input.shape[0] != target.shape[0]:
-                raise ShapeError(f"AdaptiveLogSoftmaxWithLoss: a 1-D target expects a 2-D "
-                                 f"input of the same batch size, got input "
-                                 f"{tuple(input.shape)} and target {tuple(target.shape)}")
+                raise ShapeError(
+                    f"AdaptiveLogSoftmaxWithLoss: a 1-D target expects a 2-D "
+                    f"input of the same batch size, got input "
+                    f"{tuple(input.shape)} and target {tuple(target.shape)}"
+                )
         elif target.ndim == 0:
             if input.ndim != 1:
-                raise ShapeError(f"AdaptiveLogSoftmaxWithLoss: a 0-D target expects a 1-D "
-                                 f"input, got input {tuple(input.shape)}")
+                raise ShapeError(
+                    f"AdaptiveLogSoftmaxWithLoss: a 0-D target expects a 1-D "
+                    f"input, got input {tuple(input.shape)}"
+                )
         else:
-            raise ShapeError(f"AdaptiveLogSoftmaxWithLoss: 0-D or 1-D target expected "
-                             f"(multi-target not supported), got {tuple(target.shape)}")
+            raise ShapeError(
+                f"AdaptiveLogSoftmaxWithLoss: 0-D or 1-D target expected "
+                f"(multi-target not supported), got {tuple(target.shape)}"
+            )
 
     def forward(self, input, target):
         self._check(input, target)
@@ -95,9 +120,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         x = input if batched else input.unsqueeze(0)
         t = target if batched else target.unsqueeze(0)
         if t.numel() and (int(t.min()) < 0 or int(t.max()) >= self.n_classes):
-            raise IndexingError(f"AdaptiveLogSoftmaxWithLoss: target values should be in "
-                                f"[0, {self.n_classes - 1}], but values in range "
-                                f"[{int(t.min())}, {int(t.max())}] were found")
+            raise IndexingError(
+                f"AdaptiveLogSoftmaxWithLoss: target values should be in "
+                f"[0, {self.n_classes - 1}], but values in range "
+                f"[{int(t.min())}, {int(t.max())}] were found"
+            )
         # cluster of each target: 0 for the shortlist, k for [cutoffs[k-1], cutoffs[k])
         cluster = zeros_like(t)
         for c in self.cutoffs[:-1]:
@@ -111,17 +138,17 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 continue
             local = t.index_select(0, rows) - self.cutoffs[k - 1]
             tail_lp = F.log_softmax(self.tail[k - 1](x.index_select(0, rows)), dim=1)
-            output = index_add(output, 0, rows,
-                               tail_lp.gather(1, local.unsqueeze(1)).squeeze(1))
+            output = index_add(output, 0, rows, tail_lp.gather(1, local.unsqueeze(1)).squeeze(1))
         loss = (-output).mean()
         return _ASMoutput(output if batched else output.squeeze(0), loss)
 
     def _full_log_prob(self, x, head_out):
         head_lp = F.log_softmax(head_out, dim=1)
-        parts = [head_lp[:, :self.shortlist_size]]
+        parts = [head_lp[:, : self.shortlist_size]]
         for k, tail in enumerate(self.tail):
-            parts.append(F.log_softmax(tail(x), dim=1) +
-                         head_lp[:, self.shortlist_size + k].unsqueeze(1))
+            parts.append(
+                F.log_softmax(tail(x), dim=1) + head_lp[:, self.shortlist_size + k].unsqueeze(1)
+            )
         return cat(parts, dim=1)
 
     def log_prob(self, input):

@@ -36,20 +36,42 @@ class MultiheadAttention(Module):
     ``bias_k``/``bias_v`` ``(1, 1, E_kv)``), initialised as the packed matrix is.
     """
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None, *, num_kv_heads=None):
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+        *,
+        num_kv_heads=None,
+    ):
         if embed_dim <= 0 or num_heads <= 0:
-            raise ArgumentError(f"MultiheadAttention: embed_dim and num_heads must be greater "
-                                f"than 0, got embed_dim={embed_dim} and num_heads={num_heads}")
+            raise ArgumentError(
+                f"MultiheadAttention: embed_dim and num_heads must be greater "
+                f"than 0, got embed_dim={embed_dim} and num_heads={num_heads}"
+            )
         if embed_dim % num_heads:
-            raise ArgumentError(f"MultiheadAttention: embed_dim ({embed_dim}) must be "
-                                f"divisible by num_heads ({num_heads})")
+            raise ArgumentError(
+                f"MultiheadAttention: embed_dim ({embed_dim}) must be "
+                f"divisible by num_heads ({num_heads})"
+            )
         if num_kv_heads is not None and (
-                isinstance(num_kv_heads, bool) or not isinstance(num_kv_heads, int) or
-                num_kv_heads <= 0 or num_heads % num_kv_heads):
-            raise ArgumentError(f"{type(self).__name__}: num_kv_heads must be a positive "
-                                f"divisor of num_heads ({num_heads}), got {num_kv_heads!r}")
+            isinstance(num_kv_heads, bool)
+            or not isinstance(num_kv_heads, int)
+            or num_kv_heads <= 0
+            or num_heads % num_kv_heads
+        ):
+            raise ArgumentError(
+                f"{type(self).__name__}: num_kv_heads must be a positive "
+                f"divisor of num_heads ({num_heads}), got {num_kv_heads!r}"
+            )
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.embed_dim = embed_dim
@@ -105,14 +127,23 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
-                attn_mask=None, average_attn_weights=True, is_causal=False):
+    def forward(
+        self,
+        query,
+        key,
+        value,
+        key_padding_mask=None,
+        need_weights=True,
+        attn_mask=None,
+        average_attn_weights=True,
+        is_causal=False,
+    ):
         """``(output, weights)``: output shaped like ``query``; weights ``(N, L, S)``
         (``(N, H, L, S)`` without ``average_attn_weights``) or None without
         ``need_weights``. With ``need_weights=False`` no weights are copied out of the
         fused op."""
         batched = query.ndim == 3
-        if self.batch_first and batched:        # keep "query is key is value" true
+        if self.batch_first and batched:  # keep "query is key is value" true
             if key is value:
                 if query is key:
                     query = key = value = query.transpose(1, 0)
@@ -122,14 +153,31 @@ class MultiheadAttention(Module):
             else:
                 query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         out, weights = F.multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights,
-            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
-            is_causal=is_causal, num_kv_heads=self.num_kv_heads)
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+            num_kv_heads=self.num_kv_heads,
+        )
         if self.batch_first and batched:
             out = out.transpose(1, 0)
         return out, weights

@@ -7,8 +7,14 @@ from ._norm_base import _BatchNorm, _NormBase  # noqa: F401  (PyTorch's path for
 from .lazy_norm import _LazyNorm
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401  (PyTorch's path for it)
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+]
 
 
 class BatchNorm1d(_BatchNorm):
@@ -30,6 +36,7 @@ class BatchNorm3d(_BatchNorm):
 
 
 # -- lazy layers (their shared base is lazy_norm.py's) --
+
 
 class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
     """A :class:`BatchNorm1d` whose ``num_features`` is inferred from its first input."""

@@ -31,8 +31,9 @@ def _abs_index(container, idx):
 
 
 def _renumber(container):
-    object.__setattr__(container, "_modules", dict(
-        (str(i), m) for i, m in enumerate(container._modules.values())))
+    object.__setattr__(
+        container, "_modules", dict((str(i), m) for i, m in enumerate(container._modules.values()))
+    )
 
 
 def _no_digits(keys):
@@ -81,8 +82,10 @@ class Sequential(Module):
 
     def __add__(self, other):
         if not isinstance(other, Sequential):
-            raise ArgumentError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise ArgumentError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
         out = Sequential()
         for layer in chain(self, other):
             out.append(layer)
@@ -90,8 +93,10 @@ class Sequential(Module):
 
     def __iadd__(self, other):
         if not isinstance(other, Sequential):
-            raise ArgumentError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise ArgumentError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
         offset = len(self)
         for i, module in enumerate(other):
             self.add_module(str(i + offset), module)
@@ -99,8 +104,9 @@ class Sequential(Module):
 
     def _check_factor(self, other):
         if not isinstance(other, int) or isinstance(other, bool):
-            raise ArgumentTypeError(f"unsupported operand type(s) for *: {type(self)} and "
-                            f"{type(other)}")
+            raise ArgumentTypeError(
+                f"unsupported operand type(s) for *: {type(self)} and {type(other)}"
+            )
         if other <= 0:
             raise ArgumentError(f"Non-positive multiplication factor {other} for {type(self)}")
 
@@ -205,14 +211,16 @@ class ModuleList(Module):
         reprs = [repr(m) for m in self]
         if not reprs:
             return self._get_name() + "()"
-        runs = []                               # [start, end, repr] of equal neighbours
+        runs = []  # [start, end, repr] of equal neighbours
         for i, r in enumerate(reprs):
             if runs and runs[-1][2] == r:
                 runs[-1][1] = i
             else:
                 runs.append([i, i, r])
-        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2)
-                 for a, b, r in runs]
+        lines = [
+            _addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2)
+            for a, b, r in runs
+        ]
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __dir__(self):
@@ -224,8 +232,9 @@ class ModuleList(Module):
         a bare ``KeyError`` for a negative index and leaves a gap in the keys for one
         above ``len``; Lucid keeps the list whole.)"""
         if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-            raise ArgumentTypeError(f"ModuleList.insert: index must be an int, got "
-                                    f"{type(index).__name__}")
+            raise ArgumentTypeError(
+                f"ModuleList.insert: index must be an int, got {type(index).__name__}"
+            )
         items = list(self._modules.values())
         items.insert(index, module)
         for i in range(len(items)):
@@ -245,8 +254,10 @@ class ModuleList(Module):
     def extend(self, modules):
         """Append every module of the iterable ``modules``; returns ``self``."""
         if not isinstance(modules, Iterable):
-            raise ArgumentTypeError("ModuleList.extend should be called with an iterable, but got "
-                            + type(modules).__name__)
+            raise ArgumentTypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
         offset = len(self)
         for i, module in enumerate(modules):
             self.add_module(str(offset + i), module)
@@ -256,11 +267,13 @@ class ModuleList(Module):
 def _update_pairs(target, pairs, cls_name):
     for j, p in enumerate(pairs):
         if not isinstance(p, Iterable):
-            raise ArgumentTypeError(f"{cls_name} update sequence element #{j} should be Iterable; "
-                            f"is {type(p).__name__}")
+            raise ArgumentTypeError(
+                f"{cls_name} update sequence element #{j} should be Iterable; is {type(p).__name__}"
+            )
         if len(p) != 2:
-            raise ArgumentError(f"{cls_name} update sequence element #{j} has length {len(p)}; "
-                             "2 is required")
+            raise ArgumentError(
+                f"{cls_name} update sequence element #{j} has length {len(p)}; 2 is required"
+            )
         target[p[0]] = p[1]
 
 
@@ -312,8 +325,10 @@ class ModuleDict(Module):
     def update(self, modules):
         """Add the entries of a mapping or of an iterable of ``(key, module)`` pairs."""
         if not isinstance(modules, Iterable):
-            raise ArgumentTypeError("ModuleDict.update should be called with an iterable of "
-                            f"key/value pairs, but got {type(modules).__name__}")
+            raise ArgumentTypeError(
+                "ModuleDict.update should be called with an iterable of "
+                f"key/value pairs, but got {type(modules).__name__}"
+            )
         if isinstance(modules, (Mapping, ModuleDict)):
             for key, module in modules.items():
                 self[key] = module
@@ -375,8 +390,10 @@ class ParameterList(Module):
     def extend(self, values):
         """Append every value of the iterable ``values``; returns ``self``."""
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
-            raise ArgumentTypeError("ParameterList.extend should be called with an iterable, but got "
-                            + type(values).__name__)
+            raise ArgumentTypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
         for value in values:
             self.append(value)
         return self
@@ -402,8 +419,10 @@ class ParameterDict(Module):
     @staticmethod
     def _key_to_attr(key):
         if not isinstance(key, str):
-            raise ArgumentTypeError("Index given to ParameterDict cannot be used as a key as it is "
-                            f"not a string (type is '{type(key).__name__}').")
+            raise ArgumentTypeError(
+                "Index given to ParameterDict cannot be used as a key as it is "
+                f"not a string (type is '{type(key).__name__}')."
+            )
         return key
 
     def __getitem__(self, key):
@@ -475,8 +494,10 @@ class ParameterDict(Module):
     def update(self, parameters):
         """Add the entries of a mapping or of an iterable of ``(key, value)`` pairs."""
         if not isinstance(parameters, Iterable):
-            raise ArgumentTypeError("ParametersDict.update should be called with an iterable of "
-                            f"key/value pairs, but got {type(parameters).__name__}")
+            raise ArgumentTypeError(
+                "ParametersDict.update should be called with an iterable of "
+                f"key/value pairs, but got {type(parameters).__name__}"
+            )
         if isinstance(parameters, (OrderedDict, ParameterDict)):
             for key, p in parameters.items():
                 self[key] = p

@@ -19,9 +19,20 @@ from ..functional.conv import transpose_output_padding
 from ..parameter import Parameter, UninitializedParameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -39,22 +50,39 @@ class _ConvNd(Module):
     _n = 0
     _transposed = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        output_padding,
+        groups,
+        bias,
+        padding_mode,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         name = type(self).__name__
         n = self._n
         if not isinstance(groups, numbers.Integral) or groups <= 0:
             raise ArgumentError(f"{name}: groups must be a positive integer, got {groups!r}")
         if in_channels % groups:
-            raise ArgumentError(f"{name}: in_channels must be divisible by groups "
-                                f"({in_channels} % {groups} != 0)")
+            raise ArgumentError(
+                f"{name}: in_channels must be divisible by groups ({in_channels} % {groups} != 0)"
+            )
         if out_channels % groups:
-            raise ArgumentError(f"{name}: out_channels must be divisible by groups "
-                                f"({out_channels} % {groups} != 0)")
+            raise ArgumentError(
+                f"{name}: out_channels must be divisible by groups ({out_channels} % {groups} != 0)"
+            )
         if padding_mode not in _PADDING_MODES:
-            raise ArgumentError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}"
-                                f", but got padding_mode={padding_mode!r}")
+            raise ArgumentError(
+                f"{name}: padding_mode must be one of {list(_PADDING_MODES)}"
+                f", but got padding_mode={padding_mode!r}"
+            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)
@@ -66,11 +94,14 @@ class _ConvNd(Module):
         self.padding_mode = padding_mode
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
-                raise ArgumentError(f"{name}: Invalid padding string {padding!r}, should be "
-                                    "one of ['valid', 'same']")
+                raise ArgumentError(
+                    f"{name}: Invalid padding string {padding!r}, should be "
+                    "one of ['valid', 'same']"
+                )
             if padding == "same" and any(s != 1 for s in self.stride):
-                raise ArgumentError(f"{name}: padding='same' is not supported for strided "
-                                    "convolutions")
+                raise ArgumentError(
+                    f"{name}: padding='same' is not supported for strided convolutions"
+                )
             self.padding = padding
             rev = [0] * (2 * n)
             if padding == "same":
@@ -82,8 +113,11 @@ class _ConvNd(Module):
             self.padding = _ntuple(padding, n)
             rev = [p for p in reversed(self.padding) for _ in range(2)]
         self._reversed_padding_repeated_twice = tuple(rev)
-        shape = (in_channels, out_channels // groups) if self._transposed else \
-            (out_channels, in_channels // groups)
+        shape = (
+            (in_channels, out_channels // groups)
+            if self._transposed
+            else (out_channels, in_channels // groups)
+        )
         self.weight = Parameter(empty(shape + self.kernel_size, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
@@ -100,8 +134,10 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self):
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0,) * len(self.padding):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
@@ -120,18 +156,47 @@ class _ConvNd(Module):
 class _Conv(_ConvNd):
     _fn = None
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         0, groups, bias, padding_mode, device, dtype)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            0,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
 
     def _conv_forward(self, input, weight, bias):
         fn = type(self)._fn
         if self.padding_mode != "zeros":
-            return fn(_pad(input, self._reversed_padding_repeated_twice,
-                           mode=self.padding_mode), weight,
-                      bias, self.stride, 0, self.dilation, self.groups)
+            return fn(
+                _pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                0,
+                self.dilation,
+                self.groups,
+            )
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
@@ -166,26 +231,67 @@ class _ConvTranspose(_ConvNd):
     _transposed = True
     _fn = None
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         if padding_mode != "zeros":
-            raise ArgumentError(f'{type(self).__name__}: Only "zeros" padding mode is '
-                                f"supported, got {padding_mode!r}")
+            raise ArgumentError(
+                f'{type(self).__name__}: Only "zeros" padding mode is '
+                f"supported, got {padding_mode!r}"
+            )
         if isinstance(padding, str):
-            raise ArgumentError(f"{type(self).__name__}: padding must be an int or a tuple, "
-                                f"got {padding!r}")
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         output_padding, groups, bias, padding_mode, device, dtype)
+            raise ArgumentError(
+                f"{type(self).__name__}: padding must be an int or a tuple, got {padding!r}"
+            )
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            output_padding,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
 
     def forward(self, input, output_size=None):
         opad = self.output_padding
         if output_size is not None:
-            opad = transpose_output_padding(type(self).__name__, tuple(input.shape[-self._n:]),
-                                            output_size, self.stride, self.padding,
-                                            self.kernel_size, self.dilation)
-        return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, opad,
-                              self.groups, self.dilation)
+            opad = transpose_output_padding(
+                type(self).__name__,
+                tuple(input.shape[-self._n :]),
+                output_size,
+                self.stride,
+                self.padding,
+                self.kernel_size,
+                self.dilation,
+            )
+        return type(self)._fn(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            opad,
+            self.groups,
+            self.dilation,
+        )
 
 
 class ConvTranspose1d(_ConvTranspose):
@@ -212,6 +318,7 @@ class ConvTranspose3d(_ConvTranspose):
 
 # -- lazy layers ----------------------------------------------------------------------
 
+
 class _LazyConv:
     """A convolution whose ``in_channels`` is read from its first input (dim 1, or dim 0
     unbatched): until then ``weight`` and ``bias`` are :class:`UninitializedParameter`; the
@@ -236,16 +343,21 @@ class _LazyConv:
         if isinstance(self.weight, UninitializedParameter):
             self.in_channels = input.shape[0] if input.ndim == n + 1 else input.shape[1]
             if self.in_channels % self.groups:
-                raise ArgumentError(f"{type(self).__name__}: in_channels must be divisible "
-                                    f"by groups ({self.in_channels} % {self.groups} != 0)")
+                raise ArgumentError(
+                    f"{type(self).__name__}: in_channels must be divisible "
+                    f"by groups ({self.in_channels} % {self.groups} != 0)"
+                )
             g = self.groups
-            shape = (self.in_channels, self.out_channels // g) if self._transposed else \
-                (self.out_channels, self.in_channels // g)
+            shape = (
+                (self.in_channels, self.out_channels // g)
+                if self._transposed
+                else (self.out_channels, self.in_channels // g)
+            )
             self.weight.materialize(shape + self.kernel_size)
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
-        else:                                   # materialised by load_state_dict
+        else:  # materialised by load_state_dict
             w = self.weight.shape
             self.in_channels = w[0] if self._transposed else w[1] * self.groups
         self.__class__ = self.cls_to_become
@@ -256,20 +368,66 @@ class _LazyConv:
 
 
 class _LazyConvNd(_LazyConv):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        self.cls_to_become.__init__(self, groups, out_channels, kernel_size, stride, padding,
-                                    dilation, groups, False, padding_mode, device, dtype)
+    def __init__(
+        self,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        self.cls_to_become.__init__(
+            self,
+            groups,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            False,
+            padding_mode,
+            device,
+            dtype,
+        )
         self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyConvTransposeNd(_LazyConv):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
-                 dtype=None):
-        self.cls_to_become.__init__(self, groups, out_channels, kernel_size, stride, padding,
-                                    output_padding, groups, False, dilation, padding_mode,
-                                    device, dtype)
+    def __init__(
+        self,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        self.cls_to_become.__init__(
+            self,
+            groups,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            groups,
+            False,
+            dilation,
+            padding_mode,
+            device,
+            dtype,
+        )
         self._lazy_init(out_channels, bias, device, dtype)
 
 

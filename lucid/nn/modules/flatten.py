@@ -32,10 +32,12 @@ class Unflatten(Module):
     def __init__(self, dim, unflattened_size):
         super().__init__()
         if not isinstance(unflattened_size, (tuple, list)) or not all(
-                isinstance(s, numbers.Integral) and not isinstance(s, bool)
-                for s in unflattened_size):
-            raise ArgumentTypeError(f"Unflatten: unflattened_size must be a tuple or list "
-                                    f"of ints, got {unflattened_size!r}")
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in unflattened_size
+        ):
+            raise ArgumentTypeError(
+                f"Unflatten: unflattened_size must be a tuple or list "
+                f"of ints, got {unflattened_size!r}"
+            )
         self.dim = dim
         self.unflattened_size = unflattened_size
 

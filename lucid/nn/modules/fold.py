@@ -21,12 +21,15 @@ class Fold(Module):
         self.stride = stride
 
     def forward(self, input):
-        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
-                      self.stride)
+        return F.fold(
+            input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride
+        )
 
     def extra_repr(self):
-        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
-                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+        return (
+            f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+            f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
+        )
 
 
 class Unfold(Module):
@@ -43,5 +46,7 @@ class Unfold(Module):
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding="
-                f"{self.padding}, stride={self.stride}")
+        return (
+            f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding="
+            f"{self.padding}, stride={self.stride}"
+        )

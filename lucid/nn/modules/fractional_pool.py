@@ -20,8 +20,14 @@ class _FractionalMaxPoolNd(Module):
     _n = 0
     _fn = None
 
-    def __init__(self, kernel_size, output_size=None, output_ratio=None,
-                 return_indices=False, _random_samples=None):
+    def __init__(
+        self,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices=False,
+        _random_samples=None,
+    ):
         super().__init__()
         n, name = self._n, type(self).__name__
         self.kernel_size = _ntuple(kernel_size, n)
@@ -30,18 +36,27 @@ class _FractionalMaxPoolNd(Module):
         self.output_size = _ntuple(output_size, n) if output_size is not None else None
         self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
-            raise ArgumentError(f"{name} requires specifying either an output size, or a "
-                                "pooling ratio")
+            raise ArgumentError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
         if output_size is not None and output_ratio is not None:
-            raise ArgumentError(f"{name}: only one of output_size and output_ratio may be "
-                                "specified")
+            raise ArgumentError(
+                f"{name}: only one of output_size and output_ratio may be specified"
+            )
         if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
-            raise ArgumentError(f"{name}: output_ratio must be between 0 and 1 (got "
-                                f"{output_ratio})")
+            raise ArgumentError(
+                f"{name}: output_ratio must be between 0 and 1 (got {output_ratio})"
+            )
 
     def forward(self, input):
-        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio,
-                              self.return_indices, _random_samples=self._random_samples)
+        return type(self)._fn(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
 
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):

@@ -18,15 +18,25 @@ class FusedLinear(Linear):
     forward is ``Linear`` then the activation without the intermediate's node (on CUDA,
     one cuBLASLt GEMM with the activation in its epilogue where it can)."""
 
-    def __init__(self, in_features, out_features, bias=True, activation="relu",
-                 approximate="none", device=None, dtype=None):
+    def __init__(
+        self,
+        in_features,
+        out_features,
+        bias=True,
+        activation="relu",
+        approximate="none",
+        device=None,
+        dtype=None,
+    ):
         if activation not in ("relu", "gelu"):
-            raise ArgumentError(f"FusedLinear: activation must be 'relu' or 'gelu', got "
-                                f"{activation!r}")
-        if approximate not in ("none", "tanh") or (activation == "relu" and
-                                                   approximate != "none"):
-            raise ArgumentError(f"FusedLinear: approximate must be 'none' or, for gelu, "
-                                f"'tanh'; got {approximate!r} with activation={activation!r}")
+            raise ArgumentError(
+                f"FusedLinear: activation must be 'relu' or 'gelu', got {activation!r}"
+            )
+        if approximate not in ("none", "tanh") or (activation == "relu" and approximate != "none"):
+            raise ArgumentError(
+                f"FusedLinear: approximate must be 'none' or, for gelu, "
+                f"'tanh'; got {approximate!r} with activation={activation!r}"
+            )
         super().__init__(in_features, out_features, bias, device=device, dtype=dtype)
         self.activation = activation
         self.approximate = approximate

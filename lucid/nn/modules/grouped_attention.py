@@ -21,22 +21,66 @@ class GroupedQueryAttention(MultiheadAttention):
     and return values); ``num_kv_heads == num_heads`` is standard multi-head attention.
     """
 
-    def __init__(self, embed_dim, num_heads, num_kv_heads, dropout=0.0, bias=True,
-                 add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None,
-                 batch_first=False, device=None, dtype=None):
-        super().__init__(embed_dim, num_heads, dropout=dropout, bias=bias,
-                         add_bias_kv=add_bias_kv, add_zero_attn=add_zero_attn, kdim=kdim,
-                         vdim=vdim, batch_first=batch_first, device=device, dtype=dtype,
-                         num_kv_heads=num_kv_heads)
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        num_kv_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            embed_dim,
+            num_heads,
+            dropout=dropout,
+            bias=bias,
+            add_bias_kv=add_bias_kv,
+            add_zero_attn=add_zero_attn,
+            kdim=kdim,
+            vdim=vdim,
+            batch_first=batch_first,
+            device=device,
+            dtype=dtype,
+            num_kv_heads=num_kv_heads,
+        )
 
 
 class MultiQueryAttention(GroupedQueryAttention):
     r"""Multi-query attention (Shazeer, 2019): every query head shares one key/value head,
     :class:`GroupedQueryAttention` with ``num_kv_heads=1``."""
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
-        super().__init__(embed_dim, num_heads, 1, dropout=dropout, bias=bias,
-                         add_bias_kv=add_bias_kv, add_zero_attn=add_zero_attn, kdim=kdim,
-                         vdim=vdim, batch_first=batch_first, device=device, dtype=dtype)
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            embed_dim,
+            num_heads,
+            1,
+            dropout=dropout,
+            bias=bias,
+            add_bias_kv=add_bias_kv,
+            add_zero_attn=add_zero_attn,
+            kdim=kdim,
+            vdim=vdim,
+            batch_first=batch_first,
+            device=device,
+            dtype=dtype,
+        )

@@ -32,12 +32,22 @@ class _LazyNorm:
 
     cls_to_become = None
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None, *, bias=True):
+    def __init__(
+        self,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ):
         # the base allocates nothing (no features, no affine, no statistics); the
         # placeholders follow
-        _NormBase.__init__(self, 0, eps, momentum, False, False, device=device,
-                           dtype=dtype, bias=False)
+        _NormBase.__init__(
+            self, 0, eps, momentum, False, False, device=device, dtype=dtype, bias=False
+        )
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = UninitializedParameter(empty(0, device=device, dtype=dtype))
@@ -57,10 +67,16 @@ class _LazyNorm:
         and initialise them (or, where a loaded state dict materialised them already,
         read ``num_features`` off them)."""
         self._check_input_dim(input)
-        lazy = [t for t in (self.weight, self.bias, self.running_mean, self.running_var)
-                if isinstance(t, _Uninitialized)]
-        loaded = [t for t in (self.weight, self.running_mean)
-                  if t is not None and not isinstance(t, _Uninitialized)]
+        lazy = [
+            t
+            for t in (self.weight, self.bias, self.running_mean, self.running_var)
+            if isinstance(t, _Uninitialized)
+        ]
+        loaded = [
+            t
+            for t in (self.weight, self.running_mean)
+            if t is not None and not isinstance(t, _Uninitialized)
+        ]
         if loaded and not lazy:
             self.num_features = loaded[0].shape[0]
         else:
@@ -74,4 +90,3 @@ class _LazyNorm:
     def forward(self, input):
         self.initialize_parameters(input)
         return self.forward(input)
-

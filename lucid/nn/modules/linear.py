@@ -32,8 +32,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), device=device,
-                                      dtype=dtype))
+        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
         else:
@@ -51,8 +50,10 @@ class Linear(Module):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -65,14 +66,16 @@ class Bilinear(Module):
     """:math:`y = x_1^\\top A x_2 + b`: ``weight`` (out, in1, in2) and ``bias`` (out,)
     start at :math:`\\mathcal U(-1/\\sqrt{\\text{in1}}, 1/\\sqrt{\\text{in1}})`."""
 
-    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
-                 dtype=None):
+    def __init__(
+        self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None
+    ):
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features),
-                                      device=device, dtype=dtype))
+        self.weight = Parameter(
+            empty((out_features, in1_features, in2_features), device=device, dtype=dtype)
+        )
         if bias:
             self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
         else:
@@ -89,8 +92,10 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
 
 
 class LazyLinear(Linear):

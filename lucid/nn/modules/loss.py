@@ -10,11 +10,30 @@ from ..functional.loss import _check
 from .distance import PairwiseDistance
 from .module import Module
 
-__all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
-           "NLLLoss2d", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss", "CTCLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-           "TripletMarginLoss", "TripletMarginWithDistanceLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "SoftMarginLoss"]
+__all__ = [
+    "L1Loss",
+    "MSELoss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "NLLLoss2d",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "KLDivLoss",
+    "PoissonNLLLoss",
+    "GaussianNLLLoss",
+    "CTCLoss",
+    "MarginRankingLoss",
+    "HingeEmbeddingLoss",
+    "CosineEmbeddingLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "SoftMarginLoss",
+]
 
 
 class _Loss(Module):
@@ -93,14 +112,20 @@ class HuberLoss(_Loss):
 class NLLLoss(_WeightedLoss):
     """:func:`~lucid.nn.functional.nll_loss` with ``weight`` and ``ignore_index``."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean"):
+    def __init__(
+        self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+    ):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class NLLLoss2d(NLLLoss):
@@ -112,48 +137,61 @@ class CrossEntropyLoss(_WeightedLoss):
     """:func:`~lucid.nn.functional.cross_entropy` with ``weight``, ``ignore_index`` and
     ``label_smoothing``."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean", label_smoothing=0.0):
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index=-100,
+        reduce=None,
+        reduction="mean",
+        label_smoothing=0.0,
+    ):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight,
-                               ignore_index=self.ignore_index, reduction=self.reduction,
-                               label_smoothing=self.label_smoothing)
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class BCELoss(_WeightedLoss):
     """:func:`~lucid.nn.functional.binary_cross_entropy` with an element ``weight``."""
 
     def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, weight=self.weight,
-                                      reduction=self.reduction)
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
     """:func:`~lucid.nn.functional.binary_cross_entropy_with_logits` with ``weight`` and
     ``pos_weight`` (both buffers)."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
-                 pos_weight=None):
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+    ):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
-                                                  reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
+        return F.binary_cross_entropy_with_logits(
+            input, target, weight=self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """:func:`~lucid.nn.functional.multilabel_soft_margin_loss` with ``weight``."""
 
     def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
-                                             reduction=self.reduction)
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
 
 
 class KLDivLoss(_Loss):
@@ -172,16 +210,23 @@ class PoissonNLLLoss(_Loss):
     """:func:`~lucid.nn.functional.poisson_nll_loss` with ``log_input``, ``full`` and
     ``eps``."""
 
-    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                 reduction="mean"):
+    def __init__(
+        self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+    ):
         super().__init__(size_average, reduce, reduction)
         self.log_input = log_input
         self.full = full
         self.eps = eps
 
     def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
-                                  eps=self.eps, reduction=self.reduction)
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
 
 
 class GaussianNLLLoss(_Loss):
@@ -193,8 +238,9 @@ class GaussianNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
-                                   reduction=self.reduction)
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
 
 
 class CTCLoss(_Loss):
@@ -206,8 +252,15 @@ class CTCLoss(_Loss):
         self.zero_infinity = zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
-                          self.reduction, self.zero_infinity)
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
+        )
 
 
 class _MarginLoss(_Loss):
@@ -223,8 +276,9 @@ class MarginRankingLoss(_MarginLoss):
         super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
-                                     reduction=self.reduction)
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class HingeEmbeddingLoss(_MarginLoss):
@@ -234,8 +288,7 @@ class HingeEmbeddingLoss(_MarginLoss):
         super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, margin=self.margin,
-                                      reduction=self.reduction)
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_MarginLoss):
@@ -245,16 +298,18 @@ class CosineEmbeddingLoss(_MarginLoss):
         super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
-                                       reduction=self.reduction)
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class MultiMarginLoss(_WeightedLoss):
     """:func:`~lucid.nn.functional.multi_margin_loss` with ``p``, ``margin`` and
     ``weight``."""
 
-    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                 reduction="mean"):
+    def __init__(
+        self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
+    ):
         super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ArgumentError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got {p}")
@@ -262,24 +317,46 @@ class MultiMarginLoss(_WeightedLoss):
         self.margin = margin
 
     def forward(self, input, target):
-        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
-                                   weight=self.weight, reduction=self.reduction)
+        return F.multi_margin_loss(
+            input,
+            target,
+            p=self.p,
+            margin=self.margin,
+            weight=self.weight,
+            reduction=self.reduction,
+        )
 
 
 class TripletMarginLoss(_MarginLoss):
     """:func:`~lucid.nn.functional.triplet_margin_loss` with ``margin``, ``p``, ``eps`` and
     ``swap``."""
 
-    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
-                 reduce=None, reduction="mean"):
+    def __init__(
+        self,
+        margin=1.0,
+        p=2.0,
+        eps=1e-6,
+        swap=False,
+        size_average=None,
+        reduce=None,
+        reduction="mean",
+    ):
         super().__init__(margin, size_average, reduce, reduction)
         self.p = p
         self.eps = eps
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
-        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
-                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
 
 
 class TripletMarginWithDistanceLoss(_Loss):
@@ -289,12 +366,19 @@ class TripletMarginWithDistanceLoss(_Loss):
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__(reduction=reduction)
-        self.distance_function = distance_function if distance_function is not None \
-            else PairwiseDistance()
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
         self.margin = margin
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(
-            anchor, positive, negative, distance_function=self.distance_function,
-            margin=self.margin, swap=self.swap, reduction=self.reduction)
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
+            reduction=self.reduction,
+        )

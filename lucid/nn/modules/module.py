@@ -63,8 +63,13 @@ class RemovableHandle:
         self.hooks_dict_refs = (hooks_dict,)
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
-        self.extra_dict_refs = () if extra_dict is None else \
-            tuple(extra_dict) if isinstance(extra_dict, (list, tuple)) else (extra_dict,)
+        self.extra_dict_refs = (
+            ()
+            if extra_dict is None
+            else tuple(extra_dict)
+            if isinstance(extra_dict, (list, tuple))
+            else (extra_dict,)
+        )
 
     def remove(self):
         for d in self.hooks_dict_refs + self.extra_dict_refs:
@@ -103,7 +108,7 @@ class _GlobalHooks:
         self.forward_always = {}
         self.backward_pre = OrderedDict()
         self.backward = OrderedDict()
-        self.backward_is_full = None   # True: full hooks in .backward, False: deprecated ones
+        self.backward_is_full = None  # True: full hooks in .backward, False: deprecated ones
         self.buffer_registration = OrderedDict()
         self.module_registration = OrderedDict()
         self.parameter_registration = OrderedDict()
@@ -156,8 +161,10 @@ def _backward_kind(current, full, where):
     """The backward-hook kind after registering one of kind ``full`` where hooks of kind
     ``current`` (None: none yet) are: the two kinds never mix, as in PyTorch."""
     if current is (not full):
-        raise AutogradError(f"Cannot use both regular backward hooks and full backward hooks "
-                            f"{where}. Please use only one of them.")
+        raise AutogradError(
+            f"Cannot use both regular backward hooks and full backward hooks "
+            f"{where}. Please use only one of them."
+        )
     return full
 
 
@@ -196,12 +203,13 @@ class Module:
     :meth:`eval` for the whole tree.
     """
 
-    _version = 1       # of the state-dict format, in its metadata (as PyTorch)
+    _version = 1  # of the state-dict format, in its metadata (as PyTorch)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
-            raise ArgumentTypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
-                            f"{args!r} {kwargs!r}")
+            raise ArgumentTypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments {args!r} {kwargs!r}"
+            )
         sa = object.__setattr__
         sa(self, "training", True)
         sa(self, "_parameters", {})
@@ -223,8 +231,9 @@ class Module:
 
     def forward(self, *args, **kwargs):
         """The computation of the module; every subclass defines it."""
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
-                                  '"forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     # -- registration ------------------------------------------------------------------
 
@@ -245,8 +254,10 @@ class Module:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_name(name, "buffer", self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise ArgumentTypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
-                            f"'{name}' (lucid Tensor or None required)")
+            raise ArgumentTypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer "
+                f"'{name}' (lucid Tensor or None required)"
+            )
         self._buffers[name] = _registered(_G.buffer_registration, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -262,13 +273,17 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise ArgumentTypeError(f"cannot assign '{type(param).__name__}' object to parameter "
-                            f"'{name}' (lucid.nn.Parameter or None required)")
+            raise ArgumentTypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter "
+                f"'{name}' (lucid.nn.Parameter or None required)"
+            )
         if param.grad_fn is not None:
-            raise ArgumentError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
-                             "parameters must be created explicitly. To express "
-                             f"'{name}' as a function of another Tensor, compute the value "
-                             "in the forward() method.")
+            raise ArgumentError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                "parameters must be created explicitly. To express "
+                f"'{name}' as a function of another Tensor, compute the value "
+                "in the forward() method."
+            )
         self._parameters[name] = _registered(_G.parameter_registration, self, name, param)
 
     def add_module(self, name, module):
@@ -335,13 +350,15 @@ class Module:
     def get_extra_state(self):
         """Extra state to put in ``state_dict`` (override together with
         :meth:`set_extra_state`)."""
-        raise ArgumentError("Reached a code path in Module.get_extra_state() that should "
-                           "never be called.")
+        raise ArgumentError(
+            "Reached a code path in Module.get_extra_state() that should never be called."
+        )
 
     def set_extra_state(self, state):
         """Restore what :meth:`get_extra_state` returned."""
-        raise ArgumentError("Reached a code path in Module.set_extra_state() that should "
-                           "never be called.")
+        raise ArgumentError(
+            "Reached a code path in Module.set_extra_state() that should never be called."
+        )
 
     # -- attributes --------------------------------------------------------------------
 
@@ -373,8 +390,10 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise ArgumentTypeError(f"cannot assign '{type(value).__name__}' as parameter "
-                                f"'{name}' (lucid.nn.Parameter or None expected)")
+                raise ArgumentTypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter "
+                    f"'{name}' (lucid.nn.Parameter or None expected)"
+                )
             self.register_parameter(name, value)
             return
         modules = d.get("_modules")
@@ -386,15 +405,19 @@ class Module:
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise ArgumentTypeError(f"cannot assign '{type(value).__name__}' as child module "
-                                f"'{name}' (lucid.nn.Module or None expected)")
+                raise ArgumentTypeError(
+                    f"cannot assign '{type(value).__name__}' as child module "
+                    f"'{name}' (lucid.nn.Module or None expected)"
+                )
             modules[name] = _registered(_G.module_registration, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
-                raise ArgumentTypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(lucid.nn.Buffer, lucid.Tensor or None expected)")
+                raise ArgumentTypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                    "(lucid.nn.Buffer, lucid.Tensor or None expected)"
+                )
             if isinstance(value, Buffer):
                 persistent = value.persistent
             else:
@@ -418,16 +441,24 @@ class Module:
             object.__delattr__(self, name)
 
     def __dir__(self):
-        keys = (dir(type(self)) + list(self.__dict__) + list(self._parameters) +
-                list(self._modules) + list(self._buffers))
+        keys = (
+            dir(type(self))
+            + list(self.__dict__)
+            + list(self._parameters)
+            + list(self._modules)
+            + list(self._buffers)
+        )
         return sorted(k for k in keys if not k[0].isdigit())
 
     # -- iteration ---------------------------------------------------------------------
 
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
-            if recurse else [(prefix, self)]
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for mod_prefix, mod in modules:
             for k, v in get_members(mod):
                 if v is None or id(v) in seen:
@@ -442,23 +473,28 @@ class Module:
         warned = False
         for _, p in self.named_parameters(recurse=recurse):
             if not warned and isinstance(p, _Uninitialized):
-                warned = True       # the placeholders of a lazy layer: shapes still unknown
+                warned = True  # the placeholders of a lazy layer: shapes still unknown
                 warn_uninitialized("parameters() yields placeholders")
             yield p
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """``(dotted name, parameter)`` pairs; a parameter shared by several modules comes
         once unless ``remove_duplicate=False``."""
-        return self._named_members(lambda m: m._parameters.items(), prefix=prefix,
-                                   recurse=recurse, remove_duplicate=remove_duplicate)
+        return self._named_members(
+            lambda m: m._parameters.items(),
+            prefix=prefix,
+            recurse=recurse,
+            remove_duplicate=remove_duplicate,
+        )
 
     def has_uninitialized_parameters(self, recurse=True):
         """Whether a parameter or buffer of this module (and, with ``recurse``, of its
         submodules) is still an uninitialized placeholder of a lazy layer (Lucid³'s
         method; PyTorch's lazy layers have ``has_uninitialized_params()`` for their
         own)."""
-        members = itertools.chain(self.named_parameters(recurse=recurse),
-                                  self.named_buffers(recurse=recurse))
+        members = itertools.chain(
+            self.named_parameters(recurse=recurse), self.named_buffers(recurse=recurse)
+        )
         return any(isinstance(t, _Uninitialized) for _, t in members)
 
     def has_uninitialized_params(self):
@@ -474,8 +510,12 @@ class Module:
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         """``(dotted name, buffer)`` pairs."""
-        return self._named_members(lambda m: m._buffers.items(), prefix=prefix,
-                                   recurse=recurse, remove_duplicate=remove_duplicate)
+        return self._named_members(
+            lambda m: m._buffers.items(),
+            prefix=prefix,
+            recurse=recurse,
+            remove_duplicate=remove_duplicate,
+        )
 
     def children(self):
         """The direct submodules, each once."""
@@ -507,8 +547,9 @@ class Module:
         yield prefix, self
         for name, m in self._modules.items():
             if m is not None:
-                yield from m.named_modules(memo, prefix + "." + name if prefix else name,
-                                           remove_duplicate)
+                yield from m.named_modules(
+                    memo, prefix + "." + name if prefix else name, remove_duplicate
+                )
 
     # -- modes and conversion ----------------------------------------------------------
 
@@ -528,14 +569,14 @@ class Module:
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` of every parameter; returns ``self``."""
-        for _, p in self.named_parameters():        # placeholders too, without a warning
+        for _, p in self.named_parameters():  # placeholders too, without a warning
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of every parameter: to None (the default) or to zeros in
         place."""
-        for _, p in self.named_parameters():        # placeholders too, without a warning
+        for _, p in self.named_parameters():  # placeholders too, without a warning
             if p.grad is None:
                 continue
             if set_to_none:
@@ -592,17 +633,21 @@ class Module:
             elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
                 device = _device_cls(f"cuda:{a}" if isinstance(a, int) else a)
             else:
-                raise ArgumentTypeError(f"to() received an invalid combination of arguments: "
-                                f"{type(a).__name__}")
+                raise ArgumentTypeError(
+                    f"to() received an invalid combination of arguments: {type(a).__name__}"
+                )
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
             if not dtype.is_floating_point:
-                raise DTypeError("nn.Module.to only accepts floating point or complex "
-                                 f"dtypes, but got desired dtype={dtype}")
+                raise DTypeError(
+                    "nn.Module.to only accepts floating point or complex "
+                    f"dtypes, but got desired dtype={dtype}"
+                )
 
         def convert(t):
-            return t.to(device=device,
-                        dtype=dtype if dtype is not None and t.is_floating_point() else None)
+            return t.to(
+                device=device, dtype=dtype if dtype is not None and t.is_floating_point() else None
+            )
 
         return self._apply(convert)
 
@@ -649,11 +694,16 @@ class Module:
     # -- state dict --------------------------------------------------------------------
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        lazy = [n for n, t in itertools.chain(self._parameters.items(), self._buffers.items())
-                if isinstance(t, _Uninitialized)]
+        lazy = [
+            n
+            for n, t in itertools.chain(self._parameters.items(), self._buffers.items())
+            if isinstance(t, _Uninitialized)
+        ]
         if lazy:
-            warn_uninitialized(f"state_dict of {type(self).__name__} holds "
-                               f"{', '.join(prefix + n for n in lazy)}", stacklevel=4)
+            warn_uninitialized(
+                f"state_dict of {type(self).__name__} holds {', '.join(prefix + n for n in lazy)}",
+                stacklevel=4,
+            )
         # a placeholder is kept as itself (as PyTorch): detached it would be a plain empty
         # tensor that loads as a real one of shape (0,)
         for name, p in self._parameters.items():
@@ -679,26 +729,37 @@ class Module:
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
-                m.state_dict(destination=destination, prefix=prefix + name + ".",
-                             keep_vars=keep_vars)
+                m.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         for hook in self._state_dict_hooks.values():
             res = hook(self, destination, prefix, local_metadata)
             if res is not None:
                 destination = res
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
-                              missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         """Copy this module's own entries of ``state_dict`` (keys ``prefix + name``) into
         its parameters and persistent buffers, recording missing and unexpected keys and
         shape mismatches; subclasses override it to convert old formats."""
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        persistent = ((k, v) for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set)
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent)
-                       if v is not None}
+            hook(
+                state_dict,
+                prefix,
+                local_metadata,
+                strict,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
+        persistent = (
+            (k, v) for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        )
+        local_state = {
+            k: v for k, v in itertools.chain(self._parameters.items(), persistent) if v is not None
+        }
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
@@ -708,25 +769,31 @@ class Module:
                 continue
             inp = state_dict[key]
             if not isinstance(inp, Tensor) and hasattr(inp, "__dlpack__"):
-                inp = from_dlpack(inp)          # a NumPy array or a torch tensor, shared
+                inp = from_dlpack(inp)  # a NumPy array or a torch tensor, shared
             if not isinstance(inp, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "lucid.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(inp)}")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected '
+                    "lucid.Tensor or Tensor-like object from checkpoint but "
+                    f"received {type(inp)}"
+                )
                 continue
             lazy = isinstance(param, _Uninitialized)
-            if isinstance(inp, _Uninitialized):     # a lazy layer's checkpoint, unrun
+            if isinstance(inp, _Uninitialized):  # a lazy layer's checkpoint, unrun
                 if not lazy:
-                    error_msgs.append(f'While copying the parameter named "{key}": the '
-                                      "checkpoint holds an uninitialized placeholder (its "
-                                      "lazy layer never ran), the model a real tensor")
+                    error_msgs.append(
+                        f'While copying the parameter named "{key}": the '
+                        "checkpoint holds an uninitialized placeholder (its "
+                        "lazy layer never ran), the model a real tensor"
+                    )
                 continue
             if not lazy and param.ndim == 0 and inp.ndim == 1 and inp.shape[0] == 1:
                 inp = inp[0]
             if not lazy and inp.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{inp.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{inp.shape} from checkpoint, the shape in current model "
+                    f"is {param.shape}."
+                )
                 continue
             try:
                 with no_grad():
@@ -743,10 +810,12 @@ class Module:
                     else:
                         param.copy_(inp)
             except Exception as ex:  # noqa: BLE001  (reported, as PyTorch does)
-                error_msgs.append(f'While copying the parameter named "{key}", whose '
-                                  f"dimensions in the model are {param.size()} and whose "
-                                  f"dimensions in the checkpoint are {inp.size()}, an "
-                                  f"exception occurred : {ex.args}.")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose '
+                    f"dimensions in the model are {param.size()} and whose "
+                    f"dimensions in the checkpoint are {inp.size()}, an "
+                    f"exception occurred : {ex.args}."
+                )
         extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if type(self).set_extra_state is not Module.set_extra_state:
             if extra_key in state_dict:
@@ -758,7 +827,7 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
-                    head = key[len(prefix):].split(".", 1)
+                    head = key[len(prefix) :].split(".", 1)
                     if len(head) > 1:
                         if head[0] not in self._modules:
                             unexpected_keys.append(key)
@@ -783,8 +852,7 @@ class Module:
             meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
             if assign:
                 meta["assign_to_params_buffers"] = True
-            module._load_from_state_dict(local, prefix, meta, True, missing, unexpected,
-                                         errors)
+            module._load_from_state_dict(local, prefix, meta, True, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     p = prefix + name + "."
@@ -796,14 +864,25 @@ class Module:
         load(self, state_dict)
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)
+                    ),
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)
+                    ),
+                )
         if errors:
-            raise ArgumentError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
+            raise ArgumentError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(errors)
+                )
+            )
         return _IncompatibleKeys(missing, unexpected)
 
     def register_state_dict_pre_hook(self, hook):
@@ -839,20 +918,23 @@ class Module:
         """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) runs
         before ``forward``; a non-None return replaces the positional arguments (a single
         value becomes a 1-tuple), with ``with_kwargs`` an ``(args, kwargs)`` pair."""
-        h = _register(self._forward_pre_hooks, hook, prepend,
-                      extra=self._forward_pre_hooks_with_kwargs)
+        h = _register(
+            self._forward_pre_hooks, hook, prepend, extra=self._forward_pre_hooks_with_kwargs
+        )
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[h.id] = True
         return h
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
-                              always_call=False):
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
         output)``) runs after ``forward``; a non-None return replaces the output.
         ``always_call``: it runs even when ``forward`` raised."""
-        h = _register(self._forward_hooks, hook, prepend,
-                      extra=[self._forward_hooks_with_kwargs,
-                             self._forward_hooks_always_called])
+        h = _register(
+            self._forward_hooks,
+            hook,
+            prepend,
+            extra=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
+        )
         if with_kwargs:
             self._forward_hooks_with_kwargs[h.id] = True
         if always_call:
@@ -868,8 +950,9 @@ class Module:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the
         module's tensor inputs are known (None for inputs that need none); a non-None
         return replaces ``grad_input``."""
-        self._is_full_backward_hook = _backward_kind(self._is_full_backward_hook, True,
-                                                     "on a single Module")
+        self._is_full_backward_hook = _backward_kind(
+            self._is_full_backward_hook, True, "on a single Module"
+        )
         return _register(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
@@ -877,30 +960,38 @@ class Module:
         grad_input, grad_output)`` runs on the graph node of the forward's first output
         tensor, ``grad_input`` being the gradients of that node's inputs; a non-None return
         replaces them. See the module doc."""
-        self._is_full_backward_hook = _backward_kind(self._is_full_backward_hook, False,
-                                                     "on a single Module")
+        self._is_full_backward_hook = _backward_kind(
+            self._is_full_backward_hook, False, "on a single Module"
+        )
         return _register(self._backward_hooks, hook, False)
 
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
-                self._backward_pre_hooks or _G.active()):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+            or _G.active()
+        ):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
         """``__call__`` when some hook is registered: the global hooks run before the
         module's own (as PyTorch)."""
-        pre = [(h, hid in _G.forward_pre_with_kwargs)
-               for hid, h in _G.forward_pre.items()] + \
-              [(h, hid in self._forward_pre_hooks_with_kwargs)
-               for hid, h in self._forward_pre_hooks.items()]
+        pre = [(h, hid in _G.forward_pre_with_kwargs) for hid, h in _G.forward_pre.items()] + [
+            (h, hid in self._forward_pre_hooks_with_kwargs)
+            for hid, h in self._forward_pre_hooks.items()
+        ]
         for hook, with_kwargs in pre:
             if with_kwargs:
                 res = hook(self, args, kwargs)
                 if res is not None:
                     if not (isinstance(res, tuple) and len(res) == 2):
-                        raise ArgumentError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {res}.")
+                        raise ArgumentError(
+                            "forward pre-hook must return None or a tuple of "
+                            f"(new_args, new_kwargs), but got {res}."
+                        )
                     args, kwargs = res
             else:
                 res = hook(self, args)
@@ -909,24 +1000,27 @@ class Module:
         bw = None
         bw_pre = list(_G.backward_pre.values()) + list(self._backward_pre_hooks.values())
         bw_full, bw_node = [], []
-        for hooks, full in ((_G.backward, _G.backward_is_full),
-                            (self._backward_hooks, self._is_full_backward_hook)):
+        for hooks, full in (
+            (_G.backward, _G.backward_is_full),
+            (self._backward_hooks, self._is_full_backward_hook),
+        ):
             (bw_node if full is False else bw_full).extend(hooks.values())
         if (bw_pre or bw_full) and STATE.grad_enabled:
             bw = _BackwardHookState(self, bw_pre, bw_full)
             args = bw.wrap_inputs(args)
-        post = [(h, hid in _G.forward_with_kwargs, hid in _G.forward_always)
-                for hid, h in _G.forward.items()] + \
-               [(h, hid in self._forward_hooks_with_kwargs,
-                 hid in self._forward_hooks_always_called)
-                for hid, h in self._forward_hooks.items()]
+        post = [
+            (h, hid in _G.forward_with_kwargs, hid in _G.forward_always)
+            for hid, h in _G.forward.items()
+        ] + [
+            (h, hid in self._forward_hooks_with_kwargs, hid in self._forward_hooks_always_called)
+            for hid, h in self._forward_hooks.items()
+        ]
         done = 0
         try:
             result = self.forward(*args, **kwargs)
             for hook, with_kwargs, _ in post:
                 done += 1
-                res = hook(self, args, kwargs, result) if with_kwargs else \
-                    hook(self, args, result)
+                res = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
                 if res is not None:
                     result = res
         except Exception:
@@ -976,8 +1070,11 @@ def _hook_output_node(module, args, result, hooks):
     as PyTorch finds it), with PyTorch's warnings where they miss gradients."""
     var = result
     while not isinstance(var, Tensor):
-        var = next(v for v in var.values() if isinstance(v, Tensor)) \
-            if isinstance(var, dict) else var[0]
+        var = (
+            next(v for v in var.values() if isinstance(v, Tensor))
+            if isinstance(var, dict)
+            else var[0]
+        )
     node = var.grad_fn
     if node is None:
         return
@@ -996,10 +1093,8 @@ def _hook_output_node(module, args, result, hooks):
     if not out_nodes or (len(out_nodes) == 1 and node not in out_nodes):
         _warn_node_hook("when outputs are nested in python data structure", "grad_output")
     elif len(out_nodes) > 1:
-        _warn_node_hook("when outputs are generated by different autograd Nodes",
-                        "grad_output")
-    elif {a.grad_fn for a in args if a.grad_fn is not None} != \
-            {n for n, _ in node.next_functions}:
+        _warn_node_hook("when outputs are generated by different autograd Nodes", "grad_output")
+    elif {a.grad_fn for a in args if a.grad_fn is not None} != {n for n, _ in node.next_functions}:
         _warn_node_hook("when the forward contains multiple autograd Nodes", "grad_input")
 
 
@@ -1008,10 +1103,13 @@ def _call_node_hook(hook, module, grad_input, grad_output):
 
 
 def _warn_node_hook(situation, missing):
-    warnings.warn(f"Using a non-full backward hook {situation} is deprecated and will be "
-                  f"removed in future versions. This hook will be missing some {missing}. "
-                  "Please use register_full_backward_hook to get the documented behavior.",
-                  FutureWarning, stacklevel=5)
+    warnings.warn(
+        f"Using a non-full backward hook {situation} is deprecated and will be "
+        f"removed in future versions. This hook will be missing some {missing}. "
+        "Please use register_full_backward_hook to get the documented behavior.",
+        FutureWarning,
+        stacklevel=5,
+    )
 
 
 class _BackwardHookState:
@@ -1025,7 +1123,7 @@ class _BackwardHookState:
     def __init__(self, module, pre_hooks, hooks):
         self.module = module
         self.pre_hooks, self.hooks = pre_hooks, hooks
-        self.inputs = self.outputs = None   # (number of tensors, slots that require grad)
+        self.inputs = self.outputs = None  # (number of tensors, slots that require grad)
         self.grad_output = None
 
     def wrap_inputs(self, args):
@@ -1048,14 +1146,16 @@ class _BackwardHookState:
                 grads = _checked(res, grads, "Backward pre hook", "grad_output")
         self.grad_output = grads
         n_in, slots_in = self.inputs
-        if not slots_in:                    # no input needs a gradient: call the hooks now
+        if not slots_in:  # no input needs a gradient: call the hooks now
             none = (None,) * n_in
             for hook in self.hooks:
                 res = hook(mod, none, grads)
                 if res is not None and not all(r is None for r in res):
-                    raise AutogradError("Backward hook for Modules where no input requires "
-                                       "gradient should always return None or None for "
-                                       "all gradients.")
+                    raise AutogradError(
+                        "Backward hook for Modules where no input requires "
+                        "gradient should always return None or None for "
+                        "all gradients."
+                    )
         return tuple(grads[k] for k in self.outputs[1])
 
     def on_grad_input(self, grads):
@@ -1080,8 +1180,9 @@ def _padded(layout, grads):
 def _checked(res, grads, who, what):
     res = res if isinstance(res, tuple) else (res,)
     if len(res) != len(grads):
-        raise AutogradError(f"{who} returned an invalid number of {what}, got {len(res)}, "
-                           f"but expected {len(grads)}")
+        raise AutogradError(
+            f"{who} returned an invalid number of {what}, got {len(res)}, but expected {len(grads)}"
+        )
     return res
 
 

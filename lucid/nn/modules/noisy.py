@@ -35,8 +35,16 @@ class NoisyLinear(Module):
     dicts load by name.
     """
 
-    def __init__(self, in_features, out_features, bias=True, sigma0=0.5, device=None,
-                 dtype=None, generator=None):
+    def __init__(
+        self,
+        in_features,
+        out_features,
+        bias=True,
+        sigma0=0.5,
+        device=None,
+        dtype=None,
+        generator=None,
+    ):
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
@@ -72,8 +80,9 @@ class NoisyLinear(Module):
 
     def reset_noise(self):
         """Draw new factorised noise into ``weight_epsilon`` and ``bias_epsilon``."""
-        kw = dict(generator=self.generator, dtype=self.weight_mu.dtype,
-                  device=self.weight_mu.device)
+        kw = dict(
+            generator=self.generator, dtype=self.weight_mu.dtype, device=self.weight_mu.device
+        )
         eps_in = F.scaled_noise(self.in_features, **kw)
         eps_out = F.scaled_noise(self.out_features, **kw)
         with no_grad():
@@ -82,10 +91,19 @@ class NoisyLinear(Module):
                 self.bias_epsilon.copy_(eps_out)
 
     def forward(self, input):
-        return F.noisy_linear(input, self.weight_mu, self.weight_sigma, self.bias_mu,
-                              self.bias_sigma, weight_epsilon=self.weight_epsilon,
-                              bias_epsilon=self.bias_epsilon, training=self.training)
+        return F.noisy_linear(
+            input,
+            self.weight_mu,
+            self.weight_sigma,
+            self.bias_mu,
+            self.bias_sigma,
+            weight_epsilon=self.weight_epsilon,
+            bias_epsilon=self.bias_epsilon,
+            training=self.training,
+        )
 
     def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias_mu is not None}, sigma0={self.sigma0}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias_mu is not None}, sigma0={self.sigma0}"
+        )

@@ -25,8 +25,9 @@ def _affine_params(module, shape, affine, bias, device, dtype):
     or ``bias`` is off), uninitialised."""
     weight = Parameter(empty(shape, device=device, dtype=dtype)) if affine else None
     module.register_parameter("weight", weight)
-    module.register_parameter("bias", Parameter(empty(shape, device=device, dtype=dtype))
-                              if affine and bias else None)
+    module.register_parameter(
+        "bias", Parameter(empty(shape, device=device, dtype=dtype)) if affine and bias else None
+    )
 
 
 def _reset_affine(module):
@@ -42,8 +43,15 @@ class LayerNorm(Module):
     ``elementwise_affine`` a ``weight`` (ones) and, with ``bias``, a ``bias`` (zeros) of
     that shape."""
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        normalized_shape,
+        eps=1e-5,
+        elementwise_affine=True,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
@@ -58,20 +66,25 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
 
 
 class GroupNorm(Module):
     """Group norm of ``num_channels`` channels in ``num_groups`` groups; with ``affine``
     a per-channel ``weight`` (ones) and, with ``bias``, a ``bias`` (zeros)."""
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
-                 dtype=None, *, bias=True):
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True
+    ):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ArgumentError(f"GroupNorm: num_channels ({num_channels}) must be divisible "
-                                f"by num_groups ({num_groups})")
+            raise ArgumentError(
+                f"GroupNorm: num_channels ({num_channels}) must be divisible "
+                f"by num_groups ({num_groups})"
+            )
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
@@ -86,16 +99,19 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
-                f"affine={self.affine}, bias={self.bias is not None}")
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+            f"affine={self.affine}, bias={self.bias is not None}"
+        )
 
 
 class RMSNorm(Module):
     """RMS norm over the trailing ``normalized_shape`` dims (``eps=None``: the input
     dtype's machine epsilon); with ``elementwise_affine`` a ``weight`` (ones)."""
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
-                 dtype=None):
+    def __init__(
+        self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None
+    ):
         super().__init__()
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
@@ -114,8 +130,9 @@ class RMSNorm(Module):
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class LocalResponseNorm(Module):

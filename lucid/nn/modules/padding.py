@@ -13,8 +13,11 @@ from ...errors import ShapeError
 from .. import functional as F
 from .module import Module
 
-__all__ = [f"{kind}Pad{n}d" for kind in ("Zero", "Constant", "Reflection", "Replication",
-                                           "Circular") for n in (1, 2, 3)]
+__all__ = [
+    f"{kind}Pad{n}d"
+    for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular")
+    for n in (1, 2, 3)
+]
 
 
 class _PadNd(Module):
@@ -64,8 +67,10 @@ class _CircularPadNd(_PadNd):
 
     def forward(self, input):
         if input.ndim not in (self.n + 1, self.n + 2):
-            raise ShapeError(f"{type(self).__name__}: expected {self.n + 1}D or {self.n + 2}D "
-                             f"input (got {input.ndim}D input)")
+            raise ShapeError(
+                f"{type(self).__name__}: expected {self.n + 1}D or {self.n + 2}D "
+                f"input (got {input.ndim}D input)"
+            )
         return super().forward(input)
 
 

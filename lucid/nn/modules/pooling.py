@@ -8,10 +8,26 @@ from .. import functional as F
 from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401 (torch's path)
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
-           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d",
-           "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+__all__ = [
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+]
 
 
 def _ntuple(v, n):
@@ -23,8 +39,9 @@ def _ntuple(v, n):
 class _MaxPoolNd(Module):
     _fn = None
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
+    ):
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -34,13 +51,21 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return type(self)._fn(input, self.kernel_size, self.stride, self.padding,
-                              self.dilation, ceil_mode=self.ceil_mode,
-                              return_indices=self.return_indices)
+        return type(self)._fn(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
 
     def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding="
-                f"{self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding="
+            f"{self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -65,10 +90,17 @@ class _AvgPoolNd(Module):
     _fn = None
     _n = 0
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+    ):
         super().__init__()
-        if self._n == 1:            # PyTorch keeps AvgPool1d's arguments as 1-tuples
+        if self._n == 1:  # PyTorch keeps AvgPool1d's arguments as 1-tuples
             kernel_size = _ntuple(kernel_size, 1)
             stride = _ntuple(stride if stride is not None else kernel_size, 1)
             padding = _ntuple(padding, 1)
@@ -82,8 +114,15 @@ class _AvgPoolNd(Module):
 
     def forward(self, input):
         extra = () if self._n == 1 else (self.divisor_override,)
-        return type(self)._fn(input, self.kernel_size, self.stride, self.padding,
-                              self.ceil_mode, self.count_include_pad, *extra)
+        return type(self)._fn(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            *extra,
+        )
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -95,8 +134,9 @@ class AvgPool1d(_AvgPoolNd):
     _fn = staticmethod(F.avg_pool1d)
     _n = 1
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
+    ):
         super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
@@ -190,12 +230,15 @@ class _LPPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride,
-                              self.ceil_mode)
+        return type(self)._fn(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
     def extra_repr(self):
-        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class LPPool1d(_LPPoolNd):
@@ -228,8 +271,9 @@ class _MaxUnpoolNd(Module):
         self.padding = _ntuple(padding, n)
 
     def forward(self, input, indices, output_size=None):
-        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+        return type(self)._fn(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -30,10 +30,16 @@ class SinusoidalEmbedding(Module):
 
     def __init__(self, embedding_dim, base=10000.0):
         super().__init__()
-        if isinstance(embedding_dim, bool) or not isinstance(embedding_dim, int) or \
-                embedding_dim <= 0 or embedding_dim % 2:
-            raise ArgumentError(f"SinusoidalEmbedding: embedding_dim must be a positive even "
-                                f"int, got {embedding_dim!r}")
+        if (
+            isinstance(embedding_dim, bool)
+            or not isinstance(embedding_dim, int)
+            or embedding_dim <= 0
+            or embedding_dim % 2
+        ):
+            raise ArgumentError(
+                f"SinusoidalEmbedding: embedding_dim must be a positive even "
+                f"int, got {embedding_dim!r}"
+            )
         _positive_base("SinusoidalEmbedding", base)
         self.embedding_dim = embedding_dim
         self.base = base
@@ -57,23 +63,35 @@ class SinusoidalEmbeddingND(Module):
     def __init__(self, embedding_dim, num_dims, base=10000.0):
         super().__init__()
         if isinstance(num_dims, bool) or not isinstance(num_dims, int) or num_dims <= 0:
-            raise ArgumentError(f"SinusoidalEmbeddingND: num_dims must be a positive int, "
-                                f"got {num_dims!r}")
-        if isinstance(embedding_dim, bool) or not isinstance(embedding_dim, int) or \
-                embedding_dim <= 0 or embedding_dim % (2 * num_dims):
-            raise ArgumentError(f"SinusoidalEmbeddingND: embedding_dim must be a positive "
-                                f"multiple of 2 * num_dims = {2 * num_dims}, got "
-                                f"{embedding_dim!r}")
+            raise ArgumentError(
+                f"SinusoidalEmbeddingND: num_dims must be a positive int, got {num_dims!r}"
+            )
+        if (
+            isinstance(embedding_dim, bool)
+            or not isinstance(embedding_dim, int)
+            or embedding_dim <= 0
+            or embedding_dim % (2 * num_dims)
+        ):
+            raise ArgumentError(
+                f"SinusoidalEmbeddingND: embedding_dim must be a positive "
+                f"multiple of 2 * num_dims = {2 * num_dims}, got "
+                f"{embedding_dim!r}"
+            )
         _positive_base("SinusoidalEmbeddingND", base)
         self.embedding_dim = embedding_dim
         self.num_dims = num_dims
         self.base = base
 
     def forward(self, positions):
-        if isinstance(positions, Tensor) and positions.ndim and \
-                positions.shape[-1] != self.num_dims:
-            raise ShapeError(f"SinusoidalEmbeddingND: positions must be (..., {self.num_dims}), "
-                             f"got shape {tuple(positions.shape)}")
+        if (
+            isinstance(positions, Tensor)
+            and positions.ndim
+            and positions.shape[-1] != self.num_dims
+        ):
+            raise ShapeError(
+                f"SinusoidalEmbeddingND: positions must be (..., {self.num_dims}), "
+                f"got shape {tuple(positions.shape)}"
+            )
         return F.sinusoidal_embedding_nd(positions, self.embedding_dim, self.base)
 
     def grid(self, shape, device=None):
@@ -81,10 +99,15 @@ class SinusoidalEmbeddingND(Module):
         ``(*shape, embedding_dim)``, row-major."""
         shape = tuple(shape)
         if len(shape) != self.num_dims:
-            raise ShapeError(f"SinusoidalEmbeddingND.grid: shape must have {self.num_dims} "
-                             f"sizes, got {shape}")
-        axes = [arange(s, device=device).reshape((1,) * j + (s,) + (1,) * (len(shape) - 1 - j))
-                .expand(shape) for j, s in enumerate(shape)]
+            raise ShapeError(
+                f"SinusoidalEmbeddingND.grid: shape must have {self.num_dims} sizes, got {shape}"
+            )
+        axes = [
+            arange(s, device=device)
+            .reshape((1,) * j + (s,) + (1,) * (len(shape) - 1 - j))
+            .expand(shape)
+            for j, s in enumerate(shape)
+        ]
         return self(stack(axes, -1))
 
     def extra_repr(self):
@@ -110,16 +133,16 @@ class RotaryEmbedding(Module):
     not exceed ``max_seq_len``.
     """
 
-    def __init__(self, dim, max_seq_len=2048, base=10000.0, interleaved=False, device=None,
-                 dtype=None):
+    def __init__(
+        self, dim, max_seq_len=2048, base=10000.0, interleaved=False, device=None, dtype=None
+    ):
         super().__init__()
         if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0 or dim % 2:
-            raise ArgumentError(f"RotaryEmbedding: dim must be a positive even int, got "
-                                f"{dim!r}")
-        if isinstance(max_seq_len, bool) or not isinstance(max_seq_len, int) or \
-                max_seq_len <= 0:
-            raise ArgumentError(f"RotaryEmbedding: max_seq_len must be a positive int, got "
-                                f"{max_seq_len!r}")
+            raise ArgumentError(f"RotaryEmbedding: dim must be a positive even int, got {dim!r}")
+        if isinstance(max_seq_len, bool) or not isinstance(max_seq_len, int) or max_seq_len <= 0:
+            raise ArgumentError(
+                f"RotaryEmbedding: max_seq_len must be a positive int, got {max_seq_len!r}"
+            )
         _positive_base("RotaryEmbedding", base)
         self.dim, self.max_seq_len, self.base = dim, max_seq_len, base
         self.interleaved = interleaved
@@ -135,23 +158,33 @@ class RotaryEmbedding(Module):
         if not isinstance(x, Tensor):
             raise ArgumentTypeError(f"{op}: x must be a Tensor, got {type(x).__name__}")
         if x.ndim < 2 or x.shape[-1] != self.dim:
-            raise ShapeError(f"{op}: expected x of shape (..., seq, {self.dim}), got "
-                             f"{tuple(x.shape)}")
+            raise ShapeError(
+                f"{op}: expected x of shape (..., seq, {self.dim}), got {tuple(x.shape)}"
+            )
         seq = x.shape[-2]
         if positions is None:
             if seq > self.max_seq_len:
-                raise ShapeError(f"{op}: sequence length {seq} exceeds max_seq_len "
-                                 f"{self.max_seq_len}")
+                raise ShapeError(
+                    f"{op}: sequence length {seq} exceeds max_seq_len {self.max_seq_len}"
+                )
             cos, sin = self.cos_cached[:seq], self.sin_cached[:seq]
         else:
             dt = getattr(positions, "dtype", None)
-            if not isinstance(positions, Tensor) or dt.is_floating_point or dt.is_complex or \
-                    dt is _dt.bool or positions.ndim not in (1, 2) or positions.shape[-1] != seq:
-                raise ShapeError(f"{op}: positions must be an integer tensor of shape "
-                                 f"({seq},) or (batch, {seq}), got "
-                                 f"{getattr(positions, 'shape', type(positions).__name__)}")
+            if (
+                not isinstance(positions, Tensor)
+                or dt.is_floating_point
+                or dt.is_complex
+                or dt is _dt.bool
+                or positions.ndim not in (1, 2)
+                or positions.shape[-1] != seq
+            ):
+                raise ShapeError(
+                    f"{op}: positions must be an integer tensor of shape "
+                    f"({seq},) or (batch, {seq}), got "
+                    f"{getattr(positions, 'shape', type(positions).__name__)}"
+                )
             cos, sin = self.cos_cached[positions], self.sin_cached[positions]
-            if positions.ndim == 2 and x.ndim == 4:        # (batch, 1, seq, dim): all heads
+            if positions.ndim == 2 and x.ndim == 4:  # (batch, 1, seq, dim): all heads
                 cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
         return F.apply_rotary_emb(x, cos, sin, self.interleaved)
 

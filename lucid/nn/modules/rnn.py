@@ -46,10 +46,12 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 # -- one time step ----------------------------------------------------------------------------
 
+
 def _rnn_step(act):
     def step(gx, h, w_hh_t, b_hh):
         gh = matmul(h, w_hh_t)
         return act(gx + gh if b_hh is None else gx + gh + b_hh)
+
     return step
 
 
@@ -69,6 +71,7 @@ def _gru_step(gx, h, w_hh_t, b_hh):
 
 # -- the layers -------------------------------------------------------------------------------
 
+
 def _check_positive_int(value, what):
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise ArgumentError(f"{what} should be of type int, got: {type(value).__name__}")
@@ -80,30 +83,49 @@ class RNNBase(Module):
     """What RNN, LSTM and GRU share: the parameters of every layer and direction, their
     initialisation and the loop over time (see the module docstring)."""
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         if mode not in _GATES:
             raise ArgumentError(f"Unrecognized RNN mode: {mode}")
-        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
-                isinstance(dropout, bool):
-            raise ArgumentError("dropout should be a number in range [0, 1] representing the "
-                                "probability of an element being zeroed")
+        if (
+            not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
+            raise ArgumentError(
+                "dropout should be a number in range [0, 1] representing the "
+                "probability of an element being zeroed"
+            )
         _check_positive_int(hidden_size, "hidden_size")
         _check_positive_int(num_layers, "num_layers")
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                          "non-zero dropout expects num_layers greater than 1, but got "
-                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so "
+                "non-zero dropout expects num_layers greater than 1, but got "
+                f"dropout={dropout} and num_layers={num_layers}",
+                stacklevel=2,
+            )
         if proj_size < 0:
-            raise ArgumentError("proj_size should be a positive integer or zero to disable "
-                                "projections")
+            raise ArgumentError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
         if proj_size >= hidden_size:
             raise ArgumentError("proj_size has to be smaller than hidden_size")
         if proj_size and mode != "LSTM":
-            raise ArgumentError("proj_size argument is only supported for LSTM, not RNN or "
-                                "GRU")
+            raise ArgumentError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -122,16 +144,19 @@ class RNNBase(Module):
             for direction in range(directions):
                 layer_in = input_size if layer == 0 else real_hidden * directions
                 suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-                shapes = [("weight_ih", (gate_size, layer_in)),
-                          ("weight_hh", (gate_size, real_hidden))]
+                shapes = [
+                    ("weight_ih", (gate_size, layer_in)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
                     shapes.append(("weight_hr", (proj_size, hidden_size)))
                 names = []
                 for base, shape in shapes:
-                    setattr(self, base + suffix,
-                            Parameter(empty(shape, device=device, dtype=dtype)))
+                    setattr(
+                        self, base + suffix, Parameter(empty(shape, device=device, dtype=dtype))
+                    )
                     names.append(base + suffix)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -190,16 +215,19 @@ class RNNBase(Module):
         else:
             packed, sorted_idx, unsorted_idx = False, None, None
             if input.ndim not in (2, 3):
-                raise ShapeError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D "
-                                 "tensor instead")
+                raise ShapeError(
+                    f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead"
+                )
             batched = input.ndim == 3
             if not batched:
                 input = input.unsqueeze(1)
                 if hx is not None:
                     states = hx if is_lstm else (hx,)
                     if any(s.ndim != 2 for s in states):
-                        raise ShapeError(f"{name}: for unbatched 2-D input, hx should also be "
-                                         f"2-D but got {[s.ndim for s in states]}-D")
+                        raise ShapeError(
+                            f"{name}: for unbatched 2-D input, hx should also be "
+                            f"2-D but got {[s.ndim for s in states]}-D"
+                        )
                     hx = tuple(s.unsqueeze(1) for s in states) if is_lstm else hx.unsqueeze(1)
             elif self.batch_first:
                 input = input.transpose(0, 1)
@@ -207,12 +235,13 @@ class RNNBase(Module):
             data = input.reshape(t_len * batch, input.shape[2])
             sizes = [batch] * t_len
         if data.shape[-1] != self.input_size:
-            raise ShapeError(f"{name}: input.size(-1) must be equal to input_size. Expected "
-                             f"{self.input_size}, got {data.shape[-1]}")
+            raise ShapeError(
+                f"{name}: input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {data.shape[-1]}"
+            )
         w_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if data.dtype is not w_dtype:
-            raise DTypeError(f"{name}: input must have the type {w_dtype}, got type "
-                             f"{data.dtype}")
+            raise DTypeError(f"{name}: input must have the type {w_dtype}, got type {data.dtype}")
         shapes = self._state_shapes(batch)
         if hx is None:
             states = [zeros(s, dtype=data.dtype, device=data.device) for s in shapes]
@@ -224,8 +253,7 @@ class RNNBase(Module):
                 states = [s.index_select(1, sorted_idx) for s in states]
             for s, shape in zip(states, shapes):
                 if tuple(s.shape) != shape:
-                    raise ShapeError(f"{name}: Expected hidden size {shape}, got "
-                                     f"{list(s.shape)}")
+                    raise ShapeError(f"{name}: Expected hidden size {shape}, got {list(s.shape)}")
         return data, sizes, states, sorted_idx, unsorted_idx, batched, packed
 
     def _direction(self, x, sizes, states, names, reverse):
@@ -234,7 +262,7 @@ class RNNBase(Module):
         w_ih, w_hh = params[0], params[1]
         b_ih, b_hh = (params[2], params[3]) if self.bias else (None, None)
         w_hr = params[-1] if self.proj_size > 0 else None
-        fold = b_hh is not None and self.mode != "GRU"     # b_hh adds linearly: fold it
+        fold = b_hh is not None and self.mode != "GRU"  # b_hh adds linearly: fold it
         gx_all = F.linear(x, w_ih, b_ih + b_hh if fold else b_ih)
         b_step = None if fold else b_hh
         w_hh_t = w_hh.t()
@@ -248,7 +276,7 @@ class RNNBase(Module):
             step = lambda g, st: (act(g, st[0], w_hh_t, b_step),)  # noqa: E731
         if not sizes:
             return x.new_zeros((0, states[0].shape[-1])), states
-        gx_steps = gx_all.split(sizes, 0)                 # one node for all steps
+        gx_steps = gx_all.split(sizes, 0)  # one node for all steps
         outs = [None] * len(sizes)
         # Only the first sizes[t] rows run at step t: the state is cut (forward: rows that
         # ended keep their final state) or extended (reverse: rows that start join with
@@ -258,7 +286,7 @@ class RNNBase(Module):
             cur = states if width == sizes[0] else [s[:width] for s in states]
             for t in range(len(sizes) - 1, -1, -1):
                 if sizes[t] > width:
-                    cur = [cat([c, s[width:sizes[t]]]) for c, s in zip(cur, states)]
+                    cur = [cat([c, s[width : sizes[t]]]) for c, s in zip(cur, states)]
                     width = sizes[t]
                 cur = step(gx_steps[t], cur)
                 outs[t] = cur[0]
@@ -277,8 +305,7 @@ class RNNBase(Module):
         return cat(outs), list(cur)
 
     def forward(self, input, hx=None):
-        data, sizes, states, sorted_idx, unsorted_idx, batched, packed = \
-            self._prepare(input, hx)
+        data, sizes, states, sorted_idx, unsorted_idx, batched, packed = self._prepare(input, hx)
         d = 2 if self.bidirectional else 1
         finals = [[] for _ in states]
         x = data
@@ -286,8 +313,9 @@ class RNNBase(Module):
             outs = []
             for direction in range(d):
                 k = layer * d + direction
-                out, st = self._direction(x, sizes, [s[k] for s in states],
-                                          self._all_weights[k], direction == 1)
+                out, st = self._direction(
+                    x, sizes, [s[k] for s in states], self._all_weights[k], direction == 1
+                )
                 outs.append(out)
                 for f, s in zip(finals, st):
                     f.append(s)
@@ -315,16 +343,36 @@ class RNN(RNNBase):
     bias=True, batch_first=False, dropout=0.0, bidirectional=False)``; ``forward(input,
     hx=None)`` returns ``(output, h_n)``."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None,
-                 dtype=None):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        nonlinearity="tanh",
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+    ):
         if nonlinearity not in ("tanh", "relu"):
-            raise ArgumentError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' "
-                                "or 'relu'.")
+            raise ArgumentError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
         self.nonlinearity = nonlinearity
-        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
-                         hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+        super().__init__(
+            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
 
 
 class LSTM(RNNBase):
@@ -332,10 +380,32 @@ class LSTM(RNNBase):
     dropout=0.0, bidirectional=False, proj_size=0)``; ``forward(input, (h_0, c_0)=None)``
     returns ``(output, (h_n, c_n))``."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
-                         dropout, bidirectional, proj_size, device, dtype)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "LSTM",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            proj_size,
+            device,
+            dtype,
+        )
 
 
 class GRU(RNNBase):
@@ -343,13 +413,34 @@ class GRU(RNNBase):
     dropout=0.0, bidirectional=False)``; ``forward(input, hx=None)`` returns
     ``(output, h_n)``."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
-                         dropout, bidirectional, device=device, dtype=dtype)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "GRU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
 
 
 # -- cells ------------------------------------------------------------------------------------
+
 
 class RNNCellBase(Module):
     """The parameters of one cell: ``weight_ih`` (G, input_size), ``weight_hh``
@@ -395,8 +486,10 @@ class RNNCellBase(Module):
         if not batched:
             input = input.unsqueeze(0)
         if input.shape[1] != self.input_size:
-            raise ShapeError(f"{name}: input has inconsistent input_size: got "
-                             f"{input.shape[1]} expected {self.input_size}")
+            raise ShapeError(
+                f"{name}: input has inconsistent input_size: got "
+                f"{input.shape[1]} expected {self.input_size}"
+            )
         n = input.shape[0]
         out = []
         for s in states:
@@ -405,8 +498,10 @@ class RNNCellBase(Module):
             elif not batched:
                 s = s.unsqueeze(0)
             if tuple(s.shape) != (n, self.hidden_size):
-                raise ShapeError(f"{name}: hidden state of shape {tuple(s.shape)} does not "
-                                 f"match (batch, hidden_size) = ({n}, {self.hidden_size})")
+                raise ShapeError(
+                    f"{name}: hidden state of shape {tuple(s.shape)} does not "
+                    f"match (batch, hidden_size) = ({n}, {self.hidden_size})"
+                )
             out.append(s)
         return input, out, batched
 
@@ -418,8 +513,9 @@ class RNNCell(RNNCellBase):
     """:math:`h' = \\tanh(x W_{ih}^T + b_{ih} + h W_{hh}^T + b_{hh})` (``nonlinearity`` tanh
     or relu)."""
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
-                 dtype=None):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
         if nonlinearity not in ("tanh", "relu"):
             raise ArgumentError(f"Unknown nonlinearity: {nonlinearity}")
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)

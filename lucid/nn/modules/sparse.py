@@ -17,20 +17,24 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 def _make_weight(cls, num_embeddings, embedding_dim, _weight, _freeze, device, dtype):
     if _weight is None:
-        return Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
-                         requires_grad=not _freeze), True
-    if not isinstance(_weight, Tensor) or tuple(_weight.shape) != (num_embeddings,
-                                                                   embedding_dim):
+        return Parameter(
+            empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+            requires_grad=not _freeze,
+        ), True
+    if not isinstance(_weight, Tensor) or tuple(_weight.shape) != (num_embeddings, embedding_dim):
         got = list(_weight.shape) if isinstance(_weight, Tensor) else type(_weight).__name__
-        raise ShapeError(f"{cls}: shape of weight does not match num_embeddings and "
-                         f"embedding_dim: expected {[num_embeddings, embedding_dim]}, got {got}")
+        raise ShapeError(
+            f"{cls}: shape of weight does not match num_embeddings and "
+            f"embedding_dim: expected {[num_embeddings, embedding_dim]}, got {got}"
+        )
     return Parameter(_weight, requires_grad=not _freeze), False
 
 
 def _pretrained_shape(cls, embeddings):
     if not isinstance(embeddings, Tensor) or embeddings.dim() != 2:
-        raise ShapeError(f"{cls.__name__}.from_pretrained: embeddings parameter is expected "
-                         "to be 2-dimensional")
+        raise ShapeError(
+            f"{cls.__name__}.from_pretrained: embeddings parameter is expected to be 2-dimensional"
+        )
     return tuple(embeddings.shape)
 
 
@@ -39,9 +43,20 @@ class Embedding(Module):
     starts :math:`\\mathcal N(0, 1)` with the ``padding_idx`` row zero (it gets no
     gradient)."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
-                 _freeze=False, device=None, dtype=None):
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        padding_idx=None,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        sparse=False,
+        _weight=None,
+        _freeze=False,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -52,8 +67,9 @@ class Embedding(Module):
         if sparse:
             raise ArgumentError("Embedding: sparse=True (sparse gradients) is not supported")
         self.sparse = sparse
-        self.weight, fresh = _make_weight("Embedding", num_embeddings, embedding_dim, _weight,
-                                     _freeze, device, dtype)
+        self.weight, fresh = _make_weight(
+            "Embedding", num_embeddings, embedding_dim, _weight, _freeze, device, dtype
+        )
         if fresh:
             self.reset_parameters()
 
@@ -67,8 +83,15 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
-                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -83,23 +106,51 @@ class Embedding(Module):
         return s
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
-                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze=True,
+        padding_idx=None,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        sparse=False,
+    ):
         """An Embedding whose weight is ``embeddings`` (shared, not copied); ``freeze``
         turns its gradient off."""
         rows, cols = _pretrained_shape(cls, embeddings)
-        return cls(rows, cols, padding_idx=padding_idx, max_norm=max_norm,
-                   norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse,
-                   _weight=embeddings, _freeze=freeze)
+        return cls(
+            rows,
+            cols,
+            padding_idx=padding_idx,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            sparse=sparse,
+            _weight=embeddings,
+            _freeze=freeze,
+        )
 
 
 class EmbeddingBag(Module):
     """Sums, means or maxima of bags of embeddings (see :func:`F.embedding_bag`);
     ``weight`` starts :math:`\\mathcal N(0, 1)` with the ``padding_idx`` row zero."""
 
-    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
-                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        _weight=None,
+        include_last_offset=False,
+        padding_idx=None,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -108,13 +159,13 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _padding_idx(padding_idx, num_embeddings, "EmbeddingBag")
         if sparse:
-            raise ArgumentError("EmbeddingBag: sparse=True (sparse gradients) is not "
-                                "supported")
+            raise ArgumentError("EmbeddingBag: sparse=True (sparse gradients) is not supported")
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-        self.weight, fresh = _make_weight("EmbeddingBag", num_embeddings, embedding_dim, _weight,
-                                     False, device, dtype)
+        self.weight, fresh = _make_weight(
+            "EmbeddingBag", num_embeddings, embedding_dim, _weight, False, device, dtype
+        )
         if fresh:
             self.reset_parameters()
 
@@ -122,10 +173,19 @@ class EmbeddingBag(Module):
     _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
     def forward(self, input, offsets=None, per_sample_weights=None):
-        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
-                               self.scale_grad_by_freq, self.mode, self.sparse,
-                               per_sample_weights, self.include_last_offset,
-                               self.padding_idx)
+        return F.embedding_bag(
+            input,
+            self.weight,
+            offsets,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.mode,
+            self.sparse,
+            per_sample_weights,
+            self.include_last_offset,
+            self.padding_idx,
+        )
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -141,15 +201,32 @@ class EmbeddingBag(Module):
         return s
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
-                        scale_grad_by_freq=False, mode="mean", sparse=False,
-                        include_last_offset=False, padding_idx=None):
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze=True,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        include_last_offset=False,
+        padding_idx=None,
+    ):
         """An EmbeddingBag whose weight is ``embeddings`` (shared); ``freeze`` turns its
         gradient off."""
         rows, cols = _pretrained_shape(cls, embeddings)
-        bag = cls(rows, cols, max_norm=max_norm, norm_type=norm_type,
-                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
-                  _weight=embeddings, include_last_offset=include_last_offset,
-                  padding_idx=padding_idx)
+        bag = cls(
+            rows,
+            cols,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            mode=mode,
+            sparse=sparse,
+            _weight=embeddings,
+            include_last_offset=include_last_offset,
+            padding_idx=padding_idx,
+        )
         bag.weight.requires_grad_(not freeze)
         return bag

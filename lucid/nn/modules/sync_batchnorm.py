@@ -30,32 +30,43 @@ class SyncBatchNorm(_BatchNorm):
     unbiased :math:`\\sigma^2 n / (n-1)`. In evaluation mode, or when no process group is
     initialised or it has one rank, it is plain batch norm."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, process_group=None, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats,
-                         device, dtype)
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        process_group=None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
         self.process_group = process_group
 
     def _check_input_dim(self, input):
         if input.dim() < 2:
-            raise ShapeError(f"SyncBatchNorm: expected at least 2D input (got {input.dim()}D "
-                             "input)")
+            raise ShapeError(
+                f"SyncBatchNorm: expected at least 2D input (got {input.dim()}D input)"
+            )
 
     def forward(self, input):
         self._check_input_dim(input)
-        if not (self.training and dist.is_initialized() and
-                dist.get_world_size(self.process_group) > 1):
+        if not (
+            self.training and dist.is_initialized() and dist.get_world_size(self.process_group) > 1
+        ):
             return super().forward(input)
         c = input.shape[1]
         dims = [0] + list(range(2, input.dim()))
         shape = (1, c) + (1,) * (input.dim() - 2)
-        local = full((1,), float(input.numel() // c), dtype=input.dtype,
-                     device=input.device)
+        local = full((1,), float(input.numel() // c), dtype=input.dtype, device=input.device)
         sums = all_reduce(cat([input.sum(dims), local]), group=self.process_group)
         n = float(sums[c].item())
         if n <= 1:
-            raise ShapeError(f"SyncBatchNorm: expected more than 1 value per channel when "
-                             f"training over all ranks, got {int(n)}")
+            raise ShapeError(
+                f"SyncBatchNorm: expected more than 1 value per channel when "
+                f"training over all ranks, got {int(n)}"
+            )
         mean = sums[:c] / n
         xc = input - mean.reshape(shape)
         var = all_reduce((xc * xc).sum(dims), group=self.process_group) / n
@@ -71,8 +82,11 @@ class SyncBatchNorm(_BatchNorm):
     def _update_running(self, mean, var):
         with no_grad():
             self.num_batches_tracked.add_(1)
-            f = 1.0 / float(self.num_batches_tracked.item()) if self.momentum is None \
+            f = (
+                1.0 / float(self.num_batches_tracked.item())
+                if self.momentum is None
                 else self.momentum
+            )
             self.running_mean.mul_(1 - f).add_(mean.to(self.running_mean.dtype) * f)
             self.running_var.mul_(1 - f).add_(var.to(self.running_var.dtype) * f)
 
@@ -82,8 +96,14 @@ class SyncBatchNorm(_BatchNorm):
         takes over its parameters, buffers and mode (``module`` itself when it is one)."""
         out = module
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
-            out = cls(module.num_features, module.eps, module.momentum, module.affine,
-                      module.track_running_stats, process_group)
+            out = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
             if module.affine:
                 out.weight, out.bias = module.weight, module.bias
             out.running_mean = module.running_mean

@@ -18,8 +18,13 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder",
-           "TransformerEncoderLayer", "TransformerDecoderLayer"]
+__all__ = [
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+]
 
 
 def _activation(activation):
@@ -31,8 +36,9 @@ def _activation(activation):
             return F.gelu
         raise ArgumentError(f"activation should be relu/gelu, not {activation}")
     if not callable(activation):
-        raise ArgumentError(f"activation should be relu/gelu or a callable, got "
-                            f"{type(activation).__name__}")
+        raise ArgumentError(
+            f"activation should be relu/gelu or a callable, got {type(activation).__name__}"
+        )
     return activation
 
 
@@ -65,13 +71,25 @@ class TransformerEncoderLayer(Module):
     PyTorch's: ``self_attn``, ``linear1``, ``dropout``, ``linear2``, ``norm1``, ``norm2``,
     ``dropout1``, ``dropout2``. ``activation``: ``"relu"``, ``"gelu"`` or a callable."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation=F.relu,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -91,8 +109,15 @@ class TransformerEncoderLayer(Module):
         return self.norm2(x + self._ff_block(x))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
         return self.dropout1(x)
 
     def _ff_block(self, x):
@@ -105,15 +130,28 @@ class TransformerDecoderLayer(Module):
     ``norm_first``), as PyTorch's: ``self_attn``, ``multihead_attn``, ``linear1``,
     ``dropout``, ``linear2``, ``norm1``..``norm3``, ``dropout1``..``dropout3``."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation=F.relu,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                            batch_first=batch_first, bias=bias, **kw)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                                 batch_first=batch_first, bias=bias, **kw)
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
+        )
+        self.multihead_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
+        )
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -126,29 +164,52 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation)
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=False,
+        memory_is_causal=False,
+    ):
         x = tgt
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask,
-                                   tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
-                                    memory_key_padding_mask, memory_is_causal)
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(
+                self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal
+            )
             return x + self._ff_block(self.norm3(x))
         x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
-                                           memory_is_causal))
+        x = self.norm2(
+            x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+        )
         return self.norm3(x + self._ff_block(x))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal, need_weights=False)[0]
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            is_causal=is_causal,
+            need_weights=False,
+        )[0]
         return self.dropout1(x)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal):
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
-                                key_padding_mask=key_padding_mask, is_causal=is_causal,
-                                need_weights=False)[0]
+        x = self.multihead_attn(
+            x,
+            mem,
+            mem,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            is_causal=is_causal,
+            need_weights=False,
+        )[0]
         return self.dropout2(x)
 
     def _ff_block(self, x):
@@ -161,8 +222,9 @@ class TransformerEncoder(Module):
     ``mask_check`` are accepted for PyTorch compatibility: they select PyTorch's
     nested-tensor fast path, which changes no result, and Lucid has no nested tensors."""
 
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
-                 mask_check=True):
+    def __init__(
+        self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True
+    ):
         super().__init__()
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
@@ -176,8 +238,9 @@ class TransformerEncoder(Module):
         is_causal = _is_causal_mask(mask, is_causal, _seq_len(src, bf))
         out = src
         for mod in self.layers:
-            out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
-                      is_causal=is_causal)
+            out = mod(
+                out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal
+            )
         return out if self.norm is None else self.norm(out)
 
 
@@ -191,17 +254,32 @@ class TransformerDecoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
         first = self.layers[0] if self.num_layers else None
         bf = first is not None and first.self_attn.batch_first
         tgt_is_causal = _is_causal_mask(tgt_mask, tgt_is_causal, _seq_len(tgt, bf))
         out = tgt
         for mod in self.layers:
-            out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                      tgt_key_padding_mask=tgt_key_padding_mask,
-                      memory_key_padding_mask=memory_key_padding_mask,
-                      tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+            out = mod(
+                out,
+                memory,
+                tgt_mask=tgt_mask,
+                memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask,
+                tgt_is_causal=tgt_is_causal,
+                memory_is_causal=memory_is_causal,
+            )
         return out if self.norm is None else self.norm(out)
 
 
@@ -211,27 +289,52 @@ class Transformer(Module):
     ``custom_encoder`` / ``custom_decoder`` given; every parameter with more than one dim
     starts at ``xavier_uniform_``."""
 
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
-                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
-                 norm_first=False, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        d_model=512,
+        nhead=8,
+        num_encoder_layers=6,
+        num_decoder_layers=6,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation=F.relu,
+        custom_encoder=None,
+        custom_decoder=None,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        layer = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
-                     layer_norm_eps=layer_norm_eps, batch_first=batch_first,
-                     norm_first=norm_first, bias=bias, **kw)
+        layer = dict(
+            dim_feedforward=dim_feedforward,
+            dropout=dropout,
+            activation=activation,
+            layer_norm_eps=layer_norm_eps,
+            batch_first=batch_first,
+            norm_first=norm_first,
+            bias=bias,
+            **kw,
+        )
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
             self.encoder = TransformerEncoder(
-                TransformerEncoderLayer(d_model, nhead, **layer), num_encoder_layers,
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+                TransformerEncoderLayer(d_model, nhead, **layer),
+                num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
+            )
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             self.decoder = TransformerDecoder(
-                TransformerDecoderLayer(d_model, nhead, **layer), num_decoder_layers,
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+                TransformerDecoderLayer(d_model, nhead, **layer),
+                num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
+            )
         for p in self.parameters():
             if p.ndim > 1:
                 init.xavier_uniform_(p)
@@ -239,24 +342,47 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
-                src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal=False):
-        if src.ndim == 3 and src.shape[0 if self.batch_first else 1] != \
-                tgt.shape[0 if self.batch_first else 1]:
-            raise ShapeError("Transformer: the batch number of src and tgt must be equal, got "
-                             f"shapes {tuple(src.shape)} and {tuple(tgt.shape)}")
+    def forward(
+        self,
+        src,
+        tgt,
+        src_mask=None,
+        tgt_mask=None,
+        memory_mask=None,
+        src_key_padding_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        src_is_causal=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
+        if (
+            src.ndim == 3
+            and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]
+        ):
+            raise ShapeError(
+                "Transformer: the batch number of src and tgt must be equal, got "
+                f"shapes {tuple(src.shape)} and {tuple(tgt.shape)}"
+            )
         if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
-            raise ShapeError(f"Transformer: the feature number of src and tgt must be equal "
-                             f"to d_model ({self.d_model}), got {src.shape[-1]} and "
-                             f"{tgt.shape[-1]}")
-        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
-                              is_causal=src_is_causal)
-        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                            tgt_key_padding_mask=tgt_key_padding_mask,
-                            memory_key_padding_mask=memory_key_padding_mask,
-                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+            raise ShapeError(
+                f"Transformer: the feature number of src and tgt must be equal "
+                f"to d_model ({self.d_model}), got {src.shape[-1]} and "
+                f"{tgt.shape[-1]}"
+            )
+        memory = self.encoder(
+            src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal
+        )
+        return self.decoder(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):

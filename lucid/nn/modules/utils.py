@@ -12,10 +12,12 @@ __all__ = ["consume_prefix_in_state_dict_if_present"]
 
 def _ntuple(n, name="parse"):
     """A function turning an iterable into a tuple and anything else into ``n`` copies."""
+
     def parse(x):
         if isinstance(x, collections.abc.Iterable):
             return tuple(x)
         return tuple(itertools.repeat(x, n))
+
     parse.__name__ = name
     return parse
 
@@ -39,7 +41,7 @@ def _list_with_default(out_size, defaults):
         return out_size
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size) :])]
 
 
 def consume_prefix_in_state_dict_if_present(state_dict, prefix) -> None:
@@ -47,10 +49,10 @@ def consume_prefix_in_state_dict_if_present(state_dict, prefix) -> None:
     ``state_dict`` in place, and from its ``_metadata`` keys if it has any."""
     for key in list(state_dict):
         if key.startswith(prefix):
-            state_dict[key[len(prefix):]] = state_dict.pop(key)
+            state_dict[key[len(prefix) :]] = state_dict.pop(key)
     meta = getattr(state_dict, "_metadata", None)
     if meta is None:
         return
     for key in list(meta):
         if key and (key == prefix.replace(".", "") or key.startswith(prefix)):
-            meta[key[len(prefix):]] = meta.pop(key)
+            meta[key[len(prefix) :]] = meta.pop(key)

@@ -36,16 +36,17 @@ class VectorQuantizer(Module):
     dicts load by name); it starts :math:`\mathcal U(-1/K, 1/K)`.
     """
 
-    def __init__(self, num_embeddings, embedding_dim, commitment_cost=0.25, device=None,
-                 dtype=None):
+    def __init__(
+        self, num_embeddings, embedding_dim, commitment_cost=0.25, device=None, dtype=None
+    ):
         super().__init__()
         for name, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise ArgumentError(f"VectorQuantizer: {name} must be a positive int, got "
-                                    f"{v!r}")
+                raise ArgumentError(f"VectorQuantizer: {name} must be a positive int, got {v!r}")
         if commitment_cost < 0:
-            raise ArgumentError(f"VectorQuantizer: commitment_cost must be >= 0, got "
-                                f"{commitment_cost}")
+            raise ArgumentError(
+                f"VectorQuantizer: commitment_cost must be >= 0, got {commitment_cost}"
+            )
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.commitment_cost = commitment_cost
@@ -58,12 +59,14 @@ class VectorQuantizer(Module):
 
     def forward(self, input):
         quantized, indices = F.vector_quantize(input, self.embedding.weight)
-        codes = F.embedding(indices, self.embedding.weight)     # the codebook's gradient
-        loss = F.mse_loss(codes, input.detach()) + \
-            self.commitment_cost * F.mse_loss(input, codes.detach())
+        codes = F.embedding(indices, self.embedding.weight)  # the codebook's gradient
+        loss = F.mse_loss(codes, input.detach()) + self.commitment_cost * F.mse_loss(
+            input, codes.detach()
+        )
         return quantized, loss, indices
 
     def extra_repr(self):
-        return (f"num_embeddings={self.num_embeddings}, embedding_dim={self.embedding_dim}, "
-                f"commitment_cost={self.commitment_cost}")
-
+        return (
+            f"num_embeddings={self.num_embeddings}, embedding_dim={self.embedding_dim}, "
+            f"commitment_cost={self.commitment_cost}"
+        )

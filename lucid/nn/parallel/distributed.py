@@ -38,18 +38,31 @@ class DistributedDataParallel(Module):
     and ``static_graph`` are accepted for PyTorch compatibility and change nothing (one
     device per process, the module's own; the reducer needs no hint of a static graph)."""
 
-    def __init__(self, module, device_ids=None, output_device=None, dim=0,
-                 broadcast_buffers=True, process_group=None, bucket_cap_mb=25,
-                 find_unused_parameters=False, check_reduction=False,
-                 gradient_as_bucket_view=False, static_graph=False):
+    def __init__(
+        self,
+        module,
+        device_ids=None,
+        output_device=None,
+        dim=0,
+        broadcast_buffers=True,
+        process_group=None,
+        bucket_cap_mb=25,
+        find_unused_parameters=False,
+        check_reduction=False,
+        gradient_as_bucket_view=False,
+        static_graph=False,
+    ):
         super().__init__()
         if not dist.is_initialized():
-            raise DistributedError("DistributedDataParallel: the default process group has "
-                                   "not been initialized; call "
-                                   "lucid.distributed.init_process_group() first")
+            raise DistributedError(
+                "DistributedDataParallel: the default process group has "
+                "not been initialized; call "
+                "lucid.distributed.init_process_group() first"
+            )
         if not bucket_cap_mb > 0:
-            raise ArgumentError(f"DistributedDataParallel: bucket_cap_mb must be positive, "
-                                f"got {bucket_cap_mb}")
+            raise ArgumentError(
+                f"DistributedDataParallel: bucket_cap_mb must be positive, got {bucket_cap_mb}"
+            )
         self.module = module
         self.process_group = process_group
         self.broadcast_buffers = broadcast_buffers
@@ -61,29 +74,35 @@ class DistributedDataParallel(Module):
                 seen.add(id(p))
                 params.append(p)
         if not params:
-            raise DistributedError("DistributedDataParallel: the module has no parameter "
-                                   "that requires a gradient")
+            raise DistributedError(
+                "DistributedDataParallel: the module has no parameter that requires a gradient"
+            )
         self._params = params
         self._check_same_model(params)
         frozen = [p for p in module.parameters() if not p.requires_grad]
         self._broadcast(params + frozen + [b for b in module.buffers() if b is not None])
-        self.reducer = Reducer(params, process_group, bucket_cap_mb, find_unused_parameters,
-                               gradient_as_bucket_view)
+        self.reducer = Reducer(
+            params, process_group, bucket_cap_mb, find_unused_parameters, gradient_as_bucket_view
+        )
 
     def _check_same_model(self, params):
         """Every rank has as many parameters of the same shapes (compared by a checksum of
         the shapes, all-reduced as MIN and MAX)."""
-        sig = [len(params)] + [sum((k + 1) * (d + 3) * (j + 7) for k, d in
-                                   enumerate(p.shape)) for j, p in enumerate(params)]
+        sig = [len(params)] + [
+            sum((k + 1) * (d + 3) * (j + 7) for k, d in enumerate(p.shape))
+            for j, p in enumerate(params)
+        ]
         code = float(sum((i + 1) * s for i, s in enumerate(sig)) % 1000003)
         lo = tensor([code, float(len(params))], device=params[0].device)
         hi = lo.clone()
         dist.all_reduce(lo, dist.ReduceOp.MIN, self.process_group)
         dist.all_reduce(hi, dist.ReduceOp.MAX, self.process_group)
         if lo.tolist() != hi.tolist():
-            raise DistributedError("DistributedDataParallel: the ranks' modules differ (their "
-                                   "parameter counts or shapes do not match); every rank "
-                                   "must build the same model")
+            raise DistributedError(
+                "DistributedDataParallel: the ranks' modules differ (their "
+                "parameter counts or shapes do not match); every rank "
+                "must build the same model"
+            )
 
     def _broadcast(self, tensors):
         """Rank 0's values of ``tensors`` on every rank: one broadcast per dtype and
@@ -98,7 +117,7 @@ class DistributedDataParallel(Module):
                 dist.broadcast(flat, src, self.process_group)
                 at = 0
                 for t in ts:
-                    t.copy_(flat[at:at + t.numel()].reshape(tuple(t.shape)))
+                    t.copy_(flat[at : at + t.numel()].reshape(tuple(t.shape)))
                     at += t.numel()
 
     def _pg(self):

@@ -44,7 +44,7 @@ class _Bucket:
 
     def slot(self, k):
         """The part of the flat buffer that holds parameter ``k``'s gradient."""
-        return self.flat[self.offsets[k]:self.offsets[k] + self.params[k].numel()]
+        return self.flat[self.offsets[k] : self.offsets[k] + self.params[k].numel()]
 
 
 class Reducer:
@@ -53,14 +53,14 @@ class Reducer:
     def __init__(self, params, group, bucket_cap_mb, find_unused, as_view):
         self.params, self.group, self.find_unused = params, group, find_unused
         self.as_view = as_view
-        self.wait_s = 0.0           # time spent waiting for all-reduces after the backward
+        self.wait_s = 0.0  # time spent waiting for all-reduces after the backward
         self.world = dist.get_world_size(group)
         self.buckets, self.where = self._assign(params, bucket_cap_mb * 1024 * 1024)
-        self.armed = False          # a forward prepared a backward that syncs
-        self.started = False        # and that backward has produced a gradient
+        self.armed = False  # a forward prepared a backward that syncs
+        self.started = False  # and that backward has produced a gradient
         self.ready = [False] * len(params)
-        self.next = 0               # the next bucket to launch, in order
-        self.used = None            # globally used flags (find_unused_parameters)
+        self.next = 0  # the next bucket to launch, in order
+        self.used = None  # globally used flags (find_unused_parameters)
         self.used_work = None
         for i, p in enumerate(params):
             p.register_post_accumulate_grad_hook(self._hook(i))
@@ -72,8 +72,9 @@ class Reducer:
             p = params[i]
             nbytes = p.numel() * p.element_size()
             limit = min(cap, FIRST_BUCKET_BYTES) if not buckets else cap
-            if cur and (size + nbytes > limit or p.dtype != cur[0][1].dtype or
-                        p.device != cur[0][1].device):
+            if cur and (
+                size + nbytes > limit or p.dtype != cur[0][1].dtype or p.device != cur[0][1].device
+            ):
                 buckets.append(cur)
                 cur, size = [], 0
             cur.append((i, p))
@@ -99,8 +100,9 @@ class Reducer:
                     "DistributedDataParallel: the previous iteration's gradients were not "
                     "all reduced: some parameters got no gradient in its backward. Pass "
                     "find_unused_parameters=True when part of the model does not take "
-                    "part in the loss")
-            self._drain()           # a forward without backward: start again
+                    "part in the loss"
+                )
+            self._drain()  # a forward without backward: start again
         self.armed, self.started = True, False
         self.ready = [False] * len(self.params)
         self.next = 0
@@ -112,8 +114,7 @@ class Reducer:
         local = [id(p) in reached for p in self.params]
         flat = self.buckets[0].flat
         self.used = tensor([float(u) for u in local], dtype=flat.dtype, device=flat.device)
-        self.used_work = dist.all_reduce(self.used, dist.ReduceOp.MAX, self.group,
-                                         async_op=True)
+        self.used_work = dist.all_reduce(self.used, dist.ReduceOp.MAX, self.group, async_op=True)
         for i, u in enumerate(local):
             if not u:
                 self._mark(i)
@@ -123,12 +124,13 @@ class Reducer:
             if self.armed:
                 self.started = True
                 self._mark(i)
+
         return hook
 
     def _drain(self):
         """Complete what a forward that got no backward launched (the flags of used
         parameters, buckets of unused ones): every rank launched the same."""
-        for b in self.buckets[:self.next]:
+        for b in self.buckets[: self.next]:
             b.work.wait()
         if self.used_work is not None:
             self.used_work.wait()
@@ -139,7 +141,8 @@ class Reducer:
             raise DistributedError(
                 f"DistributedDataParallel: parameter {i} got its gradient twice in one "
                 "iteration (a second backward through the same forward, or a parameter "
-                "used by reentrant backward); call the DDP forward once per backward")
+                "used by reentrant backward); call the DDP forward once per backward"
+            )
         self.ready[i] = True
         b, k = self.where[i]
         bucket = self.buckets[b]
@@ -162,7 +165,7 @@ class Reducer:
         if self.next == len(self.buckets):
             self._finish()
         else:
-            for nb in self.buckets[:self.next]:     # let MPI progress the ones in flight
+            for nb in self.buckets[: self.next]:  # let MPI progress the ones in flight
                 if not nb.work.is_completed():
                     break
 
@@ -184,7 +187,7 @@ class Reducer:
             for bucket in self.buckets:
                 for k, (i, p) in enumerate(zip(bucket.index, bucket.params)):
                     if used is not None and not used[i]:
-                        continue        # no rank used it: its .grad stays as it was
+                        continue  # no rank used it: its .grad stays as it was
                     g = bucket.slot(k).reshape(tuple(p.shape))
                     if self.as_view:
                         if p.grad is None or p.grad.data_ptr() != g.data_ptr():
@@ -211,6 +214,7 @@ def _reached_leaves(outputs):
         elif isinstance(o, dict):
             for x in o.values():
                 visit(x)
+
     visit(outputs)
     while stack:
         node = stack.pop()

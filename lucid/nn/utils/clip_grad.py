@@ -10,8 +10,13 @@ from ...autograd.grad_mode import no_grad
 from ...errors import ArgumentError
 from ...ops import stack
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_norm",
+    "clip_grad_value_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
+]
 
 
 def _grads(parameters):
@@ -32,10 +37,12 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     with no_grad():
         total = stack([t.norm(norm_type) for t in tensors]).norm(norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
-        raise ArgumentError(f"clip_grad_norm_: the total norm of order {norm_type} for "
-                            "gradients from `parameters` is non-finite, so it cannot be "
-                            "clipped. To disable this error and scale the gradients by the "
-                            "non-finite norm anyway, set `error_if_nonfinite=False`")
+        raise ArgumentError(
+            f"clip_grad_norm_: the total norm of order {norm_type} for "
+            "gradients from `parameters` is non-finite, so it cannot be "
+            "clipped. To disable this error and scale the gradients by the "
+            "non-finite norm anyway, set `error_if_nonfinite=False`"
+        )
     return total
 
 
@@ -52,8 +59,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     _scale(_grads(parameters), max_norm, total_norm)
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
-                    foreach=None):
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Rescale the gradients of ``parameters`` in place so that their total
     ``norm_type``-norm (as of one concatenated vector; ``inf`` allowed) is at most
     ``max_norm``: each is multiplied by :math:`\\min(1, \\text{max\\_norm} / (\\|g\\| +
@@ -73,9 +79,12 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(min=-clip_value, max=clip_value)
 
 
-def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
-                   foreach=None):
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Deprecated name of :func:`clip_grad_norm_` (warns, as PyTorch's)."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

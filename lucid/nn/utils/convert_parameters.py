@@ -13,8 +13,10 @@ def _same_device(params, op):
     params = list(params)
     devs = {p.device for p in params}
     if len(devs) > 1:
-        raise DeviceMismatchError(f"{op}: found parameters on different devices "
-                                  f"({', '.join(sorted(map(str, devs)))}); expected one")
+        raise DeviceMismatchError(
+            f"{op}: found parameters on different devices "
+            f"({', '.join(sorted(map(str, devs)))}); expected one"
+        )
     return params
 
 
@@ -28,15 +30,18 @@ def vector_to_parameters(vec, parameters):
     """Give the parameters, in order, the consecutive slices of the 1-D ``vec`` as their
     data (the reverse of :func:`parameters_to_vector`)."""
     if not isinstance(vec, Tensor):
-        raise ArgumentTypeError(f"vector_to_parameters: expected a Tensor, but got: "
-                                f"{type(vec).__name__}")
+        raise ArgumentTypeError(
+            f"vector_to_parameters: expected a Tensor, but got: {type(vec).__name__}"
+        )
     params = _same_device(parameters, "vector_to_parameters")
     total = sum(p.numel() for p in params)
     if vec.ndim != 1 or vec.numel() != total:
-        raise ShapeError(f"vector_to_parameters: expected a 1-D vector of {total} elements "
-                         f"(the parameters' total), got shape {tuple(vec.shape)}")
+        raise ShapeError(
+            f"vector_to_parameters: expected a 1-D vector of {total} elements "
+            f"(the parameters' total), got shape {tuple(vec.shape)}"
+        )
     at = 0
     for p in params:
         n = p.numel()
-        p.data = vec[at:at + n].reshape(p.shape).data
+        p.data = vec[at : at + n].reshape(p.shape).data
         at += n

@@ -13,17 +13,23 @@ from ...autograd.grad_mode import no_grad
 from ...errors import ArgumentError
 from ..parameter import Parameter
 
-__all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights"]
+__all__ = [
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
+]
 
 
 def _check_eval(layer, bn, op):
     if layer.training or bn.training:
-        raise ArgumentError(f"{op}: fusion is only for eval mode; call .eval() on both "
-                            f"modules first")
+        raise ArgumentError(
+            f"{op}: fusion is only for eval mode; call .eval() on both modules first"
+        )
     if bn.running_mean is None or bn.running_var is None:
-        raise ArgumentError(f"{op}: the batch norm has no running statistics "
-                            "(track_running_stats=False)")
+        raise ArgumentError(
+            f"{op}: the batch norm has no running statistics (track_running_stats=False)"
+        )
 
 
 def _bn_scale_shift(bias, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
@@ -47,9 +53,10 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
         shape = [1, -1] if transpose else [-1, 1]
         fused_w = conv_w * scale.reshape(shape + [1] * (conv_w.ndim - 2))
         bias_dtype = conv_w.dtype if conv_b is None else conv_b.dtype
-        return (Parameter(fused_w.to(conv_w.dtype), conv_w.requires_grad),
-                Parameter(fused_b.to(bias_dtype),
-                          False if conv_b is None else conv_b.requires_grad))
+        return (
+            Parameter(fused_w.to(conv_w.dtype), conv_w.requires_grad),
+            Parameter(fused_b.to(bias_dtype), False if conv_b is None else conv_b.requires_grad),
+        )
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
@@ -58,8 +65,15 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
     _check_eval(conv, bn, "fuse_conv_bn_eval")
     fused = copy.deepcopy(conv)
     fused.weight, fused.bias = fuse_conv_bn_weights(
-        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight,
-        bn.bias, transpose)
+        fused.weight,
+        fused.bias,
+        bn.running_mean,
+        bn.running_var,
+        bn.eps,
+        bn.weight,
+        bn.bias,
+        transpose,
+    )
     return fused
 
 
@@ -71,9 +85,12 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
         scale, fused_b = _bn_scale_shift(linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
         fused_w = linear_w * scale.unsqueeze(-1)
         bias_dtype = linear_w.dtype if linear_b is None else linear_b.dtype
-        return (Parameter(fused_w.to(linear_w.dtype), linear_w.requires_grad),
-                Parameter(fused_b.to(bias_dtype),
-                          False if linear_b is None else linear_b.requires_grad))
+        return (
+            Parameter(fused_w.to(linear_w.dtype), linear_w.requires_grad),
+            Parameter(
+                fused_b.to(bias_dtype), False if linear_b is None else linear_b.requires_grad
+            ),
+        )
 
 
 def fuse_linear_bn_eval(linear, bn):
@@ -81,11 +98,13 @@ def fuse_linear_bn_eval(linear, bn):
     two eval-mode modules; ``bn.num_features`` must be ``linear.out_features`` or 1."""
     _check_eval(linear, bn, "fuse_linear_bn_eval")
     if bn.num_features not in (linear.out_features, 1):
-        raise ArgumentError(f"fuse_linear_bn_eval: the batch norm's num_features must be "
-                            f"the linear's out_features ({linear.out_features}) or 1, got "
-                            f"{bn.num_features}")
+        raise ArgumentError(
+            f"fuse_linear_bn_eval: the batch norm's num_features must be "
+            f"the linear's out_features ({linear.out_features}) or 1, got "
+            f"{bn.num_features}"
+        )
     fused = copy.deepcopy(linear)
     fused.weight, fused.bias = fuse_linear_bn_weights(
-        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight,
-        bn.bias)
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
     return fused

@@ -19,6 +19,7 @@ def skip_init(module_cls, *args, **kwargs):
     if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
         raise ArgumentTypeError(f"skip_init: expected a Module class, got {module_cls!r}")
     if "device" not in inspect.signature(module_cls).parameters:
-        raise ArgumentError(f"skip_init: {module_cls.__name__} must take a 'device' "
-                            "argument to skip initialization")
+        raise ArgumentError(
+            f"skip_init: {module_cls.__name__} must take a 'device' argument to skip initialization"
+        )
     return module_cls(*args, **kwargs)

@@ -53,8 +53,10 @@ class _SpectralNorm(Module):
     def __init__(self, weight, n_power_iterations=1, dim=0, eps=1e-12):
         super().__init__()
         if n_power_iterations <= 0:
-            raise ArgumentError("spectral_norm: expected n_power_iterations to be positive, "
-                                f"but got n_power_iterations={n_power_iterations}")
+            raise ArgumentError(
+                "spectral_norm: expected n_power_iterations to be positive, "
+                f"but got n_power_iterations={n_power_iterations}"
+            )
         ndim = weight.ndim
         self.dim = dim if dim >= 0 else dim + ndim
         self.eps = eps
@@ -102,5 +104,6 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if dim is None:
         dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
     parametrize.register_parametrization(
-        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
+    )
     return module

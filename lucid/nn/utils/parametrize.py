@@ -20,8 +20,14 @@ from ...errors import ArgumentError
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
-__all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized",
-           "cached", "type_before_parametrizations", "ParametrizationList"]
+__all__ = [
+    "register_parametrization",
+    "remove_parametrizations",
+    "is_parametrized",
+    "cached",
+    "type_before_parametrizations",
+    "ParametrizationList",
+]
 
 _cache_depth = 0
 _cache = {}
@@ -51,13 +57,17 @@ def _check_result(z, shape, dtype, what):
     if not isinstance(z, Tensor):
         raise ArgumentError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
     if z.dtype is not dtype:
-        raise ArgumentError(f"{what} may not change the dtype of the tensor, unless the "
-                         f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\n"
-                         f"parametrized dtype: {z.dtype}")
+        raise ArgumentError(
+            f"{what} may not change the dtype of the tensor, unless the "
+            f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\n"
+            f"parametrized dtype: {z.dtype}"
+        )
     if tuple(z.shape) != tuple(shape):
-        raise ArgumentError(f"{what} may not change the shape of the tensor, unless the "
-                         f"`unsafe` flag is enabled.\nunparametrized shape: {tuple(shape)}\n"
-                         f"parametrized shape: {tuple(z.shape)}")
+        raise ArgumentError(
+            f"{what} may not change the shape of the tensor, unless the "
+            f"`unsafe` flag is enabled.\nunparametrized shape: {tuple(shape)}\n"
+            f"parametrized shape: {tuple(z.shape)}"
+        )
 
 
 class ParametrizationList(ModuleList):
@@ -73,24 +83,30 @@ class ParametrizationList(ModuleList):
                 if hasattr(m, "right_inverse"):
                     new = m.right_inverse(new)
         if not isinstance(new, (Tensor, collections.abc.Sequence)):
-            raise ArgumentError("'right_inverse' must return a Tensor or a Sequence of tensors "
-                             f"(list, tuple...). Got {type(new).__name__}")
+            raise ArgumentError(
+                "'right_inverse' must return a Tensor or a Sequence of tensors "
+                f"(list, tuple...). Got {type(new).__name__}"
+            )
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
             if new.dtype is not original.dtype:
-                raise ArgumentError("When `right_inverse` outputs one tensor, it may not change "
-                                 f"the dtype.\noriginal.dtype: {original.dtype}\n"
-                                 f"right_inverse(original).dtype: {new.dtype}")
+                raise ArgumentError(
+                    "When `right_inverse` outputs one tensor, it may not change "
+                    f"the dtype.\noriginal.dtype: {original.dtype}\n"
+                    f"right_inverse(original).dtype: {new.dtype}"
+                )
             with no_grad():
                 original.data = new
             _register_tensor(self, "original", original)
         else:
             for i, t in enumerate(new):
                 if not isinstance(t, Tensor):
-                    raise ArgumentError("'right_inverse' must return a Tensor or a Sequence of "
-                                     f"tensors (list, tuple...). Got element {i} of type "
-                                     f"{type(t).__name__}")
+                    raise ArgumentError(
+                        "'right_inverse' must return a Tensor or a Sequence of "
+                        f"tensors (list, tuple...). Got element {i} of type "
+                        f"{type(t).__name__}"
+                    )
                 t = t.detach()
                 if isinstance(original, Parameter):
                     t = Parameter(t, original.requires_grad)
@@ -103,18 +119,20 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for m in reversed(list(self)):
                 if not hasattr(m, "right_inverse"):
-                    raise ArgumentError(f"parametrization {type(m).__name__} does not "
-                                       "implement right_inverse.")
+                    raise ArgumentError(
+                        f"parametrization {type(m).__name__} does not implement right_inverse."
+                    )
                 value = m.right_inverse(value)
             if self.is_tensor:
                 if not self.unsafe:
-                    _check_result(value, self.original.shape, self.original.dtype,
-                                  "right_inverse")
+                    _check_result(value, self.original.shape, self.original.dtype, "right_inverse")
                 self.original.data = value
             else:
                 if len(value) != self.ntensors:
-                    raise ArgumentError(f"'right_inverse' must return a sequence of "
-                                     f"{self.ntensors} tensors, got {len(value)}")
+                    raise ArgumentError(
+                        f"'right_inverse' must return a sequence of "
+                        f"{self.ntensors} tensors, got {len(value)}"
+                    )
                 for i, t in enumerate(value):
                     getattr(self, f"original{i}").data = t
 
@@ -168,14 +186,15 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         plist = module.parametrizations[tensor_name]
         if not unsafe:
             y = getattr(module, tensor_name)
-            _check_result(parametrization(y), y.shape, y.dtype, "Registering a "
-                                                                "parametrization")
+            _check_result(parametrization(y), y.shape, y.dtype, "Registering a parametrization")
         plist.append(parametrization)
         plist.unsafe |= unsafe
         return module
     if tensor_name not in module._buffers and tensor_name not in module._parameters:
-        raise ArgumentError(f"Module '{module}' does not have a parameter, a buffer, or a "
-                         f"parametrized element with name '{tensor_name}'")
+        raise ArgumentError(
+            f"Module '{module}' does not have a parameter, a buffer, or a "
+            f"parametrized element with name '{tensor_name}'"
+        )
     original = getattr(module, tensor_name)
     plist = ParametrizationList([parametrization], original, unsafe=unsafe)
     delattr(module, tensor_name)
@@ -201,13 +220,18 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
                 original.data = getattr(module, tensor_name).detach()
     else:
         if not leave_parametrized:
-            raise ArgumentError("Cannot leave unparametrized (`leave_parametrized=False`) a "
-                             "tensor that is parametrized in terms of a sequence of tensors.")
+            raise ArgumentError(
+                "Cannot leave unparametrized (`leave_parametrized=False`) a "
+                "tensor that is parametrized in terms of a sequence of tensors."
+            )
         with no_grad():
             t = getattr(module, tensor_name)
         first = plist.original0
-        original = Parameter(t.detach(), first.requires_grad) if isinstance(first, Parameter) \
+        original = (
+            Parameter(t.detach(), first.requires_grad)
+            if isinstance(first, Parameter)
             else t.detach()
+        )
     delattr(type(module), tensor_name)
     del module.parametrizations[tensor_name]
     _register_tensor(module, tensor_name, original)

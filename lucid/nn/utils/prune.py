@@ -28,11 +28,25 @@ from ...autograd.grad_mode import no_grad
 from ...errors import ArgumentError, ArgumentTypeError, DimError, ShapeError
 from .convert_parameters import parameters_to_vector
 
-__all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
-           "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask",
-           "identity", "random_unstructured", "l1_unstructured", "random_structured",
-           "ln_structured", "global_unstructured", "custom_from_mask", "remove",
-           "is_pruned"]
+__all__ = [
+    "BasePruningMethod",
+    "PruningContainer",
+    "Identity",
+    "RandomUnstructured",
+    "L1Unstructured",
+    "RandomStructured",
+    "LnStructured",
+    "CustomFromMask",
+    "identity",
+    "random_unstructured",
+    "l1_unstructured",
+    "random_structured",
+    "ln_structured",
+    "global_unstructured",
+    "custom_from_mask",
+    "remove",
+    "is_pruned",
+]
 
 
 class BasePruningMethod(ABC):
@@ -55,8 +69,10 @@ class BasePruningMethod(ABC):
     def apply_mask(self, module):
         """``name_orig * name_mask`` of ``module``, the pruned parameter."""
         if self._tensor_name is None:
-            raise ArgumentError(f"{type(self).__name__}.apply_mask: the method has not been "
-                                "applied to a module's parameter yet")
+            raise ArgumentError(
+                f"{type(self).__name__}.apply_mask: the method has not been "
+                "applied to a module's parameter yet"
+            )
         orig = getattr(module, self._tensor_name + "_orig")
         mask = getattr(module, self._tensor_name + "_mask")
         return mask.to(orig.dtype) * orig
@@ -72,14 +88,17 @@ class BasePruningMethod(ABC):
             if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
                 old, old_keys = hook, old_keys + [key]
         if len(old_keys) > 1:
-            raise ArgumentError(f"prune: {len(old_keys)} pruning hooks act on parameter "
-                                f"'{name}' of {type(module).__name__}; expected at most one")
+            raise ArgumentError(
+                f"prune: {len(old_keys)} pruning hooks act on parameter "
+                f"'{name}' of {type(module).__name__}; expected at most one"
+            )
         orig = getattr(module, name)
-        if importance_scores is not None and tuple(importance_scores.shape) != \
-                tuple(orig.shape):
-            raise ShapeError(f"prune: importance_scores should have the shape of parameter "
-                             f"'{name}', {tuple(orig.shape)}, got "
-                             f"{tuple(importance_scores.shape)}")
+        if importance_scores is not None and tuple(importance_scores.shape) != tuple(orig.shape):
+            raise ShapeError(
+                f"prune: importance_scores should have the shape of parameter "
+                f"'{name}', {tuple(orig.shape)}, got "
+                f"{tuple(importance_scores.shape)}"
+            )
         method = cls(*args, **kwargs)
         method._tensor_name = name
         if old is not None:
@@ -95,12 +114,13 @@ class BasePruningMethod(ABC):
             with no_grad():
                 mask = method.compute_mask(
                     importance_scores if importance_scores is not None else orig,
-                    default_mask=default_mask)
+                    default_mask=default_mask,
+                )
             module.register_buffer(name + "_mask", mask)
             setattr(module, name, method.apply_mask(module))
             module.register_forward_pre_hook(method)
         except Exception:
-            if old is None:          # put the parameter back as it was
+            if old is None:  # put the parameter back as it was
                 module.register_parameter(name, getattr(module, name + "_orig"))
                 del module._parameters[name + "_orig"]
             raise
@@ -111,10 +131,11 @@ class BasePruningMethod(ABC):
     def prune(self, t, default_mask=None, importance_scores=None):
         """``t`` times the mask this method computes for it (from ``importance_scores``
         when given), after ``default_mask`` (default: nothing pruned yet)."""
-        if importance_scores is not None and tuple(importance_scores.shape) != \
-                tuple(t.shape):
-            raise ShapeError(f"prune: importance_scores should have the shape of the "
-                             f"tensor, {tuple(t.shape)}, got {tuple(importance_scores.shape)}")
+        if importance_scores is not None and tuple(importance_scores.shape) != tuple(t.shape):
+            raise ShapeError(
+                f"prune: importance_scores should have the shape of the "
+                f"tensor, {tuple(t.shape)}, got {tuple(importance_scores.shape)}"
+            )
         scores = importance_scores if importance_scores is not None else t
         mask = default_mask if default_mask is not None else _ops.ones_like(t)
         with no_grad():
@@ -126,8 +147,10 @@ class BasePruningMethod(ABC):
         ``name_orig * name_mask``; ``name_orig`` and ``name_mask`` go."""
         name = self._tensor_name
         if name is None:
-            raise ArgumentError(f"{type(self).__name__}.remove: the method has not been "
-                                "applied to a module's parameter yet")
+            raise ArgumentError(
+                f"{type(self).__name__}.remove: the method has not been "
+                "applied to a module's parameter yet"
+            )
         with no_grad():
             weight = self.apply_mask(module)
         if name in module.__dict__:
@@ -152,12 +175,16 @@ class PruningContainer(BasePruningMethod):
     def add_pruning_method(self, method):
         """Append ``method`` (one acting on the same parameter name)."""
         if not isinstance(method, BasePruningMethod):
-            raise ArgumentTypeError(f"PruningContainer.add_pruning_method: expected a "
-                                    f"BasePruningMethod, got {type(method).__name__}")
+            raise ArgumentTypeError(
+                f"PruningContainer.add_pruning_method: expected a "
+                f"BasePruningMethod, got {type(method).__name__}"
+            )
         if self._tensor_name is not None and method._tensor_name != self._tensor_name:
-            raise ArgumentError(f"PruningContainer.add_pruning_method: this container "
-                                f"prunes '{self._tensor_name}', got a method acting on "
-                                f"'{method._tensor_name}'")
+            raise ArgumentError(
+                f"PruningContainer.add_pruning_method: this container "
+                f"prunes '{self._tensor_name}', got a method acting on "
+                f"'{method._tensor_name}'"
+            )
         self._pruning_methods += (method,)
 
     def __len__(self):
@@ -180,12 +207,16 @@ class PruningContainer(BasePruningMethod):
             where = mask == 1
         elif kind == "structured":
             if not hasattr(method, "dim"):
-                raise ArgumentError(f"PruningContainer: structured method "
-                                    f"{type(method).__name__} has no attribute 'dim'")
+                raise ArgumentError(
+                    f"PruningContainer: structured method "
+                    f"{type(method).__name__} has no attribute 'dim'"
+                )
             dim = method.dim + t.ndim if method.dim < 0 else method.dim
             if not 0 <= dim < t.ndim:
-                raise DimError(f"PruningContainer: dim {method.dim} is out of range for a "
-                               f"tensor of shape {tuple(t.shape)}")
+                raise DimError(
+                    f"PruningContainer: dim {method.dim} is out of range for a "
+                    f"tensor of shape {tuple(t.shape)}"
+                )
             others = [d for d in range(t.ndim) if d != dim]
             where = [slice(None)] * t.ndim
             where[dim] = mask.sum(dim=others) != 0
@@ -193,8 +224,9 @@ class PruningContainer(BasePruningMethod):
         elif kind == "global":
             where = (slice(None),) * t.ndim
         else:
-            raise ArgumentError(f"PruningContainer: unknown PRUNING_TYPE {kind!r} of "
-                                f"{type(method).__name__}")
+            raise ArgumentError(
+                f"PruningContainer: unknown PRUNING_TYPE {kind!r} of {type(method).__name__}"
+            )
         mask[where] = method.compute_mask(t[where], default_mask=mask[where]).to(mask.dtype)
         return mask
 
@@ -214,33 +246,38 @@ class Identity(BasePruningMethod):
 
 def _check_amount(amount):
     if not isinstance(amount, numbers.Real) or isinstance(amount, bool):
-        raise ArgumentTypeError(f"prune: amount must be an int or a float, got "
-                                f"{type(amount).__name__}")
+        raise ArgumentTypeError(
+            f"prune: amount must be an int or a float, got {type(amount).__name__}"
+        )
     if isinstance(amount, numbers.Integral):
         if amount < 0:
-            raise ArgumentError(f"prune: amount={amount} should be a float in [0, 1] or a "
-                                "non-negative integer")
+            raise ArgumentError(
+                f"prune: amount={amount} should be a float in [0, 1] or a non-negative integer"
+            )
     elif not 0.0 <= float(amount) <= 1.0:
-        raise ArgumentError(f"prune: amount={amount} should be a float in [0, 1] or a "
-                            "non-negative integer")
+        raise ArgumentError(
+            f"prune: amount={amount} should be a float in [0, 1] or a non-negative integer"
+        )
 
 
 def _count(amount, size):
     """How many of ``size`` units ``amount`` prunes (a count, or a fraction rounded)."""
     n = amount if isinstance(amount, numbers.Integral) else round(amount * size)
     if n > size:
-        raise ArgumentError(f"prune: amount={amount} should be at most the number of "
-                            f"units to prune, {size}")
+        raise ArgumentError(
+            f"prune: amount={amount} should be at most the number of units to prune, {size}"
+        )
     return n
 
 
 def _check_structured(t, dim):
     if t.ndim <= 1:
-        raise ShapeError(f"prune: structured pruning needs a tensor of at least 2 dims, "
-                         f"got shape {tuple(t.shape)}")
+        raise ShapeError(
+            f"prune: structured pruning needs a tensor of at least 2 dims, "
+            f"got shape {tuple(t.shape)}"
+        )
     if not -t.ndim <= dim < t.ndim:
-        raise DimError(f"prune: dim {dim} is out of range for a tensor of shape "
-                       f"{tuple(t.shape)}")
+        raise DimError(f"prune: dim {dim} is out of range for a tensor of shape {tuple(t.shape)}")
 
 
 def _keep_slices(t, dim, keep, default_mask):
@@ -293,8 +330,7 @@ class L1Unstructured(_Unstructured):
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
-        return super().apply(module, name, amount=amount,
-                             importance_scores=importance_scores)
+        return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
 class RandomStructured(BasePruningMethod):
@@ -313,8 +349,7 @@ class RandomStructured(BasePruningMethod):
         if not n:
             return default_mask
         score = _ops.rand(size, device=t.device)
-        return _keep_slices(t, self.dim, score > _ops.kthvalue(score, n).values,
-                            default_mask)
+        return _keep_slices(t, self.dim, score > _ops.kthvalue(score, n).values, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -343,8 +378,9 @@ class LnStructured(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
-        return super().apply(module, name, amount=amount, n=n, dim=dim,
-                             importance_scores=importance_scores)
+        return super().apply(
+            module, name, amount=amount, n=n, dim=dim, importance_scores=importance_scores
+        )
 
 
 class CustomFromMask(BasePruningMethod):
@@ -357,8 +393,10 @@ class CustomFromMask(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         if tuple(default_mask.shape) != tuple(self.mask.shape):
-            raise ShapeError(f"prune: the mask has shape {tuple(self.mask.shape)}, "
-                             f"expected the parameter's, {tuple(default_mask.shape)}")
+            raise ShapeError(
+                f"prune: the mask has shape {tuple(self.mask.shape)}, "
+                f"expected the parameter's, {tuple(default_mask.shape)}"
+            )
         return default_mask * self.mask.to(default_mask.dtype)
 
     @classmethod
@@ -413,33 +451,43 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     ``importance_scores[(module, name)]`` where given); each gets its part of the mask as a
     :class:`CustomFromMask`."""
     if not isinstance(parameters, Iterable):
-        raise ArgumentTypeError(f"global_unstructured: parameters must be an iterable of "
-                                f"(module, name) pairs, got {type(parameters).__name__}")
+        raise ArgumentTypeError(
+            f"global_unstructured: parameters must be an iterable of "
+            f"(module, name) pairs, got {type(parameters).__name__}"
+        )
     parameters = list(parameters)
     scores = {} if importance_scores is None else importance_scores
     if not isinstance(scores, dict):
-        raise ArgumentTypeError(f"global_unstructured: importance_scores must be a dict, "
-                                f"got {type(scores).__name__}")
+        raise ArgumentTypeError(
+            f"global_unstructured: importance_scores must be a dict, got {type(scores).__name__}"
+        )
     method = pruning_method(**kwargs)
     if method.PRUNING_TYPE != "unstructured":
-        raise ArgumentTypeError(f"global_unstructured: expected an unstructured pruning "
-                                f"method, got {pruning_method.__name__} of PRUNING_TYPE "
-                                f"{method.PRUNING_TYPE!r}")
+        raise ArgumentTypeError(
+            f"global_unstructured: expected an unstructured pruning "
+            f"method, got {pruning_method.__name__} of PRUNING_TYPE "
+            f"{method.PRUNING_TYPE!r}"
+        )
     method._tensor_name = "temp"
     container = PruningContainer()
     container._tensor_name = "temp"
     container.add_pruning_method(method)
     with no_grad():
-        flat = parameters_to_vector([scores.get((m, name), getattr(m, name))
-                                     for m, name in parameters])
+        flat = parameters_to_vector(
+            [scores.get((m, name), getattr(m, name)) for m, name in parameters]
+        )
         masks = [getattr(m, name + "_mask", None) for m, name in parameters]
-        default = parameters_to_vector([_ops.ones_like(getattr(m, name)) if k is None else k
-                                        for k, (m, name) in zip(masks, parameters)])
+        default = parameters_to_vector(
+            [
+                _ops.ones_like(getattr(m, name)) if k is None else k
+                for k, (m, name) in zip(masks, parameters)
+            ]
+        )
         final = container.compute_mask(flat, default)
     start = 0
     for m, name in parameters:
         p = getattr(m, name)
-        custom_from_mask(m, name, mask=final[start:start + p.numel()].view_as(p))
+        custom_from_mask(m, name, mask=final[start : start + p.numel()].view_as(p))
         start += p.numel()
 
 
@@ -451,13 +499,17 @@ def remove(module, name):
             hook.remove(module)
             del module._forward_pre_hooks[key]
             return module
-    raise ArgumentError(f"prune.remove: parameter '{name}' of module "
-                        f"{type(module).__name__} has to be pruned before its pruning can "
-                        "be removed")
+    raise ArgumentError(
+        f"prune.remove: parameter '{name}' of module "
+        f"{type(module).__name__} has to be pruned before its pruning can "
+        "be removed"
+    )
 
 
 def is_pruned(module):
     """Whether ``module`` or one of its submodules has a pruning hook."""
-    return any(isinstance(hook, BasePruningMethod)
-               for _, sub in module.named_modules()
-               for hook in sub._forward_pre_hooks.values())
+    return any(
+        isinstance(hook, BasePruningMethod)
+        for _, sub in module.named_modules()
+        for hook in sub._forward_pre_hooks.values()
+    )

@@ -26,8 +26,10 @@ class SpectralNorm:
 
     def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
         if n_power_iterations <= 0:
-            raise ArgumentError("spectral_norm: expected n_power_iterations to be positive, "
-                                f"but got n_power_iterations={n_power_iterations}")
+            raise ArgumentError(
+                "spectral_norm: expected n_power_iterations to be positive, "
+                f"but got n_power_iterations={n_power_iterations}"
+            )
         self.name = name
         self.dim = dim
         self.n_power_iterations = n_power_iterations
@@ -48,7 +50,7 @@ class SpectralNorm:
                 for _ in range(self.n_power_iterations):
                     normalize(mat.t().mv(u), dim=0, eps=self.eps, out=v)
                     normalize(mat.mv(v), dim=0, eps=self.eps, out=u)
-                u, v = u.clone(), v.clone()     # the graph keeps these, not the buffers
+                u, v = u.clone(), v.clone()  # the graph keeps these, not the buffers
         return weight / u.dot(mat.mv(v))
 
     def remove(self, module):
@@ -59,20 +61,23 @@ class SpectralNorm:
         module.register_parameter(self.name, Parameter(weight.detach()))
 
     def __call__(self, module, inputs):
-        setattr(module, self.name, self.compute_weight(module,
-                                                       do_power_iteration=module.training))
+        setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise ArgumentError(f"spectral_norm: cannot register two spectral_norm hooks "
-                                   f"on the same parameter {name}")
+                raise ArgumentError(
+                    f"spectral_norm: cannot register two spectral_norm hooks "
+                    f"on the same parameter {name}"
+                )
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if isinstance(weight, UninitializedParameter):
-            raise ArgumentError("spectral_norm: the module passed has an uninitialized "
-                             "parameter; run a dummy forward first")
+            raise ArgumentError(
+                "spectral_norm: the module passed has an uninitialized "
+                "parameter; run a dummy forward first"
+            )
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
             u = normalize(weight.new_empty((h,)).normal_(0, 1), dim=0, eps=fn.eps)

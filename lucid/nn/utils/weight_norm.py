@@ -38,16 +38,19 @@ class WeightNorm:
     def apply(module, name, dim):
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
-                raise ArgumentError(f"weight_norm: cannot register two weight_norm hooks on "
-                                   f"the same parameter {name}")
+                raise ArgumentError(
+                    f"weight_norm: cannot register two weight_norm hooks on "
+                    f"the same parameter {name}"
+                )
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         if isinstance(weight, UninitializedParameter):
-            raise ArgumentError("weight_norm: the module passed has an uninitialized parameter; "
-                             "run a dummy forward first")
+            raise ArgumentError(
+                "weight_norm: the module passed has an uninitialized parameter; "
+                "run a dummy forward first"
+            )
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2,
-                                                                         fn.dim).data))
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
         module.register_parameter(name + "_v", Parameter(weight.data))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)

@@ -18,8 +18,10 @@ def _is_number(x):
 
 def _inplace(fn, *names):
     """Install ``Tensor.<name>`` for each name as the in-place form of ``fn``."""
+
     def method(self, *args, **kwargs):
         return apply_inplace(fn, self, *args, **kwargs)
+
     method.__name__ = names[0]
     method.__doc__ = f"In-place :func:`{fn.__name__}`."
     method.__module__ = fn.__module__

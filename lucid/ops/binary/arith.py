@@ -28,16 +28,33 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _inplace, _is_number
 
-__all__ = ["add", "mul", "multiply", "sub", "subtract", "rsub", "div", "divide",
-           "true_divide", "floor_divide", "pow", "float_power", "remainder", "fmod"]
+__all__ = [
+    "add",
+    "mul",
+    "multiply",
+    "sub",
+    "subtract",
+    "rsub",
+    "div",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "pow",
+    "float_power",
+    "remainder",
+    "fmod",
+]
 
 
 # -- shared checks -----------------------------------------------------------------------
 
+
 def _no_bool(name, a):
     if _dt._BY_NP[a.dtype] is _dt.bool:
-        raise DTypeError(f"{name}: not implemented for bool tensors; cast them to an integer "
-                         "or floating dtype first")
+        raise DTypeError(
+            f"{name}: not implemented for bool tensors; cast them to an integer "
+            "or floating dtype first"
+        )
 
 
 def _int_division(kernel, name, a, b):
@@ -46,11 +63,13 @@ def _int_division(kernel, name, a, b):
     try:
         return kernel(a, b)
     except DivisionByZeroError:
-        raise DivisionByZeroError(f"{name}: integer division by zero (a {a.dtype} divisor "
-                                  "holds 0)") from None
+        raise DivisionByZeroError(
+            f"{name}: integer division by zero (a {a.dtype} divisor holds 0)"
+        ) from None
 
 
 # -- add, mul, sub, div ------------------------------------------------------------------
+
 
 @register
 class AddBackward(BinaryOp):
@@ -118,7 +137,7 @@ class MulBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("mul", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic")
-    saves_input = ((1,), (0,))   # the gradient of a needs b, that of b needs a
+    saves_input = ((1,), (0,))  # the gradient of a needs b, that of b needs a
 
     @staticmethod
     def dispatch(be, a, b):
@@ -195,17 +214,20 @@ class DivBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("div", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2,
-            complex_grad="holomorphic")
-    saves_input = ((1,), (0, 1))   # grad a needs b; grad b needs a and b
+    schema_v1 = OpSchema(
+        "div", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2, complex_grad="holomorphic"
+    )
+    saves_input = ((1,), (0, 1))  # grad a needs b; grad b needs a and b
 
     @staticmethod
     def dispatch(be, a, b):
         return be.div(a, b)
 
     def grad(self, F, g, a, b, out):
-        return (F.div(g, b) if self.next_edges[0] is not None else None,
-                None if a is None else F.neg(g) * F.div(F.div(a, b), b))
+        return (
+            F.div(g, b) if self.next_edges[0] is not None else None,
+            None if a is None else F.neg(g) * F.div(F.div(a, b), b),
+        )
 
 
 @register
@@ -251,6 +273,7 @@ class DivRoundingBackward(BinaryOp):
 
 # -- pow ---------------------------------------------------------------------------------
 
+
 @register
 class PowBackward(BinaryOp):
     r"""Autograd node for :math:`y = a^b` with a tensor exponent (and for a Python scalar
@@ -293,9 +316,10 @@ class PowBackward(BinaryOp):
 
     def grad(self, F, g, a, b, out):
         e = self.next_edges
-        return (F.where(b == 0, 0, g * (b * F.pow(a, b - 1))) if e[0] is not None else None,
-                g * F.where((a == 0) & (b.real >= 0), 0, out * F.log(a)) if e[1] is not None
-                else None)
+        return (
+            F.where(b == 0, 0, g * (b * F.pow(a, b - 1))) if e[0] is not None else None,
+            g * F.where((a == 0) & (b.real >= 0), 0, out * F.log(a)) if e[1] is not None else None,
+        )
 
 
 @register
@@ -342,6 +366,7 @@ class PowScalarBackward(UnaryOp):
 
 # -- remainder, fmod ---------------------------------------------------------------------
 
+
 @register
 class RemainderBackward(BinaryOp):
     r"""Autograd node for Python-style :math:`y = a - b \lfloor a / b \rfloor` (the sign of
@@ -374,7 +399,7 @@ class RemainderBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("remainder", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = ((), (0, 1))   # only the gradient of b needs them
+    saves_input = ((), (0, 1))  # only the gradient of b needs them
 
     @staticmethod
     def dispatch(be, a, b):
@@ -416,7 +441,7 @@ class FmodBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("fmod", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = ((), (0, 1))   # only the gradient of b needs them
+    saves_input = ((), (0, 1))  # only the gradient of b needs them
 
     @staticmethod
     def dispatch(be, a, b):
@@ -428,14 +453,17 @@ class FmodBackward(BinaryOp):
 
 # -- wrappers ----------------------------------------------------------------------------
 
+
 def _is_bool(x):
     return x.__class__ is bool or getattr(x, "_dtype", None) is _dt.bool
 
 
 def _check_alpha(name, input, other, alpha):
     if isinstance(alpha, float) and _dt.result_type(input, other)._cat < 2:
-        raise DTypeError(f"{name}: for integral input tensors, argument alpha must not be a "
-                         f"floating point number (got alpha={alpha})")
+        raise DTypeError(
+            f"{name}: for integral input tensors, argument alpha must not be a "
+            f"floating point number (got alpha={alpha})"
+        )
 
 
 @tensor_method("add")
@@ -460,9 +488,11 @@ multiply = mul
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` with broadcasting and promotion (bool not allowed)."""
     if _is_bool(input) or _is_bool(other):
-        raise DTypeError("sub: subtraction, the `-` operator, with a bool tensor is not "
-                         "supported; to invert a mask use `~` or logical_not(), for two "
-                         "masks use `^` or logical_xor()")
+        raise DTypeError(
+            "sub: subtraction, the `-` operator, with a bool tensor is not "
+            "supported; to invert a mask use `~` or logical_not(), for two "
+            "masks use `^` or logical_xor()"
+        )
     if alpha != 1:
         _check_alpha("sub", input, other, alpha)
         return SubBackward.call(input, other, alpha=alpha)
@@ -484,8 +514,10 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return DivBackward.call(input, other)
     if rounding_mode != "trunc" and rounding_mode != "floor":
-        raise ArgumentError(f"div: expected rounding_mode to be one of None, 'trunc', or "
-                         f"'floor' but found {rounding_mode!r}")
+        raise ArgumentError(
+            f"div: expected rounding_mode to be one of None, 'trunc', or "
+            f"'floor' but found {rounding_mode!r}"
+        )
     return DivRoundingBackward.call(input, other, rounding_mode=rounding_mode)
 
 
@@ -510,15 +542,21 @@ def floor_divide(input, other):
 def pow(input, exponent):
     """``input ** exponent``; either side may be a Python number. Integer powers stay
     integer (a negative scalar exponent of an integer tensor is an error)."""
-    if not isinstance(input, Tensor) or isinstance(exponent, Tensor) or \
-            not isinstance(exponent, numbers.Number):     # arrays: PowBackward converts
+    if (
+        not isinstance(input, Tensor)
+        or isinstance(exponent, Tensor)
+        or not isinstance(exponent, numbers.Number)
+    ):  # arrays: PowBackward converts
         return PowBackward.call(input, exponent)
     rd = _scalar_result(PowBackward, input._dtype, exponent)
     if rd._cat < 2 and exponent < 0:
-        raise DTypeError(f"pow: integers to negative integer powers are not allowed (got a "
-                         f"{input._dtype.name} tensor to the power {exponent})")
-    return PowScalarBackward.call(input if input._dtype is rd else _cast(input, rd),
-                                  exponent=exponent)
+        raise DTypeError(
+            f"pow: integers to negative integer powers are not allowed (got a "
+            f"{input._dtype.name} tensor to the power {exponent})"
+        )
+    return PowScalarBackward.call(
+        input if input._dtype is rd else _cast(input, rd), exponent=exponent
+    )
 
 
 @tensor_method("float_power")
@@ -564,9 +602,11 @@ fmod_ = _inplace(fmod, "fmod_")
 def _float_power_(self, exponent):
     """In-place :func:`float_power`; ``self`` must be float64 (as PyTorch)."""
     if self._dtype is not _dt.float64:
-        raise DTypeError(f"float_power_: the base given to float_power_ has dtype "
-                         f"{self._dtype.name} but the operation's result requires dtype "
-                         "float64")
+        raise DTypeError(
+            f"float_power_: the base given to float_power_ has dtype "
+            f"{self._dtype.name} but the operation's result requires dtype "
+            "float64"
+        )
     return apply_inplace(float_power, self, exponent)
 
 

@@ -22,17 +22,31 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _inplace
 
-__all__ = ["atan2", "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin", "logaddexp",
-           "logaddexp2", "xlogy", "copysign"]
+__all__ = [
+    "atan2",
+    "arctan2",
+    "hypot",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "copysign",
+]
 
 
 def _floating_only(name, a):
     if not _dt._BY_NP[a.dtype].is_floating_point:
-        raise DTypeError(f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
-                         "expected a floating dtype")
+        raise DTypeError(
+            f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
+            "expected a floating dtype"
+        )
 
 
 # -- atan2, hypot ------------------------------------------------------------------------
+
 
 @register
 class Atan2Backward(BinaryOp):
@@ -108,7 +122,7 @@ class HypotBackward(BinaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema("hypot", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
-    saves_input = ((0,), (1,))   # the gradient of each input needs that input
+    saves_input = ((0,), (1,))  # the gradient of each input needs that input
     saves_output = True
 
     @staticmethod
@@ -122,12 +136,15 @@ class HypotBackward(BinaryOp):
 
 # -- maximum, minimum, fmax, fmin --------------------------------------------------------
 
+
 def _extremum_grads(where_fn, g, a, b, worse, need):
     """maximum/minimum: ``g`` to the winner, halved on ties, nothing to the loser (nan
     propagates to both, like PyTorch). ``worse(a, b)``: ``a`` loses."""
     shared = where_fn(a == b, g / 2, g)
-    return (where_fn(worse(a, b), 0, shared) if need[0] else None,
-            where_fn(worse(b, a), 0, shared) if need[1] else None)
+    return (
+        where_fn(worse(a, b), 0, shared) if need[0] else None,
+        where_fn(worse(b, a), 0, shared) if need[1] else None,
+    )
 
 
 def _fextremum_grads(where_fn, g, a, b, keeps):
@@ -166,8 +183,7 @@ _EXTREMUM_DOC = r"""Autograd node for :math:`y = \{tex}(a, b)` element-wise ({na
 
 @register
 class MaximumBackward(BinaryOp):
-    __doc__ = _EXTREMUM_DOC.format(name="maximum", tex="max", winner="larger", op=">",
-                                   short="max")
+    __doc__ = _EXTREMUM_DOC.format(name="maximum", tex="max", winner="larger", op=">", short="max")
     __slots__ = ()
     schema_v1 = OpSchema("maximum", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
     saves_input = True
@@ -182,8 +198,7 @@ class MaximumBackward(BinaryOp):
 
 @register
 class MinimumBackward(BinaryOp):
-    __doc__ = _EXTREMUM_DOC.format(name="minimum", tex="min", winner="smaller", op="<",
-                                   short="min")
+    __doc__ = _EXTREMUM_DOC.format(name="minimum", tex="min", winner="smaller", op="<", short="min")
     __slots__ = ()
     schema_v1 = OpSchema("minimum", 1, AmpPolicy.KEEP_INPUT, input_arity=2)
     saves_input = True
@@ -254,6 +269,7 @@ class FminBackward(BinaryOp):
 
 
 # -- logaddexp, logaddexp2, xlogy, copysign ----------------------------------------------
+
 
 @register
 class LogAddExpBackward(BinaryOp):
@@ -370,8 +386,10 @@ class XlogyBackward(BinaryOp):
 
     def grad(self, F, g, a, b, out):
         e = self.next_edges
-        return (F.where((a == 0) & (b <= 0), 0, F.xlogy(g, b)) if e[0] is not None else None,
-                g * a / b if e[1] is not None else None)
+        return (
+            F.where((a == 0) & (b <= 0), 0, F.xlogy(g, b)) if e[0] is not None else None,
+            g * a / b if e[1] is not None else None,
+        )
 
 
 @register
@@ -403,9 +421,8 @@ class CopysignBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("copysign", 1, AmpPolicy.KEEP_INPUT, real_valued=True,
-                         input_arity=2)
-    saves_input = ((0,), ())     # a for its gradient y / a; b's gradient is a constant 0
+    schema_v1 = OpSchema("copysign", 1, AmpPolicy.KEEP_INPUT, real_valued=True, input_arity=2)
+    saves_input = ((0,), ())  # a for its gradient y / a; b's gradient is a constant 0
     saves_output = True
 
     @staticmethod
@@ -414,11 +431,14 @@ class CopysignBackward(BinaryOp):
 
     def grad(self, F, g, a, b, out):
         shape, dt = self.in_meta[1]
-        return (None if a is None else g * F.where(a == 0, 0, out / a),
-                const(self.be.full(shape, 0, dt.np), g) if self.next_edges[1] else None)
+        return (
+            None if a is None else g * F.where(a == 0, 0, out / a),
+            const(self.be.full(shape, 0, dt.np), g) if self.next_edges[1] else None,
+        )
 
 
 # -- wrappers ----------------------------------------------------------------------------
+
 
 @tensor_method("atan2", "arctan2")
 def atan2(input, other):

@@ -42,8 +42,8 @@ class _ScalarOp(UnaryOp):
     PyTorch's ``MulBackward0`` serves both ``mul.Tensor`` and ``mul.Scalar``."""
 
     __slots__ = ()
-    general = None          # the two-input op this one stands in for
-    keeps_int64 = True      # int64 (op) int is int64 (not so for true division)
+    general = None  # the two-input op this one stands in for
+    keeps_int64 = True  # int64 (op) int is int64 (not so for true division)
 
     def name(self):
         return self.general.__name__
@@ -222,11 +222,15 @@ class DivScalarBackward(_ScalarOp):
 
 
 # BinaryOp.call takes _scalar_op for (tensor, number) and _rscalar_op for (number, tensor)
-for _general, _scalar in ((AddBackward, AddScalarBackward), (SubBackward, SubScalarBackward),
-                          (MulBackward, MulScalarBackward), (DivBackward, DivScalarBackward)):
+for _general, _scalar in (
+    (AddBackward, AddScalarBackward),
+    (SubBackward, SubScalarBackward),
+    (MulBackward, MulScalarBackward),
+    (DivBackward, DivScalarBackward),
+):
     _general._scalar_op = _scalar
     _scalar.general = _general
-AddBackward._rscalar_op = AddScalarBackward          # (number, tensor): commutes
+AddBackward._rscalar_op = AddScalarBackward  # (number, tensor): commutes
 MulBackward._rscalar_op = MulScalarBackward
-SubBackward._rscalar_op = RsubScalarBackward         # number - tensor
+SubBackward._rscalar_op = RsubScalarBackward  # number - tensor
 RsubScalarBackward.general = SubBackward

@@ -53,9 +53,8 @@ class LerpBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("lerp", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
-            complex_grad="holomorphic")
-    saves_input = ((2,), (2,), (0, 1, 2))   # what PyTorch keeps
+    schema_v1 = OpSchema("lerp", 1, AmpPolicy.KEEP_INPUT, input_arity=3, complex_grad="holomorphic")
+    saves_input = ((2,), (2,), (0, 1, 2))  # what PyTorch keeps
 
     @staticmethod
     def dispatch(be, a, b, w):
@@ -63,9 +62,11 @@ class LerpBackward(BroadcastOp):
 
     def grad(self, F, g, a, b, w, out):
         e = self.next_edges
-        return (g * (1 - w) if e[0] is not None else None,
-                g * w if e[1] is not None else None,
-                g * (b - a) if e[2] is not None else None)
+        return (
+            g * (1 - w) if e[0] is not None else None,
+            g * w if e[1] is not None else None,
+            g * (b - a) if e[2] is not None else None,
+        )
 
 
 @register
@@ -97,8 +98,9 @@ class AddcmulBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("addcmul", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "addcmul", 1, AmpPolicy.KEEP_INPUT, input_arity=3, complex_grad="holomorphic"
+    )
     saves_input = ((), (2,), (1,))
 
     @staticmethod
@@ -107,8 +109,7 @@ class AddcmulBackward(BroadcastOp):
 
     def grad(self, F, g, x, t1, t2, out):
         v = self.params["value"]
-        return (g, None if t2 is None else g * (t2 * v),
-                None if t1 is None else g * (t1 * v))
+        return (g, None if t2 is None else g * (t2 * v), None if t1 is None else g * (t1 * v))
 
 
 @register
@@ -144,9 +145,10 @@ class AddcdivBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
-            complex_grad="holomorphic")
-    saves_input = ((2,), (2,), (1, 2))   # what PyTorch keeps (t2 even for x's gradient)
+    schema_v1 = OpSchema(
+        "addcdiv", 1, AmpPolicy.KEEP_INPUT, input_arity=3, complex_grad="holomorphic"
+    )
+    saves_input = ((2,), (2,), (1, 2))  # what PyTorch keeps (t2 even for x's gradient)
 
     @staticmethod
     def dispatch(be, x, t1, t2, value):
@@ -154,8 +156,11 @@ class AddcdivBackward(BroadcastOp):
 
     def grad(self, F, g, x, t1, t2, out):
         v, e = self.params["value"], self.next_edges
-        return (g, g * (v / t2) if e[1] is not None else None,
-                -g * (v * t1 / t2) / t2 if e[2] is not None else None)
+        return (
+            g,
+            g * (v / t2) if e[1] is not None else None,
+            -g * (v * t1 / t2) / t2 if e[2] is not None else None,
+        )
 
 
 @register
@@ -187,8 +192,9 @@ class WhereBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("where", 1, AmpPolicy.KEEP_INPUT, input_arity=3,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "where", 1, AmpPolicy.KEEP_INPUT, input_arity=3, complex_grad="holomorphic"
+    )
     saves_input = ((), (0,), (0,))
 
     @staticmethod
@@ -197,11 +203,15 @@ class WhereBackward(BroadcastOp):
 
     def grad(self, F, g, cond, a, b, out):
         e = self.next_edges
-        return (None, F.where(cond, g, 0) if e[1] is not None else None,
-                F.where(cond, 0, g) if e[2] is not None else None)
+        return (
+            None,
+            F.where(cond, g, 0) if e[1] is not None else None,
+            F.where(cond, 0, g) if e[2] is not None else None,
+        )
 
 
 # -- wrappers ----------------------------------------------------------------------------
+
 
 def _as_operand(x, rd, like):
     """``x`` (a Tensor or a Python number) as a tensor of dtype ``rd`` on ``like``'s
@@ -213,8 +223,7 @@ def _as_operand(x, rd, like):
 
 def _require_tensor(name, arg, x):
     if not isinstance(x, Tensor):
-        raise DTypeError(f"{name}: argument '{arg}' must be a Tensor, got "
-                         f"{type(x).__name__}")
+        raise DTypeError(f"{name}: argument '{arg}' must be a Tensor, got {type(x).__name__}")
 
 
 @tensor_method("lerp")
@@ -225,18 +234,22 @@ def lerp(input, end, weight):
     _require_tensor("lerp", "end", end)
     dt = input._dtype
     if dt._cat < 2:
-        raise DTypeError(f"lerp: not implemented for {dt.name} tensors; expected a floating "
-                         "or complex dtype")
+        raise DTypeError(
+            f"lerp: not implemented for {dt.name} tensors; expected a floating or complex dtype"
+        )
     if end._dtype is not dt:
-        raise DTypeError(f"lerp: expected dtype {dt.name} for `end` but got dtype "
-                         f"{end._dtype.name}")
+        raise DTypeError(
+            f"lerp: expected dtype {dt.name} for `end` but got dtype {end._dtype.name}"
+        )
     if isinstance(weight, Tensor):
         if weight._dtype is not dt and weight._data.ndim:
-            raise DTypeError(f"lerp: expected dtype {dt.name} for `weight` but got dtype "
-                             f"{weight._dtype.name}")
+            raise DTypeError(
+                f"lerp: expected dtype {dt.name} for `weight` but got dtype {weight._dtype.name}"
+            )
     elif not _is_number(weight):
-        raise DTypeError(f"lerp: weight must be a Tensor or a real number, got "
-                         f"{type(weight).__name__}")
+        raise DTypeError(
+            f"lerp: weight must be a Tensor or a real number, got {type(weight).__name__}"
+        )
     return LerpBackward.apply(input, end, _as_operand(weight, dt, input))
 
 
@@ -244,16 +257,17 @@ def _addc(cls, name, input, tensor1, tensor2, value):
     for arg, x in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
         _require_tensor(name, arg, x)
     if cls is AddcdivBackward and tensor1._dtype._cat < 2 and tensor2._dtype._cat < 2:
-        raise DTypeError("addcdiv: integer division with addcdiv is not supported; got "
-                         f"tensor1 {tensor1._dtype.name} and tensor2 {tensor2._dtype.name} "
-                         "(use a floating dtype, or floor_divide)")
+        raise DTypeError(
+            "addcdiv: integer division with addcdiv is not supported; got "
+            f"tensor1 {tensor1._dtype.name} and tensor2 {tensor2._dtype.name} "
+            "(use a floating dtype, or floor_divide)"
+        )
     rd = _dt.result_type(input, tensor1, tensor2)
     if rd._cat < 2:
         if rd is _dt.bool:
             raise DTypeError(f"{name}: not implemented for bool tensors")
         value = int(value)
-    return cls.apply(*(_as_operand(x, rd, input) for x in (input, tensor1, tensor2)),
-                     value=value)
+    return cls.apply(*(_as_operand(x, rd, input) for x in (input, tensor1, tensor2)), value=value)
 
 
 @tensor_method("addcmul")
@@ -277,8 +291,10 @@ def where(condition, input=None, other=None):
     cd = condition._dtype
     if cd is not _dt.bool:
         if cd is not _dt.uint8:
-            raise DTypeError(f"where: expected condition to be a bool tensor, but got a "
-                             f"tensor with dtype {cd.name}")
+            raise DTypeError(
+                f"where: expected condition to be a bool tensor, but got a "
+                f"tensor with dtype {cd.name}"
+            )
         condition = _cast(condition, _dt.bool)
     if input is None or other is None:
         raise DTypeError("where: expected both input and other (or neither)")
@@ -286,16 +302,21 @@ def where(condition, input=None, other=None):
     if ti and to:
         rd = input._dtype if input._dtype is other._dtype else _dt.result_type(input, other)
     elif ti or to:
-        rd = _scalar_result(WhereBackward, input._dtype, other) if ti else \
-            _scalar_result(WhereBackward, other._dtype, input)
+        rd = (
+            _scalar_result(WhereBackward, input._dtype, other)
+            if ti
+            else _scalar_result(WhereBackward, other._dtype, input)
+        )
     else:
         for x in (input, other):
             if not _is_number(x):
-                raise DTypeError(f"where: expected a Tensor or a real number, got "
-                                 f"{type(x).__name__}")
+                raise DTypeError(
+                    f"where: expected a Tensor or a real number, got {type(x).__name__}"
+                )
         rd = _dt.result_type(input, other)
-    return WhereBackward.apply(condition, _as_operand(input, rd, condition),
-                               _as_operand(other, rd, condition))
+    return WhereBackward.apply(
+        condition, _as_operand(input, rd, condition), _as_operand(other, rd, condition)
+    )
 
 
 def _tensor_where(self, condition, other):

@@ -7,8 +7,10 @@ __all__ = ["tensor_method"]
 
 def tensor_method(*names):
     """Decorator: also expose the function as ``Tensor.<name>`` for each name."""
+
     def deco(fn):
         for n in names:
             setattr(Tensor, n, fn)
         return fn
+
     return deco

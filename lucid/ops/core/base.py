@@ -39,15 +39,35 @@ from ..._tensor.factory import tensor as _tensor_of
 from ..._tensor.tensor import _VIEW_REFRESH
 from ...autograd.grad_mode import STATE
 from ...autograd.graph import Node, new_node
-from ...errors import (ArgumentTypeError, AutogradError, DeterminismError, DeviceMismatchError,
-                      DimError, DTypeError, LucidError, ShapeError,
-                      set_op_name)
+from ...errors import (
+    ArgumentTypeError,
+    AutogradError,
+    DeterminismError,
+    DeviceMismatchError,
+    DimError,
+    DTypeError,
+    LucidError,
+    ShapeError,
+    set_op_name,
+)
 from .registry import BATCHING as _BATCHING, get_op
 from .schema import AmpPolicy
 
-__all__ = ["Op", "UnaryOp", "BroadcastOp", "BinaryOp", "ReductionOp", "ViewOp", "NaryOp",
-           "MultiOutputOp", "to_tensor", "norm_dim", "norm_dims", "broadcast_shapes",
-           "scalar_like"]
+__all__ = [
+    "Op",
+    "UnaryOp",
+    "BroadcastOp",
+    "BinaryOp",
+    "ReductionOp",
+    "ViewOp",
+    "NaryOp",
+    "MultiOutputOp",
+    "to_tensor",
+    "norm_dim",
+    "norm_dims",
+    "broadcast_shapes",
+    "scalar_like",
+]
 
 _BY_NP = _dt._BY_NP
 _COMPLEX_NP = frozenset(d.np for d in _dt.COMPLEX)
@@ -59,21 +79,21 @@ class Op(Node):
 
     __slots__ = ()
     schema_v1 = None
-    saves_input = False     # True: all inputs; per input, those its gradient needs; "others"
+    saves_input = False  # True: all inputs; per input, those its gradient needs; "others"
     saves_output = False
-    saves_extra = ()        # names of intermediates ``dispatch`` returns after the outputs
+    saves_extra = ()  # names of intermediates ``dispatch`` returns after the outputs
     #                         (a single-output op may return its output alone: no extras)
-    graph_ns = None         # F in graph mode: Lucid ops with the backend's signatures
-    _real = False           # mirrors schema_v1.real_valued, read on the hot path
-    _diff = True            # mirrors schema_v1.differentiable
-    _diff_outputs = None    # mirrors schema_v1.differentiable_outputs
+    graph_ns = None  # F in graph mode: Lucid ops with the backend's signatures
+    _real = False  # mirrors schema_v1.real_valued, read on the hot path
+    _diff = True  # mirrors schema_v1.differentiable
+    _diff_outputs = None  # mirrors schema_v1.differentiable_outputs
     _policy = AmpPolicy.KEEP_INPUT
     _multi = False
     _view = False
-    _broadcast = False      # inputs broadcast against each other
-    _nondet = False         # mirrors not schema_v1.deterministic
-    _tuple_out = False      # dispatch returns a tuple (several outputs or saves_extra)
-    _holomorphic = False    # schema_v1.complex_grad == "holomorphic"
+    _broadcast = False  # inputs broadcast against each other
+    _nondet = False  # mirrors not schema_v1.deterministic
+    _tuple_out = False  # dispatch returns a tuple (several outputs or saves_extra)
+    _holomorphic = False  # schema_v1.complex_grad == "holomorphic"
     # per input dtype category (bool, integer, floating, complex): whether an input of it
     # leaves the hot path (real-valued cast of integers, complex refused or handled)
     _slow_cat = (False, False, False, True)
@@ -112,8 +132,9 @@ class Op(Node):
         A holomorphic op (``complex_grad="holomorphic"``) on complex data runs its real
         formula ``g f'(z)`` as ``conj(grad(conj(g)))`` = :math:`g\,\overline{f'(z)}`, the
         gradient with respect to :math:`\bar z` PyTorch's convention asks for."""
-        if self._holomorphic and (grad.dtype in _COMPLEX_NP if grad.__class__ is not tuple
-                                  else _complex_grad(grad)):
+        if self._holomorphic and (
+            grad.dtype in _COMPLEX_NP if grad.__class__ is not tuple else _complex_grad(grad)
+        ):
             return _conj_each(self.be, self._grad_eager(_conj_each(self.be, grad)))
         return self._grad_eager(grad)
 
@@ -121,18 +142,18 @@ class Op(Node):
         saved = self.saved
         if saved is None:
             return self.grad(self.be, grad, *(None,) * len(self.in_meta), self.out)
-        if len(saved) == 1:             # fixed arities without building a list (hot path)
+        if len(saved) == 1:  # fixed arities without building a list (hot path)
             x = saved[0]
             return self.grad(self.be, grad, None if x is None else x._data, self.out)
-        return self.grad(self.be, grad, *[None if t is None else t._data for t in saved],
-                         self.out)
+        return self.grad(self.be, grad, *[None if t is None else t._data for t in saved], self.out)
 
     def grad_formula_impl(self, grad, *args):
         """The graph-mode backward: :meth:`grad` on Tensors with ``F`` the Lucid ops, so
         the gradient is itself recorded (double backward); complex data as in
         :meth:`grad_formula`, through the recorded ``conj`` op."""
-        if self._holomorphic and (grad._dtype._cat == 3 if grad.__class__ is not tuple
-                                  else _complex_grad(grad)):
+        if self._holomorphic and (
+            grad._dtype._cat == 3 if grad.__class__ is not tuple else _complex_grad(grad)
+        ):
             F = self.graph_ns
             return _conj_each(F, self.grad(F, _conj_each(F, grad), *args))
         return self.grad(self.graph_ns, grad, *args)
@@ -168,7 +189,7 @@ class Op(Node):
                     grad = True
                 if t._dtype._cat != 2 and cls._slow_cat[t._dtype._cat]:
                     return _non_float_inputs(cls, inputs, params)
-        except AttributeError:       # a number or array among the inputs: make it a Tensor
+        except AttributeError:  # a number or array among the inputs: make it a Tensor
             if all(isinstance(t, Tensor) for t in inputs):
                 raise
             try:
@@ -178,10 +199,13 @@ class Op(Node):
                 raise
             return cls.apply(*inputs, **params)
         be = dev._backend
-        n = len(inputs)             # fixed arities without building a list (hot path)
+        n = len(inputs)  # fixed arities without building a list (hot path)
         if n == 1:
-            out = cls.dispatch(be, inputs[0]._data, **params) if params else \
-                cls.dispatch(be, inputs[0]._data)
+            out = (
+                cls.dispatch(be, inputs[0]._data, **params)
+                if params
+                else cls.dispatch(be, inputs[0]._data)
+            )
         elif n == 2:
             a, b = inputs[0]._data, inputs[1]._data
             if cls._broadcast and a.shape != b.shape and a.shape and b.shape:
@@ -258,25 +282,30 @@ def _finish_tuple(cls, be, dev, out, inputs, params, record):
 
 def _device_mismatch(cls, inputs):
     devs = sorted({str(t._device) for t in inputs})
-    raise DeviceMismatchError(f"{cls.schema_v1.name}: expected all tensors to be on the same "
-                              f"device, but found tensors on {' and '.join(devs)}")
+    raise DeviceMismatchError(
+        f"{cls.schema_v1.name}: expected all tensors to be on the same "
+        f"device, but found tensors on {' and '.join(devs)}"
+    )
 
 
 def _nondeterministic(cls, inputs):
     s = cls.schema_v1
     if inputs[0]._device.type not in s.nondeterministic_on:
         return
-    msg = (f"{s.name}: does not have a deterministic implementation, but "
-           f"use_deterministic_algorithms(True) is set. {s.determinism_note}")
+    msg = (
+        f"{s.name}: does not have a deterministic implementation, but "
+        f"use_deterministic_algorithms(True) is set. {s.determinism_note}"
+    )
     if STATE.deterministic_warn_only:
         import warnings
+
         warnings.warn(msg, stacklevel=4)
     else:
         raise DeterminismError(msg)
 
 
 def _to_float(t):
-    if t._dtype._cat >= 2:          # floating or complex: kept
+    if t._dtype._cat >= 2:  # floating or complex: kept
         return t
     return _cast(t, _dt.get_default_dtype())
 
@@ -289,8 +318,10 @@ def _non_float_inputs(cls, inputs, params):
     if cls._slow_cat[3]:
         for t in inputs:
             if t._dtype._cat == 3:
-                raise DTypeError(f"{cls.schema_v1.name}: does not support complex input "
-                                 f"(got {t._dtype.name}); expected a real dtype")
+                raise DTypeError(
+                    f"{cls.schema_v1.name}: does not support complex input "
+                    f"(got {t._dtype.name}); expected a real dtype"
+                )
     return cls.apply(*[_to_float(t) for t in inputs], **params)
 
 
@@ -339,12 +370,15 @@ def _autocast(cls, inputs):
             return (_cast(t, want),) + tuple(inputs[1:])
         return inputs
     if policy is AmpPolicy.PROMOTE:
-        return tuple(_cast(t, want) if t._dtype in _PROMOTABLE and t._dtype is not want
-                     else t for t in inputs)
+        return tuple(
+            _cast(t, want) if t._dtype in _PROMOTABLE and t._dtype is not want else t
+            for t in inputs
+        )
     return tuple(_cast(t, _dt.float32) if t._dtype in _HALF else t for t in inputs)
 
 
 # -- conversion helpers used by wrappers -------------------------------------------------
+
 
 def to_tensor(x, like=None, dtype=None):
     """``x`` if it is a Tensor, else a tensor of it on ``like``'s device."""
@@ -359,7 +393,7 @@ def scalar_like(value, dt, like):
     be = like._device._backend
     try:
         arr = be.asarray(value, dt.np)
-    except (OverflowError, ValueError):     # out of the dtype's range: wrap like a C cast
+    except (OverflowError, ValueError):  # out of the dtype's range: wrap like a C cast
         arr = be.astype(be.asarray(value), dt.np)
     return _wrap(arr, dt, like._device)
 
@@ -369,12 +403,13 @@ def norm_dim(dim, ndim, op):
     if dim.__class__ is int and 0 <= dim < ndim:
         return dim
     if not isinstance(dim, numbers.Integral):
-        raise ArgumentTypeError(f"{op}(): argument 'dim' must be int, not "
-                                f"{type(dim).__name__}")
+        raise ArgumentTypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise DimError(f"{op}: dimension out of range (expected to be in range of [{-n}, "
-                       f"{n - 1}], but got {dim})")
+        raise DimError(
+            f"{op}: dimension out of range (expected to be in range of [{-n}, "
+            f"{n - 1}], but got {dim})"
+        )
     return dim % n if ndim else 0
 
 
@@ -383,7 +418,7 @@ def norm_dims(dim, ndim, op):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, numbers.Integral):
-        d = norm_dim(dim, ndim, op)          # checked on a 0-d input too ([-1, 0])
+        d = norm_dim(dim, ndim, op)  # checked on a 0-d input too ([-1, 0])
         return (d,) if ndim else ()
     dims = tuple(norm_dim(d, ndim, op) for d in dim)
     if len(set(dims)) != len(dims):
@@ -393,12 +428,13 @@ def norm_dims(dim, ndim, op):
 
 # -- op kinds ----------------------------------------------------------------------------
 
+
 class UnaryOp(Op):
     """``y = f(x)``, element-wise unless the op says otherwise."""
 
     __slots__ = ()
 
-    call = Op.__dict__["apply"]     # the pipeline itself makes a Tensor of a number
+    call = Op.__dict__["apply"]  # the pipeline itself makes a Tensor of a number
 
 
 class BroadcastOp(Op):
@@ -418,8 +454,8 @@ class BinaryOp(BroadcastOp):
     """
 
     __slots__ = ()
-    _scalar_op = None       # the one-input op for (tensor, Python number), if any
-    _rscalar_op = None      # and for (Python number, tensor)
+    _scalar_op = None  # the one-input op for (tensor, Python number), if any
+    _rscalar_op = None  # and for (Python number, tensor)
 
     @classmethod
     def call(cls, a, b, **params):
@@ -430,17 +466,25 @@ class BinaryOp(BroadcastOp):
         tb = b.__class__ is Tensor or isinstance(b, Tensor)
         if ta and tb:
             rd = a._dtype if a._dtype is b._dtype else _dt.result_type(a, b)
-        elif ta or tb:                  # a tensor and a number (or an array)
+        elif ta or tb:  # a tensor and a number (or an array)
             t, s = (a, b) if ta else (b, a)
             fast = cls._scalar_op if ta else cls._rscalar_op
             k = s.__class__
-            if (k is float or k is int and -_I64 <= s < _I64) and fast is not None \
-                    and (t._dtype in _WEAK_SCALAR_DTYPES or k is int and not params
-                         and t._dtype is _dt.int64 and fast.keeps_int64):
+            if (
+                (k is float or k is int and -_I64 <= s < _I64)
+                and fast is not None
+                and (
+                    t._dtype in _WEAK_SCALAR_DTYPES
+                    or k is int
+                    and not params
+                    and t._dtype is _dt.int64
+                    and fast.keeps_int64
+                )
+            ):
                 return fast.apply(t, other=s, **params)
             try:
                 rd = _scalar_result(cls, t._dtype, s)
-            except DTypeError as e:     # an array operand becomes a tensor, as in PyTorch
+            except DTypeError as e:  # an array operand becomes a tensor, as in PyTorch
                 s = _array_operand(s, t, e)
                 return cls.call(t, s, **params) if ta else cls.call(s, t, **params)
             if cls._real and rd._cat < 2:
@@ -476,7 +520,7 @@ def _array_operand(x, like, err):
 # bfloat16 promotes a Python float to float32, so it takes the general path); an int64
 # tensor with a Python int does too, in the ops whose ``keeps_int64`` says so
 _WEAK_SCALAR_DTYPES = frozenset((_dt.float16, _dt.float32, _dt.float64))
-_I64 = 2 ** 63       # Python ints outside int64 take the general path, which refuses them
+_I64 = 2**63  # Python ints outside int64 take the general path, which refuses them
 
 
 def _promote(t, dt):
@@ -492,7 +536,7 @@ def _check_broadcast(cls, inputs):
     s0 = None
     for t in inputs:
         s = t._data.shape
-        if s and s != s0:           # 0-d inputs broadcast against anything
+        if s and s != s0:  # 0-d inputs broadcast against anything
             if s0 is not None:
                 broadcast_shapes(*[t._data.shape for t in inputs], op=cls.schema_v1.name)
                 return
@@ -511,7 +555,8 @@ def broadcast_shapes(*shapes, op="broadcast_shapes"):
                 elif d != 1:
                     raise ShapeError(
                         f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be "
-                        "broadcast together")
+                        "broadcast together"
+                    )
     return tuple(out)
 
 
@@ -530,8 +575,7 @@ def _scalar_result(cls, dt, s):
 def _check_scalar(cls, s):
     if isinstance(s, (numbers.Number, bool)):
         return s
-    raise DTypeError(f"{cls.schema_v1.name}: expected a Tensor or a number, got "
-                     f"{type(s).__name__}")
+    raise DTypeError(f"{cls.schema_v1.name}: expected a Tensor or a number, got {type(s).__name__}")
 
 
 class ReductionOp(Op):
@@ -605,39 +649,42 @@ def _refresh_view(view):
     base = view._base
     if meta.get("no_grad"):
         if base._requires_grad:
-            _no_grad_view_error("its base or another view of its base has been modified in "
-                                "place")
+            _no_grad_view_error("its base or another view of its base has been modified in place")
         return
     if not base._requires_grad:
         view._grad_fn = None
         view._requires_grad = False
         return
     if "multi" in meta:
-        _multi_view_error(meta["multi"], "its base or another view of its base has been "
-                          "modified in place")
+        _multi_view_error(
+            meta["multi"], "its base or another view of its base has been modified in place"
+        )
     v = base
     for cls, params in meta["view"]:
         v = cls.apply(v, **params)
         if v.__class__ is tuple:
-            raise AutogradError(f"{cls.schema_v1.name}: a multi-output view cannot be "
-                                "replayed")
+            raise AutogradError(f"{cls.schema_v1.name}: a multi-output view cannot be replayed")
     view._grad_fn = v._grad_fn
     view._output_nr = v._output_nr
     view._requires_grad = v._requires_grad
 
 
 def _no_grad_view_error(what):
-    raise AutogradError(f"A view was created in no_grad mode and {what} with grad mode "
-                        "enabled. This use is ambiguous, so it is forbidden (as in "
-                        "PyTorch): make the view and the in-place write both inside the "
-                        "no_grad block, or both outside it.")
+    raise AutogradError(
+        f"A view was created in no_grad mode and {what} with grad mode "
+        "enabled. This use is ambiguous, so it is forbidden (as in "
+        "PyTorch): make the view and the in-place write both inside the "
+        "no_grad block, or both outside it."
+    )
 
 
 def _multi_view_error(which, what):
-    raise AutogradError(f"{which} is a view and {what}. This view is the output of a "
-                        "function that returns multiple views, which does not allow its "
-                        "outputs to be modified in place; replace the in-place operation "
-                        "by an out-of-place one.")
+    raise AutogradError(
+        f"{which} is a view and {what}. This view is the output of a "
+        "function that returns multiple views, which does not allow its "
+        "outputs to be modified in place; replace the in-place operation "
+        "by an out-of-place one."
+    )
 
 
 _VIEW_REFRESH[0] = _refresh_view

@@ -52,8 +52,11 @@ class CastBackward(UnaryOp):
     @staticmethod
     def dispatch(be, x, dtype):
         if dtype._cat < 3 and _dt._BY_NP[x.dtype]._cat == 3:
-            warnings.warn("cast: casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=5)
+            warnings.warn(
+                "cast: casting complex values to real discards the imaginary part",
+                UserWarning,
+                stacklevel=5,
+            )
             x = be.real(x)
         return be.astype(x, dtype.np)
 
@@ -165,9 +168,15 @@ class ViewScatterBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("view_scatter", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         internal=True, complex_grad="holomorphic")
-    saves_input = True     # the base, for its memory layout (its values are never read)
+    schema_v1 = OpSchema(
+        "view_scatter",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=2,
+        internal=True,
+        complex_grad="holomorphic",
+    )
+    saves_input = True  # the base, for its memory layout (its values are never read)
 
     @staticmethod
     def dispatch(be, base, src, chain):
@@ -179,8 +188,8 @@ class ViewScatterBackward(Op):
         return a
 
     def _outside_mask(self):
-        m = self.be.ones_like(self.saved[0]._data)   # the base's memory layout, so view
-        self.be.assign(self._view_of(m), 0)          # replays stay views of the mask
+        m = self.be.ones_like(self.saved[0]._data)  # the base's memory layout, so view
+        self.be.assign(self._view_of(m), 0)  # replays stay views of the mask
         return m
 
     def grad_formula(self, g):
@@ -201,8 +210,9 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
     for a in args:
         if isinstance(a, Tensor):
             device, dtype = a._device, a._dtype
-        elif isinstance(a, (str, _device_cls)) and not (isinstance(a, str) and
-                                                        a.removeprefix("lucid.") in _dt._BY_NAME):
+        elif isinstance(a, (str, _device_cls)) and not (
+            isinstance(a, str) and a.removeprefix("lucid.") in _dt._BY_NAME
+        ):
             device = a
         else:
             dtype = a
@@ -219,14 +229,23 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
 def _dtype_method(dt):
     def method(self):
         return to(self, dt)
+
     method.__doc__ = f"``self.to({dt!r})``."
     return method
 
 
-for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
-                      ("bfloat16", _dt.bfloat16), ("int", _dt.int32), ("long", _dt.int64),
-                      ("short", _dt.int16), ("char", _dt.int8), ("byte", _dt.uint8),
-                      ("bool", _dt.bool)):
+for _name, _dtype in (
+    ("float", _dt.float32),
+    ("double", _dt.float64),
+    ("half", _dt.float16),
+    ("bfloat16", _dt.bfloat16),
+    ("int", _dt.int32),
+    ("long", _dt.int64),
+    ("short", _dt.int16),
+    ("char", _dt.int8),
+    ("byte", _dt.uint8),
+    ("bool", _dt.bool),
+):
     setattr(Tensor, _name, _dtype_method(_dtype))
 
 
@@ -237,11 +256,17 @@ def _parse_type_name(name):
     """``(device type, dtype)`` of ``"lucid.FloatTensor"`` / ``"lucid.cuda.IntTensor"``
     (``torch.`` spellings too: programs are written for PyTorch)."""
     parts = name.split(".")
-    if len(parts) in (2, 3) and parts[0] in ("lucid", "torch") and \
-            (len(parts) == 2 or parts[1] == "cuda") and parts[-1] in _BY_TYPE_NAME:
+    if (
+        len(parts) in (2, 3)
+        and parts[0] in ("lucid", "torch")
+        and (len(parts) == 2 or parts[1] == "cuda")
+        and parts[-1] in _BY_TYPE_NAME
+    ):
         return ("cuda" if len(parts) == 3 else "cpu"), _BY_TYPE_NAME[parts[-1]]
-    raise ArgumentError(f"type: invalid type {name!r}; expected a dtype or a tensor type "
-                        "name such as 'lucid.FloatTensor' or 'lucid.cuda.LongTensor'")
+    raise ArgumentError(
+        f"type: invalid type {name!r}; expected a dtype or a tensor type "
+        "name such as 'lucid.FloatTensor' or 'lucid.cuda.LongTensor'"
+    )
 
 
 @tensor_method("type")
@@ -255,13 +280,15 @@ def type_(self, dtype=None, non_blocking=False):
         cuda = "cuda." if self._device.type == "cuda" else ""
         return f"lucid.{cuda}{_TYPE_NAMES[self._dtype]}"
     if isinstance(dtype, (str, _LegacyTensorType)):
-        dev_type, dt = _parse_type_name(dtype) if isinstance(dtype, str) else \
-            (dtype._device_type, dtype.dtype)
+        dev_type, dt = (
+            _parse_type_name(dtype) if isinstance(dtype, str) else (dtype._device_type, dtype.dtype)
+        )
         dev = self._device if self._device.type == dev_type else _device_cls(dev_type)
         return to(self, dev, dt, non_blocking=non_blocking)
     if not isinstance(dtype, _dt.dtype):
-        raise ArgumentTypeError(f"type: expected a dtype or a tensor type name, got "
-                                f"{type(dtype).__name__}")
+        raise ArgumentTypeError(
+            f"type: expected a dtype or a tensor type name, got {type(dtype).__name__}"
+        )
     return to(self, dtype, non_blocking=non_blocking)
 
 
@@ -293,8 +320,9 @@ def sum_to_size(x, *size):
     except ShapeError:
         ok = False
     if not ok:
-        raise ShapeError(f"sum_to_size: size {tuple(shape)} is not expandable to "
-                         f"{tuple(x._data.shape)}")
+        raise ShapeError(
+            f"sum_to_size: size {tuple(shape)} is not expandable to {tuple(x._data.shape)}"
+        )
     return SumToSizeBackward.call(x, shape=tuple(shape))
 
 
@@ -326,8 +354,7 @@ class CopyBackward(BroadcastOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("copy", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema("copy", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, x, src):
@@ -344,10 +371,11 @@ def _copy_value(x, src):
     if src._dtype is not x._dtype:
         src = src.to(x._dtype)
     shape = x._data.shape
-    if src._data.shape != shape and broadcast_shapes(src._data.shape, shape,
-                                                     op="copy_") != shape:
-        raise ShapeError(f"copy_: the source of shape {tuple(src._data.shape)} cannot be "
-                         f"broadcast to the destination's shape {tuple(shape)}")
+    if src._data.shape != shape and broadcast_shapes(src._data.shape, shape, op="copy_") != shape:
+        raise ShapeError(
+            f"copy_: the source of shape {tuple(src._data.shape)} cannot be "
+            f"broadcast to the destination's shape {tuple(shape)}"
+        )
     return CopyBackward.apply(x, src)
 
 

@@ -12,7 +12,7 @@ from .base import Op
 from .registry import register
 from .schema import AmpPolicy, OpSchema
 
-__all__ = ["move"]     # the other functions here are Tensor methods only
+__all__ = ["move"]  # the other functions here are Tensor methods only
 
 
 @register
@@ -70,8 +70,9 @@ def _recorded_copy(x, out, dev):
     """Array ``out`` (a copy of ``x`` on ``dev``) as a tensor whose gradient flows to ``x``."""
     t = Tensor._wrap(out, x._dtype, dev)
     if x.requires_grad and STATE.grad_enabled:
-        t._grad_fn = new_node(ToDeviceBackward, x._device._backend, (x,),
-                              {"dst": dev, "src": x._device}, out, (t,))
+        t._grad_fn = new_node(
+            ToDeviceBackward, x._device._backend, (x,), {"dst": dev, "src": x._device}, out, (t,)
+        )
         t._requires_grad = True
     return t
 
@@ -86,11 +87,14 @@ def cpu(self, memory_format=None, non_blocking=False):
 def cuda(self, device=None, non_blocking=False, memory_format=None):
     """``self`` on a CUDA device (``device``: an index, "cuda:N" or a device; default 0);
     a clear DeviceError where no CUDA backend is available."""
-    dev = _device_cls("cuda", device) if isinstance(device, int) else \
-        _device_cls("cuda" if device is None else device)
+    dev = (
+        _device_cls("cuda", device)
+        if isinstance(device, int)
+        else _device_cls("cuda" if device is None else device)
+    )
     if dev.type != "cuda":
         raise DeviceError(f"cuda: expected a CUDA device, got {dev}")
-    dev.backend                      # raises, naming how to install CuPy, where absent
+    dev.backend  # raises, naming how to install CuPy, where absent
     return self if self._device is dev else move(self, dev, non_blocking)
 
 
@@ -114,8 +118,9 @@ def pin_memory(self, device=None):
     asynchronous (``.cuda(non_blocking=True)``); ``self`` when already pinned, or when
     there is no CUDA backend to pin for."""
     if self._device.type != "cpu":
-        raise DeviceError(f"pin_memory: cannot pin a tensor on {self._device}; only CPU "
-                          "tensors can be pinned")
+        raise DeviceError(
+            f"pin_memory: cannot pin a tensor on {self._device}; only CPU tensors can be pinned"
+        )
     be = _cuda_backend()
     if be is None or be.is_pinned(self._data):
         return self

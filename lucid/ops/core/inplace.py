@@ -34,8 +34,10 @@ def apply_inplace(fn, self_t, *args, **kwargs):
     if self_t._base is not None and self_t._view_v != self_t._vc[0]:
         _refresh_view(self_t)
     if self_t._inf and not STATE.inference:
-        raise AutogradError(f"{name}_: in-place update to an inference tensor outside "
-                            "inference_mode is not allowed; clone() it first")
+        raise AutogradError(
+            f"{name}_: in-place update to an inference tensor outside "
+            "inference_mode is not allowed; clone() it first"
+        )
     grad = STATE.grad_enabled
     others_grad = False
     for a in args:
@@ -44,22 +46,33 @@ def apply_inplace(fn, self_t, *args, **kwargs):
                 others_grad = True
             _check_overlap(name, self_t, a)
     if grad and self_t._requires_grad and self_t._grad_fn is None:
-        raise AutogradError(f"{name}_: a leaf Variable that requires grad is being used in an "
-                            "in-place operation.")
+        raise AutogradError(
+            f"{name}_: a leaf Variable that requires grad is being used in an in-place operation."
+        )
     base = self_t._base
-    if grad and base is not None and "multi" in self_t._meta and (
-            self_t._requires_grad or others_grad):
+    if (
+        grad
+        and base is not None
+        and "multi" in self_t._meta
+        and (self_t._requires_grad or others_grad)
+    ):
         _multi_view_error(self_t._meta["multi"], "is being modified in place")
-    if grad and base is not None and self_t._meta.get("no_grad") and (
-            base._requires_grad or others_grad):
+    if (
+        grad
+        and base is not None
+        and self_t._meta.get("no_grad")
+        and (base._requires_grad or others_grad)
+    ):
         _no_grad_view_error("is being modified in place")
     if grad and base is not None and base._requires_grad and base._grad_fn is None:
-        raise AutogradError(f"{name}_: a view of a leaf Variable that requires grad is being "
-                            "used in an in-place operation.")
+        raise AutogradError(
+            f"{name}_: a view of a leaf Variable that requires grad is being "
+            "used in an in-place operation."
+        )
     record = grad and (self_t._requires_grad or others_grad)
     src = self_t
     if record:
-        src = _snapshot(self_t)   # the old value with the old history, safe to save
+        src = _snapshot(self_t)  # the old value with the old history, safe to save
     res = fn(src, *args, **kwargs) if record else _no_grad_call(fn, self_t, args, kwargs)
     write_result(self_t, res, name)
     if record:
@@ -86,11 +99,15 @@ def _saved_output_is_self(res, self_t):
 def _check_overlap(name, dst, src):
     """Refuse a write whose source partly overlaps the destination (PyTorch's rule: the
     same elements in the same layout are fine, a transposed alias is not)."""
-    if dst._data is not src._data and dst._device is src._device and \
-            dst._device._backend.partial_overlap(dst._data, src._data):
+    if (
+        dst._data is not src._data
+        and dst._device is src._device
+        and dst._device._backend.partial_overlap(dst._data, src._data)
+    ):
         raise MemoryOverlapError(
             f"{name}_: unsupported operation: some elements of the input tensor and the "
-            "written-to tensor refer to a single memory location; clone() the input first")
+            "written-to tensor refer to a single memory location; clone() the input first"
+        )
 
 
 def _no_grad_call(fn, x, args, kwargs):
@@ -101,8 +118,10 @@ def _no_grad_call(fn, x, args, kwargs):
 def write_result(self_t, res, name):
     """Copy ``res`` into ``self_t``'s storage (dtype rules of PyTorch) and bump the version."""
     if res._dtype is not self_t._dtype and not _dt.can_cast(res._dtype, self_t._dtype):
-        raise DTypeError(f"{name}_: result type {res._dtype.name} can't be cast to the "
-                         f"desired output type {self_t._dtype.name}")
+        raise DTypeError(
+            f"{name}_: result type {res._dtype.name} can't be cast to the "
+            f"desired output type {self_t._dtype.name}"
+        )
     shape = self_t._data.shape
     if res._data.shape != shape:
         try:
@@ -110,8 +129,10 @@ def write_result(self_t, res, name):
         except ShapeError:
             ok = False
         if not ok:
-            raise ShapeError(f"{name}_: output with shape {tuple(shape)} doesn't match the "
-                             f"broadcast shape {tuple(res._data.shape)}")
+            raise ShapeError(
+                f"{name}_: output with shape {tuple(shape)} doesn't match the "
+                f"broadcast shape {tuple(res._data.shape)}"
+            )
     be = self_t._device._backend
     check_writable(be, self_t._data, name + "_")
     be.assign(self_t._data, res._data)
@@ -122,12 +143,16 @@ def check_writable(be, a, name):
     """Refuse to write into array ``a``: read-only memory, or several elements in one
     memory location (an expanded view), as PyTorch does."""
     if be.is_read_only(a):
-        raise MemoryOverlapError(f"{name}: unsupported operation: the tensor is read-only "
-                                 "(from a read-only NumPy array); copy it before writing")
+        raise MemoryOverlapError(
+            f"{name}: unsupported operation: the tensor is read-only "
+            "(from a read-only NumPy array); copy it before writing"
+        )
     if be.has_internal_overlap(a):
-        raise MemoryOverlapError(f"{name}: unsupported operation: more than one element of "
-                                 "the written-to tensor refers to a single memory location "
-                                 "(an expanded view); clone() it before writing in place")
+        raise MemoryOverlapError(
+            f"{name}: unsupported operation: more than one element of "
+            "the written-to tensor refers to a single memory location "
+            "(an expanded view); clone() it before writing in place"
+        )
 
 
 def _snapshot(t):
@@ -148,12 +173,13 @@ def _rebase(self_t, res):
     base = self_t._base
     if base is not None:
         if base._requires_grad or res._requires_grad:
-            scattered = get_op("view_scatter").apply(_snapshot_meta(base), res,
-                                                  chain=self_t._meta["view"])
+            scattered = get_op("view_scatter").apply(
+                _snapshot_meta(base), res, chain=self_t._meta["view"]
+            )
             base._grad_fn = scattered._grad_fn
             base._output_nr = 0
             base._requires_grad = True
-        self_t._view_v = -1              # the view now reads from the rebased base
+        self_t._view_v = -1  # the view now reads from the rebased base
         _refresh_view(self_t)
         return
     self_t._grad_fn = res._grad_fn

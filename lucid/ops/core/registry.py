@@ -18,8 +18,7 @@ def register(cls):
     """Class decorator: record ``cls`` under ``cls.schema_v1.name`` (names are unique)."""
     name = cls.schema_v1.name
     if name in _OPS and _OPS[name] is not cls:
-        raise ValueError(f"op {name!r} registered twice ({_OPS[name].__name__}, "
-                         f"{cls.__name__})")
+        raise ValueError(f"op {name!r} registered twice ({_OPS[name].__name__}, {cls.__name__})")
     _OPS[name] = cls
     return cls
 

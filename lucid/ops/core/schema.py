@@ -64,5 +64,7 @@ class OpSchema:
 
     def __post_init__(self):
         if self.complex_grad not in (None, "holomorphic", "custom"):
-            raise ValueError(f"OpSchema {self.name!r}: complex_grad must be None, "
-                             f"'holomorphic' or 'custom', got {self.complex_grad!r}")
+            raise ValueError(
+                f"OpSchema {self.name!r}: complex_grad must be None, "
+                f"'holomorphic' or 'custom', got {self.complex_grad!r}"
+            )

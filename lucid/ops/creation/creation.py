@@ -29,13 +29,29 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ..._tensor import tensor
 
-__all__ = ["zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace",
-           "zeros_like", "ones_like", "empty_like", "full_like", "tril", "triu", "meshgrid"]
+__all__ = [
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "eye",
+    "arange",
+    "linspace",
+    "logspace",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "tril",
+    "triu",
+    "meshgrid",
+]
 
 _wrap = Tensor._wrap
 
 
 # -- argument helpers (shared with lucid.ops.random.sampling) ------------------------------------
+
 
 def size_arg(size, op):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)`` all give ``(2, 3)``."""
@@ -47,8 +63,7 @@ def size_arg(size, op):
         got = ", ".join(type(s).__name__ for s in size)
         raise DTypeError(f"{op}: size must be a tuple of ints, got ({got})") from None
     if any(s < 0 for s in shape):
-        raise ShapeError(f"{op}: trying to create tensor with negative dimension: "
-                         f"{list(shape)}")
+        raise ShapeError(f"{op}: trying to create tensor with negative dimension: {list(shape)}")
     return shape
 
 
@@ -109,8 +124,7 @@ def fit_scalar(value, dt, op):
     if dt.is_complex:
         return value
     if isinstance(value, complex):
-        raise DTypeError(f"{op}: the complex value {value} cannot be converted to type "
-                         f"{dt.name}")
+        raise DTypeError(f"{op}: the complex value {value} cannot be converted to type {dt.name}")
     if dt is _dt.bool:
         return bool(value)
     lo, hi, bits = _limits(dt)
@@ -122,19 +136,23 @@ def fit_scalar(value, dt, op):
         if ok and value < lo:
             value += 1 << bits
     else:
-        ok = lo <= value <= hi          # False for nan
+        ok = lo <= value <= hi  # False for nan
         value = math.trunc(value) if ok else value
     if not ok:
-        raise ValueOverflowError(f"{op}: value {value} cannot be converted to type {dt.name} "
-                                 "without overflow")
+        raise ValueOverflowError(
+            f"{op}: value {value} cannot be converted to type {dt.name} without overflow"
+        )
     return value
 
 
 def _new(op, shape, value, dt, dev, requires_grad):
     """A leaf of ``shape`` filled with ``value`` (uninitialised when ``value`` is None)."""
     be = dev.backend
-    arr = be.empty(shape, dt.np) if value is None else \
-        be.full(shape, fit_scalar(value, dt, op), dt.np)
+    arr = (
+        be.empty(shape, dt.np)
+        if value is None
+        else be.full(shape, fit_scalar(value, dt, op), dt.np)
+    )
     return leaf(arr, dt, dev, requires_grad)
 
 
@@ -144,25 +162,41 @@ def _dtype_or(dtype, default, op):
 
 # -- factories ----------------------------------------------------------------------------
 
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size (default dtype: the default float dtype)."""
-    return _new("zeros", size_arg(size, "zeros"), 0,
-                _dtype_or(dtype, _dt.get_default_dtype(), "zeros"), device_arg(device),
-                requires_grad)
+    return _new(
+        "zeros",
+        size_arg(size, "zeros"),
+        0,
+        _dtype_or(dtype, _dt.get_default_dtype(), "zeros"),
+        device_arg(device),
+        requires_grad,
+    )
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of the given size."""
-    return _new("ones", size_arg(size, "ones"), 1,
-                _dtype_or(dtype, _dt.get_default_dtype(), "ones"), device_arg(device),
-                requires_grad)
+    return _new(
+        "ones",
+        size_arg(size, "ones"),
+        1,
+        _dtype_or(dtype, _dt.get_default_dtype(), "ones"),
+        device_arg(device),
+        requires_grad,
+    )
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor of the given size."""
-    return _new("empty", size_arg(size, "empty"), None,
-                _dtype_or(dtype, _dt.get_default_dtype(), "empty"), device_arg(device),
-                requires_grad)
+    return _new(
+        "empty",
+        size_arg(size, "empty"),
+        None,
+        _dtype_or(dtype, _dt.get_default_dtype(), "empty"),
+        device_arg(device),
+        requires_grad,
+    )
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -170,8 +204,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     when not given (bool -> bool, int -> int64, float -> the default float dtype)."""
     value = number_arg(fill_value, "full", "fill_value", complex_ok=True)
     dt = _dt.scalar_dtype(value) if dtype is None else dtype_arg(dtype, "full")
-    return _new("full", size_arg((size,), "full"), value, dt, device_arg(device),
-                requires_grad)
+    return _new("full", size_arg((size,), "full"), value, dt, device_arg(device), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
@@ -199,25 +232,26 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     """
     if end is None:
         start, end = 0, start
-    vals = [number_arg(v, "arange", k) for k, v in (("start", start), ("end", end),
-                                                      ("step", step))]
+    vals = [number_arg(v, "arange", k) for k, v in (("start", start), ("end", end), ("step", step))]
     if dtype is None:
-        dt = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else \
-            _dt.get_default_dtype()
+        dt = (
+            _dt.int64
+            if all(isinstance(v, numbers.Integral) for v in vals)
+            else _dt.get_default_dtype()
+        )
     else:
         dt = dtype_arg(dtype, "arange")
     if dt is _dt.bool:
         raise DTypeError("arange: not implemented for dtype bool")
     if not all(math.isfinite(v) for v in vals):
-        raise ShapeError(f"arange: unsupported range: {vals[0]} -> {vals[1]} "
-                         f"(step {vals[2]})")
-    _check_arange(*vals)                # the arguments as given, then (int64) truncated
+        raise ShapeError(f"arange: unsupported range: {vals[0]} -> {vals[1]} (step {vals[2]})")
+    _check_arange(*vals)  # the arguments as given, then (int64) truncated
     if dt is _dt.int64:
         vals = [math.trunc(v) for v in vals]
         _check_arange(*vals)
     start, end, step = vals
     if all(isinstance(v, numbers.Integral) for v in vals):
-        n = -((start - end) // step)                # exact for big ints
+        n = -((start - end) // step)  # exact for big ints
     else:
         n = math.ceil((end - start) / step)
     if not dt.is_floating_point:
@@ -230,8 +264,10 @@ def _check_arange(start, end, step):
     if step == 0:
         raise ShapeError("arange: step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
-        raise ShapeError(f"arange: upper bound and lower bound inconsistent with step sign "
-                         f"(start={start}, end={end}, step={step})")
+        raise ShapeError(
+            f"arange: upper bound and lower bound inconsistent with step sign "
+            f"(start={start}, end={end}, step={step})"
+        )
 
 
 def _spaced(op, start, end, steps, dtype):
@@ -241,15 +277,14 @@ def _spaced(op, start, end, steps, dtype):
     if steps < 0:
         raise ShapeError(f"{op}: number of steps must be non-negative, got {steps}")
     cx = isinstance(start, complex) or isinstance(end, complex)
-    dt = _dtype_or(dtype, _dt.get_default_complex_dtype() if cx else _dt.get_default_dtype(),
-                   op)
+    dt = _dtype_or(dtype, _dt.get_default_complex_dtype() if cx else _dt.get_default_dtype(), op)
     if cx and not dt.is_complex:
         raise DTypeError(f"{op}: complex start or end need a complex dtype, got {dt.name}")
-    if dt is _dt.bool and steps > 1:    # PyTorch has no bool kernel; 0 or 1 steps need none
+    if dt is _dt.bool and steps > 1:  # PyTorch has no bool kernel; 0 or 1 steps need none
         raise DTypeError(f"{op}: not implemented for dtype bool")
     if dt._cat < 2 and dt is not _dt.bool:
         if op == "linspace" and steps:  # the ends the result holds are converted to the
-            start = fit_scalar(start, dt, op)   # dtype first, as in PyTorch (must fit; wrap)
+            start = fit_scalar(start, dt, op)  # dtype first, as in PyTorch (must fit; wrap)
             end = fit_scalar(end, dt, op) if steps > 1 else end
         start, end = math.trunc(start), math.trunc(end)
     return start, end, steps, dt
@@ -270,7 +305,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     start, end, steps, dt = _spaced("logspace", start, end, steps, dtype)
     if steps == 1 and dt._cat < 2 and dt is not _dt.bool:
         start = raw
-        fit_scalar(base ** raw, dt, "logspace")     # the one value must fit, as in PyTorch
+        fit_scalar(base**raw, dt, "logspace")  # the one value must fit, as in PyTorch
     base = number_arg(base, "logspace", "base")
     dev = device_arg(device)
     return leaf(dev.backend.logspace(start, end, steps, base, dt.np), dt, dev, requires_grad)
@@ -278,11 +313,18 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 # -- *_like and Tensor.new_* ----------------------------------------------------------------
 
+
 def _like(op, input, value, dtype, device, requires_grad):
     if not isinstance(input, Tensor):
         raise DTypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
-    return _new(op, input._data.shape, value, _dtype_or(dtype, input._dtype, op),
-                input._device if device is None else _device_cls(device), requires_grad)
+    return _new(
+        op,
+        input._data.shape,
+        value,
+        _dtype_or(dtype, input._dtype, op),
+        input._device if device is None else _device_cls(device),
+        requires_grad,
+    )
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -300,32 +342,45 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     return _like("empty_like", input, None, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              memory_format=None):
+def full_like(
+    input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None
+):
     """``fill_value`` in ``input``'s shape (and dtype and device unless given)."""
-    return _like("full_like", input, number_arg(fill_value, "full_like", "fill_value", True),
-                 dtype, device, requires_grad)
+    return _like(
+        "full_like",
+        input,
+        number_arg(fill_value, "full_like", "fill_value", True),
+        dtype,
+        device,
+        requires_grad,
+    )
 
 
 def _new_args(self, dtype, device, op):
-    return (self._dtype if dtype is None else dtype_arg(dtype, op),
-            self._device if device is None else _device_cls(device))
+    return (
+        self._dtype if dtype is None else dtype_arg(dtype, op),
+        self._device if device is None else _device_cls(device),
+    )
 
 
 def _new_filled(op, value, doc):
     def method(self, *size, dtype=None, device=None, requires_grad=False):
         dt, dev = _new_args(self, dtype, device, op)
         return _new(op, size_arg(size, op), value, dt, dev, requires_grad)
+
     method.__name__, method.__doc__ = op, doc
     return tensor_method(op)(method)
 
 
-_new_filled("new_zeros", 0, "Zeros of the given size, with ``self``'s dtype and device "
-            "unless given.")
-_new_filled("new_ones", 1, "Ones of the given size, with ``self``'s dtype and device unless "
-            "given.")
-_new_filled("new_empty", None, "An uninitialised tensor of the given size, with ``self``'s "
-            "dtype and device unless given.")
+_new_filled(
+    "new_zeros", 0, "Zeros of the given size, with ``self``'s dtype and device unless given."
+)
+_new_filled("new_ones", 1, "Ones of the given size, with ``self``'s dtype and device unless given.")
+_new_filled(
+    "new_empty",
+    None,
+    "An uninitialised tensor of the given size, with ``self``'s dtype and device unless given.",
+)
 
 
 @tensor_method("new_full")
@@ -333,9 +388,14 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     """A tensor of ``size`` filled with ``fill_value``, with ``self``'s dtype and device
     unless given."""
     dt, dev = _new_args(self, dtype, device, "new_full")
-    return _new("new_full", size_arg((size,), "new_full"),
-                number_arg(fill_value, "new_full", "fill_value", True), dt, dev,
-                requires_grad)
+    return _new(
+        "new_full",
+        size_arg((size,), "new_full"),
+        number_arg(fill_value, "new_full", "fill_value", True),
+        dt,
+        dev,
+        requires_grad,
+    )
 
 
 @tensor_method("new_tensor")
@@ -346,6 +406,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 
 # -- tril / triu ----------------------------------------------------------------------------
+
 
 class _TriangleBackward(UnaryOp):
     """The formulas tril and triu share: the gradient is the same triangle of ``g``."""
@@ -424,8 +485,9 @@ def _triangle(cls, input, diagonal):
     x = to_tensor(input)
     name = cls.schema_v1.name
     if x._data.ndim < 2:
-        raise ShapeError(f"{name}: input tensor must have at least 2 dimensions, got "
-                         f"{x._data.ndim}")
+        raise ShapeError(
+            f"{name}: input tensor must have at least 2 dimensions, got {x._data.ndim}"
+        )
     return cls.call(x, diagonal=int_arg(diagonal, name, "diagonal"))
 
 
@@ -455,6 +517,7 @@ def triu_(input, diagonal=0):
 
 # -- meshgrid -------------------------------------------------------------------------------
 
+
 def meshgrid(*tensors, indexing="ij"):
     """Coordinate grids from 1-D (or 0-D) tensors: output ``i`` varies along dim ``i``
     (``"ij"``), or with the first two dims swapped (``"xy"``, Cartesian). The outputs are
@@ -470,14 +533,19 @@ def meshgrid(*tensors, indexing="ij"):
         if not isinstance(t, Tensor):
             raise DTypeError(f"meshgrid: expected Tensors, got {type(t).__name__}")
         if t._data.ndim > 1:
-            raise ShapeError(f"meshgrid: expected 0D or 1D tensors, got a tensor of shape "
-                             f"{tuple(t._data.shape)}")
+            raise ShapeError(
+                f"meshgrid: expected 0D or 1D tensors, got a tensor of shape {tuple(t._data.shape)}"
+            )
         if t._dtype is not first._dtype:
-            raise DTypeError(f"meshgrid: expects all tensors to have the same dtype, got "
-                             f"{first._dtype.name} and {t._dtype.name}")
+            raise DTypeError(
+                f"meshgrid: expects all tensors to have the same dtype, got "
+                f"{first._dtype.name} and {t._dtype.name}"
+            )
         if t._device is not first._device:
-            raise DeviceMismatchError(f"meshgrid: expects all tensors to be on the same "
-                                      f"device, got {first._device} and {t._device}")
+            raise DeviceMismatchError(
+                f"meshgrid: expects all tensors to be on the same "
+                f"device, got {first._device} and {t._device}"
+            )
     axes = list(range(len(tensors)))
     if indexing == "xy" and len(tensors) > 1:
         axes[0], axes[1] = 1, 0
@@ -493,6 +561,7 @@ def meshgrid(*tensors, indexing="ij"):
 
 
 # -- overwriting in place: fill_, zero_ (and the in-place samplers) -------------------------
+
 
 @register
 class FillBackward(Op):
@@ -522,8 +591,9 @@ class FillBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("fill", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "fill", 1, AmpPolicy.KEEP_INPUT, input_arity=-1, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, *inputs, value):
@@ -536,12 +606,15 @@ class FillBackward(Op):
 def _overwriter(name):
     def fn(x, value):
         return FillBackward.apply(x, value=value)
+
     fn.__name__ = name
     return fn
 
 
-_OVERWRITERS = {n: _overwriter(n) for n in ("fill", "zero", "normal", "uniform", "bernoulli",
-                                             "random", "exponential")}
+_OVERWRITERS = {
+    n: _overwriter(n)
+    for n in ("fill", "zero", "normal", "uniform", "bernoulli", "random", "exponential")
+}
 
 
 def overwrite_(x, value, name):
@@ -562,8 +635,10 @@ def fill_(input, value):
     """Fill ``input`` with ``value`` (a number or a 0-d tensor) in place."""
     if isinstance(value, Tensor):
         if value._data.ndim:
-            raise ShapeError(f"fill_: only supports 0-dimension value tensor but got tensor "
-                             f"with {value._data.ndim} dimensions")
+            raise ShapeError(
+                f"fill_: only supports 0-dimension value tensor but got tensor "
+                f"with {value._data.ndim} dimensions"
+            )
         if value._requires_grad and STATE.grad_enabled:
             return apply_inplace(_fill_from_tensor, input, value)
     value = number_arg(value, "fill_", "value", complex_ok=True)

@@ -20,7 +20,7 @@ from ..core.schema import AmpPolicy, OpSchema
 
 _FP32 = AmpPolicy.FORCE_FP32
 _KEEP = AmpPolicy.KEEP_INPUT
-_NUMERIC = 1        # dtype category needed: 1 rejects bool, 2 accepts floating only
+_NUMERIC = 1  # dtype category needed: 1 rejects bool, 2 accepts floating only
 
 
 def _schema(name, policy, real=False, cx=None):
@@ -47,6 +47,7 @@ def _unary(cls, name, doc, need=0, aliases=()):
     ``need`` (1 or 2) rejects inputs below that dtype category (bool, integer)."""
     call = cls.call
     if need:
+
         def op(input):
             if input.__class__ is not Tensor:
                 input = to_tensor(input)
@@ -54,19 +55,23 @@ def _unary(cls, name, doc, need=0, aliases=()):
                 _reject(name, input._dtype, need)
             return call(input)
     else:
+
         def op(input):
             return call(input)
+
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    op.__module__ = cls.__module__     # the op's module, where the wrapper is bound
+    op.__module__ = cls.__module__  # the op's module, where the wrapper is bound
     tensor_method(name, *aliases)(op)
     return op
 
 
 def _inplace(fn, *aliases):
     """``fn_(input, ...)``: :func:`fn` written into ``input``, also as Tensor methods."""
+
     def op_(input, *args, **kwargs):
         return apply_inplace(fn, input, *args, **kwargs)
+
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     op_.__doc__ = f"In-place :func:`{fn.__name__}`."
     op_.__module__ = fn.__module__

@@ -47,8 +47,14 @@ class TanhBackwardBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("tanh_backward", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         internal=True, complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "tanh_backward",
+        1,
+        AmpPolicy.FORCE_FP32,
+        input_arity=2,
+        internal=True,
+        complex_grad="holomorphic",
+    )
     saves_input = ((1,), (0, 1))
 
     @staticmethod
@@ -56,8 +62,10 @@ class TanhBackwardBackward(Op):
         return be.tanh_backward(g, y)
 
     def grad(self, F, gz, g, y, out):
-        return (F.tanh_backward(gz, y) if self.next_edges[0] is not None else None,
-                None if g is None else gz * g * (y * -2))
+        return (
+            F.tanh_backward(gz, y) if self.next_edges[0] is not None else None,
+            None if g is None else gz * g * (y * -2),
+        )
 
 
 @register
@@ -88,8 +96,14 @@ class SigmoidBackwardBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("sigmoid_backward", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         internal=True, complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "sigmoid_backward",
+        1,
+        AmpPolicy.FORCE_FP32,
+        input_arity=2,
+        internal=True,
+        complex_grad="holomorphic",
+    )
     saves_input = ((1,), (0, 1))
 
     @staticmethod
@@ -97,8 +111,10 @@ class SigmoidBackwardBackward(Op):
         return be.sigmoid_backward(g, y)
 
     def grad(self, F, gz, g, y, out):
-        return (F.sigmoid_backward(gz, y) if self.next_edges[0] is not None else None,
-                None if g is None else gz * g * (1 - y * 2))
+        return (
+            F.sigmoid_backward(gz, y) if self.next_edges[0] is not None else None,
+            None if g is None else gz * g * (1 - y * 2),
+        )
 
 
 @register
@@ -133,8 +149,14 @@ class PowScalarBackwardBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("pow_scalar_backward", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         internal=True, complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "pow_scalar_backward",
+        1,
+        AmpPolicy.FORCE_FP32,
+        input_arity=2,
+        internal=True,
+        complex_grad="holomorphic",
+    )
     saves_input = ((1,), (0, 1))
 
     @staticmethod
@@ -143,8 +165,10 @@ class PowScalarBackwardBackward(Op):
 
     def grad(self, F, gz, g, x, out):
         p = self.params["exponent"]
-        return (F.pow_scalar_backward(gz, x, p) if self.next_edges[0] is not None else None,
-                None if g is None else F.pow_scalar_backward(gz * g * p, x, p - 1))
+        return (
+            F.pow_scalar_backward(gz, x, p) if self.next_edges[0] is not None else None,
+            None if g is None else F.pow_scalar_backward(gz * g * p, x, p - 1),
+        )
 
 
 class SelectionBackward(Op):
@@ -181,8 +205,10 @@ class SelectionBackward(Op):
 
     def grad(self, F, gz, g, x, out):
         e = self.next_edges
-        return (self.dispatch(F, gz, x, **self.params) if e[0] is not None else None,
-                F.zeros_like(gz) if e[1] is not None else None)
+        return (
+            self.dispatch(F, gz, x, **self.params) if e[0] is not None else None,
+            F.zeros_like(gz) if e[1] is not None else None,
+        )
 
 
 def _selection_schema(name):
@@ -318,5 +344,7 @@ class HardsigmoidBackwardBackward(SelectionBackward):
         return be.hardsigmoid_backward(g, x)
 
     def grad(self, F, gz, g, x, out):
-        raise AutogradError("hardsigmoid: the derivative of its gradient "
-                            "(hardsigmoid_backward) is not implemented, as in PyTorch")
+        raise AutogradError(
+            "hardsigmoid: the derivative of its gradient "
+            "(hardsigmoid_backward) is not implemented, as in PyTorch"
+        )

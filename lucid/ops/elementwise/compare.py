@@ -20,15 +20,37 @@ from ..binary._common import _inplace
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 
-__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
-           "less_equal", "not_equal", "equal", "isclose", "allclose", "logical_and",
-           "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "bitwise_not", "isin"]
+__all__ = [
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
+    "equal",
+    "isclose",
+    "allclose",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "isin",
+]
 
 
 def _schema(name, arity=2, cx=None):
-    return OpSchema(name, 1, AmpPolicy.KEEP_INPUT, input_arity=arity, differentiable=False,
-                    complex_grad=cx)
+    return OpSchema(
+        name, 1, AmpPolicy.KEEP_INPUT, input_arity=arity, differentiable=False, complex_grad=cx
+    )
 
 
 _CMP_NOTES = """
@@ -47,18 +69,25 @@ _CMP_NOTES = """
 _PROMOTED = "Operands are promoted first (``int == 2.5`` compares in the default float); "
 
 
-def _cmp_doc(summary, math, name, kernel, note=_PROMOTED + "any comparison with nan is "
-             "False."):
-    return (f"{summary}\n\n    Saves nothing: there is no gradient.\n\n    Math\n    ----\n"
-            f"    .. math:: {math}\n" + _CMP_NOTES.format(name=name, kernel=kernel, note=note))
+def _cmp_doc(summary, math, name, kernel, note=_PROMOTED + "any comparison with nan is False."):
+    return (
+        f"{summary}\n\n    Saves nothing: there is no gradient.\n\n    Math\n    ----\n"
+        f"    .. math:: {math}\n" + _CMP_NOTES.format(name=name, kernel=kernel, note=note)
+    )
 
 
 # -- element-wise comparisons ------------------------------------------------------------
 
+
 @register
 class EqBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise equality :math:`y = [a = b]`.", "y_i = [a_i = b_i]",
-                       "eq", "equal", _PROMOTED + "nan equals nothing, not even nan.")
+    __doc__ = _cmp_doc(
+        "Node of element-wise equality :math:`y = [a = b]`.",
+        "y_i = [a_i = b_i]",
+        "eq",
+        "equal",
+        _PROMOTED + "nan equals nothing, not even nan.",
+    )
     __slots__ = ()
     schema_v1 = _schema("eq", cx="custom")
 
@@ -69,9 +98,13 @@ class EqBackward(BinaryOp):
 
 @register
 class NeBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise inequality :math:`y = [a \\ne b]`.",
-                       "y_i = [a_i \\ne b_i]", "ne", "not_equal",
-                       _PROMOTED + "nan differs from everything, itself included.")
+    __doc__ = _cmp_doc(
+        "Node of element-wise inequality :math:`y = [a \\ne b]`.",
+        "y_i = [a_i \\ne b_i]",
+        "ne",
+        "not_equal",
+        _PROMOTED + "nan differs from everything, itself included.",
+    )
     __slots__ = ()
     schema_v1 = _schema("ne", cx="custom")
 
@@ -82,8 +115,9 @@ class NeBackward(BinaryOp):
 
 @register
 class LtBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = [a < b]`.", "y_i = [a_i < b_i]", "lt",
-                       "less")
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = [a < b]`.", "y_i = [a_i < b_i]", "lt", "less"
+    )
     __slots__ = ()
     schema_v1 = _schema("lt")
 
@@ -94,8 +128,9 @@ class LtBackward(BinaryOp):
 
 @register
 class LeBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = [a \\le b]`.", "y_i = [a_i \\le b_i]",
-                       "le", "less_equal")
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = [a \\le b]`.", "y_i = [a_i \\le b_i]", "le", "less_equal"
+    )
     __slots__ = ()
     schema_v1 = _schema("le")
 
@@ -106,8 +141,9 @@ class LeBackward(BinaryOp):
 
 @register
 class GtBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = [a > b]`.", "y_i = [a_i > b_i]", "gt",
-                       "greater")
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = [a > b]`.", "y_i = [a_i > b_i]", "gt", "greater"
+    )
     __slots__ = ()
     schema_v1 = _schema("gt")
 
@@ -118,8 +154,12 @@ class GtBackward(BinaryOp):
 
 @register
 class GeBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = [a \\ge b]`.", "y_i = [a_i \\ge b_i]",
-                       "ge", "greater_equal")
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = [a \\ge b]`.",
+        "y_i = [a_i \\ge b_i]",
+        "ge",
+        "greater_equal",
+    )
     __slots__ = ()
     schema_v1 = _schema("ge")
 
@@ -135,9 +175,13 @@ _TRUTHY = "Any dtype; nonzero (nan included) is true."
 
 @register
 class LogicalAndBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = (a \\ne 0) \\land (b \\ne 0)`.",
-                       "y_i = [a_i \\ne 0 \\land b_i \\ne 0]", "logical_and", "logical_and",
-                       _TRUTHY)
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = (a \\ne 0) \\land (b \\ne 0)`.",
+        "y_i = [a_i \\ne 0 \\land b_i \\ne 0]",
+        "logical_and",
+        "logical_and",
+        _TRUTHY,
+    )
     __slots__ = ()
     schema_v1 = _schema("logical_and", cx="custom")
 
@@ -148,9 +192,13 @@ class LogicalAndBackward(BinaryOp):
 
 @register
 class LogicalOrBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = (a \\ne 0) \\lor (b \\ne 0)`.",
-                       "y_i = [a_i \\ne 0 \\lor b_i \\ne 0]", "logical_or", "logical_or",
-                       _TRUTHY)
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = (a \\ne 0) \\lor (b \\ne 0)`.",
+        "y_i = [a_i \\ne 0 \\lor b_i \\ne 0]",
+        "logical_or",
+        "logical_or",
+        _TRUTHY,
+    )
     __slots__ = ()
     schema_v1 = _schema("logical_or", cx="custom")
 
@@ -161,9 +209,13 @@ class LogicalOrBackward(BinaryOp):
 
 @register
 class LogicalXorBackward(BinaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = (a \\ne 0) \\oplus (b \\ne 0)`.",
-                       "y_i = [a_i \\ne 0] \\oplus [b_i \\ne 0]", "logical_xor", "logical_xor",
-                       _TRUTHY)
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = (a \\ne 0) \\oplus (b \\ne 0)`.",
+        "y_i = [a_i \\ne 0] \\oplus [b_i \\ne 0]",
+        "logical_xor",
+        "logical_xor",
+        _TRUTHY,
+    )
     __slots__ = ()
     schema_v1 = _schema("logical_xor", cx="custom")
 
@@ -174,8 +226,13 @@ class LogicalXorBackward(BinaryOp):
 
 @register
 class LogicalNotBackward(UnaryOp):
-    __doc__ = _cmp_doc("Node of element-wise :math:`y = (x = 0)`.", "y_i = [x_i = 0]",
-                       "logical_not", "logical_not", _TRUTHY)
+    __doc__ = _cmp_doc(
+        "Node of element-wise :math:`y = (x = 0)`.",
+        "y_i = [x_i = 0]",
+        "logical_not",
+        "logical_not",
+        _TRUTHY,
+    )
     __slots__ = ()
     schema_v1 = _schema("logical_not", 1, cx="custom")
 
@@ -186,25 +243,34 @@ class LogicalNotBackward(UnaryOp):
 
 # -- bitwise ------------------------------------------------------------------------------
 
+
 def _integral(name, a):
     if _dt._BY_NP[a.dtype].is_floating_point:
-        raise DTypeError(f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
-                         "expected an integer or bool dtype")
+        raise DTypeError(
+            f"{name}: not implemented for {_dt._BY_NP[a.dtype].name} tensors; "
+            "expected an integer or bool dtype"
+        )
 
 
-_BITS = "Integer and bool operands only (bool: the logical op); the result keeps the " \
-        "promoted dtype."
+_BITS = (
+    "Integer and bool operands only (bool: the logical op); the result keeps the promoted dtype."
+)
 
 
 def _bit_doc(summary, math, name, kernel):
     return _cmp_doc(summary, math, name, kernel, _BITS).replace(
-        "not differentiable (bool result)", "not differentiable (integer result)")
+        "not differentiable (bool result)", "not differentiable (integer result)"
+    )
 
 
 @register
 class BitwiseAndBackward(BinaryOp):
-    __doc__ = _bit_doc("Node of element-wise bitwise :math:`y = a \\,\\&\\, b`.",
-                       "y_i = a_i \\,\\&\\, b_i", "bitwise_and", "bitwise_and")
+    __doc__ = _bit_doc(
+        "Node of element-wise bitwise :math:`y = a \\,\\&\\, b`.",
+        "y_i = a_i \\,\\&\\, b_i",
+        "bitwise_and",
+        "bitwise_and",
+    )
     __slots__ = ()
     schema_v1 = _schema("bitwise_and")
 
@@ -216,8 +282,12 @@ class BitwiseAndBackward(BinaryOp):
 
 @register
 class BitwiseOrBackward(BinaryOp):
-    __doc__ = _bit_doc("Node of element-wise bitwise :math:`y = a \\mid b`.",
-                       "y_i = a_i \\mid b_i", "bitwise_or", "bitwise_or")
+    __doc__ = _bit_doc(
+        "Node of element-wise bitwise :math:`y = a \\mid b`.",
+        "y_i = a_i \\mid b_i",
+        "bitwise_or",
+        "bitwise_or",
+    )
     __slots__ = ()
     schema_v1 = _schema("bitwise_or")
 
@@ -229,8 +299,12 @@ class BitwiseOrBackward(BinaryOp):
 
 @register
 class BitwiseXorBackward(BinaryOp):
-    __doc__ = _bit_doc("Node of element-wise bitwise :math:`y = a \\oplus b`.",
-                       "y_i = a_i \\oplus b_i", "bitwise_xor", "bitwise_xor")
+    __doc__ = _bit_doc(
+        "Node of element-wise bitwise :math:`y = a \\oplus b`.",
+        "y_i = a_i \\oplus b_i",
+        "bitwise_xor",
+        "bitwise_xor",
+    )
     __slots__ = ()
     schema_v1 = _schema("bitwise_xor")
 
@@ -242,9 +316,12 @@ class BitwiseXorBackward(BinaryOp):
 
 @register
 class BitwiseNotBackward(UnaryOp):
-    __doc__ = _bit_doc("Node of element-wise bitwise :math:`y = \\lnot x` (two's complement).",
-                       "y_i = -x_i - 1 \\ (\\text{integers}), \\quad \\lnot x_i \\ "
-                       "(\\text{bool})", "bitwise_not", "invert")
+    __doc__ = _bit_doc(
+        "Node of element-wise bitwise :math:`y = \\lnot x` (two's complement).",
+        "y_i = -x_i - 1 \\ (\\text{integers}), \\quad \\lnot x_i \\ (\\text{bool})",
+        "bitwise_not",
+        "invert",
+    )
     __slots__ = ()
     schema_v1 = _schema("bitwise_not", 1)
 
@@ -255,6 +332,7 @@ class BitwiseNotBackward(UnaryOp):
 
 
 # -- isclose, isin ------------------------------------------------------------------------
+
 
 @register
 class IscloseBackward(BinaryOp):
@@ -326,12 +404,14 @@ class IsinBackward(Op):
 
 # -- wrappers -----------------------------------------------------------------------------
 
+
 def _binary(cls, name, doc):
     """The public wrapper of comparison/logic op ``cls``."""
     call = cls.call
 
     def fn(input, other):
         return call(input, other)
+
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
@@ -343,25 +423,39 @@ lt = less = _binary(LtBackward, "lt", "Element-wise ``input < other`` (bool).")
 le = less_equal = _binary(LeBackward, "le", "Element-wise ``input <= other`` (bool).")
 gt = greater = _binary(GtBackward, "gt", "Element-wise ``input > other`` (bool).")
 ge = greater_equal = _binary(GeBackward, "ge", "Element-wise ``input >= other`` (bool).")
-logical_and = _binary(LogicalAndBackward, "logical_and",
-                      "Element-wise ``bool(input) and bool(other)``.")
-logical_or = _binary(LogicalOrBackward, "logical_or",
-                     "Element-wise ``bool(input) or bool(other)``.")
-logical_xor = _binary(LogicalXorBackward, "logical_xor",
-                      "Element-wise ``bool(input) != bool(other)``.")
-bitwise_and = _binary(BitwiseAndBackward, "bitwise_and",
-                      "Element-wise ``input & other`` (integer or bool).")
-bitwise_or = _binary(BitwiseOrBackward, "bitwise_or",
-                     "Element-wise ``input | other`` (integer or bool).")
-bitwise_xor = _binary(BitwiseXorBackward, "bitwise_xor",
-                      "Element-wise ``input ^ other`` (integer or bool).")
+logical_and = _binary(
+    LogicalAndBackward, "logical_and", "Element-wise ``bool(input) and bool(other)``."
+)
+logical_or = _binary(
+    LogicalOrBackward, "logical_or", "Element-wise ``bool(input) or bool(other)``."
+)
+logical_xor = _binary(
+    LogicalXorBackward, "logical_xor", "Element-wise ``bool(input) != bool(other)``."
+)
+bitwise_and = _binary(
+    BitwiseAndBackward, "bitwise_and", "Element-wise ``input & other`` (integer or bool)."
+)
+bitwise_or = _binary(
+    BitwiseOrBackward, "bitwise_or", "Element-wise ``input | other`` (integer or bool)."
+)
+bitwise_xor = _binary(
+    BitwiseXorBackward, "bitwise_xor", "Element-wise ``input ^ other`` (integer or bool)."
+)
 
-for _fn, _names in ((eq, ("eq",)), (ne, ("ne", "not_equal")), (lt, ("lt", "less")),
-                    (le, ("le", "less_equal")), (gt, ("gt", "greater")),
-                    (ge, ("ge", "greater_equal")), (logical_and, ("logical_and",)),
-                    (logical_or, ("logical_or",)), (logical_xor, ("logical_xor",)),
-                    (bitwise_and, ("bitwise_and",)), (bitwise_or, ("bitwise_or",)),
-                    (bitwise_xor, ("bitwise_xor",))):
+for _fn, _names in (
+    (eq, ("eq",)),
+    (ne, ("ne", "not_equal")),
+    (lt, ("lt", "less")),
+    (le, ("le", "less_equal")),
+    (gt, ("gt", "greater")),
+    (ge, ("ge", "greater_equal")),
+    (logical_and, ("logical_and",)),
+    (logical_or, ("logical_or",)),
+    (logical_xor, ("logical_xor",)),
+    (bitwise_and, ("bitwise_and",)),
+    (bitwise_or, ("bitwise_or",)),
+    (bitwise_xor, ("bitwise_xor",)),
+):
     tensor_method(*_names)(_fn)
     _inplace(_fn, *(n + "_" for n in _names))
 
@@ -388,18 +482,27 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     when ``equal_nan``). Both tensors must have one dtype."""
     for arg, x in (("input", input), ("other", other)):
         if not isinstance(x, Tensor):
-            raise DTypeError(f"isclose: argument '{arg}' must be a Tensor, got "
-                             f"{type(x).__name__}")
+            raise DTypeError(f"isclose: argument '{arg}' must be a Tensor, got {type(x).__name__}")
     if input._dtype is not other._dtype:
-        raise DTypeError(f"isclose: expected both inputs to have the same dtype, got "
-                         f"{input._dtype.name} and {other._dtype.name}")
+        raise DTypeError(
+            f"isclose: expected both inputs to have the same dtype, got "
+            f"{input._dtype.name} and {other._dtype.name}"
+        )
     if rtol < 0 or atol < 0:
-        raise ArgumentError(f"isclose: rtol and atol must be greater than or equal to zero, "
-                         f"got rtol={rtol}, atol={atol}")
+        raise ArgumentError(
+            f"isclose: rtol and atol must be greater than or equal to zero, "
+            f"got rtol={rtol}, atol={atol}"
+        )
     dt = input._dtype
     fdt = dt if dt._cat >= 2 else _dt.get_default_dtype()
-    return IscloseBackward.call(input, other, rtol=float(rtol), atol=float(atol),
-                                equal_nan=bool(equal_nan), float_dtype=fdt.np)
+    return IscloseBackward.call(
+        input,
+        other,
+        rtol=float(rtol),
+        atol=float(atol),
+        equal_nan=bool(equal_nan),
+        float_dtype=fdt.np,
+    )
 
 
 @tensor_method("allclose")
@@ -422,13 +525,16 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     Python number); the result has the shape of ``elements``."""
     like = elements if isinstance(elements, Tensor) else test_elements
     if not isinstance(like, Tensor):
-        raise DTypeError("isin: expected elements or test_elements to be a Tensor, got "
-                         f"{type(elements).__name__} and {type(test_elements).__name__}")
+        raise DTypeError(
+            "isin: expected elements or test_elements to be a Tensor, got "
+            f"{type(elements).__name__} and {type(test_elements).__name__}"
+        )
     a, b = to_tensor(elements, like), to_tensor(test_elements, like)
     for t in (a, b):
         if t._dtype is _dt.bool:
-            raise DTypeError("isin: unsupported input type bool; expected integer or "
-                             "floating tensors")
+            raise DTypeError(
+                "isin: unsupported input type bool; expected integer or floating tensors"
+            )
     rd = _dt.result_type(elements, test_elements)
     a = a if a._dtype is rd else a.to(rd)
     b = b if b._dtype is rd else b.to(rd)
@@ -447,10 +553,14 @@ def _eq_operator(cls):
     call = cls.call
 
     def op(self, other):
-        if other.__class__ is Tensor or isinstance(other, _OPERANDS) or \
-                hasattr(other, "__array_interface__"):       # arrays compare element-wise
+        if (
+            other.__class__ is Tensor
+            or isinstance(other, _OPERANDS)
+            or hasattr(other, "__array_interface__")
+        ):  # arrays compare element-wise
             return call(self, other)
         return NotImplemented
+
     return op
 
 

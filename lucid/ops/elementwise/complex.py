@@ -32,16 +32,30 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from .sign_magnitude import sign
 
-__all__ = ["real", "imag", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj",
-           "is_neg", "angle", "sgn", "polar", "complex", "view_as_real", "view_as_complex",
-           "conj_physical_", "sgn_"]
+__all__ = [
+    "real",
+    "imag",
+    "conj",
+    "conj_physical",
+    "resolve_conj",
+    "resolve_neg",
+    "is_conj",
+    "is_neg",
+    "angle",
+    "sgn",
+    "polar",
+    "complex",
+    "view_as_real",
+    "view_as_complex",
+    "conj_physical_",
+    "sgn_",
+]
 
 _KEEP = AmpPolicy.KEEP_INPUT
 
 
 def _schema(name, arity=1, real=False):
-    return OpSchema(name, 1, _KEEP, real_valued=real, input_arity=arity,
-                    complex_grad="custom")
+    return OpSchema(name, 1, _KEEP, real_valued=real, input_arity=arity, complex_grad="custom")
 
 
 def _need_complex(op, t):
@@ -54,14 +68,18 @@ def _need_float_pair(op, a, b):
     float32 or both float64, as PyTorch requires."""
     for t in (a, b):
         if t._dtype not in (_dt.float32, _dt.float64):
-            raise DTypeError(f"{op}: expected float32 or float64 tensors, got dtype "
-                             f"{t._dtype.name}")
+            raise DTypeError(
+                f"{op}: expected float32 or float64 tensors, got dtype {t._dtype.name}"
+            )
     if a._dtype is not b._dtype:
-        raise DTypeError(f"{op}: expected both inputs to have the same dtype, got "
-                         f"{a._dtype.name} and {b._dtype.name}")
+        raise DTypeError(
+            f"{op}: expected both inputs to have the same dtype, got "
+            f"{a._dtype.name} and {b._dtype.name}"
+        )
 
 
 # == conjugate ================================================================================
+
 
 @register
 class ConjBackward(UnaryOp):
@@ -146,6 +164,7 @@ def is_neg(input):
 
 # == parts ===================================================================================
 
+
 @register
 class RealBackward(ViewOp):
     r"""Autograd node for :math:`y = \operatorname{Re} z = x`, a view of the real parts.
@@ -227,14 +246,17 @@ def imag(input):
     """The imaginary parts of a complex tensor as a view (real tensors raise)."""
     input = to_tensor(input)
     if not input._dtype.is_complex:
-        raise DTypeError(f"imag: imag is not implemented for tensors with non-complex "
-                         f"dtypes (got {input._dtype.name})")
+        raise DTypeError(
+            f"imag: imag is not implemented for tensors with non-complex "
+            f"dtypes (got {input._dtype.name})"
+        )
     return ImagBackward.call(input)
 
 
 def _set_part(part):
     def setter(self, value):
         part(self).copy_(to_tensor(value, self))
+
     return setter
 
 
@@ -243,6 +265,7 @@ Tensor.imag = property(imag, _set_part(imag), doc="The imaginary parts (a view).
 
 
 # == polar form ===============================================================================
+
 
 @register
 class AngleBackward(UnaryOp):
@@ -458,6 +481,7 @@ def complex(real, imag):
 
 # == real views ===============================================================================
 
+
 @register
 class ViewAsRealBackward(ViewOp):
     r"""Autograd node for the view of complex :math:`z` (shape :math:`s`) as real pairs
@@ -543,17 +567,24 @@ def view_as_complex(input):
     """Real ``input`` of shape ``(..., 2)`` viewed as complex numbers of shape ``(...)``."""
     input = to_tensor(input)
     if input._dtype not in (_dt.float32, _dt.float64):
-        raise DTypeError(f"view_as_complex: expected a float32 or float64 tensor, got "
-                         f"{input._dtype.name}")
+        raise DTypeError(
+            f"view_as_complex: expected a float32 or float64 tensor, got {input._dtype.name}"
+        )
     shape, strides = input.shape, input.stride()
     if not shape or shape[-1] != 2:
-        raise ShapeError(f"view_as_complex: tensor must have a last dimension of size 2, "
-                         f"got shape {tuple(shape)}")
+        raise ShapeError(
+            f"view_as_complex: tensor must have a last dimension of size 2, "
+            f"got shape {tuple(shape)}"
+        )
     if strides[-1] != 1:
-        raise ShapeError(f"view_as_complex: tensor must have a last dimension with stride "
-                         f"1, got strides {strides}")
+        raise ShapeError(
+            f"view_as_complex: tensor must have a last dimension with stride "
+            f"1, got strides {strides}"
+        )
     if any(s % 2 for s in strides[:-1]) or input.storage_offset() % 2:
-        raise ShapeError(f"view_as_complex: tensor must have a stride divisible by 2 for "
-                         f"all but the last dimension and an even storage offset, got "
-                         f"strides {strides}, offset {input.storage_offset()}")
+        raise ShapeError(
+            f"view_as_complex: tensor must have a stride divisible by 2 for "
+            f"all but the last dimension and an even storage offset, got "
+            f"strides {strides}, offset {input.storage_offset()}"
+        )
     return ViewAsComplexBackward.call(input)

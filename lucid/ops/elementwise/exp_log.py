@@ -21,10 +21,32 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _FP32, _inplace, _schema, _unary
 
-__all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
-           "reciprocal", "sigmoid", "logit",
-           "exp_", "exp2_", "expm1_", "log_", "log2_", "log10_", "log1p_", "sqrt_", "rsqrt_",
-           "reciprocal_", "sigmoid_", "logit_"]
+__all__ = [
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "sigmoid",
+    "logit",
+    "exp_",
+    "exp2_",
+    "expm1_",
+    "log_",
+    "log2_",
+    "log10_",
+    "log1p_",
+    "sqrt_",
+    "rsqrt_",
+    "reciprocal_",
+    "sigmoid_",
+    "logit_",
+]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -59,8 +81,14 @@ class ExpBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("exp", 1, AmpPolicy.FORCE_FP32, deterministic=True, real_valued=True,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "exp",
+        1,
+        AmpPolicy.FORCE_FP32,
+        deterministic=True,
+        real_valued=True,
+        complex_grad="holomorphic",
+    )
     saves_output = True
 
     @staticmethod
@@ -513,7 +541,7 @@ def logit(input, eps=None):
         if not isinstance(eps, numbers.Real):
             raise DTypeError(f"logit: eps must be a float or None, got {type(eps).__name__}")
         eps = float(eps)
-        if eps < 0:       # PyTorch treats a negative eps as None
+        if eps < 0:  # PyTorch treats a negative eps as None
             eps = None
     return LogitBackward.call(input, eps=eps)
 

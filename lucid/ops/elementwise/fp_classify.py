@@ -21,8 +21,16 @@ from ..core.registry import register
 from ..core.schema import OpSchema
 from ._common import _KEEP, _inplace, _schema, _unary
 
-__all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "nan_to_num",
-           "nan_to_num_"]
+__all__ = [
+    "isnan",
+    "isinf",
+    "isposinf",
+    "isneginf",
+    "isfinite",
+    "signbit",
+    "nan_to_num",
+    "nan_to_num_",
+]
 
 
 @register
@@ -98,8 +106,7 @@ def _predicate(name, cx=None):
 
 @register
 class IsnanBackward(UnaryOp):
-    __doc__ = _predicate_doc(":math:`x \\ne x`", "x \\text{ is nan}",
-                             "Backends: ``xp.isnan``.")
+    __doc__ = _predicate_doc(":math:`x \\ne x`", "x \\text{ is nan}", "Backends: ``xp.isnan``.")
     __slots__ = ()
     schema_v1 = _predicate("isnan", cx="custom")
 
@@ -110,8 +117,7 @@ class IsnanBackward(UnaryOp):
 
 @register
 class IsinfBackward(UnaryOp):
-    __doc__ = _predicate_doc(":math:`|x| = \\infty`", "|x| = \\infty",
-                             "Backends: ``xp.isinf``.")
+    __doc__ = _predicate_doc(":math:`|x| = \\infty`", "|x| = \\infty", "Backends: ``xp.isinf``.")
     __slots__ = ()
     schema_v1 = _predicate("isinf", cx="custom")
 
@@ -122,8 +128,9 @@ class IsinfBackward(UnaryOp):
 
 @register
 class IsposinfBackward(UnaryOp):
-    __doc__ = _predicate_doc(":math:`x = +\\infty`", "x = +\\infty",
-                             "Backends: ``xp.isinf(x) & (x > 0)``.")
+    __doc__ = _predicate_doc(
+        ":math:`x = +\\infty`", "x = +\\infty", "Backends: ``xp.isinf(x) & (x > 0)``."
+    )
     __slots__ = ()
     schema_v1 = _predicate("isposinf")
 
@@ -134,8 +141,9 @@ class IsposinfBackward(UnaryOp):
 
 @register
 class IsneginfBackward(UnaryOp):
-    __doc__ = _predicate_doc(":math:`x = -\\infty`", "x = -\\infty",
-                             "Backends: ``xp.isinf(x) & (x < 0)``.")
+    __doc__ = _predicate_doc(
+        ":math:`x = -\\infty`", "x = -\\infty", "Backends: ``xp.isinf(x) & (x < 0)``."
+    )
     __slots__ = ()
     schema_v1 = _predicate("isneginf")
 
@@ -146,8 +154,9 @@ class IsneginfBackward(UnaryOp):
 
 @register
 class IsfiniteBackward(UnaryOp):
-    __doc__ = _predicate_doc("'x is neither nan nor infinite'", "x \\text{ finite}",
-                             "Backends: ``xp.isfinite``.")
+    __doc__ = _predicate_doc(
+        "'x is neither nan nor infinite'", "x \\text{ finite}", "Backends: ``xp.isfinite``."
+    )
     __slots__ = ()
     schema_v1 = _predicate("isfinite", cx="custom")
 
@@ -158,9 +167,12 @@ class IsfiniteBackward(UnaryOp):
 
 @register
 class SignbitBackward(UnaryOp):
-    __doc__ = _predicate_doc("'the sign bit of x is set'", "\\text{sign bit of } x",
-                             "Backends: ``xp.signbit``: true for ``-0.`` and for nan with "
-                             "the sign bit set; integers compare with 0.")
+    __doc__ = _predicate_doc(
+        "'the sign bit of x is set'",
+        "\\text{sign bit of } x",
+        "Backends: ``xp.signbit``: true for ``-0.`` and for nan with "
+        "the sign bit set; integers compare with 0.",
+    )
     __slots__ = ()
     schema_v1 = _predicate("signbit")
 
@@ -185,15 +197,15 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         input = to_tensor(input)
     for arg, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if v is not None and not isinstance(v, numbers.Real):
-            raise DTypeError(f"nan_to_num: {arg} must be a number or None, got "
-                             f"{type(v).__name__}")
+            raise DTypeError(f"nan_to_num: {arg} must be a number or None, got {type(v).__name__}")
     dt = input._dtype
     if dt._cat >= 2 and (posinf is None or neginf is None):
         info = _dt.finfo(dt)
         posinf = info.max if posinf is None else posinf
         neginf = info.min if neginf is None else neginf
-    return NanToNumBackward.call(input, nan=0.0 if nan is None else float(nan),
-                                 posinf=posinf, neginf=neginf)
+    return NanToNumBackward.call(
+        input, nan=0.0 if nan is None else float(nan), posinf=posinf, neginf=neginf
+    )
 
 
 # -- in-place variants -------------------------------------------------------------------

@@ -22,25 +22,37 @@ from ..reduction.extrema import return_types as _rt
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 
-__all__ = ["frexp", "ldexp", "nextafter", "heaviside", "gcd", "lcm", "bitwise_left_shift",
-           "bitwise_right_shift", "ldexp_", "gcd_", "lcm_"]
+__all__ = [
+    "frexp",
+    "ldexp",
+    "nextafter",
+    "heaviside",
+    "gcd",
+    "lcm",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "ldexp_",
+    "gcd_",
+    "lcm_",
+]
 
 _KEEP = AmpPolicy.KEEP_INPUT
 _LN2 = math.log(2.0)
 
 
 def _frexp_repr(self):
-    return (f"lucid.return_types.frexp(\nmantissa={self.mantissa!r},\n"
-            f"exponent={self.exponent!r})")
+    return f"lucid.return_types.frexp(\nmantissa={self.mantissa!r},\nexponent={self.exponent!r})"
 
 
-frexp_result = collections.namedtuple("frexp", ("mantissa", "exponent"),
-                                      module="lucid.return_types")
+frexp_result = collections.namedtuple(
+    "frexp", ("mantissa", "exponent"), module="lucid.return_types"
+)
 frexp_result.__repr__ = _frexp_repr
-setattr(_rt, "frexp", frexp_result)     # lucid.return_types.frexp (pickles by name)
+setattr(_rt, "frexp", frexp_result)  # lucid.return_types.frexp (pickles by name)
 
 
 # == floating representation ===============================================================
+
 
 @register
 class FrexpBackward(MultiOutputOp):
@@ -204,6 +216,7 @@ class HeavisideBackward(BinaryOp):
 
 # == integers ==============================================================================
 
+
 def _int_doc(summary, math_, name, kernel, note=""):
     return f"""{summary}
 
@@ -231,24 +244,27 @@ def _int_operands(name, bool_ok, *vals):
     """A DTypeError naming ``name`` unless every operand is an integer (or, with
     ``bool_ok``, bool) tensor or int, and they do not all are bool (bool op bool has no
     integer kernel, as in PyTorch)."""
-    if all(isinstance(v, bool) or isinstance(v, Tensor) and v._dtype is _dt.bool
-           for v in vals):
+    if all(isinstance(v, bool) or isinstance(v, Tensor) and v._dtype is _dt.bool for v in vals):
         raise DTypeError(f"{name}: not implemented for bool tensors")
     for v in vals:
         if isinstance(v, Tensor):
             dt = v._dtype
             if dt.is_floating_point or (dt is _dt.bool and not bool_ok):
-                raise DTypeError(f"{name}: not implemented for {dt.name} tensors; expected "
-                                 "an integer dtype")
+                raise DTypeError(
+                    f"{name}: not implemented for {dt.name} tensors; expected an integer dtype"
+                )
         elif isinstance(v, float) or not isinstance(v, numbers.Integral):
-            raise DTypeError(f"{name}: expected an integer tensor or int, got "
-                             f"{type(v).__name__}")
+            raise DTypeError(f"{name}: expected an integer tensor or int, got {type(v).__name__}")
 
 
 @register
 class GcdBackward(BinaryOp):
-    __doc__ = _int_doc("Node of the element-wise greatest common divisor.",
-                       r"y_i = \gcd(|a_i|, |b_i|), \quad \gcd(0, 0) = 0", "gcd", "xp.gcd")
+    __doc__ = _int_doc(
+        "Node of the element-wise greatest common divisor.",
+        r"y_i = \gcd(|a_i|, |b_i|), \quad \gcd(0, 0) = 0",
+        "gcd",
+        "xp.gcd",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("gcd", 1, _KEEP, input_arity=2, differentiable=False)
 
@@ -259,10 +275,14 @@ class GcdBackward(BinaryOp):
 
 @register
 class LcmBackward(BinaryOp):
-    __doc__ = _int_doc("Node of the element-wise least common multiple.",
-                       r"y_i = \frac{|a_i b_i|}{\gcd(a_i, b_i)}, \quad y_i = 0 "
-                       r"\text{ if } a_i b_i = 0", "lcm", "xp.lcm",
-                       "The product wraps in the dtype like PyTorch's.")
+    __doc__ = _int_doc(
+        "Node of the element-wise least common multiple.",
+        r"y_i = \frac{|a_i b_i|}{\gcd(a_i, b_i)}, \quad y_i = 0 "
+        r"\text{ if } a_i b_i = 0",
+        "lcm",
+        "xp.lcm",
+        "The product wraps in the dtype like PyTorch's.",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("lcm", 1, _KEEP, input_arity=2, differentiable=False)
 
@@ -273,12 +293,15 @@ class LcmBackward(BinaryOp):
 
 @register
 class BitwiseLeftShiftBackward(BinaryOp):
-    __doc__ = _int_doc("Node of the element-wise left shift :math:`a \\ll b`.",
-                       r"y_i = a_i \cdot 2^{b_i} \bmod 2^{\text{bits}}", "bitwise_left_shift",
-                       "xp.left_shift",
-                       "Shifts by at least the bit width, or by a negative amount, give 0 "
-                       "(PyTorch's rule; C leaves them undefined). Bool operands promote "
-                       "like integers.")
+    __doc__ = _int_doc(
+        "Node of the element-wise left shift :math:`a \\ll b`.",
+        r"y_i = a_i \cdot 2^{b_i} \bmod 2^{\text{bits}}",
+        "bitwise_left_shift",
+        "xp.left_shift",
+        "Shifts by at least the bit width, or by a negative amount, give 0 "
+        "(PyTorch's rule; C leaves them undefined). Bool operands promote "
+        "like integers.",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("bitwise_left_shift", 1, _KEEP, input_arity=2, differentiable=False)
 
@@ -289,14 +312,16 @@ class BitwiseLeftShiftBackward(BinaryOp):
 
 @register
 class BitwiseRightShiftBackward(BinaryOp):
-    __doc__ = _int_doc("Node of the element-wise arithmetic right shift :math:`a \\gg b`.",
-                       r"y_i = \lfloor a_i / 2^{b_i} \rfloor", "bitwise_right_shift",
-                       "xp.right_shift",
-                       "Shifts by at least the bit width, or by a negative amount, give 0 "
-                       "for non-negative and -1 for negative ``a`` (PyTorch's rule).")
+    __doc__ = _int_doc(
+        "Node of the element-wise arithmetic right shift :math:`a \\gg b`.",
+        r"y_i = \lfloor a_i / 2^{b_i} \rfloor",
+        "bitwise_right_shift",
+        "xp.right_shift",
+        "Shifts by at least the bit width, or by a negative amount, give 0 "
+        "for non-negative and -1 for negative ``a`` (PyTorch's rule).",
+    )
     __slots__ = ()
-    schema_v1 = OpSchema("bitwise_right_shift", 1, _KEEP, input_arity=2,
-                         differentiable=False)
+    schema_v1 = OpSchema("bitwise_right_shift", 1, _KEEP, input_arity=2, differentiable=False)
 
     @staticmethod
     def dispatch(be, a, b):
@@ -304,6 +329,7 @@ class BitwiseRightShiftBackward(BinaryOp):
 
 
 # == wrappers ==============================================================================
+
 
 def _floating(name, x):
     if not x._dtype.is_floating_point:
@@ -324,8 +350,11 @@ def frexp(input):
 def ldexp(input, other):
     """:math:`input \\cdot 2^{other}` (integer inputs give the default float dtype; a
     bool ``other`` with a floating ``input`` is refused, as PyTorch's kernel does)."""
-    if isinstance(other, Tensor) and other._dtype is _dt.bool and \
-            to_tensor(input)._dtype.is_floating_point:
+    if (
+        isinstance(other, Tensor)
+        and other._dtype is _dt.bool
+        and to_tensor(input)._dtype.is_floating_point
+    ):
         raise DTypeError("ldexp: not implemented for a bool exponent with a floating input")
     return LdexpBackward.call(input, other)
 
@@ -337,8 +366,10 @@ def nextafter(input, other):
     b = to_tensor(other, a)
     rd = _dt.result_type(a, b)
     if not rd.is_floating_point:
-        raise DTypeError(f"nextafter: not implemented for {rd.name} (the promoted dtype of "
-                         f"{a._dtype.name} and {b._dtype.name}); expected a floating dtype")
+        raise DTypeError(
+            f"nextafter: not implemented for {rd.name} (the promoted dtype of "
+            f"{a._dtype.name} and {b._dtype.name}); expected a floating dtype"
+        )
     return NextafterBackward.call(a, b)
 
 
@@ -349,8 +380,10 @@ def heaviside(input, values):
     if not isinstance(values, Tensor):
         raise DTypeError(f"heaviside: values must be a Tensor, got {type(values).__name__}")
     if values._dtype is not x._dtype:
-        raise DTypeError(f"heaviside: is not yet implemented for tensors with different "
-                         f"dtypes ({x._dtype.name} and {values._dtype.name})")
+        raise DTypeError(
+            f"heaviside: is not yet implemented for tensors with different "
+            f"dtypes ({x._dtype.name} and {values._dtype.name})"
+        )
     return HeavisideBackward.call(x, values)
 
 
@@ -385,6 +418,7 @@ def bitwise_right_shift(input, other):
 def _inplace(fn, name):
     def method(self, *args):
         return apply_inplace(fn, self, *args)
+
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place :func:`{fn.__name__}`."
     setattr(Tensor, name, method)
@@ -393,7 +427,7 @@ def _inplace(fn, name):
 
 for _fn in (nextafter, heaviside, bitwise_left_shift, bitwise_right_shift):
     _inplace(_fn, _fn.__name__ + "_")
-ldexp_ = _inplace(ldexp, "ldexp_")          # also lucid.ldexp_, as torch.ldexp_
+ldexp_ = _inplace(ldexp, "ldexp_")  # also lucid.ldexp_, as torch.ldexp_
 gcd_ = _inplace(gcd, "gcd_")
 lcm_ = _inplace(lcm, "lcm_")
 

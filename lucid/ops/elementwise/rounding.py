@@ -19,8 +19,20 @@ from ..core.base import UnaryOp, to_tensor
 from ..core.registry import register
 from ._common import _KEEP, _NUMERIC, _StepBackward, _inplace, _reject, _schema, _unary
 
-__all__ = ["floor", "ceil", "round", "trunc", "fix", "frac",
-           "floor_", "ceil_", "round_", "trunc_", "frac_", "fix_"]
+__all__ = [
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fix",
+    "frac",
+    "floor_",
+    "ceil_",
+    "round_",
+    "trunc_",
+    "frac_",
+    "fix_",
+]
 
 
 @register
@@ -188,8 +200,7 @@ class FracBackward(UnaryOp):
 
 floor = _unary(FloorBackward, "floor", "Element-wise floor (integers unchanged).", _NUMERIC)
 ceil = _unary(CeilBackward, "ceil", "Element-wise ceiling (integers unchanged).", _NUMERIC)
-trunc = _unary(TruncBackward, "trunc", "Element-wise rounding toward zero.", _NUMERIC,
-               ("fix",))
+trunc = _unary(TruncBackward, "trunc", "Element-wise rounding toward zero.", _NUMERIC, ("fix",))
 frac = _unary(FracBackward, "frac", r"Element-wise :math:`x - \mathrm{trunc}(x)`.", 2)
 
 fix = trunc

@@ -24,10 +24,31 @@ from ..core.registry import register
 from ..core.schema import OpSchema
 from ._common import _FP32, _KEEP, _NUMERIC, _StepBackward, _inplace, _schema, _unary
 
-__all__ = ["neg", "negative", "positive", "abs", "absolute", "sign", "square", "relu", "clamp",
-           "clip", "clamp_min", "clamp_max",
-           "neg_", "abs_", "sign_", "square_", "relu_", "clamp_", "clamp_min_", "clamp_max_",
-           "negative_", "absolute_", "clip_"]
+__all__ = [
+    "neg",
+    "negative",
+    "positive",
+    "abs",
+    "absolute",
+    "sign",
+    "square",
+    "relu",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "neg_",
+    "abs_",
+    "sign_",
+    "square_",
+    "relu_",
+    "clamp_",
+    "clamp_min_",
+    "clamp_max_",
+    "negative_",
+    "absolute_",
+    "clip_",
+]
 
 
 @register
@@ -254,7 +275,7 @@ class ClampBackward(UnaryOp):
     __slots__ = ()
     schema_v1 = OpSchema("clamp", 1, _KEEP, input_arity=-1)
     saves_input = True
-    _broadcast = True       # tensor bounds broadcast against the input
+    _broadcast = True  # tensor bounds broadcast against the input
 
     @staticmethod
     def dispatch(be, x, *bounds, min=None, max=None, tensors=()):
@@ -290,8 +311,13 @@ class ClampBackward(UnaryOp):
         return tuple(out)
 
 
-neg = _unary(NegBackward, "neg", "Element-wise :math:`-x` (bool rejected: use ``~``).",
-             _NUMERIC, ("negative",))
+neg = _unary(
+    NegBackward,
+    "neg",
+    "Element-wise :math:`-x` (bool rejected: use ``~``).",
+    _NUMERIC,
+    ("negative",),
+)
 abs = _unary(AbsBackward, "abs", "Element-wise :math:`|x|`.", _NUMERIC, ("absolute",))
 sign = _unary(SignBackward, "sign", r"Element-wise sign in :math:`\{-1, 0, 1\}`.")
 relu = _unary(ReluBackward, "relu", r"Element-wise :math:`\max(x, 0)`.", _NUMERIC)
@@ -319,14 +345,13 @@ def positive(input):
     return input
 
 
-_PLAIN_BOUND = (float, int, type(None))     # bounds that never change a float dtype
+_PLAIN_BOUND = (float, int, type(None))  # bounds that never change a float dtype
 
 
 def _bound(which, v):
     if v is None or isinstance(v, (Tensor, numbers.Real)):
         return v
-    raise DTypeError(f"clamp: {which} must be a number, a Tensor or None, got "
-                     f"{type(v).__name__}")
+    raise DTypeError(f"clamp: {which} must be a number, a Tensor or None, got {type(v).__name__}")
 
 
 @tensor_method("clamp")
@@ -335,26 +360,32 @@ def clamp(input, min=None, max=None):
     are numbers, tensors (broadcast) or None (not both)."""
     if input.__class__ is not Tensor:
         input = to_tensor(input)
-    if input._dtype._cat == 2 and min.__class__ in _PLAIN_BOUND and \
-            max.__class__ in _PLAIN_BOUND and (min is not None or max is not None):
-        return ClampBackward.call(input, min=min, max=max)       # the common case
+    if (
+        input._dtype._cat == 2
+        and min.__class__ in _PLAIN_BOUND
+        and max.__class__ in _PLAIN_BOUND
+        and (min is not None or max is not None)
+    ):
+        return ClampBackward.call(input, min=min, max=max)  # the common case
     if input._dtype.is_complex:
-        raise DTypeError(f"clamp: does not support complex input (got {input._dtype.name}); "
-                         "complex numbers are not ordered")
+        raise DTypeError(
+            f"clamp: does not support complex input (got {input._dtype.name}); "
+            "complex numbers are not ordered"
+        )
     lo, hi = _bound("min", min), _bound("max", max)
     if lo is None and hi is None:
         raise DTypeError("clamp: at least one of 'min' or 'max' must not be None")
     if lo is not None and hi is not None and isinstance(lo, Tensor) != isinstance(hi, Tensor):
         # next to a Python number, PyTorch reads a 0-d tensor bound as a number too
-        lo, hi = (v.item() if isinstance(v, Tensor) and not v._data.ndim else v
-                  for v in (lo, hi))
+        lo, hi = (v.item() if isinstance(v, Tensor) and not v._data.ndim else v for v in (lo, hi))
     ops = [v for v in (lo, hi) if v is not None]
     rd = _dt.result_type(input, *ops)
     tensor_bounds = isinstance(lo, Tensor) or isinstance(hi, Tensor)
     if rd is _dt.bool and not (tensor_bounds and (lo is None or hi is None)):
         # PyTorch has a bool kernel for one tensor bound only (its clamp_min / clamp_max)
-        raise DTypeError("clamp: not implemented for bool, except with one tensor bound "
-                         "(min or max)")
+        raise DTypeError(
+            "clamp: not implemented for bool, except with one tensor bound (min or max)"
+        )
     if input._dtype is not rd:
         input = _cast(input, rd)
     if not rd.is_floating_point:
@@ -378,12 +409,13 @@ def _int_bound(rd, v):
     v = int(v)
     lo = -info.max if info.min == 0 else info.min
     if not lo <= v <= info.max:
-        raise ValueOverflowError(f"clamp: bound {v} cannot be converted to {rd.name} "
-                                 "without overflow")
+        raise ValueOverflowError(
+            f"clamp: bound {v} cannot be converted to {rd.name} without overflow"
+        )
     return v + (1 << info.bits) if v < info.min else v
 
 
-clip = tensor_method("clip")(reports_as("clip")(clamp))     # its errors name clip
+clip = tensor_method("clip")(reports_as("clip")(clamp))  # its errors name clip
 
 
 @tensor_method("clamp_min")
@@ -409,8 +441,10 @@ neg_ = _inplace(neg, "negative_")
 def abs_(input):
     """In-place :func:`abs` (not for complex tensors, whose abs is real: PyTorch refuses)."""
     if input._dtype.is_complex:
-        raise DTypeError(f"abs_: in-place abs is not supported for complex tensors (the "
-                         f"result is real; got {input._dtype.name}); use abs()")
+        raise DTypeError(
+            f"abs_: in-place abs is not supported for complex tensors (the "
+            f"result is real; got {input._dtype.name}); use abs()"
+        )
     return apply_inplace(abs, input)
 
 

@@ -13,12 +13,46 @@ from ..core.base import UnaryOp
 from ..core.registry import register
 from ._common import _FP32, _inplace, _schema, _unary
 
-__all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan",
-           "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh",
-           "arctanh", "sinc",
-           "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "tanh_",
-           "asinh_", "acosh_", "atanh_", "sinc_", "arcsin_", "arccos_", "arctan_", "arcsinh_",
-           "arccosh_", "arctanh_"]
+__all__ = [
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "sinc",
+    "sin_",
+    "cos_",
+    "tan_",
+    "asin_",
+    "acos_",
+    "atan_",
+    "sinh_",
+    "cosh_",
+    "tanh_",
+    "asinh_",
+    "acosh_",
+    "atanh_",
+    "sinc_",
+    "arcsin_",
+    "arccos_",
+    "arctan_",
+    "arcsinh_",
+    "arccosh_",
+    "arctanh_",
+]
 
 
 @register
@@ -512,12 +546,15 @@ atan = _unary(AtanBackward, "atan", "Element-wise arctangent.", aliases=("arctan
 sinh = _unary(SinhBackward, "sinh", "Element-wise hyperbolic sine.")
 cosh = _unary(CoshBackward, "cosh", "Element-wise hyperbolic cosine.")
 tanh = _unary(TanhBackward, "tanh", "Element-wise hyperbolic tangent.")
-asinh = _unary(AsinhBackward, "asinh", "Element-wise inverse hyperbolic sine.",
-               aliases=("arcsinh",))
-acosh = _unary(AcoshBackward, "acosh", "Element-wise inverse hyperbolic cosine.",
-               aliases=("arccosh",))
-atanh = _unary(AtanhBackward, "atanh", "Element-wise inverse hyperbolic tangent.",
-               aliases=("arctanh",))
+asinh = _unary(
+    AsinhBackward, "asinh", "Element-wise inverse hyperbolic sine.", aliases=("arcsinh",)
+)
+acosh = _unary(
+    AcoshBackward, "acosh", "Element-wise inverse hyperbolic cosine.", aliases=("arccosh",)
+)
+atanh = _unary(
+    AtanhBackward, "atanh", "Element-wise inverse hyperbolic tangent.", aliases=("arctanh",)
+)
 sinc = _unary(SincBackward, "sinc", r"Element-wise :math:`\sin(\pi x)/(\pi x)`, 1 at 0.")
 
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh

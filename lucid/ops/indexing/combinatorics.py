@@ -24,9 +24,14 @@ from ..shape.joins import cat, stack
 from ..shape.padding import pad
 from ..shape.views import narrow
 
-__all__ = ["cartesian_prod", "combinations", "block_diag", "diagflat", "tril_indices",
-           "triu_indices"]
-
+__all__ = [
+    "cartesian_prod",
+    "combinations",
+    "block_diag",
+    "diagflat",
+    "tril_indices",
+    "triu_indices",
+]
 
 
 def _tensors(tensors, op):
@@ -46,14 +51,17 @@ def cartesian_prod(*tensors):
         raise ArgumentError("cartesian_prod(): expects at least one tensor")
     for t in ts:
         if t._data.ndim != 1:
-            raise ShapeError(f"cartesian_prod(): expect a 1D vector, but got shape "
-                             f"{tuple(t.shape)}")
+            raise ShapeError(
+                f"cartesian_prod(): expect a 1D vector, but got shape {tuple(t.shape)}"
+            )
     if len(ts) == 1:
         return ts[0]
     for t in ts[1:]:
         if t._dtype is not ts[0]._dtype:
-            raise DTypeError(f"cartesian_prod(): expects all tensors to have the same dtype, "
-                             f"got {ts[0]._dtype.name} and {t._dtype.name}")
+            raise DTypeError(
+                f"cartesian_prod(): expects all tensors to have the same dtype, "
+                f"got {ts[0]._dtype.name} and {t._dtype.name}"
+            )
     grids = meshgrid(*ts, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
 
@@ -63,16 +71,14 @@ def combinations(input, r=2, with_replacement=False):
     ``itertools.combinations`` / ``combinations_with_replacement``), as rows."""
     x = to_tensor(input)
     if x._data.ndim != 1:
-        raise ShapeError(f"combinations(): expect a 1D vector, but got shape "
-                         f"{tuple(x.shape)}")
+        raise ShapeError(f"combinations(): expect a 1D vector, but got shape {tuple(x.shape)}")
     if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 0:
         raise ArgumentError(f"combinations(): expect a non-negative number, but got {r}")
-    none = narrow(x, 0, 0, 0)          # empty results keep the input's history
+    none = narrow(x, 0, 0, 0)  # empty results keep the input's history
     if r == 0:
         return none.clone()
     n = x.shape[0]
-    gen = itertools.combinations_with_replacement if with_replacement else \
-        itertools.combinations
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(gen(range(n), r))
     if not rows:
         return none.reshape(0, 1).expand(0, r).clone()
@@ -90,8 +96,10 @@ def block_diag(*tensors):
     for i, t in enumerate(ts):
         nd = t._data.ndim
         if nd > 2:
-            raise ShapeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. "
-                             f"Input {i} has {nd} dimensions")
+            raise ShapeError(
+                f"block_diag(): Input tensors must have 2 or fewer dimensions. "
+                f"Input {i} has {nd} dimensions"
+            )
         mats.append(t.reshape(1, 1) if nd == 0 else t.reshape(1, -1) if nd == 1 else t)
     dt = mats[0]._dtype
     for m in mats[1:]:
@@ -121,8 +129,7 @@ def _tri_indices(row, col, offset, dtype, device, lower, op):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise DTypeError(f"{op}(): {name} must be an int, got {type(v).__name__}")
     if row < 0 or col < 0:
-        raise ArgumentError(f"{op}(): row and col must be non-negative, got row={row}, "
-                            f"col={col}")
+        raise ArgumentError(f"{op}(): row and col must be non-negative, got row={row}, col={col}")
     dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
     if dt not in (_dt.int32, _dt.int64):
         raise DTypeError(f"{op}(): dtype must be int32 or int64, got {dt.name}")

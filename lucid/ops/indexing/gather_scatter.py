@@ -21,17 +21,39 @@ from ..core._formula import array_of, const
 from ..core.base import Op, norm_dim, to_tensor
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
-from ._common import (_ATOMICS_NOTE, _FULL, _array, _broadcast, _check_range, _fill_value,
-                      _inplace, _same_dtype, _unvec, _vec)
+from ._common import (
+    _ATOMICS_NOTE,
+    _FULL,
+    _array,
+    _broadcast,
+    _check_range,
+    _fill_value,
+    _inplace,
+    _same_dtype,
+    _unvec,
+    _vec,
+)
 from .subscript import IndexBackward, SliceBackward, _put
 
-__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
-           "index_copy", "index_fill", "take", "take_along_dim", "put"]
+__all__ = [
+    "gather",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "index_select",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "take",
+    "take_along_dim",
+    "put",
+]
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 
 # -- the node of scatter_reduce ---------------------------------------------------------
+
 
 @register
 class ScatterReduceBackward(Op):
@@ -80,9 +102,16 @@ class ScatterReduceBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("scatter_reduce", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note=_ATOMICS_NOTE, complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "scatter_reduce",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=2,
+        deterministic=False,
+        nondeterministic_on=("cuda",),
+        determinism_note=_ATOMICS_NOTE,
+        complex_grad="holomorphic",
+    )
     saves_input = True
     saves_output = True
 
@@ -109,16 +138,18 @@ class ScatterReduceBackward(Op):
         be, index = self.be, self.params["index"]
         own = self._excluded(be, x == out)
         won = src == be.index(out, index)
-        n = be.scatter_reduce(be.astype(own, out.dtype), index, be.astype(won, out.dtype),
-                              "sum", True)
+        n = be.scatter_reduce(
+            be.astype(own, out.dtype), index, be.astype(won, out.dtype), "sum", True
+        )
         return own, won, 1 / be.masked_fill(n, n == 0, 1)
 
     def _zero_factors(self, x, src):
         """(src == 0, src is the only zero scattered onto its element) of prod."""
         be, index = self.be, self.params["index"]
         zero = src == 0
-        count = be.scatter_reduce(be.full(x.shape, 0, x.dtype), index,
-                                  be.astype(zero, x.dtype), "sum", True)
+        count = be.scatter_reduce(
+            be.full(x.shape, 0, x.dtype), index, be.astype(zero, x.dtype), "sum", True
+        )
         return zero, zero & (be.index(count, index) == 1)
 
     def grad(self, F, g, x, src, out):
@@ -131,11 +162,13 @@ class ScatterReduceBackward(Op):
             w = g * const(self._inv_count(xa.shape, self.in_meta[0][1].np), g)
             return self._excluded(F, w), F.index(w, index)
         if red == "prod":
-            others = F.scatter_reduce(const(self.be.full(xa.shape, 1, xa.dtype), x), index,
-                                      src, "prod", True)
+            others = F.scatter_reduce(
+                const(self.be.full(xa.shape, 1, xa.dtype), x), index, src, "prod", True
+            )
             zero, single = self._zero_factors(xa, array_of(src))
-            excl = F.scatter_reduce(x, index, F.masked_fill(src, single, 1), "prod",
-                                    p["include_self"])
+            excl = F.scatter_reduce(
+                x, index, F.masked_fill(src, single, 1), "prod", p["include_self"]
+            )
             gs = F.masked_fill(F.index(g * out, index) / F.masked_fill(src, zero, 1), single, 0)
             gs = gs + F.masked_fill(F.index(g * excl, index), ~single, 0)
             return self._excluded(F, g * others), gs
@@ -160,6 +193,7 @@ def _index_arg(op, index, x, long_only=False, empty_ok=False, error=DTypeError):
 
 # -- gather and scatter -----------------------------------------------------------------
 
+
 def _grid(op, input, dim, idx, src=None):
     """Validate the gather/scatter index array ``idx`` along ``dim`` (0-d counts as 1-d).
 
@@ -175,21 +209,26 @@ def _grid(op, input, dim, idx, src=None):
     nd = len(shape)
     d = norm_dim(dim, nd, op)
     if idx.ndim != nd:
-        raise ShapeError(f"{op}: index tensor must have the same number of dimensions as "
-                         f"the input tensor ({idx.ndim} vs {nd})")
+        raise ShapeError(
+            f"{op}: index tensor must have the same number of dimensions as "
+            f"the input tensor ({idx.ndim} vs {nd})"
+        )
     sshape = None
     if src is not None:
         src = _vec(src)
         sshape = src._data.shape
         if len(sshape) != nd:
-            raise ShapeError(f"{op}: src tensor must have the same number of dimensions as "
-                             f"the input tensor ({len(sshape)} vs {nd})")
+            raise ShapeError(
+                f"{op}: src tensor must have the same number of dimensions as "
+                f"the input tensor ({len(sshape)} vs {nd})"
+            )
     for i, n in enumerate(idx.shape):
         if (i != d and n > shape[i]) or (sshape is not None and n > sshape[i]):
-            raise ShapeError(f"{op}: expected index {list(idx.shape)} to be no larger than "
-                             f"self {list(shape)} apart from dimension {d}" +
-                             ("" if sshape is None else
-                              f" and to be no larger than src {list(sshape)}"))
+            raise ShapeError(
+                f"{op}: expected index {list(idx.shape)} to be no larger than "
+                f"self {list(shape)} apart from dimension {d}"
+                + ("" if sshape is None else f" and to be no larger than src {list(sshape)}")
+            )
     _check_range(op, be, idx, shape[d], d, False)
     if src is not None and sshape != idx.shape:
         src = SliceBackward.call(src, index=tuple(slice(0, n, 1) for n in idx.shape))
@@ -197,7 +236,7 @@ def _grid(op, input, dim, idx, src=None):
 
 
 def _gather(op, input, dim, index):
-    norm_dim(dim, max(input._data.ndim, 1), op)        # the dim first, as PyTorch
+    norm_dim(dim, max(input._data.ndim, 1), op)  # the dim first, as PyTorch
     idx = _index_arg(op, index, input, empty_ok=True)
     x, grid, _, _ = _grid(op, input, dim, idx)
     out = IndexBackward.call(x, index=grid)
@@ -215,7 +254,7 @@ def gather(input, dim, index, *, sparse_grad=False):
 def _scatter_src(op, input, dim, index, src):
     """``(x, grid, src)`` of a scatter; ``src`` a tensor of ``input``'s dtype."""
     src = to_tensor(src, input)
-    norm_dim(dim, max(input._data.ndim, 1), op)        # the dim first, as PyTorch
+    norm_dim(dim, max(input._data.ndim, 1), op)  # the dim first, as PyTorch
     idx = _index_arg(op, index, input, empty_ok=True)
     _same_dtype(op, input, src)
     x, grid, src, _ = _grid(op, input, dim, idx, src)
@@ -233,8 +272,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         x, grid, v = _scatter_src("scatter", input, dim, index, s)
     else:
         norm_dim(dim, max(input._data.ndim, 1), "scatter")
-        x, grid, _, ishape = _grid("scatter", input, dim,
-                                   _index_arg("scatter", index, input, empty_ok=True))
+        x, grid, _, ishape = _grid(
+            "scatter", input, dim, _index_arg("scatter", index, input, empty_ok=True)
+        )
         v = _fill_value("scatter", s, input)
         if reduce == "multiply":
             v = v.expand(ishape)
@@ -243,8 +283,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     elif reduce == "multiply":
         out = ScatterReduceBackward.apply(x, v, index=grid, reduce="prod", include_self=True)
     else:
-        raise IndexArgumentError(f"scatter: reduce argument must be either 'add' or "
-                                 f"'multiply', got {reduce!r}")
+        raise IndexArgumentError(
+            f"scatter: reduce argument must be either 'add' or 'multiply', got {reduce!r}"
+        )
     return _unvec(out, input)
 
 
@@ -261,10 +302,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """A copy of ``input`` where each element reduces (``"sum"``, ``"prod"``, ``"mean"``,
     ``"amax"``, ``"amin"``) the ``src`` values scattered onto it, and itself when
     ``include_self``."""
-    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)     # PyTorch takes these too
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch takes these too
     if reduce not in _REDUCTIONS:
-        raise IndexArgumentError(f"scatter_reduce: reduce argument must be one of "
-                                 f"{', '.join(_REDUCTIONS)}, got {reduce!r}")
+        raise IndexArgumentError(
+            f"scatter_reduce: reduce argument must be one of "
+            f"{', '.join(_REDUCTIONS)}, got {reduce!r}"
+        )
     if reduce == "mean" and to_tensor(input)._dtype is _dt.bool:
         # PyTorch's kernel refuses it after the argument checks, before the bounds check
         norm_dim(dim, max(input._data.ndim, 1), "scatter_reduce")
@@ -272,14 +315,18 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise DTypeError("scatter_reduce: reduce='mean' is not implemented for bool")
     x, grid, v = _scatter_src("scatter_reduce", input, dim, index, src)
     if reduce in ("amax", "amin") and x._dtype.is_complex:
-        raise DTypeError(f"scatter_reduce: reduce={reduce!r} does not support complex input "
-                         f"(got {x._dtype.name}); complex numbers are not ordered")
-    out = ScatterReduceBackward.apply(x, v, index=grid, reduce=reduce,
-                                      include_self=bool(include_self))
+        raise DTypeError(
+            f"scatter_reduce: reduce={reduce!r} does not support complex input "
+            f"(got {x._dtype.name}); complex numbers are not ordered"
+        )
+    out = ScatterReduceBackward.apply(
+        x, v, index=grid, reduce=reduce, include_self=bool(include_self)
+    )
     return _unvec(out, input)
 
 
 # -- along one dim ----------------------------------------------------------------------
+
 
 def _along(op, x, dim, index, negative, **index_kw):
     """Validate a vector ``index`` along ``dim`` of the (at least 1-d) ``x``
@@ -291,8 +338,7 @@ def _along(op, x, dim, index, negative, **index_kw):
     d = norm_dim(dim, x._data.ndim, op)
     idx = _index_arg(op, index, x, **index_kw)
     if idx.ndim > 1:
-        raise IndexingError(f"{op}: index is supposed to be a vector, got shape "
-                            f"{list(idx.shape)}")
+        raise IndexingError(f"{op}: index is supposed to be a vector, got shape {list(idx.shape)}")
     if idx.ndim == 0:
         idx = be.reshape(idx, (1,))
     _check_range(op, be, idx, x._data.shape[d], d, negative)
@@ -306,11 +352,13 @@ def _source(op, input, x, d, k, source):
     if input._data.ndim == 0:
         src = _vec(src)
     shape = x._data.shape
-    if src._data.shape != shape[:d] + (k,) + shape[d + 1:]:
-        raise ShapeError(f"{op}: source tensor shape must match self tensor shape, excluding "
-                         f"the specified dimension, with {k} indices along it. Got "
-                         f"self.shape = {list(input.shape)} source.shape = "
-                         f"{list(src.shape)}")
+    if src._data.shape != shape[:d] + (k,) + shape[d + 1 :]:
+        raise ShapeError(
+            f"{op}: source tensor shape must match self tensor shape, excluding "
+            f"the specified dimension, with {k} indices along it. Got "
+            f"self.shape = {list(input.shape)} source.shape = "
+            f"{list(src.shape)}"
+        )
     return src
 
 
@@ -320,8 +368,7 @@ def index_select(input, dim, index):
     x = _vec(input)
     _, ix, k = _along("index_select", x, dim, index, False)
     if input._data.ndim == 0 and k != 1:
-        raise IndexingError(f"index_select: index to a 0-dim tensor can have only 1 value, "
-                            f"got {k}")
+        raise IndexingError(f"index_select: index to a 0-dim tensor can have only 1 value, got {k}")
     return _unvec(IndexBackward.call(x, index=ix), input)
 
 
@@ -330,8 +377,7 @@ def _index_write(op, input, dim, index, source, accumulate, alpha=1):
     if input._data.ndim == 0:
         k = (index if isinstance(index, Tensor) else to_tensor(index, input))._data.size
         if k != 1:
-            raise IndexingError(f"{op}: the index of a 0-d tensor should have one element, "
-                                f"got {k}")
+            raise IndexingError(f"{op}: the index of a 0-d tensor should have one element, got {k}")
     # PyTorch's index_copy takes int64 indices only, index_add int32 too
     d, ix, k = _along(op, x, dim, index, False, long_only=not accumulate)
     src = _source(op, input, x, d, k, source)
@@ -359,15 +405,15 @@ def index_fill(input, dim, index, value):
     """A copy of ``input`` with ``value`` (a number or 0-d tensor) at positions ``index``
     along ``dim`` (negative positions count from the end)."""
     x = _vec(input)
-    d, ix, _ = _along("index_fill", x, dim, index, True, long_only=True,
-                      error=IndexingError)
+    d, ix, _ = _along("index_fill", x, dim, index, True, long_only=True, error=IndexingError)
     be = x._device._backend
-    mask = be.full(x._data.shape[d:d + 1], False, _dt.bool.np)
-    be.index_put_(mask, ix[d:], True, False)    # a mask: each position filled once
+    mask = be.full(x._data.shape[d : d + 1], False, _dt.bool.np)
+    be.index_put_(mask, ix[d:], True, False)  # a mask: each position filled once
     return _unvec(_put(x, ix[:d] + (mask,), _fill_value("index_fill", value, input)), input)
 
 
 # -- flat -------------------------------------------------------------------------------
+
 
 @tensor_method("take")
 def take(input, index):
@@ -390,23 +436,28 @@ def take_along_dim(input, indices, dim=None):
     _index_arg("take_along_dim", indices, input, long_only=True)
     nd = input._data.ndim
     if not nd:
-        raise DimError(f"take_along_dim: dimension specified as {dim} but tensor has no "
-                       "dimensions")
+        raise DimError(f"take_along_dim: dimension specified as {dim} but tensor has no dimensions")
     if indices._data.ndim != nd:
-        raise ShapeError(f"take_along_dim: input and indices should have the same number of "
-                         f"dimensions, but got {nd} dimensions for input, and "
-                         f"{indices._data.ndim} dimensions for indices")
+        raise ShapeError(
+            f"take_along_dim: input and indices should have the same number of "
+            f"dimensions, but got {nd} dimensions for input, and "
+            f"{indices._data.ndim} dimensions for indices"
+        )
     d = norm_dim(dim, nd, "take_along_dim")
     xs, js = input._data.shape, indices._data.shape
-    b = _broadcast("take_along_dim", xs[:d] + (1,) + xs[d + 1:],
-                   js[:d] + (1,) + js[d + 1:], "indices")
-    if indices._data.size:             # PyTorch takes the indices modulo the dim's size
+    b = _broadcast(
+        "take_along_dim", xs[:d] + (1,) + xs[d + 1 :], js[:d] + (1,) + js[d + 1 :], "indices"
+    )
+    if indices._data.size:  # PyTorch takes the indices modulo the dim's size
         if not xs[d]:
-            raise IndexingError(f"take_along_dim: cannot take indices along the empty dim "
-                                f"{d}")
+            raise IndexingError(f"take_along_dim: cannot take indices along the empty dim {d}")
         indices = indices.remainder(xs[d])
-    return _gather("take_along_dim", input.expand(b[:d] + xs[d:d + 1] + b[d + 1:]), d,
-                   indices.expand(b[:d] + js[d:d + 1] + b[d + 1:]))
+    return _gather(
+        "take_along_dim",
+        input.expand(b[:d] + xs[d : d + 1] + b[d + 1 :]),
+        d,
+        indices.expand(b[:d] + js[d : d + 1] + b[d + 1 :]),
+    )
 
 
 @tensor_method("put")
@@ -418,9 +469,11 @@ def put(input, index, source, accumulate=False):
     src = to_tensor(source, input)
     _same_dtype("put", input, src, "source")
     if idx.size != src._data.size:
-        raise ShapeError(f"put: expected source and index to have the same number of "
-                         f"elements, but got source.numel() = {src._data.size}, "
-                         f"index.numel() = {idx.size}")
+        raise ShapeError(
+            f"put: expected source and index to have the same number of "
+            f"elements, but got source.numel() = {src._data.size}, "
+            f"index.numel() = {idx.size}"
+        )
     flat = input.reshape(-1)
     _check_range("put", be, idx, flat._data.shape[0], 0, True)
     out = _put(flat, (be.reshape(idx, (-1,)),), src.reshape(-1), bool(accumulate))

@@ -24,6 +24,7 @@ __all__ = ["masked_fill", "masked_select", "masked_scatter", "nonzero", "argwher
 
 # -- the nodes --------------------------------------------------------------------------
 
+
 @register
 class MaskedFillBackward(Op):
     r"""Autograd node for :math:`y = \mathrm{mask} \,?\, v : x` (``masked_fill``; the mask
@@ -50,8 +51,9 @@ class MaskedFillBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("masked_fill", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "masked_fill", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, x, v, mask):
@@ -60,8 +62,10 @@ class MaskedFillBackward(Op):
     def grad(self, F, g, x, v, out):
         mask = self.params["mask"]
         need = self.needs_input_grad
-        return (F.masked_fill(g, mask, 0) if need[0] else None,
-                F.masked_fill(g, ~mask, 0) if need[1] else None)
+        return (
+            F.masked_fill(g, mask, 0) if need[0] else None,
+            F.masked_fill(g, ~mask, 0) if need[1] else None,
+        )
 
 
 @register
@@ -90,8 +94,9 @@ class NonzeroBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
-            complex_grad="custom")
+    schema_v1 = OpSchema(
+        "nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False, complex_grad="custom"
+    )
 
     @staticmethod
     def dispatch(be, x):
@@ -107,6 +112,7 @@ def _mask_arg(op, mask, x):
 
 
 # -- masks ------------------------------------------------------------------------------
+
 
 def _masked(op, input, mask):
     """``(input expanded, mask array expanded, shape)`` to the broadcast shape, 0-d as 1-d."""
@@ -147,14 +153,17 @@ def masked_scatter(input, mask, source):
     ix = x._device._backend.nonzero_index(m)
     k = ix[0].shape[0]
     if src._data.size < k:
-        raise ShapeError(f"masked_scatter: number of elements of source ({src._data.size}) "
-                         f"< number of ones in mask ({k})")
+        raise ShapeError(
+            f"masked_scatter: number of elements of source ({src._data.size}) "
+            f"< number of ones in mask ({k})"
+        )
     v = SliceBackward.call(src.reshape(-1), index=(slice(0, k, 1),))
     out = _put(x, ix, v)
     return out if shape else out.reshape(())
 
 
 # -- nonzero ----------------------------------------------------------------------------
+
 
 @tensor_method("nonzero")
 def nonzero(input, *, as_tuple=False):

@@ -39,6 +39,7 @@ __all__ = ["index_put"]
 
 # -- the nodes --------------------------------------------------------------------------
 
+
 @register
 class SliceBackward(_SelectViewBackward):
     r"""Autograd node for basic indexing :math:`y = x[i, a{:}b{:}s, \mathrm{None}, \ldots]`
@@ -156,9 +157,16 @@ class IndexPutBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("index_put", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note=_ATOMICS_NOTE, complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "index_put",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=2,
+        deterministic=False,
+        nondeterministic_on=("cuda",),
+        determinism_note=_ATOMICS_NOTE,
+        complex_grad="holomorphic",
+    )
 
     @staticmethod
     def dispatch(be, x, v, index, accumulate):
@@ -209,16 +217,19 @@ def _classify(op, x, it, select_0d):
         if isinstance(it, numbers.Integral):
             return _INT, operator.index(it)
         if isinstance(it, (float, complex, str)):
-            raise IndexingError(f"{op}: only integers, slices (`:`), ellipsis (`...`), None "
-                                f"and integer or bool tensors are valid indices (got "
-                                f"{type(it).__name__})")
+            raise IndexingError(
+                f"{op}: only integers, slices (`:`), ellipsis (`...`), None "
+                f"and integer or bool tensors are valid indices (got "
+                f"{type(it).__name__})"
+            )
         if (k is list or k is tuple) and all(e.__class__ is int for e in it):
-            return _ARRAY, x._device._backend.asarray(it, _dt.int64.np)   # the common case
+            return _ARRAY, x._device._backend.asarray(it, _dt.int64.np)  # the common case
         try:
             it = to_tensor(it, x)
         except (TypeError, ValueError):
-            raise IndexingError(f"{op}: could not convert the index entry {it!r} to an "
-                                "integer or bool tensor") from None
+            raise IndexingError(
+                f"{op}: could not convert the index entry {it!r} to an integer or bool tensor"
+            ) from None
     dt = it._dtype
     if dt is _dt.bool or dt is _dt.uint8:
         a = _array(it, x)
@@ -229,8 +240,9 @@ def _classify(op, x, it, select_0d):
         if it._data.ndim == 0 and select_0d:
             return _INT, int(it.item())
         return _ARRAY, _array(it, x)
-    raise IndexingError(f"{op}: tensors used as indices must be int64, int32, uint8 or bool "
-                        f"tensors, got {dt}")
+    raise IndexingError(
+        f"{op}: tensors used as indices must be int64, int32, uint8 or bool tensors, got {dt}"
+    )
 
 
 def _parse(x, index, op, select_0d=True, shape=False, check=False):
@@ -254,8 +266,15 @@ def _parse(x, index, op, select_0d=True, shape=False, check=False):
     ellipsis = False
     for v in index:
         k = v.__class__
-        kind = _SLICE if k is slice else _INT if k is int else _NONE if v is None else \
-            _classify(op, x, v, select_0d)
+        kind = (
+            _SLICE
+            if k is slice
+            else _INT
+            if k is int
+            else _NONE
+            if v is None
+            else _classify(op, x, v, select_0d)
+        )
         if kind.__class__ is tuple:
             kind, v = kind
         if kind is _ELLIPSIS:
@@ -269,19 +288,23 @@ def _parse(x, index, op, select_0d=True, shape=False, check=False):
             used += v.ndim if kind is _MASK else kind is _ARRAY
         items.append((kind, v))
     if used > nd:
-        raise IndexingError(f"{op}: invalid index of a 0-dim tensor; use tensor.item()" if
-                            nd == 0 else f"{op}: too many indices for tensor of dimension {nd}")
+        raise IndexingError(
+            f"{op}: invalid index of a 0-dim tensor; use tensor.item()"
+            if nd == 0
+            else f"{op}: too many indices for tensor of dimension {nd}"
+        )
     be = x._device._backend
     basic = []
-    adv = []            # (view dim, number of view dims, array)
-    plain = True        # the basic part keeps every dim whole
-    d = o = 0           # dim of x, dim of the view
+    adv = []  # (view dim, number of view dims, array)
+    plain = True  # the basic part keeps every dim whole
+    d = o = 0  # dim of x, dim of the view
     for kind, v in items:
         if kind is _SLICE:
             n = xshape[d]
             if v.step is not None and operator.index(v.step) <= 0:
-                raise IndexArgumentError(f"{op}: step must be greater than zero, got "
-                                         f"{operator.index(v.step)}")
+                raise IndexArgumentError(
+                    f"{op}: step must be greater than zero, got {operator.index(v.step)}"
+                )
             v = slice(*v.indices(n))
             if plain and (v.start or v.stop != n or v.step != 1):
                 plain = False
@@ -291,8 +314,9 @@ def _parse(x, index, op, select_0d=True, shape=False, check=False):
         elif kind is _INT:
             n = xshape[d]
             if not -n <= v < n:
-                raise IndexingError(f"{op}: index {v} is out of bounds for dimension {d} "
-                                    f"with size {n}")
+                raise IndexingError(
+                    f"{op}: index {v} is out of bounds for dimension {d} with size {n}"
+                )
             basic.append(v + n if v < 0 else v)
             plain = False
             d += 1
@@ -316,9 +340,11 @@ def _parse(x, index, op, select_0d=True, shape=False, check=False):
             k = v.ndim
             for j in range(k):
                 if v.shape[j] != xshape[d + j]:
-                    raise IndexingError(f"{op}: the shape of the mask {list(v.shape)} at "
-                                        f"index {j} does not match the shape of the indexed "
-                                        f"tensor {list(xshape)} at index {d + j}")
+                    raise IndexingError(
+                        f"{op}: the shape of the mask {list(v.shape)} at "
+                        f"index {j} does not match the shape of the indexed "
+                        f"tensor {list(xshape)} at index {d + j}"
+                    )
             if n_adv == 1:
                 adv.append((o, k, v))
             else:
@@ -326,7 +352,7 @@ def _parse(x, index, op, select_0d=True, shape=False, check=False):
             basic.extend((_FULL,) * k)
             d += k
             o += k
-        else:                                   # a bool scalar: a new dim of size 1 or 0
+        else:  # a bool scalar: a new dim of size 1 or 0
             adv.append((o, 1, be.asarray([0] if v else [], _dt.int64.np)))
             basic.append(None)
             plain = False
@@ -334,7 +360,7 @@ def _parse(x, index, op, select_0d=True, shape=False, check=False):
     if not adv:
         return tuple(basic), None, None
     basic = None if plain else tuple(basic)
-    if len(adv) == 1:                           # one array, or one mask of k dims
+    if len(adv) == 1:  # one array, or one mask of k dims
         idx = (_FULL,) * adv[0][0] + (adv[0][2],)
     else:
         idx = [_FULL] * (adv[-1][0] + 1)
@@ -348,19 +374,24 @@ def _adv_shape(op, be, x, basic, adv):
     """The shape of the view ``x[basic]`` indexed by the advanced entries ``adv``."""
     vshape = x._data.shape if basic is None else be.basic_index(x._data, basic).shape
     p, k, a = adv[0]
-    if a.dtype == bool:                         # the only entry: a k-dim mask
-        return vshape[:p] + (be.count_true(a),) + vshape[p + k:]
+    if a.dtype == bool:  # the only entry: a k-dim mask
+        return vshape[:p] + (be.count_true(a),) + vshape[p + k :]
     arrays = [a for _, _, a in adv]
     try:
-        bshape = arrays[0].shape if len(arrays) == 1 else \
-            tuple(broadcast_shapes(*(a.shape for a in arrays)))
+        bshape = (
+            arrays[0].shape
+            if len(arrays) == 1
+            else tuple(broadcast_shapes(*(a.shape for a in arrays)))
+        )
     except ShapeError:
-        raise IndexingError(f"{op}: shape mismatch: indexing tensors could not be broadcast "
-                            f"together with shapes "
-                            f"{', '.join(str(list(a.shape)) for a in arrays)}") from None
+        raise IndexingError(
+            f"{op}: shape mismatch: indexing tensors could not be broadcast "
+            f"together with shapes "
+            f"{', '.join(str(list(a.shape)) for a in arrays)}"
+        ) from None
     pos = [p for p, _, _ in adv]
     if pos[-1] - pos[0] + 1 == len(pos):
-        return vshape[:pos[0]] + bshape + vshape[pos[-1] + 1:]
+        return vshape[: pos[0]] + bshape + vshape[pos[-1] + 1 :]
     return bshape + tuple(n for i, n in enumerate(vshape) if i not in pos)
 
 
@@ -372,10 +403,11 @@ def _out_of_range(x, index, op):
 
 # -- x[index] and x[index] = value ------------------------------------------------------
 
+
 def _getitem(self, index):
     """``self[index]``: a view for ints, slices, None and ``...``; a copy with integer
     tensors, lists or bool masks (PyTorch's rules)."""
-    if index.__class__ is int:                  # the common case, x[i]
+    if index.__class__ is int:  # the common case, x[i]
         shape = self._data.shape
         if shape and -shape[0] <= index < shape[0]:
             return SliceBackward.call(self, index=(index % shape[0],))
@@ -385,14 +417,15 @@ def _getitem(self, index):
         return out
     try:
         return IndexBackward.call(out, index=adv)
-    except IndexingError:                           # the backend's: name the bad index
+    except IndexingError:  # the backend's: name the bad index
         _out_of_range(self, index, "__getitem__")
 
 
 def _has_dims(value):
     """Whether ``value`` may need a shape check (not a number or a 0-d tensor)."""
-    return not (isinstance(value, numbers.Number) or
-                (isinstance(value, Tensor) and value._data.ndim == 0))
+    return not (
+        isinstance(value, numbers.Number) or (isinstance(value, Tensor) and value._data.ndim == 0)
+    )
 
 
 def _value(op, value, x, shape):
@@ -416,8 +449,10 @@ def _value(op, value, x, shape):
     while len(vs) - k > len(shape) and vs[k] == 1:
         k += 1
     if not _fits(vs[k:], shape):
-        raise ShapeError(f"{op}: shape mismatch: value tensor of shape {list(vs)} cannot be "
-                         f"broadcast to indexing result of shape {list(shape)}")
+        raise ShapeError(
+            f"{op}: shape mismatch: value tensor of shape {list(vs)} cannot be "
+            f"broadcast to indexing result of shape {list(shape)}"
+        )
     return value.reshape(vs[k:]) if k else value
 
 
@@ -426,17 +461,17 @@ def _setitem(self, index, value):
     broadcast; recorded for autograd (the overwritten elements get zero gradient)."""
     basic, adv, shape = _parse(self, index, "__setitem__", shape=_has_dims(value))
     try:
-        if STATE.grad_enabled and (self._requires_grad or (
-                isinstance(value, Tensor) and value._requires_grad)):
+        if STATE.grad_enabled and (
+            self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+        ):
             target = self if basic is None else SliceBackward.call(self, index=basic)
-            v = _value("__setitem__", value, self,
-                       target._data.shape if adv is None else shape)
+            v = _value("__setitem__", value, self, target._data.shape if adv is None else shape)
             if adv is None:
                 copy_(target, v)
             else:
                 apply_inplace(_put, target, adv, v)
             return
-        be = self._device._backend                  # nothing to record: write directly
+        be = self._device._backend  # nothing to record: write directly
         dst = self._data if basic is None else be.basic_index(self._data, basic)
         v = _value("__setitem__", value, self, dst.shape if adv is None else shape)._data
         check_writable(be, dst, "__setitem__")
@@ -445,7 +480,7 @@ def _setitem(self, index, value):
         else:
             be.index_put_(dst, adv, v, False)
         self._vc[0] += 1
-    except IndexingError:                           # the backend's: name the bad index
+    except IndexingError:  # the backend's: name the bad index
         if adv is None:
             raise
         _out_of_range(self, index, "__setitem__")
@@ -457,15 +492,18 @@ Tensor.__setitem__ = _setitem
 
 # -- index_put --------------------------------------------------------------------------
 
+
 @tensor_method("index_put")
 def index_put(input, indices, values, accumulate=False):
     """A copy of ``input`` with ``out[indices] = values`` (``+=`` with ``accumulate``),
     ``indices`` a tuple of integer or bool tensors indexing the leading dims."""
-    if not isinstance(indices, (tuple, list)) or not indices or \
-            not all(isinstance(t, (Tensor, list, tuple)) for t in indices):
+    if (
+        not isinstance(indices, (tuple, list))
+        or not indices
+        or not all(isinstance(t, (Tensor, list, tuple)) for t in indices)
+    ):
         raise IndexingError("index_put: indices must be a non-empty tuple of tensors")
-    basic, adv, shape = _parse(input, tuple(indices), "index_put", select_0d=False,
-                               check=True)
+    basic, adv, shape = _parse(input, tuple(indices), "index_put", select_0d=False, check=True)
     if basic is not None:
         raise IndexingError("index_put: 0-d bool index tensors are not supported")
     return _put(input, adv, _value("index_put", values, input, shape), bool(accumulate))

@@ -23,24 +23,28 @@ def _scaled_add(input, prod, beta, alpha, op):
     if input._dtype is not prod._dtype and _autocast_mix(input, prod):
         input = input.to(prod._dtype)
     if input._dtype is not prod._dtype:
-        raise DTypeError(f"{op}: expected input and the matrices to have the same dtype, "
-                         f"got {input._dtype.name} and {prod._dtype.name}")
+        raise DTypeError(
+            f"{op}: expected input and the matrices to have the same dtype, "
+            f"got {input._dtype.name} and {prod._dtype.name}"
+        )
     if prod._dtype._cat < 2 and (isinstance(alpha, float) or isinstance(beta, float)):
-        raise DTypeError(f"{op}: for integral tensors, beta and alpha must not be floating "
-                         f"point numbers, got beta={beta}, alpha={alpha}")
+        raise DTypeError(
+            f"{op}: for integral tensors, beta and alpha must not be floating "
+            f"point numbers, got beta={beta}, alpha={alpha}"
+        )
     si, sp = _shape(input), _shape(prod)
     try:
         ok = broadcast_shapes(si, sp) == sp
     except ValueError:
         ok = False
     if not ok:
-        raise ShapeError(f"{op}: input of shape {si} cannot be broadcast to the product's "
-                         f"shape {sp}")
+        raise ShapeError(
+            f"{op}: input of shape {si} cannot be broadcast to the product's shape {sp}"
+        )
     out = prod if alpha == 1 else MulBackward.call(prod, alpha)
     if beta == 0:
         return out
-    return AddBackward.call(out, input) if beta == 1 else AddBackward.call(out, input,
-                                                                           alpha=beta)
+    return AddBackward.call(out, input) if beta == 1 else AddBackward.call(out, input, alpha=beta)
 
 
 @tensor_method("addmm")

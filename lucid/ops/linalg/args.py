@@ -24,17 +24,22 @@ def matrix(op, a, name="A", square=False, complex_ok=True):
     if not isinstance(a, Tensor):
         a = to_tensor(a)
     if a._dtype not in _REAL and not (complex_ok and a._dtype.is_complex):
-        kinds = "float32, float64, complex64 or complex128" if complex_ok else \
-            "float32 or float64 (real)"
-        raise DTypeError(f"linalg.{op}: expected {name} to be a {kinds} tensor, got "
-                         f"{a._dtype.name}")
+        kinds = (
+            "float32, float64, complex64 or complex128"
+            if complex_ok
+            else "float32 or float64 (real)"
+        )
+        raise DTypeError(
+            f"linalg.{op}: expected {name} to be a {kinds} tensor, got {a._dtype.name}"
+        )
     shape = tuple(a._data.shape)
     if len(shape) < 2:
-        raise ShapeError(f"linalg.{op}: {name} must have at least 2 dimensions, got shape "
-                         f"{shape}")
+        raise ShapeError(f"linalg.{op}: {name} must have at least 2 dimensions, got shape {shape}")
     if square and shape[-1] != shape[-2]:
-        raise ShapeError(f"linalg.{op}: {name} must be batches of square matrices, but they "
-                         f"are {shape[-2]} by {shape[-1]} matrices")
+        raise ShapeError(
+            f"linalg.{op}: {name} must be batches of square matrices, but they "
+            f"are {shape[-2]} by {shape[-1]} matrices"
+        )
     return a
 
 
@@ -43,8 +48,10 @@ def same_kind(op, a, b, name="B"):
     if not isinstance(b, Tensor):
         b = to_tensor(b, a)
     if b._dtype is not a._dtype:
-        raise DTypeError(f"linalg.{op}: expected {name} to have the dtype of A "
-                         f"({a._dtype.name}), got {b._dtype.name}")
+        raise DTypeError(
+            f"linalg.{op}: expected {name} to have the dtype of A "
+            f"({a._dtype.name}), got {b._dtype.name}"
+        )
     return b
 
 

@@ -57,9 +57,11 @@ def _check_phase(node, op, im, other=None):
     bad = be.abs(x + y) > 1e-2 * (1 + be.abs(y))
     if x.size and bool(bad.any()):
         what = "singular vectors" if other is not None else "eigenvectors"
-        raise AutogradError(f"{op}_backward: the {what} in the complex case are specified "
-                            "up to multiplication by e^{i phi}; the loss depends on this "
-                            "phase, so its gradient is ill-defined")
+        raise AutogradError(
+            f"{op}_backward: the {what} in the complex case are specified "
+            "up to multiplication by e^{i phi}; the loss depends on this "
+            "phase, so its gradient is ill-defined"
+        )
 
 
 @register
@@ -120,9 +122,13 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     A = matrix("cholesky", A, square=True)
     low, info = CholeskyBackward.apply(mH(A) if upper else A)
     if check_errors:
-        _raise_info("cholesky", info, "the factorization could not be completed because the "
-                    "input is not positive-definite (the leading minor of order {} is not "
-                    "positive-definite)")
+        _raise_info(
+            "cholesky",
+            info,
+            "the factorization could not be completed because the "
+            "input is not positive-definite (the leading minor of order {} is not "
+            "positive-definite)",
+        )
     return _Cholesky(mH(low) if upper else low, info)
 
 
@@ -189,12 +195,14 @@ class QrBackward(LinalgMultiOp):
         (gq, gr), (q, r) = g, out
         m, n = self.in_meta[0][0][-2:]
         if self.params["complete"] and m > n:
-            raise AutogradError("linalg_qr: the QR decomposition is not differentiable when "
-                                "mode='complete' and nrows > ncols")
+            raise AutogradError(
+                "linalg_qr: the QR decomposition is not differentiable when "
+                "mode='complete' and nrows > ncols"
+            )
         if m >= n:
             return _qr_square(F, self, q, r, gq, gr)
         gv = None if gr is None else gr[..., m:]
-        if gv is not None:                        # A = [X | Y] with Y = Q V
+        if gv is not None:  # A = [X | Y] with Y = Q V
             gyq = a[..., m:] @ mH(gv)
             gq = gyq if gq is None else gq + gyq
         gx = _qr_square(F, self, q, r[..., :m], gq, None if gr is None else gr[..., :m])
@@ -210,7 +218,7 @@ def _qr_square(F, node, q, r, gq, gr):
     if gq is not None:
         m = m - mH(q) @ gq
     n = F.triu(m, 0) + mH(F.triu(m, 1))
-    if is_complex(m):                             # the real part of the diagonal only
+    if is_complex(m):  # the real part of the diagonal only
         n = n - _imag_diag(m, _eye(node, m.shape[-1], r))
     z = q @ n if gq is None else gq + q @ n
     return _right_tri_solve(F, z, conj(r), True)
@@ -222,8 +230,7 @@ def qr(A, mode="reduced"):
     too, through the reduced factorisation)."""
     A = matrix("qr", A)
     if mode not in ("reduced", "complete", "r"):
-        raise ArgumentError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got "
-                            f"{mode!r}")
+        raise ArgumentError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     q, r = QrBackward.apply(A, complete=mode == "complete")
     if mode == "r":
         q = Tensor._wrap(A._device._backend.full((0,), 0, A._dtype.np), A._dtype, A._device)
@@ -304,7 +311,7 @@ class SvdBackward(LinalgMultiOp):
             inner = inner + s[..., :, None] * (f * (vtgv - mH(vtgv)))
             if n > k:
                 extra = extra + u @ ((gvh - (gvh @ mH(vh)) @ vh) / s[..., :, None])
-        if is_complex(u):      # the phase terms D: i Im diag(M - N) / (2 s)
+        if is_complex(u):  # the phase terms D: i Im diag(M - N) / (2 s)
             mu, nv = (None if x is None else _imag_diag(x, eye) for x in (utgu, vtgv))
             _check_phase(self, "svd", 0 * eye if mu is None else mu, nv)
             im = mu if nv is None else -nv if mu is None else mu - nv
@@ -453,16 +460,16 @@ class LuFactorBackward(LinalgMultiOp):
         glu, (lu, piv, _) = g[0], out
         m, n = self.in_meta[0][0][-2:]
         p = const(self.be.lu_permutation(array_of(piv), m, array_of(lu).dtype), lu)
-        if m <= n:            # A = P L [U1 | U2]: U2 = L^-1 P^T A2 also moves with L
+        if m <= n:  # A = P L [U1 | U2]: U2 = L^-1 P^T A2 also moves with L
             sq, gsq = lu[..., :m], glu[..., :m]
             gl, gu = F.tril(gsq, -1), F.triu(gsq, 0)
             if m == n:
                 return p @ _lu_square(F, self, sq, gl, gu)
-            g2 = F.solve_triangular(mT(sq), glu[..., m:], True, True)     # L^-T gU2
+            g2 = F.solve_triangular(mT(sq), glu[..., m:], True, True)  # L^-T gU2
             gl = gl - g2 @ mT(lu[..., m:])
             return p @ F.concatenate([_lu_square(F, self, sq, gl, gu), g2], -1)
         sq, gsq = lu[..., :n, :], glu[..., :n, :]  # P^T A = [L1; L2] U: L2 = A2 U^-1
-        g2 = _right_tri_solve(F, glu[..., n:, :], sq, True)               # gL2 U^-T
+        g2 = _right_tri_solve(F, glu[..., n:, :], sq, True)  # gL2 U^-T
         gu = F.triu(gsq, 0) - mT(lu[..., n:, :]) @ g2
         return p @ F.concatenate([_lu_square(F, self, sq, F.tril(gsq, -1), gu), g2], -2)
 
@@ -472,7 +479,7 @@ def _lu_square(F, node, lu, gl, gu):
     U^{\top})]U^{-\top}` for the square packed factors ``lu``."""
     low = F.tril(lu, -1) + _eye(node, lu.shape[-1], lu)
     mid = F.tril(mT(low) @ gl, -1) + F.triu(gu @ mT(F.triu(lu, 0)), 0)
-    y = F.solve_triangular(mT(lu), mid, True, True)           # L^-T: unit upper L^T
+    y = F.solve_triangular(mT(lu), mid, True, True)  # L^-T: unit upper L^T
     return _right_tri_solve(F, y, lu, True)
 
 
@@ -481,8 +488,10 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     :class:`LuFactorBackward`); ``info`` > 0 marks an exactly singular ``U``."""
     A = matrix("lu_factor", A)
     if not pivot:
-        raise ArgumentError("linalg.lu_factor: LU without pivoting is not implemented on "
-                            "the CPU (as PyTorch); use pivot=True")
+        raise ArgumentError(
+            "linalg.lu_factor: LU without pivoting is not implemented on "
+            "the CPU (as PyTorch); use pivot=True"
+        )
     lu, piv, info = LuFactorBackward.apply(A)
     if check_errors:
         _raise_info("lu_factor", info, "U[{0},{0}] is zero, the matrix is singular")

@@ -71,7 +71,7 @@ class EigBackward(LinalgMultiOp):
             inner = gl[..., :, None] * eye
         else:
             m = vh @ gv
-            re_diag = (m + F.conj(m)) * (0.5 * eye)          # diag(Re M) as a matrix
+            re_diag = (m + F.conj(m)) * (0.5 * eye)  # diag(Re M) as a matrix
             e = F.conj(lam[..., None, :] - lam[..., :, None]) + eye
             inner = (m - (vh @ v) @ re_diag) / e
             if gl is not None:

@@ -19,8 +19,8 @@ from .products import _autocast_mix, _same_device, _shape
 __all__ = ["einsum"]
 
 
-_SUBLIST = string.ascii_uppercase + string.ascii_lowercase   # sublist ints 0..51
-_CANON = string.ascii_letters    # letters of the canonical equation the backend runs
+_SUBLIST = string.ascii_uppercase + string.ascii_lowercase  # sublist ints 0..51
+_CANON = string.ascii_letters  # letters of the canonical equation the backend runs
 
 
 @register
@@ -62,8 +62,7 @@ class EinsumBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("einsum", 1, AmpPolicy.PROMOTE, input_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema("einsum", 1, AmpPolicy.PROMOTE, input_arity=-1, complex_grad="holomorphic")
     saves_input = "others"
 
     @staticmethod
@@ -80,7 +79,7 @@ class EinsumBackward(Op):
                 continue
             geq, extra = _einsum_grad_plan(eq, i, self.in_meta[i][0])
             consts = [const(_ones_or_eye(self.be, n, eye, npdtype), g) for n, eye in extra]
-            grads.append(F.einsum(geq, g, *xs[:i], *xs[i + 1:], *consts))
+            grads.append(F.einsum(geq, g, *xs[:i], *xs[i + 1 :], *consts))
         return tuple(grads)
 
 
@@ -95,23 +94,24 @@ def _einsum_grad_plan(equation, i, shape):
     ``((size, is_eye), ...)``: ``grad_i = einsum(eq, g, *others, *constants)``."""
     lhs, out = equation.split("->")
     terms = lhs.split(",")
-    others = terms[:i] + terms[i + 1:]
+    others = terms[:i] + terms[i + 1 :]
     used = set(equation)
     fresh = (c for c in _CANON if c not in used)
     have = set(out).union(*others)
     target, subs, extra = [], [], []
     for c, n in zip(terms[i], shape):
-        if c in target:                     # diagonal: a fresh label equal to c
+        if c in target:  # diagonal: a fresh label equal to c
             f = next(fresh, None)
             if f is None:
-                raise ShapeError("einsum: too many labels to differentiate this equation "
-                                 "(52 letters at most)")
+                raise ShapeError(
+                    "einsum: too many labels to differentiate this equation (52 letters at most)"
+                )
             target.append(f)
             subs.append(c + f)
             extra.append((n, True))
         else:
             target.append(c)
-            if c not in have:               # summed in this operand only: gradient constant
+            if c not in have:  # summed in this operand only: gradient constant
                 have.add(c)
                 subs.append(c)
                 extra.append((n, False))
@@ -125,15 +125,18 @@ def _einsum_term(term, k):
     while j < len(term):
         c = term[j]
         if c == ".":
-            if term[j:j + 3] != "..." or None in labels:
-                raise ArgumentError(f"einsum: invalid ellipsis in the subscripts {term!r} of "
-                                 f"{'the output' if k is None else f'operand {k}'}")
+            if term[j : j + 3] != "..." or None in labels:
+                raise ArgumentError(
+                    f"einsum: invalid ellipsis in the subscripts {term!r} of "
+                    f"{'the output' if k is None else f'operand {k}'}"
+                )
             labels.append(None)
             j += 3
             continue
         if c not in _CANON:
-            raise ArgumentError(f"einsum: invalid subscript {c!r} in the equation, subscripts "
-                             "must be in [a-zA-Z]")
+            raise ArgumentError(
+                f"einsum: invalid subscript {c!r} in the equation, subscripts must be in [a-zA-Z]"
+            )
         labels.append(c)
         j += 1
     return labels
@@ -148,16 +151,19 @@ def _einsum_plan(equation, shapes):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(shapes):
-        raise ArgumentError(f"einsum: the equation {equation!r} has {len(terms)} operand(s) but "
-                         f"{len(shapes)} were given")
+        raise ArgumentError(
+            f"einsum: the equation {equation!r} has {len(terms)} operand(s) but "
+            f"{len(shapes)} were given"
+        )
     parsed = [_einsum_term(t, k) for k, t in enumerate(terms)]
     n_ell = 0
     for k, (labels, shape) in enumerate(zip(parsed, shapes)):
         named = len(labels) - (None in labels)
-        if (None in labels and named > len(shape)) or (None not in labels and
-                                                       named != len(shape)):
-            raise ShapeError(f"einsum: the subscripts {terms[k]!r} do not match the "
-                             f"{len(shape)} dimension(s) of operand {k} (shape {shape})")
+        if (None in labels and named > len(shape)) or (None not in labels and named != len(shape)):
+            raise ShapeError(
+                f"einsum: the subscripts {terms[k]!r} do not match the "
+                f"{len(shape)} dimension(s) of operand {k} (shape {shape})"
+            )
         if None in labels:
             n_ell = max(n_ell, len(shape) - named)
     # every dim of every operand as a label: letters, or ints for ellipsis dims
@@ -179,11 +185,14 @@ def _einsum_plan(equation, shapes):
             if lab is None:
                 out.extend(range(n_ell))
             elif lab not in seen:
-                raise ArgumentError(f"einsum: output subscript {lab!r} does not appear in the "
-                                 f"equation for any input operand")
+                raise ArgumentError(
+                    f"einsum: output subscript {lab!r} does not appear in the "
+                    f"equation for any input operand"
+                )
             elif lab in out:
-                raise ArgumentError(f"einsum: output subscript {lab!r} appears more than once "
-                                 "in the output")
+                raise ArgumentError(
+                    f"einsum: output subscript {lab!r} appears more than once in the output"
+                )
             else:
                 out.append(lab)
     else:
@@ -191,22 +200,27 @@ def _einsum_plan(equation, shapes):
         for row in full:
             for lab in row:
                 counts[lab] = counts.get(lab, 0) + 1
-        out = list(range(n_ell)) + sorted(lab for lab, c in counts.items()
-                                          if c == 1 and isinstance(lab, str))
+        out = list(range(n_ell)) + sorted(
+            lab for lab, c in counts.items() if c == 1 and isinstance(lab, str)
+        )
     for k, (row, shape) in enumerate(zip(full, shapes)):
-        own = {}                # a label repeated in one operand (a diagonal): equal sizes
+        own = {}  # a label repeated in one operand (a diagonal): equal sizes
         for lab, n in zip(row, shape):
             if own.setdefault(lab, n) != n:
-                raise ShapeError(f"einsum: subscript {lab!r} is repeated for operand {k} but "
-                                 f"the sizes don't match, {n} != {own[lab]}")
+                raise ShapeError(
+                    f"einsum: subscript {lab!r} is repeated for operand {k} but "
+                    f"the sizes don't match, {n} != {own[lab]}"
+                )
     size = {}
     for k, (row, shape) in enumerate(zip(full, shapes)):
         for lab, n in zip(row, shape):
             m = size.get(lab, 1)
             if n != 1 and m != 1 and n != m:
                 name = lab if isinstance(lab, str) else "..."
-                raise ShapeError(f"einsum: subscript {name!r} has size {n} for operand {k} "
-                                 f"which does not broadcast with previously seen size {m}")
+                raise ShapeError(
+                    f"einsum: subscript {name!r} has size {n} for operand {k} "
+                    f"which does not broadcast with previously seen size {m}"
+                )
             size[lab] = max(m, n) if n != 1 else m
     canon = {}
 
@@ -214,18 +228,25 @@ def _einsum_plan(equation, shapes):
         c = canon.get(lab)
         if c is None:
             if len(canon) == len(_CANON):
-                raise ShapeError("einsum: more than 52 distinct labels after expanding the "
-                                 "ellipsis and broadcast dims")
+                raise ShapeError(
+                    "einsum: more than 52 distinct labels after expanding the "
+                    "ellipsis and broadcast dims"
+                )
             c = canon[lab] = _CANON[len(canon)]
         return c
 
     parts = []
     for k, (row, shape) in enumerate(zip(full, shapes)):
         # a size-1 dim broadcasting against a larger one gets its own (summed) label
-        parts.append("".join(letter(("bcast", k, j) if n == 1 and size[lab] != 1 else lab)
-                             for j, (lab, n) in enumerate(zip(row, shape))))
-    return ",".join(parts) + "->" + "".join(letter(lab) for lab in out), \
-        _einsum_steps(full, shapes, out)
+        parts.append(
+            "".join(
+                letter(("bcast", k, j) if n == 1 and size[lab] != 1 else lab)
+                for j, (lab, n) in enumerate(zip(row, shape))
+            )
+        )
+    return ",".join(parts) + "->" + "".join(letter(lab) for lab in out), _einsum_steps(
+        full, shapes, out
+    )
 
 
 def _einsum_steps(full, shapes, out):
@@ -276,8 +297,10 @@ def _einsum_steps(full, shapes, out):
         else:
             how = "bmm"
         steps.append((sum_a, sum_b, how))
-        a = [1 if i in both else max(m, n) if 0 not in (m, n) else 0
-             for i, (m, n) in enumerate(zip(a, b))]
+        a = [
+            1 if i in both else max(m, n) if 0 not in (m, n) else 0
+            for i, (m, n) in enumerate(zip(a, b))
+        ]
     return tuple(steps)
 
 
@@ -285,6 +308,7 @@ def _einsum_dtypes(steps, dtypes):
     """``(result dtype, dtype to compute in)`` of an einsum whose evaluation takes ``steps``
     (:func:`_einsum_steps`) over operands of ``dtypes``, PyTorch's; a DTypeError where
     PyTorch refuses."""
+
     def summed(d):
         return _dt.int64 if d._cat < 2 else d
 
@@ -297,9 +321,11 @@ def _einsum_dtypes(steps, dtypes):
             res = _dt.promote_types(res, d)
         elif how != "empty left":
             if how == "bmm" and res is not d:
-                raise DTypeError(f"einsum: contracting operand {i} with the product of the "
-                                 f"operands before it needs one dtype, got {res.name} and "
-                                 f"{d.name}")
+                raise DTypeError(
+                    f"einsum: contracting operand {i} with the product of the "
+                    f"operands before it needs one dtype, got {res.name} and "
+                    f"{d.name}"
+                )
             if how == "bmm" and res is _dt.bool:
                 raise DTypeError("einsum: contracting bool operands is not implemented")
             res = d
@@ -322,8 +348,9 @@ def _sublist_equation(args):
         try:
             return "".join("..." if s is Ellipsis else _SUBLIST[s] for s in sub)
         except (IndexError, TypeError):
-            raise ArgumentError(f"einsum: subscripts in a sublist must be ints in [0, 52) or "
-                             f"Ellipsis, got {sub!r}") from None
+            raise ArgumentError(
+                f"einsum: subscripts in a sublist must be ints in [0, 52) or Ellipsis, got {sub!r}"
+            ) from None
 
     eq = ",".join(term(s) for s in subs)
     return (eq if out is None else eq + "->" + term(out)), ops
@@ -353,9 +380,10 @@ def einsum(*args):
     first = to_tensor(ops[0])
     ops = (first,) + tuple(_same_device("einsum", first, to_tensor(t, first)) for t in ops[1:])
     eq, steps = _einsum_plan(equation, tuple(_shape(t) for t in ops))
-    if all(_autocast_mix(first, t) for t in ops):      # autocast casts them all
+    if all(_autocast_mix(first, t) for t in ops):  # autocast casts them all
         return EinsumBackward.apply(*ops, equation=eq)
     dtype, compute = _einsum_dtypes(steps, tuple(t._dtype for t in ops))
-    out = EinsumBackward.apply(*(t if t._dtype is compute else t.to(compute) for t in ops),
-                               equation=eq)
+    out = EinsumBackward.apply(
+        *(t if t._dtype is compute else t.to(compute) for t in ops), equation=eq
+    )
     return out if out._dtype is dtype else out.to(dtype)

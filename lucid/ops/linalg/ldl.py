@@ -54,8 +54,9 @@ class LdlFactorBackward(LinalgMultiOp):
     """
 
     __slots__ = ()
-    schema_v1 = schema("linalg_ldl_factor", output_arity=3, differentiable_outputs=(0,),
-                       complex_grad="custom")
+    schema_v1 = schema(
+        "linalg_ldl_factor", output_arity=3, differentiable_outputs=(0,), complex_grad="custom"
+    )
 
     @staticmethod
     def dispatch(be, a, hermitian):
@@ -103,19 +104,21 @@ class LdlSolveBackward(Op):
 
 
 def _no_derivative(op):
-    return AutogradError(f"linalg.{op} is not differentiable (PyTorch defines no "
-                         f"derivative for it either)")
+    return AutogradError(
+        f"linalg.{op} is not differentiable (PyTorch defines no derivative for it either)"
+    )
 
 
 def _factor(op, A, hermitian, check_errors):
-    ld, piv, info = LdlFactorBackward.apply(matrix(op, A, square=True),
-                                            hermitian=bool(hermitian))
+    ld, piv, info = LdlFactorBackward.apply(matrix(op, A, square=True), hermitian=bool(hermitian))
     bad = info.reshape(-1)
     bad = bad[bad != 0]
     if check_errors and bad.numel():
         k = int(bad[0])
-        raise ArgumentError(f"linalg.{op}: the factorization could not be completed "
-                            f"because the input is singular (D[{k - 1},{k - 1}] is zero)")
+        raise ArgumentError(
+            f"linalg.{op}: the factorization could not be completed "
+            f"because the input is singular (D[{k - 1},{k - 1}] is zero)"
+        )
     return ld, piv, info
 
 
@@ -137,13 +140,18 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
     if not isinstance(B, Tensor):
         B = to_tensor(B, LD)
     if not isinstance(pivots, Tensor) or pivots._dtype is not _dt.int32:
-        raise DTypeError("linalg.ldl_solve: expected pivots to be an int32 tensor (from "
-                         "ldl_factor)")
+        raise DTypeError(
+            "linalg.ldl_solve: expected pivots to be an int32 tensor (from ldl_factor)"
+        )
     if B._dtype is not LD._dtype:
-        raise DTypeError(f"linalg.ldl_solve: expected B to have the dtype of LD "
-                         f"({LD._dtype.name}), got {B._dtype.name}")
+        raise DTypeError(
+            f"linalg.ldl_solve: expected B to have the dtype of LD "
+            f"({LD._dtype.name}), got {B._dtype.name}"
+        )
     n = LD.shape[-1]
     if B.ndim < 2 or B.shape[-2] != n or tuple(pivots.shape[-1:]) != (n,):
-        raise ShapeError(f"linalg.ldl_solve: incompatible shapes: each LD matrix is {n} by "
-                         f"{n}, pivots {tuple(pivots.shape)}, B {tuple(B.shape)}")
+        raise ShapeError(
+            f"linalg.ldl_solve: incompatible shapes: each LD matrix is {n} by "
+            f"{n}, pivots {tuple(pivots.shape)}, B {tuple(B.shape)}"
+        )
     return LdlSolveBackward.apply(LD, pivots, B, hermitian=bool(hermitian))

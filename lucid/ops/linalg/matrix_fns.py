@@ -12,8 +12,7 @@ from __future__ import annotations
 import numbers
 
 from ..._tensor import Tensor
-from ...errors import (ArgumentError, ArgumentTypeError, DimError, DTypeError, ShapeError,
-                      reports_as)
+from ...errors import ArgumentError, ArgumentTypeError, DimError, DTypeError, ShapeError, reports_as
 from ..core._bind import tensor_method
 from ..core.base import Op, norm_dim, to_tensor
 from .decompositions import svdvals
@@ -93,7 +92,7 @@ def matrix_power(A, n):
     A = matrix("matrix_power", A, square=True)
     if not isinstance(n, numbers.Integral) or isinstance(n, bool):
         raise ArgumentError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
-    if n == 0:         # the identity, in A's graph with a zero gradient (as PyTorch)
+    if n == 0:  # the identity, in A's graph with a zero gradient (as PyTorch)
         return A.clone().zero_() + _eye_like(A)
     base = inv(A) if n < 0 else A
     n = abs(n)
@@ -123,10 +122,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     floating or complex; no half types where singular values are needed), then ``dim``
     (two distinct dims). An empty matrix has norm 0 for positive orders; negative ones
     (a minimum over nothing) raise."""
-    if not isinstance(dim, (tuple, list)) or not all(
-            isinstance(d, numbers.Integral) for d in dim):
-        raise ArgumentTypeError(f"linalg.matrix_norm(): argument 'dim' must be a tuple of "
-                                f"ints, not {type(dim).__name__}")
+    if not isinstance(dim, (tuple, list)) or not all(isinstance(d, numbers.Integral) for d in dim):
+        raise ArgumentTypeError(
+            f"linalg.matrix_norm(): argument 'dim' must be a tuple of "
+            f"ints, not {type(dim).__name__}"
+        )
     if isinstance(ord, str):
         svd = ord == "nuc"
         ok = ord in ("fro", "nuc")
@@ -134,20 +134,29 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         svd = abs(ord) == 2
         ok = abs(ord) in (1, 2, _INF)
     else:
-        raise ArgumentTypeError(f"linalg.matrix_norm(): argument 'ord' must be a number or "
-                                f"a str, not {type(ord).__name__}")
+        raise ArgumentTypeError(
+            f"linalg.matrix_norm(): argument 'ord' must be a number or "
+            f"a str, not {type(ord).__name__}"
+        )
     if not ok:
-        raise ArgumentError(f"linalg.matrix_norm: order {ord!r} not supported; expected "
-                            "'fro', 'nuc', inf, -inf, 1, -1, 2 or -2")
+        raise ArgumentError(
+            f"linalg.matrix_norm: order {ord!r} not supported; expected "
+            "'fro', 'nuc', inf, -inf, 1, -1, 2 or -2"
+        )
     A = to_tensor(A)
     if A._data.ndim < 2:
-        raise ShapeError(f"linalg.matrix_norm: A must have at least 2 dimensions, got shape "
-                         f"{tuple(A._data.shape)}")
-    if not (A._dtype.is_floating_point or A._dtype.is_complex) or \
-            (svd and A._dtype.itemsize < 4 and not A._dtype.is_complex):
-        raise DTypeError(f"linalg.matrix_norm: expected A to be a "
-                         f"{'float32, float64' if svd else 'floating'} or complex tensor for "
-                         f"ord={ord!r}, got {A._dtype.name}")
+        raise ShapeError(
+            f"linalg.matrix_norm: A must have at least 2 dimensions, got shape "
+            f"{tuple(A._data.shape)}"
+        )
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or (
+        svd and A._dtype.itemsize < 4 and not A._dtype.is_complex
+    ):
+        raise DTypeError(
+            f"linalg.matrix_norm: expected A to be a "
+            f"{'float32, float64' if svd else 'floating'} or complex tensor for "
+            f"ord={ord!r}, got {A._dtype.name}"
+        )
     if len(dim) != 2:
         raise ArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple, got {tuple(dim)}")
     d0, d1 = (norm_dim(d, A.ndim, "linalg.matrix_norm") for d in dim)
@@ -159,11 +168,18 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         A = norm_input(A, dtype, "linalg.matrix_norm")
         s = svdvals(A.movedim((d0, d1), (-2, -1)))
         if not s._data.shape[-1] and ord == -2:
-            raise DimError("linalg.matrix_norm: cannot compute the -2 norm of an empty "
-                           "matrix (the smallest of no singular values)")
+            raise DimError(
+                "linalg.matrix_norm: cannot compute the -2 norm of an empty "
+                "matrix (the smallest of no singular values)"
+            )
         # the largest of no singular values is 0, as their sum
-        r = s.sum(-1) if ord == "nuc" or not s._data.shape[-1] else \
-            s.amax(-1) if ord == 2 else s.amin(-1)
+        r = (
+            s.sum(-1)
+            if ord == "nuc" or not s._data.shape[-1]
+            else s.amax(-1)
+            if ord == 2
+            else s.amin(-1)
+        )
         if keepdim:
             for d in sorted((d0, d1)):
                 r = r.unsqueeze(d)
@@ -171,10 +187,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = _vector_norm(A, 1, (inner,), True, dtype, "linalg.matrix_norm")
     if ord < 0 and not sums._data.shape[outer]:
-        raise DimError(f"linalg.matrix_norm: cannot compute the {ord} norm: the minimum over "
-                       f"the empty dim {outer}")
-    r = sums.sum(outer, keepdim=True) if not sums._data.shape[outer] else \
-        sums.amax(outer, keepdim=True) if ord > 0 else sums.amin(outer, keepdim=True)
+        raise DimError(
+            f"linalg.matrix_norm: cannot compute the {ord} norm: the minimum over "
+            f"the empty dim {outer}"
+        )
+    r = (
+        sums.sum(outer, keepdim=True)
+        if not sums._data.shape[outer]
+        else sums.amax(outer, keepdim=True)
+        if ord > 0
+        else sums.amin(outer, keepdim=True)
+    )
     return r if keepdim else r.squeeze((d0, d1))
 
 
@@ -187,18 +210,25 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         dim = (dim,)
     if dim is not None:
         if not isinstance(dim, (tuple, list)):
-            raise ArgumentTypeError(f"linalg.norm(): argument 'dim' must be an int or a tuple "
-                                    f"of ints, not {type(dim).__name__}")
+            raise ArgumentTypeError(
+                f"linalg.norm(): argument 'dim' must be an int or a tuple "
+                f"of ints, not {type(dim).__name__}"
+            )
         if len(dim) not in (1, 2):
-            raise ArgumentError(f"linalg.norm: if dim is given, it must have 1 or 2 entries, "
-                                f"got {tuple(dim)}")
+            raise ArgumentError(
+                f"linalg.norm: if dim is given, it must have 1 or 2 entries, got {tuple(dim)}"
+            )
     elif ord is not None and to_tensor(A)._data.ndim not in (1, 2):
-        raise ShapeError(f"linalg.norm: with ord={ord!r} and dim=None, A must be 1-D or 2-D, "
-                         f"got {to_tensor(A)._data.ndim}-D")
-    if isinstance(ord, str) or ord is not None and (
-            len(dim) == 2 if dim is not None else to_tensor(A)._data.ndim == 2):
-        return matrix_norm(A, ord, (0, 1) if dim is None else tuple(dim), keepdim,
-                           dtype=dtype)
+        raise ShapeError(
+            f"linalg.norm: with ord={ord!r} and dim=None, A must be 1-D or 2-D, "
+            f"got {to_tensor(A)._data.ndim}-D"
+        )
+    if (
+        isinstance(ord, str)
+        or ord is not None
+        and (len(dim) == 2 if dim is not None else to_tensor(A)._data.ndim == 2)
+    ):
+        return matrix_norm(A, ord, (0, 1) if dim is None else tuple(dim), keepdim, dtype=dtype)
     return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
 
 
@@ -247,7 +277,8 @@ def _order(dims):
             j = i + length
             cost[i][j], split[i][j] = min(
                 (cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
-                for k in range(i, j))
+                for k in range(i, j)
+            )
     return split
 
 
@@ -266,14 +297,16 @@ def householder_product(A, tau):
     m, n = A.shape[-2:]
     k = tau.shape[-1]
     if n > m or k > n:
-        raise ShapeError(f"linalg.householder_product: expected m >= n >= k, got A of shape "
-                         f"{tuple(A.shape)} and tau of shape {tuple(tau.shape)}")
+        raise ShapeError(
+            f"linalg.householder_product: expected m >= n >= k, got A of shape "
+            f"{tuple(A.shape)} and tau of shape {tuple(tau.shape)}"
+        )
     be = A._device._backend
     eye = Tensor._wrap(be.eye(m, m, A._dtype.np), A._dtype, A._device)
     v = A.tril(-1) + eye[:, :n]
     q = eye.expand(tuple(A.shape[:-2]) + (m, m))
     for i in range(k):
-        vi = v[..., :, i:i + 1]
+        vi = v[..., :, i : i + 1]
         q = q - (q @ vi) * tau[..., i, None, None] @ mH(vi)
     return q[..., :, :n]
 
@@ -283,8 +316,10 @@ def vander(x, N=None):
     x^{N-1}` (``N`` defaults to n)."""
     n = x.shape[-1] if N is None else N
     if x.ndim < 1 or n < 1:
-        raise ShapeError(f"linalg.vander: expected x with at least 1 dim and N >= 1, got "
-                         f"shape {tuple(x.shape)} and N={N}")
+        raise ShapeError(
+            f"linalg.vander: expected x with at least 1 dim and N >= 1, got "
+            f"shape {tuple(x.shape)} and N={N}"
+        )
     ones = (x * 0 + 1).unsqueeze(-1)
     if n == 1:
         return ones

@@ -19,7 +19,7 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
-from ...errors import (ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError)
+from ...errors import ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core.base import Op, UnaryOp, broadcast_shapes, norm_dim, to_tensor
 from ..binary.arith import MulBackward
@@ -29,9 +29,22 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ..shape.views import diagonal as _diagonal
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "tensordot",
-           "kron", "cross", "diag",
-           "diag_embed", "cdist"]
+__all__ = [
+    "matmul",
+    "mm",
+    "bmm",
+    "mv",
+    "dot",
+    "vdot",
+    "outer",
+    "ger",
+    "tensordot",
+    "kron",
+    "cross",
+    "diag",
+    "diag_embed",
+    "cdist",
+]
 
 
 @register
@@ -69,7 +82,7 @@ class MatmulBackward(Op):
 
     __slots__ = ()
     schema_v1 = OpSchema("matmul", 1, AmpPolicy.PROMOTE, input_arity=2, complex_grad="holomorphic")
-    saves_input = ((1,), (0,))   # the gradient of A needs B, that of B needs A
+    saves_input = ((1,), (0,))  # the gradient of A needs B, that of B needs A
 
     @staticmethod
     def dispatch(be, a, b):
@@ -79,11 +92,11 @@ class MatmulBackward(Op):
         (sa, _), (sb, _) = self.in_meta
         if len(sa) == 1 and len(sb) == 1:
             return (None if b is None else g * b), (None if a is None else g * a)
-        if len(sa) == 2 and len(sb) == 1 and b is None:    # d(A x)/dx = g A: one product
+        if len(sa) == 2 and len(sb) == 1 and b is None:  # d(A x)/dx = g A: one product
             return None, F.matmul(g, a)
-        if len(sa) == 1 and len(sb) == 2 and a is None:    # d(x B)/dx = B g
+        if len(sa) == 1 and len(sb) == 2 and a is None:  # d(x B)/dx = B g
             return F.matmul(b, g), None
-        sa2 = (1,) + sa if len(sa) == 1 else sa          # 1-d operands as a row / a column
+        sa2 = (1,) + sa if len(sa) == 1 else sa  # 1-d operands as a row / a column
         sb2 = sb + (1,) if len(sb) == 1 else sb
         gs = tuple(g.shape)
         if len(sa) == 1:
@@ -92,7 +105,7 @@ class MatmulBackward(Op):
             gs = gs + (1,)
         g2 = F.reshape(g, gs) if gs != tuple(g.shape) else g
         ga = gb = None
-        if b is not None:                                # saved only if A needs a gradient
+        if b is not None:  # saved only if A needs a gradient
             b2 = F.reshape(b, sb2) if sb2 != sb else b
             ga = _fit(F, F.matmul(g2, F.swapaxes(b2, -1, -2)), sa2, sa)
         if a is not None:
@@ -111,6 +124,7 @@ def _fit(F, g, shape2, shape):
 
 # -- argument checks shared by the wrappers ---------------------------------------------
 
+
 def _shape(t):
     return tuple(t._data.shape)
 
@@ -123,8 +137,10 @@ def _pair(op, a, b):
         b = to_tensor(b, a)
     _same_device(op, a, b)
     if a._dtype is not b._dtype and not _autocast_mix(a, b):
-        raise DTypeError(f"{op}: expected all operands to have the same dtype, got "
-                         f"{a._dtype.name} and {b._dtype.name}")
+        raise DTypeError(
+            f"{op}: expected all operands to have the same dtype, got "
+            f"{a._dtype.name} and {b._dtype.name}"
+        )
     if a._dtype is _dt.bool:
         raise DTypeError(f"{op}: not implemented for bool tensors")
     return a, b
@@ -133,32 +149,42 @@ def _pair(op, a, b):
 def _same_device(op, a, b):
     """``b``, if on ``a``'s device; else a DeviceMismatchError."""
     if a._device is not b._device:
-        raise DeviceMismatchError(f"{op}: expected all tensors to be on the same device, "
-                                  f"but found tensors on {a._device} and {b._device}")
+        raise DeviceMismatchError(
+            f"{op}: expected all tensors to be on the same device, "
+            f"but found tensors on {a._device} and {b._device}"
+        )
     return b
 
 
 def _operands(op, *xs):
     """Every operand of an n-ary op checked against the first, as by :func:`_pair`."""
     first = to_tensor(xs[0])
-    return (first,) + tuple(_pair(op, first, x)[1] for x in xs[1:]) if len(xs) > 1 else \
-        _pair(op, first, first)[:1]
+    return (
+        (first,) + tuple(_pair(op, first, x)[1] for x in xs[1:])
+        if len(xs) > 1
+        else _pair(op, first, first)[:1]
+    )
 
 
 def _autocast_mix(a, b):
     """Under autocast of their device type, floating operands of different dtypes are fine:
     the op casts them."""
     on = STATE.autocast
-    return on is not None and a._device.type in on and a._dtype.is_floating_point and \
-        b._dtype.is_floating_point
+    return (
+        on is not None
+        and a._device.type in on
+        and a._dtype.is_floating_point
+        and b._dtype.is_floating_point
+    )
 
 
 def _need_ndim(op, t, ndims, what):
     nd = t._data.ndim
     if nd not in ndims:
         want = " or ".join(f"{n}-D" for n in ndims)
-        raise ShapeError(f"{op}: expected {what} to be a {want} tensor, got a {nd}-D tensor "
-                         f"of shape {_shape(t)}")
+        raise ShapeError(
+            f"{op}: expected {what} to be a {want} tensor, got a {nd}-D tensor of shape {_shape(t)}"
+        )
 
 
 def _check_inner(op, a, b):
@@ -166,8 +192,9 @@ def _check_inner(op, a, b):
     k1 = a._data.shape[-1]
     k2 = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
     if k1 != k2:
-        raise ShapeError(f"{op}: shapes {_shape(a)} and {_shape(b)} cannot be multiplied "
-                         f"({k1} != {k2})")
+        raise ShapeError(
+            f"{op}: shapes {_shape(a)} and {_shape(b)} cannot be multiplied ({k1} != {k2})"
+        )
 
 
 @tensor_method("matmul")
@@ -176,15 +203,18 @@ def matmul(input, other):
     input, other = _pair("matmul", input, other)
     a, b = input._data, other._data
     if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError(f"matmul: both arguments need at least 1 dimension, got shapes "
-                         f"{_shape(input)} and {_shape(other)}")
+        raise ShapeError(
+            f"matmul: both arguments need at least 1 dimension, got shapes "
+            f"{_shape(input)} and {_shape(other)}"
+        )
     _check_inner("matmul", input, other)
     if a.ndim > 2 and b.ndim > 2:
         try:
             broadcast_shapes(a.shape[:-2], b.shape[:-2])
         except ValueError:
-            raise ShapeError(f"matmul: batch dims of shapes {_shape(input)} and "
-                             f"{_shape(other)} cannot broadcast") from None
+            raise ShapeError(
+                f"matmul: batch dims of shapes {_shape(input)} and {_shape(other)} cannot broadcast"
+            ) from None
     return MatmulBackward.apply(input, other)
 
 
@@ -214,8 +244,10 @@ def _check_bmm(op, b1, b2):
     _need_ndim(op, b1, (3,), "batch1")
     _need_ndim(op, b2, (3,), "batch2")
     if b1._data.shape[0] != b2._data.shape[0]:
-        raise ShapeError(f"{op}: batch sizes of shapes {_shape(b1)} and {_shape(b2)} differ "
-                         f"({b1._data.shape[0]} != {b2._data.shape[0]})")
+        raise ShapeError(
+            f"{op}: batch sizes of shapes {_shape(b1)} and {_shape(b2)} differ "
+            f"({b1._data.shape[0]} != {b2._data.shape[0]})"
+        )
     _check_inner(op, b1, b2)
 
 
@@ -234,8 +266,10 @@ def _dot(op, input, other):
     _need_ndim(op, input, (1,), "input")
     _need_ndim(op, other, (1,), "other")
     if input._data.shape != other._data.shape:
-        raise ShapeError(f"{op}: expected both vectors to have the same number of elements, "
-                         f"got shapes {_shape(input)} and {_shape(other)}")
+        raise ShapeError(
+            f"{op}: expected both vectors to have the same number of elements, "
+            f"got shapes {_shape(input)} and {_shape(other)}"
+        )
     return MatmulBackward.apply(input, other)
 
 
@@ -272,17 +306,20 @@ def _pair_dims(dims, na, nb, op="tensordot"):
         if dims < 0:
             raise ShapeError(f"{op}: expects dims >= 0, but got dims={dims}")
         if dims > min(na, nb):
-            raise ShapeError(f"{op}: expects dims <= ndim of both operands ({na} and {nb}), "
-                             f"but got dims={dims}")
+            raise ShapeError(
+                f"{op}: expects dims <= ndim of both operands ({na} and {nb}), but got dims={dims}"
+            )
         return list(range(na - dims, na)), list(range(dims))
     if isinstance(dims, (list, tuple)) and len(dims) == 2:
         da, db = ([d] if isinstance(d, numbers.Integral) else list(d) for d in dims)
         if len(da) != len(db):
-            raise ShapeError(f"{op}: both dimension lists should have the same length, got "
-                             f"{da} and {db}")
+            raise ShapeError(
+                f"{op}: both dimension lists should have the same length, got {da} and {db}"
+            )
         return da, db
-    raise DTypeError(f"{op}: expects dims to be an int or a pair of lists of ints, but got "
-                     f"dims={dims!r}")
+    raise DTypeError(
+        f"{op}: expects dims to be an int or a pair of lists of ints, but got dims={dims!r}"
+    )
 
 
 def _norm_list(dims, nd, op):
@@ -301,16 +338,17 @@ def tensordot(a, b, dims=2):
     da, db = _norm_list(da, len(sa), "tensordot"), _norm_list(db, len(sb), "tensordot")
     for i, j in zip(da, db):
         if sa[i] != sb[j]:
-            raise ShapeError(f"tensordot: contracted dimensions need to match, but first has "
-                             f"size {sa[i]} in dim {i} and second has size {sb[j]} in dim {j} "
-                             f"(shapes {sa} and {sb})")
+            raise ShapeError(
+                f"tensordot: contracted dimensions need to match, but first has "
+                f"size {sa[i]} in dim {i} and second has size {sb[j]} in dim {j} "
+                f"(shapes {sa} and {sb})"
+            )
     fa = [i for i in range(len(sa)) if i not in da]
     fb = [j for j in range(len(sb)) if j not in db]
     k = math.prod(sa[i] for i in da)
     a2 = _permuted(a, fa + da).reshape(math.prod(sa[i] for i in fa), k)
     b2 = _permuted(b, db + fb).reshape(k, math.prod(sb[j] for j in fb))
-    return MatmulBackward.apply(a2, b2).reshape(tuple(sa[i] for i in fa) +
-                                                tuple(sb[j] for j in fb))
+    return MatmulBackward.apply(a2, b2).reshape(tuple(sa[i] for i in fa) + tuple(sb[j] for j in fb))
 
 
 def _permuted(t, order):
@@ -331,6 +369,7 @@ def kron(input, other):
 
 
 # -- cross -------------------------------------------------------------------------------
+
 
 @register
 class CrossBackward(Op):
@@ -363,8 +402,9 @@ class CrossBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cross", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "cross", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic"
+    )
     saves_input = ((1,), (0,))
 
     @staticmethod
@@ -373,8 +413,10 @@ class CrossBackward(Op):
 
     def grad(self, F, g, a, b, out):
         dim = self.params["dim"]
-        return (None if b is None else F.cross(b, g, dim),
-                None if a is None else F.cross(g, a, dim))
+        return (
+            None if b is None else F.cross(b, g, dim),
+            None if a is None else F.cross(g, a, dim),
+        )
 
 
 @tensor_method("cross")
@@ -384,8 +426,9 @@ def cross(input, other, dim=None):
     input, other = _pair("cross", input, other)
     sa, sb = _shape(input), _shape(other)
     if len(sa) != len(sb):
-        raise ShapeError(f"cross: inputs must have the same number of dimensions, got shapes "
-                         f"{sa} and {sb}")
+        raise ShapeError(
+            f"cross: inputs must have the same number of dimensions, got shapes {sa} and {sb}"
+        )
     try:
         shape = broadcast_shapes(sa, sb)
     except ValueError:
@@ -397,8 +440,10 @@ def cross(input, other, dim=None):
     else:
         d = norm_dim(dim, len(shape), "cross")
     if sa[d] != 3 or sb[d] != 3:
-        raise ShapeError(f"cross: inputs dimension {d} must have length 3, got {sa[d]} and "
-                         f"{sb[d]} (shapes {sa} and {sb})")
+        raise ShapeError(
+            f"cross: inputs dimension {d} must have length 3, got {sa[d]} and "
+            f"{sb[d]} (shapes {sa} and {sb})"
+        )
     if sa != shape:
         input = input.expand(shape)
     if sb != shape:
@@ -407,6 +452,7 @@ def cross(input, other, dim=None):
 
 
 # -- diagonals ---------------------------------------------------------------------------
+
 
 @register
 class DiagEmbedBackward(UnaryOp):
@@ -469,14 +515,18 @@ def diag(input, diagonal=0):
         return DiagEmbedBackward.call(input, offset=int(diagonal), dim1=0, dim2=1)
     if nd == 2:
         return _clone(_diagonal(input, int(diagonal), 0, 1))
-    raise ShapeError(f"diag: supports 1-D or 2-D tensors, got a {nd}-D tensor of shape "
-                     f"{_shape(input)}")
+    raise ShapeError(
+        f"diag: supports 1-D or 2-D tensors, got a {nd}-D tensor of shape {_shape(input)}"
+    )
 
 
 # -- cdist -------------------------------------------------------------------------------
 
-_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
-                "donot_use_mm_for_euclid_dist")
+_CDIST_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
 
 
 @register
@@ -539,20 +589,24 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if not x1._dtype.is_floating_point:
         raise DTypeError(f"cdist: only supports floating-point dtypes, got {x1._dtype.name}")
     if s1[-1] != s2[-1]:
-        raise ShapeError(f"cdist: x1 and x2 must have the same number of columns, got shapes "
-                         f"{s1} and {s2} ({s1[-1]} != {s2[-1]})")
+        raise ShapeError(
+            f"cdist: x1 and x2 must have the same number of columns, got shapes "
+            f"{s1} and {s2} ({s1[-1]} != {s2[-1]})"
+        )
     try:
         broadcast_shapes(s1[:-2], s2[:-2])
     except ValueError:
-        raise ShapeError(f"cdist: batch dims of shapes {s1} and {s2} cannot broadcast") \
-            from None
+        raise ShapeError(f"cdist: batch dims of shapes {s1} and {s2} cannot broadcast") from None
     p = float(p)
     if not p >= 0:
         raise ArgumentError(f"cdist: only supports non-negative p values, got {p}")
     if compute_mode not in _CDIST_MODES:
-        raise ArgumentError(f"cdist: {compute_mode!r} is not a valid value for compute_mode "
-                         f"(expected one of {', '.join(_CDIST_MODES)})")
-    use_mm = p == 2 and (compute_mode == _CDIST_MODES[1] or (
-        compute_mode == _CDIST_MODES[0] and (s1[-2] > 25 or s2[-2] > 25)))
+        raise ArgumentError(
+            f"cdist: {compute_mode!r} is not a valid value for compute_mode "
+            f"(expected one of {', '.join(_CDIST_MODES)})"
+        )
+    use_mm = p == 2 and (
+        compute_mode == _CDIST_MODES[1]
+        or (compute_mode == _CDIST_MODES[0] and (s1[-2] > 25 or s2[-2] > 25))
+    )
     return CdistBackward.apply(x1, x2, p=p, use_mm=use_mm)
-

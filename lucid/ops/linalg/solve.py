@@ -17,14 +17,12 @@ import math
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...errors import (ArgumentError, ArgumentTypeError, DeviceMismatchError, DTypeError,
-                      ShapeError)
+from ...errors import ArgumentError, ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError
 from ..core._bind import tensor_method
 from ..core._formula import array_of, const
 from ..core.base import Op, broadcast_shapes
 from .decompositions import _raise_info, eigvalsh, lu_factor_ex, svdvals
-from .args import (LinalgMultiOp, conj, is_complex, matrix, mH, mT, result_type,
-                          same_kind, schema)
+from .args import LinalgMultiOp, conj, is_complex, matrix, mH, mT, result_type, same_kind, schema
 from ..core.registry import register
 
 __all__ = []
@@ -40,8 +38,10 @@ def _bcast(op, a, b):
     try:
         broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
     except ValueError:
-        raise ShapeError(f"linalg.{op}: the batch dims of A {tuple(a.shape)} and B "
-                         f"{tuple(b.shape)} do not broadcast") from None
+        raise ShapeError(
+            f"linalg.{op}: the batch dims of A {tuple(a.shape)} and B "
+            f"{tuple(b.shape)} do not broadcast"
+        ) from None
 
 
 @register
@@ -94,13 +94,18 @@ def inv_ex(A, *, check_errors=False):
     A = matrix("inv_ex", A, square=True)
     info = lu_factor_ex(A.detach()).info
     if check_errors:
-        _raise_info("inv_ex", info, "the diagonal element {} is zero, the inversion could "
-                    "not be completed because the input matrix is singular")
+        _raise_info(
+            "inv_ex",
+            info,
+            "the diagonal element {} is zero, the inversion could "
+            "not be completed because the input matrix is singular",
+        )
     ok = (info == 0)[..., None, None]
     if bool(ok.all()):
         return _InvEx(inv(A), info)
-    eye = Tensor._wrap(A._device._backend.eye(A.shape[-1], A.shape[-1], A._dtype.np),
-                       A._dtype, A._device)
+    eye = Tensor._wrap(
+        A._device._backend.eye(A.shape[-1], A.shape[-1], A._dtype.np), A._dtype, A._device
+    )
     x = inv(A.where(ok, eye))
     return _InvEx(x.where(ok, float("nan")), info)
 
@@ -210,7 +215,7 @@ class SlogdetBackward(LinalgMultiOp):
     def grad(self, F, g, a, out):
         (gs, gl), sign = g, out[0]
         if is_complex(sign) and gs is not None:
-            phase = F.conj(gs) * sign              # c = gl - i Im(conj(gs) sign)
+            phase = F.conj(gs) * sign  # c = gl - i Im(conj(gs) sign)
             c = 0.5 * (F.conj(phase) - phase)
             c = c if gl is None else c + gl
         elif gl is None:
@@ -291,10 +296,10 @@ def solve(A, B, *, left=True):
     vector = _vector_rhs(A, B)
     if vector:
         B = B.unsqueeze(-1)
-    if B.ndim < 2 or B.shape[-2] != A.shape[-1] and left or \
-            not left and B.shape[-1] != A.shape[-1]:
-        raise ShapeError(f"linalg.solve: incompatible shapes of A {tuple(A.shape)} and B "
-                         f"{tuple(B.shape)}")
+    if B.ndim < 2 or B.shape[-2] != A.shape[-1] and left or not left and B.shape[-1] != A.shape[-1]:
+        raise ShapeError(
+            f"linalg.solve: incompatible shapes of A {tuple(A.shape)} and B {tuple(B.shape)}"
+        )
     _bcast("solve", A, B)
     if left:
         x = SolveBackward.apply(A, B)
@@ -309,8 +314,11 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     A = matrix("solve_ex", A, square=True)
     info = lu_factor_ex(A.detach()).info
     if check_errors:
-        _raise_info("solve_ex", info, "the solver failed because the input matrix is "
-                    "singular (U[{0},{0}] is zero)")
+        _raise_info(
+            "solve_ex",
+            info,
+            "the solver failed because the input matrix is singular (U[{0},{0}] is zero)",
+        )
     if bool((info == 0).all()):
         return _SolveEx(solve(A, B, left=left), info)
     inv_a, _ = inv_ex(A)
@@ -378,32 +386,44 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     B = matrix("solve_triangular", same_kind("solve_triangular", A, B), "B")
     n = A.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
-        raise ShapeError(f"linalg.solve_triangular: incompatible shapes of A "
-                         f"{tuple(A.shape)} and B {tuple(B.shape)}")
+        raise ShapeError(
+            f"linalg.solve_triangular: incompatible shapes of A "
+            f"{tuple(A.shape)} and B {tuple(B.shape)}"
+        )
     _bcast("solve_triangular", A, B)
     if left:
-        return SolveTriangularBackward.apply(A, B, upper=bool(upper),
-                                             unitriangular=bool(unitriangular))
-    return mT(SolveTriangularBackward.apply(mT(A), mT(B), upper=not upper,
-                                            unitriangular=bool(unitriangular)))
+        return SolveTriangularBackward.apply(
+            A, B, upper=bool(upper), unitriangular=bool(unitriangular)
+        )
+    return mT(
+        SolveTriangularBackward.apply(
+            mT(A), mT(B), upper=not upper, unitriangular=bool(unitriangular)
+        )
+    )
 
 
 def _check_pivots(LU, pivots):
     """PyTorch's conditions on ``lu_factor``'s pivots: an int32 Tensor of shape
     ``LU.shape[:-1]``, on LU's device."""
     if not isinstance(pivots, Tensor):
-        raise ArgumentTypeError(f"linalg.lu_solve: pivots must be a Tensor, got "
-                                f"{type(pivots).__name__}")
+        raise ArgumentTypeError(
+            f"linalg.lu_solve: pivots must be a Tensor, got {type(pivots).__name__}"
+        )
     if pivots._dtype is not _dt.int32:
-        raise DTypeError(f"linalg.lu_solve: pivots should be a Tensor of dtype int32 (as "
-                         f"lu_factor returns them), got {pivots._dtype}")
+        raise DTypeError(
+            f"linalg.lu_solve: pivots should be a Tensor of dtype int32 (as "
+            f"lu_factor returns them), got {pivots._dtype}"
+        )
     if tuple(pivots.shape) != tuple(LU.shape[:-1]):
-        raise ShapeError(f"linalg.lu_solve: expected LU.shape[:-1] {tuple(LU.shape[:-1])} "
-                         f"and pivots.shape to be the same, got pivots of shape "
-                         f"{tuple(pivots.shape)}")
+        raise ShapeError(
+            f"linalg.lu_solve: expected LU.shape[:-1] {tuple(LU.shape[:-1])} "
+            f"and pivots.shape to be the same, got pivots of shape "
+            f"{tuple(pivots.shape)}"
+        )
     if pivots._device != LU._device:
-        raise DeviceMismatchError(f"linalg.lu_solve: expected pivots on LU's device "
-                                  f"{LU._device}, got {pivots._device}")
+        raise DeviceMismatchError(
+            f"linalg.lu_solve: expected pivots on LU's device {LU._device}, got {pivots._device}"
+        )
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
@@ -413,15 +433,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     B = matrix("lu_solve", same_kind("lu_solve", LU, B), "B")
     n = LU.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
-        raise ShapeError(f"linalg.lu_solve: incompatible shapes of LU {tuple(LU.shape)} and "
-                         f"B {tuple(B.shape)}")
+        raise ShapeError(
+            f"linalg.lu_solve: incompatible shapes of LU {tuple(LU.shape)} and B {tuple(B.shape)}"
+        )
     _check_pivots(LU, pivots)
     be = LU._device._backend
-    p = Tensor._wrap(be.lu_permutation(pivots._data, n, LU._dtype.np), LU._dtype,
-                     LU._device)
-    if not left:                        # X A = B  <=>  A^H X^H = B^H
+    p = Tensor._wrap(be.lu_permutation(pivots._data, n, LU._dtype.np), LU._dtype, LU._device)
+    if not left:  # X A = B  <=>  A^H X^H = B^H
         return mH(lu_solve(LU, pivots, mH(B), adjoint=not adjoint))
-    if adjoint:                         # U^H L^H P^T x = b
+    if adjoint:  # U^H L^H P^T x = b
         y = solve_triangular(mH(LU), B, upper=False)
         y = solve_triangular(mH(LU), y, upper=True, unitriangular=True)
         return p @ y
@@ -527,8 +547,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     vector = B.ndim == A.ndim - 1
     b = B.unsqueeze(-1) if vector else B
     if b.shape[-2] != A.shape[-2]:
-        raise ShapeError(f"linalg.lstsq: A {tuple(A.shape)} and B {tuple(B.shape)} need the "
-                         "same number of rows")
+        raise ShapeError(
+            f"linalg.lstsq: A {tuple(A.shape)} and B {tuple(B.shape)} need the same number of rows"
+        )
     if driver not in (None, "gelsd", "gelsy", "gelss", "gels"):
         raise ArgumentError(f"linalg.lstsq: unknown driver {driver!r}")
     m, n = A.shape[-2:]
@@ -551,8 +572,10 @@ def tensorinv(A, ind=2):
         raise ArgumentError(f"linalg.tensorinv: expected ind to be positive, got {ind}")
     out_shape, in_shape = tuple(A.shape[:ind]), tuple(A.shape[ind:])
     if math.prod(out_shape) != math.prod(in_shape):
-        raise ShapeError(f"linalg.tensorinv: the product of the first {ind} dims "
-                         f"{out_shape} must equal that of the others {in_shape}")
+        raise ShapeError(
+            f"linalg.tensorinv: the product of the first {ind} dims "
+            f"{out_shape} must equal that of the others {in_shape}"
+        )
     n = math.prod(out_shape)
     return inv(A.reshape(n, n)).reshape(in_shape + out_shape)
 
@@ -563,9 +586,11 @@ def tensorsolve(A, B, dims=None):
     if dims is not None:
         dims = [d % A.ndim for d in dims]
         A = A.permute([d for d in range(A.ndim) if d not in dims] + dims)
-    x_shape = tuple(A.shape[B.ndim:])
+    x_shape = tuple(A.shape[B.ndim :])
     n = math.prod(x_shape)
-    if math.prod(A.shape[:B.ndim]) != n or tuple(A.shape[:B.ndim]) != tuple(B.shape):
-        raise ShapeError(f"linalg.tensorsolve: A {tuple(A.shape)} and B {tuple(B.shape)} "
-                         "do not describe a square system")
+    if math.prod(A.shape[: B.ndim]) != n or tuple(A.shape[: B.ndim]) != tuple(B.shape):
+        raise ShapeError(
+            f"linalg.tensorsolve: A {tuple(A.shape)} and B {tuple(B.shape)} "
+            "do not describe a square system"
+        )
     return solve(A.reshape(n, n), B.reshape(n)).reshape(x_shape)

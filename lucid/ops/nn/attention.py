@@ -82,15 +82,17 @@ class ScaledDotProductAttentionBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("scaled_dot_product_attention", 1, AmpPolicy.PROMOTE,
-                         input_arity=-1, output_arity=2)
+    schema_v1 = OpSchema(
+        "scaled_dot_product_attention", 1, AmpPolicy.PROMOTE, input_arity=-1, output_arity=2
+    )
     saves_input = True
     saves_extra = ("probs", "keep")
     materialize_grads = False
 
     @staticmethod
-    def dispatch(be, q, k, v, bias=None, *, allowed, scale, causal, groups, dropout_p, rng,
-                 copy_weights):
+    def dispatch(
+        be, q, k, v, bias=None, *, allowed, scale, causal, groups, dropout_p, rng, copy_weights
+    ):
         if groups > 1:
             k = be.repeat_interleave(k, groups, k.ndim - 3)
             v = be.repeat_interleave(v, groups, v.ndim - 3)
@@ -180,12 +182,27 @@ class FlashAttentionBackward(Op):
         if F is not self.be:
             return _probs_grad(self, F, g, None, q, k, v, bias, None, None)
         prm = self.params
-        dq, dk, dv = F.attention_backward(g, q, k, v, bias, prm["allowed"], rest[-1],
-                                          self.extra["lse"], prm["scale"], prm["causal"],
-                                          prm["groups"])
+        dq, dk, dv = F.attention_backward(
+            g,
+            q,
+            k,
+            v,
+            bias,
+            prm["allowed"],
+            rest[-1],
+            self.extra["lse"],
+            prm["scale"],
+            prm["causal"],
+            prm["groups"],
+        )
         need = self.needs_input_grad
-        return _grads(dq if need[0] else None, dk if need[1] else None,
-                      dv if need[2] else None, None, len(need))
+        return _grads(
+            dq if need[0] else None,
+            dk if need[1] else None,
+            dv if need[2] else None,
+            None,
+            len(need),
+        )
 
 
 def _probs_grad(node, F, go, gw, q, k, v, bias, p, keep):
@@ -208,15 +225,17 @@ def _probs_grad(node, F, go, gw, q, k, v, bias, p, keep):
     # element-wise steps and the sum of the softmax backward run on matching buffers
     dw = None
     if go is not None:
-        dw = (F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
-              if node.be.probs_transposed else F.matmul(go, F.swapaxes(vv, -1, -2)))
+        dw = (
+            F.swapaxes(F.matmul(vv, F.swapaxes(go, -1, -2)), -1, -2)
+            if node.be.probs_transposed
+            else F.matmul(go, F.swapaxes(vv, -1, -2))
+        )
     if gw is not None:
         dw = gw if dw is None else dw + gw
     ds = F.softmax_backward(p, dw if keep is None else dw * keep, -1)
     # the scale on K and Q (S x E, L x E) rather than on dS (L x S): s dS K = dS (s K)
     dq = F.matmul(ds, kk * scale) if need[0] else None
-    dk = _group_sum(F, F.matmul(F.swapaxes(ds, -1, -2), q * scale), groups) \
-        if need[1] else None
+    dk = _group_sum(F, F.matmul(F.swapaxes(ds, -1, -2), q * scale), groups) if need[1] else None
     return _grads(dq, dk, dv, ds, len(need))
 
 
@@ -234,9 +253,17 @@ def _group_sum(F, a, groups):
     return F.sum(F.reshape(a, shape[:-3] + (h, groups) + shape[-2:]), len(shape) - 2, False)
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False,
-                                 need_weights=False):
+def scaled_dot_product_attention(
+    query,
+    key,
+    value,
+    attn_mask=None,
+    dropout_p=0.0,
+    is_causal=False,
+    scale=None,
+    enable_gqa=False,
+    need_weights=False,
+):
     """Validate the arguments of scaled dot-product attention and run a fused op: the
     flash op when the backend prefers it and neither weights, dropout nor the float mask's
     gradient are asked for, else the P-saving op.
@@ -249,32 +276,41 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if not isinstance(t, Tensor):
             raise ArgumentTypeError(f"{op}: {name} must be a Tensor, got {type(t).__name__}")
         if t.ndim < 2:
-            raise ShapeError(f"{op}: {name} must have at least 2 dims (..., L, E), got "
-                             f"shape {tuple(t.shape)}")
+            raise ShapeError(
+                f"{op}: {name} must have at least 2 dims (..., L, E), got shape {tuple(t.shape)}"
+            )
         if not t.dtype.is_floating_point:
             raise DTypeError(f"{op}: expected a floating point {name}, got {t.dtype.name}")
     if not (query.dtype is key.dtype is value.dtype):
-        raise DTypeError(f"{op}: expected query, key and value to have the same dtype, but "
-                         f"got query.dtype: {query.dtype.name}, key.dtype: "
-                         f"{key.dtype.name} and value.dtype: {value.dtype.name}")
+        raise DTypeError(
+            f"{op}: expected query, key and value to have the same dtype, but "
+            f"got query.dtype: {query.dtype.name}, key.dtype: "
+            f"{key.dtype.name} and value.dtype: {value.dtype.name}"
+        )
     qs, ks, vs = tuple(query.shape), tuple(key.shape), tuple(value.shape)
     if qs[-1] != ks[-1]:
-        raise ShapeError(f"{op}: query and key must have the same embedding size, got "
-                         f"{qs[-1]} and {ks[-1]}")
+        raise ShapeError(
+            f"{op}: query and key must have the same embedding size, got {qs[-1]} and {ks[-1]}"
+        )
     if ks[-2] != vs[-2]:
-        raise ShapeError(f"{op}: key and value must have the same sequence length, got "
-                         f"{ks[-2]} and {vs[-2]}")
+        raise ShapeError(
+            f"{op}: key and value must have the same sequence length, got {ks[-2]} and {vs[-2]}"
+        )
     groups = 1
     if enable_gqa:
         if len(qs) < 3 or len(ks) < 3 or len(vs) < 3:
-            raise ShapeError(f"{op}: enable_gqa needs a heads dim (-3) on query, key and "
-                             f"value, got shapes {qs}, {ks}, {vs}")
+            raise ShapeError(
+                f"{op}: enable_gqa needs a heads dim (-3) on query, key and "
+                f"value, got shapes {qs}, {ks}, {vs}"
+            )
         if ks[-3] != vs[-3] or ks[-3] == 0 or qs[-3] % ks[-3]:
-            raise ShapeError(f"{op}: enable_gqa expects the query heads ({qs[-3]}) to be a "
-                             f"multiple of the key/value heads (key {ks[-3]}, value "
-                             f"{vs[-3]})")
+            raise ShapeError(
+                f"{op}: enable_gqa expects the query heads ({qs[-3]}) to be a "
+                f"multiple of the key/value heads (key {ks[-3]}, value "
+                f"{vs[-3]})"
+            )
         groups = qs[-3] // ks[-3]
-    kb = ks[:-3] + (ks[-3] * groups,) if groups > 1 else ks[:-2]     # key heads repeated
+    kb = ks[:-3] + (ks[-3] * groups,) if groups > 1 else ks[:-2]  # key heads repeated
     vb = vs[:-3] + (vs[-3] * groups,) if groups > 1 else vs[:-2]
     batch = broadcast_shapes(qs[:-2], kb, vb, op=op)
     out_shape = tuple(batch) + (qs[-2], ks[-2])
@@ -283,35 +319,46 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if scale is None:
         scale = 1.0 / math.sqrt(qs[-1]) if qs[-1] else 1.0
     elif not isinstance(scale, numbers.Real):
-        raise ArgumentTypeError(f"{op}: scale must be a float or None, got "
-                                f"{type(scale).__name__}")
+        raise ArgumentTypeError(f"{op}: scale must be a float or None, got {type(scale).__name__}")
     inputs = [query, key, value]
     allowed = None
     if attn_mask is not None:
         if is_causal:
-            raise ArgumentError(f"{op}: explicit attn_mask should not be set when "
-                                "is_causal=True")
+            raise ArgumentError(f"{op}: explicit attn_mask should not be set when is_causal=True")
         if not isinstance(attn_mask, Tensor):
-            raise ArgumentTypeError(f"{op}: attn_mask must be a Tensor or None, got "
-                                    f"{type(attn_mask).__name__}")
+            raise ArgumentTypeError(
+                f"{op}: attn_mask must be a Tensor or None, got {type(attn_mask).__name__}"
+            )
         broadcast_shapes(tuple(attn_mask.shape), out_shape, op=op)
         if attn_mask.dtype is _dt.bool:
             allowed = attn_mask._data
         elif attn_mask.dtype is query.dtype:
             inputs.append(attn_mask)
         else:
-            raise DTypeError(f"{op}: expected attn_mask dtype to be bool or to match query "
-                             f"dtype, but got attn_mask.dtype: {attn_mask.dtype.name} and "
-                             f"query.dtype: {query.dtype.name}")
-    if not (need_weights or dropout_p) and (len(inputs) == 3 or not inputs[3].requires_grad) \
-            and query._device._backend.prefers_flash_attention(query._data.dtype,
-                                                               math.prod(out_shape)):
-        return FlashAttentionBackward.apply(*inputs, allowed=allowed, scale=float(scale),
-                                            causal=bool(is_causal), groups=groups)
+            raise DTypeError(
+                f"{op}: expected attn_mask dtype to be bool or to match query "
+                f"dtype, but got attn_mask.dtype: {attn_mask.dtype.name} and "
+                f"query.dtype: {query.dtype.name}"
+            )
+    if (
+        not (need_weights or dropout_p)
+        and (len(inputs) == 3 or not inputs[3].requires_grad)
+        and query._device._backend.prefers_flash_attention(query._data.dtype, math.prod(out_shape))
+    ):
+        return FlashAttentionBackward.apply(
+            *inputs, allowed=allowed, scale=float(scale), causal=bool(is_causal), groups=groups
+        )
     rng = None
     if dropout_p > 0:
         rng = generator_for(None, query.device, op)._impl
     out, w = ScaledDotProductAttentionBackward.apply(
-        *inputs, allowed=allowed, scale=float(scale), causal=bool(is_causal), groups=groups,
-        dropout_p=float(dropout_p), rng=rng, copy_weights=bool(need_weights))
+        *inputs,
+        allowed=allowed,
+        scale=float(scale),
+        causal=bool(is_causal),
+        groups=groups,
+        dropout_p=float(dropout_p),
+        rng=rng,
+        copy_weights=bool(need_weights),
+    )
     return (out, w) if need_weights else out

@@ -85,8 +85,9 @@ class ConvolutionBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("convolution", 1, AmpPolicy.PROMOTE, input_arity=-1,
-                         complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "convolution", 1, AmpPolicy.PROMOTE, input_arity=-1, complex_grad="holomorphic"
+    )
     saves_input = ((1,), (0,), ())
 
     @staticmethod
@@ -145,8 +146,9 @@ class ConvTransposeBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("conv_transpose", 1, AmpPolicy.PROMOTE, input_arity=-1,
-                         complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "conv_transpose", 1, AmpPolicy.PROMOTE, input_arity=-1, complex_grad="holomorphic"
+    )
     saves_input = ((1,), (0,), ())
 
     @staticmethod
@@ -245,5 +247,5 @@ class Col2imBackward(UnaryOp):
 
     def grad(self, F, g, col, out):
         p = self.params
-        kernel = self.in_meta[0][0][2:2 + len(p["in_spatial"])]
+        kernel = self.in_meta[0][0][2 : 2 + len(p["in_spatial"])]
         return F.im2col(g, kernel, p["stride"], p["padding"], p["dilation"])

@@ -50,10 +50,16 @@ class EmbeddingBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("embedding", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note="The weight gradient scatter-adds with atomics "
-                         "on CUDA.", complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "embedding",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=2,
+        deterministic=False,
+        nondeterministic_on=("cuda",),
+        determinism_note="The weight gradient scatter-adds with atomics on CUDA.",
+        complex_grad="holomorphic",
+    )
     saves_input = ((1,), ())
 
     @staticmethod
@@ -62,8 +68,12 @@ class EmbeddingBackward(Op):
 
     def grad(self, F, g, weight, idx, out):
         p = self.params
-        return (F.embedding_backward(g, idx, self.in_meta[0][0][0], p["padding_idx"],
-                                     p["scale_grad_by_freq"]), None)
+        return (
+            F.embedding_backward(
+                g, idx, self.in_meta[0][0][0], p["padding_idx"], p["scale_grad_by_freq"]
+            ),
+            None,
+        )
 
 
 @register
@@ -111,10 +121,15 @@ class EmbeddingBagBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("embedding_bag", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
-                         deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note="The bag sums and the weight gradient "
-                         "scatter-add with atomics on CUDA.")
+    schema_v1 = OpSchema(
+        "embedding_bag",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=-1,
+        deterministic=False,
+        nondeterministic_on=("cuda",),
+        determinism_note="The bag sums and the weight gradient scatter-add with atomics on CUDA.",
+    )
     saves_input = ((1, 2), (), (0, 1))
     saves_extra = ("aux",)
 
@@ -127,7 +142,15 @@ class EmbeddingBagBackward(Op):
         need = self.needs_input_grad
         psw = rest[0] if len(rest) > 1 else None
         gw, gpsw = F.embedding_bag_backward(
-            g, weight, idx, p["bag"], self.in_meta[0][0][0], p["mode"], psw,
-            self.extra["aux"], p.get("scale_grad_by_freq", False),
-            (need[0], len(need) > 2 and need[2]))
+            g,
+            weight,
+            idx,
+            p["bag"],
+            self.in_meta[0][0][0],
+            p["mode"],
+            psw,
+            self.extra["aux"],
+            p.get("scale_grad_by_freq", False),
+            (need[0], len(need) > 2 and need[2]),
+        )
         return (gw, None) if len(need) == 2 else (gw, None, gpsw)

@@ -76,8 +76,14 @@ class FractionalMaxPoolBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("fractional_max_pool", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         output_arity=2, differentiable_outputs=(0,))
+    schema_v1 = OpSchema(
+        "fractional_max_pool",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=2,
+        output_arity=2,
+        differentiable_outputs=(0,),
+    )
     saves_extra = ("indices",)
 
     @staticmethod
@@ -87,5 +93,7 @@ class FractionalMaxPoolBackward(MultiOutputOp):
 
     def grad(self, F, g, x, samples, out):
         g = g[0]
-        return (F.pool_scatter(g, const(self.extra["indices"], g), self.in_meta[0][0][2:], True),
-                None)
+        return (
+            F.pool_scatter(g, const(self.extra["indices"], g), self.in_meta[0][0][2:], True),
+            None,
+        )

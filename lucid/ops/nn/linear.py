@@ -60,8 +60,9 @@ class LinearBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("linear", 1, AmpPolicy.PROMOTE_FIRST, input_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "linear", 1, AmpPolicy.PROMOTE_FIRST, input_arity=-1, complex_grad="holomorphic"
+    )
     saves_input = ((1,), (0,), ())
     saves_extra = ("weight",)
 
@@ -77,17 +78,16 @@ class LinearBackward(Op):
     def grad(self, F, g, x, w, *rest):
         need = self.needs_input_grad
         x_shape, (w_shape, w_dtype) = self.in_meta[0][0], self.in_meta[1]
-        if need[0] and w_dtype is not self.in_meta[0][1]:     # weights cast in the forward
+        if need[0] and w_dtype is not self.in_meta[0][1]:  # weights cast in the forward
             w = self.extra["weight"] if F is self.be else w.to(g.dtype)
-        rows = math.prod(x_shape[:-1])          # not -1: a dim may be 0 (in_features=0)
+        rows = math.prod(x_shape[:-1])  # not -1: a dim may be 0 (in_features=0)
         g2 = F.reshape(g, (rows, w_shape[0]))
         gx = F.reshape(F.matmul(g2, w), x_shape) if need[0] else None
         want_b = len(need) == 3 and need[2]
         if need[1] and want_b:
             gw, gb = F.linear_weight_grad(g2, F.reshape(x, (rows, w_shape[1])), w_dtype.np)
             return gx, gw, gb
-        gw = F.matmul(F.swapaxes(g2, 0, 1), F.reshape(x, (rows, w_shape[1]))) \
-            if need[1] else None
+        gw = F.matmul(F.swapaxes(g2, 0, 1), F.reshape(x, (rows, w_shape[1]))) if need[1] else None
         if len(need) == 2:
             return gx, gw
         return gx, gw, F.sum_rows(g2) if want_b else None

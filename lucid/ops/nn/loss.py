@@ -78,9 +78,16 @@ class CrossEntropyBackward(UnaryOp):
 
     def grad(self, F, g, x, out):
         p = self.params
-        return F.cross_entropy_backward(x, self.extra["lse"], g, p["target"], p["weight"],
-                                        p["ignore_index"], p["reduction"],
-                                        p["label_smoothing"])
+        return F.cross_entropy_backward(
+            x,
+            self.extra["lse"],
+            g,
+            p["target"],
+            p["weight"],
+            p["ignore_index"],
+            p["reduction"],
+            p["label_smoothing"],
+        )
 
 
 @register
@@ -125,8 +132,9 @@ class NllLossBackward(UnaryOp):
 
     def grad(self, F, g, x, out):
         p = self.params
-        return F.nll_loss_backward(g, p["target"], p["weight"], p["ignore_index"],
-                                   p["reduction"], self.in_meta[0][0])
+        return F.nll_loss_backward(
+            g, p["target"], p["weight"], p["ignore_index"], p["reduction"], self.in_meta[0][0]
+        )
 
 
 # Binary cross-entropy's floors, PyTorch's: each log at -100, x(1 - x) at 1e-12 rounded
@@ -189,5 +197,7 @@ class BinaryCrossEntropyBackward(BinaryOp):
 
     def grad(self, F, g, x, y, out):
         want_x, want_y = (e is not None for e in self.next_edges)
-        return (g * (x - y) / F.maximum((1 - x) * x, _BCE_EPS) if want_x else None,
-                -g * F.log(x / (1 - x)) if want_y else None)
+        return (
+            g * (x - y) / F.maximum((1 - x) * x, _BCE_EPS) if want_x else None,
+            -g * F.log(x / (1 - x)) if want_y else None,
+        )

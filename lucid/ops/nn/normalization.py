@@ -46,12 +46,13 @@ class _NormalizeBackward(Op):
     """
 
     __slots__ = ()
-    saves_input = ((0, 1), (0,), ())     # gx needs x and w; gw needs x; gb nothing
+    saves_input = ((0, 1), (0,), ())  # gx needs x and w; gw needs x; gb nothing
     saves_extra = ("mean", "rstd")
 
     @staticmethod
-    def dispatch(be, x, *wb, layout, eps, center=True, use_input_stats=True, running=None,
-                 momentum=0.0):
+    def dispatch(
+        be, x, *wb, layout, eps, center=True, use_input_stats=True, running=None, momentum=0.0
+    ):
         view, axes, paxes, wshape = layout
         xv = x if view is None else x.reshape(view)
         w = _shaped(wb[0], wshape) if wb else None
@@ -60,8 +61,7 @@ class _NormalizeBackward(Op):
             y, mean, rstd = be.norm_forward(xv, axes, center, w, b, eps)
             return _shaped(y, x.shape), mean, rstd
         if use_input_stats and center and xv.size:
-            y, mean, rstd = be.norm_train(xv, axes, w, b, eps, running[0], running[1],
-                                          momentum)
+            y, mean, rstd = be.norm_train(xv, axes, w, b, eps, running[0], running[1], momentum)
             return _shaped(y, x.shape), mean, rstd
         if use_input_stats:
             mean, var = be.norm_moments(xv, axes, center)
@@ -79,7 +79,7 @@ class _NormalizeBackward(Op):
         w = rest[0] if n_in > 1 and rest[0] is not None else None
         if view is not None:
             g = g.reshape(view)
-        if x is None:               # only the bias wants a gradient: x was not saved
+        if x is None:  # only the bias wants a gradient: x was not saved
             gx = gw = None
             gb = F.sum(g, paxes, True)
         else:
@@ -88,10 +88,20 @@ class _NormalizeBackward(Op):
             if w is not None:
                 w = _shaped(w, wshape)
             e = self.extra
-            gx, gw, gb = F.norm_backward(g, x, w, e["mean"], e["rstd"], axes, paxes,
-                                         p["eps"], p.get("use_input_stats", True), need)
+            gx, gw, gb = F.norm_backward(
+                g,
+                x,
+                w,
+                e["mean"],
+                e["rstd"],
+                axes,
+                paxes,
+                p["eps"],
+                p.get("use_input_stats", True),
+                need,
+            )
         out = [None if gx is None else _shaped(gx, self.in_meta[0][0])]
-        for i, gp in ((1, gw), (2, gb))[:n_in - 1]:
+        for i, gp in ((1, gw), (2, gb))[: n_in - 1]:
             out.append(None if gp is None else _shaped(gp, self.in_meta[i][0]))
         return tuple(out)
 
@@ -113,7 +123,8 @@ _DOC_ATTRS = """
 
 @register
 class BatchNormBackward(_NormalizeBackward):
-    __doc__ = r"""Autograd node for batch norm over ``(N, C, *)``: statistics per channel
+    __doc__ = (
+        r"""Autograd node for batch norm over ``(N, C, *)``: statistics per channel
     over the batch and spatial dims; keeps the batch mean and :math:`r` for the backward.
 
     Math
@@ -129,7 +140,9 @@ class BatchNormBackward(_NormalizeBackward):
 
     (in evaluation mode :math:`\mu, \sigma^2` are the running statistics, constants, and
     :math:`\partial\mathcal{L}/\partial x = r\,w\,g`).
-    """ + _DOC_ATTRS.format(name="batch_norm") + r"""
+    """
+        + _DOC_ATTRS.format(name="batch_norm")
+        + r"""
     Notes
     -----
     Backends: ``be.norm_moments`` then ``be.norm_normalize``; in training mode
@@ -141,6 +154,7 @@ class BatchNormBackward(_NormalizeBackward):
     other temporaries stay in cache and each full-size operand is read once per pass. An
     empty batch gives an empty output and leaves the running statistics alone.
     """
+    )
 
     __slots__ = ()
     schema_v1 = OpSchema("batch_norm", 1, _FP32, input_arity=-1)
@@ -148,7 +162,8 @@ class BatchNormBackward(_NormalizeBackward):
 
 @register
 class InstanceNormBackward(_NormalizeBackward):
-    __doc__ = r"""Autograd node for instance norm over ``(N, C, *)``: statistics per sample
+    __doc__ = (
+        r"""Autograd node for instance norm over ``(N, C, *)``: statistics per sample
     and channel over the spatial dims; keeps their mean and :math:`r` for the backward.
 
     Math
@@ -159,7 +174,9 @@ class InstanceNormBackward(_NormalizeBackward):
 
     with means over the spatial dims; the weight and bias gradients sum over the batch and
     spatial dims.
-    """ + _DOC_ATTRS.format(name="instance_norm") + r"""
+    """
+        + _DOC_ATTRS.format(name="instance_norm")
+        + r"""
     Notes
     -----
     The batch norm kernels with the statistics' dims ``(2, ...)``: PyTorch's reshape to
@@ -167,6 +184,7 @@ class InstanceNormBackward(_NormalizeBackward):
     unbiased variances are averaged over the batch before the momentum update, as PyTorch;
     ``use_input_stats=False`` normalises with the running statistics (constants).
     """
+    )
 
     __slots__ = ()
     schema_v1 = OpSchema("instance_norm", 1, _FP32, input_arity=-1)
@@ -174,7 +192,8 @@ class InstanceNormBackward(_NormalizeBackward):
 
 @register
 class LayerNormBackward(_NormalizeBackward):
-    __doc__ = r"""Autograd node for layer norm over the trailing ``normalized_shape`` dims;
+    __doc__ = (
+        r"""Autograd node for layer norm over the trailing ``normalized_shape`` dims;
     keeps the mean and :math:`r` of each normalised slice for the backward.
 
     Math
@@ -185,13 +204,16 @@ class LayerNormBackward(_NormalizeBackward):
 
     with means over the normalised dims; :math:`\partial\mathcal{L}/\partial w =
     \sum g \hat x` and :math:`\partial\mathcal{L}/\partial b = \sum g` over the leading dims.
-    """ + _DOC_ATTRS.format(name="layer_norm") + r"""
+    """
+        + _DOC_ATTRS.format(name="layer_norm")
+        + r"""
     Notes
     -----
     Backends: ``be.norm_forward`` (generically ``be.norm_moments``, a two-pass mean and
     biased variance, stable for inputs far from zero, then ``be.norm_normalize``; one fused
     kernel on CUDA), ``be.norm_backward``. Half inputs compute in float32.
     """
+    )
 
     __slots__ = ()
     schema_v1 = OpSchema("layer_norm", 1, _FP32, input_arity=-1)
@@ -199,7 +221,8 @@ class LayerNormBackward(_NormalizeBackward):
 
 @register
 class GroupNormBackward(_NormalizeBackward):
-    __doc__ = r"""Autograd node for group norm: ``(N, C, *)`` viewed as
+    __doc__ = (
+        r"""Autograd node for group norm: ``(N, C, *)`` viewed as
     ``(N, G, C/G, S)``, statistics per sample and group; keeps their mean and :math:`r`.
 
     Math
@@ -210,12 +233,15 @@ class GroupNormBackward(_NormalizeBackward):
               \hat x\,\overline{\hat g \hat x}\big), \quad \hat g = g\,w_c
 
     with means over each group; the affine gradients sum over the batch and spatial dims.
-    """ + _DOC_ATTRS.format(name="group_norm") + r"""
+    """
+        + _DOC_ATTRS.format(name="group_norm")
+        + r"""
     Notes
     -----
     The layer norm kernels on the ``(N, G, C/G, S)`` view (a reshape; a copy only for a
     non-contiguous input), with ``w``/``b`` viewed as ``(1, G, C/G, 1)``.
     """
+    )
 
     __slots__ = ()
     schema_v1 = OpSchema("group_norm", 1, _FP32, input_arity=-1)
@@ -223,7 +249,8 @@ class GroupNormBackward(_NormalizeBackward):
 
 @register
 class RmsNormBackward(_NormalizeBackward):
-    __doc__ = r"""Autograd node for RMS norm over the trailing ``normalized_shape`` dims
+    __doc__ = (
+        r"""Autograd node for RMS norm over the trailing ``normalized_shape`` dims
     (no centring); keeps :math:`r` for the backward.
 
     Math
@@ -231,13 +258,16 @@ class RmsNormBackward(_NormalizeBackward):
     .. math:: r = \Big(\frac1n \sum x^2 + \epsilon\Big)^{-1/2}, \quad y = x\, r\, w,
               \quad \frac{\partial \mathcal{L}}{\partial x} = r\big(\hat g -
               \hat x\,\overline{\hat g \hat x}\big), \quad \hat x = x r, \ \hat g = g\,w
-    """ + _DOC_ATTRS.format(name="rms_norm") + r"""
+    """
+        + _DOC_ATTRS.format(name="rms_norm")
+        + r"""
     Notes
     -----
     The layer norm kernels with ``center=False``: ``be.norm_moments`` returns the mean
     square and no mean (``extra["mean"]`` is None). ``eps=None`` is resolved by the
     wrapper to the input dtype's machine epsilon, as PyTorch.
     """
+    )
 
     __slots__ = ()
     schema_v1 = OpSchema("rms_norm", 1, _FP32, input_arity=-1)

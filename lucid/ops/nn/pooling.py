@@ -73,8 +73,15 @@ class MaxPoolBackward(MultiOutputOp):
     def grad(self, F, g, x, out):
         g = g[0]
         p = self.params
-        return F.max_pool_backward(g, const(self.extra["argmax"], g), self.in_meta[0][0][2:],
-                                   p["kernel"], p["stride"], p["padding"], p["dilation"])
+        return F.max_pool_backward(
+            g,
+            const(self.extra["argmax"], g),
+            self.in_meta[0][0][2:],
+            p["kernel"],
+            p["stride"],
+            p["padding"],
+            p["dilation"],
+        )
 
 
 @register
@@ -145,8 +152,7 @@ class AdaptiveMaxPoolBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("adaptive_max_pool", 1, _KEEP, output_arity=2,
-                         differentiable_outputs=(0,))
+    schema_v1 = OpSchema("adaptive_max_pool", 1, _KEEP, output_arity=2, differentiable_outputs=(0,))
     saves_extra = ("indices",)
 
     @staticmethod
@@ -243,16 +249,22 @@ class AvgPoolBackward(UnaryOp):
     @staticmethod
     def dispatch(be, x, kernel, stride, padding, limit, divisor_override):
         spatial = x.shape[2:]
-        out = tuple((s + lo + hi - k) // st + 1 for s, k, st, (lo, hi) in
-                    zip(spatial, kernel, stride, padding))
-        div = divisor_override if divisor_override is not None else \
-            be.pool_divisor(spatial, out, kernel, stride, padding, limit)
+        out = tuple(
+            (s + lo + hi - k) // st + 1
+            for s, k, st, (lo, hi) in zip(spatial, kernel, stride, padding)
+        )
+        div = (
+            divisor_override
+            if divisor_override is not None
+            else be.pool_divisor(spatial, out, kernel, stride, padding, limit)
+        )
         return be.avg_pool(x, kernel, stride, padding, div), div
 
     def grad(self, F, g, x, out):
         p = self.params
-        return F.avg_pool_backward(g, self.in_meta[0][0][2:], p["kernel"], p["stride"],
-                                   p["padding"], self.extra["divisor"])
+        return F.avg_pool_backward(
+            g, self.in_meta[0][0][2:], p["kernel"], p["stride"], p["padding"], self.extra["divisor"]
+        )
 
 
 def _adaptive_equation(n, backward):
@@ -307,6 +319,8 @@ class AdaptiveAvgPoolBackward(UnaryOp):
     def grad(self, F, g, x, out):
         be = self.be
         shape, dt = self.in_meta[0]
-        mats = [const(be.adaptive_avg_matrix(s, o, dt.np), g)
-                for s, o in zip(shape[2:], self.params["out_spatial"])]
+        mats = [
+            const(be.adaptive_avg_matrix(s, o, dt.np), g)
+            for s, o in zip(shape[2:], self.params["out_spatial"])
+        ]
         return F.einsum(_adaptive_equation(len(mats), True), g, *mats)

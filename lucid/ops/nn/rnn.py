@@ -77,8 +77,15 @@ class LstmCellBackward(MultiOutputOp):
         i, f, o, gt = F.sigmoid(ai), F.sigmoid(af), F.sigmoid(ao), F.tanh(ag)
         tc = F.tanh(out[1])
         delta = gc + gh * o * (1 - tc * tc)
-        da = F.concatenate([delta * gt * i * (1 - i), delta * c * f * (1 - f),
-                            delta * i * (1 - gt * gt), gh * tc * o * (1 - o)], a.ndim - 1)
+        da = F.concatenate(
+            [
+                delta * gt * i * (1 - i),
+                delta * c * f * (1 - f),
+                delta * i * (1 - gt * gt),
+                gh * tc * o * (1 - o),
+            ],
+            a.ndim - 1,
+        )
         return da, delta * f
 
 
@@ -140,8 +147,11 @@ class GruCellBackward(Op):
         rho = nu * hn * r * (1 - r)
         zeta = g * (h - n) * z * (1 - z)
         axis = xg.ndim - 1
-        return (F.concatenate([rho, zeta, nu], axis), F.concatenate([rho, zeta, nu * r], axis),
-                g * z)
+        return (
+            F.concatenate([rho, zeta, nu], axis),
+            F.concatenate([rho, zeta, nu * r], axis),
+            g * z,
+        )
 
 
 def fused_lstm_cell(gates, c):

@@ -45,13 +45,13 @@ class StraightThroughBackward(BinaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("straight_through", 1, AmpPolicy.KEEP_INPUT, input_arity=2,
-                         complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "straight_through", 1, AmpPolicy.KEEP_INPUT, input_arity=2, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, hard, soft):
-        shape = hard.shape if hard.shape == soft.shape else \
-            broadcast_shapes(hard.shape, soft.shape)
+        shape = hard.shape if hard.shape == soft.shape else broadcast_shapes(hard.shape, soft.shape)
         return be.broadcast_copy(hard, shape)
 
     def grad(self, F, g, hard, soft, out):

@@ -68,8 +68,9 @@ class InterpolateBackward(UnaryOp):
 
     def grad(self, F, g, x, out):
         p = self.params
-        return F.interpolate_backward(g, self.in_meta[0][0][2:], p["mode"], p["align_corners"],
-                                      p["scales"])
+        return F.interpolate_backward(
+            g, self.in_meta[0][0][2:], p["mode"], p["align_corners"], p["scales"]
+        )
 
 
 @register
@@ -109,8 +110,7 @@ class InterpolateGradBackward(UnaryOp):
 
     def grad(self, F, gg, g, out):
         p = self.params
-        return F.interpolate(gg, self.in_meta[0][0][2:], p["mode"], p["align_corners"],
-                             p["scales"])
+        return F.interpolate(gg, self.in_meta[0][0][2:], p["mode"], p["align_corners"], p["scales"])
 
 
 @register
@@ -161,10 +161,15 @@ class GridSampleBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("grid_sample", 1, AmpPolicy.FORCE_FP32, input_arity=2,
-                         deterministic=False, nondeterministic_on=("cuda",),
-                         determinism_note="The input's gradient scatter-adds with atomics "
-                         "on CUDA.")
+    schema_v1 = OpSchema(
+        "grid_sample",
+        1,
+        AmpPolicy.FORCE_FP32,
+        input_arity=2,
+        deterministic=False,
+        nondeterministic_on=("cuda",),
+        determinism_note="The input's gradient scatter-adds with atomics on CUDA.",
+    )
     saves_input = True
 
     @staticmethod
@@ -174,5 +179,6 @@ class GridSampleBackward(Op):
     def grad(self, F, g, x, grid, out):
         p = self.params
         need = self.needs_input_grad
-        return F.grid_sample_backward(g, x, grid, p["mode"], p["padding_mode"],
-                                      p["align_corners"], need[0], need[1])
+        return F.grid_sample_backward(
+            g, x, grid, p["mode"], p["padding_mode"], p["align_corners"], need[0], need[1]
+        )

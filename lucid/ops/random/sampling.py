@@ -19,12 +19,29 @@ from ..._tensor import Tensor
 from ...errors import DeviceMismatchError, DTypeError, ShapeError
 from ...random import generator_for
 from ..core._bind import tensor_method
-from ..creation.creation import (FillBackward, device_arg, int_arg, leaf, number_arg, overwrite_,
-                       size_arg)
+from ..creation.creation import (
+    FillBackward,
+    device_arg,
+    int_arg,
+    leaf,
+    number_arg,
+    overwrite_,
+    size_arg,
+)
 from ..shape.reshape import broadcast_shapes
 
-__all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
-           "rand_like", "randn_like", "randint_like"]
+__all__ = [
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "normal",
+    "bernoulli",
+    "multinomial",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+]
 
 
 def _rng(generator, dev, op):
@@ -49,7 +66,7 @@ def _parts(be, dt, shape, draw):
 def _part_std(std, dt):
     """The standard deviation of each part: :math:`\\sigma/\\sqrt 2` for complex (PyTorch's
     complex normal: :math:`E|z - \\mu|^2 = \\sigma^2`)."""
-    return std * 0.5 ** 0.5 if dt.is_complex else std
+    return std * 0.5**0.5 if dt.is_complex else std
 
 
 def _float_tensor(t, op, complex_ok=False):
@@ -63,8 +80,11 @@ def _float_tensor(t, op, complex_ok=False):
 def _like_args(input, dtype, device, op):
     if not isinstance(input, Tensor):
         raise DTypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
-    return (input._data.shape, input._dtype if dtype is None else _dt.as_dtype(dtype),
-            input._device if device is None else _device_cls(device))
+    return (
+        input._data.shape,
+        input._dtype if dtype is None else _dt.as_dtype(dtype),
+        input._device if device is None else _device_cls(device),
+    )
 
 
 def _check_std(std, op):
@@ -75,11 +95,11 @@ def _check_std(std, op):
 def _int_range(low, high, dt, op):
     """``[low, high)`` checked: non-empty, and within an integer dtype's range."""
     if low >= high:
-        raise ShapeError(f"{op}: expects 'from' to be less than 'to', but got from={low} >= "
-                         f"to={high}")
+        raise ShapeError(
+            f"{op}: expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     if dt.is_complex:
-        raise DTypeError(f"{op}: expected an integral, floating point or bool dtype, got "
-                         f"{dt.name}")
+        raise DTypeError(f"{op}: expected an integral, floating point or bool dtype, got {dt.name}")
     if not dt.is_floating_point:
         info = _dt.iinfo(dt)
         if low < info.min:
@@ -89,6 +109,7 @@ def _int_range(low, high, dt, op):
 
 
 # -- samplers -----------------------------------------------------------------------------
+
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Samples of :math:`U[0, 1)` of the given size (complex: both parts)."""
@@ -110,8 +131,9 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     return leaf(arr, dt, dev, requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+def randint(
+    low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+):
     """Integers uniform on ``[low, high)``: ``randint(high, size)`` or
     ``randint(low, high, size)``; dtype int64 unless given."""
     if size is None and isinstance(high, (tuple, list)):
@@ -140,8 +162,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return leaf(arr, dt, dev, requires_grad)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
-           requires_grad=False):
+def normal(
+    mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+):
     """Samples of :math:`\\mathcal{N}(mean, std^2)`.
 
     ``normal(mean_tensor, std_tensor)``, ``normal(mean_tensor, std=1.0)``,
@@ -165,8 +188,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         _float_tensor(t, "normal")
     dev = tensors[0]._device
     if tensors[-1]._device is not dev:
-        raise DeviceMismatchError(f"normal: expected mean and std on the same device, got "
-                                  f"{dev} and {tensors[-1]._device}")
+        raise DeviceMismatchError(
+            f"normal: expected mean and std on the same device, got {dev} and {tensors[-1]._device}"
+        )
     if isinstance(std, Tensor):
         if not bool((std._data >= 0).all()):
             raise ShapeError("normal: expects all elements of std >= 0.0")
@@ -178,8 +202,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     try:
         shape = tuple(broadcast_shapes(*(t._data.shape for t in tensors)))
     except ShapeError:
-        raise ShapeError(f"normal: mean of shape {tuple(mean.shape)} and std of shape "
-                         f"{tuple(std.shape)} cannot be broadcast together") from None
+        raise ShapeError(
+            f"normal: mean of shape {tuple(mean.shape)} and std of shape "
+            f"{tuple(std.shape)} cannot be broadcast together"
+        ) from None
     dt = tensors[0]._dtype
     arr = dev.backend.normal(_rng(generator, dev, "normal"), shape, m, s, dt.np)
     out = FillBackward.apply(*tensors, value=arr)
@@ -211,8 +237,9 @@ def bernoulli(input, p=None, *, generator=None):
     else:
         raise DTypeError(f"bernoulli: expected a Tensor, got {type(input).__name__}")
     dev = input._device
-    arr = dev.backend.bernoulli(_rng(generator, dev, "bernoulli"), input._data.shape, prob,
-                                input._dtype.np)
+    arr = dev.backend.bernoulli(
+        _rng(generator, dev, "bernoulli"), input._data.shape, prob, input._dtype.np
+    )
     return FillBackward.apply(input, value=arr)
 
 
@@ -230,16 +257,16 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise ShapeError(f"{op}: cannot sample n_sample <= 0 samples (got {k})")
     n = input._data.shape[-1]
     if not replacement and k > n:
-        raise ShapeError(f"{op}: cannot sample n_sample > prob_dist.size(-1) samples "
-                         f"without replacement ({k} > {n})")
+        raise ShapeError(
+            f"{op}: cannot sample n_sample > prob_dist.size(-1) samples "
+            f"without replacement ({k} > {n})"
+        )
     probs = input._data.reshape((input._data.shape[0] if nd == 2 else 1, n))
     if probs.shape[0]:
         if not bool(((probs >= 0) & (probs < math.inf)).all()):
-            raise ShapeError(f"{op}: probability tensor contains either inf, nan or "
-                             "element < 0")
+            raise ShapeError(f"{op}: probability tensor contains either inf, nan or element < 0")
         if not bool((probs.sum(axis=1) > 0).all()):
-            raise ShapeError(f"{op}: invalid multinomial distribution (sum of "
-                             "probabilities <= 0)")
+            raise ShapeError(f"{op}: invalid multinomial distribution (sum of probabilities <= 0)")
     dev = input._device
     arr = dev.backend.multinomial(_rng(generator, dev, op), probs, k, bool(replacement))
     return leaf(arr.reshape(input._data.shape[:-1] + (k,)), _dt.int64, dev, False)
@@ -247,30 +274,44 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 # -- *_like ---------------------------------------------------------------------------------
 
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
-              memory_format=None):
+
+def rand_like(
+    input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None
+):
     """:func:`rand` in ``input``'s shape (and dtype and device unless given)."""
     shape, dt, dev = _like_args(input, dtype, device, "rand_like")
     return rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
-               memory_format=None):
+def randn_like(
+    input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None
+):
     """:func:`randn` in ``input``'s shape (and dtype and device unless given)."""
     shape, dt, dev = _like_args(input, dtype, device, "randn_like")
     return randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
-                 requires_grad=False, memory_format=None):
+def randint_like(
+    input,
+    low=0,
+    high=None,
+    *,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+):
     """:func:`randint` in ``input``'s shape: ``randint_like(x, high)`` or
     ``randint_like(x, low, high)``."""
     shape, dt, dev = _like_args(input, dtype, device, "randint_like")
-    return randint(low, high, shape, generator=generator, dtype=dt, device=dev,
-                   requires_grad=requires_grad)
+    return randint(
+        low, high, shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
+    )
 
 
 # -- in-place samplers ----------------------------------------------------------------------
+
 
 def _sample_into(x, name, kernel, *args, generator):
     """Draw ``kernel(rng, shape, *args, dtype)`` and write it into ``x`` as op ``name``
@@ -278,8 +319,9 @@ def _sample_into(x, name, kernel, *args, generator):
     dev = x._device
     be = dev.backend
     rng = _rng(generator, dev, name + "_")
-    arr = _parts(be, x._dtype, x._data.shape,
-                 lambda s, npd: getattr(be, kernel)(rng, s, *args, npd))
+    arr = _parts(
+        be, x._dtype, x._data.shape, lambda s, npd: getattr(be, kernel)(rng, s, *args, npd)
+    )
     return overwrite_(x, arr, name)
 
 
@@ -290,8 +332,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_tensor(self, "normal_", complex_ok=True)
     mean, std = number_arg(mean, "normal_", "mean"), number_arg(std, "normal_", "std")
     _check_std(std, "normal_")
-    return _sample_into(self, "normal", "normal", mean, _part_std(std, self._dtype),
-                        generator=generator)
+    return _sample_into(
+        self, "normal", "normal", mean, _part_std(std, self._dtype), generator=generator
+    )
 
 
 @tensor_method("uniform_")
@@ -300,8 +343,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     _float_tensor(self, "uniform_", complex_ok=True)
     lo, hi = number_arg(from_, "uniform_", "from"), number_arg(to, "uniform_", "to")
     if not lo <= hi:
-        raise ShapeError(f"uniform_: expects to return a [from, to) range, but found "
-                         f"from={lo} > to={hi}")
+        raise ShapeError(
+            f"uniform_: expects to return a [from, to) range, but found from={lo} > to={hi}"
+        )
     return _sample_into(self, "uniform", "uniform", lo, hi, generator=generator)
 
 
@@ -315,10 +359,13 @@ def bernoulli_(self, p=0.5, *, generator=None):
         except ShapeError:
             ok = False
         if not ok:
-            raise ShapeError(f"bernoulli_: p of shape {tuple(p.shape)} cannot be broadcast "
-                             f"to the tensor's shape {tuple(self.shape)}")
-    return _sample_into(self, "bernoulli", "bernoulli", _check_p(p, "bernoulli_"),
-                        generator=generator)
+            raise ShapeError(
+                f"bernoulli_: p of shape {tuple(p.shape)} cannot be broadcast "
+                f"to the tensor's shape {tuple(self.shape)}"
+            )
+    return _sample_into(
+        self, "bernoulli", "bernoulli", _check_p(p, "bernoulli_"), generator=generator
+    )
 
 
 def _digits(dt):

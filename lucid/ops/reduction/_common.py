@@ -32,21 +32,28 @@ def _dim_arg(input, dim, op, empty_means_all=True):
     PyTorch (``tensor(2.).sum(7)`` is a :class:`DimError`). ``all``/``any`` read an empty
     sequence as no dim (``empty_means_all=False``), as PyTorch does."""
     if dim is None or dim.__class__ is int:
-        if dim is not None and dim not in (0, -1) and input.__class__ is Tensor and \
-                not input._data.ndim:
+        if (
+            dim is not None
+            and dim not in (0, -1)
+            and input.__class__ is Tensor
+            and not input._data.ndim
+        ):
             norm_dim(dim, 0, op)
         return dim
     if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
         return _dim_arg(input, int(dim), op)
     if isinstance(dim, (tuple, list, Size)) and _b.all(
-            isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dim):
+        isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dim
+    ):
         if not dim:
             return None if empty_means_all else ()
         if input.__class__ is Tensor and not input._data.ndim:
             norm_dims(dim, 0, op)
         return dim
-    raise ArgumentTypeError(f"{op}(): argument 'dim' must be an int, a tuple of ints or None, "
-                            f"not {type(dim).__name__} ({dim!r})")
+    raise ArgumentTypeError(
+        f"{op}(): argument 'dim' must be an int, a tuple of ints or None, "
+        f"not {type(dim).__name__} ({dim!r})"
+    )
 
 
 def _acc(x, dtype):
@@ -65,8 +72,10 @@ def _floating(x, op, dtype=None, complex_ok=False):
         if x._dtype is not dtype:
             x = x.to(dtype)
     if not (x._dtype.is_floating_point or complex_ok and x._dtype.is_complex):
-        raise DTypeError(f"{op}(): expected a floating point input, got {x._dtype.name}; "
-                         "pass dtype= or cast the input first")
+        raise DTypeError(
+            f"{op}(): expected a floating point input, got {x._dtype.name}; "
+            "pass dtype= or cast the input first"
+        )
     return x
 
 
@@ -76,8 +85,10 @@ def _nonempty(x, dims, op, dim_given):
     if x._data.size:
         return
     if not dim_given:
-        raise DimError(f"{op}(): Expected reduction dim to be specified for input.numel() "
-                       "== 0. Specify the reduction dim with the 'dim' argument.")
+        raise DimError(
+            f"{op}(): Expected reduction dim to be specified for input.numel() "
+            "== 0. Specify the reduction dim with the 'dim' argument."
+        )
     for d in dims:
         if shape[d] == 0:
             raise DimError(f"{op}(): Expected reduction dim {d} to have non-zero size.")

@@ -36,9 +36,12 @@ __all__ = ["max", "min", "amax", "amin", "argmax", "argmin", "median", "mode"]
 
 # -- result types ------------------------------------------------------------------------
 
+
 def _rt_repr(self):
-    return (f"lucid.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
-            f"indices={self.indices!r})")
+    return (
+        f"lucid.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
+        f"indices={self.indices!r})"
+    )
 
 
 def return_type(name):
@@ -49,11 +52,13 @@ def return_type(name):
 
 
 #: The ``(values, indices)`` result types, by op name (``lucid.return_types.max``, ...).
-return_types = types.SimpleNamespace(**{n: return_type(n) for n in (
-    "max", "min", "median", "mode", "cummax", "cummin")})
+return_types = types.SimpleNamespace(
+    **{n: return_type(n) for n in ("max", "min", "median", "mode", "cummax", "cummin")}
+)
 
 
 # -- extremes with ties split evenly -----------------------------------------------------
+
 
 class _EvenBackward(ReductionOp):
     """Shared backward of amax / amin / median without dim: ties share the gradient."""
@@ -156,6 +161,7 @@ class MedianAllBackward(_EvenBackward):
 
 # -- values picked by index --------------------------------------------------------------
 
+
 def _kept(t, shape, dims, keepdim):
     """Array or Tensor ``t`` reshaped so the reduced ``dims`` of ``shape`` are size 1."""
     if keepdim or not shape:
@@ -215,8 +221,11 @@ _PICK_DOC = r"""Autograd node for ``{name}(x, dim)``: ``(values, indices)`` of t
 @register
 class MaxBackward(_PickBackward):
     __doc__ = _PICK_DOC.format(
-        name="max", what="maximum", how="``xp.argmax`` then ``take_along_axis``",
-        edge="Ties take the first index; nan wins (and its first index).")
+        name="max",
+        what="maximum",
+        how="``xp.argmax`` then ``take_along_axis``",
+        edge="Ties take the first index; nan wins (and its first index).",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("max", 1, AmpPolicy.KEEP_INPUT, output_arity=2)
 
@@ -228,8 +237,11 @@ class MaxBackward(_PickBackward):
 @register
 class MinBackward(_PickBackward):
     __doc__ = _PICK_DOC.format(
-        name="min", what="minimum", how="``xp.argmin`` then ``take_along_axis``",
-        edge="Ties take the first index; nan wins (and its first index).")
+        name="min",
+        what="minimum",
+        how="``xp.argmin`` then ``take_along_axis``",
+        edge="Ties take the first index; nan wins (and its first index).",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("min", 1, AmpPolicy.KEEP_INPUT, output_arity=2)
 
@@ -241,10 +253,12 @@ class MinBackward(_PickBackward):
 @register
 class MedianBackward(_PickBackward):
     __doc__ = _PICK_DOC.format(
-        name="median", what="lower median (rank :math:`\\lfloor (n-1)/2 \\rfloor`)",
+        name="median",
+        what="lower median (rank :math:`\\lfloor (n-1)/2 \\rfloor`)",
         how="a stable ``xp.argsort``",
         edge="Ties take the index of the stable sort; a slice with nan gives nan and the "
-             "first nan's index.")
+        "first nan's index.",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("median", 1, AmpPolicy.KEEP_INPUT, output_arity=2)
 
@@ -256,8 +270,11 @@ class MedianBackward(_PickBackward):
 @register
 class ModeBackward(_PickBackward):
     __doc__ = _PICK_DOC.format(
-        name="mode", what="most frequent value", how="``xp.sort`` and run lengths",
-        edge="Equal counts take the smallest value; the index is its last occurrence.")
+        name="mode",
+        what="most frequent value",
+        how="``xp.sort`` and run lengths",
+        edge="Equal counts take the smallest value; the index is its last occurrence.",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("mode", 1, AmpPolicy.KEEP_INPUT, output_arity=2)
 
@@ -268,13 +285,17 @@ class ModeBackward(_PickBackward):
 
 # -- indices of the extremes (not differentiable) ----------------------------------------
 
+
 @register
 class ArgmaxBackward(Op):
     __doc__ = _BOOL_DOC.format(
         summary="Node of ``argmax``: the index of the first maximum along a dim.",
-        result="an int64 index", name="argmax", math=r"y = \min \arg\max_i x_i",
+        result="an int64 index",
+        name="argmax",
+        math=r"y = \min \arg\max_i x_i",
         notes="Backends: ``xp.argmax``; ``dim=None`` indexes the flattened input. nan "
-              "counts as the maximum.")
+        "counts as the maximum.",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("argmax", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
 
@@ -287,9 +308,12 @@ class ArgmaxBackward(Op):
 class ArgminBackward(Op):
     __doc__ = _BOOL_DOC.format(
         summary="Node of ``argmin``: the index of the first minimum along a dim.",
-        result="an int64 index", name="argmin", math=r"y = \min \arg\min_i x_i",
+        result="an int64 index",
+        name="argmin",
+        math=r"y = \min \arg\min_i x_i",
         notes="Backends: ``xp.argmin``; ``dim=None`` indexes the flattened input. nan "
-              "counts as the minimum.")
+        "counts as the minimum.",
+    )
     __slots__ = ()
     schema_v1 = OpSchema("argmin", 1, AmpPolicy.KEEP_INPUT, differentiable=False)
 
@@ -299,6 +323,7 @@ class ArgminBackward(Op):
 
 
 # -- wrappers: extremes ------------------------------------------------------------------
+
 
 def _even(cls, input, dim, keepdim, op):
     x = to_tensor(input)
@@ -381,7 +406,7 @@ def median(input, dim=None, keepdim=False):
     """``median(x)``: the lower median of all elements; ``median(x, dim)``:
     ``(values, indices)`` of the lower median along ``dim``."""
     x = to_tensor(input)
-    if dim is not None:                         # PyTorch checks the dim before the dtype
+    if dim is not None:  # PyTorch checks the dim before the dtype
         d = norm_dim(dim, x._data.ndim, "median")
         if x._data.ndim:
             _nonempty(x, (d,), "median", True)

@@ -19,16 +19,21 @@ __all__ = ["all", "any", "count_nonzero"]
 
 # -- logic and counting ------------------------------------------------------------------
 
+
 @register
 class AllBackward(ReductionOp):
     __doc__ = _BOOL_DOC.format(
         summary="Node of ``all``: whether every element over the dims is non-zero.",
-        result="boolean", name="all", math=r"y = \bigwedge_{i \in D} [x_i \ne 0]",
+        result="boolean",
+        name="all",
+        math=r"y = \bigwedge_{i \in D} [x_i \ne 0]",
         notes="Backends: ``xp.all``. uint8 input gives uint8, like PyTorch; an empty "
-              "reduction gives True.")
+        "reduction gives True.",
+    )
     __slots__ = ()
-    schema_v1 = OpSchema("all", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
-            complex_grad="custom")
+    schema_v1 = OpSchema(
+        "all", 1, AmpPolicy.KEEP_INPUT, differentiable=False, complex_grad="custom"
+    )
 
     @staticmethod
     def dispatch(be, x, dim, keepdim):
@@ -40,12 +45,16 @@ class AllBackward(ReductionOp):
 class AnyBackward(ReductionOp):
     __doc__ = _BOOL_DOC.format(
         summary="Node of ``any``: whether some element over the dims is non-zero.",
-        result="boolean", name="any", math=r"y = \bigvee_{i \in D} [x_i \ne 0]",
+        result="boolean",
+        name="any",
+        math=r"y = \bigvee_{i \in D} [x_i \ne 0]",
         notes="Backends: ``xp.any``. uint8 input gives uint8, like PyTorch; an empty "
-              "reduction gives False.")
+        "reduction gives False.",
+    )
     __slots__ = ()
-    schema_v1 = OpSchema("any", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
-            complex_grad="custom")
+    schema_v1 = OpSchema(
+        "any", 1, AmpPolicy.KEEP_INPUT, differentiable=False, complex_grad="custom"
+    )
 
     @staticmethod
     def dispatch(be, x, dim, keepdim):
@@ -57,12 +66,15 @@ class AnyBackward(ReductionOp):
 class CountNonzeroBackward(ReductionOp):
     __doc__ = _BOOL_DOC.format(
         summary="Node of ``count_nonzero``: the number of non-zero elements over the dims.",
-        result="an int64 count", name="count_nonzero",
+        result="an int64 count",
+        name="count_nonzero",
         math=r"y = \sum_{i \in D} [x_i \ne 0]",
-        notes="Backends: ``xp.sum(x != 0)``; nan counts as non-zero.")
+        notes="Backends: ``xp.sum(x != 0)``; nan counts as non-zero.",
+    )
     __slots__ = ()
-    schema_v1 = OpSchema("count_nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
-            complex_grad="custom")
+    schema_v1 = OpSchema(
+        "count_nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False, complex_grad="custom"
+    )
 
     @staticmethod
     def dispatch(be, x, dim, keepdim):
@@ -70,6 +82,7 @@ class CountNonzeroBackward(ReductionOp):
 
 
 # -- wrappers: logic and counting --------------------------------------------------------
+
 
 @tensor_method("all")
 def all(input, dim=None, keepdim=False):

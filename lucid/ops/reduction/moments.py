@@ -32,6 +32,7 @@ _INF = float("inf")
 
 # -- helpers, also of the graph-mode backwards -------------------------------------------
 
+
 def _dof(shape, dims, correction):
     return _b.max(0.0, math.prod(shape[d] for d in dims) - correction)
 
@@ -45,10 +46,11 @@ def _masked_div_t(be, g, y, y_arr, power=1):
     differentiable in both without a nan from the masked entries."""
     zero = y_arr == 0
     den = y + _const(be.astype(zero, y_arr.dtype), g)
-    return g * _const(be.astype(~zero, y_arr.dtype), g) / (den if power == 1 else den ** power)
+    return g * _const(be.astype(~zero, y_arr.dtype), g) / (den if power == 1 else den**power)
 
 
 # -- moments and norms -------------------------------------------------------------------
+
 
 @register
 class VarBackward(ReductionOp):
@@ -127,8 +129,7 @@ class StdBackward(ReductionOp):
 
     def grad(self, F, g, x, out):
         p = self.params
-        return F.std_backward(x, self.unreduce(out), self.unreduce(g), p["dim"],
-                              p["correction"])
+        return F.std_backward(x, self.unreduce(out), self.unreduce(g), p["dim"], p["correction"])
 
 
 @register
@@ -174,14 +175,14 @@ class NormBackward(ReductionOp):
 
     def grad(self, F, g, x, out):
         p = self.params
-        return F.vector_norm_backward(x, self.unreduce(out), self.unreduce(g), p["p"],
-                                      p["dim"])
+        return F.vector_norm_backward(x, self.unreduce(out), self.unreduce(g), p["p"], p["dim"])
 
 
 # -- wrappers: moments and norms ---------------------------------------------------------
 
+
 def _moment(cls, input, dim, unbiased, keepdim, correction, op):
-    if isinstance(dim, bool):                   # legacy var(x, unbiased)
+    if isinstance(dim, bool):  # legacy var(x, unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
         raise DTypeError(f"{op}(): pass either unbiased or correction, not both")
@@ -229,15 +230,18 @@ def norm_input(input, dtype, op):
     given) only where that widens it."""
     x = to_tensor(input)
     if not (x._dtype.is_floating_point or x._dtype.is_complex):
-        raise DTypeError(f"{op}(): expected a floating point or complex input, got "
-                         f"{x._dtype.name}")
+        raise DTypeError(f"{op}(): expected a floating point or complex input, got {x._dtype.name}")
     if dtype is None:
         return x
     dtype = dtype_arg(dtype, op)
-    if not (dtype.is_floating_point or dtype.is_complex) or \
-            _dt.promote_types(x._dtype, dtype) is not dtype:
-        raise DTypeError(f"{op}(): the input's dtype {x._dtype.name} cannot be cast without "
-                         f"narrowing to dtype={dtype.name}")
+    if (
+        not (dtype.is_floating_point or dtype.is_complex)
+        or _dt.promote_types(x._dtype, dtype) is not dtype
+    ):
+        raise DTypeError(
+            f"{op}(): the input's dtype {x._dtype.name} cannot be cast without "
+            f"narrowing to dtype={dtype.name}"
+        )
     return x if x._dtype is dtype else x.to(dtype)
 
 
@@ -247,13 +251,13 @@ def vector_norm(input, ord, dim, keepdim, dtype, op):
     0 / 1), and no negative or infinite order over an empty dim (no identity)."""
     x = norm_input(input, dtype, op)
     if not isinstance(ord, numbers.Real):
-        raise ArgumentTypeError(f"{op}(): argument 'ord' must be a number, not "
-                                f"{type(ord).__name__}")
+        raise ArgumentTypeError(
+            f"{op}(): argument 'ord' must be a number, not {type(ord).__name__}"
+        )
     dim = _dim_arg(x, dim, op)
     if isinstance(dim, numbers.Integral):
         dim = (dim,)
     p = float(ord)
-    if p < 0 or p == _INF:              # no identity: nothing to reduce over is an error
-        _nonempty(x, () if dim is None else norm_dims(dim, x._data.ndim, op), op,
-                  dim is not None)
+    if p < 0 or p == _INF:  # no identity: nothing to reduce over is an error
+        _nonempty(x, () if dim is None else norm_dims(dim, x._data.ndim, op), op, dim is not None)
     return NormBackward.call(x, dim, keepdim, p=p)

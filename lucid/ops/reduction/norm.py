@@ -27,8 +27,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         dim = (dim,)
     if not isinstance(p, str):
         return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype, "norm")
-    if p == "fro" and (dim is None or not isinstance(dim, (tuple, list, Size)) or
-                       len(dim) <= 2):
+    if p == "fro" and (dim is None or not isinstance(dim, (tuple, list, Size)) or len(dim) <= 2):
         return vector_norm(input, 2, dim, keepdim, dtype, "norm")
     if dim is None:
         dim = tuple(range(to_tensor(input)._data.ndim))

@@ -36,6 +36,7 @@ __all__ = ["cumsum", "cumprod", "cummax", "cummin", "diff"]
 
 # -- running extremes --------------------------------------------------------------------
 
+
 class _CumPickBackward(_PickBackward):
     """Shared backward of cummax / cummin: gradients of a run add up at its index."""
 
@@ -92,6 +93,7 @@ class CumminBackward(_CumPickBackward):
 
 
 # -- scans -------------------------------------------------------------------------------
+
 
 @register
 class CumsumBackward(UnaryOp):
@@ -175,6 +177,7 @@ class CumprodBackward(UnaryOp):
 
 # -- zero-safe graph-mode gradients of prod and cumprod ----------------------------------
 
+
 def _prod_others_t(x, d):
     r"""Tensor of :math:`\prod_{j \ne i} x_j` along ``d`` (differentiable, zero-safe)."""
     tail = (0, 0) * (x.ndim - 1 - d)
@@ -214,6 +217,7 @@ def _cumprod_grad_t(be, x, out, g, d):
 
 
 # -- differences -------------------------------------------------------------------------
+
 
 @register
 class DiffBackward(UnaryOp):
@@ -257,13 +261,14 @@ class DiffBackward(UnaryOp):
     def grad(self, F, g, x, out):
         n, d = self.params["n"], self.params["dim"]
         shape, dt = self.in_meta[0]
-        if n > shape[d]:                    # empty output: nothing flows back
+        if n > shape[d]:  # empty output: nothing flows back
             return const(self.be.full(shape, 0, dt.np), g)
         r = F.diff(F.pad(g, self._pads(), "constant", 0), n, d)
         return -r if n % 2 else r
 
 
 # -- wrappers: scans ---------------------------------------------------------------------
+
 
 def _scan(cls, input, dim, dtype, op):
     x = to_tensor(input)
@@ -330,7 +335,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise ShapeError("diff: expects input to be at least one-dimensional")
     if not isinstance(n, numbers.Integral) or n < 0:
         raise ShapeError(f"diff: order must be a non-negative int but got {n!r}")
-    if n == 0:                  # PyTorch: the input itself, dim, prepend, append unread
+    if n == 0:  # PyTorch: the input itself, dim, prepend, append unread
         return x
     d = norm_dim(dim, nd, "diff")
     if prepend is not None or append is not None:
@@ -349,7 +354,9 @@ def _diff_join(x, d, prepend, append):
             shape[d] = 1
             t = t.expand(shape)
         elif t._data.ndim != x._data.ndim:
-            raise ShapeError(f"diff: expects prepend or append to be the same dimension as "
-                             f"input ({x._data.ndim}), got {t._data.ndim}")
+            raise ShapeError(
+                f"diff: expects prepend or append to be the same dimension as "
+                f"input ({x._data.ndim}), got {t._data.ndim}"
+            )
         parts.append(t)
     return cat(parts, d)

@@ -22,11 +22,23 @@ from .extrema import _PickBackward, return_type, return_types
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 
-__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
-           "searchsorted", "bucketize", "histc", "bincount"]
+__all__ = [
+    "sort",
+    "argsort",
+    "msort",
+    "topk",
+    "kthvalue",
+    "unique",
+    "unique_consecutive",
+    "searchsorted",
+    "bucketize",
+    "histc",
+    "bincount",
+]
 
 
 # -- ops whose values are read from the input at computed indices -------------------------
+
 
 class _IndexedValuesBackward(_PickBackward):
     """``(values, indices)`` with values read from the input at several indices per slice
@@ -151,12 +163,12 @@ class KthvalueBackward(_PickBackward):
             return v, i
         v, i = be.narrow(v, dim, k - 1, 1), be.narrow(i, dim, k - 1, 1)
         if not keepdim:
-            shape = v.shape[:dim] + v.shape[dim + 1:]
+            shape = v.shape[:dim] + v.shape[dim + 1 :]
             return be.reshape(v, shape), be.reshape(i, shape)
         return be.copy(v), be.copy(i)
 
 
-for _name in ("sort", "topk", "kthvalue"):     # lucid.return_types.sort, ...
+for _name in ("sort", "topk", "kthvalue"):  # lucid.return_types.sort, ...
     setattr(return_types, _name, return_type(_name))
 
 
@@ -203,8 +215,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     d, n = _dim_size(input, dim, "topk")
     _not_bool(input, "topk")
     if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
-        raise IndexingError(f"topk: selected index k out of range (got k={k} for a dim of "
-                            f"size {n}; expected 0 <= k <= {n})")
+        raise IndexingError(
+            f"topk: selected index k out of range (got k={k} for a dim of "
+            f"size {n}; expected 0 <= k <= {n})"
+        )
     return return_types.topk(*TopkBackward.apply(input, k=int(k), dim=d, largest=bool(largest)))
 
 
@@ -213,17 +227,21 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """``(values, indices)`` of the ``k``-th smallest entry (1-based) along ``dim``."""
     input = to_tensor(input)
     d, n = _dim_size(input, dim, "kthvalue")
-    if n == 0:                  # PyTorch checks this before the dtype and k
+    if n == 0:  # PyTorch checks this before the dtype and k
         raise DimError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     _not_bool(input, "kthvalue")
     if not isinstance(k, numbers.Integral) or not 1 <= k <= n:
-        raise IndexingError(f"kthvalue: selected number k out of range (got k={k} for a dim "
-                            f"of size {n}; expected 1 <= k <= {n})")
-    return return_types.kthvalue(*KthvalueBackward.apply(input, k=int(k), dim=d,
-                                                         keepdim=bool(keepdim)))
+        raise IndexingError(
+            f"kthvalue: selected number k out of range (got k={k} for a dim "
+            f"of size {n}; expected 1 <= k <= {n})"
+        )
+    return return_types.kthvalue(
+        *KthvalueBackward.apply(input, k=int(k), dim=d, keepdim=bool(keepdim))
+    )
 
 
 # -- unique ------------------------------------------------------------------------------
+
 
 @register
 class UniqueBackward(MultiOutputOp):
@@ -250,8 +268,7 @@ class UniqueBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unique", 1, AmpPolicy.KEEP_INPUT, output_arity=3,
-                         differentiable=False)
+    schema_v1 = OpSchema("unique", 1, AmpPolicy.KEEP_INPUT, output_arity=3, differentiable=False)
 
     @staticmethod
     def dispatch(be, x, dim):
@@ -282,8 +299,9 @@ class UniqueConsecutiveBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unique_consecutive", 1, AmpPolicy.KEEP_INPUT, output_arity=3,
-                         differentiable=False)
+    schema_v1 = OpSchema(
+        "unique_consecutive", 1, AmpPolicy.KEEP_INPUT, output_arity=3, differentiable=False
+    )
 
     @staticmethod
     def dispatch(be, x, dim):
@@ -298,13 +316,14 @@ def _unique(cls, input, return_inverse, return_counts, dim, op):
             raise DimError(f"{op}: dimension specified as {dim} but tensor has no dimensions")
         dim = norm_dim(dim, len(shape), op)
         if any(n == 0 for i, n in enumerate(shape) if i != dim):
-            raise ShapeError(f"{op}: there are 0 sized dimensions in shape {tuple(shape)} "
-                             f"other than dim {dim}, so unique cannot be applied")
+            raise ShapeError(
+                f"{op}: there are 0 sized dimensions in shape {tuple(shape)} "
+                f"other than dim {dim}, so unique cannot be applied"
+            )
     values, inverse, counts = cls.apply(input, dim=dim)
     if not (return_inverse or return_counts):
         return values
-    return (values,) + ((inverse,) if return_inverse else ()) + \
-        ((counts,) if return_counts else ())
+    return (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
 
 
 @tensor_method("unique")
@@ -318,11 +337,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """One element (or slice along ``dim``) per run of equal consecutive ones, plus the
     inverse indices and/or run lengths when asked."""
-    return _unique(UniqueConsecutiveBackward, input, return_inverse, return_counts, dim,
-                   "unique_consecutive")
+    return _unique(
+        UniqueConsecutiveBackward, input, return_inverse, return_counts, dim, "unique_consecutive"
+    )
 
 
 # -- searching and counting --------------------------------------------------------------
+
 
 @register
 class SearchsortedBackward(Op):
@@ -352,8 +373,9 @@ class SearchsortedBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("searchsorted", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
-                         differentiable=False)
+    schema_v1 = OpSchema(
+        "searchsorted", 1, AmpPolicy.KEEP_INPUT, input_arity=-1, differentiable=False
+    )
 
     @staticmethod
     def dispatch(be, seq, values, *sorter, right, out_int32):
@@ -361,8 +383,7 @@ class SearchsortedBackward(Op):
         return be.astype(out, _dt.int32.np) if out_int32 else out
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None):
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Indices where ``input`` would be inserted into the innermost dim of
     ``sorted_sequence`` to keep it sorted (``right``/``side='right'``: after equal ones)."""
     op = "searchsorted"
@@ -373,18 +394,23 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if side not in ("left", "right"):
             raise ArgumentError(f"{op}: side can only be 'left' or 'right', but got {side!r}")
         if right and side == "left":
-            raise ArgumentError(f"{op}: side and right can't be set to opposites, got side of "
-                             "left while right was True")
+            raise ArgumentError(
+                f"{op}: side and right can't be set to opposites, got side of "
+                "left while right was True"
+            )
         right = side == "right"
     sshape, vshape = tuple(seq._data.shape), tuple(values._data.shape)
     if not sshape:
-        raise ShapeError(f"{op}: boundaries tensor should be 1 dimension or more, but got a "
-                         "0-d tensor")
+        raise ShapeError(
+            f"{op}: boundaries tensor should be 1 dimension or more, but got a 0-d tensor"
+        )
     if len(sshape) > 1 and (scalar or sshape[:-1] != vshape[:-1]):
-        raise ShapeError(f"{op}: boundaries tensor should be 1 dimension or the first N-1 "
-                         f"dimensions of boundaries tensor and input value tensor must "
-                         f"match, but got boundaries tensor {list(sshape)} and input value "
-                         f"tensor {list(vshape)}")
+        raise ShapeError(
+            f"{op}: boundaries tensor should be 1 dimension or the first N-1 "
+            f"dimensions of boundaries tensor and input value tensor must "
+            f"match, but got boundaries tensor {list(sshape)} and input value "
+            f"tensor {list(vshape)}"
+        )
     for t, what in ((seq, "boundaries"), (values, "input value")):
         if t._dtype is _dt.bool:
             raise DTypeError(f"{op}: {what} tensor must be numeric, got bool")
@@ -392,19 +418,25 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if sorter is not None:
         sorter = to_tensor(sorter, seq)
         if sorter._dtype is not _dt.int64:
-            raise DTypeError(f"{op}: sorter must be a tensor of long dtype but got dtype "
-                             f"{sorter._dtype.name}")
+            raise DTypeError(
+                f"{op}: sorter must be a tensor of long dtype but got dtype {sorter._dtype.name}"
+            )
         if tuple(sorter._data.shape) != sshape:
-            raise ShapeError(f"{op}: boundary and sorter must have the same size, but got "
-                             f"boundary tensor {list(sshape)} and sorter tensor "
-                             f"{list(sorter._data.shape)}")
-        if sorter._data.size and not bool((sorter._data >= 0).all() and
-                                          (sorter._data < sshape[-1]).all()):
-            raise IndexingError(f"{op}: sorter index out of range (expected values in "
-                                f"[0, {sshape[-1]}))")
+            raise ShapeError(
+                f"{op}: boundary and sorter must have the same size, but got "
+                f"boundary tensor {list(sshape)} and sorter tensor "
+                f"{list(sorter._data.shape)}"
+            )
+        if sorter._data.size and not bool(
+            (sorter._data >= 0).all() and (sorter._data < sshape[-1]).all()
+        ):
+            raise IndexingError(
+                f"{op}: sorter index out of range (expected values in [0, {sshape[-1]}))"
+            )
         extra = (sorter,)
-    return SearchsortedBackward.apply(seq, values, *extra, right=bool(right),
-                                      out_int32=bool(out_int32))
+    return SearchsortedBackward.apply(
+        seq, values, *extra, right=bool(right), out_int32=bool(out_int32)
+    )
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
@@ -413,8 +445,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     boundaries[i]``)."""
     b = to_tensor(boundaries)
     if b._data.ndim != 1:
-        raise ShapeError(f"bucketize: boundaries tensor must be 1 dimension, but got "
-                         f"dim({b._data.ndim})")
+        raise ShapeError(
+            f"bucketize: boundaries tensor must be 1 dimension, but got dim({b._data.ndim})"
+        )
     return searchsorted(b, input, out_int32=out_int32, right=right)
 
 
@@ -496,8 +529,7 @@ class BincountBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("bincount", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
-                         differentiable=False)
+    schema_v1 = OpSchema("bincount", 1, AmpPolicy.KEEP_INPUT, input_arity=-1, differentiable=False)
 
     @staticmethod
     def dispatch(be, x, *weights, minlength, dtype):
@@ -518,11 +550,13 @@ def bincount(input, weights=None, minlength=0):
         raise ShapeError(f"bincount: only supports 1-d inputs, got shape {tuple(a.shape)}")
     if a.size and bool((a < 0).any()):
         raise ArgumentError("bincount: only supports non-negative inputs, got a negative value")
-    if weights is None or not a.size:   # no input: int64 zeros, the weights unread (PyTorch)
+    if weights is None or not a.size:  # no input: int64 zeros, the weights unread (PyTorch)
         return BincountBackward.apply(input, minlength=int(minlength), dtype=_dt.int64)
     weights = to_tensor(weights, input)
     if tuple(weights._data.shape) != tuple(a.shape):
-        raise ShapeError(f"bincount: weights should be 1-d and have the same length as "
-                         f"input, got shapes {tuple(weights._data.shape)} and {tuple(a.shape)}")
+        raise ShapeError(
+            f"bincount: weights should be 1-d and have the same length as "
+            f"input, got shapes {tuple(weights._data.shape)} and {tuple(a.shape)}"
+        )
     dt = _dt.float32 if weights._dtype is _dt.float32 else _dt.float64
     return BincountBackward.apply(input, weights, minlength=int(minlength), dtype=dt)

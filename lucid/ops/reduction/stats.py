@@ -38,9 +38,22 @@ from ..shape.permute import movedim
 from ..shape.reshape import broadcast_shapes
 from ..shape.views import diagonal, narrow
 
-__all__ = ["quantile", "nanquantile", "nanmedian", "aminmax", "dist", "cov", "corrcoef",
-           "trapezoid", "trapz", "cumulative_trapezoid", "gradient", "renorm", "histogram",
-           "histogramdd"]
+__all__ = [
+    "quantile",
+    "nanquantile",
+    "nanmedian",
+    "aminmax",
+    "dist",
+    "cov",
+    "corrcoef",
+    "trapezoid",
+    "trapz",
+    "cumulative_trapezoid",
+    "gradient",
+    "renorm",
+    "histogram",
+    "histogramdd",
+]
 
 _wrap = Tensor._wrap
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -52,6 +65,7 @@ def _result_type(name, fields):
     def _repr(self):
         body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
         return f"lucid.return_types.{name}(\n{body})"
+
     cls.__repr__ = _repr
     setattr(_rt, name, cls)
     return cls
@@ -63,11 +77,11 @@ _Histogram = _result_type("histogram", ("hist", "bin_edges"))
 _Histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))
 
 
-
 def _floating_input(x, op, what="input"):
     if not x._dtype.is_floating_point:
-        raise DTypeError(f"{op}(): {what} tensor must be either float or double dtype, got "
-                         f"{x._dtype.name}")
+        raise DTypeError(
+            f"{op}(): {what} tensor must be either float or double dtype, got {x._dtype.name}"
+        )
 
 
 def _const_like(value, like, dtype=None):
@@ -79,12 +93,15 @@ def _const_like(value, like, dtype=None):
 
 # == quantiles and medians =================================================================
 
+
 def _q_tensor(q, x, op):
     """``(q as a 1-D tensor of x's dtype, whether q was a scalar)``, range-checked."""
     if isinstance(q, Tensor):
         if q._dtype is not x._dtype:
-            raise DTypeError(f"{op}(): q tensor must be same dtype as the input tensor "
-                             f"({q._dtype.name} vs {x._dtype.name})")
+            raise DTypeError(
+                f"{op}(): q tensor must be same dtype as the input tensor "
+                f"({q._dtype.name} vs {x._dtype.name})"
+            )
         if q._data.ndim > 1:
             raise ShapeError(f"{op}(): q must be a scalar or 1D tensor, got {q._data.ndim}D")
         scalar = q._data.ndim == 0
@@ -102,11 +119,14 @@ def _q_tensor(q, x, op):
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
     x = to_tensor(input)
     if x._dtype not in (_dt.float32, _dt.float64):
-        raise DTypeError(f"{op}(): input tensor must be either float or double dtype, got "
-                         f"{x._dtype.name}")
+        raise DTypeError(
+            f"{op}(): input tensor must be either float or double dtype, got {x._dtype.name}"
+        )
     if interpolation not in _INTERPOLATIONS:
-        raise ArgumentError(f"{op}(): interpolation must be one of {', '.join(_INTERPOLATIONS)}"
-                            f"; got '{interpolation}'")
+        raise ArgumentError(
+            f"{op}(): interpolation must be one of {', '.join(_INTERPOLATIONS)}"
+            f"; got '{interpolation}'"
+        )
     qt, scalar = _q_tensor(q, x, op)
     if x._data.size == 0:
         raise ShapeError(f"{op}(): input tensor must be non-empty")
@@ -181,14 +201,13 @@ def nanmedian(input, dim=None, keepdim=False):
     """The lower median of the non-nan values: a 0-d tensor without ``dim``, else
     ``(values, indices)`` along ``dim``; a slice of only nan gives nan."""
     x = to_tensor(input)
-    if dim is not None:                 # the dim first, as PyTorch
+    if dim is not None:  # the dim first, as PyTorch
         norm_dim(dim, max(x._data.ndim, 1), "nanmedian")
     if x._dtype is _dt.bool:
         raise DTypeError("nanmedian(): not implemented for bool tensors")
     if dim is None:
         if x._data.size == 0:
-            return _const_like(math.nan, x) if x._dtype.is_floating_point else \
-                median(x)
+            return _const_like(math.nan, x) if x._dtype.is_floating_point else median(x)
         flat = x.reshape(-1)
         return nanmedian(flat, 0).values.reshape(())
     nd = x._data.ndim
@@ -200,8 +219,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if x._dtype.is_floating_point:
         cnt = (~isnan(srt)).sum(-1, keepdim=True)
     else:
-        cnt = full(tuple(xs.shape[:-1]) + (1,), xs.shape[-1], dtype=_dt.int64,
-                       device=x._device)
+        cnt = full(tuple(xs.shape[:-1]) + (1,), xs.shape[-1], dtype=_dt.int64, device=x._device)
     k = floor_divide((cnt - 1).clamp(min=0), 2)
     vals = gather(srt, -1, k)
     inds = gather(idx, -1, k)
@@ -221,8 +239,10 @@ def aminmax(input, *, dim=None, keepdim=False):
     nd = x._data.ndim
     if dim is None:
         if x._data.size == 0:
-            raise ShapeError("aminmax(): cannot compute aminmax over an empty dimension as "
-                             "the operation has no identity")
+            raise ShapeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as "
+                "the operation has no identity"
+            )
         dims = tuple(range(nd))
     else:
         d = norm_dim(dim, nd, "aminmax")
@@ -239,6 +259,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 # == distances, covariance =================================================================
 
+
 @tensor_method("dist")
 def dist(input, other, p=2):
     """The ``p``-norm of ``input - other`` (broadcasting) over all elements."""
@@ -248,11 +269,12 @@ def dist(input, other, p=2):
     b = to_tensor(other, a)
     rd = _dt.result_type(a, b)
     if a._dtype is _dt.bool or b._dtype is _dt.bool:
-        raise DTypeError("dist(): bool tensors are not supported (their difference is "
-                         "undefined)")
+        raise DTypeError("dist(): bool tensors are not supported (their difference is undefined)")
     if rd._cat < 2:
-        raise DTypeError(f"dist(): input dtype should be floating point, got {rd.name} (the "
-                         f"promoted dtype of {a._dtype.name} and {b._dtype.name})")
+        raise DTypeError(
+            f"dist(): input dtype should be floating point, got {rd.name} (the "
+            f"promoted dtype of {a._dtype.name} and {b._dtype.name})"
+        )
     return norm(sub(a, b).reshape(-1), p)
 
 
@@ -266,8 +288,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 def _cov(input, correction, fweights, aweights, op):
     x = to_tensor(input)
     if x._data.ndim > 2:
-        raise ShapeError(f"{op}(): expected input to have two or fewer dimensions but got an "
-                         f"input with {x._data.ndim} dimensions")
+        raise ShapeError(
+            f"{op}(): expected input to have two or fewer dimensions but got an "
+            f"input with {x._data.ndim} dimensions"
+        )
     if not isinstance(correction, numbers.Integral) or isinstance(correction, bool):
         raise DTypeError(f"{op}(): correction must be an int, got {type(correction).__name__}")
     if x._dtype is _dt.bool:
@@ -322,11 +346,14 @@ def _cov(input, correction, fweights, aweights, op):
 
 def _check_weights(w, n_obs, name, op):
     if w._data.ndim > 1:
-        raise ShapeError(f"{op}(): expected {name} to have one or fewer dimensions but got "
-                         f"{w._data.ndim}")
+        raise ShapeError(
+            f"{op}(): expected {name} to have one or fewer dimensions but got {w._data.ndim}"
+        )
     if w._data.size != n_obs:
-        raise ShapeError(f"{op}(): expected {name} to have the same numel as there are "
-                         f"observations in the input but got {w._data.size} != {n_obs}")
+        raise ShapeError(
+            f"{op}(): expected {name} to have the same numel as there are "
+            f"observations in the input but got {w._data.size} != {n_obs}"
+        )
 
 
 @tensor_method("corrcoef")
@@ -343,27 +370,32 @@ def corrcoef(input):
 
 # == integration and differentiation =======================================================
 
+
 def _spacing_along(x, y, d, op):
     """The intervals ``diff(x)`` along dim ``d`` of ``y``: a 1-D ``x`` of y's length along
     ``d`` is laid along that dim; otherwise ``x`` broadcasts against ``y``."""
     x = to_tensor(x, y)
     if x._data.ndim == 1:
         if x.shape[0] != y.shape[d]:
-            raise ShapeError(f"{op}(): there must be one `x` value for each sample point "
-                             f"(got {x.shape[0]} x values and {y.shape[d]} samples)")
+            raise ShapeError(
+                f"{op}(): there must be one `x` value for each sample point "
+                f"(got {x.shape[0]} x values and {y.shape[d]} samples)"
+            )
         shape = [1] * y.ndim
         shape[d] = x.shape[0]
-        return diff(x, dim=0).reshape([s if i != d else _b.max(s - 1, 0)
-                                           for i, s in enumerate(shape)])
+        return diff(x, dim=0).reshape(
+            [s if i != d else _b.max(s - 1, 0) for i, s in enumerate(shape)]
+        )
     try:
         broadcast_shapes(tuple(x.shape), tuple(y.shape))
     except ShapeError:
-        raise ShapeError(f"{op}(): x of shape {tuple(x.shape)} cannot broadcast against y of "
-                         f"shape {tuple(y.shape)}") from None
+        raise ShapeError(
+            f"{op}(): x of shape {tuple(x.shape)} cannot broadcast against y of "
+            f"shape {tuple(y.shape)}"
+        ) from None
     dd = d - y.ndim + x.ndim
     if dd < 0:
-        raise ShapeError(f"{op}(): x of shape {tuple(x.shape)} has no dim matching dim {d} "
-                         f"of y")
+        raise ShapeError(f"{op}(): x of shape {tuple(x.shape)} has no dim matching dim {d} of y")
     return diff(x, dim=dd)
 
 
@@ -377,7 +409,7 @@ def _trapezoid_terms(y, x, dx, dim, op):
     if y._dtype is _dt.bool:
         raise DTypeError(f"{op}(): received a bool input for `y`, but bool is not supported")
     n = y.shape[d]
-    if n == 0:                  # nothing to integrate: zeros in y's own dtype (PyTorch)
+    if n == 0:  # nothing to integrate: zeros in y's own dtype (PyTorch)
         return None, y, d
     if not y._dtype.is_floating_point:
         y = y.to(_dt.get_default_dtype())
@@ -400,7 +432,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     terms, y, d = _trapezoid_terms(y, x, dx, dim, "trapezoid")
     if terms is None:
         return y.sum(d, dtype=y._dtype) * 0
-    if y.shape[d] == 1:         # no interval: 0, but nan/inf in y still give nan (PyTorch)
+    if y.shape[d] == 1:  # no interval: 0, but nan/inf in y still give nan (PyTorch)
         return (y * 0.0).sum(d)
     return terms.sum(d)
 
@@ -423,8 +455,7 @@ def _gradient_dims(dim, nd):
         return [norm_dim(dim, nd, "gradient")]
     dims = [norm_dim(d, nd, "gradient") for d in dim]
     if len(set(dims)) != len(dims):
-        raise DimError(f"gradient(): dim {tuple(dim)} appears multiple times in the list of "
-                       "dims")
+        raise DimError(f"gradient(): dim {tuple(dim)} appears multiple times in the list of dims")
     return dims
 
 
@@ -435,6 +466,7 @@ def _gradient_1d(f, d, h, edge_order):
 
     def sl(start, length, t=f):
         return narrow(t, d, start, length)
+
     if isinstance(h, Tensor):
         h0, h1 = sl(0, n - 2, h), sl(1, n - 2, h)
         a = -h1 / (h0 * (h0 + h1))
@@ -446,11 +478,17 @@ def _gradient_1d(f, d, h, edge_order):
             last = (sl(n - 1, 1) - sl(n - 2, 1)) / sl(n - 2, 1, h)
         else:
             e0, e1 = sl(0, 1, h), sl(1, 1, h)
-            first = (-(2 * e0 + e1) / (e0 * (e0 + e1)) * sl(0, 1) + (e0 + e1) / (e0 * e1) *
-                     sl(1, 1) - e0 / (e1 * (e0 + e1)) * sl(2, 1))
+            first = (
+                -(2 * e0 + e1) / (e0 * (e0 + e1)) * sl(0, 1)
+                + (e0 + e1) / (e0 * e1) * sl(1, 1)
+                - e0 / (e1 * (e0 + e1)) * sl(2, 1)
+            )
             p, q = sl(n - 3, 1, h), sl(n - 2, 1, h)
-            last = (q / (p * (p + q)) * sl(n - 3, 1) - (p + q) / (p * q) * sl(n - 2, 1) +
-                    (2 * q + p) / (q * (p + q)) * sl(n - 1, 1))
+            last = (
+                q / (p * (p + q)) * sl(n - 3, 1)
+                - (p + q) / (p * q) * sl(n - 2, 1)
+                + (2 * q + p) / (q * (p + q)) * sl(n - 1, 1)
+            )
         return cat([first, inner, last], d)
     inner = (sl(2, n - 2) - sl(0, n - 2)) / (2.0 * h)
     if edge_order == 1:
@@ -475,42 +513,53 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise ArgumentError(f"gradient(): edge_order must be 1 or 2, got {edge_order}")
     dims = _gradient_dims(dim, nd)
     if f._dtype in (_dt.bool, _dt.uint8):
-        raise DTypeError(f"gradient(): {f._dtype.name} input is not supported (as in "
-                         "PyTorch: differences of bools are undefined, of uint8 wrap)")
+        raise DTypeError(
+            f"gradient(): {f._dtype.name} input is not supported (as in "
+            "PyTorch: differences of bools are undefined, of uint8 wrap)"
+        )
     if not f._dtype.is_floating_point:
         f = f.to(_dt.get_default_dtype())
     if isinstance(spacing, (numbers.Real, Tensor)) and not (
-            isinstance(spacing, Tensor) and spacing._data.ndim > 0):
+        isinstance(spacing, Tensor) and spacing._data.ndim > 0
+    ):
         sp = [spacing] * len(dims)
     else:
         sp = list(spacing)
         if len(sp) != len(dims):
-            raise ShapeError(f"gradient(): expected spacing to be unspecified, a scalar or a "
-                             f"list of length {len(dims)} (one per dim), got a list of "
-                             f"length {len(sp)}")
+            raise ShapeError(
+                f"gradient(): expected spacing to be unspecified, a scalar or a "
+                f"list of length {len(dims)} (one per dim), got a list of "
+                f"length {len(sp)}"
+            )
     out = []
     for d, h in zip(dims, sp):
         if f.shape[d] < edge_order + 1:
-            raise ShapeError(f"gradient(): expected each dimension size to be at least "
-                             f"edge_order+1 ({edge_order + 1}), got size {f.shape[d]} along "
-                             f"dim {d}")
+            raise ShapeError(
+                f"gradient(): expected each dimension size to be at least "
+                f"edge_order+1 ({edge_order + 1}), got size {f.shape[d]} along "
+                f"dim {d}"
+            )
         if isinstance(h, Tensor) and h._data.ndim == 1:
             if h.shape[0] != f.shape[d]:
-                raise ShapeError(f"gradient(): expected the coordinates of dim {d} to have "
-                                 f"{f.shape[d]} entries, got {h.shape[0]}")
+                raise ShapeError(
+                    f"gradient(): expected the coordinates of dim {d} to have "
+                    f"{f.shape[d]} entries, got {h.shape[0]}"
+                )
             shape = [1] * nd
             shape[d] = f.shape[d] - 1
             h = diff(h.to(f._dtype), dim=0).reshape(shape)
         elif isinstance(h, Tensor):
             h = h.item()
         elif not isinstance(h, numbers.Real) or isinstance(h, bool):
-            raise DTypeError(f"gradient(): spacing must be numbers or 1-D tensors, got "
-                             f"{type(h).__name__}")
+            raise DTypeError(
+                f"gradient(): spacing must be numbers or 1-D tensors, got {type(h).__name__}"
+            )
         out.append(_gradient_1d(f, d, h if isinstance(h, Tensor) else float(h), edge_order))
     return tuple(out)
 
 
 # == renorm ================================================================================
+
 
 @tensor_method("renorm")
 def renorm(input, p, dim, maxnorm):
@@ -528,8 +577,7 @@ def renorm(input, p, dim, maxnorm):
     d = norm_dim(dim, nd, "renorm")
     others = tuple(i for i in range(nd) if i != d)
     norms = norm(x, p, others, True)
-    scale = where(norms > maxnorm, maxnorm / (norms + 1e-7),
-                      _const_like(1.0, x))
+    scale = where(norms > maxnorm, maxnorm / (norms + 1e-7), _const_like(1.0, x))
     return x * scale
 
 
@@ -538,11 +586,13 @@ Tensor.renorm_ = lambda self, p, dim, maxnorm: apply_inplace(renorm, self, p, di
 
 # == histograms ============================================================================
 
+
 def _hist_input(input, op):
     x = to_tensor(input)
     if x._dtype not in (_dt.float32, _dt.float64):
-        raise DTypeError(f"{op}(): input tensor must be either float or double dtype, got "
-                         f"{x._dtype.name}")
+        raise DTypeError(
+            f"{op}(): input tensor must be either float or double dtype, got {x._dtype.name}"
+        )
     return x
 
 
@@ -551,23 +601,26 @@ def _edges_of(col, bins, lo_hi, dt, dev, op, k):
     the data's range (an empty range widened by 0.5 each side, like NumPy)."""
     if isinstance(bins, Tensor):
         if bins._data.ndim != 1 or bins._data.size < 1:
-            raise ShapeError(f"{op}(): bins tensor should have one dimension and at least 1 "
-                             f"element, got shape {tuple(bins.shape)}")
+            raise ShapeError(
+                f"{op}(): bins tensor should have one dimension and at least 1 "
+                f"element, got shape {tuple(bins.shape)}"
+            )
         if bins._dtype is not dt:
-            raise DTypeError(f"{op}(): bins must have the same dtype as input ({dt.name}), "
-                             f"got {bins._dtype.name}")
+            raise DTypeError(
+                f"{op}(): bins must have the same dtype as input ({dt.name}), "
+                f"got {bins._dtype.name}"
+            )
         if bins._data.size > 1 and bool((diff(bins) < 0).any()):
             raise ArgumentError(f"{op}(): bin edges must be increasing (dim {k})")
         return bins.detach()
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
-        raise DTypeError(f"{op}(): bins must be an int or a 1-D tensor, got "
-                         f"{type(bins).__name__}")
+        raise DTypeError(f"{op}(): bins must be an int or a 1-D tensor, got {type(bins).__name__}")
     if bins <= 0:
         raise ArgumentError(f"{op}(): bins must be > 0, but got {bins} for dimension {k}")
     if lo_hi is None:
         if col._data.size:
             lo, hi = float(amin(col)), float(amax(col))
-        else:                   # no data: the unit range, as NumPy and PyTorch
+        else:  # no data: the unit range, as NumPy and PyTorch
             lo, hi = 0.0, 1.0
     else:
         lo, hi = float(lo_hi[0]), float(lo_hi[1])
@@ -593,27 +646,37 @@ def _histdd(x, bins, range_, weight, density, op):
     else:
         bins_l = list(bins)
     if len(bins_l) != nd:
-        raise ShapeError(f"{op}(): expected {nd} sequences of bin edges or bin counts for "
-                         f"{nd}-dimensional points, got {len(bins_l)}")
+        raise ShapeError(
+            f"{op}(): expected {nd} sequences of bin edges or bin counts for "
+            f"{nd}-dimensional points, got {len(bins_l)}"
+        )
     if range_ is not None:
         r = list(range_)
         if len(r) != 2 * nd:
-            raise ShapeError(f"{op}(): expected range to have {2 * nd} elements for {nd}-"
-                             f"dimensional points, got {len(r)}")
+            raise ShapeError(
+                f"{op}(): expected range to have {2 * nd} elements for {nd}-"
+                f"dimensional points, got {len(r)}"
+            )
         ranges = [(r[2 * k], r[2 * k + 1]) for k in range(nd)]
     else:
         ranges = [None] * nd
-    edges = [_edges_of(npts[:, k], b, rg, x._dtype, x._device, op, k)
-             for k, (b, rg) in enumerate(zip(bins_l, ranges))]
+    edges = [
+        _edges_of(npts[:, k], b, rg, x._dtype, x._device, op, k)
+        for k, (b, rg) in enumerate(zip(bins_l, ranges))
+    ]
     w = None
     if weight is not None:
         w = to_tensor(weight, x)
         if w._dtype is not x._dtype:
-            raise DTypeError(f"{op}(): weight must have the same dtype as input "
-                             f"({x._dtype.name}), got {w._dtype.name}")
+            raise DTypeError(
+                f"{op}(): weight must have the same dtype as input "
+                f"({x._dtype.name}), got {w._dtype.name}"
+            )
         if tuple(w.shape) != tuple(x.shape[:-1] if x._data.ndim >= 2 else x.shape):
-            raise ShapeError(f"{op}(): weight should have the same shape as the input "
-                             f"excluding the points dimension, got {tuple(w.shape)}")
+            raise ShapeError(
+                f"{op}(): weight should have the same shape as the input "
+                f"excluding the points dimension, got {tuple(w.shape)}"
+            )
         w = w.detach().reshape(-1)._data
     be = x._device.backend
     counts = be.histogramdd(npts.detach()._data, [e._data for e in edges], w)
@@ -634,13 +697,16 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     closed. ``weight`` weighs each element; ``density`` normalises to a density."""
     x = _hist_input(input, "histogram")
     if isinstance(bins, Tensor) and bins._data.ndim != 1:
-        raise ShapeError(f"histogram(): bins tensor should have one dimension, got "
-                         f"{bins._data.ndim}")
+        raise ShapeError(
+            f"histogram(): bins tensor should have one dimension, got {bins._data.ndim}"
+        )
     if weight is not None:
         w = to_tensor(weight, x)
         if tuple(w.shape) != tuple(x.shape):
-            raise ShapeError(f"histogram(): weight should have the same shape as input, got "
-                             f"{tuple(w.shape)} and {tuple(x.shape)}")
+            raise ShapeError(
+                f"histogram(): weight should have the same shape as input, got "
+                f"{tuple(w.shape)} and {tuple(x.shape)}"
+            )
         weight = w.reshape(-1)
     hist, edges = _histdd(x.reshape(-1), bins, range, weight, density, "histogram")
     return _Histogram(hist, edges[0])
@@ -653,8 +719,9 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     one edge tensor per dim."""
     x = _hist_input(input, "histogramdd")
     if x._data.ndim < 2:
-        raise DimError(f"histogramdd(): input should have at least 2 dimensions, got "
-                       f"{x._data.ndim}")
+        raise DimError(
+            f"histogramdd(): input should have at least 2 dimensions, got {x._data.ndim}"
+        )
     hist, edges = _histdd(x, bins, range, weight, density, "histogramdd")
     return _Histogramdd(hist, tuple(edges))
 

@@ -32,6 +32,7 @@ __all__ = ["sum", "mean", "prod", "nansum", "nanmean", "logsumexp", "trace"]
 
 # -- sums and means ----------------------------------------------------------------------
 
+
 @register
 class SumBackward(ReductionOp):
     r"""Autograd node for :math:`y = \sum_{i \in D} x_i` over dims :math:`D`.
@@ -246,6 +247,7 @@ class NanmeanBackward(_NanBackward):
 
 # -- log-sum-exp -------------------------------------------------------------------------
 
+
 @register
 class LogsumexpBackward(ReductionOp):
     r"""Autograd node for :math:`y = \log \sum_{i \in D} e^{x_i}`, computed stably.
@@ -286,6 +288,7 @@ class LogsumexpBackward(ReductionOp):
 
 # -- wrappers: sums and means ------------------------------------------------------------
 
+
 @tensor_method("sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of elements over ``dim`` (all dims when None or empty); integers sum in int64."""
@@ -312,12 +315,16 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         dtype = dtype_arg(dtype, "mean")
         if dtype._cat < 2:
-            raise DTypeError(f"mean(): could not infer output dtype. Optional dtype must be "
-                             f"either a floating point or complex dtype. Got: {dtype.name}")
+            raise DTypeError(
+                f"mean(): could not infer output dtype. Optional dtype must be "
+                f"either a floating point or complex dtype. Got: {dtype.name}"
+            )
         return MeanBackward.call(x, dim, keepdim, dtype=dtype)
     if x._dtype._cat < 2:
-        raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either "
-                         f"a floating point or complex dtype. Got: {x._dtype.name}")
+        raise DTypeError(
+            f"mean(): could not infer output dtype. Input dtype must be either "
+            f"a floating point or complex dtype. Got: {x._dtype.name}"
+        )
     return MeanBackward.call(x, dim, keepdim)
 
 
@@ -333,8 +340,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of elements over one ``dim`` (all when None); integers multiply in int64."""
     x = to_tensor(input)
     if dim is not None and not isinstance(dim, numbers.Integral):
-        raise ArgumentTypeError(f"prod(): argument 'dim' must be an int or None, not "
-                                f"{type(dim).__name__} ({dim!r})")
+        raise ArgumentTypeError(
+            f"prod(): argument 'dim' must be an int or None, not {type(dim).__name__} ({dim!r})"
+        )
     dim = _dim_arg(x, dim, "prod")
     if dtype is not None:
         return ProdBackward.call(x, dim, keepdim, dtype=dtype_arg(dtype, "prod"))
@@ -348,15 +356,18 @@ def trace(input):
     if x._data.ndim != 2:
         raise ShapeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
     if x._dtype is _dt.bool:
-        raise DTypeError("trace: not implemented for bool (as PyTorch); cast the input to an "
-                         "integer or floating dtype first")
+        raise DTypeError(
+            "trace: not implemented for bool (as PyTorch); cast the input to an "
+            "integer or floating dtype first"
+        )
     return sum(x.diagonal())
 
 
 @tensor_method("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     r""":math:`\log \sum e^{x}` over ``dim``, computed stably (integers give floats)."""
-    if dim is None:                 # PyTorch's signature: dim is required
-        raise ArgumentTypeError("logsumexp(): argument 'dim' must be an int or a tuple of "
-                                "ints, not None")
+    if dim is None:  # PyTorch's signature: dim is required
+        raise ArgumentTypeError(
+            "logsumexp(): argument 'dim' must be an int or a tuple of ints, not None"
+        )
     return LogsumexpBackward.call(input, _dim_arg(input, dim, "logsumexp"), keepdim)

@@ -15,8 +15,11 @@ from ...errors import AutogradError, DTypeError
 
 def _shape_arg(size, op="shape"):
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
-    if len(size) == 1 and size[0].__class__ is not int and \
-            not isinstance(size[0], numbers.Integral):
+    if (
+        len(size) == 1
+        and size[0].__class__ is not int
+        and not isinstance(size[0], numbers.Integral)
+    ):
         size = size[0]
     try:
         return tuple(map(operator.index, size))
@@ -41,10 +44,11 @@ def _restride_(name, x, view):
     against an unchanged base.
     """
     if STATE.grad_enabled and x._requires_grad and x._grad_fn is None:
-        raise AutogradError(f"{name}: a leaf Variable that requires grad is being used in an "
-                            "in-place operation.")
+        raise AutogradError(
+            f"{name}: a leaf Variable that requires grad is being used in an in-place operation."
+        )
     x._data = view._data
-    if x._base is not None:          # a view stays a view, one step further down its chain
+    if x._base is not None:  # a view stays a view, one step further down its chain
         x._meta = view._meta
         x._view_v = view._view_v
     x._grad_fn = view._grad_fn

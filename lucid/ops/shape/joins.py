@@ -25,9 +25,24 @@ from .reshape import ViewBackward
 from .views import NarrowBackward, SelectBackward
 from ...errors import DTypeError
 
-__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
-           "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split",
-           "chunk", "tensor_split", "unbind"]
+__all__ = [
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "row_stack",
+    "dstack",
+    "column_stack",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "split",
+    "chunk",
+    "tensor_split",
+    "unbind",
+]
 
 
 def _sizes(tensors):
@@ -35,6 +50,7 @@ def _sizes(tensors):
 
 
 # -- cat and stack ---------------------------------------------------------------------
+
 
 @register
 class CatBackward(NaryOp):
@@ -62,8 +78,7 @@ class CatBackward(NaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("cat", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema("cat", 1, AmpPolicy.KEEP_INPUT, input_arity=-1, complex_grad="holomorphic")
 
     @staticmethod
     def dispatch(be, *xs, dim, skip=False):
@@ -92,8 +107,7 @@ def cat(tensors, dim=0):
     nd = 1 if ref is None else ref._data.ndim
     if nd == 0:
         pos = next(i for i, t in enumerate(tensors) if t is ref)
-        raise ShapeError(f"cat: zero-dimensional tensor (at position {pos}) cannot be "
-                         "concatenated")
+        raise ShapeError(f"cat: zero-dimensional tensor (at position {pos}) cannot be concatenated")
     # only legacy (0,) tensors: PyTorch checks no dim (any dim gives the empty result)
     d = 0 if ref is None and dim.__class__ is int else norm_dim(dim, nd, "cat")
     try:
@@ -105,7 +119,7 @@ def cat(tensors, dim=0):
         raise
 
 
-concat = reports_as("concat")(cat)               # the aliases' errors name the alias
+concat = reports_as("concat")(cat)  # the aliases' errors name the alias
 concatenate = reports_as("concatenate")(cat)
 
 
@@ -115,16 +129,21 @@ def _cat_error(tensors, d):
     for i, t in enumerate(tensors):
         s = t._data.shape
         if not s:
-            raise ShapeError(f"cat: zero-dimensional tensor (at position {i}) cannot be "
-                             "concatenated")
+            raise ShapeError(
+                f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated"
+            )
         if len(s) != len(ref):
-            raise ShapeError(f"cat: tensors must have same number of dimensions: got "
-                             f"{len(ref)} and {len(s)} (tensor number {i} in the list)")
+            raise ShapeError(
+                f"cat: tensors must have same number of dimensions: got "
+                f"{len(ref)} and {len(s)} (tensor number {i} in the list)"
+            )
         for k, (a, b) in enumerate(zip(ref, s)):
             if k != d and a != b:
-                raise ShapeError(f"cat: sizes of tensors must match except in dimension {d}. "
-                                 f"Expected size {a} but got size {b} for tensor number {i} "
-                                 f"in the list (dimension {k})")
+                raise ShapeError(
+                    f"cat: sizes of tensors must match except in dimension {d}. "
+                    f"Expected size {a} but got size {b} for tensor number {i} "
+                    f"in the list (dimension {k})"
+                )
 
 
 def _tensor_list(tensors, op):
@@ -135,8 +154,9 @@ def _tensor_list(tensors, op):
         raise ShapeError(f"{op}: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise DTypeError(f"{op}: expected Tensor as element {i} in argument 0, but got "
-                             f"{type(t).__name__}")
+            raise DTypeError(
+                f"{op}: expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
     return tensors
 
 
@@ -165,8 +185,9 @@ class StackBackward(NaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("stack", 1, AmpPolicy.KEEP_INPUT, input_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "stack", 1, AmpPolicy.KEEP_INPUT, input_arity=-1, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, *xs, dim):
@@ -180,11 +201,13 @@ def stack(tensors, dim=0):
     """The equally shaped tensors joined along a new dim ``dim``."""
     tensors = _tensor_list(tensors, "stack")
     shape = tensors[0]._data.shape
-    d = norm_dim(dim, len(shape) + 1, "stack")      # checked first, as in PyTorch
+    d = norm_dim(dim, len(shape) + 1, "stack")  # checked first, as in PyTorch
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
-            raise ShapeError(f"stack: expects each tensor to be equal size, but got "
-                             f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
+            raise ShapeError(
+                f"stack: expects each tensor to be equal size, but got "
+                f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}"
+            )
     return StackBackward.call(tensors, dim=d)
 
 
@@ -243,12 +266,15 @@ def dstack(tensors):
 @reports_as("column_stack")
 def column_stack(tensors):
     """The tensors joined as columns: 0-d and 1-d tensors become ``(n, 1)`` columns."""
-    ts = [ViewBackward.call(t, shape=(t._data.size, 1)) if t._data.ndim <= 1 else t
-          for t in _tensor_list(tensors, "column_stack")]
+    ts = [
+        ViewBackward.call(t, shape=(t._data.size, 1)) if t._data.ndim <= 1 else t
+        for t in _tensor_list(tensors, "column_stack")
+    ]
     return cat(ts, 1)
 
 
 # -- splits ------------------------------------------------------------------------------
+
 
 def _parts(g):
     """The per-output gradients (the engine passes a lone output's gradient unwrapped)."""
@@ -283,8 +309,9 @@ class SplitBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("split", 1, AmpPolicy.KEEP_INPUT, output_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "split", 1, AmpPolicy.KEEP_INPUT, output_arity=-1, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, x, dim, sizes):
@@ -300,8 +327,13 @@ def _split(x, d, sizes):
     outs = SplitBackward.apply(x, dim=d, sizes=sizes)
     start = 0
     for i, (t, n) in enumerate(zip(outs, sizes)):
-        _link_view(t, x, NarrowBackward, {"dim": d, "start": start, "length": n},
-                   multi=f"output {i} of split")
+        _link_view(
+            t,
+            x,
+            NarrowBackward,
+            {"dim": d, "start": start, "length": n},
+            multi=f"output {i} of split",
+        )
         start += n
     return outs
 
@@ -327,16 +359,20 @@ def split(tensor, split_size_or_sections, dim=0):
             raise ShapeError(f"split: split_size must be non-negative, got {s}")
         if s == 0:
             if n:
-                raise ShapeError(f"split: split_size can only be 0 if dimension size is 0, "
-                                 f"but got dimension size of {n}")
+                raise ShapeError(
+                    f"split: split_size can only be 0 if dimension size is 0, "
+                    f"but got dimension size of {n}"
+                )
             return _split(tensor, d, (0,))
         k = max(-(-n // s), 1)
         return _split(tensor, d, (s,) * (k - 1) + (n - s * (k - 1),))
     sizes = _shape_arg((s,), "split")
     if any(v < 0 for v in sizes) or sum(sizes) != n:
-        raise ShapeError(f"split: split_with_sizes expects split_sizes to sum exactly to {n} "
-                         f"(input tensor's size at dimension {d}), but got split_sizes="
-                         f"{list(sizes)}")
+        raise ShapeError(
+            f"split: split_with_sizes expects split_sizes to sum exactly to {n} "
+            f"(input tensor's size at dimension {d}), but got split_sizes="
+            f"{list(sizes)}"
+        )
     return _split(tensor, d, sizes)
 
 
@@ -363,17 +399,19 @@ def tensor_split(input, indices_or_sections, dim=0):
     ios = indices_or_sections
     if isinstance(ios, Tensor):
         if ios._dtype.is_floating_point or ios._data.ndim > 1:
-            raise ShapeError(f"tensor_split: expected indices_or_sections to be a 0-d or 1-d "
-                             f"integer tensor, got {ios._dtype} of shape {tuple(ios.shape)}")
+            raise ShapeError(
+                f"tensor_split: expected indices_or_sections to be a 0-d or 1-d "
+                f"integer tensor, got {ios._dtype} of shape {tuple(ios.shape)}"
+            )
         ios = ios.tolist()
     if isinstance(ios, numbers.Integral):
         if ios <= 0:
-            raise ShapeError(f"tensor_split: number of sections must be larger than 0, got "
-                             f"{ios}")
+            raise ShapeError(f"tensor_split: number of sections must be larger than 0, got {ios}")
         q, r = divmod(n, ios)
         return _split(input, d, (q + 1,) * r + (q,) * (ios - r))
-    bounds = [0] + [min(max(i + n if i < 0 else i, 0), n)
-                    for i in _shape_arg((ios,), "tensor_split")]
+    bounds = [0] + [
+        min(max(i + n if i < 0 else i, 0), n) for i in _shape_arg((ios,), "tensor_split")
+    ]
     pieces = []
     for k, start in enumerate(bounds):
         end = bounds[k + 1] if k + 1 < len(bounds) else n
@@ -410,8 +448,9 @@ class UnbindBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unbind", 1, AmpPolicy.KEEP_INPUT, output_arity=-1,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "unbind", 1, AmpPolicy.KEEP_INPUT, output_arity=-1, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, x, dim):
@@ -429,6 +468,5 @@ def unbind(input, dim=0):
     d = norm_dim(dim, input._data.ndim, "unbind")
     outs = UnbindBackward.apply(input, dim=d)
     for i, t in enumerate(outs):
-        _link_view(t, input, SelectBackward, {"dim": d, "index": i},
-                   multi=f"output {i} of unbind")
+        _link_view(t, input, SelectBackward, {"dim": d, "index": i}, multi=f"output {i} of unbind")
     return outs

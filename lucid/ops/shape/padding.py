@@ -90,8 +90,9 @@ class PadGradBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("pad_backward", 1, AmpPolicy.KEEP_INPUT, internal=True,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "pad_backward", 1, AmpPolicy.KEEP_INPUT, internal=True, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, g, pads, mode):
@@ -111,12 +112,15 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) % 2:
         raise ShapeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
     if len(pad) > 2 * nd:
-        raise ShapeError(f"pad: padding length should be less than or equal to two times the "
-                         f"input dimension but got padding length {len(pad)} and input of "
-                         f"dimension {nd}")
+        raise ShapeError(
+            f"pad: padding length should be less than or equal to two times the "
+            f"input dimension but got padding length {len(pad)} and input of "
+            f"dimension {nd}"
+        )
     if mode not in _PAD_MODES:
-        raise ArgumentError(f"pad: unsupported padding mode {mode!r}; expected one of "
-                         f"{', '.join(_PAD_MODES)}")
+        raise ArgumentError(
+            f"pad: unsupported padding mode {mode!r}; expected one of {', '.join(_PAD_MODES)}"
+        )
     if mode != "constant" and value is not None and value != 0:
         raise ArgumentError(f"pad: padding mode {mode!r} doesn't take in a value argument")
     pads = [(0, 0)] * nd
@@ -126,20 +130,26 @@ def pad(input, pad, mode="constant", value=None):
         pads[d] = (lo, hi)
         n = shape[d] - max(-lo, 0) - max(-hi, 0)
         if n + max(lo, 0) + max(hi, 0) < 0 or n < 0:
-            raise ShapeError(f"pad: the input size {shape[d]}, plus negative padding {lo} and "
-                             f"{hi} resulted in a negative output size, which is invalid. "
-                             f"Check dimension {d} of your input.")
+            raise ShapeError(
+                f"pad: the input size {shape[d]}, plus negative padding {lo} and "
+                f"{hi} resulted in a negative output size, which is invalid. "
+                f"Check dimension {d} of your input."
+            )
         if mode == "constant" or (lo <= 0 and hi <= 0):
             continue
         if mode == "reflect" and max(lo, hi) >= n:
-            raise ShapeError(f"pad: padding size should be less than the corresponding input "
-                             f"dimension, but got padding ({lo}, {hi}) at dimension {d} of "
-                             f"input {list(shape)}")
+            raise ShapeError(
+                f"pad: padding size should be less than the corresponding input "
+                f"dimension, but got padding ({lo}, {hi}) at dimension {d} of "
+                f"input {list(shape)}"
+            )
         if mode == "circular" and max(lo, hi) > n:
-            raise ShapeError(f"pad: padding value ({lo}, {hi}) must be at most the size "
-                             f"{n} of dimension {d} of input {list(shape)} (circular)")
+            raise ShapeError(
+                f"pad: padding value ({lo}, {hi}) must be at most the size "
+                f"{n} of dimension {d} of input {list(shape)} (circular)"
+            )
         if mode == "replicate" and n == 0:
-            raise ShapeError(f"pad: cannot replicate-pad the empty dimension {d} of input "
-                             f"{list(shape)}")
-    return PadBackward.call(input, pads=tuple(pads), mode=mode,
-                            value=0 if value is None else value)
+            raise ShapeError(
+                f"pad: cannot replicate-pad the empty dimension {d} of input {list(shape)}"
+            )
+    return PadBackward.call(input, pads=tuple(pads), mode=mode, value=0 if value is None else value)

@@ -24,11 +24,25 @@ from ..elementwise.complex import conj as _conj
 from ._common import _int, _restride_, _shape_arg
 from ..core.casts import clone
 
-__all__ = ["permute", "transpose", "swapaxes", "swapdims", "movedim", "moveaxis", "t",
-           "adjoint", "flip", "fliplr", "flipud", "roll", "rot90"]
+__all__ = [
+    "permute",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "movedim",
+    "moveaxis",
+    "t",
+    "adjoint",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "rot90",
+]
 
 
 # -- permutations -------------------------------------------------------------------------
+
 
 @register
 class PermuteBackward(ViewOp):
@@ -77,8 +91,9 @@ def permute(input, *args, dims=None):
     dims = _shape_arg(args if dims is None else (dims,), "permute")
     nd = input._data.ndim
     if len(dims) != nd:
-        raise ShapeError(f"permute: number of dims {len(dims)} doesn't match the tensor's "
-                         f"number of dims {nd}")
+        raise ShapeError(
+            f"permute: number of dims {len(dims)} doesn't match the tensor's number of dims {nd}"
+        )
     dims = tuple(norm_dim(d, nd, "permute") for d in dims)
     if len(set(dims)) != nd:
         raise DimError(f"permute: repeated dim in {dims}")
@@ -86,7 +101,7 @@ def permute(input, *args, dims=None):
 
 
 def _swap(input, d0, d1):
-    if input._data.ndim == 0:                  # dims 0 / -1 of a 0-d tensor: itself
+    if input._data.ndim == 0:  # dims 0 / -1 of a 0-d tensor: itself
         return PermuteBackward.call(input, dims=())
     dims = list(range(input._data.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
@@ -118,8 +133,10 @@ def movedim(input, source, destination):
     src = (source,) if isinstance(source, numbers.Integral) else tuple(source)
     dst = (destination,) if isinstance(destination, numbers.Integral) else tuple(destination)
     if len(src) != len(dst):
-        raise ShapeError(f"movedim: source {list(src)} and destination {list(dst)} must "
-                         "hold the same number of dims")
+        raise ShapeError(
+            f"movedim: source {list(src)} and destination {list(dst)} must "
+            "hold the same number of dims"
+        )
     src = tuple(norm_dim(d, nd, "movedim") for d in src)
     dst = tuple(norm_dim(d, nd, "movedim") for d in dst)
     for name, ds in (("source", src), ("destination", dst)):
@@ -158,8 +175,9 @@ def _mT(input, op="mT"):
     itself, as in PyTorch)."""
     nd = input._data.ndim
     if nd == 1:
-        raise ShapeError(f"{op}: only supported on matrices or batches of matrices; got a "
-                         f"1-D tensor")
+        raise ShapeError(
+            f"{op}: only supported on matrices or batches of matrices; got a 1-D tensor"
+        )
     return _swap(input, nd - 2, nd - 1) if nd else PermuteBackward.call(input, dims=())
 
 
@@ -171,8 +189,9 @@ def _T(input):
 def _H(input):
     """The conjugate transpose of a matrix (a copy for complex: no lazy conjugate bit)."""
     if input._data.ndim not in (0, 2):
-        raise ShapeError(f"H: only supported on matrices (2-D tensors); got a "
-                         f"{input._data.ndim}-D tensor")
+        raise ShapeError(
+            f"H: only supported on matrices (2-D tensors); got a {input._data.ndim}-D tensor"
+        )
     return _conj(_T(input))
 
 
@@ -195,6 +214,7 @@ Tensor.H = property(_H)
 
 
 # -- flips and rolls -------------------------------------------------------------------
+
 
 @register
 class FlipBackward(UnaryOp):
@@ -295,25 +315,24 @@ class RollBackward(UnaryOp):
 @tensor_method("roll")
 def roll(input, shifts, dims=None):
     """``input`` rolled by ``shifts`` along ``dims`` (the flattened tensor when None)."""
-    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else _shape_arg((shifts,),
-                                                                              "roll")
+    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else _shape_arg((shifts,), "roll")
     if not shifts:
         raise ArgumentError("roll: `shifts` required")
     nd = input._data.ndim
     if dims is not None:
         dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
         if len(shifts) != len(dims):
-            raise ShapeError(f"roll: shifts and dimensions must align. shifts: "
-                             f"{len(shifts)}, dims: {len(dims)}")
+            raise ShapeError(
+                f"roll: shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
+            )
     elif len(shifts) != 1:
         raise ShapeError(f"roll: with dims=None, shifts must be a single int, got {shifts}")
-    if input._data.size == 0:                  # nothing to move: a copy, dims unchecked
+    if input._data.size == 0:  # nothing to move: a copy, dims unchecked
         return RollBackward.call(input, shifts=(0,), dims=None)
     if dims is None:
         return RollBackward.call(input, shifts=shifts, dims=None)
     if nd == 0:
-        raise DimError(f"roll: dimension specified as {dims[0]} but tensor has no "
-                       "dimensions")
+        raise DimError(f"roll: dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(norm_dim(d, nd, "roll") for d in dims)
     return RollBackward.call(input, shifts=shifts, dims=dims)
 
@@ -324,14 +343,15 @@ def rot90(input, k=1, dims=(0, 1)):
     nd = input._data.ndim
     dims = tuple(dims)
     if len(dims) != 2:
-        raise ShapeError(f"rot90: expected total rotation dims == 2, but got dims = "
-                         f"{len(dims)}")
+        raise ShapeError(f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}")
     if nd < 2:
         raise ShapeError(f"rot90: expected total dims >= 2, but got total dims = {nd}")
     d0, d1 = norm_dim(dims[0], nd, "rot90"), norm_dim(dims[1], nd, "rot90")
     if d0 == d1:
-        raise DimError(f"rot90: expected rotation dims to be different, but got dim0 = "
-                       f"{dims[0]} and dim1 = {dims[1]}")
+        raise DimError(
+            f"rot90: expected rotation dims to be different, but got dim0 = "
+            f"{dims[0]} and dim1 = {dims[1]}"
+        )
     k = _int(k, "k", "rot90") % 4
     if k == 1:
         return _swap(FlipBackward.call(input, dims=(d1,)), d0, d1)

@@ -26,6 +26,7 @@ __all__ = ["tile", "repeat_interleave"]
 
 # -- repeats -----------------------------------------------------------------------------
 
+
 @register
 class RepeatBackward(UnaryOp):
     r"""Autograd node for ``x.repeat(*reps)``: :math:`y` tiles :math:`x` ``reps[i]`` times
@@ -76,8 +77,10 @@ def _repeat(input, *sizes):
     reps = _shape_arg(sizes, "repeat")
     nd = input._data.ndim
     if len(reps) < nd:
-        raise ShapeError(f"repeat: number of dimensions of repeat dims ({len(reps)}) can not "
-                         f"be smaller than number of dimensions of tensor ({nd})")
+        raise ShapeError(
+            f"repeat: number of dimensions of repeat dims ({len(reps)}) can not "
+            f"be smaller than number of dimensions of tensor ({nd})"
+        )
     if any(r < 0 for r in reps):
         raise ShapeError(f"repeat: repeats must be non-negative, got {list(reps)}")
     return RepeatBackward.call(input, reps=reps)
@@ -131,7 +134,7 @@ class RepeatInterleaveBackward(UnaryOp):
     def _runs(self):
         shape = self.in_meta[0][0]
         d = self.params["dim"]
-        return shape[:d + 1] + (self.params["repeats"],) + shape[d + 1:], d + 1
+        return shape[: d + 1] + (self.params["repeats"],) + shape[d + 1 :], d + 1
 
     def grad(self, F, g, x, out):
         r = self.params["repeats"]
@@ -166,8 +169,9 @@ class SegmentSumBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("segment_sum", 1, AmpPolicy.KEEP_INPUT, internal=True,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "segment_sum", 1, AmpPolicy.KEEP_INPUT, internal=True, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, x, counts, dim):
@@ -184,8 +188,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     counts ``c``, returns ``[0]*c[0] + [1]*c[1] + ...``."""
     if repeats is None:
         counts = _counts(input, None, "repeat_interleave")
-        return Tensor._wrap(input._device._backend.repeat_indices(counts), _int64(),
-                            input._device)
+        return Tensor._wrap(input._device._backend.repeat_indices(counts), _int64(), input._device)
     if dim is None:
         input = _view_as(input, (input._data.size,))
         dim = 0
@@ -205,8 +208,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None:
         total = n * r if isinstance(r, int) else int(r.sum())
         if total != output_size:
-            raise ShapeError(f"repeat_interleave: output_size {output_size} does not match "
-                             f"the repeated size {total}")
+            raise ShapeError(
+                f"repeat_interleave: output_size {output_size} does not match "
+                f"the repeated size {total}"
+            )
     return RepeatInterleaveBackward.call(input, repeats=r, dim=d)
 
 
@@ -221,8 +226,10 @@ def _counts(t, n, op):
     if t._data.ndim != 1:
         raise ShapeError(f"{op}: repeats must be 0-d or 1-d, got shape {tuple(t.shape)}")
     if n is not None and t._data.shape[0] != n:
-        raise ShapeError(f"{op}: repeats must have the same size as input along dim, but got "
-                         f"repeats.size(0) = {t._data.shape[0]} and input.size = {n}")
+        raise ShapeError(
+            f"{op}: repeats must have the same size as input along dim, but got "
+            f"repeats.size(0) = {t._data.shape[0]} and input.size = {n}"
+        )
     a = t._device._backend.astype(t._data, _int64().np)
     if a.size and bool((a < 0).any()):
         raise ShapeError(f"{op}: repeats must be non-negative")

@@ -24,8 +24,20 @@ from ..core.schema import AmpPolicy, OpSchema
 from ._common import _restride_, _shape_arg
 from ..._tensor.tensor import Size
 
-__all__ = ["reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze",
-           "expand", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes"]
+__all__ = [
+    "reshape",
+    "view",
+    "flatten",
+    "unflatten",
+    "ravel",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "expand_as",
+    "broadcast_to",
+    "broadcast_tensors",
+    "broadcast_shapes",
+]
 
 
 def infer_shape(shape, numel, op):
@@ -37,12 +49,14 @@ def infer_shape(shape, numel, op):
         elif s == -1 and neg < 0:
             neg = i
         else:
-            raise ShapeError(f"{op}: invalid shape {tuple(shape)}: only one dimension can be "
-                             "-1 and no size can be negative")
+            raise ShapeError(
+                f"{op}: invalid shape {tuple(shape)}: only one dimension can be "
+                "-1 and no size can be negative"
+            )
     if neg >= 0:
         if known == 0 or numel % known:
             raise ShapeError(f"{op}: shape {tuple(shape)} is invalid for input of size {numel}")
-        return shape[:neg] + (numel // known,) + shape[neg + 1:]
+        return shape[:neg] + (numel // known,) + shape[neg + 1 :]
     if known != numel:
         raise ShapeError(f"{op}: shape {tuple(shape)} is invalid for input of size {numel}")
     return shape
@@ -64,6 +78,7 @@ def _view_as(x, shape):
 
 
 # -- reshape and view -------------------------------------------------------------------
+
 
 @register
 class ReshapeBackward(UnaryOp):
@@ -140,21 +155,25 @@ class ViewBackward(ViewOp):
 def reshape(input, *args, shape=None):
     """``input`` with a new shape (one dim may be -1); a view when the strides allow."""
     shape = args if shape is None else (shape,)
-    return _view_as(input, infer_shape(_shape_arg(shape, "reshape"), input._data.size,
-                                       "reshape"))
+    return _view_as(input, infer_shape(_shape_arg(shape, "reshape"), input._data.size, "reshape"))
 
 
 @tensor_method("view")
 def view(input, *shape):
     """A view of ``input`` with a new shape; raises when the strides cannot express it."""
-    if len(shape) == 1 and shape[0].__class__ is not int and \
-            not isinstance(shape[0], (numbers.Integral, tuple, list)):
+    if (
+        len(shape) == 1
+        and shape[0].__class__ is not int
+        and not isinstance(shape[0], (numbers.Integral, tuple, list))
+    ):
         return _view_dtype(input, _dt.as_dtype(shape[0]))
     shape = infer_shape(_shape_arg(shape, "view"), input._data.size, "view")
     if not _viewable(input, shape):
-        raise ShapeError(f"view: view size {tuple(shape)} is not compatible with input "
-                         f"tensor's size {tuple(input._data.shape)} and stride; use "
-                         ".reshape(...) instead")
+        raise ShapeError(
+            f"view: view size {tuple(shape)} is not compatible with input "
+            f"tensor's size {tuple(input._data.shape)} and stride; use "
+            ".reshape(...) instead"
+        )
     return ViewBackward.call(input, shape=shape)
 
 
@@ -184,8 +203,9 @@ class ViewDtypeBackward(ViewOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("view_dtype", 1, AmpPolicy.KEEP_INPUT, differentiable=False,
-                         complex_grad="custom")
+    schema_v1 = OpSchema(
+        "view_dtype", 1, AmpPolicy.KEEP_INPUT, differentiable=False, complex_grad="custom"
+    )
 
     @staticmethod
     def dispatch(be, x, dtype):
@@ -199,18 +219,23 @@ def _view_dtype(input, dt):
         shape, strides = input._data.shape, input.stride()
         where = f"view: to view {input._dtype} as {dt} (element size {old} to {new})"
         if not shape:
-            raise ShapeError(f"{where}, a 0-d tensor cannot be viewed with a different "
-                             "element size")
+            raise ShapeError(
+                f"{where}, a 0-d tensor cannot be viewed with a different element size"
+            )
         if strides[-1] != 1:
-            raise ShapeError(f"{where}, the last dimension must have stride 1, got "
-                             f"{strides[-1]}")
+            raise ShapeError(f"{where}, the last dimension must have stride 1, got {strides[-1]}")
         if new > old:
             ratio = new // old
-            if shape[-1] % ratio or input.storage_offset() % ratio or \
-                    any(st % ratio for st in strides[:-1]):
-                raise ShapeError(f"{where}, the size of the last dimension ({shape[-1]}), "
-                                 "the storage offset and every other stride must be "
-                                 f"divisible by {ratio}")
+            if (
+                shape[-1] % ratio
+                or input.storage_offset() % ratio
+                or any(st % ratio for st in strides[:-1])
+            ):
+                raise ShapeError(
+                    f"{where}, the size of the last dimension ({shape[-1]}), "
+                    "the storage offset and every other stride must be "
+                    f"divisible by {ratio}"
+                )
     return ViewDtypeBackward.call(input, dtype=dt)
 
 
@@ -233,13 +258,12 @@ def flatten(input, start_dim=0, end_dim=-1):
     nd = len(shape)
     s, e = norm_dim(start_dim, nd, "flatten"), norm_dim(end_dim, nd, "flatten")
     if s > e:
-        raise DimError(f"flatten: start_dim ({start_dim}) cannot come after end_dim "
-                       f"({end_dim})")
+        raise DimError(f"flatten: start_dim ({start_dim}) cannot come after end_dim ({end_dim})")
     if nd == 0:
         return ViewBackward.call(input, shape=(1,))
     if s == e:
         return input
-    return _view_as(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+    return _view_as(input, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
 
 @tensor_method("unflatten")
@@ -256,9 +280,11 @@ def unflatten(input, dim, sizes):
     try:
         sizes = infer_shape(sizes, n, "unflatten")
     except ShapeError:
-        raise ShapeError(f"unflatten: provided sizes {list(sizes)} don't multiply up to the "
-                         f"size of dim {dim} ({n}) in the input tensor") from None
-    return _view_as(input, shape[:d] + sizes + shape[d + 1:])
+        raise ShapeError(
+            f"unflatten: provided sizes {list(sizes)} don't multiply up to the "
+            f"size of dim {dim} ({n}) in the input tensor"
+        ) from None
+    return _view_as(input, shape[:d] + sizes + shape[d + 1 :])
 
 
 @tensor_method("ravel")
@@ -286,6 +312,7 @@ def unsqueeze(input, dim):
 
 # -- in-place view ops: the tensor itself takes the view's shape and strides --------------
 
+
 @tensor_method("squeeze_")
 def squeeze_(input, dim=None):
     """``squeeze`` in place: ``input`` loses its size-1 dims."""
@@ -299,6 +326,7 @@ def unsqueeze_(input, dim):
 
 
 # -- expand -----------------------------------------------------------------------------
+
 
 @register
 class ExpandBackward(ViewOp):
@@ -342,23 +370,28 @@ def expand(input, *args, size=None):
     size = _shape_arg(args if size is None else (size,), "expand")
     nd = input._data.ndim
     if len(size) < nd:
-        raise ShapeError(f"expand: the number of sizes provided ({len(size)}) must be greater "
-                         f"or equal to the number of dimensions in the tensor ({nd})")
+        raise ShapeError(
+            f"expand: the number of sizes provided ({len(size)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({nd})"
+        )
     lead = len(size) - nd
     shape = []
     for i, s in enumerate(size):
         cur = input._data.shape[i - lead] if i >= lead else None
         if s == -1:
             if cur is None:
-                raise ShapeError(f"expand: -1 is not allowed in a leading, non-existing "
-                                 f"dimension {i}")
+                raise ShapeError(
+                    f"expand: -1 is not allowed in a leading, non-existing dimension {i}"
+                )
             s = cur
         elif s < 0:
             raise ShapeError(f"expand: the expanded size {s} at dimension {i} is negative")
         elif cur is not None and cur != 1 and cur != s:
-            raise ShapeError(f"expand: the expanded size of the tensor ({s}) must match the "
-                             f"existing size ({cur}) at non-singleton dimension {i}. Target "
-                             f"sizes: {list(size)}. Tensor sizes: {list(input._data.shape)}")
+            raise ShapeError(
+                f"expand: the expanded size of the tensor ({s}) must match the "
+                f"existing size ({cur}) at non-singleton dimension {i}. Target "
+                f"sizes: {list(size)}. Tensor sizes: {list(input._data.shape)}"
+            )
         shape.append(s)
     return ExpandBackward.call(input, shape=tuple(shape))
 
@@ -385,10 +418,12 @@ def broadcast_shapes(*shapes):
                 raise ShapeError(f"broadcast_shapes: shape {s} has a negative size")
             if n != 1:
                 if out[i] != 1 and out[i] != n:
-                    raise ShapeError("broadcast_shapes: shapes "
-                                     f"{', '.join(str(x) for x in shapes)} cannot be "
-                                     f"broadcast to a single shape (size {out[i]} vs {n} at "
-                                     f"dim {i})")
+                    raise ShapeError(
+                        "broadcast_shapes: shapes "
+                        f"{', '.join(str(x) for x in shapes)} cannot be "
+                        f"broadcast to a single shape (size {out[i]} vs {n} at "
+                        f"dim {i})"
+                    )
                 out[i] = n
     return Size(out)
 

@@ -31,6 +31,7 @@ __all__ = ["narrow", "select", "diagonal", "as_strided", "empty_strided"]
 
 # -- views selecting elements ------------------------------------------------------------
 
+
 class _SelectViewBackward(ViewOp):
     """A view picking distinct input elements: its gradient is zeros of the input's shape
     (a constant) with the incoming gradient written through the same view; in graph mode
@@ -89,15 +90,17 @@ def narrow(input, dim, start, length):
     n = shape[d]
     start, length = _int(start, "start", "narrow"), _int(length, "length", "narrow")
     if not -n <= start <= n:
-        raise DimError(f"narrow: start out of range (expected to be in range of [{-n}, {n}], "
-                       f"but got {start})")
+        raise DimError(
+            f"narrow: start out of range (expected to be in range of [{-n}, {n}], but got {start})"
+        )
     if start < 0:
         start += n
     if length < 0:
         raise ShapeError(f"narrow: length must be non-negative, got {length}")
     if start + length > n:
-        raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds dimension "
-                         f"size ({n})")
+        raise ShapeError(
+            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n})"
+        )
     return NarrowBackward.call(input, dim=d, start=start, length=length)
 
 
@@ -145,8 +148,9 @@ def select(input, dim, index):
     index = _int(index, "index", "select")
     n = shape[d]
     if not -n <= index < n:
-        raise IndexingError(f"select: index {index} out of range for tensor of size "
-                            f"{tuple(shape)} at dimension {d}")
+        raise IndexingError(
+            f"select: index {index} out of range for tensor of size {tuple(shape)} at dimension {d}"
+        )
     return SelectBackward.call(input, dim=d, index=index % n)
 
 
@@ -188,9 +192,11 @@ class AsStridedBackward(ViewOp):
     @staticmethod
     def dispatch(be, x, size, stride, offset, in_stride, in_offset, storage):
         pos = be.arange(0, 1, storage, _dt.int64.np)
-        return (be.as_strided(x, size, stride, offset),
-                be.as_strided(pos, size, stride, offset).reshape(-1),
-                be.as_strided(pos, x.shape, in_stride, in_offset))
+        return (
+            be.as_strided(x, size, stride, offset),
+            be.as_strided(pos, size, stride, offset).reshape(-1),
+            be.as_strided(pos, x.shape, in_stride, in_offset),
+        )
 
     def grad(self, F, g, x, out):
         e = self.extra
@@ -205,22 +211,38 @@ def as_strided(input, size, stride, storage_offset=None):
     size = _shape_arg((size,), "as_strided")
     stride = tuple(_int(s, "stride", "as_strided") for s in stride)
     if len(stride) != len(size):
-        raise ShapeError(f"as_strided: mismatch in length of strides and shape ({len(stride)} "
-                         f"strides, {len(size)} sizes)")
+        raise ShapeError(
+            f"as_strided: mismatch in length of strides and shape ({len(stride)} "
+            f"strides, {len(size)} sizes)"
+        )
     if any(s < 0 for s in stride):
         raise ShapeError(f"as_strided: negative strides are not supported, got {stride}")
     be = input._device._backend
-    offset = input.storage_offset() if storage_offset is None else \
-        _int(storage_offset, "storage_offset", "as_strided")
+    offset = (
+        input.storage_offset()
+        if storage_offset is None
+        else _int(storage_offset, "storage_offset", "as_strided")
+    )
     n = be.storage_size(input._data)
-    last = offset + builtins.sum((k - 1) * s for k, s in zip(size, stride)) \
-        if all(size) else offset - 1
+    last = (
+        offset + builtins.sum((k - 1) * s for k, s in zip(size, stride))
+        if all(size)
+        else offset - 1
+    )
     if offset < 0 or last >= n:
-        raise ShapeError(f"as_strided: size {list(size)}, stride {list(stride)} and storage "
-                         f"offset {offset} are out of bounds for a storage of {n} elements")
-    return AsStridedBackward.call(input, size=size, stride=stride, offset=offset,
-                                  in_stride=input.stride(), in_offset=input.storage_offset(),
-                                  storage=n)
+        raise ShapeError(
+            f"as_strided: size {list(size)}, stride {list(stride)} and storage "
+            f"offset {offset} are out of bounds for a storage of {n} elements"
+        )
+    return AsStridedBackward.call(
+        input,
+        size=size,
+        stride=stride,
+        offset=offset,
+        in_stride=input.stride(),
+        in_offset=input.storage_offset(),
+        storage=n,
+    )
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -229,8 +251,10 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     size = _shape_arg((size,), "empty_strided")
     stride = tuple(_int(s, "stride", "empty_strided") for s in stride)
     if len(stride) != len(size):
-        raise ShapeError(f"empty_strided: mismatch in length of strides and shape "
-                         f"({len(stride)} strides, {len(size)} sizes)")
+        raise ShapeError(
+            f"empty_strided: mismatch in length of strides and shape "
+            f"({len(stride)} strides, {len(size)} sizes)"
+        )
     n = 1 + builtins.sum((k - 1) * s for k, s in zip(size, stride)) if all(size) else 0
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     dev = _device_cls(device) if device is not None else get_default_device()
@@ -284,6 +308,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 # -- unfold ------------------------------------------------------------------------------
+
 
 @register
 class UnfoldBackward(ViewOp):
@@ -349,8 +374,9 @@ class UnfoldGradBackward(UnaryOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unfold_backward", 1, AmpPolicy.KEEP_INPUT, internal=True,
-            complex_grad="holomorphic")
+    schema_v1 = OpSchema(
+        "unfold_backward", 1, AmpPolicy.KEEP_INPUT, internal=True, complex_grad="holomorphic"
+    )
 
     @staticmethod
     def dispatch(be, g, shape, dim, size, step):
@@ -374,11 +400,11 @@ def _unfold(input, dimension, size, step):
     if step <= 0:
         raise ShapeError(f"unfold: step is {step} but must be > 0")
     if not 0 <= size <= n:
-        raise ShapeError(f"unfold: maximum size for tensor at dimension {d} is {n} but size "
-                         f"is {size}")
+        raise ShapeError(
+            f"unfold: maximum size for tensor at dimension {d} is {n} but size is {size}"
+        )
     if not shape:
-        y = UnfoldBackward.call(ViewBackward.call(input, shape=(1,)), dim=0, size=size,
-                                step=step)
+        y = UnfoldBackward.call(ViewBackward.call(input, shape=(1,)), dim=0, size=size, step=step)
         return ViewBackward.call(y, shape=(size,))
     return UnfoldBackward.call(input, dim=d, size=size, step=step)
 

@@ -52,8 +52,7 @@ _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 def _schema(name, complex_grad):
     # FORCE_FP32: autocast runs transforms in float32 (as PyTorch's), half inputs are
     # refused otherwise; integers transform in the default float dtype
-    return OpSchema(name, 1, AmpPolicy.FORCE_FP32, real_valued=True,
-                    complex_grad=complex_grad)
+    return OpSchema(name, 1, AmpPolicy.FORCE_FP32, real_valued=True, complex_grad=complex_grad)
 
 
 def _check_float(op, a, complex_ok):

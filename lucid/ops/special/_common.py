@@ -15,8 +15,9 @@ _FP32 = AmpPolicy.FORCE_FP32
 
 
 def _schema(name, arity=1, differentiable=True):
-    return OpSchema(name, 1, _FP32, real_valued=True, input_arity=arity,
-                    differentiable=differentiable)
+    return OpSchema(
+        name, 1, _FP32, real_valued=True, input_arity=arity, differentiable=differentiable
+    )
 
 
 def _unary(cls, name, doc):
@@ -24,7 +25,8 @@ def _unary(cls, name, doc):
 
     def op(input):
         return call(input)
+
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    op.__module__ = cls.__module__     # the op's module, where the wrapper is bound
+    op.__module__ = cls.__module__  # the op's module, where the wrapper is bound
     return op

@@ -20,9 +20,22 @@ from ..core.base import UnaryOp
 from ..core.registry import register
 from ._common import _schema, _unary
 
-__all__ = ["i0", "i0e", "i1", "i1e", "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0",
-           "bessel_y1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "spherical_bessel_j0"]
+__all__ = [
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "spherical_bessel_j0",
+]
 
 
 def _nonzero(F, x):
@@ -83,7 +96,8 @@ class I0Backward(UnaryOp):
 
 @register
 class I0eBackward(UnaryOp):
-    __doc__ = r"""Autograd node for the exponentially scaled :math:`y = e^{-|x|} I_0(x)`.
+    __doc__ = (
+        r"""Autograd node for the exponentially scaled :math:`y = e^{-|x|} I_0(x)`.
 
     Saves input and output: the derivative is :math:`I_{1e}(x) - \mathrm{sign}(x)\, y`.
 
@@ -100,9 +114,12 @@ class I0eBackward(UnaryOp):
         True, True.
 
     Notes
-    -----""" + _BESSEL_I_NOTES.replace("KERNEL", "i0e") + r"""
+    -----"""
+        + _BESSEL_I_NOTES.replace("KERNEL", "i0e")
+        + r"""
     Never overflows; 0 at :math:`\pm\infty`.
     """
+    )
 
     __slots__ = ()
     schema_v1 = _schema("i0e")
@@ -119,7 +136,8 @@ class I0eBackward(UnaryOp):
 
 @register
 class I1Backward(UnaryOp):
-    __doc__ = r"""Autograd node for the modified Bessel function :math:`y = I_1(x)`.
+    __doc__ = (
+        r"""Autograd node for the modified Bessel function :math:`y = I_1(x)`.
 
     Saves input and output: the derivative is :math:`I_0(x) - y/x` (1/2 at 0).
 
@@ -136,10 +154,13 @@ class I1Backward(UnaryOp):
         True, True.
 
     Notes
-    -----""" + _BESSEL_I_NOTES.replace("KERNEL", "i1") + r"""
+    -----"""
+        + _BESSEL_I_NOTES.replace("KERNEL", "i1")
+        + r"""
     Odd; :math:`\pm\infty` at :math:`\pm\infty` (PyTorch: nan). At 0 the gradient is the
     limit 1/2 (the zero mask is a constant, so graph mode stays finite there).
     """
+    )
 
     __slots__ = ()
     schema_v1 = _schema("i1")
@@ -157,7 +178,8 @@ class I1Backward(UnaryOp):
 
 @register
 class I1eBackward(UnaryOp):
-    __doc__ = r"""Autograd node for the exponentially scaled :math:`y = e^{-|x|} I_1(x)`.
+    __doc__ = (
+        r"""Autograd node for the exponentially scaled :math:`y = e^{-|x|} I_1(x)`.
 
     Saves input and output.
 
@@ -174,9 +196,12 @@ class I1eBackward(UnaryOp):
         True, True.
 
     Notes
-    -----""" + _BESSEL_I_NOTES.replace("KERNEL", "i1e") + r"""
+    -----"""
+        + _BESSEL_I_NOTES.replace("KERNEL", "i1e")
+        + r"""
     Odd, never overflows; 0 at :math:`\pm\infty`.
     """
+    )
 
     __slots__ = ()
     schema_v1 = _schema("i1e")
@@ -208,7 +233,8 @@ _BESSEL_J_NOTES = r"""
 
 @register
 class BesselJ0Backward(UnaryOp):
-    __doc__ = r"""Autograd node for the Bessel function :math:`y = J_0(x)`.
+    __doc__ = (
+        r"""Autograd node for the Bessel function :math:`y = J_0(x)`.
 
     Saves the input: the derivative is :math:`-J_1(x)`.
 
@@ -227,7 +253,10 @@ class BesselJ0Backward(UnaryOp):
         False.
 
     Notes
-    -----""" + _BESSEL_J_NOTES.replace("KERNEL", "bessel_j0") + "\n    "
+    -----"""
+        + _BESSEL_J_NOTES.replace("KERNEL", "bessel_j0")
+        + "\n    "
+    )
 
     __slots__ = ()
     schema_v1 = _schema("bessel_j0")
@@ -243,7 +272,8 @@ class BesselJ0Backward(UnaryOp):
 
 @register
 class BesselJ1Backward(UnaryOp):
-    __doc__ = r"""Autograd node for the Bessel function :math:`y = J_1(x)`.
+    __doc__ = (
+        r"""Autograd node for the Bessel function :math:`y = J_1(x)`.
 
     Saves input and output: the derivative is :math:`J_0(x) - y/x` (1/2 at 0).
 
@@ -259,7 +289,10 @@ class BesselJ1Backward(UnaryOp):
         True, True.
 
     Notes
-    -----""" + _BESSEL_J_NOTES.replace("KERNEL", "bessel_j1") + "\n    "
+    -----"""
+        + _BESSEL_J_NOTES.replace("KERNEL", "bessel_j1")
+        + "\n    "
+    )
 
     __slots__ = ()
     schema_v1 = _schema("bessel_j1")
@@ -283,11 +316,15 @@ _BESSEL_YK_NOTES = r"""
     DOMAIN. PyTorch defines no gradient; Lucid gives the elementary one."""
 _Y_NOTES = _BESSEL_YK_NOTES.replace(
     "ASYMPTOTIC", r"Hankel's expansion :math:`\sqrt{2/(\pi x)}(P\sin\chi + Q\cos\chi)`"
-).replace("DOMAIN", r":math:`-\infty` at 0, nan for :math:`x < 0`, 0 at :math:`+\infty` "
-          "(PyTorch: nan)")
+).replace(
+    "DOMAIN",
+    r":math:`-\infty` at 0, nan for :math:`x < 0`, 0 at :math:`+\infty` "
+    "(PyTorch: nan)",
+)
 _K_NOTES = _BESSEL_YK_NOTES.replace(
-    "ASYMPTOTIC", r":math:`e^{x} K_\nu(x) \sim \sqrt{\pi/(2x)} \sum_k a_k(\nu) x^{-k}` "
-    "(30 terms)"
+    "ASYMPTOTIC",
+    r":math:`e^{x} K_\nu(x) \sim \sqrt{\pi/(2x)} \sum_k a_k(\nu) x^{-k}` "
+    "(30 terms)",
 ).replace("DOMAIN", r":math:`+\infty` at 0, nan for :math:`x < 0`, 0 at :math:`+\infty`")
 
 
@@ -297,7 +334,8 @@ def _doc(head, notes, kernel):
 
 @register
 class BesselY0Backward(UnaryOp):
-    __doc__ = _doc(r"""Autograd node for the Bessel function of the second kind
+    __doc__ = _doc(
+        r"""Autograd node for the Bessel function of the second kind
     :math:`y = Y_0(x)`.
 
     Saves the input: the derivative is :math:`-Y_1(x)`.
@@ -314,7 +352,10 @@ class BesselY0Backward(UnaryOp):
         True, False.
 
     Notes
-    -----""", _Y_NOTES, "bessel_y0")
+    -----""",
+        _Y_NOTES,
+        "bessel_y0",
+    )
 
     __slots__ = ()
     schema_v1 = _schema("bessel_y0")
@@ -330,7 +371,8 @@ class BesselY0Backward(UnaryOp):
 
 @register
 class BesselY1Backward(UnaryOp):
-    __doc__ = _doc(r"""Autograd node for the Bessel function of the second kind
+    __doc__ = _doc(
+        r"""Autograd node for the Bessel function of the second kind
     :math:`y = Y_1(x)`.
 
     Saves input and output: the derivative is :math:`Y_0(x) - y/x`.
@@ -347,7 +389,10 @@ class BesselY1Backward(UnaryOp):
         True, True.
 
     Notes
-    -----""", _Y_NOTES, "bessel_y1")
+    -----""",
+        _Y_NOTES,
+        "bessel_y1",
+    )
 
     __slots__ = ()
     schema_v1 = _schema("bessel_y1")
@@ -364,7 +409,8 @@ class BesselY1Backward(UnaryOp):
 
 @register
 class ModifiedBesselK0Backward(UnaryOp):
-    __doc__ = _doc(r"""Autograd node for the modified Bessel function of the second kind
+    __doc__ = _doc(
+        r"""Autograd node for the modified Bessel function of the second kind
     :math:`y = K_0(x)`.
 
     Saves the input: the derivative is :math:`-K_1(x)`.
@@ -381,7 +427,10 @@ class ModifiedBesselK0Backward(UnaryOp):
         True, False.
 
     Notes
-    -----""", _K_NOTES, "modified_bessel_k0")
+    -----""",
+        _K_NOTES,
+        "modified_bessel_k0",
+    )
 
     __slots__ = ()
     schema_v1 = _schema("modified_bessel_k0")
@@ -397,7 +446,8 @@ class ModifiedBesselK0Backward(UnaryOp):
 
 @register
 class ModifiedBesselK1Backward(UnaryOp):
-    __doc__ = _doc(r"""Autograd node for the modified Bessel function of the second kind
+    __doc__ = _doc(
+        r"""Autograd node for the modified Bessel function of the second kind
     :math:`y = K_1(x)`.
 
     Saves input and output: the derivative is :math:`-K_0(x) - y/x`.
@@ -414,7 +464,10 @@ class ModifiedBesselK1Backward(UnaryOp):
         True, True.
 
     Notes
-    -----""", _K_NOTES, "modified_bessel_k1")
+    -----""",
+        _K_NOTES,
+        "modified_bessel_k1",
+    )
 
     __slots__ = ()
     schema_v1 = _schema("modified_bessel_k1")
@@ -431,7 +484,8 @@ class ModifiedBesselK1Backward(UnaryOp):
 
 @register
 class ScaledModifiedBesselK0Backward(UnaryOp):
-    __doc__ = _doc(r"""Autograd node for :math:`y = e^x K_0(x)`.
+    __doc__ = _doc(
+        r"""Autograd node for :math:`y = e^x K_0(x)`.
 
     Saves input and output: the derivative is :math:`y - e^x K_1(x)`.
 
@@ -447,7 +501,10 @@ class ScaledModifiedBesselK0Backward(UnaryOp):
         True, True.
 
     Notes
-    -----""", _K_NOTES, "scaled_modified_bessel_k0")
+    -----""",
+        _K_NOTES,
+        "scaled_modified_bessel_k0",
+    )
 
     __slots__ = ()
     schema_v1 = _schema("scaled_modified_bessel_k0")
@@ -464,7 +521,8 @@ class ScaledModifiedBesselK0Backward(UnaryOp):
 
 @register
 class ScaledModifiedBesselK1Backward(UnaryOp):
-    __doc__ = _doc(r"""Autograd node for :math:`y = e^x K_1(x)`.
+    __doc__ = _doc(
+        r"""Autograd node for :math:`y = e^x K_1(x)`.
 
     Saves input and output: the derivative is :math:`y (1 - 1/x) - e^x K_0(x)`.
 
@@ -481,7 +539,10 @@ class ScaledModifiedBesselK1Backward(UnaryOp):
         True, True.
 
     Notes
-    -----""", _K_NOTES, "scaled_modified_bessel_k1")
+    -----""",
+        _K_NOTES,
+        "scaled_modified_bessel_k1",
+    )
 
     __slots__ = ()
     schema_v1 = _schema("scaled_modified_bessel_k1")
@@ -576,14 +637,23 @@ bessel_j0 = _unary(BesselJ0Backward, "bessel_j0", "Element-wise Bessel function 
 bessel_j1 = _unary(BesselJ1Backward, "bessel_j1", "Element-wise Bessel function :math:`J_1`.")
 bessel_y0 = _unary(BesselY0Backward, "bessel_y0", "Element-wise Bessel function :math:`Y_0`.")
 bessel_y1 = _unary(BesselY1Backward, "bessel_y1", "Element-wise Bessel function :math:`Y_1`.")
-modified_bessel_k0 = _unary(ModifiedBesselK0Backward, "modified_bessel_k0",
-                            "Element-wise modified Bessel function :math:`K_0`.")
-modified_bessel_k1 = _unary(ModifiedBesselK1Backward, "modified_bessel_k1",
-                            "Element-wise modified Bessel function :math:`K_1`.")
-scaled_modified_bessel_k0 = _unary(ScaledModifiedBesselK0Backward, "scaled_modified_bessel_k0",
-                                   r"Element-wise :math:`e^x K_0(x)`.")
-scaled_modified_bessel_k1 = _unary(ScaledModifiedBesselK1Backward, "scaled_modified_bessel_k1",
-                                   r"Element-wise :math:`e^x K_1(x)`.")
+modified_bessel_k0 = _unary(
+    ModifiedBesselK0Backward,
+    "modified_bessel_k0",
+    "Element-wise modified Bessel function :math:`K_0`.",
+)
+modified_bessel_k1 = _unary(
+    ModifiedBesselK1Backward,
+    "modified_bessel_k1",
+    "Element-wise modified Bessel function :math:`K_1`.",
+)
+scaled_modified_bessel_k0 = _unary(
+    ScaledModifiedBesselK0Backward, "scaled_modified_bessel_k0", r"Element-wise :math:`e^x K_0(x)`."
+)
+scaled_modified_bessel_k1 = _unary(
+    ScaledModifiedBesselK1Backward, "scaled_modified_bessel_k1", r"Element-wise :math:`e^x K_1(x)`."
+)
 airy_ai = _unary(AiryAiBackward, "airy_ai", r"Element-wise Airy function :math:`\mathrm{Ai}`.")
-spherical_bessel_j0 = _unary(SphericalBesselJ0Backward, "spherical_bessel_j0",
-                             r"Element-wise :math:`\sin(x)/x` (1 at 0).")
+spherical_bessel_j0 = _unary(
+    SphericalBesselJ0Backward, "spherical_bessel_j0", r"Element-wise :math:`\sin(x)/x` (1 at 0)."
+)

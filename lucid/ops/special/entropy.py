@@ -93,13 +93,18 @@ class Xlog1pyBackward(BinaryOp):
 
     def grad(self, F, g, a, b, out):
         e = self.next_edges
-        return (F.where((a == 0) & (b <= -1), 0, F.xlog1py(g, b)) if e[0] is not None
-                else None,
-                g * a / (1 + b) if e[1] is not None else None)
+        return (
+            F.where((a == 0) & (b <= -1), 0, F.xlog1py(g, b)) if e[0] is not None else None,
+            g * a / (1 + b) if e[1] is not None else None,
+        )
 
 
-entr = _unary(EntrBackward, "entr", r"Element-wise :math:`-x\ln x` (0 at 0, "
-              r":math:`-\infty` below).")
+entr = _unary(
+    EntrBackward,
+    "entr",
+    r"Element-wise :math:`-x\ln x` (0 at 0, "
+    r":math:`-\infty` below).",
+)
 
 
 def xlog1py(input, other):

@@ -25,6 +25,7 @@ _FP32 = AmpPolicy.FORCE_FP32
 
 # == the gamma family ======================================================================
 
+
 @register
 class LgammaBackward(UnaryOp):
     r"""Autograd node for :math:`y = \ln|\Gamma(x)|`.
@@ -177,6 +178,7 @@ Tensor.polygamma_ = lambda self, n: apply_inplace(lambda x: polygamma(n, x), sel
 
 # == the softmax family ====================================================================
 
+
 @register
 class SoftmaxBackward(UnaryOp):
     r"""Autograd node for :math:`y = \mathrm{softmax}(x)` along ``dim``, one fused op.
@@ -306,11 +308,15 @@ def _softmax_input(input, dim, dtype, op):
         if x._dtype is not dt:
             x = x.to(dt)
     if not x._dtype.is_floating_point:
-        raise DTypeError(f"{op}: not implemented for {x._dtype.name} input; expected a "
-                         "floating point tensor (or pass dtype=)")
+        raise DTypeError(
+            f"{op}: not implemented for {x._dtype.name} input; expected a "
+            "floating point tensor (or pass dtype=)"
+        )
     if dim is None:
-        raise ArgumentError(f"{op}: dim must be given (implicit dim selection is "
-                            "deprecated in PyTorch and not supported)")
+        raise ArgumentError(
+            f"{op}: dim must be given (implicit dim selection is "
+            "deprecated in PyTorch and not supported)"
+        )
     return x, norm_dim(dim, x._data.ndim, op)
 
 
@@ -334,6 +340,8 @@ def logcumsumexp(input, dim):
     x = to_tensor(input)
     d = norm_dim(dim, x._data.ndim, "logcumsumexp")
     if not x._dtype.is_floating_point:
-        raise DTypeError(f"logcumsumexp: not implemented for {x._dtype.name} input; "
-                         "expected a floating point tensor")
+        raise DTypeError(
+            f"logcumsumexp: not implemented for {x._dtype.name} input; "
+            "expected a floating point tensor"
+        )
     return LogcumsumexpBackward.call(x, dim=d)

@@ -29,8 +29,9 @@ _LOG_PI = math.log(math.pi)
 
 
 def _not_implemented(op, what):
-    raise AutogradError(f"{op}: the derivative with respect to {what} is not implemented "
-                        "(as in PyTorch)")
+    raise AutogradError(
+        f"{op}: the derivative with respect to {what} is not implemented (as in PyTorch)"
+    )
 
 
 @register
@@ -107,7 +108,8 @@ _GAMMAINC_NOTES = r"""
 
 @register
 class GammaincBackward(_IncompleteGammaBackward):
-    __doc__ = r"""Autograd node for the regularised lower incomplete gamma function
+    __doc__ = (
+        r"""Autograd node for the regularised lower incomplete gamma function
     :math:`y = P(a, x)`.
 
     Saves both inputs: the gradient in :math:`x` is the Gamma(:math:`a`) density.
@@ -127,7 +129,10 @@ class GammaincBackward(_IncompleteGammaBackward):
         False.
 
     Notes
-    -----""" + _GAMMAINC_NOTES.replace("KERNEL", "gammainc") + "\n    "
+    -----"""
+        + _GAMMAINC_NOTES.replace("KERNEL", "gammainc")
+        + "\n    "
+    )
 
     __slots__ = ()
     schema_v1 = _schema("gammainc", 2)
@@ -139,7 +144,8 @@ class GammaincBackward(_IncompleteGammaBackward):
 
 @register
 class GammainccBackward(_IncompleteGammaBackward):
-    __doc__ = r"""Autograd node for the regularised upper incomplete gamma function
+    __doc__ = (
+        r"""Autograd node for the regularised upper incomplete gamma function
     :math:`y = Q(a, x) = 1 - P(a, x)`.
 
     Saves both inputs: the gradient in :math:`x` is minus the Gamma(:math:`a`) density.
@@ -158,7 +164,10 @@ class GammainccBackward(_IncompleteGammaBackward):
         False.
 
     Notes
-    -----""" + _GAMMAINC_NOTES.replace("KERNEL", "gammaincc") + "\n    "
+    -----"""
+        + _GAMMAINC_NOTES.replace("KERNEL", "gammaincc")
+        + "\n    "
+    )
 
     __slots__ = ()
     schema_v1 = _schema("gammaincc", 2)

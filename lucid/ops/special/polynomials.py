@@ -15,11 +15,20 @@ from ..core.base import BinaryOp
 from ..core.registry import register
 from ._common import _schema
 
-__all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-           "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
-           "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-           "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
-           "laguerre_polynomial_l", "legendre_polynomial_p"]
+__all__ = [
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]
 
 
 @register
@@ -68,25 +77,42 @@ class OrthogonalPolynomialBackward(BinaryOp):
 def _polynomial(kind, name, what):
     def op(input, n):
         return OrthogonalPolynomialBackward.call(input, n, kind=kind)
+
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Element-wise {what} of degree ``n`` (a number or a tensor, broadcast)."
     return op
 
 
-chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v, \
-    chebyshev_polynomial_w = (_polynomial(f"chebyshev_{k}", f"chebyshev_polynomial_{k}",
-                                          f"Chebyshev polynomial :math:`{k.upper()}_n(x)`")
-                              for k in "tuvw")
-shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, \
-    shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w = (
-        _polynomial(f"shifted_chebyshev_{k}", f"shifted_chebyshev_polynomial_{k}",
-                    f"shifted Chebyshev polynomial :math:`{k.upper()}_n(2x - 1)`")
-        for k in "tuvw")
-hermite_polynomial_h = _polynomial("hermite_h", "hermite_polynomial_h",
-                                   "physicists' Hermite polynomial :math:`H_n(x)`")
-hermite_polynomial_he = _polynomial("hermite_he", "hermite_polynomial_he",
-                                    "probabilists' Hermite polynomial :math:`He_n(x)`")
-laguerre_polynomial_l = _polynomial("laguerre_l", "laguerre_polynomial_l",
-                                    "Laguerre polynomial :math:`L_n(x)`")
-legendre_polynomial_p = _polynomial("legendre_p", "legendre_polynomial_p",
-                                    "Legendre polynomial :math:`P_n(x)`")
+chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v, chebyshev_polynomial_w = (
+    _polynomial(
+        f"chebyshev_{k}",
+        f"chebyshev_polynomial_{k}",
+        f"Chebyshev polynomial :math:`{k.upper()}_n(x)`",
+    )
+    for k in "tuvw"
+)
+(
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+) = (
+    _polynomial(
+        f"shifted_chebyshev_{k}",
+        f"shifted_chebyshev_polynomial_{k}",
+        f"shifted Chebyshev polynomial :math:`{k.upper()}_n(2x - 1)`",
+    )
+    for k in "tuvw"
+)
+hermite_polynomial_h = _polynomial(
+    "hermite_h", "hermite_polynomial_h", "physicists' Hermite polynomial :math:`H_n(x)`"
+)
+hermite_polynomial_he = _polynomial(
+    "hermite_he", "hermite_polynomial_he", "probabilists' Hermite polynomial :math:`He_n(x)`"
+)
+laguerre_polynomial_l = _polynomial(
+    "laguerre_l", "laguerre_polynomial_l", "Laguerre polynomial :math:`L_n(x)`"
+)
+legendre_polynomial_p = _polynomial(
+    "legendre_p", "legendre_polynomial_p", "Legendre polynomial :math:`P_n(x)`"
+)

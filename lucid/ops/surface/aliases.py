@@ -63,13 +63,17 @@ def histogram2d(x, y, bins=10, *, range=None, weight=None, density=False):
     ``j``; ``density`` normalises it to integrate to 1."""
     x, y = to_tensor(x), to_tensor(y)
     if x.ndim != 1 or tuple(x.shape) != tuple(y.shape):
-        raise ShapeError(f"histogram2d: x and y must be 1-D tensors of the same length, got "
-                         f"shapes {tuple(x.shape)} and {tuple(y.shape)}")
+        raise ShapeError(
+            f"histogram2d: x and y must be 1-D tensors of the same length, got "
+            f"shapes {tuple(x.shape)} and {tuple(y.shape)}"
+        )
     if range is not None:
         if not isinstance(range, (list, tuple)):
-            raise ArgumentTypeError(f"histogram2d: range must be a sequence, got "
-                                    f"{type(range).__name__}")
+            raise ArgumentTypeError(
+                f"histogram2d: range must be a sequence, got {type(range).__name__}"
+            )
         range = [v for r in range for v in (r if isinstance(r, (list, tuple)) else (r,))]
-    hist, edges = histogramdd(stack([x, y], dim=1), bins, range=range, weight=weight,
-                              density=density)
+    hist, edges = histogramdd(
+        stack([x, y], dim=1), bins, range=range, weight=weight, density=density
+    )
     return _Histogram2d(hist, edges[0], edges[1])

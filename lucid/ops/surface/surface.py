@@ -30,17 +30,19 @@ from ..binary.functions import maximum
 __all__ = ["split_with_sizes", "vsplit", "hsplit", "dsplit", "numel", "poisson"]
 
 
-
 # == splits ================================================================================
+
 
 @tensor_method("split_with_sizes")
 def split_with_sizes(input, split_sizes, dim=0):
     """Views of ``input`` along ``dim`` of the given sizes (which must sum to its size)."""
     x = to_tensor(input)
     if isinstance(split_sizes, numbers.Integral) or not all(
-            isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in split_sizes):
-        raise DTypeError("split_with_sizes(): split_sizes must be a sequence of ints, got "
-                         f"{split_sizes!r}")
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in split_sizes
+    ):
+        raise DTypeError(
+            f"split_with_sizes(): split_sizes must be a sequence of ints, got {split_sizes!r}"
+        )
     sizes = [int(s) for s in split_sizes]
     if any(s < 0 for s in sizes):
         raise ShapeError(f"split_with_sizes(): split_sizes must be non-negative, got {sizes}")
@@ -53,19 +55,25 @@ def _dir_split(input, ios, dim, op, need, what):
     x = to_tensor(input)
     nd = x._data.ndim
     if nd < need:
-        raise DimError(f"{op}(): {op} requires a tensor with at least {need} dimension"
-                       f"{'s' if need > 1 else ''}, but got a tensor with {nd} dimensions!")
+        raise DimError(
+            f"{op}(): {op} requires a tensor with at least {need} dimension"
+            f"{'s' if need > 1 else ''}, but got a tensor with {nd} dimensions!"
+        )
     if isinstance(ios, numbers.Integral) and not isinstance(ios, bool):
         n = x.shape[dim]
         if ios == 0 or n % ios:
-            raise ShapeError(f"{op}(): {op} attempted to split along dimension {dim}, but the "
-                             f"size of the dimension {n} is not divisible by the split_size "
-                             f"{ios}!")
+            raise ShapeError(
+                f"{op}(): {op} attempted to split along dimension {dim}, but the "
+                f"size of the dimension {n} is not divisible by the split_size "
+                f"{ios}!"
+            )
         return tensor_split(x, int(ios), dim)
     if isinstance(ios, Tensor) or isinstance(ios, (list, tuple)):
         return tensor_split(x, list(ios) if not isinstance(ios, Tensor) else ios, dim)
-    raise DTypeError(f"{op}(): indices_or_sections must be an int or a sequence of {what}, "
-                     f"got {type(ios).__name__}")
+    raise DTypeError(
+        f"{op}(): indices_or_sections must be an int or a sequence of {what}, "
+        f"got {type(ios).__name__}"
+    )
 
 
 @tensor_method("vsplit")
@@ -92,12 +100,12 @@ def dsplit(input, indices_or_sections):
 def numel(input):
     """The number of elements of ``input``."""
     if not isinstance(input, Tensor):
-        raise DTypeError(f"numel(): argument 'input' must be Tensor, not "
-                         f"{type(input).__name__}")
+        raise DTypeError(f"numel(): argument 'input' must be Tensor, not {type(input).__name__}")
     return math.prod(input._data.shape)
 
 
 # == in place ==============================================================================
+
 
 def _fill_diagonal(x, fill_value, wrap):
     shape = tuple(x.shape)
@@ -108,7 +116,7 @@ def _fill_diagonal(x, fill_value, wrap):
         end = total if wrap else min(rows, cols) * cols
     else:
         n = shape[0]
-        step = sum(n ** k for k in range(len(shape)))
+        step = sum(n**k for k in range(len(shape)))
         end = total
     pos = arange(total, device=x._device)
     mask = ((pos % step == 0) & (pos < end)).reshape(shape)
@@ -125,20 +133,25 @@ def fill_diagonal_(self, fill_value, wrap=False):
     if nd < 2:
         raise DimError(f"fill_diagonal_: dimensions must larger than 1, got {nd}")
     if nd > 2 and len(set(self._data.shape)) != 1:
-        raise ShapeError(f"fill_diagonal_: all dimensions of input must be of equal length, "
-                         f"got shape {tuple(self.shape)}")
+        raise ShapeError(
+            f"fill_diagonal_: all dimensions of input must be of equal length, "
+            f"got shape {tuple(self.shape)}"
+        )
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if not isinstance(fill_value, numbers.Number):
-        raise DTypeError(f"fill_diagonal_: fill_value must be a number, got "
-                         f"{type(fill_value).__name__}")
+        raise DTypeError(
+            f"fill_diagonal_: fill_value must be a number, got {type(fill_value).__name__}"
+        )
     if isinstance(fill_value, complex) and not self._dtype.is_complex:
-        raise DTypeError(f"fill_diagonal_: can't fill a {self._dtype.name} tensor with the "
-                         f"complex value {fill_value}")
+        raise DTypeError(
+            f"fill_diagonal_: can't fill a {self._dtype.name} tensor with the "
+            f"complex value {fill_value}"
+        )
     if self._dtype is _dt.bool:
         fill_value = bool(fill_value)
     elif self._dtype._cat < 2:
-        fill_value = int(fill_value)            # truncates, like the C cast PyTorch does
+        fill_value = int(fill_value)  # truncates, like the C cast PyTorch does
     return apply_inplace(_fill_diagonal, self, fill_value, bool(wrap))
 
 
@@ -159,9 +172,11 @@ Tensor.minimum_ = _min_
 
 # == random fills ==========================================================================
 
+
 def _filler(name):
     def fn(x, value):
         return FillBackward.apply(x, value=value)
+
     fn.__name__ = name
     return fn
 
@@ -227,8 +242,9 @@ def poisson(input, generator=None):
     x = to_tensor(input)
     _float_self(x, "poisson")
     if x._data.size and bool(((x < 0) | ~isfinite(x)).any()):
-        raise ArgumentError("poisson: invalid Poisson rate, expected rate to be non-negative "
-                            "and finite")
+        raise ArgumentError(
+            "poisson: invalid Poisson rate, expected rate to be non-negative and finite"
+        )
     dev = x._device
     rng = generator_for(generator, dev, "poisson")._impl
     arr = dev.backend.poisson(rng, x._data, x._dtype.np)

@@ -22,7 +22,7 @@ from ..._tensor import Tensor, from_numpy
 from ... import dtypes as _dt
 from ...backend import host
 
-MIN_BYTES = 1 << 16    # smaller tensors travel inline: a descriptor costs a few syscalls
+MIN_BYTES = 1 << 16  # smaller tensors travel inline: a descriptor costs a few syscalls
 FDS_PER_MESSAGE = 250  # the kernel passes at most 253 descriptors in one message
 SHARING = hasattr(os, "memfd_create") and getattr(reduction, "HAVE_SEND_HANDLE", False)
 
@@ -40,8 +40,12 @@ class _Pickler(reduction.ForkingPickler):
         self._fds = fds
 
     def persistent_id(self, obj):
-        if self._fds is None or type(obj) is not Tensor or \
-                obj.device.type != "cpu" or obj.nbytes < MIN_BYTES:
+        if (
+            self._fds is None
+            or type(obj) is not Tensor
+            or obj.device.type != "cpu"
+            or obj.nbytes < MIN_BYTES
+        ):
             return None
         src = obj.numpy(force=True)
         fd = os.memfd_create("lucid-dataloader", os.MFD_CLOEXEC)
@@ -78,8 +82,9 @@ class Channel:
 
     def __init__(self, conn):
         self.conn = conn
-        self._sock = socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) \
-            if SHARING else None
+        self._sock = (
+            socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) if SHARING else None
+        )
 
     def fileno(self):
         return self.conn.fileno()
@@ -100,7 +105,7 @@ class Channel:
             del view
             try:
                 for i in range(0, len(fds), FDS_PER_MESSAGE):
-                    reduction.sendfds(self._sock, fds[i:i + FDS_PER_MESSAGE])
+                    reduction.sendfds(self._sock, fds[i : i + FDS_PER_MESSAGE])
             except OSError as e:
                 raise StreamBroken(f"sending shared tensors failed: {e}") from e
         finally:

@@ -22,8 +22,8 @@ from .collate import default_collate
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
-POLL_S = 0.25          # how often a blocked worker or the main process checks on the other
-_RESUME = "resume"     # index-queue message: restart the iterable's stream (a new epoch)
+POLL_S = 0.25  # how often a blocked worker or the main process checks on the other
+_RESUME = "resume"  # index-queue message: restart the iterable's stream (a new epoch)
 
 
 class WorkerInfo:
@@ -34,16 +34,22 @@ class WorkerInfo:
     __slots__ = ("id", "num_workers", "seed", "dataset")
 
     def __init__(self, id, num_workers, seed, dataset):
-        for k, v in (("id", id), ("num_workers", num_workers), ("seed", seed),
-                     ("dataset", dataset)):
+        for k, v in (
+            ("id", id),
+            ("num_workers", num_workers),
+            ("seed", seed),
+            ("dataset", dataset),
+        ):
             object.__setattr__(self, k, v)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"WorkerInfo: can't set attribute {key!r}; it is read-only")
 
     def __repr__(self):
-        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed}, "
-                f"dataset={type(self.dataset).__name__})")
+        return (
+            f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed}, "
+            f"dataset={type(self.dataset).__name__})"
+        )
 
 
 _info = None
@@ -71,12 +77,15 @@ class ExceptionWrapper:
     def __init__(self, where):
         exc_type, exc, _ = sys.exc_info()
         self.exc_type = exc_type
-        self.msg = (f"Caught {exc_type.__name__} {where}.\nOriginal "
-                    f"{''.join(traceback.format_exception(exc_type, exc, exc.__traceback__))}")
+        self.msg = (
+            f"Caught {exc_type.__name__} {where}.\nOriginal "
+            f"{''.join(traceback.format_exception(exc_type, exc, exc.__traceback__))}"
+        )
 
     def __reduce__(self):
         # a type defined where the main process can't import it travels as RuntimeError
         import pickle
+
         try:
             pickle.dumps(self.exc_type)
             exc_type = self.exc_type
@@ -85,7 +94,7 @@ class ExceptionWrapper:
         return _rebuild_wrapper, (exc_type, self.msg)
 
     def reraise(self):
-        if self.exc_type is KeyError:   # KeyError's str() would quote the whole message
+        if self.exc_type is KeyError:  # KeyError's str() would quote the whole message
             raise KeyError(_Message(self.msg))
         try:
             exc = self.exc_type(self.msg)
@@ -112,8 +121,11 @@ class MapFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
         self.dataset, self.auto, self.collate_fn = dataset, auto_collation, collate_fn
         self.getitems = getattr(dataset, "__getitems__", None) if auto_collation else None
-        self.collated = getattr(dataset, "_collated", None) \
-            if auto_collation and collate_fn is default_collate else None
+        self.collated = (
+            getattr(dataset, "_collated", None)
+            if auto_collation and collate_fn is default_collate
+            else None
+        )
         self._stage = self._index = self._sample = None
 
     def fetch(self, index):
@@ -142,8 +154,7 @@ class MapFetcher:
         if self._stage == "batch":
             return f"while fetching the batch of indices {self._index!r}"
         if self.auto:
-            return (f"while fetching sample index {self._sample!r} (batch indices "
-                    f"{self._index!r})")
+            return f"while fetching sample index {self._sample!r} (batch indices {self._index!r})"
         return f"while fetching sample index {self._sample!r}"
 
 
@@ -201,12 +212,19 @@ def _send(conn, msg, worker_id):
     try:
         conn.send(msg)
     except StreamBroken:
-        raise                       # the worker exits with its traceback on stderr
+        raise  # the worker exits with its traceback on stderr
     except (BrokenPipeError, ConnectionResetError):
         return False
     except Exception:
-        conn.send((msg[0], ExceptionWrapper(f"in DataLoader worker process {worker_id} "
-                                            "while sending the batch to the main process")))
+        conn.send(
+            (
+                msg[0],
+                ExceptionWrapper(
+                    f"in DataLoader worker process {worker_id} "
+                    "while sending the batch to the main process"
+                ),
+            )
+        )
     return True
 
 
@@ -219,13 +237,25 @@ def worker_loop(*args):
         pass
 
 
-def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collation,
-           collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
+def _serve(
+    iterable,
+    dataset,
+    index_queue,
+    result_conn,
+    done_event,
+    auto_collation,
+    collate_fn,
+    drop_last,
+    base_seed,
+    init_fn,
+    worker_id,
+    num_workers,
+):
     """Serve tasks from ``index_queue``, sending results on this worker's channel
     ``result_conn`` (:class:`~._shared.Channel`), until told to stop, the main process
     sets ``done_event``, or the main process is gone."""
     global _info
-    parent = multiprocessing.parent_process()   # the loader's process, whatever the method
+    parent = multiprocessing.parent_process()  # the loader's process, whatever the method
     seed = base_seed + worker_id
     seed_worker(seed)
     _info = WorkerInfo(worker_id, num_workers, seed, dataset)
@@ -235,8 +265,10 @@ def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collati
             init_fn(worker_id)
         fetcher = make_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
     except Exception:
-        init_error = ExceptionWrapper(f"in DataLoader worker process {worker_id} (in "
-                                      "worker_init_fn or while starting the iterator)")
+        init_error = ExceptionWrapper(
+            f"in DataLoader worker process {worker_id} (in "
+            "worker_init_fn or while starting the iterator)"
+        )
     ended = False
     while True:
         try:
@@ -249,11 +281,11 @@ def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collati
             break
         if task == _RESUME:
             try:
-                fetcher = make_fetcher(iterable, dataset, auto_collation, collate_fn,
-                                       drop_last)
+                fetcher = make_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
             except Exception:
-                init_error = ExceptionWrapper(f"in DataLoader worker process {worker_id} "
-                                              "while restarting the iterator")
+                init_error = ExceptionWrapper(
+                    f"in DataLoader worker process {worker_id} while restarting the iterator"
+                )
             ended = False
             if not _send(result_conn, (_RESUME, worker_id), worker_id):
                 break
@@ -271,8 +303,9 @@ def _serve(iterable, dataset, index_queue, result_conn, done_event, auto_collati
             except StopIteration:
                 data, ended = IterableEnd(worker_id), True
             except Exception:
-                data = ExceptionWrapper(f"in DataLoader worker process {worker_id} "
-                                        f"{fetcher.where()}")
+                data = ExceptionWrapper(
+                    f"in DataLoader worker process {worker_id} {fetcher.where()}"
+                )
         if not _send(result_conn, (idx, data), worker_id):
             break
         del data

@@ -45,9 +45,11 @@ def default_collate(batch):
     if kind in ("array", "scalar"):
         return stack([as_tensor(b) for b in batch], 0)
     if kind == "bad":
-        raise ArgumentTypeError(f"default_collate: batch must contain tensors, numpy arrays, "
-                                f"numbers, dicts or lists; found a numpy array of dtype "
-                                f"{elem.dtype}")
+        raise ArgumentTypeError(
+            f"default_collate: batch must contain tensors, numpy arrays, "
+            f"numbers, dicts or lists; found a numpy array of dtype "
+            f"{elem.dtype}"
+        )
     if isinstance(elem, float):
         return tensor(batch, dtype=float64)
     if isinstance(elem, int):
@@ -65,8 +67,10 @@ def default_collate(batch):
     if isinstance(elem, collections.abc.Sequence):
         n = len(elem)
         if any(len(b) != n for b in batch):
-            raise ShapeError("default_collate: each element in list of batch should be of "
-                             f"equal size, got lengths {[len(b) for b in batch]}")
+            raise ShapeError(
+                "default_collate: each element in list of batch should be of "
+                f"equal size, got lengths {[len(b) for b in batch]}"
+            )
         columns = [default_collate(s) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
@@ -74,8 +78,10 @@ def default_collate(batch):
             return type(elem)(columns)
         except TypeError:
             return columns
-    raise ArgumentTypeError(f"default_collate: batch must contain tensors, numpy arrays, "
-                            f"numbers, dicts or lists; found {type(elem).__name__}")
+    raise ArgumentTypeError(
+        f"default_collate: batch must contain tensors, numpy arrays, "
+        f"numbers, dicts or lists; found {type(elem).__name__}"
+    )
 
 
 def default_convert(data):

@@ -32,7 +32,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader"]
 
 
-_live = weakref.WeakSet()       # the worker pools not yet shut down
+_live = weakref.WeakSet()  # the worker pools not yet shut down
 
 
 @atexit.register
@@ -80,83 +80,139 @@ class DataLoader:
     yields batches as they arrive. ``pin_memory`` pins each batch (a no-op on a CPU-only
     build: ``Tensor.pin_memory`` returns the tensor)."""
 
-    _frozen = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
-               "persistent_workers")
+    _frozen = (
+        "batch_size",
+        "batch_sampler",
+        "sampler",
+        "drop_last",
+        "dataset",
+        "persistent_workers",
+    )
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
-                 timeout=0, worker_init_fn=None, multiprocessing_context=None,
-                 generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device="", in_order=True):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
         if not isinstance(num_workers, int) or num_workers < 0:
-            raise ArgumentError("DataLoader: num_workers option should be non-negative; use "
-                                f"num_workers=0 to disable multiprocessing, got {num_workers!r}")
+            raise ArgumentError(
+                "DataLoader: num_workers option should be non-negative; use "
+                f"num_workers=0 to disable multiprocessing, got {num_workers!r}"
+            )
         if timeout < 0:
-            raise ArgumentError(f"DataLoader: timeout option should be non-negative, got "
-                                f"{timeout!r}")
+            raise ArgumentError(
+                f"DataLoader: timeout option should be non-negative, got {timeout!r}"
+            )
         if num_workers == 0 and prefetch_factor is not None:
-            raise ArgumentError("DataLoader: prefetch_factor option could only be specified "
-                                "in multiprocessing; let num_workers > 0 to enable it")
-        if prefetch_factor is not None and (not isinstance(prefetch_factor, int)
-                                            or prefetch_factor < 1):
-            raise ArgumentError(f"DataLoader: prefetch_factor option should be a positive "
-                                f"int, got {prefetch_factor!r}")
+            raise ArgumentError(
+                "DataLoader: prefetch_factor option could only be specified "
+                "in multiprocessing; let num_workers > 0 to enable it"
+            )
+        if prefetch_factor is not None and (
+            not isinstance(prefetch_factor, int) or prefetch_factor < 1
+        ):
+            raise ArgumentError(
+                f"DataLoader: prefetch_factor option should be a positive "
+                f"int, got {prefetch_factor!r}"
+            )
         if persistent_workers and num_workers == 0:
             raise ArgumentError("DataLoader: persistent_workers option needs num_workers > 0")
         iterable = isinstance(dataset, IterableDataset)
         if iterable:
             if shuffle not in (None, False):
-                raise ArgumentError(f"DataLoader with IterableDataset: expected unspecified "
-                                    f"shuffle option, but got shuffle={shuffle!r}")
+                raise ArgumentError(
+                    f"DataLoader with IterableDataset: expected unspecified "
+                    f"shuffle option, but got shuffle={shuffle!r}"
+                )
             if sampler is not None:
-                raise ArgumentError(f"DataLoader with IterableDataset: expected unspecified "
-                                    f"sampler option, but got sampler={sampler!r}")
+                raise ArgumentError(
+                    f"DataLoader with IterableDataset: expected unspecified "
+                    f"sampler option, but got sampler={sampler!r}"
+                )
             if batch_sampler is not None:
-                raise ArgumentError(f"DataLoader with IterableDataset: expected unspecified "
-                                    f"batch_sampler option, but got "
-                                    f"batch_sampler={batch_sampler!r}")
+                raise ArgumentError(
+                    f"DataLoader with IterableDataset: expected unspecified "
+                    f"batch_sampler option, but got "
+                    f"batch_sampler={batch_sampler!r}"
+                )
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ArgumentError("DataLoader: sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ArgumentError("DataLoader: batch_sampler option is mutually exclusive "
-                                    "with batch_size, shuffle, sampler, and drop_last")
+                raise ArgumentError(
+                    "DataLoader: batch_sampler option is mutually exclusive "
+                    "with batch_size, shuffle, sampler, and drop_last"
+                )
             batch_size, drop_last = None, False
         elif batch_size is None and drop_last:
-            raise ArgumentError("DataLoader: batch_size=None option disables auto-batching "
-                                "and is mutually exclusive with drop_last")
+            raise ArgumentError(
+                "DataLoader: batch_size=None option disables auto-batching "
+                "and is mutually exclusive with drop_last"
+            )
         if sampler is None:
-            sampler = _InfiniteConstantSampler() if iterable else \
-                RandomSampler(dataset, generator=generator) if shuffle else \
-                SequentialSampler(dataset)
+            sampler = (
+                _InfiniteConstantSampler()
+                if iterable
+                else RandomSampler(dataset, generator=generator)
+                if shuffle
+                else SequentialSampler(dataset)
+            )
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         if multiprocessing_context is not None:
             if num_workers == 0:
-                raise ArgumentError("DataLoader: multiprocessing_context can only be used "
-                                    "with multi-process loading (num_workers > 0)")
+                raise ArgumentError(
+                    "DataLoader: multiprocessing_context can only be used "
+                    "with multi-process loading (num_workers > 0)"
+                )
             if isinstance(multiprocessing_context, str):
                 multiprocessing_context = multiprocessing.get_context(multiprocessing_context)
         d = self.__dict__
-        d.update(dataset=dataset, batch_size=batch_size, sampler=sampler,
-                 batch_sampler=batch_sampler, drop_last=drop_last, generator=generator,
-                 num_workers=num_workers, pin_memory=bool(pin_memory),
-                 pin_memory_device=pin_memory_device, timeout=timeout,
-                 worker_init_fn=worker_init_fn, in_order=bool(in_order),
-                 multiprocessing_context=multiprocessing_context,
-                 prefetch_factor=(2 if prefetch_factor is None and num_workers else
-                                  prefetch_factor),
-                 persistent_workers=bool(persistent_workers), _iterable=iterable,
-                 _iterator=None)
+        d.update(
+            dataset=dataset,
+            batch_size=batch_size,
+            sampler=sampler,
+            batch_sampler=batch_sampler,
+            drop_last=drop_last,
+            generator=generator,
+            num_workers=num_workers,
+            pin_memory=bool(pin_memory),
+            pin_memory_device=pin_memory_device,
+            timeout=timeout,
+            worker_init_fn=worker_init_fn,
+            in_order=bool(in_order),
+            multiprocessing_context=multiprocessing_context,
+            prefetch_factor=(2 if prefetch_factor is None and num_workers else prefetch_factor),
+            persistent_workers=bool(persistent_workers),
+            _iterable=iterable,
+            _iterator=None,
+        )
         if collate_fn is None:
             collate_fn = default_collate if batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
 
     def __setattr__(self, name, value):
         if name in self._frozen:
-            raise ArgumentError(f"DataLoader: {name} attribute should not be set after "
-                                "DataLoader is initialized")
+            raise ArgumentError(
+                f"DataLoader: {name} attribute should not be set after DataLoader is initialized"
+            )
         super().__setattr__(name, value)
 
     @property
@@ -223,9 +279,13 @@ class _SingleProcessIter(_BaseIter):
 
     def _reset(self, loader, first=False):
         super()._reset(loader, first)
-        self._fetcher = _worker.make_fetcher(loader._iterable, loader.dataset,
-                                             loader._auto_collation, loader.collate_fn,
-                                             loader.drop_last)
+        self._fetcher = _worker.make_fetcher(
+            loader._iterable,
+            loader.dataset,
+            loader._auto_collation,
+            loader.collate_fn,
+            loader.drop_last,
+        )
 
     def __next__(self):
         data = self._fetcher.fetch(next(self._sampler_iter))
@@ -249,17 +309,31 @@ class _MultiProcessIter(_BaseIter):
         self._index_queues, self._conns, self._workers = [], [], []
         self._stopped = [False] * n
         _live.add(self)
-        super().__init__(loader)        # the sampler iterator and the base seed
+        super().__init__(loader)  # the sampler iterator and the base seed
         try:
             for w in range(n):
                 q = ctx.Queue()
                 q.cancel_join_thread()
-                reader, writer = ctx.Pipe(duplex=_shared.SHARING)   # a socket pair
+                reader, writer = ctx.Pipe(duplex=_shared.SHARING)  # a socket pair
                 reader, writer = _shared.Channel(reader), _shared.Channel(writer)
-                p = ctx.Process(target=_worker.worker_loop, daemon=True, args=(
-                    loader._iterable, loader.dataset, q, writer, self._done,
-                    loader._auto_collation, loader.collate_fn, loader.drop_last,
-                    self._base_seed, loader.worker_init_fn, w, n))
+                p = ctx.Process(
+                    target=_worker.worker_loop,
+                    daemon=True,
+                    args=(
+                        loader._iterable,
+                        loader.dataset,
+                        q,
+                        writer,
+                        self._done,
+                        loader._auto_collation,
+                        loader.collate_fn,
+                        loader.drop_last,
+                        self._base_seed,
+                        loader.worker_init_fn,
+                        w,
+                        n,
+                    ),
+                )
                 p.start()
                 writer.close()
                 self._index_queues.append(q)
@@ -272,7 +346,7 @@ class _MultiProcessIter(_BaseIter):
 
     def _reset(self, loader, first=False):
         super()._reset(loader, first)
-        if not first:           # a persistent iterator's next epoch: restart the workers
+        if not first:  # a persistent iterator's next epoch: restart the workers
             for q in self._index_queues:
                 q.put(_worker._RESUME)
             acks = 0
@@ -311,9 +385,12 @@ class _MultiProcessIter(_BaseIter):
     def __next__(self):
         while True:
             if self._in_order:
-                while self._rcvd_idx < self._send_idx and self._rcvd_idx not in self._tasks \
-                        and self._rcvd_idx not in self._ready:
-                    self._rcvd_idx += 1         # a task of a worker whose stream ended
+                while (
+                    self._rcvd_idx < self._send_idx
+                    and self._rcvd_idx not in self._tasks
+                    and self._rcvd_idx not in self._ready
+                ):
+                    self._rcvd_idx += 1  # a task of a worker whose stream ended
                 if self._rcvd_idx in self._ready:
                     data = self._ready.pop(self._rcvd_idx)
                     self._rcvd_idx += 1
@@ -326,7 +403,7 @@ class _MultiProcessIter(_BaseIter):
                 raise StopIteration
             w, (idx, data) = self._receive()
             if self._tasks.pop(idx, None) is None:
-                continue                        # not a task of this epoch
+                continue  # not a task of this epoch
             if isinstance(data, _worker.IterableEnd):
                 self._end_worker(w)
                 self._put_task()
@@ -344,7 +421,7 @@ class _MultiProcessIter(_BaseIter):
         workers persist, let it exit)."""
         self._active[w] = False
         for idx in [i for i, v in self._tasks.items() if v == w]:
-            del self._tasks[idx]            # its later tasks can only report the end too
+            del self._tasks[idx]  # its later tasks can only report the end too
         if not self._persistent:
             self._stopped[w] = True
             self._index_queues[w].put(None)
@@ -355,8 +432,7 @@ class _MultiProcessIter(_BaseIter):
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
             waiting = [c for c, s in zip(self._conns, self._stopped) if not s]
-            watch = waiting + [p.sentinel for p, s in zip(self._workers, self._stopped)
-                               if not s]
+            watch = waiting + [p.sentinel for p, s in zip(self._workers, self._stopped) if not s]
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready = multiprocessing.connection.wait(watch, left)
             for c in ready:
@@ -372,8 +448,10 @@ class _MultiProcessIter(_BaseIter):
                         self._worker_died(w)
             elif deadline is not None:
                 self._shutdown()
-                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds "
-                                   "waiting for a batch from its workers")
+                raise RuntimeError(
+                    f"DataLoader timed out after {self._timeout} seconds "
+                    "waiting for a batch from its workers"
+                )
 
     def _worker_died(self, w):
         p = self._workers[w]
@@ -387,8 +465,10 @@ class _MultiProcessIter(_BaseIter):
                 how = f"was killed by signal {-code}"
         else:
             how = f"exited unexpectedly with exit code {code}"
-        raise RuntimeError(f"DataLoader worker {w} (pid {p.pid}) {how}; see the worker's "
-                           "output above for its own error, if it printed one")
+        raise RuntimeError(
+            f"DataLoader worker {w} (pid {p.pid}) {how}; see the worker's "
+            "output above for its own error, if it printed one"
+        )
 
     def _shutdown(self):
         """Stop the workers (send None, then terminate what has not exited) and close the

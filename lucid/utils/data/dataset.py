@@ -14,8 +14,16 @@ from ...dtypes import int64
 from ...ops import randperm
 from ...errors import ArgumentError, ArgumentTypeError, ShapeError
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
-           "ChainDataset", "Subset", "random_split"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "StackDataset",
+    "ConcatDataset",
+    "ChainDataset",
+    "Subset",
+    "random_split",
+]
 
 
 class Dataset:
@@ -52,15 +60,14 @@ class TensorDataset(Dataset):
             raise ArgumentError("TensorDataset: expected at least one tensor")
         for t in tensors:
             if not isinstance(t, Tensor):
-                raise ArgumentTypeError(f"TensorDataset: expected tensors, got "
-                                        f"{type(t).__name__}")
+                raise ArgumentTypeError(f"TensorDataset: expected tensors, got {type(t).__name__}")
             if t.ndim == 0:
-                raise ShapeError("TensorDataset: tensors need a first dimension, got a 0-d "
-                                 "tensor")
+                raise ShapeError("TensorDataset: tensors need a first dimension, got a 0-d tensor")
         sizes = [t.shape[0] for t in tensors]
         if any(s != sizes[0] for s in sizes):
-            raise ShapeError(f"TensorDataset: size mismatch between tensors: first "
-                             f"dimensions {sizes}")
+            raise ShapeError(
+                f"TensorDataset: size mismatch between tensors: first dimensions {sizes}"
+            )
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -76,8 +83,7 @@ class TensorDataset(Dataset):
         as one gather per tensor; None for a subclass with its own ``__getitem__``."""
         if type(self).__getitem__ is not TensorDataset.__getitem__:
             return None
-        return lambda indices: [t[tensor(indices, dtype=int64)]
-                                for t in self.tensors]
+        return lambda indices: [t[tensor(indices, dtype=int64)] for t in self.tensors]
 
 
 class StackDataset(Dataset):
@@ -86,8 +92,9 @@ class StackDataset(Dataset):
 
     def __init__(self, *args, **kwargs):
         if args and kwargs:
-            raise ArgumentError("StackDataset: give datasets either as positional or as "
-                                "keyword arguments, not both")
+            raise ArgumentError(
+                "StackDataset: give datasets either as positional or as keyword arguments, not both"
+            )
         parts = list(args) if args else list(kwargs.values())
         if not parts:
             raise ArgumentError("StackDataset: expected at least one dataset")
@@ -116,8 +123,9 @@ class ConcatDataset(Dataset):
             raise ArgumentError("ConcatDataset: datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise ArgumentTypeError("ConcatDataset: does not support IterableDataset "
-                                        "(use ChainDataset)")
+                raise ArgumentTypeError(
+                    "ConcatDataset: does not support IterableDataset (use ChainDataset)"
+                )
         self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
 
     def __len__(self):
@@ -144,8 +152,9 @@ class ChainDataset(IterableDataset):
     def __iter__(self):
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
-                raise ArgumentTypeError(f"ChainDataset: only supports IterableDataset, got "
-                                        f"{type(d).__name__}")
+                raise ArgumentTypeError(
+                    f"ChainDataset: only supports IterableDataset, got {type(d).__name__}"
+                )
             yield from d
 
     def __len__(self):
@@ -194,16 +203,25 @@ def _split_lengths(lengths, n):
             counts[i % len(counts)] += 1
         for i, c in enumerate(counts):
             if c == 0:
-                warnings.warn(f"random_split: length of split at index {i} is 0; this "
-                              "might result in an empty dataset", UserWarning, stacklevel=3)
+                warnings.warn(
+                    f"random_split: length of split at index {i} is 0; this "
+                    "might result in an empty dataset",
+                    UserWarning,
+                    stacklevel=3,
+                )
         return counts
-    if not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) and x >= 0
-               for x in lengths):
-        raise ArgumentError(f"random_split: lengths must be non-negative ints or fractions "
-                            f"summing to 1, got {lengths}")
+    if not all(
+        isinstance(x, numbers.Integral) and not isinstance(x, bool) and x >= 0 for x in lengths
+    ):
+        raise ArgumentError(
+            f"random_split: lengths must be non-negative ints or fractions "
+            f"summing to 1, got {lengths}"
+        )
     if sum(lengths) != n:
-        raise ArgumentError(f"random_split: sum of input lengths ({sum(lengths)}) does not "
-                            f"equal the length of the input dataset ({n})")
+        raise ArgumentError(
+            f"random_split: sum of input lengths ({sum(lengths)}) does not "
+            f"equal the length of the input dataset ({n})"
+        )
     return [int(x) for x in lengths]
 
 
@@ -215,6 +233,6 @@ def random_split(dataset, lengths, generator=None):
     perm = randperm(sum(counts), generator=generator, device="cpu").tolist()
     out, start = [], 0
     for c in counts:
-        out.append(Subset(dataset, perm[start:start + c]))
+        out.append(Subset(dataset, perm[start : start + c]))
         start += c
     return out

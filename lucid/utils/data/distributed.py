@@ -18,8 +18,10 @@ def _process_group(what):
     """World size or rank from ``lucid.distributed``, when it was imported and initialised."""
     dist = sys.modules.get("lucid.distributed")
     if dist is None or not dist.is_available() or not dist.is_initialized():
-        raise ArgumentError(f"DistributedSampler: {what} not given and no initialized "
-                            "lucid.distributed process group to take it from")
+        raise ArgumentError(
+            f"DistributedSampler: {what} not given and no initialized "
+            "lucid.distributed process group to take it from"
+        )
     return dist.get_world_size() if what == "num_replicas" else dist.get_rank()
 
 
@@ -30,15 +32,18 @@ class DistributedSampler(Sampler):
     replica gets ``ceil(n / num_replicas)`` indices, or cut to ``floor`` with
     ``drop_last``."""
 
-    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
-                 drop_last=False):
+    def __init__(
+        self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False
+    ):
         if num_replicas is None:
             num_replicas = _process_group("num_replicas")
         if rank is None:
             rank = _process_group("rank")
         if not 0 <= rank < num_replicas:
-            raise ArgumentError(f"DistributedSampler: invalid rank {rank}, rank should be in "
-                                f"the interval [0, {num_replicas - 1}]")
+            raise ArgumentError(
+                f"DistributedSampler: invalid rank {rank}, rank should be in "
+                f"the interval [0, {num_replicas - 1}]"
+            )
         self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
         self.shuffle, self.seed, self.drop_last = shuffle, seed, drop_last
         self.epoch = 0
@@ -57,11 +62,11 @@ class DistributedSampler(Sampler):
         else:
             indices = list(range(n))
         if self.drop_last:
-            indices = indices[:self.total_size]
+            indices = indices[: self.total_size]
         elif indices:
             pad = self.total_size - n
             indices += (indices * math.ceil(pad / n))[:pad]
-        return iter(indices[self.rank:self.total_size:self.num_replicas])
+        return iter(indices[self.rank : self.total_size : self.num_replicas])
 
     def __len__(self):
         return self.num_samples

@@ -13,14 +13,21 @@ from ...ops import multinomial, randint, randperm
 from ...random import Generator
 from ...errors import ArgumentError, ArgumentTypeError, ShapeError
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler"]
+__all__ = [
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+]
 
 
 def _positive_int(value, what, op):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ArgumentError(f"{op}: {what} should be a positive integer value, but got "
-                            f"{what}={value!r}")
+        raise ArgumentError(
+            f"{op}: {what} should be a positive integer value, but got {what}={value!r}"
+        )
     return int(value)
 
 
@@ -28,8 +35,7 @@ def _bool(value, what, op, error=ArgumentError):
     """``value`` if it is a bool; otherwise ``error`` (PyTorch's types: ValueError, but
     TypeError for RandomSampler's replacement)."""
     if not isinstance(value, bool):
-        raise error(f"{op}: {what} should be a boolean value, but got "
-                                f"{what}={value!r}")
+        raise error(f"{op}: {what} should be a boolean value, but got {what}={value!r}")
     return value
 
 
@@ -68,8 +74,7 @@ class RandomSampler(Sampler):
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source = data_source
-        self.replacement = _bool(replacement, "replacement", "RandomSampler",
-                                 ArgumentTypeError)
+        self.replacement = _bool(replacement, "replacement", "RandomSampler", ArgumentTypeError)
         self._num_samples = num_samples
         self.generator = generator
         if num_samples is not None:
@@ -84,15 +89,16 @@ class RandomSampler(Sampler):
         g = _pass_generator(self.generator)
         if self.replacement:
             if n == 0:
-                raise ArgumentError("RandomSampler: can't draw with replacement from an "
-                                    "empty data source")
+                raise ArgumentError(
+                    "RandomSampler: can't draw with replacement from an empty data source"
+                )
             yield from randint(0, n, (k,), generator=g).tolist()
             return
         if n == 0:
             return
         for _ in range(k // n):
             yield from randperm(n, generator=g, device="cpu").tolist()
-        yield from randperm(n, generator=g, device="cpu").tolist()[:k % n]
+        yield from randperm(n, generator=g, device="cpu").tolist()[: k % n]
 
     def __len__(self):
         return self.num_samples
@@ -123,15 +129,18 @@ class WeightedRandomSampler(Sampler):
         self.replacement = _bool(replacement, "replacement", "WeightedRandomSampler")
         w = as_tensor(weights, dtype=float64)
         if w.ndim != 1:
-            raise ShapeError(f"WeightedRandomSampler: weights should be a 1-D sequence, "
-                             f"got shape {tuple(w.shape)}")
+            raise ShapeError(
+                f"WeightedRandomSampler: weights should be a 1-D sequence, "
+                f"got shape {tuple(w.shape)}"
+            )
         self.weights = w
         self.generator = generator
 
     def __iter__(self):
         g = _pass_generator(self.generator)
-        yield from multinomial(self.weights, self.num_samples, self.replacement,
-                                     generator=g).tolist()
+        yield from multinomial(
+            self.weights, self.num_samples, self.replacement, generator=g
+        ).tolist()
 
     def __len__(self):
         return self.num_samples

@@ -43,8 +43,7 @@ class Sample:
 
     def __post_init__(self):
         if not self.name:
-            shapes = ",".join(str(tuple(a.shape)) for a in self.args
-                              if isinstance(a, np.ndarray))
+            shapes = ",".join(str(tuple(a.shape)) for a in self.args if isinstance(a, np.ndarray))
             self.name = f"{self.op}[{shapes}]"
 
 
@@ -62,9 +61,12 @@ def complex_variant(sample):
     """``sample`` with every float array argument ``a`` made complex, ``a + i b`` with a
     reproducible ``b`` in ``[-0.5, 0.5)`` (small, so a positive domain stays off the branch
     cuts of ``log`` and ``sqrt``); ``Const`` arguments stay as they are."""
-    args = tuple(np.asarray(a + 1j * np.random.default_rng(17 + i).uniform(-0.5, 0.5, a.shape))
-                 if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
-                 for i, a in enumerate(sample.args))
+    args = tuple(
+        np.asarray(a + 1j * np.random.default_rng(17 + i).uniform(-0.5, 0.5, a.shape))
+        if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+        else a
+        for i, a in enumerate(sample.args)
+    )
     return dataclasses.replace(sample, args=args, name=sample.name + "[complex]")
 
 

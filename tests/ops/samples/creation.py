@@ -18,6 +18,7 @@ SAMPLES = [
     _same("fill", lambda x: (x * 2).fill_(1.5) * x, (rnd(2, 3),), name="fill_"),
     _same("fill", lambda x: (x * 2).zero_() + x, (rnd(3),), name="zero_"),
     # the samples are random: multiplying by 0 keeps the check deterministic
-    Sample("fill", lambda x: (x * 1).normal_() * 0 + x, (rnd(3),), name="normal_",
-           complex=False),      # normal_ fills real tensors only
+    Sample(
+        "fill", lambda x: (x * 1).normal_() * 0 + x, (rnd(3),), name="normal_", complex=False
+    ),  # normal_ fills real tensors only
 ]

@@ -17,8 +17,9 @@ _Z3 = crnd(2, 4, 5, seed=3)
 
 def _s(op, name, args, tag="", **kw):
     lfn, tfn = getattr(lucid.fft, name), getattr(torch.fft, name)
-    return Sample(op, lambda *a: lfn(*a, **kw), args, torch_fn=lambda *a: tfn(*a, **kw),
-                  name=f"{name}{tag}")
+    return Sample(
+        op, lambda *a: lfn(*a, **kw), args, torch_fn=lambda *a: tfn(*a, **kw), name=f"{name}{tag}"
+    )
 
 
 SAMPLES = [

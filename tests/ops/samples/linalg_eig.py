@@ -15,7 +15,8 @@ _SPREAD = np.diag([1.0, 2.5, 4.0, -3.0])
 def _eig(lib):
     def f(a):
         w, v = lib.linalg.eig(a)
-        return w, v.abs() ** 2          # |V_ij|^2 does not depend on the phases
+        return w, v.abs() ** 2  # |V_ij|^2 does not depend on the phases
+
     return f
 
 
@@ -30,6 +31,10 @@ SAMPLES = [
     _s("eigvals", lucid.linalg.eigvals, torch.linalg.eigvals, rnd(2, 3, 3, seed=2)),
     _s("eigvals complex", lucid.linalg.eigvals, torch.linalg.eigvals, crnd(3, 3, seed=3)),
     # a real matrix with a complex-conjugate pair of eigenvalues
-    _s("rotation", _eig(lucid), _eig(torch),
-       np.array([[0.0, -2.0, 0.1], [2.0, 0.0, 0.3], [0.2, 0.1, 1.0]])),
+    _s(
+        "rotation",
+        _eig(lucid),
+        _eig(torch),
+        np.array([[0.0, -2.0, 0.1], [2.0, 0.0, 0.3], [0.2, 0.1, 1.0]]),
+    ),
 ]

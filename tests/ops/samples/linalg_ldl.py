@@ -23,6 +23,7 @@ def _solve(lib, herm=False):
     def f(a, b):
         ld, piv = lib.linalg.ldl_factor(a, hermitian=herm)
         return lib.linalg.ldl_solve(ld, piv, b, hermitian=herm)
+
     return f
 
 
@@ -32,12 +33,28 @@ def _s(op, tag, fl, ft, *args):
 
 SAMPLES = [
     _s("linalg_ldl_factor", "real batch", _factor(lucid), _factor(torch), _sym(rnd(3, 5, 5))),
-    _s("linalg_ldl_factor", "complex symmetric", _factor(lucid), _factor(torch),
-       _sym(crnd(4, 4))),
-    _s("linalg_ldl_factor", "hermitian", _factor(lucid, True), _factor(torch, True),
-       _sym(crnd(2, 4, 4, seed=1), herm=True)),
-    _s("linalg_ldl_solve", "real", _solve(lucid), _solve(torch), _sym(rnd(2, 5, 5, seed=2)),
-       rnd(2, 5, 3, seed=3)),
-    _s("linalg_ldl_solve", "hermitian", _solve(lucid, True), _solve(torch, True),
-       _sym(crnd(4, 4, seed=4), herm=True), crnd(4, 2, seed=5)),
+    _s("linalg_ldl_factor", "complex symmetric", _factor(lucid), _factor(torch), _sym(crnd(4, 4))),
+    _s(
+        "linalg_ldl_factor",
+        "hermitian",
+        _factor(lucid, True),
+        _factor(torch, True),
+        _sym(crnd(2, 4, 4, seed=1), herm=True),
+    ),
+    _s(
+        "linalg_ldl_solve",
+        "real",
+        _solve(lucid),
+        _solve(torch),
+        _sym(rnd(2, 5, 5, seed=2)),
+        rnd(2, 5, 3, seed=3),
+    ),
+    _s(
+        "linalg_ldl_solve",
+        "hermitian",
+        _solve(lucid, True),
+        _solve(torch, True),
+        _sym(crnd(4, 4, seed=4), herm=True),
+        crnd(4, 2, seed=5),
+    ),
 ]

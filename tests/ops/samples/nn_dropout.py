@@ -16,15 +16,28 @@ def _seeded(fn):
             return fn(*args)
         finally:
             lucid.random.set_rng_state(state)
+
     return call
 
 
 SAMPLES = [
     Sample("dropout", _seeded(lambda x: F.dropout(x, 0.3)), (rnd(4, 5),)),
-    Sample("dropout", _seeded(lambda x: F.dropout2d(x, 0.5)), (rnd(3, 4, 2, 2),),
-           name="dropout[2d channels]"),
-    Sample("dropout", _seeded(lambda x: F.alpha_dropout(x, 0.2, training=True)), (rnd(6, 3),),
-           name="dropout[alpha]"),
-    Sample("dropout", _seeded(lambda x: F.feature_alpha_dropout(x, 0.4, training=True)),
-           (rnd(2, 3, 4),), name="dropout[feature alpha]"),
+    Sample(
+        "dropout",
+        _seeded(lambda x: F.dropout2d(x, 0.5)),
+        (rnd(3, 4, 2, 2),),
+        name="dropout[2d channels]",
+    ),
+    Sample(
+        "dropout",
+        _seeded(lambda x: F.alpha_dropout(x, 0.2, training=True)),
+        (rnd(6, 3),),
+        name="dropout[alpha]",
+    ),
+    Sample(
+        "dropout",
+        _seeded(lambda x: F.feature_alpha_dropout(x, 0.4, training=True)),
+        (rnd(2, 3, 4),),
+        name="dropout[feature alpha]",
+    ),
 ]

@@ -21,11 +21,25 @@ def _torch_gru(xg, hg, h):
 
 
 SAMPLES = [
-    Sample("lstm_cell", fused_lstm_cell, (rnd(3, 8, low=-3, high=3), rnd(3, 2, seed=1)),
-           torch_fn=_torch_lstm, name="lstm_cell[B=3, H=2]"),
-    Sample("lstm_cell", fused_lstm_cell, (rnd(1, 4), rnd(1, 1, seed=1)),
-           torch_fn=_torch_lstm, name="lstm_cell[H=1]"),
-    Sample("gru_cell", fused_gru_cell,
-           (rnd(3, 6, low=-3, high=3), rnd(3, 6, seed=1), rnd(3, 2, seed=2)),
-           torch_fn=_torch_gru, name="gru_cell[B=3, H=2]"),
+    Sample(
+        "lstm_cell",
+        fused_lstm_cell,
+        (rnd(3, 8, low=-3, high=3), rnd(3, 2, seed=1)),
+        torch_fn=_torch_lstm,
+        name="lstm_cell[B=3, H=2]",
+    ),
+    Sample(
+        "lstm_cell",
+        fused_lstm_cell,
+        (rnd(1, 4), rnd(1, 1, seed=1)),
+        torch_fn=_torch_lstm,
+        name="lstm_cell[H=1]",
+    ),
+    Sample(
+        "gru_cell",
+        fused_gru_cell,
+        (rnd(3, 6, low=-3, high=3), rnd(3, 6, seed=1), rnd(3, 2, seed=2)),
+        torch_fn=_torch_gru,
+        name="gru_cell[B=3, H=2]",
+    ),
 ]

@@ -9,10 +9,10 @@ each takes the arguments the backend kernel of the same name takes.
 Loaded after every op module, and installed as ``Op.graph_ns`` by :mod:`lucid.ops`.
 """
 
-from .basics import *   # noqa: F401,F403
+from .basics import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
-from .layers import *   # noqa: F401,F403
-from .fft import *      # noqa: F401,F403
+from .layers import *  # noqa: F401,F403
+from .fft import *  # noqa: F401,F403
 from . import basics, fft, layers, special
 
 __all__ = basics.__all__ + special.__all__ + layers.__all__ + fft.__all__

@@ -16,8 +16,12 @@ from ...binary.ternary import where as _where
 from ..base import scalar_like
 from ..inplace import apply_inplace
 from .._formula import const
-from ...elementwise.backward_ops import (HardsigmoidBackwardBackward, HardtanhBackwardBackward,
-                           LeakyReluBackwardBackward, ReluBackwardBackward)
+from ...elementwise.backward_ops import (
+    HardsigmoidBackwardBackward,
+    HardtanhBackwardBackward,
+    LeakyReluBackwardBackward,
+    ReluBackwardBackward,
+)
 from ...elementwise.complex import ComplexBackward, ConjBackward, ViewAsRealBackward, sgn
 from ...creation.creation import TrilBackward, TriuBackward
 from ...indexing.gather_scatter import ScatterReduceBackward, scatter_add as _scatter_add
@@ -33,8 +37,13 @@ from ...reduction.sums import mean as _mean, sum as _sum
 from ...shape.padding import PadBackward, PadGradBackward
 from ...shape.permute import FlipBackward, RollBackward
 from ...shape.repeats import RepeatInterleaveBackward, SegmentSumBackward
-from ...shape.views import (DiagonalBackward, NarrowBackward, SelectBackward, UnfoldBackward,
-                           UnfoldGradBackward)
+from ...shape.views import (
+    DiagonalBackward,
+    NarrowBackward,
+    SelectBackward,
+    UnfoldBackward,
+    UnfoldGradBackward,
+)
 from ...elementwise.sign_magnitude import abs, neg, relu, sign, square
 from ...elementwise.exp_log import exp, expm1, log, log1p, reciprocal, rsqrt, sigmoid, sqrt
 from ...elementwise.trig import cos, cosh, sin, sinh, tan, tanh
@@ -43,29 +52,111 @@ from ...elementwise.fp_classify import isfinite
 
 __all__ = [
     # element-wise
-    "abs", "cos", "cosh", "erf", "erfc", "exp", "expm1", "log", "log1p", "neg", "reciprocal",
-    "relu", "relu_backward", "hardtanh_backward", "leaky_relu_backward",
-    "hardsigmoid_backward", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
-    "tan", "tanh",
-    "isfinite", "logit_derivative", "sinc_derivative", "maximum", "minimum", "add", "mul",
-    "conj", "sgn", "make_complex", "view_as_real",
-    "div", "div_floor", "div_trunc", "pow", "pow_scalar", "xlogy", "where",
+    "abs",
+    "cos",
+    "cosh",
+    "erf",
+    "erfc",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "neg",
+    "reciprocal",
+    "relu",
+    "relu_backward",
+    "hardtanh_backward",
+    "leaky_relu_backward",
+    "hardsigmoid_backward",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
+    "isfinite",
+    "logit_derivative",
+    "sinc_derivative",
+    "maximum",
+    "minimum",
+    "add",
+    "mul",
+    "conj",
+    "sgn",
+    "make_complex",
+    "view_as_real",
+    "div",
+    "div_floor",
+    "div_trunc",
+    "pow",
+    "pow_scalar",
+    "xlogy",
+    "where",
     # creation, casts, broadcasting
-    "zeros_like", "ones_like", "astype", "sum_to", "broadcast_to", "broadcast_copy",
-    "reshape", "tril", "triu",
+    "zeros_like",
+    "ones_like",
+    "astype",
+    "sum_to",
+    "broadcast_to",
+    "broadcast_copy",
+    "reshape",
+    "tril",
+    "triu",
     # reductions and scans
-    "sum", "prod_others", "var_backward", "std_backward", "logsumexp_backward",
-    "vector_norm_backward", "index_add_along", "reverse_cumsum", "cumprod_backward", "diff",
+    "sum",
+    "prod_others",
+    "var_backward",
+    "std_backward",
+    "logsumexp_backward",
+    "vector_norm_backward",
+    "index_add_along",
+    "reverse_cumsum",
+    "cumprod_backward",
+    "diff",
     # linear algebra
-    "matmul", "channel_sum", "sum_rows", "linear_weight_grad", "swapaxes", "einsum", "cross",
-    "cdist_backward", "inv", "solve",
-    "solve_triangular", "matrix_exp", "svd", "det",
+    "matmul",
+    "channel_sum",
+    "sum_rows",
+    "linear_weight_grad",
+    "swapaxes",
+    "einsum",
+    "cross",
+    "cdist_backward",
+    "inv",
+    "solve",
+    "solve_triangular",
+    "matrix_exp",
+    "svd",
+    "det",
     # shape, joins, views and writes
-    "permute", "flip", "roll", "unfold", "unfold_backward", "repeat_interleave",
-    "segment_sum", "concatenate", "stack", "split", "unbind", "narrow", "select",
-    "diagonal", "basic_index", "assign", "pad", "pad_backward",
+    "permute",
+    "flip",
+    "roll",
+    "unfold",
+    "unfold_backward",
+    "repeat_interleave",
+    "segment_sum",
+    "concatenate",
+    "stack",
+    "split",
+    "unbind",
+    "narrow",
+    "select",
+    "diagonal",
+    "basic_index",
+    "assign",
+    "pad",
+    "pad_backward",
     # indexing
-    "copy", "index", "index_put_", "masked_fill", "scatter_reduce"]
+    "copy",
+    "index",
+    "index_put_",
+    "masked_fill",
+    "scatter_reduce",
+]
 
 _wrap = Tensor._wrap
 
@@ -117,6 +208,7 @@ def view_as_real(a):
 
 
 # -- derivative kernels of the unary ops --------------------------------------------------
+
 
 def logit_derivative(x, eps):
     """``1 / |x (1 - x)|`` inside ``[eps, 1 - eps]``; outside 0 (``eps`` given) or nan
@@ -178,6 +270,7 @@ def broadcast_copy(a, shape):
 
 # -- reduction kernels --------------------------------------------------------------------
 
+
 def prod_others(a, axis):
     """The product of the other elements along ``axis``: exclusive prefix times suffix
     products, differentiable with zeros too."""
@@ -203,7 +296,7 @@ def vector_norm_backward(a, out, g, p, axis):
     complex ``a`` only the ±inf tie weights, ``sgn(a)`` being smooth) and the masks where
     ``out`` (or, for ``p < 1``, ``a``) is 0 are constants."""
     be, arr, y = a._device._backend, a._data, out._data
-    if p and a._dtype.is_complex and p in (1, math.inf, -math.inf):   # sgn(z): smooth
+    if p and a._dtype.is_complex and p in (1, math.inf, -math.inf):  # sgn(z): smooth
         w = 1 if p == 1 else const(be.even_weights(be.abs(arr) == y, axis, arr.dtype), g)
         return g * sgn(a) * w
     if p in (0, 1, math.inf, -math.inf):
@@ -237,6 +330,7 @@ def diff(a, n, axis):
 
 
 # -- linear algebra kernels ---------------------------------------------------------------
+
 
 def matmul(a, b):
     return _matmul(a, b)
@@ -312,6 +406,7 @@ def triu(a, k):
 
 # -- shape kernels ------------------------------------------------------------------------
 
+
 def permute(a, axes):
     return a.permute(axes)
 
@@ -359,6 +454,7 @@ def unbind(a, dim):
 
 # -- views and writes ---------------------------------------------------------------------
 
+
 def narrow(a, dim, start, length):
     return NarrowBackward.apply(a, dim=dim, start=start, length=length)
 
@@ -382,6 +478,7 @@ def assign(dst, src):
 
 
 # -- indexing kernels ---------------------------------------------------------------------
+
 
 def copy(a):
     return a.clone()
@@ -407,8 +504,9 @@ def masked_fill(a, mask, v):
 
 
 def scatter_reduce(a, index, src, reduce, include_self):
-    return ScatterReduceBackward.apply(a, src, index=index, reduce=reduce,
-                                       include_self=include_self)
+    return ScatterReduceBackward.apply(
+        a, src, index=index, reduce=reduce, include_self=include_self
+    )
 
 
 def pad(a, pads, mode, value):

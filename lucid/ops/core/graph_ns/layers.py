@@ -25,11 +25,28 @@ from ...creation.creation import zeros as _zeros
 from ...nn.vision import InterpolateBackward, InterpolateGradBackward
 from .basics import index, index_add_along
 
-__all__ = ["conv_forward", "conv_backward_input", "conv_backward_weight", "im2col", "col2im",
-           "max_pool_backward", "pool_scatter", "pool_gather", "avg_pool_backward",
-           "norm_backward", "embedding_backward", "embedding_bag_backward", "attention_probs",
-           "gelu_backward", "silu_backward", "cross_entropy_backward", "nll_loss_backward",
-           "interpolate", "interpolate_backward", "grid_sample_backward"]
+__all__ = [
+    "conv_forward",
+    "conv_backward_input",
+    "conv_backward_weight",
+    "im2col",
+    "col2im",
+    "max_pool_backward",
+    "pool_scatter",
+    "pool_gather",
+    "avg_pool_backward",
+    "norm_backward",
+    "embedding_backward",
+    "embedding_bag_backward",
+    "attention_probs",
+    "gelu_backward",
+    "silu_backward",
+    "cross_entropy_backward",
+    "nll_loss_backward",
+    "interpolate",
+    "interpolate_backward",
+    "grid_sample_backward",
+]
 
 
 # == nn: convolution and pooling (graph-mode forms of lucid/backend/interface/conv.py) ====
@@ -38,15 +55,22 @@ __all__ = ["conv_forward", "conv_backward_input", "conv_backward_weight", "im2co
 def conv_forward(x, w, b, stride, padding, dilation, groups):
     """The convolution op (its gradients are convolutions again)."""
     args = (x, w) if b is None else (x, w, b)
-    return _conv.ConvolutionBackward.apply(*args, stride=stride, padding=padding,
-                                           dilation=dilation, groups=groups)
+    return _conv.ConvolutionBackward.apply(
+        *args, stride=stride, padding=padding, dilation=dilation, groups=groups
+    )
 
 
 def conv_backward_input(g, w, in_spatial, stride, padding, dilation, groups):
     """The input gradient of a convolution: the transposed convolution op of ``g``."""
-    return _conv.ConvTransposeBackward.apply(g, w, out_spatial=tuple(in_spatial),
-                                             stride=stride, padding=padding,
-                                             dilation=dilation, groups=groups)
+    return _conv.ConvTransposeBackward.apply(
+        g,
+        w,
+        out_spatial=tuple(in_spatial),
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+    )
 
 
 def conv_backward_weight(g, x, kernel, stride, padding, dilation, groups):
@@ -63,20 +87,23 @@ def conv_backward_weight(g, x, kernel, stride, padding, dilation, groups):
     xs = xs.reshape((cg, groups * n) + tuple(x.shape[2:]))
     gs = g.reshape((n, groups, cog) + tuple(g.shape[2:])).permute((1, 2, 0) + rest)
     gs = gs.reshape((co, n) + tuple(g.shape[2:]))
-    r = _conv.ConvolutionBackward.apply(xs, gs, stride=tuple(dilation), padding=padding,
-                                        dilation=tuple(stride), groups=groups)
+    r = _conv.ConvolutionBackward.apply(
+        xs, gs, stride=tuple(dilation), padding=padding, dilation=tuple(stride), groups=groups
+    )
     r = r[(slice(None), slice(None)) + tuple(slice(0, k) for k in kernel)]
     return r.permute((1, 0) + tuple(range(2, 2 + sp)))
 
 
 def im2col(x, kernel, stride, padding, dilation):
-    return _conv.Im2colBackward.apply(x, kernel=tuple(kernel), stride=stride,
-                                      padding=padding, dilation=dilation)
+    return _conv.Im2colBackward.apply(
+        x, kernel=tuple(kernel), stride=stride, padding=padding, dilation=dilation
+    )
 
 
 def col2im(col, in_spatial, stride, padding, dilation):
-    return _conv.Col2imBackward.apply(col, in_spatial=tuple(in_spatial), stride=stride,
-                                      padding=padding, dilation=dilation)
+    return _conv.Col2imBackward.apply(
+        col, in_spatial=tuple(in_spatial), stride=stride, padding=padding, dilation=dilation
+    )
 
 
 def max_pool_backward(g, argmax, in_spatial, kernel, stride, padding, dilation):
@@ -88,18 +115,20 @@ def max_pool_backward(g, argmax, in_spatial, kernel, stride, padding, dilation):
     for n in kernel:
         k *= n
     be = g._device._backend
-    hot = be.reshape(argmax._data, lead + (1,) + tuple(argmax.shape[2:])) == \
-        be.reshape(be.arange(0, 1, k, argmax._dtype.np), (1, 1, k) + (1,) * sp)
+    hot = be.reshape(argmax._data, lead + (1,) + tuple(argmax.shape[2:])) == be.reshape(
+        be.arange(0, 1, k, argmax._dtype.np), (1, 1, k) + (1,) * sp
+    )
     hot = const(be.astype(hot, g._dtype.np), g)
-    col = (g.reshape(lead + (1,) + tuple(g.shape[2:])) * hot)
+    col = g.reshape(lead + (1,) + tuple(g.shape[2:])) * hot
     col = col.reshape(lead + tuple(kernel) + tuple(g.shape[2:]))
     return col2im(col, in_spatial, stride, padding, dilation)
 
 
 def pool_scatter(g, indices, out_spatial, accumulate):
     """``g`` put at flat spatial ``indices``: the max-unpool op (its gradient a gather)."""
-    return _pooling.MaxUnpoolBackward.apply(g, indices, out_spatial=tuple(out_spatial),
-                                            accumulate=accumulate)
+    return _pooling.MaxUnpoolBackward.apply(
+        g, indices, out_spatial=tuple(out_spatial), accumulate=accumulate
+    )
 
 
 def pool_gather(x, indices):
@@ -161,7 +190,7 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq):
     mask are constants."""
     be = g._device._backend
     flat = idx._data.reshape(-1)
-    d = tuple(g.shape[idx.ndim:])
+    d = tuple(g.shape[idx.ndim :])
     g2 = g.reshape((flat.shape[0],) + d)
     if scale_grad_by_freq:
         counts = be.astype(be.bincount(flat, None, num_weights, flat.dtype), g._dtype.np)
@@ -176,8 +205,9 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq):
     return gw
 
 
-def embedding_bag_backward(g, weight, idx, bag, num_weights, mode, psw, aux,
-                           scale_grad_by_freq, need):
+def embedding_bag_backward(
+    g, weight, idx, bag, num_weights, mode, psw, aux, scale_grad_by_freq, need
+):
     """The gradients of a bag of embeddings (see ``NormKernels.embedding_bag_backward``)
     in Lucid ops: ``g`` gathered by bag (scaled by the constant bag sizes, or times the
     per-sample weights) and scatter-added into the weight rows; for max, each element of
@@ -208,6 +238,7 @@ def embedding_bag_backward(g, weight, idx, bag, num_weights, mode, psw, aux,
         vals = (index(g, (bv,)) * index(weight, (iv,))).sum(1)
         gpsw = index_add_along(vals, kpos, 0, idx.shape[0])
     return gw, gpsw
+
 
 # -- attention (interface/attention.py) -------------------------------------------------
 
@@ -263,20 +294,20 @@ def _class_loss_terms(be, target, weight, n_cls, ignore_index, reduction, g, npd
     return wt, safe, s
 
 
-def cross_entropy_backward(a, lse, g, target, weight, ignore_index, reduction,
-                           label_smoothing):
+def cross_entropy_backward(a, lse, g, target, weight, ignore_index, reduction, label_smoothing):
     """:math:`s_n (p_n \\sum_k q_{nk} - q_n)` with :math:`p` the softmax op of ``a``
     (recorded, so the Hessian is exact; ``lse`` is unused) and :math:`q` a constant."""
     be, npdt, n_cls = a._device._backend, a._dtype.np, a.shape[1]
-    wt, safe, s = _class_loss_terms(be, target, weight, n_cls, ignore_index, reduction, g,
-                                    npdt)
-    q = be.class_onehot(safe, n_cls, npdt) * be.reshape(wt * (1.0 - label_smoothing),
-                                                         (wt.shape[0], 1) + wt.shape[1:])
+    wt, safe, s = _class_loss_terms(be, target, weight, n_cls, ignore_index, reduction, g, npdt)
+    q = be.class_onehot(safe, n_cls, npdt) * be.reshape(
+        wt * (1.0 - label_smoothing), (wt.shape[0], 1) + wt.shape[1:]
+    )
     if label_smoothing:
         valid = be.astype(target != ignore_index, npdt)
         wc = be.ones((n_cls,), npdt) if weight is None else be.astype(weight, npdt)
         q = q + be.reshape(valid, (wt.shape[0], 1) + wt.shape[1:]) * be.reshape(
-            wc * (label_smoothing / n_cls), (1, n_cls) + (1,) * (wt.ndim - 1))
+            wc * (label_smoothing / n_cls), (1, n_cls) + (1,) * (wt.ndim - 1)
+        )
     q = const(q, a)
     return s * (_softmax(a, 1) * q.sum(1, keepdim=True) - q)
 
@@ -284,8 +315,7 @@ def cross_entropy_backward(a, lse, g, target, weight, ignore_index, reduction,
 def nll_loss_backward(g, target, weight, ignore_index, reduction, shape):
     """:math:`-s_n w_{y_n}` at the targets: ``g`` times a constant one-hot."""
     be, npdt = g._device._backend, g._dtype.np
-    wt, safe, s = _class_loss_terms(be, target, weight, shape[1], ignore_index, reduction, g,
-                                    npdt)
+    wt, safe, s = _class_loss_terms(be, target, weight, shape[1], ignore_index, reduction, g, npdt)
     hot = be.class_onehot(safe, shape[1], npdt) * be.reshape(wt, (wt.shape[0], 1) + wt.shape[1:])
     return -(s * const(hot, g))
 
@@ -294,14 +324,16 @@ def nll_loss_backward(g, target, weight, ignore_index, reduction, shape):
 
 
 def interpolate(x, size, mode, align_corners, scales):
-    return InterpolateBackward.call(x, size=tuple(size), mode=mode,
-                                    align_corners=align_corners, scales=scales)
+    return InterpolateBackward.call(
+        x, size=tuple(size), mode=mode, align_corners=align_corners, scales=scales
+    )
 
 
 def interpolate_backward(g, in_size, mode, align_corners, scales):
     """The adjoint of :func:`interpolate`, as the op whose own gradient is the forward."""
-    return InterpolateGradBackward.call(g, in_size=tuple(in_size), mode=mode,
-                                        align_corners=align_corners, scales=scales)
+    return InterpolateGradBackward.call(
+        g, in_size=tuple(in_size), mode=mode, align_corners=align_corners, scales=scales
+    )
 
 
 def _tap_weights(t, mode):
@@ -323,8 +355,7 @@ def _tap_weights(t, mode):
     return (w0, w1, w2, w3), (d0, d1, -d2, -d3)
 
 
-def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_grad,
-                         grid_grad):
+def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_grad, grid_grad):
     """The gradients of ``grid_sample`` composed from Lucid ops: the tap positions of
     ``be.grid_sample_plan`` are constants, the weights are recomputed from ``grid``,
     ``index_select`` / ``index_add`` read and scatter channels-last rows. ``None`` for a
@@ -338,26 +369,29 @@ def grid_sample_backward(g, x, grid, mode, padding_mode, align_corners, input_gr
     gc = [_zeros(n * q, **like) for _ in range(d)]
     axes = ()
     if g.numel() and x.numel():
-        axes, taps = g._device._backend.grid_sample_plan(grid._data, sp, mode, padding_mode,
-                                                         align_corners)
+        axes, taps = g._device._backend.grid_sample_plan(
+            grid._data, sp, mode, padding_mode, align_corners
+        )
         flat = grid.reshape(n * q, d)
-        ws = [_tap_weights(flat[:, d - 1 - a] * const(du, g) + const(b, g), mode)
-              for a, (du, b) in enumerate(axes)]
+        ws = [
+            _tap_weights(flat[:, d - 1 - a] * const(du, g) + const(b, g), mode)
+            for a, (du, b) in enumerate(axes)
+        ]
         grows = g.reshape(n, ch, q).transpose(1, 2).reshape(n * q, ch)
-        xrows = _cat([x.reshape(n, ch, p).transpose(1, 2).reshape(n * p, ch),
-                      _zeros(1, ch, **like)], 0)
+        xrows = _cat(
+            [x.reshape(n, ch, p).transpose(1, 2).reshape(n * p, ch), _zeros(1, ch, **like)], 0
+        )
         for row, ks in taps:
             r = const(row, g)
             w = [ws[a][0][k] for a, k in enumerate(ks)]
             if input_grad:
                 wk = math.prod(w)
-                gx = gx.index_add(0, r, grows if isinstance(wk, int) else
-                                  grows * wk.unsqueeze(1))
+                gx = gx.index_add(0, r, grows if isinstance(wk, int) else grows * wk.unsqueeze(1))
             if grid_grad and mode != "nearest":
                 gv = (grows * xrows.index_select(0, r)).sum(1)
                 for a, k in enumerate(ks):
-                    gc[a] = gc[a] + gv * (ws[a][1][k] * math.prod(w[:a] + w[a + 1:]))
-    gx = gx[:n * p].reshape(n, p, ch).transpose(1, 2).reshape(tuple(x.shape))
+                    gc[a] = gc[a] + gv * (ws[a][1][k] * math.prod(w[:a] + w[a + 1 :]))
+    gx = gx[: n * p].reshape(n, p, ch).transpose(1, 2).reshape(tuple(x.shape))
     if axes:
         gc = [gc[a] * const(axes[a][0], g) for a in range(d)]
     gg = _stack(gc[::-1], -1).reshape(tuple(grid.shape))

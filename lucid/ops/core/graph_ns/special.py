@@ -7,25 +7,60 @@ Part of :mod:`lucid.ops.core.graph_ns` (``F`` in graph mode).
 from __future__ import annotations
 
 
-from ...elementwise.backward_ops import (PowScalarBackwardBackward,
-                           SigmoidBackwardBackward,
-                           TanhBackwardBackward)
+from ...elementwise.backward_ops import (
+    PowScalarBackwardBackward,
+    SigmoidBackwardBackward,
+    TanhBackwardBackward,
+)
 from ...reduction.scans import cumsum as _cumsum
 from ...special.functions import digamma, polygamma
 from ...elementwise.exp_log import exp2
 from ...special.functions import lgamma
 from ...special.gaussian import erfcx
-from ...special.bessel import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, i0,
-                              i0e, i1, i1e, modified_bessel_k0, modified_bessel_k1,
-                              scaled_modified_bessel_k0, scaled_modified_bessel_k1)
+from ...special.bessel import (
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+)
 from ...special.entropy import xlog1py
 from ...special.gamma_zeta import zeta
 
-__all__ = ["digamma", "polygamma", "exp2", "softmax_backward", "log_softmax_backward",
-           "logcumsumexp_backward", "lgamma", "bessel_j0", "bessel_j1", "bessel_y0",
-           "bessel_y1", "erfcx", "i0", "i0e", "i1", "i1e", "modified_bessel_k0",
-           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "xlog1py", "zeta", "tanh_backward", "sigmoid_backward", "pow_scalar_backward"]
+__all__ = [
+    "digamma",
+    "polygamma",
+    "exp2",
+    "softmax_backward",
+    "log_softmax_backward",
+    "logcumsumexp_backward",
+    "lgamma",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "erfcx",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "xlog1py",
+    "zeta",
+    "tanh_backward",
+    "sigmoid_backward",
+    "pow_scalar_backward",
+]
 
 
 # -- the special-function area (lucid.ops.special.functions, lucid.ops.elementwise.numeric) --------------------
