@@ -16,8 +16,8 @@ compares gradients too; this loop covers more ops with flatter, more varied argu
 (``norm``'s ``p`` x ``dim`` grid, ``einsum`` of mixed dtypes, ``clamp`` bounds of other
 dtypes, ``bincount`` weights, the moments' corrections). ``OP_FUZZ_CALLS`` in the
 environment sets the number of calls (default 20 000: a CI budget of a few seconds); a hunt
-runs ``OP_FUZZ_CALLS=100000`` with ``OP_FUZZ_SEED`` set to a few values. The seed is fixed, so a run is reproducible; a failure prints the
-call's index and arguments.
+runs ``OP_FUZZ_CALLS=100000`` with ``OP_FUZZ_SEED`` set to a few values. The seed is fixed, so
+a run is reproducible; a failure prints the call's index and arguments.
 """
 
 import math

@@ -94,7 +94,8 @@ class Model(nn.Module):
 
     def forward(self, x):
         mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
-        return self.head(self.encoder(self.emb(x) + self.pos[:, :x.shape[1]], mask=mask, is_causal=True))
+        h = self.emb(x) + self.pos[:, :x.shape[1]]
+        return self.head(self.encoder(h, mask=mask, is_causal=True))
 
 model = Model()
 opt = torch.optim.AdamW(model.parameters(), lr=3e-3)

@@ -17,8 +17,8 @@ complex conventions: conjugate transposes where the real function has transposes
 :math:`V^{\\mathsf H}`, ``householder_product``, ``lu_solve(adjoint=True)``), ``vecdot``
 conjugating its first argument, real results where PyTorch's are real (singular values,
 ``eigh``'s eigenvalues, ``slogdet``'s ``logabsdet``, norms, ``cond``, ``matrix_rank``), and
-the gradients of PyTorch's convention (:mod:`lucid.ops.elementwise.complex`), including its refusal of
-a loss that depends on the phases of complex singular or eigen vectors. ``eig`` and
+the gradients of PyTorch's convention (:mod:`lucid.ops.elementwise.complex`), including its
+refusal of a loss that depends on the phases of complex singular or eigen vectors. ``eig`` and
 ``eigvals`` return complex results for real input too.
 """
 

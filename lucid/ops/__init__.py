@@ -4,6 +4,8 @@ Every public wrapper is re-exported here (``lucid.ops.exp``) and by ``lucid`` it
 op modules also install the matching Tensor methods and operators.
 """
 
+import sys as _sys
+
 from .core import registry
 from .core.inplace import apply_inplace
 from .core.schema import AmpPolicy, OpSchema
@@ -72,8 +74,6 @@ from .signal import fft  # noqa: F401  (the transforms of lucid.fft)
 from .core import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns  # F of every gradient formula in graph mode
-
-import sys as _sys
 
 # What ``from lucid.ops import *`` (and so ``lucid``) re-exports: the wrappers, not the
 # submodules (``lucid.random`` is the RNG module, not ``lucid.ops.random``). Looked up in

@@ -18,8 +18,8 @@ __all__ = ["LBFGS"]
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     """The minimiser of the cubic through ``(x1, f1, g1)`` and ``(x2, f2, g2)`` (values
-    and slopes; the slopes are 0-d tensors), clipped to ``bounds`` (default: between the points); the bounds' middle
-    when the cubic has no minimum."""
+    and slopes; the slopes are 0-d tensors), clipped to ``bounds`` (default: between the
+    points); the bounds' middle when the cubic has no minimum."""
     lo, hi = bounds if bounds is not None else ((x1, x2) if x1 <= x2 else (x2, x1))
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1**2 - g1 * g2

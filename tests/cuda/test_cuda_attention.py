@@ -2,15 +2,16 @@
 
 ``F.scaled_dot_product_attention`` (no weights, no dropout) takes the flash op on CUDA (for
 float32/float64 only where P is small or large; here always): the tensor-core forward for
-float16/bfloat16 with head dims up to 128, the plain tiled kernels otherwise. Inputs are drawn once, rounded to the case's dtype, and the CPU reference runs on
-those rounded values in float32; outputs and the gradients of q, k, v (contracted with a
-fixed random cotangent) must agree within the dtype's tolerance. Shapes: query lengths 1,
-7, 64, 130, 1024, head dims 32, 64, 128 (and 80, 200 off the fast paths), causal or not,
-cross attention (L != S), boolean and float masks, grouped-query attention, non-contiguous
-inputs (float64 against a float64 reference); and a long sequence whose forward and backward must not allocate an L x L matrix.
-The op that keeps P (taken here by asking for the weights, which are compared too) is
-checked the same way: causal or not, keys a multiple of the row kernel's vector or not,
-boolean and float masks.
+float16/bfloat16 with head dims up to 128, the plain tiled kernels otherwise. Inputs are drawn
+once, rounded to the case's dtype, and the CPU reference runs on those rounded values in
+float32; outputs and the gradients of q, k, v (contracted with a fixed random cotangent) must
+agree within the dtype's tolerance. Shapes: query lengths 1, 7, 64, 130, 1024, head dims 32,
+64, 128 (and 80, 200 off the fast paths), causal or not, cross attention (L != S), boolean and
+float masks, grouped-query attention, non-contiguous inputs (float64 against a float64
+reference); and a long sequence whose forward and backward must not allocate an L x L matrix.
+The op that keeps P (taken here by asking for the weights, which are compared too) is checked
+the same way: causal or not, keys a multiple of the row kernel's vector or not, boolean and
+float masks.
 """
 
 import numpy as np

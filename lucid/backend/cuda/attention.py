@@ -561,7 +561,8 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
             sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.f;
             const u32* kr = reinterpret_cast<const u32*>(Kb + (t * 8 + gr) * KL);
             #pragma unroll
-            for (int s = 0; s < KS; ++s) Mma<T>::mma(sc[t], qa[s], kr[s * 8 + tq], kr[s * 8 + 4 + tq]);
+            for (int s = 0; s < KS; ++s)
+                Mma<T>::mma(sc[t], qa[s], kr[s * 8 + tq], kr[s * 8 + 4 + tq]);
         }
         // masks to apply: the bias, the boolean mask, keys past S, causal keys past this
         // warp's first row (rows past L are left unmasked: they are not written)
@@ -634,7 +635,8 @@ __device__ void fwd_mma(T* o, float* lse, int vec, ATTN_PARAMS(T)) {
             if (c + 1 < EV) orow[c + 1] = T(acc[t][2 * h + 1] * inv);
         }
         if (tq == 0)
-            lse[hd.n * L + i] = l[h] > 0.f ? (m[h] + log2f(l[h])) * 0.6931471805599453f : -neg_inf<float>();
+            lse[hd.n * L + i] = l[h] > 0.f ? (m[h] + log2f(l[h])) * 0.6931471805599453f
+                                          : -neg_inf<float>();
     }
 }
 

@@ -40,12 +40,21 @@ __device__ long long cas_mul(long long* p, long long v) {
     return (long long)old;
 }
 extern "C" __global__ void mul_at_f(float* a, const long long* pos, const float* v, long long n)
-{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) cas_mul(a + pos[i], v[i]);
+}
 extern "C" __global__ void mul_at_d(double* a, const long long* pos, const double* v, long long n)
-{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) cas_mul(a + pos[i], v[i]);
+}
 extern "C" __global__ void mul_at_q(long long* a, const long long* pos, const long long* v,
                                     long long n)
-{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) cas_mul(a + pos[i], v[i]); }
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) cas_mul(a + pos[i], v[i]);
+}
 """
 _MUL_ENTRY = {
     np.dtype(np.float32): "mul_at_f",

@@ -36,7 +36,8 @@ class ShapeKernels(ABC):
 
     @abstractmethod
     def unfold(self, a, dim, size, step):
-        r"""The view of all windows :math:`y_{\ldots, w, \ldots, k} = a_{\ldots, w\,step + k, \ldots}`.
+        r"""The view of all windows
+        :math:`y_{\ldots, w, \ldots, k} = a_{\ldots, w\,step + k, \ldots}`.
 
         Axis ``dim`` becomes the window index (``(n - size) // step + 1`` windows) and a
         last axis of length ``size`` runs inside each window.

@@ -1,10 +1,10 @@
 """Activation functions (relu family, gelu, silu, softmax family, glu, ...).
 
-GELU and SiLU are fused ops (:mod:`lucid.ops.elementwise.activation`), softmax and log-softmax those of
-:mod:`lucid.ops.special.functions`; the rest are short compositions of Lucid ops whose gradients match
-PyTorch's (where a branch could overflow, it is evaluated on a clamped input so that no
-inf reaches a masked-out gradient). ``inplace=True`` writes the result into the input
-through :func:`lucid.ops.apply_inplace`, as PyTorch's in-place forms.
+GELU and SiLU are fused ops (:mod:`lucid.ops.elementwise.activation`), softmax and log-softmax
+those of :mod:`lucid.ops.special.functions`; the rest are short compositions of Lucid ops
+whose gradients match PyTorch's (where a branch could overflow, it is evaluated on a clamped
+input so that no inf reaches a masked-out gradient). ``inplace=True`` writes the result into
+the input through :func:`lucid.ops.apply_inplace`, as PyTorch's in-place forms.
 """
 
 from __future__ import annotations

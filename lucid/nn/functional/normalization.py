@@ -1,8 +1,8 @@
 """Normalisation: batch_norm, layer_norm, group_norm, instance_norm, rms_norm, local_response_norm.
 
-Each norm is one fused op of :mod:`lucid.ops.nn.normalization` (statistics, normalisation and affine in
-one node); these wrappers check their arguments as PyTorch does and compute the op's layout.
-``local_response_norm`` is composed from ops.
+Each norm is one fused op of :mod:`lucid.ops.nn.normalization` (statistics, normalisation and
+affine in one node); these wrappers check their arguments as PyTorch does and compute the op's
+layout. ``local_response_norm`` is composed from ops.
 """
 
 from __future__ import annotations

@@ -28,7 +28,10 @@ class CastBackward(UnaryOp):
 
     Math
     ----
-    .. math:: \frac{\partial \mathcal{L}}{\partial x} = \mathrm{cast}_{T_x}\Big(\frac{\partial \mathcal{L}}{\partial y}\Big)
+    .. math::
+
+        \frac{\partial \mathcal{L}}{\partial x}
+        = \mathrm{cast}_{T_x}\Big(\frac{\partial \mathcal{L}}{\partial y}\Big)
 
     Attributes
     ----------

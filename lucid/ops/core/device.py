@@ -94,7 +94,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     )
     if dev.type != "cuda":
         raise DeviceError(f"cuda: expected a CUDA device, got {dev}")
-    dev.backend  # raises, naming how to install CuPy, where absent
+    _ = dev.backend  # raises, naming how to install CuPy, where absent
     return self if self._device is dev else move(self, dev, non_blocking)
 
 

@@ -1,8 +1,8 @@
 """In-place writes: ``x.add_(y)`` and every ``<op>_`` run the out-of-place op and write the
 result into ``x`` (:func:`apply_inplace`), with PyTorch's checks (a leaf that requires grad,
 partial memory overlap, a result that cannot be cast to ``x``'s dtype or does not
-broadcast to its shape) and the history rebased: ``x`` takes the new node, and a view's base its view region replaced
-(the ``view_scatter`` op) so every alias reads the new history.
+broadcast to its shape) and the history rebased: ``x`` takes the new node, and a view's base
+its view region replaced (the ``view_scatter`` op) so every alias reads the new history.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ frexp_result = collections.namedtuple(
     "frexp", ("mantissa", "exponent"), module="lucid.return_types"
 )
 frexp_result.__repr__ = _frexp_repr
-setattr(_rt, "frexp", frexp_result)  # lucid.return_types.frexp (pickles by name)
+_rt.frexp = frexp_result  # lucid.return_types.frexp (pickles by name)
 
 
 # == floating representation ===============================================================
@@ -159,9 +159,9 @@ class NextafterBackward(BinaryOp):
     Notes
     -----
     Backends: ``xp.nextafter`` in the promoted floating dtype; bfloat16 (no kernel in
-    CuPy) steps its bit pattern by one. Equal inputs give ``b``; nan in either gives nan. PyTorch does not
-    implement this derivative; Lucid uses the one of the real function it approximates
-    (the identity in :math:`a`).
+    CuPy) steps its bit pattern by one. Equal inputs give ``b``; nan in either gives nan.
+    PyTorch does not implement this derivative; Lucid uses the one of the real function it
+    approximates (the identity in :math:`a`).
     """
 
     __slots__ = ()

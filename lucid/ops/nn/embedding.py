@@ -43,9 +43,9 @@ class EmbeddingBackward(Op):
     Backends: ``be.embedding`` (``xp.take`` along the rows), ``be.embedding_backward``
     (one flat unbuffered scatter-add, ``xp.add.at``, of every gradient element into zeros:
     faster on NumPy than a row-wise ``add.at`` or a sorted ``add.reduceat``; half
-    gradients accumulate in float64 and are cast back). The wrapper checks the indices' range and applies
-    ``max_norm`` (an in-place renormalisation of the looked-up rows, before the lookup, as
-    PyTorch). The graph-mode gradient is ``scatter_add`` of the scaled ``g`` (linear in
+    gradients accumulate in float64 and are cast back). The wrapper checks the indices' range
+    and applies ``max_norm`` (an in-place renormalisation of the looked-up rows, before the
+    lookup, as PyTorch). The graph-mode gradient is ``scatter_add`` of the scaled ``g`` (linear in
     ``g``, so differentiable again).
     """
 

@@ -1,5 +1,6 @@
 r"""The straight-through estimator as one node: the value of one tensor (``hard``), the
-gradient of another (``soft``). Its public wrapper is :func:`lucid.nn.functional.straight_through`."""
+gradient of another (``soft``). Its public wrapper is
+:func:`lucid.nn.functional.straight_through`."""
 
 from __future__ import annotations
 

@@ -138,9 +138,9 @@ class GridSampleBackward(Op):
     schema_v1 : OpSchema
         ``"grid_sample"``, ``AmpPolicy.FORCE_FP32`` (half precision cannot address pixels
         of a large image exactly); not deterministic on CUDA (the input's gradient
-        scatter-adds with atomics), deterministic on the CPU. Params: ``mode`` (``"bilinear"``, ``"nearest"``,
-        ``"bicubic"``), ``padding_mode`` (``"zeros"``, ``"border"``, ``"reflection"``),
-        ``align_corners``.
+        scatter-adds with atomics), deterministic on the CPU. Params: ``mode`` (``"bilinear"``,
+        ``"nearest"``, ``"bicubic"``), ``padding_mode`` (``"zeros"``, ``"border"``,
+        ``"reflection"``), ``align_corners``.
     saves_input : bool
         True: the input and the grid.
     saves_output : bool

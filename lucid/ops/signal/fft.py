@@ -21,13 +21,13 @@ way round, ``"ortho"`` divides both by :math:`\sqrt N`.
 Sizes (``n``, ``s``) are applied by :mod:`lucid.fft` before the op (zero padding or
 trimming, differentiable ops of their own), so an op transforms its input as it is.
 
-Gradients follow PyTorch's convention for complex tensors (see :mod:`lucid.ops.elementwise.complex`).
-``fft_c2c`` is linear over :math:`\mathbb C` with a symmetric matrix, so its formula is
-the same transform of :math:`g` and the holomorphic rule conjugates around it (the
-adjoint: the inverse transform with the matching scale). The half-spectrum ops are linear
-over :math:`\mathbb R` only; with :math:`w_k = 1` at :math:`k = 0` (and at :math:`n/2`
-for even :math:`n`), :math:`w_k = 2` elsewhere (the bins that stand for a conjugate
-pair), and ``norm`` swapped (backward and forward exchange, ortho stays):
+Gradients follow PyTorch's convention for complex tensors (see
+:mod:`lucid.ops.elementwise.complex`). ``fft_c2c`` is linear over :math:`\mathbb C` with a
+symmetric matrix, so its formula is the same transform of :math:`g` and the holomorphic rule
+conjugates around it (the adjoint: the inverse transform with the matching scale). The
+half-spectrum ops are linear over :math:`\mathbb R` only; with :math:`w_k = 1` at :math:`k = 0`
+(and at :math:`n/2` for even :math:`n`), :math:`w_k = 2` elsewhere (the bins that stand for a
+conjugate pair), and ``norm`` swapped (backward and forward exchange, ortho stays):
 
 .. math:: \mathrm{grad}_x = \mathrm{c2r}(g / w), \qquad \mathrm{grad}_y = w\,\mathrm{r2c}(g)
 

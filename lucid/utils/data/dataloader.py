@@ -1,13 +1,13 @@
 """``DataLoader``: batches from a dataset, in the main process or in worker processes.
 
 With ``num_workers > 0`` each worker is a daemonic process (forked on Linux) with its own
-task queue and its own result channel (:mod:`._shared`). The main process hands out the sampler's batches of
-indices round robin, at most ``prefetch_factor`` per worker ahead, and yields the results
-in the sampler's order. It waits on the result pipes and on the workers' process sentinels
-together (``multiprocessing.connection.wait``), so a worker that dies is noticed at once and
-reported with its exit code or signal, and an exception in a worker is raised again in the
-main process with the worker's traceback and the sample index. Results travel pickled,
-with each large CPU tensor's data in shared memory (one copy, not four).
+task queue and its own result channel (:mod:`._shared`). The main process hands out the
+sampler's batches of indices round robin, at most ``prefetch_factor`` per worker ahead, and
+yields the results in the sampler's order. It waits on the result pipes and on the workers'
+process sentinels together (``multiprocessing.connection.wait``), so a worker that dies is
+noticed at once and reported with its exit code or signal, and an exception in a worker is
+raised again in the main process with the worker's traceback and the sample index. Results
+travel pickled, with each large CPU tensor's data in shared memory (one copy, not four).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Registry-suite samples of the complex ops (lucid.ops.elementwise.complex) and of the ops that handle
-complex input themselves (``complex_grad="custom"``: abs, casts, comparisons, predicates,
+"""Registry-suite samples of the complex ops (lucid.ops.elementwise.complex) and of the ops that
+handle complex input themselves (``complex_grad="custom"``: abs, casts, comparisons, predicates,
 boolean reductions). Holomorphic ops get complex variants of their real samples
 automatically (``complex_variant``)."""
 

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 
-# -- the special-function area (lucid.ops.special.functions, lucid.ops.elementwise.numeric) --------------------
+# -- the special-function area (lucid.ops.special.functions, lucid.ops.elementwise.numeric) --
 
 
 # -- lucid.special's own ops (lucid.ops.special.gaussian, .bessel, .entropy, .gamma_zeta) -----
