@@ -28,11 +28,12 @@ test: $(VENV)/.installed-test lint
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider
 
 # the import contracts of pyproject.toml (layers; array libraries only in the backends),
-# ruff's lint and format checks
+# ruff's lint and format checks, mypy on lucid/
 lint: $(VENV)/.installed-test
 	$(BIN)/lint-imports
 	$(BIN)/ruff check lucid tests benchmarks examples
 	$(BIN)/ruff format --check lucid tests benchmarks examples
+	$(BIN)/mypy
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/ops.py

@@ -17,6 +17,8 @@ class device:
     """A place tensors live: ``device("cpu")``, ``device("cuda", 1)``, ``device("cuda:1")``."""
 
     __slots__ = ("type", "index", "_backend")
+    type: str  # "cpu" or "cuda"
+    index: int | None
     _interned: dict = {}
 
     def __new__(cls, spec="cpu", index=None):
@@ -94,7 +96,7 @@ class device:
 
 
 # Installed by lucid.backend (a layer above): device -> its backend instance.
-BACKEND_FOR = [None]
+BACKEND_FOR: list = [None]
 
 CPU = device("cpu")
 _default = CPU

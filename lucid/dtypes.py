@@ -20,6 +20,8 @@ makes ``complex64``.
 
 from __future__ import annotations
 
+import builtins
+
 import ml_dtypes
 import numpy as np
 
@@ -268,7 +270,7 @@ def result_type(*operands) -> dtype:
     return _combine(dims, _combine(zeros, scalars))
 
 
-def can_cast(from_, to) -> _py_bool:
+def can_cast(from_, to) -> builtins.bool:
     """Whether PyTorch's in-place rules allow writing ``from_`` into ``to`` (no category drop)."""
     return as_dtype(from_)._cat <= as_dtype(to)._cat
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import os
+from math import trunc as _trunc
 
 from . import dtypes as _dt
 from ._device import CPU, device as _device_cls
@@ -92,7 +93,7 @@ class Generator:
                 new_state.dtype.name if isinstance(new_state, _Tensor) else type(new_state).__name__
             )
             raise DTypeError(f"set_state: RNG state must be a uint8 tensor, got {got}")
-        raw = bytes(new_state.reshape(-1).tolist())
+        raw = bytes(new_state.reshape(-1).tolist())  # type: ignore[attr-defined]  # (an op's method)
         try:
             self._device.backend.rng_set_state(self._impl, raw[8:])
         except ValueError as e:
@@ -139,7 +140,7 @@ def generator_for(generator, dev, op):
 def manual_seed(seed) -> Generator:
     """Seed every default generator (all devices); returns the CPU default generator."""
     if isinstance(seed, numbers.Real) and not isinstance(seed, numbers.Integral):
-        seed = int(seed)
+        seed = _trunc(seed)
     seed = _check_seed(seed, "manual_seed")
     for g in _defaults.values():
         g.manual_seed(seed)

@@ -510,4 +510,4 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-Tensor.backward = _tensor_backward
+Tensor.backward = _tensor_backward  # type: ignore[attr-defined]  # installed here, above the tensor layer

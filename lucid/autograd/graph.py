@@ -10,6 +10,8 @@ part, as in PyTorch).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import os
 import traceback
 import weakref
@@ -56,8 +58,9 @@ class Node:
         "__weakref__",
     )
 
-    saves_input = False
-    saves_output = False
+    # what a node keeps for its backward (an op refines these: lucid.ops.core.base.Op)
+    saves_input: ClassVar[bool | str | tuple[tuple[int, ...], ...]] = False
+    saves_output: ClassVar[bool] = False
     materialize_grads = True  # fill outputs that got no gradient with zeros
 
     def name(self) -> str:
@@ -349,13 +352,13 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     return node
 
 
-_PLANS = {}
+_PLANS: dict = {}
 # The (shape, dtype) pairs of nodes' inputs and their tuples, one object per distinct
 # value. A training step makes thousands of nodes over a few shapes; each pair kept apart
 # would be two more objects (with its shape) for Python's cyclic garbage collector, whose
 # collections run by the count of live container objects: benchmarks/gpt2.py's bf16 step
 # spent about a quarter of its host time in them. Emptied past _META_MAX entries.
-_META = {}
+_META: dict = {}
 _META_MAX = 4096
 
 

@@ -12,7 +12,7 @@ from .cpu import CpuBackend
 
 __all__ = ["Backend", "CpuBackend", "backend_for", "register_backend"]
 
-_FACTORIES = {}
+_FACTORIES: dict = {}
 
 
 def register_backend(device_type, factory):

@@ -108,7 +108,7 @@ class CUDAGraph:
         return f"<lucid.cuda.CUDAGraph {state}>"
 
 
-_SIDE = {}  # device index -> the side stream captures run on by default
+_SIDE: dict = {}  # device index -> the side stream captures run on by default
 
 
 class graph:

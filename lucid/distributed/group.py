@@ -9,6 +9,8 @@ wire buffers (:meth:`ProcessGroup.stage`) and copies staged results back.
 
 from __future__ import annotations
 
+from typing import Any
+
 import atexit
 import os
 from abc import ABC, abstractmethod
@@ -34,10 +36,10 @@ class ProcessGroup(ABC):
     exception types of the backend library that :meth:`_guard` translates), ``dev``
     (the device of this rank's buffers of its own making)."""
 
-    name = None
+    name: Any = None
     dev = CPU
     native_avg = False
-    reduce_as = {}
+    reduce_as: dict = {}
     complex_as_real = False
     errors = ()
 
@@ -213,7 +215,7 @@ class _Groups:
 
 
 group = _Groups()
-_BROKEN = []
+_BROKEN: list = []
 
 
 @atexit.register

@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 default_pg_timeout = datetime.timedelta(minutes=30)
-_GROUPS = []
+_GROUPS: list = []
 
 
 def is_available() -> bool:

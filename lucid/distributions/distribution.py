@@ -1,5 +1,6 @@
 """The :class:`Distribution` base: shapes, sampling, validation, moments from the family."""
 
+from typing import Any
 import math
 
 from .._tensor import Size, Tensor, tensor
@@ -61,8 +62,8 @@ class Distribution:
 
     has_rsample = False
     has_enumerate_support = False
-    arg_constraints = {}
-    support = None
+    arg_constraints: dict = {}
+    support: Any = None
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self._batch_shape, self._event_shape = as_size(batch_shape), as_size(event_shape)

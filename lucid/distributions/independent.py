@@ -17,7 +17,7 @@ class Independent(Distribution):
     """``base_distribution`` with its rightmost ``reinterpreted_batch_ndims`` batch dims
     treated as event dims: :math:`\\log p(x) = \\sum_{\\text{those dims}} \\log p_i(x_i)`."""
 
-    arg_constraints = {}
+    arg_constraints: dict = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
         n = reinterpreted_batch_ndims
@@ -76,7 +76,7 @@ class MixtureSameFamily(Distribution):
     """:math:`p(x) = \\sum_k \\pi_k p_k(x)`: ``mixture_distribution`` a Categorical over the
     rightmost batch dim of ``component_distribution``."""
 
-    arg_constraints = {}
+    arg_constraints: dict = {}
     has_rsample = False
 
     def __init__(self, mixture_distribution, component_distribution, validate_args=None):

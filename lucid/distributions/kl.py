@@ -25,8 +25,8 @@ from .transformed import Pareto, TransformedDistribution
 __all__ = ["kl_divergence", "register_kl"]
 
 _EULER = 0.57721566490153286061
-_KL_REGISTRY = {}
-_KL_CACHE = {}
+_KL_REGISTRY: dict = {}
+_KL_CACHE: dict = {}
 
 
 def register_kl(type_p, type_q):

@@ -44,7 +44,7 @@ _EULER = 0.57721566490153286061
 class TransformedDistribution(Distribution):
     """``base_distribution`` pushed through ``transforms`` (applied in order)."""
 
-    arg_constraints = {}
+    arg_constraints: dict = {}
 
     def __init__(self, base_distribution, transforms, validate_args=None):
         if isinstance(transforms, Transform):

@@ -1,6 +1,7 @@
 """Transforms: invertible maps :math:`y = f(x)` with :math:`\\log|\\det J_f(x)|`, used by
 :class:`~lucid.distributions.TransformedDistribution` and the constraint registries."""
 
+from typing import Any
 import math
 
 from .._tensor import Size, Tensor, as_tensor
@@ -41,8 +42,8 @@ class Transform:
     """
 
     bijective = False
-    domain = constraints.real
-    codomain = constraints.real
+    domain: Any = constraints.real
+    codomain: Any = constraints.real
     sign = 1
 
     def __init__(self, cache_size=0):

@@ -2,7 +2,7 @@
 the pattern is checked when the module is built, the shapes when it runs."""
 
 from ..errors import LucidError
-from ..nn import Module
+from ..nn.modules.module import Module
 from .parsing import check_pattern
 from .recipe import sides
 from .report import annotate

@@ -23,8 +23,10 @@ from ..errors import LucidError
 
 __all__ = ["BatchedTensor", "VmapError", "LEVELS", "wrap", "unwrap_all", "lift"]
 
-LEVELS = []  # per active vmap level (level L at LEVELS[L - 1]): (batch size, randomness)
-_PLACEHOLDERS = weakref.WeakValueDictionary()  # id(its _data) -> a live BatchedTensor
+LEVELS: list = []  # per active vmap level (level L at LEVELS[L - 1]): (batch size, randomness)
+_PLACEHOLDERS: weakref.WeakValueDictionary = (
+    weakref.WeakValueDictionary()
+)  # id(its _data) -> a live BatchedTensor
 
 
 class VmapError(LucidError, RuntimeError):

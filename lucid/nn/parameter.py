@@ -10,6 +10,8 @@ given where one would otherwise pass silently for a real tensor.
 
 from __future__ import annotations
 
+from typing import Any
+
 import warnings
 
 from .._tensor import Tensor
@@ -124,7 +126,7 @@ class _Uninitialized:
     :meth:`materialize` gives them a shape; any other use raises."""
 
     __slots__ = ()
-    cls_to_become = None
+    cls_to_become: Any = None
 
     def materialize(self, shape, device=None, dtype=None):
         """Give this placeholder the shape ``shape`` (uninitialised values) and turn it into

@@ -28,8 +28,8 @@ from .._tensor.factory import tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
-_GLOBAL_PRE_HOOKS = []
-_GLOBAL_POST_HOOKS = []
+_GLOBAL_PRE_HOOKS: list = []
+_GLOBAL_POST_HOOKS: list = []
 
 
 def register_optimizer_step_pre_hook(hook):

@@ -142,7 +142,7 @@ def _fixed():
     return names
 
 
-_FIXED = []
+_FIXED: list = []
 
 
 def fixed_counterparts():

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import collections
 import pickle
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from .. import dtypes as _dt
 from .._device import device as _device_cls
@@ -50,7 +52,7 @@ class Pickler(pickle._Pickler):
     """Pickles an object as ``torch.save`` does; ``storages`` lists what it referred to,
     ``[(key, backend, root array)]`` in the order of first use."""
 
-    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch: ClassVar[dict[type, Callable[..., Any]]] = dict(pickle._Pickler.dispatch)
 
     def __init__(self, file, protocol=DEFAULT_PROTOCOL):
         super().__init__(file, protocol)

@@ -19,7 +19,7 @@ __all__ = [
     "is_allowed_object",
 ]
 
-_SAFE = []
+_SAFE: list = []
 
 
 def _name_of(entry):

@@ -20,6 +20,8 @@ from __future__ import annotations
 import collections
 import pickle
 import pickletools
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from .._tensor import Tensor
 from ..errors import SerializationError, WeightsOnlyError
@@ -66,7 +68,7 @@ def _is_torch(module):
 class WeightsOnlyUnpickler(pickle._Unpickler):
     """The restricted unpickler of ``load(weights_only=True)``."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch: ClassVar[dict[int, Callable[..., Any]]] = dict(pickle._Unpickler.dispatch)
 
     def __init__(self, file, persistent_load, **kwargs):
         super().__init__(file, **kwargs)
@@ -255,7 +257,7 @@ class InertUnpickler(pickle._Unpickler):
     """Walks a pickle building no object of the file's: ``pids`` collects its persistent
     ids whose storage type Lucid knows (``torch.<Type>Storage``)."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch: ClassVar[dict[int, Callable[..., Any]]] = dict(pickle._Unpickler.dispatch)
 
     def __init__(self, file, **kwargs):
         super().__init__(file, **kwargs)

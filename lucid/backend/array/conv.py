@@ -17,6 +17,7 @@ Pooling loops over the kernel elements (a handful), never over the batch or the 
 positions.
 """
 
+from typing import Any
 import itertools
 import math
 
@@ -43,7 +44,7 @@ class XpConv:
     #: The input channels a group from which a stride-1 convolution's input gradient is
     #: the adjoint convolution (:meth:`conv_backward_input`); None: never (the GPU keeps
     #: its transposed GEMM and col2im kernel).
-    conv_adjoint_min_channels = None
+    conv_adjoint_min_channels: Any = None
     #: Whether a row-columns forward and weight gradient of small maps (at most 256
     #: output positions a sample, 4096 in all) merge the batch into their GEMMs
     #: (:meth:`_merged_rows_forward`, :meth:`_merged_rows_weight`): on the CPU one GEMM

@@ -4,6 +4,7 @@ Half-precision inputs compute in float32 (statistics stay float32, outputs are c
 as PyTorch does on the CPU.
 """
 
+from typing import Any
 from ..threads import split
 
 _SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU
@@ -61,7 +62,7 @@ class XpNorm:
 
     #: Bytes of ``x`` per block of the batch-blocked passes (:meth:`_sample_blocks`);
     #: None: no blocking (the GPU, where each block would be more kernel launches).
-    norm_block_bytes = None
+    norm_block_bytes: Any = None
 
     # -- batch-blocked passes ----------------------------------------------------------
 

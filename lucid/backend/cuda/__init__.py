@@ -16,7 +16,7 @@ if AVAILABLE:
     from . import runtime
     from .backend import CudaBackend
 
-    _BACKENDS = {}
+    _BACKENDS: dict = {}
 
     def backend_of(dev):
         """The backend of device ``dev`` (one per GPU index, made on first use)."""

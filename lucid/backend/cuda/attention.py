@@ -43,7 +43,7 @@ _SUFFIX = {
 }
 _BN, _BM, _BR, _TM, _QM = 32, 16, 8, 64, 32  # as BN, BM, BR, TM, QM in the source
 _MMA_FORWARD = _MMA_BACKWARD = True  # False: half types take the plain kernel too
-_RAISED = set()  # (kernel, device) whose shared-memory limit is raised
+_RAISED: set = set()  # (kernel, device) whose shared-memory limit is raised
 _SMEM = 48 * 1024  # static shared-memory limit of a launch
 _GRID_Y = 65535
 _PROBS_SMALL, _PROBS_BYTES = 64 << 20, 1 << 30  # float32/64: keep P between these

@@ -37,7 +37,7 @@ from ... import backends
 _KDL_CUDA, _KDL_CPU = 2, 1
 
 
-_FLAGS = []  # lucid.backends.cuda.matmul, on first use
+_FLAGS: list = []  # lucid.backends.cuda.matmul, on first use
 
 
 def _tf32_wanted():

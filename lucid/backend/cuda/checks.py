@@ -32,10 +32,10 @@ extern "C" __global__ void in_range(const T* a, long long n, double lo, double h
 """
 _INT = np.dtype(np.int64)  # checked as it lies (other integer and bool arrays: as float64)
 _SLOTS = 256  # pending checks before a forced read
-_pending = []  # (slot index, make_error(value)) per queued check
-_buffer = []  # the device buffer: two uint64 words per slot
-_capturing = []  # the ledger of each capture in progress (innermost last)
-_replayed = []  # the ledgers of graphs replayed since the last read
+_pending: list = []  # (slot index, make_error(value)) per queued check
+_buffer: list = []  # the device buffer: two uint64 words per slot
+_capturing: list = []  # the ledger of each capture in progress (innermost last)
+_replayed: list = []  # the ledgers of graphs replayed since the last read
 
 
 class Ledger:

@@ -20,10 +20,10 @@ import ctypes
 
 import cupy
 
-_LIB = []  # the loaded library, or None where it cannot be loaded
-_HANDLES = {}  # device -> cublasLtHandle_t
-_WORKSPACE = {}  # (device, stream) -> workspace array
-_PLANS = {}  # problem key -> _Plan, or None where Lt has no algorithm
+_LIB: list = []  # the loaded library, or None where it cannot be loaded
+_HANDLES: dict = {}  # device -> cublasLtHandle_t
+_WORKSPACE: dict = {}  # (device, stream) -> workspace array
+_PLANS: dict = {}  # problem key -> _Plan, or None where Lt has no algorithm
 _WORKSPACE_BYTES = 32 << 20
 
 EPILOGUE_DEFAULT, EPILOGUE_BIAS, EPILOGUE_BGRADB = 1, 4, 512

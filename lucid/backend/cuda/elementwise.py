@@ -143,7 +143,7 @@ def cast(a, dtype):
     return out
 
 
-_CASTS = {}  # (source dtype, target dtype) -> the cast kernel, or False
+_CASTS: dict = {}  # (source dtype, target dtype) -> the cast kernel, or False
 
 
 def _cast_kernel(src, dst):

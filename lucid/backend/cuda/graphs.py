@@ -26,7 +26,7 @@ from ...errors import DeviceError
 from . import checks
 from .runtime import pinned_empty
 
-_ACTIVE = []  # the captures in progress on this process (innermost last)
+_ACTIVE: list = []  # the captures in progress on this process (innermost last)
 
 
 class Pool:

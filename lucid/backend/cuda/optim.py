@@ -32,8 +32,8 @@ from .kernels import CTYPES, kernel
 CHUNK = 2048  # elements per block
 THREADS = 256  # threads per block (CHUNK / THREADS elements each)
 _MAX_MAPS = 64  # cached block maps (distinct lists of sizes)
-_BLOCK_MAPS = {}  # (device index, sizes) -> the device block map
-_TABLES = {}  # (device index, table bytes) -> the table on the device
+_BLOCK_MAPS: dict = {}  # (device index, sizes) -> the device block map
+_TABLES: dict = {}  # (device index, table bytes) -> the table on the device
 
 # The block's tensor row and element range, and the Adam-family prologue (weight decay,
 # both moments; the moments stored, their A values returned).

@@ -15,7 +15,7 @@ from ...errors import DeviceError
 from . import checks
 
 _POOL = cupy.get_default_memory_pool()
-_peak = {}  # device index -> peak allocated bytes since reset
+_peak: dict = {}  # device index -> peak allocated bytes since reset
 
 
 def _tracking_malloc(nbytes, _malloc=_POOL.malloc, _used=_POOL.used_bytes):

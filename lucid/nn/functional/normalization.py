@@ -213,7 +213,7 @@ def instance_norm(
     )
 
 
-_LAYOUTS = {}  # (input shape, normalized_shape) -> the trailing-dims layout
+_LAYOUTS: dict = {}  # (input shape, normalized_shape) -> the trailing-dims layout
 
 
 def _trailing(x, normalized_shape, op):

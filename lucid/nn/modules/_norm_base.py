@@ -5,6 +5,8 @@ forward over batch statistics or the running ones). PyTorch's path for both is
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import dtypes as _dt
 from ..._tensor import tensor
 from ...autograd.grad_mode import no_grad
@@ -110,7 +112,7 @@ class _BatchNorm(_NormBase):
     """Batch statistics in training mode (updating the running ones, with ``momentum`` or,
     when it is None, their cumulative average), running statistics in evaluation mode."""
 
-    _dims = ()
+    _dims: Any = ()
 
     def _check_input_dim(self, input):
         if input.dim() not in self._dims:

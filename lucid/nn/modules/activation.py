@@ -3,6 +3,8 @@ of :mod:`lucid.nn.functional`. ``extra_repr`` reads as PyTorch's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import ArgumentError, ShapeError
 from ...ops import empty
 from .. import functional as F
@@ -50,7 +52,7 @@ def _inplace(inplace, lead=""):
 class _Inplace(Module):
     """An activation whose only option is ``inplace``."""
 
-    _fn = None
+    _fn: Any = None
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -66,7 +68,7 @@ class _Inplace(Module):
 class _Plain(Module):
     """An activation without options."""
 
-    _fn = None
+    _fn: Any = None
 
     def forward(self, input):
         return type(self)._fn(input)

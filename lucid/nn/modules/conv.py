@@ -8,6 +8,8 @@ call of :mod:`lucid.nn.functional` (after ``lucid.pad`` for the non-zero padding
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import numbers
 
@@ -154,7 +156,7 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    _fn = None
+    _fn: Any = None
 
     def __init__(
         self,
@@ -229,7 +231,7 @@ class Conv3d(_Conv):
 
 class _ConvTranspose(_ConvNd):
     _transposed = True
-    _fn = None
+    _fn: Any = None
 
     def __init__(
         self,
@@ -325,7 +327,7 @@ class _LazyConv:
     first call (or loading a state dict) gives them their shapes, initialises them as the
     layer does and turns the module into :attr:`cls_to_become`."""
 
-    cls_to_become = None
+    cls_to_become: Any = None
 
     def _lazy_init(self, out_channels, bias, device, dtype):
         self.in_channels = 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import functional as F
 from ..functional.dropout import _p
 from .module import Module
@@ -12,7 +14,7 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Fe
 class _DropoutNd(Module):
     """``p`` (checked to lie in [0, 1]) and ``inplace``; ``forward`` calls ``_fn``."""
 
-    _fn = None
+    _fn: Any = None
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()

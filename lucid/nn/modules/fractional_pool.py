@@ -3,6 +3,8 @@ attributes and buffer); ``forward`` is one call of :mod:`lucid.nn.functional`.""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import ArgumentError
 from .. import functional as F
 from .module import Module
@@ -18,7 +20,7 @@ def _ntuple(v, n):
 
 class _FractionalMaxPoolNd(Module):
     _n = 0
-    _fn = None
+    _fn: Any = None
 
     def __init__(
         self,

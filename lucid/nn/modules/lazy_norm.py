@@ -4,6 +4,8 @@ norms whose ``num_features`` is read from their first input."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import dtypes as _dt
 from ..._tensor import tensor
 from ...ops import empty
@@ -30,7 +32,7 @@ class _LazyNorm:
     length, and then refuses the input when ``affine``), and ``num_features`` after a
     state dict is loaded is the loaded tensors' size (PyTorch's stays 0)."""
 
-    cls_to_become = None
+    cls_to_become: Any = None
 
     def __init__(
         self,

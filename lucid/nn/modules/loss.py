@@ -4,6 +4,8 @@ move with ``.to`` and appear in ``state_dict`` as in PyTorch); ``forward`` is on
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import ArgumentError
 from .. import functional as F
 from ..functional.loss import _check
@@ -57,7 +59,7 @@ class _WeightedLoss(_Loss):
 class _PairLoss(_Loss):
     """``fn(input, target, reduction=...)``."""
 
-    _fn = None
+    _fn: Any = None
 
     def forward(self, input, target):
         return type(self)._fn(input, target, reduction=self.reduction)

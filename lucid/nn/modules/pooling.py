@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import functional as F
 from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401 (torch's path)
 from .module import Module
@@ -37,7 +39,7 @@ def _ntuple(v, n):
 
 
 class _MaxPoolNd(Module):
-    _fn = None
+    _fn: Any = None
 
     def __init__(
         self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
@@ -87,7 +89,7 @@ class MaxPool3d(_MaxPoolNd):
 
 
 class _AvgPoolNd(Module):
-    _fn = None
+    _fn: Any = None
     _n = 0
 
     def __init__(
@@ -155,7 +157,7 @@ class AvgPool3d(_AvgPoolNd):
 
 
 class _AdaptiveAvgPoolNd(Module):
-    _fn = None
+    _fn: Any = None
 
     def __init__(self, output_size):
         super().__init__()
@@ -187,7 +189,7 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
 
 class _AdaptiveMaxPoolNd(Module):
-    _fn = None
+    _fn: Any = None
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
@@ -220,7 +222,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
 
 class _LPPoolNd(Module):
-    _fn = None
+    _fn: Any = None
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -260,7 +262,7 @@ class LPPool3d(_LPPoolNd):
 
 
 class _MaxUnpoolNd(Module):
-    _fn = None
+    _fn: Any = None
     _n = 0
 
     def __init__(self, kernel_size, stride=None, padding=0):

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 _cache_depth = 0
-_cache = {}
+_cache: dict = {}
 
 
 @contextlib.contextmanager

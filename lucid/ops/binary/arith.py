@@ -21,7 +21,7 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, DivisionByZeroError, DTypeError, reports_as
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import BinaryOp, UnaryOp, _cast, _scalar_result
 from ..core.inplace import apply_inplace
 from ..core.registry import register
@@ -610,29 +610,31 @@ def _float_power_(self, exponent):
     return apply_inplace(float_power, self, exponent)
 
 
-Tensor.float_power_ = _float_power_
+install(float_power_=_float_power_)
 
 
 # -- operators ---------------------------------------------------------------------------
 
-Tensor.__add__ = lambda self, other: AddBackward.call(self, other)
-Tensor.__radd__ = lambda self, other: AddBackward.call(other, self)
-Tensor.__iadd__ = add_
-Tensor.__mul__ = lambda self, other: MulBackward.call(self, other)
-Tensor.__rmul__ = lambda self, other: MulBackward.call(other, self)
-Tensor.__imul__ = mul_
-Tensor.__sub__ = sub
-Tensor.__rsub__ = lambda self, other: sub(other, self)
-Tensor.__isub__ = sub_
-Tensor.__truediv__ = lambda self, other: DivBackward.call(self, other)
-Tensor.__rtruediv__ = lambda self, other: DivBackward.call(other, self)
-Tensor.__itruediv__ = true_divide_
-Tensor.__floordiv__ = floor_divide
-Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
-Tensor.__ifloordiv__ = floor_divide_
-Tensor.__mod__ = lambda self, other: RemainderBackward.call(self, other)
-Tensor.__rmod__ = lambda self, other: RemainderBackward.call(other, self)
-Tensor.__imod__ = remainder_
-Tensor.__pow__ = pow
-Tensor.__rpow__ = lambda self, other: PowBackward.call(other, self)
-Tensor.__ipow__ = pow_
+install(
+    __add__=lambda self, other: AddBackward.call(self, other),
+    __radd__=lambda self, other: AddBackward.call(other, self),
+    __iadd__=add_,
+    __mul__=lambda self, other: MulBackward.call(self, other),
+    __rmul__=lambda self, other: MulBackward.call(other, self),
+    __imul__=mul_,
+    __sub__=sub,
+    __rsub__=lambda self, other: sub(other, self),
+    __isub__=sub_,
+    __truediv__=lambda self, other: DivBackward.call(self, other),
+    __rtruediv__=lambda self, other: DivBackward.call(other, self),
+    __itruediv__=true_divide_,
+    __floordiv__=floor_divide,
+    __rfloordiv__=lambda self, other: floor_divide(other, self),
+    __ifloordiv__=floor_divide_,
+    __mod__=lambda self, other: RemainderBackward.call(self, other),
+    __rmod__=lambda self, other: RemainderBackward.call(other, self),
+    __imod__=remainder_,
+    __pow__=pow,
+    __rpow__=lambda self, other: PowBackward.call(other, self),
+    __ipow__=pow_,
+)

@@ -12,6 +12,8 @@ weak-scalar arithmetic equals PyTorch's; every other call takes the general two-
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import dtypes as _dt
 from ..core.base import UnaryOp
 from .arith import AddBackward, DivBackward, MulBackward, SubBackward
@@ -42,7 +44,7 @@ class _ScalarOp(UnaryOp):
     PyTorch's ``MulBackward0`` serves both ``mul.Tensor`` and ``mul.Scalar``."""
 
     __slots__ = ()
-    general = None  # the two-input op this one stands in for
+    general: Any = None  # the two-input op this one stands in for
     keeps_int64 = True  # int64 (op) int is int64 (not so for true division)
 
     def name(self):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import DTypeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import BroadcastOp, _cast, _scalar_result, scalar_like
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
@@ -324,7 +324,7 @@ def _tensor_where(self, condition, other):
     return where(condition, self, other)
 
 
-Tensor.where = _tensor_where
+install(where=_tensor_where)
 
 
 # -- in place ----------------------------------------------------------------------------

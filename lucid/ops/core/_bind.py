@@ -2,7 +2,7 @@
 
 from ..._tensor import Tensor
 
-__all__ = ["tensor_method"]
+__all__ = ["tensor_method", "install"]
 
 
 def tensor_method(*names):
@@ -14,3 +14,10 @@ def tensor_method(*names):
         return fn
 
     return deco
+
+
+def install(**methods):
+    """Expose each function as ``Tensor.<name>``: the operators (``__add__``, ``__neg__``,
+    ``__getitem__``, ...) an op module defines, in one place."""
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)

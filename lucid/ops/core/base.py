@@ -32,6 +32,8 @@ Base classes:
 from __future__ import annotations
 
 import numbers
+from types import ModuleType
+from typing import Any, ClassVar
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
@@ -51,7 +53,7 @@ from ...errors import (
     set_op_name,
 )
 from .registry import BATCHING as _BATCHING, get_op
-from .schema import AmpPolicy
+from .schema import AmpPolicy, OpSchema
 
 __all__ = [
     "Op",
@@ -78,15 +80,16 @@ class Op(Node):
     """An op: schema, forward dispatch and its gradient (see module doc)."""
 
     __slots__ = ()
-    schema_v1 = None
-    saves_input = False  # True: all inputs; per input, those its gradient needs; "others"
-    saves_output = False
-    saves_extra = ()  # names of intermediates ``dispatch`` returns after the outputs
-    #                         (a single-output op may return its output alone: no extras)
-    graph_ns = None  # F in graph mode: Lucid ops with the backend's signatures
+    schema_v1: ClassVar[OpSchema]  # every registered op declares its own
+    # saves_input (Node's): True, all inputs; per input, the inputs its gradient needs;
+    # "others"
+    # names of intermediates ``dispatch`` returns after the outputs (a single-output op
+    # may return its output alone: no extras)
+    saves_extra: ClassVar[tuple[str, ...]] = ()
+    graph_ns: ClassVar[ModuleType | None] = None  # F in graph mode (lucid.ops.core.graph_ns)
     _real = False  # mirrors schema_v1.real_valued, read on the hot path
     _diff = True  # mirrors schema_v1.differentiable
-    _diff_outputs = None  # mirrors schema_v1.differentiable_outputs
+    _diff_outputs: ClassVar[tuple[int, ...] | None] = None  # schema_v1.differentiable_outputs
     _policy = AmpPolicy.KEEP_INPUT
     _multi = False
     _view = False
@@ -454,8 +457,8 @@ class BinaryOp(BroadcastOp):
     """
 
     __slots__ = ()
-    _scalar_op = None  # the one-input op for (tensor, Python number), if any
-    _rscalar_op = None  # and for (Python number, tensor)
+    _scalar_op: Any = None  # the one-input op for (tensor, Python number), if any
+    _rscalar_op: Any = None  # and for (Python number, tensor)
 
     @classmethod
     def call(cls, a, b, **params):

@@ -11,7 +11,7 @@ _OPS: dict = {}
 # params)``, which runs the op's batching rule on batched inputs or returns NotImplemented,
 # and :func:`~lucid.ops.core.inplace.apply_inplace` calls ``BATCHING[1](fn, self, args, kwargs)``,
 # the in-place counterpart.
-BATCHING = [None, None]
+BATCHING: list = [None, None]
 
 
 def register(cls):

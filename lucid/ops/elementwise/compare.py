@@ -14,7 +14,7 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, DTypeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import BinaryOp, Op, UnaryOp, to_tensor
 from ..binary._common import _inplace
 from ..core.registry import register
@@ -564,19 +564,21 @@ def _eq_operator(cls):
     return op
 
 
-Tensor.__eq__ = _eq_operator(EqBackward)
-Tensor.__ne__ = _eq_operator(NeBackward)
-Tensor.__lt__ = lambda self, other: LtBackward.call(self, other)
-Tensor.__le__ = lambda self, other: LeBackward.call(self, other)
-Tensor.__gt__ = lambda self, other: GtBackward.call(self, other)
-Tensor.__ge__ = lambda self, other: GeBackward.call(self, other)
-Tensor.__and__ = bitwise_and
-Tensor.__rand__ = lambda self, other: BitwiseAndBackward.call(other, self)
-Tensor.__iand__ = Tensor.bitwise_and_
-Tensor.__or__ = bitwise_or
-Tensor.__ror__ = lambda self, other: BitwiseOrBackward.call(other, self)
-Tensor.__ior__ = Tensor.bitwise_or_
-Tensor.__xor__ = bitwise_xor
-Tensor.__rxor__ = lambda self, other: BitwiseXorBackward.call(other, self)
-Tensor.__ixor__ = Tensor.bitwise_xor_
-Tensor.__invert__ = bitwise_not
+install(
+    __eq__=_eq_operator(EqBackward),
+    __ne__=_eq_operator(NeBackward),
+    __lt__=lambda self, other: LtBackward.call(self, other),
+    __le__=lambda self, other: LeBackward.call(self, other),
+    __gt__=lambda self, other: GtBackward.call(self, other),
+    __ge__=lambda self, other: GeBackward.call(self, other),
+    __and__=bitwise_and,
+    __rand__=lambda self, other: BitwiseAndBackward.call(other, self),
+    __iand__=vars(Tensor)["bitwise_and_"],
+    __or__=bitwise_or,
+    __ror__=lambda self, other: BitwiseOrBackward.call(other, self),
+    __ior__=vars(Tensor)["bitwise_or_"],
+    __xor__=bitwise_xor,
+    __rxor__=lambda self, other: BitwiseXorBackward.call(other, self),
+    __ixor__=vars(Tensor)["bitwise_xor_"],
+    __invert__=bitwise_not,
+)

@@ -22,9 +22,8 @@ holomorphic and write their complex gradient themselves (``complex_grad="custom"
 from __future__ import annotations
 
 from ... import dtypes as _dt
-from ..._tensor import Tensor
 from ...errors import DTypeError, ShapeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core._formula import array_of, const
 from ..core.base import BinaryOp, UnaryOp, ViewOp, to_tensor
 from ..core.inplace import apply_inplace
@@ -260,8 +259,8 @@ def _set_part(part):
     return setter
 
 
-Tensor.real = property(real, _set_part(real), doc="The real parts (a view).")
-Tensor.imag = property(imag, _set_part(imag), doc="The imaginary parts (a view).")
+install(real=property(real, _set_part(real), doc="The real parts (a view)."))
+install(imag=property(imag, _set_part(imag), doc="The imaginary parts (a view)."))
 
 
 # == polar form ===============================================================================

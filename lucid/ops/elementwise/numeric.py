@@ -14,7 +14,7 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import DTypeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core._formula import array_of, const
 from ..core.base import BinaryOp, MultiOutputOp, to_tensor
 from ..core.inplace import apply_inplace
@@ -44,7 +44,7 @@ def _frexp_repr(self):
     return f"lucid.return_types.frexp(\nmantissa={self.mantissa!r},\nexponent={self.exponent!r})"
 
 
-frexp_result = collections.namedtuple(
+frexp_result = collections.namedtuple(  # type: ignore[name-match]  # PyTorch's type name
     "frexp", ("mantissa", "exponent"), module="lucid.return_types"
 )
 frexp_result.__repr__ = _frexp_repr
@@ -431,9 +431,11 @@ ldexp_ = _inplace(ldexp, "ldexp_")  # also lucid.ldexp_, as torch.ldexp_
 gcd_ = _inplace(gcd, "gcd_")
 lcm_ = _inplace(lcm, "lcm_")
 
-Tensor.__lshift__ = bitwise_left_shift
-Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(other, self)
-Tensor.__ilshift__ = Tensor.bitwise_left_shift_
-Tensor.__rshift__ = bitwise_right_shift
-Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(other, self)
-Tensor.__irshift__ = Tensor.bitwise_right_shift_
+install(
+    __lshift__=bitwise_left_shift,
+    __rlshift__=lambda self, other: bitwise_left_shift(other, self),
+    __ilshift__=vars(Tensor)["bitwise_left_shift_"],
+    __rshift__=bitwise_right_shift,
+    __rrshift__=lambda self, other: bitwise_right_shift(other, self),
+    __irshift__=vars(Tensor)["bitwise_right_shift_"],
+)

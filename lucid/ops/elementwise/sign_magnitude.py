@@ -17,7 +17,7 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import DTypeError, ValueOverflowError, reports_as
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import UnaryOp, _cast, to_tensor
 from ..core.inplace import apply_inplace
 from ..core.registry import register
@@ -457,6 +457,8 @@ clamp_max_ = _inplace(clamp_max)
 
 negative_, absolute_, clip_ = neg_, abs_, clamp_
 
-Tensor.__neg__ = neg
-Tensor.__pos__ = positive
-Tensor.__abs__ = abs
+install(
+    __neg__=neg,
+    __pos__=positive,
+    __abs__=abs,
+)

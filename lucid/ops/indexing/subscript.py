@@ -23,7 +23,7 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
 from ...errors import IndexArgumentError, IndexingError, ShapeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core._formula import const
 from ..core.base import Op, UnaryOp, scalar_like, to_tensor
 from ..core.inplace import apply_inplace, check_writable
@@ -486,8 +486,10 @@ def _setitem(self, index, value):
         _out_of_range(self, index, "__setitem__")
 
 
-Tensor.__getitem__ = _getitem
-Tensor.__setitem__ = _setitem
+install(
+    __getitem__=_getitem,
+    __setitem__=_setitem,
+)
 
 
 # -- index_put --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
 from ...errors import ArgumentError, DeviceMismatchError, DimError, DTypeError, ShapeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import Op, UnaryOp, broadcast_shapes, norm_dim, to_tensor
 from ..binary.arith import MulBackward
 from ..elementwise.complex import conj as _conj
@@ -218,8 +218,10 @@ def matmul(input, other):
     return MatmulBackward.apply(input, other)
 
 
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(to_tensor(other, self), self)
+install(
+    __matmul__=matmul,
+    __rmatmul__=lambda self, other: matmul(to_tensor(other, self), self),
+)
 
 
 @tensor_method("mm")

@@ -18,7 +18,7 @@ import numbers
 from ... import dtypes as _dt
 from ..._tensor import Tensor, tensor as _tensor_of
 from ...errors import ArgumentError, DimError, DTypeError, ShapeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import norm_dim, to_tensor
 from ..core.inplace import apply_inplace
 from .extrema import return_types as _rt
@@ -581,7 +581,7 @@ def renorm(input, p, dim, maxnorm):
     return x * scale
 
 
-Tensor.renorm_ = lambda self, p, dim, maxnorm: apply_inplace(renorm, self, p, dim, maxnorm)
+install(renorm_=lambda self, p, dim, maxnorm: apply_inplace(renorm, self, p, dim, maxnorm))
 
 
 # == histograms ============================================================================
@@ -726,4 +726,4 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     return _Histogramdd(hist, tuple(edges))
 
 
-Tensor.histogram = histogram
+install(histogram=histogram)

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import numbers
 
-from ..._tensor import Tensor
 from ...errors import ArgumentError, DimError, ShapeError, reports_as
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import UnaryOp, ViewOp, norm_dim, norm_dims
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
@@ -207,10 +206,10 @@ def adjoint(input):
     return _mH(input, "adjoint")
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
-Tensor.mH = property(_mH)
-Tensor.H = property(_H)
+install(T=property(_T))
+install(mT=property(_mT))
+install(mH=property(_mH))
+install(H=property(_H))
 
 
 # -- flips and rolls -------------------------------------------------------------------

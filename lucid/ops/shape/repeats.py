@@ -13,7 +13,7 @@ import numbers
 
 from ..._tensor import Tensor
 from ...errors import DTypeError, ShapeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import UnaryOp, norm_dim, to_tensor
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
@@ -86,7 +86,7 @@ def _repeat(input, *sizes):
     return RepeatBackward.call(input, reps=reps)
 
 
-Tensor.repeat = _repeat
+install(repeat=_repeat)
 
 
 @tensor_method("tile")

@@ -18,7 +18,7 @@ from ... import dtypes as _dt
 from ..._device import device as _device_cls, get_default_device
 from ..._tensor import Tensor
 from ...errors import DimError, IndexingError, ShapeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core._formula import const
 from ..core.base import UnaryOp, ViewOp, norm_dim
 from ..core.registry import register
@@ -409,4 +409,4 @@ def _unfold(input, dimension, size, step):
     return UnfoldBackward.call(input, dim=d, size=size, step=step)
 
 
-Tensor.unfold = _unfold
+install(unfold=_unfold)

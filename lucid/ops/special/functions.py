@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numbers
 
-from ..._tensor import Tensor
 from ..._tensor.factory import dtype_arg
 from ...errors import ArgumentError, DTypeError
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import UnaryOp, norm_dim, to_tensor
 from ..core.inplace import apply_inplace
 from ..core.registry import register
@@ -170,10 +169,10 @@ def polygamma(n, input):
     return PolygammaBackward.call(input, n=int(n))
 
 
-Tensor.polygamma = lambda self, n: polygamma(n, self)
-Tensor.lgamma_ = lambda self: apply_inplace(lgamma, self)
-Tensor.digamma_ = lambda self: apply_inplace(digamma, self)
-Tensor.polygamma_ = lambda self, n: apply_inplace(lambda x: polygamma(n, x), self)
+install(polygamma=lambda self, n: polygamma(n, self))
+install(lgamma_=lambda self: apply_inplace(lgamma, self))
+install(digamma_=lambda self: apply_inplace(digamma, self))
+install(polygamma_=lambda self, n: apply_inplace(lambda x: polygamma(n, x), self))
 
 
 # == the softmax family ====================================================================

@@ -6,9 +6,8 @@ maths: each is a call of registered ops, whose gradients they inherit."""
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
 from ...errors import ArgumentTypeError, ShapeError, reports_as
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import to_tensor
 from ..core.inplace import apply_inplace
 from ..shape.joins import stack
@@ -41,8 +40,8 @@ def _cube_(self):
     return self.pow_(3)
 
 
-Tensor.i0_ = _i0_
-Tensor.cube_ = _cube_
+install(i0_=_i0_)
+install(cube_=_cube_)
 
 
 def index_put_(input, indices, values, accumulate=False):

@@ -16,7 +16,7 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...errors import ArgumentError, DimError, DTypeError, ShapeError
 from ...random import generator_for
-from ..core._bind import tensor_method
+from ..core._bind import install, tensor_method
 from ..core.base import to_tensor
 from ..core.inplace import apply_inplace
 from ..creation.creation import FillBackward, number_arg
@@ -155,7 +155,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
     return apply_inplace(_fill_diagonal, self, fill_value, bool(wrap))
 
 
-Tensor.fill_diagonal_ = fill_diagonal_
+install(fill_diagonal_=fill_diagonal_)
 
 
 def _max_(self, other):
@@ -166,8 +166,8 @@ def _min_(self, other):
     return apply_inplace(minimum, self, other)
 
 
-Tensor.maximum_ = _max_
-Tensor.minimum_ = _min_
+install(maximum_=_max_)
+install(minimum_=_min_)
 
 
 # == random fills ==========================================================================
@@ -231,9 +231,9 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _draw_into(self, "log_normal", "log_normal", mean, std, generator=generator)
 
 
-Tensor.geometric_ = geometric_
-Tensor.cauchy_ = cauchy_
-Tensor.log_normal_ = log_normal_
+install(geometric_=geometric_)
+install(cauchy_=cauchy_)
+install(log_normal_=log_normal_)
 
 
 def poisson(input, generator=None):

@@ -32,7 +32,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader"]
 
 
-_live = weakref.WeakSet()  # the worker pools not yet shut down
+_live: weakref.WeakSet = weakref.WeakSet()  # the worker pools not yet shut down
 
 
 @atexit.register
