@@ -1,5 +1,7 @@
 """The layers of :mod:`lucid.nn`, one module per family."""
 
+import sys as _sys
+
 from .module import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
@@ -26,86 +28,43 @@ from .vq import *  # noqa: F401,F403
 from .lazy_norm import *  # noqa: F401,F403
 from .noisy import *  # noqa: F401,F403
 from .fused import *  # noqa: F401,F403
-from . import channelshuffle, utils  # noqa: F401  (PyTorch's module paths only)
-from . import (
-    module,
-    container,
-    linear,
-    flatten,
-    rnn,
-    distance,
-    activation,
-    loss,
-    conv,
-    pooling,
-    padding,
-    pixelshuffle,
-    upsampling,
-    fold,
-    normalization,
-    batchnorm,
-    sync_batchnorm,
-    instancenorm,
-    dropout,
-    sparse,
-    attention,
-    transformer,
-    vq,
-    lazy_norm,
-    noisy,
-    fused,
-)
-
-__all__ = [
-    n
-    for m in (
-        module,
-        container,
-        linear,
-        flatten,
-        rnn,
-        distance,
-        activation,
-        loss,
-        conv,
-        pooling,
-        padding,
-        pixelshuffle,
-        upsampling,
-        fold,
-        normalization,
-        batchnorm,
-        sync_batchnorm,
-        instancenorm,
-        dropout,
-        sparse,
-        attention,
-        transformer,
-        vq,
-        lazy_norm,
-        noisy,
-        fused,
-    )
-    for n in m.__all__
-]
-
-# fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
-from . import fractional_pool, positional, grouped_attention  # noqa: E402
+from .adaptive import *  # noqa: F401,F403
+from . import channelshuffle, utils  # noqa: F401  (PyTorch's module paths only)
 
-__all__ += [
-    n
-    for m in (
-        fractional_pool,
-        positional,
-        grouped_attention,
-    )
-    for n in m.__all__
-]
-
-from .adaptive import *  # noqa: F401,F403,E402
-from . import adaptive  # noqa: E402
-
-__all__ += adaptive.__all__
+# the families, in import order: what `from lucid.nn.modules import *` gives
+_FAMILIES = (
+    "module",
+    "container",
+    "linear",
+    "flatten",
+    "rnn",
+    "distance",
+    "activation",
+    "loss",
+    "conv",
+    "pooling",
+    "padding",
+    "pixelshuffle",
+    "upsampling",
+    "fold",
+    "normalization",
+    "batchnorm",
+    "sync_batchnorm",
+    "instancenorm",
+    "dropout",
+    "sparse",
+    "attention",
+    "transformer",
+    "vq",
+    "lazy_norm",
+    "noisy",
+    "fused",
+    "fractional_pool",
+    "positional",
+    "grouped_attention",
+    "adaptive",
+)
+__all__ = [n for m in _FAMILIES for n in _sys.modules[f"{__name__}.{m}"].__all__]
