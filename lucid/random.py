@@ -93,7 +93,7 @@ class Generator:
                 new_state.dtype.name if isinstance(new_state, _Tensor) else type(new_state).__name__
             )
             raise DTypeError(f"set_state: RNG state must be a uint8 tensor, got {got}")
-        raw = bytes(new_state.reshape(-1).tolist())  # type: ignore[attr-defined]  # (an op's method)
+        raw = bytes(new_state.reshape(-1).tolist())
         try:
             self._device.backend.rng_set_state(self._impl, raw[8:])
         except ValueError as e:

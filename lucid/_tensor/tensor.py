@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import weakref
+from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
 from .._device import CPU, device as _device_cls
@@ -47,6 +48,11 @@ class Tensor:
     )
 
     __array_priority__ = 1000  # NumPy defers ``ndarray * Tensor`` to Tensor.__rmul__
+
+    if TYPE_CHECKING:
+        # for the type checker only: the methods and operators lucid.ops installs on the
+        # class at import (lucid.ops.core._bind)
+        def __getattr__(self, name: str) -> Any: ...
 
     # -- construction (internal) -------------------------------------------------------
 
