@@ -181,6 +181,16 @@ LINEAR = [
     Case("Linear-wide", lambda: nn.Linear(1031, 3), R(1, 1031), dtypes=BF16, tol=3),
     Case("Bilinear", lambda: nn.Bilinear(5, 4, 3), R(6, 5), R(6, 4), dtypes=ALL),
     Case("LazyLinear", _lazy(nn.LazyLinear, 4, shape=(2, 6)), R(3, 6), dtypes=BF16),
+    Case(
+        "NonDynamicallyQuantizableLinear", lambda: nn.NonDynamicallyQuantizableLinear(7, 5), R(3, 7)
+    ),
+    Case("FusedLinear", lambda: nn.FusedLinear(7, 5), R(3, 7), dtypes=BF16),
+    Case(
+        "FusedLinear-gelu-tanh",
+        lambda: nn.FusedLinear(7, 5, activation="gelu", approximate="tanh"),
+        R(3, 7),
+    ),
+    Case("NoisyLinear-eval", lambda: nn.NoisyLinear(7, 5), R(3, 7), train=False),
     Case("Identity", lambda: nn.Identity(3, x=1), R(3, 4, view="slice")),
     Case("Flatten", lambda: nn.Flatten(), R(2, 3, 4, 5)),
     Case("Flatten-0-2", lambda: nn.Flatten(0, 2), R(2, 3, 4, 5, view="T")),
@@ -330,6 +340,13 @@ LOSS = sum(
             R(6, 4),
             Ints(4, 6),
             call=_logsm(),
+        ),
+        _loss(
+            "NLLLoss2d",
+            lambda r: nn.NLLLoss2d(reduction=r),
+            R(2, 4, 3, 5),
+            Ints(4, 2, 3, 5),
+            call=_logsm(1),
         ),
         _loss(
             "NLLLoss-2d-ignore",
@@ -675,6 +692,16 @@ def _norm(id, make, shape, dtypes=BF16, view=None):
 NORM = sum(
     [
         _norm("BatchNorm1d", lambda: nn.BatchNorm1d(5), (8, 5)),
+        _norm("LazyBatchNorm1d", _lazy(nn.LazyBatchNorm1d, shape=(2, 5)), (8, 5)),
+        _norm("LazyBatchNorm2d", _lazy(nn.LazyBatchNorm2d, shape=(2, 3, 4, 4)), (4, 3, 5, 5)),
+        _norm("LazyBatchNorm3d", _lazy(nn.LazyBatchNorm3d, shape=(2, 2, 3, 3, 3)), (2, 2, 3, 4, 3)),
+        _norm("LazyInstanceNorm1d", _lazy(nn.LazyInstanceNorm1d, shape=(2, 4, 5)), (3, 4, 7)),
+        _norm("LazyInstanceNorm2d", _lazy(nn.LazyInstanceNorm2d, shape=(2, 3, 4, 4)), (2, 3, 5, 6)),
+        _norm(
+            "LazyInstanceNorm3d",
+            _lazy(nn.LazyInstanceNorm3d, shape=(1, 2, 3, 3, 3)),
+            (2, 2, 3, 4, 3),
+        ),
         _norm(
             "BatchNorm1d-3d-noaffine",
             lambda: nn.BatchNorm1d(4, affine=False, momentum=0.3),
@@ -806,6 +833,32 @@ def _self_attn(m, x, **k):
 
 ATTENTION = [
     Case(
+        "GroupedQueryAttention",
+        lambda: nn.GroupedQueryAttention(8, 4, 2),
+        R(5, 3, 8),
+        call=_self_attn,
+        tol=3,
+    ),
+    Case(
+        "MultiQueryAttention-bf-causal",
+        lambda: nn.MultiQueryAttention(8, 2, batch_first=True),
+        R(3, 5, 8),
+        call=_self_attn,
+        kw={"attn_mask": _causal(5), "need_weights": False},
+        tol=3,
+    ),
+    Case("RotaryEmbedding", lambda: nn.RotaryEmbedding(8, max_seq_len=16), R(2, 3, 5, 8)),
+    Case("SinusoidalEmbedding", lambda: nn.SinusoidalEmbedding(8), R(7, scale=5.0)),
+    Case("SinusoidalEmbeddingND", lambda: nn.SinusoidalEmbeddingND(8, 2), R(7, 2, scale=5.0)),
+    Case("VectorQuantizer", lambda: nn.VectorQuantizer(6, 4), R(3, 5, 4)),
+    Case(
+        "AdaptiveLogSoftmaxWithLoss",
+        lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7]),
+        R(6, 8),
+        Ints(10, 6),
+        call=lambda m, x, t: tuple(m(x, t)),
+    ),
+    Case(
         "MultiheadAttention-self",
         lambda: nn.MultiheadAttention(8, 2),
         R(5, 3, 8),
@@ -912,6 +965,9 @@ PARAMS = [pytest.param(c, dt, id=f"{c.id}-{dt}") for c in CASES for dt in c.dtyp
 _ABSTRACT = {"Module", "RNNCellBase"}
 # random layers: compared by statistics in the tests below
 _RANDOM = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
+# random pooling regions (drawn by each device's generator): test_cuda_fractional_pool.py
+# compares them with the regions given (_random_samples)
+_RANDOM |= {"FractionalMaxPool2d", "FractionalMaxPool3d"}
 
 
 # -- running a case on both devices ------------------------------------------------------
