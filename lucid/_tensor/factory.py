@@ -14,6 +14,10 @@ from ..backend import host as _host
 from ..errors import ArgumentTypeError, DTypeError, ShapeError, ValueOverflowError
 from .._device import CPU
 from .tensor import Size, Tensor
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..types import DeviceLike, DTypeLike
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor"]
 
@@ -242,7 +246,9 @@ def _to_array(data, dtype, dev):
     return be.asarray(_host.nested_array(nested, dt)), dt
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
+def tensor(
+    data: Any, *, dtype: DTypeLike = None, device: DeviceLike = None, requires_grad: bool = False
+) -> Tensor:
     """A new tensor holding a copy of ``data``: a number, a nested sequence (anything with
     ``__len__`` and ``__getitem__``: lists, tuples, deques, ranges, ``array.array``) of
     numbers, NumPy scalars, arrays and tensors, an array, a tensor, or an object with
@@ -256,7 +262,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     return t
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data: Any, dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is one of the right dtype and
     device: a Tensor, a NumPy array (or an object with ``__array__``) for the CPU, a DLPack
     exporter (a PyTorch or CuPy tensor) on its own device; other data as :func:`tensor`."""
@@ -281,7 +287,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=want, device=dev)
 
 
-def from_numpy(a):
+def from_numpy(a: Any) -> Tensor:
     """A CPU tensor sharing memory with NumPy array ``a``.
 
     A read-only array gives a tensor that shares it too; as in PyTorch a ``UserWarning``
@@ -331,7 +337,7 @@ def from_dlpack(ext):
     return Tensor._wrap(a, _dt.from_numpy_dtype(a.dtype), dev)
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
 
 

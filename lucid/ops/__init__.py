@@ -5,6 +5,7 @@ op modules also install the matching Tensor methods and operators.
 """
 
 import sys as _sys
+import typing as _typing
 
 from .core import registry
 from .core.inplace import apply_inplace
@@ -70,7 +71,7 @@ from .binary import scalar_ops  # noqa: F401  (tensor-with-number arithmetic: on
 
 # the ops of lucid.special beyond the core's
 from .special import gaussian, bessel, entropy, gamma_zeta, polynomials  # noqa: F401
-from .signal import fft  # noqa: F401  (the transforms of lucid.fft)
+from .signal import fft as _fft  # noqa: F401  (the transforms of lucid.fft)
 from .core import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns  # F of every gradient formula in graph mode
@@ -79,48 +80,49 @@ _base.Op.graph_ns = graph_ns  # F of every gradient formula in graph mode
 # submodules (``lucid.random`` is the RNG module, not ``lucid.ops.random``). Looked up in
 # sys.modules because wrappers such as ``sort`` shadow their module's name here.
 # Internals (registry, apply_inplace, OpSchema, AmpPolicy, move) stay under lucid.ops only.
-__all__ = [
-    name
-    for mod in (
-        "core.casts",
-        "elementwise.sign_magnitude",
-        "elementwise.exp_log",
-        "elementwise.trig",
-        "elementwise.erf",
-        "elementwise.rounding",
-        "elementwise.fp_classify",
-        "binary.arith",
-        "binary.functions",
-        "binary.ternary",
-        "elementwise.compare",
-        "reduction.sums",
-        "reduction.extrema",
-        "reduction.moments",
-        "reduction.norm",
-        "reduction.logical",
-        "reduction.scans",
-        "shape.reshape",
-        "shape.permute",
-        "shape.views",
-        "shape.repeats",
-        "shape.padding",
-        "shape.joins",
-        "indexing.subscript",
-        "indexing.gather_scatter",
-        "indexing.masks",
-        "reduction.sort",
-        "linalg.products",
-        "linalg.einsum",
-        "linalg.addmm",
-        "creation.creation",
-        "random.sampling",
-        "special.functions",
-        "elementwise.numeric",
-        "reduction.stats",
-        "indexing.combinatorics",
-        "surface.surface",
-        "elementwise.complex",
-        "surface.aliases",
-    )
-    for name in _sys.modules[f"{__name__}.{mod}"].__all__
-]
+if not _typing.TYPE_CHECKING:  # (a type checker reads the star imports above instead)
+    __all__ = [
+        name
+        for mod in (
+            "core.casts",
+            "elementwise.sign_magnitude",
+            "elementwise.exp_log",
+            "elementwise.trig",
+            "elementwise.erf",
+            "elementwise.rounding",
+            "elementwise.fp_classify",
+            "binary.arith",
+            "binary.functions",
+            "binary.ternary",
+            "elementwise.compare",
+            "reduction.sums",
+            "reduction.extrema",
+            "reduction.moments",
+            "reduction.norm",
+            "reduction.logical",
+            "reduction.scans",
+            "shape.reshape",
+            "shape.permute",
+            "shape.views",
+            "shape.repeats",
+            "shape.padding",
+            "shape.joins",
+            "indexing.subscript",
+            "indexing.gather_scatter",
+            "indexing.masks",
+            "reduction.sort",
+            "linalg.products",
+            "linalg.einsum",
+            "linalg.addmm",
+            "creation.creation",
+            "random.sampling",
+            "special.functions",
+            "elementwise.numeric",
+            "reduction.stats",
+            "indexing.combinatorics",
+            "surface.surface",
+            "elementwise.complex",
+            "surface.aliases",
+        )
+        for name in _sys.modules[f"{__name__}.{mod}"].__all__
+    ]

@@ -18,6 +18,8 @@ import copy
 import functools
 import warnings
 from collections import defaultdict
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from .. import dtypes as _dt
 from .._hooks import RemovableHandle
@@ -160,7 +162,7 @@ class Optimizer:
 
     # -- param groups --------------------------------------------------------------------
 
-    def add_param_group(self, param_group):
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a param group (a dict with ``"params"``; missing options take the
         defaults)."""
         name = type(self).__name__
@@ -209,7 +211,7 @@ class Optimizer:
         ids = [id(p) for p in tensors]
         if len(ids) != len(set(ids)):
             warnings.warn(f"{name}: a parameter group contains duplicate parameters", stacklevel=3)
-        seen = set()
+        seen: set[int] = set()
         for g in self.param_groups:
             seen.update(id(p) for p in g["params"])
             if ("param_names" in g) != ("param_names" in param_group):
@@ -222,7 +224,7 @@ class Optimizer:
 
     # -- gradients and steps ---------------------------------------------------------------
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters: to None (default), or to zeros."""
         for group in self.param_groups:
             for p in group["params"]:
@@ -239,7 +241,7 @@ class Optimizer:
                     with no_grad():
                         g.zero_()
 
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One optimization step; ``closure`` re-evaluates the model and returns the loss."""
         raise NotImplementedError(f"{type(self).__name__} does not define step()")
 
@@ -279,13 +281,13 @@ class Optimizer:
 
     # -- state dict ------------------------------------------------------------------------
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """``{"state": {index: state}, "param_groups": [...]}`` with parameters replaced by
         their index in group order (PyTorch's format). The state tensors are the
         optimizer's own (not copies), as PyTorch's."""
         for hook in self._hooks["state_dict_pre"]:
             hook(self)
-        index = {}
+        index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
             packed = {k: v for k, v in g.items() if k != "params"}
@@ -301,7 +303,7 @@ class Optimizer:
                 out = res
         return out
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Load a :meth:`state_dict` (of this optimizer, or of its PyTorch counterpart with
         the tensors converted). Tensors are copied, floating state cast to its parameter's
         dtype and device (``step`` stays a host scalar); group sizes must match. State
@@ -335,10 +337,10 @@ class Optimizer:
                     f"{len(s['params'])} parameters in the loaded state dict "
                     f"but {len(g['params'])} in the optimizer"
                 )
-        id_map = {}
+        id_map: dict[Any, Any] = {}
         for g, s in zip(groups, saved):
             id_map.update(zip(s["params"], g["params"]))
-        state = defaultdict(dict)
+        state: defaultdict[Any, dict] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if isinstance(k, str) and k.isdigit():  # keys that went through JSON
                 k = int(k)

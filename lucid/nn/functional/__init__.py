@@ -5,6 +5,9 @@ Each function validates its arguments and calls registered ops; the heavy ones
 fused ops with an analytic backward.
 """
 
+import sys as _sys
+import typing as _typing
+
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -20,38 +23,30 @@ from .vq import *  # noqa: F401,F403
 from .value_transforms import *  # noqa: F401,F403
 from .noisy import *  # noqa: F401,F403
 from .fused import *  # noqa: F401,F403
-import sys as _sys
-
-# by module name: ``from . import linear`` would give the function linear, not its module
-__all__ = [
-    n
-    for m in (
-        "activation",
-        "loss",
-        "conv",
-        "pooling",
-        "vision",
-        "normalization",
-        "dropout",
-        "sparse",
-        "attention",
-        "linear",
-        "distance",
-        "vq",
-        "value_transforms",
-        "noisy",
-        "fused",
-    )
-    for n in _sys.modules[f"{__name__}.{m}"].__all__
-]
-
-# fractional pooling, positional encodings, grouped-query attention
 from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
 
-__all__ += [
-    n
-    for m in ("fractional_pool", "positional", "grouped_attention")
-    for n in _sys.modules[f"{__name__}.{m}"].__all__
-]
+# by module name: ``from . import linear`` would give the function linear, not its module
+_FAMILIES = (
+    "activation",
+    "loss",
+    "conv",
+    "pooling",
+    "vision",
+    "normalization",
+    "dropout",
+    "sparse",
+    "attention",
+    "linear",
+    "distance",
+    "vq",
+    "value_transforms",
+    "noisy",
+    "fused",
+    "fractional_pool",
+    "positional",
+    "grouped_attention",
+)
+if not _typing.TYPE_CHECKING:  # (a type checker reads the star imports above instead)
+    __all__ = [n for m in _FAMILIES for n in _sys.modules[f"{__name__}.{m}"].__all__]

@@ -1,6 +1,7 @@
 """The layers of :mod:`lucid.nn`, one module per family."""
 
 import sys as _sys
+import typing as _typing
 
 from .module import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -32,7 +33,7 @@ from .fractional_pool import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
-from . import channelshuffle, utils  # noqa: F401  (PyTorch's module paths only)
+from . import channelshuffle as _channelshuffle, utils as _utils  # noqa: F401  (PyTorch's paths)
 
 # the families, in import order: what `from lucid.nn.modules import *` gives
 _FAMILIES = (
@@ -67,4 +68,5 @@ _FAMILIES = (
     "grouped_attention",
     "adaptive",
 )
-__all__ = [n for m in _FAMILIES for n in _sys.modules[f"{__name__}.{m}"].__all__]
+if not _typing.TYPE_CHECKING:  # (a type checker reads the star imports above instead)
+    __all__ = [n for m in _FAMILIES for n in _sys.modules[f"{__name__}.{m}"].__all__]

@@ -24,7 +24,8 @@ import functools
 import itertools
 import warnings
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Self
 
 from ... import dtypes as _dt
 from ..._device import device as _device_cls
@@ -247,7 +248,7 @@ class Module:
         if hasattr(self, name) and name not in store:
             raise KeyError(f"attribute '{name}' already exists")
 
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add a buffer ``name`` (a tensor or None); ``persistent=False`` keeps it out of
         ``state_dict``."""
         if "_buffers" not in self.__dict__:
@@ -286,7 +287,7 @@ class Module:
             )
         self._parameters[name] = _registered(_G.parameter_registration, self, name, param)
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: Module | None) -> None:
         """Add a child module ``name`` (a Module or None)."""
         if not isinstance(module, Module) and module is not None:
             raise ArgumentTypeError(f"{type(module).__name__} is not a Module subclass")
@@ -467,7 +468,7 @@ class Module:
                     seen.add(id(v))
                 yield (mod_prefix + "." + k if mod_prefix else k), v
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """The parameters of this module (and, with ``recurse``, of every submodule), each
         once."""
         warned = False
@@ -477,7 +478,9 @@ class Module:
                 warn_uninitialized("parameters() yields placeholders")
             yield p
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` pairs; a parameter shared by several modules comes
         once unless ``remove_duplicate=False``."""
         return self._named_members(
@@ -517,7 +520,7 @@ class Module:
             remove_duplicate=remove_duplicate,
         )
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         """The direct submodules, each once."""
         for _, m in self.named_children():
             yield m
@@ -530,7 +533,7 @@ class Module:
                 seen.add(id(m))
                 yield name, m
 
-    def modules(self):
+    def modules(self) -> Iterator[Module]:
         """This module and every submodule (depth first, pre-order), each once."""
         for _, m in self.named_modules():
             yield m
@@ -553,7 +556,7 @@ class Module:
 
     # -- modes and conversion ----------------------------------------------------------
 
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> Self:
         """Set training mode (``mode=False``: evaluation) on this module and every
         submodule; returns ``self``."""
         if not isinstance(mode, bool):
@@ -563,17 +566,17 @@ class Module:
             m.train(mode)
         return self
 
-    def eval(self):
+    def eval(self) -> Self:
         """``train(False)``."""
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Self:
         """Set ``requires_grad`` of every parameter; returns ``self``."""
         for _, p in self.named_parameters():  # placeholders too, without a warning
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter: to None (the default) or to zeros in
         place."""
         for _, p in self.named_parameters():  # placeholders too, without a warning
@@ -589,7 +592,7 @@ class Module:
                     g.requires_grad_(False)
                 g.zero_()
 
-    def apply(self, fn):
+    def apply(self, fn: Callable[[Module], object]) -> Self:
         """Call ``fn(module)`` on every submodule (children first), then on ``self``;
         returns ``self``."""
         for m in self.children():
@@ -615,7 +618,7 @@ class Module:
                 self._buffers[k] = fn(b)
         return self
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> Self:
         """Move and/or cast the parameters and buffers in place: ``to(device)``,
         ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``, or the keywords ``device``,
         ``dtype``, ``non_blocking``; a dtype applies to floating-point tensors only.
@@ -715,7 +718,9 @@ class Module:
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
-    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+    def state_dict(
+        self, *, destination: Any = None, prefix: str = "", keep_vars: bool = False
+    ) -> dict[str, Any]:
         """An ``OrderedDict`` of every parameter and persistent buffer by dotted name
         (detached unless ``keep_vars``), each name prefixed with ``prefix``."""
         if destination is None:
@@ -834,7 +839,9 @@ class Module:
                     elif head[0] not in local_state:
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> Any:
         """Copy ``state_dict`` (dotted names, as :meth:`state_dict` makes) into the
         parameters and buffers, in place (``assign=True``: make the given tensors the
         parameters). Values may also be any array with ``__dlpack__`` (a NumPy array, a
@@ -844,7 +851,9 @@ class Module:
         (``strict=True``) and shape mismatches (always)."""
         if not isinstance(state_dict, Mapping):
             raise ArgumentTypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
 

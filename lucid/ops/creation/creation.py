@@ -28,6 +28,10 @@ from ..core.casts import _copy_value
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ..._tensor import tensor
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...types import DeviceLike, DTypeLike, SizeLike
 
 __all__ = [
     "zeros",
@@ -163,7 +167,9 @@ def _dtype_or(dtype, default, op):
 # -- factories ----------------------------------------------------------------------------
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(
+    *size: SizeLike, dtype: DTypeLike = None, device: DeviceLike = None, requires_grad: bool = False
+) -> Tensor:
     """A tensor of zeros of the given size (default dtype: the default float dtype)."""
     return _new(
         "zeros",
@@ -175,7 +181,9 @@ def zeros(*size, dtype=None, device=None, requires_grad=False):
     )
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(
+    *size: SizeLike, dtype: DTypeLike = None, device: DeviceLike = None, requires_grad: bool = False
+) -> Tensor:
     """A tensor of ones of the given size."""
     return _new(
         "ones",
@@ -187,7 +195,13 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
     )
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
+def empty(
+    *size: SizeLike,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
     """An uninitialised tensor of the given size."""
     return _new(
         "empty",
@@ -199,7 +213,14 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     )
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full(
+    size: SizeLike,
+    fill_value: complex,
+    *,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; the dtype is inferred from the value
     when not given (bool -> bool, int -> int64, float -> the default float dtype)."""
     value = number_arg(fill_value, "full", "fill_value", complex_ok=True)
@@ -207,7 +228,14 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _new("full", size_arg((size,), "full"), value, dt, device_arg(device), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     n = int_arg(n, "eye", "n")
     m = n if m is None else int_arg(m, "eye", "m")
@@ -219,7 +247,15 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return leaf(dev.backend.eye(n, m, dt.np), dt, dev, requires_grad)
 
 
-def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Values ``start, start + step, ...`` up to ``end`` (excluded): ``arange(end)``,
     ``arange(start, end)``, ``arange(start, end, step)``.
 
@@ -290,7 +326,15 @@ def _spaced(op, start, end, steps, dtype):
     return start, end, steps, dt
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
     start, end, steps, dt = _spaced("linspace", start, end, steps, dtype)
     dev = device_arg(device)
