@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..errors import AutogradError, ShapeError
+from .graph import OPS
 
 
 def batched_grad(
@@ -25,7 +26,7 @@ def batched_grad(
 ):
     """``grad_fn`` (the engine's :func:`~lucid.autograd.grad`) once per batch entry, the
     results stacked along a new dim 0."""
-    from ..ops import stack
+    stack = OPS["stack"]
 
     if grad_outputs is None:
         raise AutogradError(

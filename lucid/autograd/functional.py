@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..errors import AutogradError, DTypeError, ShapeError
 from .engine import grad as _grad
 from .grad_mode import enable_grad
+from .graph import OPS
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -201,7 +202,7 @@ def jacobian(
     shape ``out_i.shape + in_j.shape``, nested like PyTorch's (a Tensor for one input and
     one output, tuples otherwise). ``vectorize`` and ``strategy`` are accepted for
     compatibility; rows are computed one vjp at a time."""
-    from ..ops import stack
+    stack = OPS["stack"]
 
     if strategy not in ("reverse-mode", "forward-mode"):
         raise AutogradError(

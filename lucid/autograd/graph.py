@@ -24,6 +24,11 @@ from ..errors import AutogradError, VersionMismatchError
 
 __all__ = ["Node", "AccumulateGrad", "new_node", "accumulator_of"]
 
+#: The ops this layer's own functions call, installed by :mod:`lucid.ops` (the layer above)
+#: at import, as it installs the Tensor methods: ``OPS["stack"]`` stacks the rows of
+#: ``functional.jacobian`` and the results of batched gradients (``is_grads_batched``).
+OPS: dict = {}
+
 
 class Node:
     """A recorded op in the autograd graph.

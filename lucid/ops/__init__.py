@@ -7,6 +7,7 @@ op modules also install the matching Tensor methods and operators.
 import sys as _sys
 import typing as _typing
 
+from ..autograd.graph import OPS as _AUTOGRAD_OPS
 from .core import registry
 from .core.inplace import apply_inplace
 from .core.schema import AmpPolicy, OpSchema
@@ -75,6 +76,7 @@ from .signal import fft as _fft  # noqa: F401  (the transforms of lucid.fft)
 from .core import base as _base, graph_ns
 
 _base.Op.graph_ns = graph_ns  # F of every gradient formula in graph mode
+_AUTOGRAD_OPS["stack"] = stack  # noqa: F405  (jacobian's rows, batched gradients)
 
 # What ``from lucid.ops import *`` (and so ``lucid``) re-exports: the wrappers, not the
 # submodules (``lucid.random`` is the RNG module, not ``lucid.ops.random``). Looked up in
