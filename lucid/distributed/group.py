@@ -41,7 +41,7 @@ class ProcessGroup(ABC):
     native_avg = False
     reduce_as: dict = {}
     complex_as_real = False
-    errors = ()
+    errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self, ranks, rank, timeout, global_rank):
         self.ranks, self.rank, self.size = tuple(ranks), rank, len(ranks)

@@ -21,7 +21,7 @@ def equation(pattern):
     if "->" not in pattern:
         raise ArgumentError("an einsum pattern needs '->'")
     lefts, right = pattern.split("->", 1)
-    letters = {}
+    letters: dict[str, str] = {}
 
     def term(text, allow_duplicates):
         out = []

@@ -44,7 +44,7 @@ class Expression:
     def expand(self, ellipsis_axes):
         """The groups with the ellipsis replaced by ``ellipsis_axes``: a bare ``...`` by one
         group per axis, a ``(... x)`` by the axes spliced into its group."""
-        out = []
+        out: list = []
         for g in self.groups:
             if g is ELLIPSIS:
                 out.extend((a,) for a in ellipsis_axes)
