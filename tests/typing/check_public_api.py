@@ -38,3 +38,18 @@ m.zero_grad(True, False)  # type: ignore[call-arg]
 opt.zero_grad(set_to_None=True)  # type: ignore[call-arg]
 m.load_state_dict(sd, True, False, True)  # type: ignore[call-arg]
 wrong: nn.Conv2d = m.eval()  # type: ignore[assignment]
+
+import lucid.nn.functional as F  # noqa: E402
+
+h: lucid.Tensor = F.relu(F.linear(x, lucid.zeros(4, 3)), inplace=False)
+p = F.softmax(h, dim=-1)
+q = F.log_softmax(h, dim=1)
+F.dropout(h, p=0.1, training=True)
+F.mse_loss(p, q, reduction="sum")
+F.gelu(h, approximate="tanh")
+F.layer_norm(h, (4,), eps=1e-6)
+
+F.relu(h, True, True)  # type: ignore[call-arg]
+F.conv2d(h)  # type: ignore[call-arg]
+F.dropout(h, training="yes")  # type: ignore[arg-type]
+F.softmax(h, dim="last")  # type: ignore[arg-type]

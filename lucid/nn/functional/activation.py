@@ -9,6 +9,8 @@ the input through :func:`lucid.ops.apply_inplace`, as PyTorch's in-place forms.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numbers
 import warnings
 
@@ -23,6 +25,9 @@ from ...ops.elementwise.activation import (
 )
 from ...ops.core.base import norm_dim, to_tensor
 from ...ops.core.inplace import apply_inplace
+
+if TYPE_CHECKING:
+    from ..._tensor import Tensor
 
 __all__ = [
     "relu",
@@ -87,7 +92,7 @@ def _relu(x):
     return _ops.relu(x)
 
 
-def relu(input, inplace=False):
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """:math:`\\max(0, x)`."""
     return _maybe_inplace(_relu, to_tensor(input), inplace)
 
@@ -239,7 +244,7 @@ def threshold_(input, threshold, value):
 # -- smooth activations --------------------------------------------------------------------
 
 
-def gelu(input, approximate="none"):
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """:math:`x\\,\\Phi(x)` (``approximate="none"``) or its tanh approximation
     (``"tanh"``); one fused op."""
     if approximate not in ("none", "tanh"):
@@ -374,7 +379,9 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     """:math:`e^{x_i} / \\sum_j e^{x_j}` along ``dim`` (None: PyTorch's implicit choice,
     with its deprecation warning); ``dtype`` casts the input first."""
     x = to_tensor(input)
@@ -393,7 +400,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _ops.softmax(-x, dim)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     """:math:`x_i - \\ln\\sum_j e^{x_j}` along ``dim``; ``dtype`` casts the input first."""
     x = to_tensor(input)
     if dim is None:

@@ -8,6 +8,8 @@ Unbatched input (no batch dim) is accepted as in PyTorch.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import math
 import numbers
 
@@ -20,6 +22,9 @@ from ...ops.nn.conv import (
     ConvTransposeBackward,
     Im2colBackward,
 )
+
+if TYPE_CHECKING:
+    from ..._tensor import Tensor
 
 __all__ = [
     "conv1d",
@@ -178,7 +183,15 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
     """2-d convolution of ``(N, C_in, H, W)`` input with a ``(C_out, C_in/groups, kH, kW)``
     weight; ``padding`` an int, a tuple, ``"valid"`` or ``"same"`` (an even kernel pads one
     more at the end, as PyTorch)."""

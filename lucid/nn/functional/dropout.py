@@ -8,6 +8,7 @@ integer and bool inputs are refused for ``0 < p < 1`` (``p = 1`` gives zeros), a
 
 from __future__ import annotations
 
+
 import numbers
 import warnings
 
@@ -63,7 +64,7 @@ def _channels(batched):
     return lambda shape: shape[:k] + (1,) * (len(shape) - k)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
     return _run(input, p, training, inplace, False, _same, "dropout")
 

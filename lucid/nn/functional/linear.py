@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
 from ...errors import ArgumentTypeError, DTypeError, ShapeError, reports_as
@@ -17,7 +18,7 @@ def _need_tensor(op, name, t):
 
 
 @reports_as("linear")
-def linear(input, weight, bias=None):
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """:math:`y = x W^\\top + b` over the last dim of ``input`` (..., in) with ``weight``
     (out, in) (or (in,): a dot product per row) and ``bias`` (out,): one fused op
     (:class:`~lucid.ops.nn.linear.LinearBackward`: one GEMM forward, one per operand

@@ -13,6 +13,7 @@ composes with it).
 
 from __future__ import annotations
 
+
 import math
 import warnings
 
@@ -145,7 +146,14 @@ def _weighted(loss, weight, reduction, op, input_shape, mean_by_weight):
 # -- regression losses ---------------------------------------------------------------------
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """:math:`(x - y)^2`, reduced; with ``weight``, :math:`w (x - y)^2` and the mean
     :math:`\\sum w (x - y)^2 / \\sum w`."""
     _check(reduction, "mse_loss", size_average, reduce)

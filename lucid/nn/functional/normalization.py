@@ -7,6 +7,8 @@ layout. ``local_response_norm`` is composed from ops.
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import numbers
 
@@ -249,7 +251,13 @@ def _trailing(x, normalized_shape, op):
     return got
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Layer norm over the trailing ``normalized_shape`` dims, then ``* weight + bias``."""
     op = "layer_norm"
     x = _input(input, op)
