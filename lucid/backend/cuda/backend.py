@@ -20,7 +20,6 @@ import numpy as np
 
 from ...errors import ArgumentError, DeviceError, ExportError, LucidError
 from ..array import ArrayBackend
-from ...errors import ArgumentError as _ArgumentError
 from ..array.indexing import index_error
 from . import checks, elementwise, gemm, joins, kernels, runtime, scatter
 from .attention import CudaAttention
@@ -247,7 +246,7 @@ class CudaCore:
         checks.defer(a, low, high, False, lambda v: index_error(v, describe))
 
     def check_range(self, a, low, high, message):
-        checks.defer(a, low, high, True, lambda v: _ArgumentError(message))
+        checks.defer(a, low, high, True, lambda v: ArgumentError(message))
 
     # -- scatters and segments -----------------------------------------------------------
 

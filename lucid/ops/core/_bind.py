@@ -9,8 +9,7 @@ def tensor_method(*names):
     """Decorator: also expose the function as ``Tensor.<name>`` for each name."""
 
     def deco(fn):
-        for n in names:
-            setattr(Tensor, n, fn)
+        install(**dict.fromkeys(names, fn))
         return fn
 
     return deco

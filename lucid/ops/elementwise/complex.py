@@ -259,8 +259,10 @@ def _set_part(part):
     return setter
 
 
-install(real=property(real, _set_part(real), doc="The real parts (a view)."))
-install(imag=property(imag, _set_part(imag), doc="The imaginary parts (a view)."))
+install(
+    real=property(real, _set_part(real), doc="The real parts (a view)."),
+    imag=property(imag, _set_part(imag), doc="The imaginary parts (a view)."),
+)
 
 
 # == polar form ===============================================================================

@@ -206,10 +206,12 @@ def adjoint(input):
     return _mH(input, "adjoint")
 
 
-install(T=property(_T))
-install(mT=property(_mT))
-install(mH=property(_mH))
-install(H=property(_H))
+install(
+    T=property(_T),
+    mT=property(_mT),
+    mH=property(_mH),
+    H=property(_H),
+)
 
 
 # -- flips and rolls -------------------------------------------------------------------

@@ -19,7 +19,7 @@ from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
 from ._common import _shape_arg
 from .reshape import ViewBackward, _view_as
-from ... import dtypes
+from ... import dtypes as _dt
 
 __all__ = ["tile", "repeat_interleave"]
 
@@ -216,7 +216,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _int64():
-    return dtypes.int64
+    return _dt.int64
 
 
 def _counts(t, n, op):

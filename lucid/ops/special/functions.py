@@ -169,10 +169,12 @@ def polygamma(n, input):
     return PolygammaBackward.call(input, n=int(n))
 
 
-install(polygamma=lambda self, n: polygamma(n, self))
-install(lgamma_=lambda self: apply_inplace(lgamma, self))
-install(digamma_=lambda self: apply_inplace(digamma, self))
-install(polygamma_=lambda self, n: apply_inplace(lambda x: polygamma(n, x), self))
+install(
+    polygamma=lambda self, n: polygamma(n, self),
+    lgamma_=lambda self: apply_inplace(lgamma, self),
+    digamma_=lambda self: apply_inplace(digamma, self),
+    polygamma_=lambda self, n: apply_inplace(lambda x: polygamma(n, x), self),
+)
 
 
 # == the softmax family ====================================================================

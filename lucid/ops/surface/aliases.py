@@ -40,8 +40,10 @@ def _cube_(self):
     return self.pow_(3)
 
 
-install(i0_=_i0_)
-install(cube_=_cube_)
+install(
+    i0_=_i0_,
+    cube_=_cube_,
+)
 
 
 def index_put_(input, indices, values, accumulate=False):

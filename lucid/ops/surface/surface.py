@@ -166,8 +166,10 @@ def _min_(self, other):
     return apply_inplace(minimum, self, other)
 
 
-install(maximum_=_max_)
-install(minimum_=_min_)
+install(
+    maximum_=_max_,
+    minimum_=_min_,
+)
 
 
 # == random fills ==========================================================================
@@ -231,9 +233,11 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _draw_into(self, "log_normal", "log_normal", mean, std, generator=generator)
 
 
-install(geometric_=geometric_)
-install(cauchy_=cauchy_)
-install(log_normal_=log_normal_)
+install(
+    geometric_=geometric_,
+    cauchy_=cauchy_,
+    log_normal_=log_normal_,
+)
 
 
 def poisson(input, generator=None):
