@@ -64,6 +64,8 @@ from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from . import distributions  # noqa: E402
 from . import utils
+from . import compiler  # noqa: E402
+from .compiler import compile  # noqa: E402  (shadows the built-in, as torch.compile does)
 from . import nn, optim  # noqa: E402
 from . import func  # noqa: E402
 from . import cuda, accelerator, onnx  # noqa: E402

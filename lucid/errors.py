@@ -138,6 +138,13 @@ class DistributedTimeoutError(DistributedError, TimeoutError):
     died, hangs, or never called it (PyTorch: ``DistBackendError`` after its watchdog)."""
 
 
+class CompileError(LucidError, RuntimeError):
+    """``lucid.compile(..., fullgraph=True)`` met something its recording cannot replay
+    (a graph break: a host read of a tensor's value, an op whose output shape depends on
+    values, a backward hook); the message names the cause and the line (PyTorch:
+    ``torch._dynamo.exc.Unsupported``, a ``RuntimeError``)."""
+
+
 # -- naming the op the user called ---------------------------------------------------------
 
 _OP_PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?(?: \([^)]*\))?: ")

@@ -148,7 +148,7 @@ def run_backward(
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * _n_outputs(node)
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _add(node, buf[nr], g, create_graph)
     ready = [n for n in buffers if deps.get(n, 0) == 0]
     dev = roots[0]._device
 
@@ -200,7 +200,7 @@ def run_backward(
                     g = in_grads[i]
                     if g is not None:
                         old = buf[nr]
-                        buf[nr] = g if old is None else old + g
+                        buf[nr] = g if old is None else _add(child, old, g, create_graph)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
@@ -218,6 +218,13 @@ def run_backward(
                 "allow_unused=True if this is the desired behavior"
             )
     return captured
+
+
+def _add(node, a, b, create_graph):
+    """Two gradients of one output summed: a recorded op on Tensors under ``create_graph``,
+    else the backend's ``add`` on arrays (every array operation of the engine goes through
+    the backend, so that ``lucid.compile`` records it)."""
+    return a + b if create_graph else node.be.add(a, b)
 
 
 def _n_outputs(node):

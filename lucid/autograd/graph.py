@@ -257,11 +257,11 @@ class AccumulateGrad(Node):
                 grad = be.copy(grad)
             var._grad = Tensor._wrap(grad, var._dtype, var._device)
         else:
-            try:
-                old._data += grad
-            except ValueError:  # a read-only (broadcast) array assigned by the user
-                var._grad = Tensor._wrap(old._data + grad, old._dtype, old._device)
+            be = self.be
+            if be.is_read_only(old._data):  # a read-only (broadcast) array the user assigned
+                var._grad = Tensor._wrap(be.add(old._data, grad), old._dtype, old._device)
                 return
+            be.add_into(old._data, grad)
             old._vc[0] += 1
 
 

@@ -54,6 +54,9 @@ class CpuBackend(ArrayBackend):
     ordinal = 0
     xp = np
     ndarray = np.ndarray
+    # what a kernel may return as a value: arrays and NumPy's scalars (``lucid.compile``
+    # records both as the buffers of its replay)
+    value_types = (np.ndarray, np.generic)
     # batch norm's passes block by block of the batch: 256 KiB of x and its temporaries
     # stay in a core's L2 (2 MiB here) between the block's ops
     norm_block_bytes = 1 << 18

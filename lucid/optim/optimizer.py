@@ -224,6 +224,27 @@ class Optimizer:
 
     # -- gradients and steps ---------------------------------------------------------------
 
+    def _compile_guard(self):
+        """``(structure, flags)`` that a recording of a call reaching this optimizer
+        depends on (:mod:`lucid.compiler.guards`): the parameters and the size of the
+        state; the hyperparameters and whether each parameter has a ``.grad``."""
+        params = [p for g in self.param_groups for p in g["params"]]
+        structure = (len(self.state), tuple(map(id, params)))
+        flags = (
+            tuple(
+                tuple((k, v) for k, v in g.items() if k != "params" and _hashable(v))
+                for g in self.param_groups
+            ),
+            tuple(p._grad is None for p in params),
+        )
+        return structure, flags
+
+    def _compile_unreplayable(self):
+        """Why a call reaching this optimizer cannot be replayed (a step hook), or None."""
+        if self._hooks["step_pre"] or self._hooks["step_post"]:
+            return f"{type(self).__name__} has a step hook"
+        return None
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters: to None (default), or to zeros."""
         for group in self.param_groups:
@@ -409,6 +430,13 @@ def check_flags(opt, differentiable):
             f"{opt}: differentiable=True is not supported (the update is "
             f"done in place on the arrays, outside the graph)"
         )
+
+
+def _hashable(v):
+    """Whether a param-group value is a plain hyperparameter (a guard of lucid.compile)."""
+    if isinstance(v, (int, float, str, bool)) or v is None:
+        return True
+    return isinstance(v, tuple) and all(isinstance(x, (int, float)) for x in v)
 
 
 def host_scalar(value, dtype=None):

@@ -45,6 +45,9 @@ class XpCore:
     def assign(self, dst, src):
         dst[...] = src
 
+    def add_into(self, dst, src):
+        dst += src
+
     def sum_to(self, a, shape):
         if a.shape == shape:
             return a

@@ -51,6 +51,7 @@ class CudaCore:
     name = "cuda"
     xp = _xp
     ndarray = cupy.ndarray
+    value_types = (cupy.ndarray,)  # what a kernel may return as a value (lucid.compile)
 
     def __init__(self, ordinal=0):
         self.ordinal = ordinal

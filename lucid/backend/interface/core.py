@@ -65,6 +65,11 @@ class CoreKernels(ABC):
         """Write ``src`` (broadcast) into ``dst`` in place: ``dst[...] = src``."""
 
     @abstractmethod
+    def add_into(self, dst, src):
+        """Add ``src`` (broadcast) into ``dst`` in place: ``dst += src`` (gradient
+        accumulation into an existing ``.grad``)."""
+
+    @abstractmethod
     def sum_to(self, a, shape):
         r"""Sum ``a`` over the axes broadcasting added or stretched so it has ``shape``.
 

@@ -554,6 +554,45 @@ class Module:
                     memo, prefix + "." + name if prefix else name, remove_duplicate
                 )
 
+    # -- lucid.compile -----------------------------------------------------------------
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's forward in place (``lucid.compile`` with the same
+        options): later calls replay the recorded forward; hooks run around it, eagerly."""
+        from ...compiler import compile as _compile
+
+        object.__setattr__(self, "forward", _compile(type(self).forward.__get__(self), **kwargs))
+
+    def _compile_module(self, **options):
+        """What ``lucid.compile(module)`` returns: an :class:`OptimizedModule` sharing this
+        module's parameters."""
+        from .compiled import OptimizedModule
+
+        return OptimizedModule(self, **options)
+
+    def _compile_guard(self):
+        """``(structure, flags)`` that a recording of a call reaching this module depends on
+        (:mod:`lucid.compiler.guards`): the parameters and buffers; each submodule's
+        training flag and whether each parameter has a ``.grad``."""
+        mods = list(self.modules())
+        params = list(self.parameters())
+        structure = (tuple(map(id, params)), tuple(map(id, self.buffers())))
+        flags = (tuple(m.training for m in mods), tuple(p._grad is None for p in params))
+        return structure, flags
+
+    def _compile_unreplayable(self):
+        """Why a call reaching this module cannot be replayed (a forward or backward hook
+        runs Python that a replay would not), or None."""
+        for m in self.modules():
+            if (
+                m._forward_pre_hooks
+                or m._forward_hooks
+                or m._backward_hooks
+                or m._backward_pre_hooks
+            ):
+                return f"{type(m).__name__} has a forward or backward hook"
+        return None
+
     # -- modes and conversion ----------------------------------------------------------
 
     def train(self, mode: bool = True) -> Self:

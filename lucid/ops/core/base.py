@@ -121,6 +121,12 @@ class Op(Node):
         """The forward: backend arrays in, array (or tuple of arrays) out."""
         raise NotImplementedError  # abstract: every op defines it
 
+    @classmethod
+    def capture_break(cls, arrays, params):
+        """Why this call cannot be replayed by ``lucid.compile`` (its output's shape
+        depends on values), or None; the schema's ``capturable`` says it for every call."""
+        return None
+
     # -- the gradient, written once -------------------------------------------------------
 
     def grad(self, F, g, *args):

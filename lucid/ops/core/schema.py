@@ -45,7 +45,9 @@ class OpSchema:
     marks an op whose real gradient formula ``g f'(z)`` is its complex derivative, so the
     base class runs it as ``conj(grad(conj(g)))`` on complex data; ``"custom"`` an op whose
     ``grad`` handles complex itself (``abs``, ``angle``, ``real``: not holomorphic), or a
-    non-differentiable op that accepts complex (``eq``).
+    non-differentiable op that accepts complex (``eq``). ``capturable`` is False for an op
+    whose output's shape depends on its input's values (``nonzero``, ``unique``): a call
+    of it is a graph break for ``lucid.compile``.
     """
 
     name: str
@@ -61,6 +63,7 @@ class OpSchema:
     differentiable_outputs: tuple | None = None
     nondeterministic_on: tuple = ("cpu", "cuda")
     complex_grad: str | None = None
+    capturable: bool = True
 
     def __post_init__(self):
         if self.complex_grad not in (None, "holomorphic", "custom"):

@@ -95,7 +95,12 @@ class NonzeroBackward(UnaryOp):
 
     __slots__ = ()
     schema_v1 = OpSchema(
-        "nonzero", 1, AmpPolicy.KEEP_INPUT, differentiable=False, complex_grad="custom"
+        "nonzero",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        differentiable=False,
+        complex_grad="custom",
+        capturable=False,
     )
 
     @staticmethod

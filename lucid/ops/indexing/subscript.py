@@ -114,6 +114,15 @@ class IndexBackward(UnaryOp):
     def dispatch(be, x, index):
         return be.index(x, index)
 
+    @classmethod
+    def capture_break(cls, arrays, params):
+        idx = params["index"]
+        for i in idx if idx.__class__ is tuple else (idx,):
+            d = getattr(i, "dtype", None)
+            if d is not None and d.kind == "b":
+                return "index: a boolean mask (the output's shape depends on its values)"
+        return None
+
     def grad(self, F, g, x, out):
         shape, dt = self.in_meta[0]
         z = const(self.be.full(shape, 0, dt.np), g)

@@ -268,7 +268,9 @@ class UniqueBackward(MultiOutputOp):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("unique", 1, AmpPolicy.KEEP_INPUT, output_arity=3, differentiable=False)
+    schema_v1 = OpSchema(
+        "unique", 1, AmpPolicy.KEEP_INPUT, output_arity=3, differentiable=False, capturable=False
+    )
 
     @staticmethod
     def dispatch(be, x, dim):
@@ -300,7 +302,12 @@ class UniqueConsecutiveBackward(MultiOutputOp):
 
     __slots__ = ()
     schema_v1 = OpSchema(
-        "unique_consecutive", 1, AmpPolicy.KEEP_INPUT, output_arity=3, differentiable=False
+        "unique_consecutive",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        output_arity=3,
+        differentiable=False,
+        capturable=False,
     )
 
     @staticmethod
@@ -529,7 +536,14 @@ class BincountBackward(Op):
     """
 
     __slots__ = ()
-    schema_v1 = OpSchema("bincount", 1, AmpPolicy.KEEP_INPUT, input_arity=-1, differentiable=False)
+    schema_v1 = OpSchema(
+        "bincount",
+        1,
+        AmpPolicy.KEEP_INPUT,
+        input_arity=-1,
+        differentiable=False,
+        capturable=False,
+    )
 
     @staticmethod
     def dispatch(be, x, *weights, minlength, dtype):

@@ -1,0 +1,340 @@
+"""``lucid.compile``: record a call once, replay it for every later call of the same
+signature.
+
+:class:`CompiledFunction` wraps a function (or a module's call). Per call it computes the
+signature (:mod:`.guards`); the first call of a signature runs eagerly while a
+:class:`~lucid.compiler.recorder.Recorder` writes down its units, and becomes a
+:class:`~lucid.compiler.program.Program` unless something in it cannot be replayed (a graph
+break: that signature then always runs eagerly, and :func:`stats` says why and where).
+Later calls of the signature replay the program. A call that set up new state (an
+optimizer's first step makes its moments) is recorded again next time, since the state it
+made is not remade by a replay.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+
+from .._tensor import Tensor
+from ..autograd.engine import run_backward
+from ..autograd.graph import AccumulateGrad
+from ..errors import ArgumentError
+from .guards import signature, stateful_objects
+from .program import Program, Stale, make_backward_node
+from .recorder import ACTIVE, Recorder
+from .state import Snapshot
+
+__all__ = ["CompiledFunction", "compile_function", "STATS", "ALL", "DISABLED"]
+
+_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+#: every compiled function alive (``lucid.compiler.reset`` empties their caches)
+ALL: weakref.WeakSet = weakref.WeakSet()
+#: functions wrapped by ``lucid.compiler.disable``: a call of one is a graph break
+DISABLED: set = set()
+
+_BROKEN = "broken"  # a cache entry: this signature runs eagerly
+
+
+def _new_stats():
+    return {
+        "calls": 0,
+        "captures": 0,
+        "replays": 0,
+        "eager_calls": 0,
+        "recompiles": 0,
+        "cache_limit_hits": 0,
+        "graph_breaks": [],
+    }
+
+
+STATS = _new_stats()
+
+
+class CompiledFunction:
+    """A function with a cache of recordings, one per signature (see the module doc)."""
+
+    def __init__(self, fn, *, fullgraph=False, dynamic=None, mode=None, cache_size_limit=8):
+        if mode not in _MODES:
+            raise ArgumentError(
+                f"lucid.compile: unknown mode {mode!r}; expected one of "
+                + ", ".join(repr(m) for m in _MODES)
+            )
+        self.fn = fn
+        self.fullgraph = bool(fullgraph)
+        self.dynamic = dynamic
+        self.mode = mode
+        self.cache_size_limit = cache_size_limit
+        self.cache: dict = {}
+        self.warmups: dict = {}  # signature -> calls that set up new state
+        functools.update_wrapper(self, fn, updated=())
+        ALL.add(self)
+
+    def __get__(self, obj, objtype=None):  # a decorated method binds like a function
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def reset(self):
+        self.cache.clear()
+        self.warmups.clear()
+
+    def __call__(self, *args, **kwargs):
+        if ACTIVE[0] is not None:  # inside another recording: its units include these
+            return self.fn(*args, **kwargs)
+        STATS["calls"] += 1
+        objects = stateful_objects(self.fn, args, kwargs)
+        key, tensors = signature(args, kwargs, objects)
+        entry = self.cache.get(key)
+        if entry is None:
+            if len(self.cache) >= self.cache_size_limit:
+                STATS["cache_limit_hits"] += 1
+                STATS["eager_calls"] += 1
+                return self.fn(*args, **kwargs)
+            return self._record(key, tensors, objects, args, kwargs)
+        if entry is _BROKEN:
+            STATS["eager_calls"] += 1
+            return self.fn(*args, **kwargs)
+        try:
+            out = _replay(entry, tensors)
+        except Stale:
+            del self.cache[key]
+            return self._record(key, tensors, objects, args, kwargs)
+        STATS["replays"] += 1
+        return out
+
+    def _record(self, key, tensors, objects, args, kwargs):
+        STATS["captures"] += 1
+        if self.cache or self.warmups:
+            STATS["recompiles"] += 1
+        before = [o._compile_guard()[0] for o in objects]
+        rec = Recorder(Snapshot(tensors), self.fullgraph)
+        with rec:
+            out = self.fn(*args, **kwargs)
+        if not rec.breaks and [o._compile_guard()[0] for o in objects] != before:
+            # the call set up state (or changed what the guards see): record the next one
+            n = self.warmups.get(key, 0) + 1
+            self.warmups[key] = n
+            if n < 3:
+                return out
+            rec.graph_break("the call changes the state its own signature depends on")
+        if not rec.breaks:
+            prog = _finish(rec, out, tensors)
+            if not rec.breaks:
+                self.cache[key] = prog
+                return out
+        for reason, where in rec.breaks:
+            STATS["graph_breaks"].append(
+                {"function": getattr(self.fn, "__qualname__", repr(self.fn)), "reason": reason,
+                 "where": where}
+            )
+        self.cache[key] = _BROKEN
+        return out
+
+
+def _finish(rec, out, tensors):
+    """The :class:`Program` of a finished recording: effects, outputs and, when the
+    outputs still need a backward, the recorded backward."""
+    effects = rec.snapshot.effects(rec)
+    roots: list = []
+    outputs = _out_spec(rec, out, tensors, roots)
+    n_fwd = len(rec.keep)
+    prog = Program(rec, effects, outputs, n_fwd)
+    keep = set()
+    for kind, _, v in effects:
+        if kind != "vc":
+            if isinstance(v, tuple):
+                if v[0] is not None:
+                    keep.add(v[0])
+            else:
+                keep.add(v)
+    _out_slots(outputs, keep)
+    if roots:
+        bw = _record_backward(rec, roots, tensors)
+        if bw is not None:
+            prog.backward = bw
+            for u in bw.units:
+                for k in _unit_slots(u):
+                    if k < n_fwd:
+                        keep.add(k)
+        else:
+            outputs = _detach(outputs)
+            prog.outputs = outputs
+    prog.finish(keep)
+    if prog.backward is not None:
+        prog.backward.finish(set(prog.backward.result_slots) - {None})
+    prog.n_slots = len(rec.keep)
+    rec.keep = []  # the recorded run's arrays: the replay keeps none
+    rec.slots = {}
+    rec.nodes = set()
+    rec.snapshot = None
+    return prog
+
+
+def _unit_slots(u):
+    from .program import _slots_in
+
+    acc: list = []
+    for s in u[2]:
+        _slots_in(s, acc)
+    for s in (u[3] or {}).values():
+        _slots_in(s, acc)
+    return acc
+
+
+def _out_slots(s, acc):
+    k = s[0]
+    if k == "T":
+        acc.add(s[1])
+    elif k == "seq":
+        for v in s[2]:
+            _out_slots(v, acc)
+    elif k == "dict":
+        for v in s[1].values():
+            _out_slots(v, acc)
+
+
+def _out_spec(rec, x, tensors, roots):
+    """How the replay builds the return value: a tensor over a slot, an argument, or a
+    constant; tensors that still need a backward are collected into ``roots``."""
+    if isinstance(x, Tensor):
+        for i, t in enumerate(tensors):
+            if t is x:
+                return ("arg", i)
+        if id(x) in rec.snapshot.known:
+            return ("const", x)
+        k = rec.slots.get(id(x._data))
+        if k is None:
+            rec.graph_break("an output tensor whose array no recorded operation made")
+            return ("const", x)
+        nr = None
+        if x._requires_grad and x._grad_fn is not None and x._grad_fn in rec.nodes:
+            nr = len(roots)
+            roots.append(x)
+        return ("T", k, x._dtype, x._device, nr)
+    c = x.__class__
+    if c is tuple or c is list:
+        return ("seq", c, [_out_spec(rec, v, tensors, roots) for v in x])
+    if c is dict:
+        return ("dict", {k: _out_spec(rec, v, tensors, roots) for k, v in x.items()})
+    return ("const", x)
+
+
+def _detach(s):
+    k = s[0]
+    if k == "T":
+        return s[:4] + (None,)
+    if k == "seq":
+        return ("seq", s[1], [_detach(v) for v in s[2]])
+    if k == "dict":
+        return ("dict", {n: _detach(v) for n, v in s[1].items()})
+    return s
+
+
+def _record_backward(rec, roots, tensors):
+    """Record, once, the backward from ``roots`` to the boundary of the call (the tensors
+    from outside that require grad): None when the graph was already used (a whole training
+    step differentiates inside the call)."""
+    boundary = _boundary(rec, roots, tensors)
+    if boundary is None:
+        return None
+    specs, inputs = boundary
+    fwd_units, fwd_sources = rec.units, rec.sources
+    rec.units, rec.sources = [], []
+    grad_slots = []
+    grads = []
+    for t in roots:
+        be = t._device._backend
+        g = Tensor._wrap(be.ones_like(t._data), t._dtype, t._device)
+        grads.append(g)
+        grad_slots.append(rec.new_slot(g._data))
+    try:
+        with rec:
+            res = run_backward(
+                roots, grads, True, False, inputs=inputs, accumulate=False, allow_unused=True
+            )
+    finally:
+        bw_units, bw_sources = rec.units, rec.sources
+        rec.units, rec.sources = fwd_units, fwd_sources
+    if rec.breaks:
+        return None
+    bw_rec = _View(rec, bw_units, bw_sources)
+    bw = Program(bw_rec, [], None, 0)
+    bw.grad_slots = grad_slots
+    bw.result_slots = [None if a is None else rec.slot_of(a) for a in res]
+    bw.boundary = specs
+    bw.backend = roots[0]._device._backend
+    bw.out_meta = tuple((t._data.shape, t._dtype) for t in roots) if len(roots) > 1 else None
+    return bw
+
+
+class _View:
+    """A recorder's slots with another list of units and sources (its backward's)."""
+
+    def __init__(self, rec, units, sources):
+        self.units = units
+        self.sources = sources
+        self.keep = rec.keep
+
+
+def _boundary(rec, roots, tensors):
+    """``(specs, tensors)`` of the tensors from outside the call that the roots' graph
+    reaches and that require grad: leaves (parameters) and arguments. None when a node of
+    the graph was freed (the call ran its backward) or a tensor made before the call, not
+    an argument, carries history into it."""
+    args = {id(t): i for i, t in enumerate(tensors)}
+    arg_nodes = {}
+    for i, t in enumerate(tensors):
+        if t._grad_fn is not None:
+            arg_nodes[(t._grad_fn, t._output_nr)] = i
+    specs, inputs, seen = [], [], set()
+    stack = [t._grad_fn for t in roots]
+    visited = set()
+    while stack:
+        node = stack.pop()
+        if node in visited:
+            continue
+        visited.add(node)
+        if node._freed:
+            return None
+        for e in node.next_edges:
+            if e is None:
+                continue
+            child, nr = (e, 0) if e.__class__ is not tuple else e
+            if child.__class__ is AccumulateGrad:
+                var = child._var()
+                if var is not None and id(var) not in seen:
+                    seen.add(id(var))
+                    i = args.get(id(var))
+                    specs.append(("arg", i) if i is not None else ("t", var))
+                    inputs.append(var)
+            elif child in rec.nodes:
+                stack.append(child)
+            else:
+                i = arg_nodes.get((child, nr))
+                if i is None:
+                    rec.graph_break("an output's history reaches a tensor made before the call")
+                    return None
+                if ("arg", i) not in specs:
+                    specs.append(("arg", i))
+                    inputs.append(tensors[i])
+    return specs, inputs
+
+
+def _replay(prog, tensors):
+    env = [None] * prog.n_slots
+    prog.read_sources(env, tensors)
+    prog.run(env)
+    prog.apply_effects(env)
+    node = None
+    bw = prog.backward
+    if bw is not None:
+        inputs = [tensors[v] if k == "arg" else v for k, v in bw.boundary]
+        node = make_backward_node(bw, env, tensors, inputs, bw.backend)
+        node._out_meta = bw.out_meta
+    return prog.build_outputs(env, tensors, node)
+
+
+def compile_function(fn, **options):
+    return CompiledFunction(fn, **options)

@@ -1,0 +1,285 @@
+"""The replay: a recorded call as a flat list of units over a list of buffers.
+
+A :class:`Program` holds the units of one recording (:mod:`.recorder`) in the order they
+ran, each ``(fn, arg specs, kw specs, out spec)``, the sources read into the buffer list
+``env`` before the first unit, the effects applied after the last (:mod:`.state`), and
+the outputs. :meth:`Program.run` is the whole replay: no op dispatch, no promotion or shape
+checks, no autograd nodes (they were all done when the call was recorded); a buffer is
+dropped after its last use, as eager frees an intermediate.
+
+When the outputs of the recorded call still need their backward (a compiled module whose
+loss is differentiated outside), the backward was recorded too, once, from the outputs to
+the tensors the call took from outside (its *boundary*: parameters, inputs that require
+grad); a replay's outputs then share one :class:`CompiledBackward` node that runs that
+second program over the buffers of its forward.
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, new_node
+from ..errors import AutogradError
+from .recorder import CONST, DICT, GEN, SEQ, SLOT
+from .state import ARG, DATA, GRAD
+
+__all__ = ["Program", "BackwardUnit", "CompiledBackward", "Stale"]
+
+_wrap = Tensor._wrap
+
+
+class Stale(Exception):
+    """A replay found a source not as recorded (a ``.grad`` gone, a shape changed): the
+    call runs eagerly instead, before any unit ran."""
+
+
+def _resolve(s, env):
+    k = s[0]
+    if k == SLOT:
+        return env[s[1]]
+    if k == CONST:
+        return s[1]
+    if k == SEQ:
+        return s[1](_resolve(v, env) for v in s[2])
+    if k == DICT:
+        return {n: _resolve(v, env) for n, v in s[1].items()}
+    return s[1]._impl  # GEN: the generator's current state
+
+
+def _bind(s, out, env):
+    k = s[0]
+    if k == SLOT:
+        env[s[1]] = out
+    elif k == SEQ:
+        for v, o in zip(s[2], out):
+            _bind(v, o, env)
+
+
+def _slots_in(s, acc):
+    k = s[0]
+    if k == SLOT:
+        acc.append(s[1])
+    elif k == SEQ:
+        for v in s[2]:
+            _slots_in(v, acc)
+    elif k == DICT:
+        for v in s[1].values():
+            _slots_in(v, acc)
+    return acc
+
+
+def _fast(specs):
+    """The argument specs as ``(is_slot, value)`` pairs when each is a slot or a constant
+    (the common case, resolved without recursion), else None."""
+    if all(s[0] == SLOT or s[0] == CONST for s in specs):
+        return tuple((s[0] == SLOT, s[1]) for s in specs)
+    return None
+
+
+class BackwardUnit:
+    """One node's eager backward at replay: a copy of the recorded node (its edges, input
+    shapes, params) whose saved arrays, output and intermediates each replay rebinds from
+    its buffers (and its params: a loss's target, an index) before calling
+    :meth:`~lucid.autograd.graph.Node.apply_eager`."""
+
+    __slots__ = ("node", "holders")
+
+    def __init__(self, node):
+        copy = object.__new__(type(node))
+        for cls in type(node).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if name != "__weakref__" and hasattr(node, name):
+                    object.__setattr__(copy, name, getattr(node, name))
+        copy._versions = None
+        copy._freed = False
+        copy._hooks = copy._pre_hooks = copy._retain = None
+        self.node = copy
+        self.holders = tuple(
+            None if t is None else _wrap(None, t._dtype, t._device) for t in node.saved or ()
+        )
+
+    def __call__(self, grads, saved, out, extra, params):
+        node = self.node
+        node.params = params
+        hold = self.holders
+        if hold:
+            for h, a in zip(hold, saved):
+                if h is not None:
+                    h._data = a
+            node.saved = hold
+        node.out = out
+        node.extra = extra
+        try:
+            return _APPLY_EAGER(node, grads)
+        finally:
+            node.out = node.extra = None
+            for h in hold:
+                if h is not None:
+                    h._data = None
+
+    def __repr__(self):
+        return f"<backward of {self.node.name()}>"
+
+
+_APPLY_EAGER = Node.apply_eager
+
+
+class Program:
+    """A recording made replayable (see the module doc)."""
+
+    def __init__(self, rec, effects, outputs, n_slots):
+        self.sources = [(k, kind, v) for k, (kind, v) in rec.sources]
+        self.shapes = tuple(rec.keep[k].shape for k, _ in rec.sources)
+        self.effects = effects
+        self.outputs = outputs
+        self.n_slots = n_slots
+        self.backward = None  # a Program from the outputs' gradients, when they need one
+        self.boundary = None  # the specs of the tensors the backward returns gradients for
+        units = []
+        last = {}
+        for i, (fn, args, kw, out) in enumerate(rec.units):
+            used = []
+            for a in args:
+                _slots_in(a, used)
+            for v in (kw or {}).values():
+                _slots_in(v, used)
+            for k in used:
+                last[k] = i
+            units.append([fn, _fast(args), args, kw, out, ()])
+        self.units = units
+        self.keep_slots = set()  # slots read after the units (effects, outputs, backward)
+
+    def finish(self, keep):
+        """Drop each buffer after the unit that reads it last, except those in ``keep``."""
+        self.keep_slots = set(keep)
+        last = {}
+        for i, u in enumerate(self.units):
+            for k in _slots_in((SEQ, list, u[2]), []):
+                last[k] = i
+            for v in (u[3] or {}).values():
+                for k in _slots_in(v, []):
+                    last[k] = i
+        frees = {}
+        for k, i in last.items():
+            if k not in self.keep_slots:
+                frees.setdefault(i, []).append(k)
+        for i, u in enumerate(self.units):
+            u[5] = tuple(frees.get(i, ()))
+
+    def read_sources(self, env, args):
+        """Fill ``env`` from the sources; :class:`Stale` if one is missing or reshaped."""
+        got = []
+        try:
+            for k, kind, v in self.sources:
+                if kind == DATA:
+                    a = v._data
+                elif kind == GRAD:
+                    a = v._grad._data
+                else:
+                    a = args[v]._data
+                env[k] = a
+                got.append(a.shape)
+        except AttributeError:
+            raise Stale("a gradient the recording read is None") from None
+        if tuple(got) != self.shapes:
+            raise Stale("an array the recording read changed its shape")
+
+    def run(self, env):
+        """The units, in order, over ``env``."""
+        for fn, fast, args, kw, out, frees in self.units:
+            if fast is not None:
+                a = [env[v] if s else v for s, v in fast]
+            else:
+                a = [_resolve(s, env) for s in args]
+            if kw is None:
+                res = fn(*a)
+            else:
+                res = fn(*a, **{n: _resolve(s, env) for n, s in kw.items()})
+            k = out[0]
+            if k == SLOT:
+                env[out[1]] = res
+            elif k == SEQ:
+                _bind(out, res, env)
+            for f in frees:
+                env[f] = None
+
+    def apply_effects(self, env):
+        for kind, t, v in self.effects:
+            if kind == DATA:
+                t._data = env[v]
+            elif kind == GRAD:
+                if len(v) == 2:
+                    t._grad = v[1]
+                else:
+                    t._grad = _wrap(env[v[0]], v[1], v[2])
+            else:  # a version counter moved
+                t[0] += v
+
+    def build_outputs(self, env, args, node):
+        return _outputs(self.outputs, env, args, node)
+
+
+def _outputs(s, env, args, node):
+    """The replay's return value from the output spec (see ``api._out_spec``)."""
+    k = s[0]
+    if k == "T":
+        _, slot, dt, dev, nr = s
+        t = _wrap(env[slot], dt, dev)
+        if nr is not None and node is not None:
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = nr
+        return t
+    if k == "arg":
+        return args[s[1]]
+    if k == "seq":
+        return s[1](_outputs(v, env, args, node) for v in s[2])
+    if k == "dict":
+        return {n: _outputs(v, env, args, node) for n, v in s[1].items()}
+    return s[1]
+
+
+class CompiledBackward(Node):
+    """The one node of a replay's outputs: runs the recorded backward program over the
+    forward's buffers and returns a gradient for each boundary tensor."""
+
+    __slots__ = ("program", "env", "args")
+
+    materialize_grads = True
+
+    def name(self):
+        return "CompiledFunctionBackward"
+
+    def apply_eager(self, grads):
+        prog = self.program
+        env = self.env
+        if env is None:
+            raise AutogradError(
+                "CompiledFunctionBackward: trying to backward through the graph a second time; "
+                "pass retain_graph=True to the first backward() call"
+            )
+        env = list(env)
+        for k, g in zip(prog.grad_slots, grads):
+            env[k] = g
+        prog.read_sources(env, self.args)
+        prog.run(env)
+        return [None if k is None else env[k] for k in prog.result_slots]
+
+    def apply_graph(self, grads):
+        raise AutogradError(
+            "CompiledFunctionBackward: a double backward (create_graph=True) through a "
+            "compiled function is not supported; call the function without lucid.compile "
+            "for higher-order gradients"
+        )
+
+    def release(self):
+        self.env = None
+        self._freed = True
+
+
+def make_backward_node(prog, env, args, boundary_tensors, be):
+    """The :class:`CompiledBackward` of one replay (its edges to the boundary tensors)."""
+    node = new_node(CompiledBackward, be, boundary_tensors)
+    node.program = prog
+    node.env = env
+    node.args = args
+    return node
