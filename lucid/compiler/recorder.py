@@ -41,7 +41,8 @@ ACTIVE: list = [None]
 # spec kinds: how a unit's argument is found at replay
 SLOT, CONST, SEQ, DICT, GEN = range(5)
 
-# backend methods that only look at an array's layout: run, never recorded
+# backend methods that only look at an array's layout or answer a policy question from
+# shapes and dtypes: run, never recorded
 _LAYOUT = frozenset(
     (
         "is_contiguous",
@@ -56,6 +57,7 @@ _LAYOUT = frozenset(
         "storage_offset",
         "is_shared",
         "parallel_pieces",
+        "prefers_flash_attention",
     )
 )
 # backend methods that read values to the host or change a generator: graph breaks

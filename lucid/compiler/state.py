@@ -29,9 +29,10 @@ class Snapshot:
         tensors = []
         gens = {}
         for o in gc.get_objects():
-            if isinstance(o, Tensor):
+            c = type(o)  # (not isinstance: a lazy module's proxy answers __class__ itself)
+            if issubclass(c, Tensor):
                 tensors.append(o)
-            elif isinstance(o, Generator):
+            elif c is Generator:
                 gens[id(o._impl)] = o
         self.generators = gens
         self.before = [(t, t._data, t._grad, t._vc[0], t._grad_fn) for t in tensors]
