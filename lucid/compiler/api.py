@@ -110,7 +110,12 @@ class CompiledFunction:
             STATS["recompiles"] += 1
         before = [o._compile_guard()[0] for o in objects]
         rec = Recorder(Snapshot(tensors), self.fullgraph)
+        hypers = _hypers(rec, objects)
         with rec:
+            for o in objects:
+                why = getattr(o, "_compile_unreplayable", lambda: None)()
+                if why is not None:
+                    rec.graph_break(why)
             out = self.fn(*args, **kwargs)
         if not rec.breaks and [o._compile_guard()[0] for o in objects] != before:
             # the call set up state (or changed what the guards see): record the next one
@@ -121,6 +126,7 @@ class CompiledFunction:
             rec.graph_break("the call changes the state its own signature depends on")
         if not rec.breaks:
             prog = _finish(rec, out, tensors)
+            prog.hyper_checks = [h for h in hypers if (id(h[0]), h[1], h[2]) not in rec.bound]
             if not rec.breaks:
                 self.cache[key] = prog
                 return out
@@ -131,6 +137,23 @@ class CompiledFunction:
             )
         self.cache[key] = _BROKEN
         return out
+
+
+def _hypers(rec, objects):
+    """The hyperparameters of the optimizers the call reaches that their guards leave out
+    (``_compile_hypers``: ``(group, key, index, value)``); registered with the recorder, so
+    that an optimizer kernel taking one reads it from its group at replay. A value shared
+    by two places is not registered (its place would be ambiguous)."""
+    out = []
+    for o in objects:
+        get = getattr(o, "_compile_hypers", None)
+        if get is not None:
+            out.extend(get())
+    seen: dict = {}
+    for h in out:
+        seen[id(h[3])] = seen.get(id(h[3]), 0) + 1
+    rec.hypers = {id(h[3]): h[:3] for h in out if seen[id(h[3])] == 1}
+    return out
 
 
 def _finish(rec, out, tensors):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..autograd.graph import Node, new_node
 from ..errors import AutogradError
-from .recorder import CONST, DICT, GEN, SEQ, SLOT
+from .recorder import CONST, DICT, HYPER, SEQ, SLOT
 from .state import ARG, DATA, GRAD
 
 __all__ = ["Program", "BackwardUnit", "CompiledBackward", "Stale"]
@@ -42,6 +42,9 @@ def _resolve(s, env):
         return s[1](_resolve(v, env) for v in s[2])
     if k == DICT:
         return {n: _resolve(v, env) for n, v in s[1].items()}
+    if k == HYPER:  # a param group's current value
+        v = s[1][s[2]]
+        return float(v if s[3] is None else v[s[3]])
     return s[1]._impl  # GEN: the generator's current state
 
 
@@ -132,6 +135,7 @@ class Program:
         self.effects = effects
         self.outputs = outputs
         self.n_slots = n_slots
+        self.hyper_checks = ()  # (group, key, index, value): hyperparameters as constants
         self.backward = None  # a Program from the outputs' gradients, when they need one
         self.boundary = None  # the specs of the tensors the backward returns gradients for
         units = []
@@ -182,6 +186,10 @@ class Program:
             raise Stale("a gradient the recording read is None") from None
         if tuple(got) != self.shapes:
             raise Stale("an array the recording read changed its shape")
+        for group, key, i, value in self.hyper_checks:
+            v = group[key]
+            if (v if i is None else v[i]) != value:
+                raise Stale(f"the hyperparameter {key!r} changed")
 
     def run(self, env):
         """The units, in order, over ``env``."""

@@ -29,6 +29,7 @@ import traceback
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node
+from ..backend.interface.optim import OptimKernels
 from ..errors import CompileError
 from ..ops.core import base as _base, device as _device_ops
 from ..ops.core.base import Op
@@ -39,7 +40,10 @@ __all__ = ["Recorder", "ACTIVE"]
 ACTIVE: list = [None]
 
 # spec kinds: how a unit's argument is found at replay
-SLOT, CONST, SEQ, DICT, GEN = range(5)
+SLOT, CONST, SEQ, DICT, GEN, HYPER = range(6)
+
+# the optimizers' kernels: a hyperparameter they take is read from its param group at replay
+_OPTIM = frozenset(n for n in dir(OptimKernels) if not n.startswith("_"))
 
 # backend methods that only look at an array's layout or answer a policy question from
 # shapes and dtypes: run, never recorded
@@ -108,6 +112,10 @@ class Recorder:
         self.depth = 0  # > 0 inside a recorded unit: its inner calls are not units
         self.nodes: set = set()  # the nodes the run created
         self.gens = snapshot.generators
+        # id(hyperparameter value) -> (param group, key, index in a tuple or None), and the
+        # (id(group), key, index) an optimizer kernel took as they are (read at replay)
+        self.hypers: dict = {}
+        self.bound: set = set()
 
     # -- graph breaks ---------------------------------------------------------------------
 
@@ -184,15 +192,23 @@ class Recorder:
         self.graph_break(f"a kernel returned a host value ({type(out).__name__})")
         return (CONST, out)
 
-    def record(self, fn, args, kwargs, out, types):
-        self.units.append(
-            (
-                fn,
-                [self.spec(a, types) for a in args],
-                {k: self.spec(v, types) for k, v in kwargs.items()} if kwargs else None,
-                self.out_spec(out, types),
-            )
-        )
+    def hyper_spec(self, x, types):
+        """:meth:`spec` of an optimizer kernel's keyword: a float that is a param group's
+        value itself (``lr=float(group["lr"])``) is read from the group at replay, so a
+        learning-rate schedule needs no new recording."""
+        if x.__class__ is float:
+            h = self.hypers.get(id(x))
+            if h is not None:
+                self.bound.add((id(h[0]), h[1], h[2]))
+                return (HYPER,) + h
+        return self.spec(x, types)
+
+    def record(self, fn, args, kwargs, out, types, hyper=False):
+        kw = None
+        if kwargs:
+            sp = self.hyper_spec if hyper else self.spec
+            kw = {k: sp(v, types) for k, v in kwargs.items()}
+        self.units.append((fn, [self.spec(a, types) for a in args], kw, self.out_spec(out, types)))
 
     def record_constant(self, upload, args, kwargs, out, types):
         """``asarray`` of a host constant: the replay uploads a private copy of it, into a
@@ -358,6 +374,7 @@ def _host_constant(rec, a, types):
 def _kernel_wrapper(rec, name, attr, types):
     host = name in _HOST
     shaped = name in _SHAPED
+    optim = name in _OPTIM
 
     def kernel(*args, **kwargs):
         if rec.depth:
@@ -376,7 +393,7 @@ def _kernel_wrapper(rec, name, attr, types):
         if name == "asarray" and _host_constant(rec, args[0], types):
             rec.record_constant(attr, args, kwargs, out, types)
         else:
-            rec.record(attr, args, kwargs, out, types)
+            rec.record(attr, args, kwargs, out, types, optim)
         return out
 
     kernel.__qualname__ = name

@@ -77,6 +77,10 @@ def _mark_called(opt, args, kwargs):
     opt._opt_called = True
 
 
+# idempotent once it has run: a replay of a compiled step need not run it again
+_mark_called._compile_safe = True  # type: ignore[attr-defined]
+
+
 class LRScheduler:
     """Base class of the epoch-indexed schedulers (see the module doc).
 

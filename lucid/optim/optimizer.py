@@ -230,18 +230,47 @@ class Optimizer:
         state; the hyperparameters and whether each parameter has a ``.grad``."""
         params = [p for g in self.param_groups for p in g["params"]]
         structure = (len(self.state), tuple(map(id, params)))
+        floats = self._builtin_step()
         flags = (
             tuple(
-                tuple((k, v) for k, v in g.items() if k != "params" and _hashable(v))
+                tuple(
+                    (k, v)
+                    for k, v in g.items()
+                    if k != "params" and _hashable(v) and not (floats and _floats(v))
+                )
                 for g in self.param_groups
             ),
             tuple(p._grad is None for p in params),
         )
         return structure, flags
 
+    def _builtin_step(self):
+        """Whether ``step`` is one of Lucid's: each hands its group's float
+        hyperparameters to its kernel as they are (``lr=float(group["lr"])``)."""
+        return getattr(type(self).step, "__module__", "").startswith("lucid.optim")
+
+    def _compile_hypers(self):
+        """``(group, key, index, value)`` of each float hyperparameter the guard leaves out
+        (a built-in ``step``): ``lucid.compile`` reads it from the group at replay where
+        the kernel took it as it is, else checks it is unchanged."""
+        if not self._builtin_step():
+            return []
+        out = []
+        for g in self.param_groups:
+            for k, v in g.items():
+                if k != "params" and _floats(v):
+                    if v.__class__ is float:
+                        out.append((g, k, None, v))
+                    else:
+                        out.extend((g, k, i, x) for i, x in enumerate(v))
+        return out
+
     def _compile_unreplayable(self):
-        """Why a call reaching this optimizer cannot be replayed (a step hook), or None."""
-        if self._hooks["step_pre"] or self._hooks["step_post"]:
+        """Why a call reaching this optimizer cannot be replayed (a step hook, but for
+        those marked ``_compile_safe``: the schedulers' call marker), or None."""
+        hooks = [*self._hooks["step_pre"], *self._hooks["step_post"]]
+        hooks += [*_GLOBAL_PRE_HOOKS, *_GLOBAL_POST_HOOKS]
+        if any(not getattr(h, "_compile_safe", False) for h in hooks):
             return f"{type(self).__name__} has a step hook"
         return None
 
@@ -437,6 +466,13 @@ def _hashable(v):
     if isinstance(v, (int, float, str, bool)) or v is None:
         return True
     return isinstance(v, tuple) and all(isinstance(x, (int, float)) for x in v)
+
+
+def _floats(v):
+    """A float, or a tuple of floats (``betas``)."""
+    return v.__class__ is float or (
+        v.__class__ is tuple and bool(v) and all(x.__class__ is float for x in v)
+    )
 
 
 def host_scalar(value, dtype=None):
