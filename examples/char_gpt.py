@@ -6,7 +6,10 @@ found at run time (nothing is downloaded). The model is a decoder-only transform
 ``scaled_dot_product_attention`` and a GELU MLP, a final LayerNorm and a linear head),
 trained with AdamW and a warm-up + cosine schedule; as the loss falls it prints samples.
 
-    python examples/char_gpt.py [--steps 600] [--every 150] [--layers 2] [--d 128]
+    python examples/char_gpt.py [--steps 600] [--every 150] [--layers 2] [--d 128] [--compile]
+
+``--compile`` wraps the training step in ``lucid.compile`` (the same losses; the learning
+rate the schedule sets is read at each replay).
 """
 
 import argparse
@@ -73,6 +76,20 @@ class CharGPT(nn.Module):
         return idx
 
 
+def make_step(model, loss_fn, opt):
+    """One step: forward, loss, backward, gradient clipping, AdamW; returns the loss."""
+
+    def step(x, y):
+        loss = loss_fn(model(x).flatten(0, 1), y.flatten())
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return loss
+
+    return step
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=600)
@@ -83,6 +100,7 @@ def main():
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--compile", action="store_true", help="lucid.compile the training step")
     args = ap.parse_args()
 
     lucid.manual_seed(0)
@@ -113,15 +131,14 @@ def main():
         rows = starts[:, None] + offsets
         return data[rows], data[rows + 1]
 
+    train_step = make_step(model, loss_fn, opt)
+    if args.compile:
+        train_step = lucid.compile(train_step)
     start = time.perf_counter()
     for step in range(1, args.steps + 1):
         model.train()
         x, y = batch(0, split)
-        loss = loss_fn(model(x).flatten(0, 1), y.flatten())
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
+        loss = train_step(x, y)
         sched.step()
         if step % args.every == 0 or step == args.steps:
             model.eval()
