@@ -22,8 +22,12 @@ cores from PyTorch's first steps.
 
     python benchmarks/train.py [--device cpu|cuda] [--steps 20] [--repeats 3] [--warmup 2]
         [--only mlp,cnn,gpt] [--attention sdpa|math|both] [--json PATH]
+        [--compile [--torch-compile] [--mode reduce-overhead]]
 
-``--attention`` defaults to sdpa on the CPU and both on the GPU.
+``--attention`` defaults to sdpa on the CPU and both on the GPU. ``--compile`` also times
+each step wrapped whole in ``lucid.compile`` (and, with ``--torch-compile``, the default on
+the GPU, in ``torch.compile(mode=--mode)``) and prints compiled / Lucid eager, compiled /
+PyTorch eager and compiled / PyTorch compiled.
 """
 
 from __future__ import annotations
@@ -130,12 +134,22 @@ def workloads(only, attention):
 
 
 def time_both(build, args):
-    """ms per step of ``build`` in each library (:func:`common.time_steps`)."""
-    libs = (lucid, torch)
-    steps = []
+    """ms per step of ``build`` in each library (:func:`common.time_steps`), and compiled
+    with ``--compile``."""
+    names, libs, steps = ["lucid", "torch"], [lucid, torch], []
     for lib in libs:
         lib.manual_seed(0)
         steps.append(step_fn(lib, build, args.device))
+    if args.compile:
+        lucid.manual_seed(0)
+        names.append("lucid_compiled")
+        libs.append(lucid)
+        steps.append(lucid.compile(step_fn(lucid, build, args.device), mode=args.mode))
+        if args.torch_compile:
+            torch.manual_seed(0)
+            names.append("torch_compiled")
+            libs.append(torch)
+            steps.append(torch.compile(step_fn(torch, build, args.device), mode=args.mode))
     times = time_steps(
         steps,
         [syncer(lib, args.device) for lib in libs],
@@ -145,10 +159,15 @@ def time_both(build, args):
         args.warmup,
         args.gc_every,
     )
+    if args.compile:
+        st = lucid.compiler.stats()
+        for b in st["graph_breaks"]:
+            print(f"!! graph break: {b['reason']} at {b['where']}", flush=True)
+        lucid.compiler.reset()
     del steps
-    for lib in libs:
+    for lib in (lucid, torch):
         free(lib, args.device)
-    return dict(zip(("lucid", "torch"), times))
+    return dict(zip(names, times))
 
 
 def main():
@@ -160,30 +179,55 @@ def main():
     ap.add_argument("--only", default="mlp,cnn,gpt")
     ap.add_argument("--attention", choices=["math", "sdpa", "both"])
     ap.add_argument("--json")
+    ap.add_argument("--compile", action="store_true", help="also time lucid.compile'd steps")
+    ap.add_argument("--torch-compile", action="store_true", default=None)
+    ap.add_argument("--mode", default="reduce-overhead", help="the compile mode of both")
     add_gc_option(ap)
     args = ap.parse_args()
     if args.attention is None:
         args.attention = "both" if on_gpu(args.device) else "sdpa"
+    if args.torch_compile is None:
+        args.torch_compile = on_gpu(args.device)
     if on_gpu(args.device):
         require_gpu(lucid, torch)
-    table = Table(
+    cols = [
         ("workload", 10, "{}"),
-        ("lucid ms", 11, "{:.2f}"),
-        ("torch ms", 11, "{:.2f}"),
-        ("ratio", 8, "{:.2f}x"),
-    )
+        ("lucid ms", 10, "{:.2f}"),
+        ("torch ms", 10, "{:.2f}"),
+        ("ratio", 7, "{:.2f}x"),
+    ]
+    if args.compile:
+        cols += [("compiled ms", 12, "{:.2f}"), ("/eager", 7, "{:.2f}x"), ("/torch", 7, "{:.2f}x")]
+        if args.torch_compile:
+            cols += [("torch.compile ms", 17, "{:.2f}"), ("/t.compile", 11, "{:.2f}x")]
+    table = Table(*cols)
     results = []
     for name, build in workloads(args.only, args.attention):
-        ms = guarded(name, time_both, build, args) or {"lucid": None, "torch": None}
-        results.append(
-            {
-                "workload": name,
-                "lucid_ms": ms["lucid"],
-                "torch_ms": ms["torch"],
-                "ratio": ratio(ms["lucid"], ms["torch"]),
-            }
-        )
-        table.row(name, ms["lucid"], ms["torch"], results[-1]["ratio"])
+        ms = guarded(name, time_both, build, args) or {}
+        got = {k: ms.get(k) for k in ("lucid", "torch", "lucid_compiled", "torch_compiled")}
+        row = {
+            "workload": name,
+            "lucid_ms": got["lucid"],
+            "torch_ms": got["torch"],
+            "ratio": ratio(got["lucid"], got["torch"]),
+        }
+        cells = [name, got["lucid"], got["torch"], row["ratio"]]
+        if args.compile:
+            c = got["lucid_compiled"]
+            row.update(
+                compiled_ms=c,
+                compiled_vs_eager=ratio(c, got["lucid"]),
+                compiled_vs_torch=ratio(c, got["torch"]),
+            )
+            cells += [c, row["compiled_vs_eager"], row["compiled_vs_torch"]]
+            if args.torch_compile:
+                row.update(
+                    torch_compiled_ms=got["torch_compiled"],
+                    compiled_vs_torch_compiled=ratio(c, got["torch_compiled"]),
+                )
+                cells += [got["torch_compiled"], row["compiled_vs_torch_compiled"]]
+        results.append(row)
+        table.row(*cells)
     write_json(args.json, args, results)
 
 

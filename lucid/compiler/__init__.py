@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 
+from ..errors import ArgumentTypeError
 from .api import ALL, DISABLED, STATS, CompiledFunction, _new_stats
 from .recorder import ACTIVE
 
@@ -80,8 +81,6 @@ def compile(
     if make is not None:
         return make(**opts)
     if not callable(model):
-        from ..errors import ArgumentTypeError
-
         raise ArgumentTypeError(
             f"lucid.compile: expected a function or a Module, got {type(model).__name__}"
         )

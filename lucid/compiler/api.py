@@ -24,6 +24,7 @@ from .guards import signature, stateful_objects
 from .program import Program, Stale, make_backward_node
 from .recorder import ACTIVE, Recorder
 from .state import Snapshot
+from .units import reads
 
 __all__ = ["CompiledFunction", "compile_function", "STATS", "ALL", "DISABLED"]
 
@@ -132,8 +133,11 @@ class CompiledFunction:
                 return out
         for reason, where in rec.breaks:
             STATS["graph_breaks"].append(
-                {"function": getattr(self.fn, "__qualname__", repr(self.fn)), "reason": reason,
-                 "where": where}
+                {
+                    "function": getattr(self.fn, "__qualname__", repr(self.fn)),
+                    "reason": reason,
+                    "where": where,
+                }
             )
         self.cache[key] = _BROKEN
         return out
@@ -178,7 +182,7 @@ def _finish(rec, out, tensors):
         if bw is not None:
             prog.backward = bw
             for u in bw.units:
-                for k in _unit_slots(u):
+                for k in reads(u[2], u[3]):
                     if k < n_fwd:
                         keep.add(k)
         else:
@@ -193,17 +197,6 @@ def _finish(rec, out, tensors):
     rec.nodes = set()
     rec.snapshot = None
     return prog
-
-
-def _unit_slots(u):
-    from .program import _slots_in
-
-    acc: list = []
-    for s in u[2]:
-        _slots_in(s, acc)
-    for s in (u[3] or {}).values():
-        _slots_in(s, acc)
-    return acc
 
 
 def _out_slots(s, acc):

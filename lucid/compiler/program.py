@@ -19,10 +19,10 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..autograd.graph import Node, new_node
 from ..errors import AutogradError
-from .recorder import CONST, DICT, HYPER, SEQ, SLOT
-from .state import ARG, DATA, GRAD
+from .state import DATA, GRAD
+from .units import CONST, SEQ, SLOT, bind, reads, resolve
 
-__all__ = ["Program", "BackwardUnit", "CompiledBackward", "Stale"]
+__all__ = ["Program", "CompiledBackward", "Stale"]
 
 _wrap = Tensor._wrap
 
@@ -32,98 +32,12 @@ class Stale(Exception):
     call runs eagerly instead, before any unit ran."""
 
 
-def _resolve(s, env):
-    k = s[0]
-    if k == SLOT:
-        return env[s[1]]
-    if k == CONST:
-        return s[1]
-    if k == SEQ:
-        return s[1](_resolve(v, env) for v in s[2])
-    if k == DICT:
-        return {n: _resolve(v, env) for n, v in s[1].items()}
-    if k == HYPER:  # a param group's current value
-        v = s[1][s[2]]
-        return float(v if s[3] is None else v[s[3]])
-    return s[1]._impl  # GEN: the generator's current state
-
-
-def _bind(s, out, env):
-    k = s[0]
-    if k == SLOT:
-        env[s[1]] = out
-    elif k == SEQ:
-        for v, o in zip(s[2], out):
-            _bind(v, o, env)
-
-
-def _slots_in(s, acc):
-    k = s[0]
-    if k == SLOT:
-        acc.append(s[1])
-    elif k == SEQ:
-        for v in s[2]:
-            _slots_in(v, acc)
-    elif k == DICT:
-        for v in s[1].values():
-            _slots_in(v, acc)
-    return acc
-
-
 def _fast(specs):
     """The argument specs as ``(is_slot, value)`` pairs when each is a slot or a constant
     (the common case, resolved without recursion), else None."""
     if all(s[0] == SLOT or s[0] == CONST for s in specs):
         return tuple((s[0] == SLOT, s[1]) for s in specs)
     return None
-
-
-class BackwardUnit:
-    """One node's eager backward at replay: a copy of the recorded node (its edges, input
-    shapes, params) whose saved arrays, output and intermediates each replay rebinds from
-    its buffers (and its params: a loss's target, an index) before calling
-    :meth:`~lucid.autograd.graph.Node.apply_eager`."""
-
-    __slots__ = ("node", "holders")
-
-    def __init__(self, node):
-        copy = object.__new__(type(node))
-        for cls in type(node).__mro__:
-            for name in getattr(cls, "__slots__", ()):
-                if name != "__weakref__" and hasattr(node, name):
-                    object.__setattr__(copy, name, getattr(node, name))
-        copy._versions = None
-        copy._freed = False
-        copy._hooks = copy._pre_hooks = copy._retain = None
-        self.node = copy
-        self.holders = tuple(
-            None if t is None else _wrap(None, t._dtype, t._device) for t in node.saved or ()
-        )
-
-    def __call__(self, grads, saved, out, extra, params):
-        node = self.node
-        node.params = params
-        hold = self.holders
-        if hold:
-            for h, a in zip(hold, saved):
-                if h is not None:
-                    h._data = a
-            node.saved = hold
-        node.out = out
-        node.extra = extra
-        try:
-            return _APPLY_EAGER(node, grads)
-        finally:
-            node.out = node.extra = None
-            for h in hold:
-                if h is not None:
-                    h._data = None
-
-    def __repr__(self):
-        return f"<backward of {self.node.name()}>"
-
-
-_APPLY_EAGER = Node.apply_eager
 
 
 class Program:
@@ -138,30 +52,17 @@ class Program:
         self.hyper_checks = ()  # (group, key, index, value): hyperparameters as constants
         self.backward = None  # a Program from the outputs' gradients, when they need one
         self.boundary = None  # the specs of the tensors the backward returns gradients for
-        units = []
-        last = {}
-        for i, (fn, args, kw, out) in enumerate(rec.units):
-            used = []
-            for a in args:
-                _slots_in(a, used)
-            for v in (kw or {}).values():
-                _slots_in(v, used)
-            for k in used:
-                last[k] = i
-            units.append([fn, _fast(args), args, kw, out, ()])
-        self.units = units
-        self.keep_slots = set()  # slots read after the units (effects, outputs, backward)
+        # [fn, fast args or None, arg specs, kw specs, out spec, slots to drop after it]
+        self.units = [[fn, _fast(args), args, kw, out, ()] for fn, args, kw, out in rec.units]
+        self.keep_slots: set = set()  # slots read after the units (effects, outputs, backward)
 
     def finish(self, keep):
         """Drop each buffer after the unit that reads it last, except those in ``keep``."""
         self.keep_slots = set(keep)
         last = {}
         for i, u in enumerate(self.units):
-            for k in _slots_in((SEQ, list, u[2]), []):
+            for k in reads(u[2], u[3]):
                 last[k] = i
-            for v in (u[3] or {}).values():
-                for k in _slots_in(v, []):
-                    last[k] = i
         frees = {}
         for k, i in last.items():
             if k not in self.keep_slots:
@@ -197,16 +98,16 @@ class Program:
             if fast is not None:
                 a = [env[v] if s else v for s, v in fast]
             else:
-                a = [_resolve(s, env) for s in args]
+                a = [resolve(s, env) for s in args]
             if kw is None:
                 res = fn(*a)
             else:
-                res = fn(*a, **{n: _resolve(s, env) for n, s in kw.items()})
+                res = fn(*a, **{n: resolve(s, env) for n, s in kw.items()})
             k = out[0]
             if k == SLOT:
                 env[out[1]] = res
             elif k == SEQ:
-                _bind(out, res, env)
+                bind(out, res, env)
             for f in frees:
                 env[f] = None
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import traceback
 
+from .._device import device as _device_cls
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node
@@ -33,14 +34,12 @@ from ..backend.interface.optim import OptimKernels
 from ..errors import CompileError
 from ..ops.core import base as _base, device as _device_ops
 from ..ops.core.base import Op
+from .units import CONST, DICT, GEN, HYPER, SEQ, SLOT, BackwardUnit
 
 __all__ = ["Recorder", "ACTIVE"]
 
 #: the recorder of the run in progress, or None (``lucid.compiler.is_compiling``)
 ACTIVE: list = [None]
-
-# spec kinds: how a unit's argument is found at replay
-SLOT, CONST, SEQ, DICT, GEN, HYPER = range(6)
 
 # the optimizers' kernels: a hyperparameter they take is read from its param group at replay
 _OPTIM = frozenset(n for n in dir(OptimKernels) if not n.startswith("_"))
@@ -230,7 +229,7 @@ class Recorder:
         for cls in _op_classes():
             sm = cls.__dict__["dispatch"]
             self._patched.append((cls, "dispatch", sm))
-            setattr(cls, "dispatch", staticmethod(_dispatch_wrapper(self, cls, sm.__func__)))
+            cls.dispatch = staticmethod(_dispatch_wrapper(self, cls, sm.__func__))
         for mod in (_base, _device_ops, _graph):
             made = mod.new_node
             self._patched.append((mod, "new_node", made))
@@ -238,8 +237,6 @@ class Recorder:
         orig = Node.__dict__["apply_eager"]
         self._patched.append((Node, "apply_eager", orig))
         Node.apply_eager = _backward_wrapper(self, orig)
-        from .._device import device as _device_cls
-
         for be in {id(d._backend): d._backend for d in _device_cls._interned.values()}.values():
             if be is not None:
                 self._devices.append((be, _wrap_backend(self, be)))
@@ -318,7 +315,6 @@ def _node_maker(rec, made):
 def _backward_wrapper(rec, orig):
     """``Node.apply_eager`` recorded as one unit, over a copy of the node whose saved
     arrays a replay rebinds (:class:`~lucid.compiler.program.BackwardUnit`)."""
-    from .program import BackwardUnit
 
     def apply_eager(node, grads):
         if rec.depth:
@@ -366,9 +362,7 @@ def _wrap_backend(rec, be):
 def _host_constant(rec, a, types):
     """Whether ``a``, given to ``asarray``, is a constant made on the host from Python
     data (``lucid.tensor(2.0)``): an array no unit made and no tensor holds."""
-    return (
-        isinstance(a, types) and id(a) not in rec.slots and rec.snapshot.source_of(a) is None
-    )
+    return isinstance(a, types) and id(a) not in rec.slots and rec.snapshot.source_of(a) is None
 
 
 def _kernel_wrapper(rec, name, attr, types):

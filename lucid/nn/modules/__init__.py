@@ -34,6 +34,7 @@ from .positional import *  # noqa: F401,F403
 from .grouped_attention import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
 from . import channelshuffle as _channelshuffle, utils as _utils  # noqa: F401  (PyTorch's paths)
+from . import compiled as _compiled  # noqa: F401  (lucid.compile(module): OptimizedModule)
 
 # the families, in import order: what `from lucid.nn.modules import *` gives
 _FAMILIES = (

@@ -39,3 +39,12 @@ class OptimizedModule(Module):
 
     def __repr__(self):
         return f"OptimizedModule({self._orig_mod!r})"
+
+
+def _compile_module(self, **options):
+    """What ``lucid.compile(module)`` returns: an :class:`OptimizedModule` sharing the
+    module's parameters (installed on :class:`Module` here, where the class is known)."""
+    return OptimizedModule(self, **options)
+
+
+Module._compile_module = _compile_module  # type: ignore[attr-defined]

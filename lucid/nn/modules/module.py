@@ -32,6 +32,7 @@ from ..._device import device as _device_cls
 from ..._tensor import Tensor, from_dlpack
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
+from ...compiler import compile as _compile
 from ...errors import ArgumentError, ArgumentTypeError, AutogradError, DTypeError
 from ...ops import empty_like
 from ..parameter import Buffer, Parameter, _Uninitialized, warn_uninitialized
@@ -559,16 +560,7 @@ class Module:
     def compile(self, *args, **kwargs) -> None:
         """Compile this module's forward in place (``lucid.compile`` with the same
         options): later calls replay the recorded forward; hooks run around it, eagerly."""
-        from ...compiler import compile as _compile
-
         object.__setattr__(self, "forward", _compile(type(self).forward.__get__(self), **kwargs))
-
-    def _compile_module(self, **options):
-        """What ``lucid.compile(module)`` returns: an :class:`OptimizedModule` sharing this
-        module's parameters."""
-        from .compiled import OptimizedModule
-
-        return OptimizedModule(self, **options)
 
     def _compile_guard(self):
         """``(structure, flags)`` that a recording of a call reaching this module depends on
