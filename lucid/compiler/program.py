@@ -40,6 +40,14 @@ def _fast(specs):
     return None
 
 
+def _split_kw(kw):
+    """A unit's keyword specs as (the constants, a dict; the others, ``(name, spec)``)."""
+    if not kw:
+        return {}, ()
+    const = {n: sp[1] for n, sp in kw.items() if sp[0] == CONST}
+    return const, tuple((n, sp) for n, sp in kw.items() if sp[0] != CONST)
+
+
 class Program:
     """A recording made replayable (see the module doc)."""
 
@@ -52,8 +60,11 @@ class Program:
         self.hyper_checks = ()  # (group, key, index, value): hyperparameters as constants
         self.backward = None  # a Program from the outputs' gradients, when they need one
         self.boundary = None  # the specs of the tensors the backward returns gradients for
-        # [fn, fast args or None, arg specs, kw specs, out spec, slots to drop after it]
-        self.units = [[fn, _fast(args), args, kw, out, ()] for fn, args, kw, out in rec.units]
+        # [fn, fast args or None, arg specs, kw specs, out spec, slots to drop after it,
+        #  constant keywords, other keywords]
+        self.units = [
+            [fn, _fast(args), args, kw, out, (), *_split_kw(kw)] for fn, args, kw, out in rec.units
+        ]
         self.keep_slots: set = set()  # slots read after the units (effects, outputs, backward)
 
     def finish(self, keep):
@@ -94,15 +105,18 @@ class Program:
 
     def run(self, env):
         """The units, in order, over ``env``."""
-        for fn, fast, args, kw, out, frees in self.units:
+        for fn, fast, args, _, out, frees, kconst, kdyn in self.units:
             if fast is not None:
                 a = [env[v] if s else v for s, v in fast]
             else:
                 a = [resolve(s, env) for s in args]
-            if kw is None:
-                res = fn(*a)
+            if kdyn:
+                kw = dict(kconst)
+                for n, sp in kdyn:
+                    kw[n] = resolve(sp, env)
+                res = fn(*a, **kw)
             else:
-                res = fn(*a, **{n: resolve(s, env) for n, s in kw.items()})
+                res = fn(*a, **kconst)
             k = out[0]
             if k == SLOT:
                 env[out[1]] = res

@@ -566,9 +566,15 @@ class Module:
         """``(structure, flags)`` that a recording of a call reaching this module depends on
         (:mod:`lucid.compiler.guards`): the parameters and buffers; each submodule's
         training flag and whether each parameter has a ``.grad``."""
-        mods = list(self.modules())
-        params = list(self.parameters())
-        structure = (tuple(map(id, params)), tuple(map(id, self.buffers())))
+        mods, seen = [self], {id(self)}  # breadth first, each module once
+        for m in mods:
+            for c in m._modules.values():
+                if c is not None and id(c) not in seen:
+                    seen.add(id(c))
+                    mods.append(c)
+        params = [p for m in mods for p in m._parameters.values() if p is not None]
+        bufs = [id(b) for m in mods for b in m._buffers.values() if b is not None]
+        structure = (tuple(map(id, params)), tuple(bufs))
         flags = (tuple(m.training for m in mods), tuple(p._grad is None for p in params))
         return structure, flags
 
