@@ -412,3 +412,31 @@ def test_api_forms():
     assert (m(x).detach().numpy() == F.linear(x, m.weight, m.bias).detach().numpy()).all()
     lucid.compiler.reset()
     assert lucid.compiler.stats()["calls"] == 0
+
+
+def test_autocast_step_and_no_grad_inference_match_eager():
+    def run(compiled):
+        lucid.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 4))
+        opt = lucid.optim.AdamW(model.parameters(), lr=1e-2)
+
+        def step(x, y):
+            opt.zero_grad()
+            with lucid.autocast("cpu", dtype=lucid.bfloat16):
+                loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        f = lucid.compile(step) if compiled else step
+        lucid.manual_seed(1)
+        out = [f(lucid.randn(8, 8), lucid.randint(0, 4, (8,))).item() for _ in range(5)]
+        m = lucid.compile(model) if compiled else model
+        with lucid.no_grad():
+            ys = [m(lucid.randn(3, 8)) for _ in range(3)]
+        assert all(y.grad_fn is None and not y.requires_grad for y in ys)
+        return out, [y.sum().item() for y in ys]
+
+    assert run(False) == run(True)
+    st = lucid.compiler.stats()
+    assert st["graph_breaks"] == [] and st["replays"] == 5
