@@ -60,7 +60,8 @@ def compile(
 ):
     """Compile ``model`` (a function or a :class:`~lucid.nn.Module`); without it, return a
     decorator. ``mode`` is one of None, ``"default"``, ``"reduce-overhead"``,
-    ``"max-autotune"``, ``"max-autotune-no-cudagraphs"``; ``backend`` and ``options`` are
+    ``"max-autotune"`` (on a GPU these two replay a whole step as one CUDA graph where it
+    can: :mod:`.cudagraph`), ``"max-autotune-no-cudagraphs"``; ``backend`` and ``options`` are
     accepted for PyTorch compatibility (there is one backend: the recorder);
     ``dynamic=None``/``False``/``True`` all record one program per shape for now;
     ``disable=True`` returns ``model`` unchanged."""
@@ -129,8 +130,11 @@ def cudagraph_mark_step_begin():
 def stats():
     """A copy of the counters: ``calls``, ``captures`` (recordings made), ``replays``,
     ``eager_calls`` (calls run eagerly: graph breaks, cache limit), ``recompiles``
-    (recordings beyond a function's first), ``cache_limit_hits`` and ``graph_breaks`` (one
-    dict per break: ``function``, ``reason``, ``where`` as ``file:line``)."""
+    (recordings beyond a function's first), ``cache_limit_hits``, ``graph_breaks`` (one
+    dict per break: ``function``, ``reason``, ``where`` as ``file:line``),
+    ``cudagraph_replays`` and ``cudagraph_fallbacks`` (why a program could not become a
+    CUDA graph, :mod:`.cudagraph`)."""
     out = dict(STATS)
     out["graph_breaks"] = list(STATS["graph_breaks"])
+    out["cudagraph_fallbacks"] = list(STATS["cudagraph_fallbacks"])
     return out

@@ -23,7 +23,8 @@ from ..errors import ArgumentError
 from .guards import signature, stateful_objects
 from .program import Program, Stale, make_backward_node
 from .recorder import ACTIVE, Recorder
-from .state import Snapshot
+from .cudagraph import try_capture
+from .state import ARG, Snapshot
 from .units import reads
 
 __all__ = ["CompiledFunction", "compile_function", "STATS", "ALL", "DISABLED"]
@@ -46,6 +47,8 @@ def _new_stats():
         "eager_calls": 0,
         "recompiles": 0,
         "cache_limit_hits": 0,
+        "cudagraph_replays": 0,
+        "cudagraph_fallbacks": [],
         "graph_breaks": [],
     }
 
@@ -66,6 +69,7 @@ class CompiledFunction:
         self.fullgraph = bool(fullgraph)
         self.dynamic = dynamic
         self.mode = mode
+        self.cudagraphs = mode in ("reduce-overhead", "max-autotune")
         self.cache_size_limit = cache_size_limit
         self.cache: dict = {}
         self.warmups: dict = {}  # signature -> calls that set up new state
@@ -98,7 +102,10 @@ class CompiledFunction:
             STATS["eager_calls"] += 1
             return self.fn(*args, **kwargs)
         try:
-            out = _replay(entry, tensors)
+            if self.cudagraphs and entry.cuda is not None and entry.backward is None:
+                out = _graph_replay(entry, tensors)
+            else:
+                out = _replay(entry, tensors)
         except Stale:
             del self.cache[key]
             return self._record(key, tensors, objects, args, kwargs)
@@ -109,6 +116,11 @@ class CompiledFunction:
         STATS["captures"] += 1
         if self.cache or self.warmups:
             STATS["recompiles"] += 1
+        if self.cudagraphs:
+            for o in objects:  # (Adam, AdamW: count steps on the device)
+                getattr(o, "_compile_for_cudagraphs", _nothing)()
+            objects = stateful_objects(self.fn, args, kwargs)
+            key, tensors = signature(args, kwargs, objects)
         before = [o._compile_guard()[0] for o in objects]
         rec = Recorder(Snapshot(tensors), self.fullgraph)
         hypers = _hypers(rec, objects)
@@ -141,6 +153,10 @@ class CompiledFunction:
             )
         self.cache[key] = _BROKEN
         return out
+
+
+def _nothing():
+    pass
 
 
 def _hypers(rec, objects):
@@ -192,11 +208,21 @@ def _finish(rec, out, tensors):
     if prog.backward is not None:
         prog.backward.finish(set(prog.backward.result_slots) - {None})
     prog.n_slots = len(rec.keep)
+    prog.cuda = _cuda_backend(rec.sources, tensors)
     rec.keep = []  # the recorded run's arrays: the replay keeps none
     rec.slots = {}
     rec.nodes = set()
     rec.snapshot = None
     return prog
+
+
+def _cuda_backend(sources, tensors):
+    """The backend of the one CUDA device every source lives on, or None."""
+    devs = {tensors[v]._device if kind == ARG else v._device for _, (kind, v) in sources}
+    if len(devs) != 1:
+        return None
+    dev = devs.pop()
+    return dev._backend if dev.type == "cuda" else None
 
 
 def _out_slots(s, acc):
@@ -336,6 +362,24 @@ def _boundary(rec, roots, tensors):
                     specs.append(("arg", i))
                     inputs.append(tensors[i])
     return specs, inputs
+
+
+def _graph_replay(prog, tensors):
+    """A replay through the program's CUDA graph (captured on its first replay); a plain
+    replay where the graph cannot serve (:mod:`.cudagraph`)."""
+    g = prog.graph
+    if g is None:
+        g = prog.graph = try_capture(prog, tensors, prog.cuda)
+        if isinstance(g, str):
+            STATS["cudagraph_fallbacks"].append(g)
+            prog.graph = False
+    if g is False or isinstance(g, str) or not g.valid():
+        return _replay(prog, tensors)
+    prog.check_hypers()
+    env = g.replay(tensors)
+    STATS["cudagraph_replays"] += 1
+    prog.apply_effects(env)
+    return prog.build_outputs(env, tensors, None, prog.cuda.copy)
 
 
 def _replay(prog, tensors):

@@ -58,6 +58,8 @@ class Program:
         self.outputs = outputs
         self.n_slots = n_slots
         self.hyper_checks = ()  # (group, key, index, value): hyperparameters as constants
+        self.cuda = None  # the CUDA backend, when every source lives on one CUDA device
+        self.graph = None  # mode="reduce-overhead": its GraphReplay, or False (no graph)
         self.backward = None  # a Program from the outputs' gradients, when they need one
         self.boundary = None  # the specs of the tensors the backward returns gradients for
         # [fn, fast args or None, arg specs, kw specs, out spec, slots to drop after it,
@@ -98,6 +100,10 @@ class Program:
             raise Stale("a gradient the recording read is None") from None
         if tuple(got) != self.shapes:
             raise Stale("an array the recording read changed its shape")
+        self.check_hypers()
+
+    def check_hypers(self):
+        """:class:`Stale` if a hyperparameter recorded as a constant changed."""
         for group, key, i, value in self.hyper_checks:
             v = group[key]
             if (v if i is None else v[i]) != value:
@@ -137,16 +143,18 @@ class Program:
             else:  # a version counter moved
                 t[0] += v
 
-    def build_outputs(self, env, args, node):
-        return _outputs(self.outputs, env, args, node)
+    def build_outputs(self, env, args, node, copy=None):
+        """The return value over ``env`` (each output array through ``copy`` when given:
+        a CUDA graph's buffers are overwritten by its next replay)."""
+        return _outputs(self.outputs, env, args, node, copy)
 
 
-def _outputs(s, env, args, node):
+def _outputs(s, env, args, node, copy):
     """The replay's return value from the output spec (see ``api._out_spec``)."""
     k = s[0]
     if k == "T":
         _, slot, dt, dev, nr = s
-        t = _wrap(env[slot], dt, dev)
+        t = _wrap(env[slot] if copy is None else copy(env[slot]), dt, dev)
         if nr is not None and node is not None:
             t._requires_grad = True
             t._grad_fn = node
@@ -155,9 +163,9 @@ def _outputs(s, env, args, node):
     if k == "arg":
         return args[s[1]]
     if k == "seq":
-        return s[1](_outputs(v, env, args, node) for v in s[2])
+        return s[1](_outputs(v, env, args, node, copy) for v in s[2])
     if k == "dict":
-        return {n: _outputs(v, env, args, node) for n, v in s[1].items()}
+        return {n: _outputs(v, env, args, node, copy) for n, v in s[1].items()}
     return s[1]
 
 

@@ -161,6 +161,20 @@ def radam(
     )
 
 
+def _capturable(opt):
+    """``lucid.compile(mode="reduce-overhead")`` on a GPU: count the steps of every group
+    whose parameters are all on CUDA on the device (``capturable=True``, the counts moved
+    there), so that a CUDA graph can replay the update."""
+    for g in opt.param_groups:
+        if g["capturable"] or not all(p._device.type == "cuda" for p in g["params"]):
+            continue
+        g["capturable"] = True
+        for p in g["params"]:
+            st = opt.state.get(p)
+            if st and "step" in st and st["step"]._device.type != "cuda":
+                st["step"] = full((), st["step"].item(), dtype=float32, device=p._device)
+
+
 class Adam(Optimizer):
     r"""Adam (Kingma & Ba), with AMSGrad and decoupled weight decay as options.
 
@@ -206,6 +220,8 @@ class Adam(Optimizer):
                 decoupled_weight_decay=decoupled_weight_decay,
             ),
         )
+
+    _compile_for_cudagraphs = _capturable
 
     def step(self, closure=None):
         """One Adam step over every group; returns the closure's loss."""

@@ -96,3 +96,52 @@ def test_compiled_training_matches_eager_on_the_gpu(case, whole_step):
     for a, b in zip(sa, sb):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
     lucid.compiler.reset()
+
+
+def _mlp_run(compiled, opt_name, dropout):
+    lucid.manual_seed(0)
+    layers = [nn.Linear(16, 32), nn.ReLU()] + ([nn.Dropout(0.3)] if dropout else [])
+    model = nn.Sequential(*layers, nn.Linear(32, 5)).to(DEVICE)
+    kw = {"momentum": 0.9} if opt_name == "SGD" else {}
+    opt = getattr(lucid.optim, opt_name)(model.parameters(), lr=1e-2, **kw)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    if compiled:
+        step = lucid.compile(step, mode="reduce-overhead")
+    lucid.manual_seed(1)
+    batches = [(lucid.randn(8, 16), lucid.randint(0, 5, (8,))) for _ in range(8)]
+    lucid.cuda.manual_seed(3)
+    losses = [step(x.to(DEVICE), y.to(DEVICE)).item() for x, y in batches]
+    return losses, [p.detach().cpu().numpy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "AdamW"])
+def test_reduce_overhead_replays_a_cuda_graph(opt_name):
+    lucid.compiler.reset()
+    la, pa = _mlp_run(False, opt_name, False)
+    lb, pb = _mlp_run(True, opt_name, False)
+    st = lucid.compiler.stats()
+    np.testing.assert_allclose(lb, la, rtol=1e-5, atol=1e-6)
+    for a, b in zip(pa, pb):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-6)
+    if DEVICE == "cuda":  # (a CPU dry run has no graphs: plain replays)
+        assert st["cudagraph_fallbacks"] == [] and st["cudagraph_replays"] >= 5
+    lucid.compiler.reset()
+
+
+def test_reduce_overhead_with_dropout_falls_back_to_plain_replays():
+    lucid.compiler.reset()
+    la, _ = _mlp_run(False, "SGD", True)
+    lb, _ = _mlp_run(True, "SGD", True)
+    st = lucid.compiler.stats()
+    np.testing.assert_allclose(lb, la, rtol=1e-5, atol=1e-6)
+    assert st["replays"] >= 5
+    if DEVICE == "cuda":
+        assert st["cudagraph_replays"] == 0 and "random" in st["cudagraph_fallbacks"][0]
+    lucid.compiler.reset()

@@ -126,3 +126,21 @@ def stream_capturing():
     """Whether the current stream is capturing."""
     s = cupy.cuda.get_current_stream()
     return s.ptr != 0 and s.is_capturing()
+
+
+def capture_call(fn, pool=None):
+    """``(capture, fn())``: ``fn`` captured into a graph on a side stream of the current
+    device, after the device finished its queued work (``lucid.compile``'s replays). An
+    error inside ``fn`` aborts the capture and propagates."""
+    cupy.cuda.Device().synchronize()
+    cap = Capture(Pool() if pool is None else pool)
+    side = cupy.cuda.Stream(non_blocking=True)
+    with side:
+        cap.begin(side)
+        try:
+            out = fn()
+        except BaseException:
+            cap.abort()
+            raise
+        cap.end()
+    return cap, out
