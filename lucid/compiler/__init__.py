@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 
 from ..errors import ArgumentTypeError
-from .api import ALL, DISABLED, STATS, CompiledFunction, _new_stats
+from .api import ALL, STATS, CompiledFunction, _new_stats
 from .recorder import ACTIVE
 
 __all__ = [
@@ -109,7 +109,6 @@ def disable(fn=None, recursive=True):
             rec.graph_break(f"a call of {getattr(fn, '__qualname__', fn)}, marked disable()")
         return fn(*args, **kwargs)
 
-    DISABLED.add(eager)
     return eager
 
 

@@ -27,14 +27,12 @@ from .cudagraph import try_capture
 from .state import ARG, Snapshot
 from .units import reads
 
-__all__ = ["CompiledFunction", "compile_function", "STATS", "ALL", "DISABLED"]
+__all__ = ["CompiledFunction", "STATS", "ALL"]
 
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 #: every compiled function alive (``lucid.compiler.reset`` empties their caches)
 ALL: weakref.WeakSet = weakref.WeakSet()
-#: functions wrapped by ``lucid.compiler.disable``: a call of one is a graph break
-DISABLED: set = set()
 
 _BROKEN = "broken"  # a cache entry: this signature runs eagerly
 
@@ -126,7 +124,7 @@ class CompiledFunction:
         hypers = _hypers(rec, objects)
         with rec:
             for o in objects:
-                why = getattr(o, "_compile_unreplayable", lambda: None)()
+                why = getattr(o, "_compile_unreplayable", _nothing)()
                 if why is not None:
                     rec.graph_break(why)
             out = self.fn(*args, **kwargs)
@@ -156,7 +154,8 @@ class CompiledFunction:
 
 
 def _nothing():
-    pass
+    """What an object without the optional hook answers (nothing to do, no reason)."""
+    return None
 
 
 def _hypers(rec, objects):
@@ -183,7 +182,7 @@ def _finish(rec, out, tensors):
     roots: list = []
     outputs = _out_spec(rec, out, tensors, roots)
     n_fwd = len(rec.keep)
-    prog = Program(rec, effects, outputs, n_fwd)
+    prog = Program(rec.units, rec.sources, rec.keep, effects, outputs)
     keep = set()
     for kind, _, v in effects:
         if kind != "vc":
@@ -301,23 +300,13 @@ def _record_backward(rec, roots, tensors):
         rec.units, rec.sources = fwd_units, fwd_sources
     if rec.breaks:
         return None
-    bw_rec = _View(rec, bw_units, bw_sources)
-    bw = Program(bw_rec, [], None, 0)
+    bw = Program(bw_units, bw_sources, rec.keep)
     bw.grad_slots = grad_slots
     bw.result_slots = [None if a is None else rec.slot_of(a) for a in res]
     bw.boundary = specs
     bw.backend = roots[0]._device._backend
     bw.out_meta = tuple((t._data.shape, t._dtype) for t in roots) if len(roots) > 1 else None
     return bw
-
-
-class _View:
-    """A recorder's slots with another list of units and sources (its backward's)."""
-
-    def __init__(self, rec, units, sources):
-        self.units = units
-        self.sources = sources
-        self.keep = rec.keep
 
 
 def _boundary(rec, roots, tensors):
@@ -369,11 +358,12 @@ def _graph_replay(prog, tensors):
     replay where the graph cannot serve (:mod:`.cudagraph`)."""
     g = prog.graph
     if g is None:
-        g = prog.graph = try_capture(prog, tensors, prog.cuda)
+        g = try_capture(prog, tensors, prog.cuda)
         if isinstance(g, str):
             STATS["cudagraph_fallbacks"].append(g)
-            prog.graph = False
-    if g is False or isinstance(g, str) or not g.valid():
+            g = False
+        prog.graph = g
+    if g is False or not g.valid():
         return _replay(prog, tensors)
     prog.check_hypers()
     env = g.replay(tensors)
@@ -394,7 +384,3 @@ def _replay(prog, tensors):
         node = make_backward_node(bw, env, tensors, inputs, bw.backend)
         node._out_meta = bw.out_meta
     return prog.build_outputs(env, tensors, node)
-
-
-def compile_function(fn, **options):
-    return CompiledFunction(fn, **options)

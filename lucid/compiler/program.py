@@ -51,12 +51,14 @@ def _split_kw(kw):
 class Program:
     """A recording made replayable (see the module doc)."""
 
-    def __init__(self, rec, effects, outputs, n_slots):
-        self.sources = [(k, kind, v) for k, (kind, v) in rec.sources]
-        self.shapes = tuple(rec.keep[k].shape for k, _ in rec.sources)
+    def __init__(self, units, sources, arrays, effects=(), outputs=None):
+        """``units`` and ``sources`` as a recorder lists them; ``arrays``: the recorded
+        array of each slot (the sources' shapes are checked against them at replay)."""
+        self.sources = [(k, kind, v) for k, (kind, v) in sources]
+        self.shapes = tuple(arrays[k].shape for k, _ in sources)
         self.effects = effects
         self.outputs = outputs
-        self.n_slots = n_slots
+        self.n_slots = len(arrays)  # (grown by api._finish when a backward adds slots)
         self.hyper_checks = ()  # (group, key, index, value): hyperparameters as constants
         self.cuda = None  # the CUDA backend, when every source lives on one CUDA device
         self.graph = None  # mode="reduce-overhead": its GraphReplay, or False (no graph)
@@ -65,7 +67,7 @@ class Program:
         # [fn, fast args or None, arg specs, kw specs, out spec, slots to drop after it,
         #  constant keywords, other keywords]
         self.units = [
-            [fn, _fast(args), args, kw, out, (), *_split_kw(kw)] for fn, args, kw, out in rec.units
+            [fn, _fast(args), args, kw, out, (), *_split_kw(kw)] for fn, args, kw, out in units
         ]
         self.keep_slots: set = set()  # slots read after the units (effects, outputs, backward)
 
