@@ -68,7 +68,7 @@ from . import compiler  # noqa: E402
 from .compiler import compile  # noqa: E402  (shadows the built-in, as torch.compile does)
 from . import nn, optim  # noqa: E402
 from . import func  # noqa: E402
-from . import cuda, accelerator, onnx  # noqa: E402
+from . import cuda, accelerator, onnx, profiler  # noqa: E402
 from . import einops  # noqa: E402
 from .serialization import *  # noqa: F401,F403
 from .random import (

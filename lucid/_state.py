@@ -3,9 +3,10 @@
 ``STATE`` holds every flag the hot path checks, so a feature that is off costs one
 attribute read: whether ops record a graph, inference mode, autocast (``None`` when off,
 else ``{device type: dtype}`` of the enabled device types), anomaly mode, whether
-deterministic algorithms are required, and the number of active ``lucid.func.vmap``
-levels. The context managers that set them live in :mod:`lucid.autograd.grad_mode` and
-:mod:`lucid.amp` (vmap levels: :mod:`lucid.func.vmap`).
+deterministic algorithms are required, the number of active ``lucid.func.vmap``
+levels, and the collector of a running profiler. The context managers that set them live
+in :mod:`lucid.autograd.grad_mode`, :mod:`lucid.amp` (vmap levels: :mod:`lucid.func.vmap`)
+and :mod:`lucid.autograd.profiler`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class _State:
         "deterministic",
         "deterministic_warn_only",
         "vmap",
+        "profiler",
     )
 
     def __init__(self):
@@ -34,6 +36,7 @@ class _State:
         self.deterministic = False
         self.deterministic_warn_only = False
         self.vmap = 0  # number of active vmap levels (lucid.func.vmap)
+        self.profiler = None  # the collector of a running lucid.profiler, or None
 
 
 STATE = _State()

@@ -145,6 +145,12 @@ class CompileError(LucidError, RuntimeError):
     ``torch._dynamo.exc.Unsupported``, a ``RuntimeError``)."""
 
 
+class ProfilerError(LucidError, RuntimeError):
+    """A profiler used out of order: started while another records, its results asked
+    for before it stopped, a table sorted by a column it does not have (PyTorch: a
+    ``RuntimeError`` or ``AssertionError``)."""
+
+
 # -- naming the op the user called ---------------------------------------------------------
 
 _OP_PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?(?: \([^)]*\))?: ")

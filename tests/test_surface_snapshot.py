@@ -36,6 +36,8 @@ NAMESPACES = (
     "lucid.optim.lr_scheduler",
     "lucid.random",
     "lucid.amp",
+    "lucid.profiler",
+    "lucid.autograd.profiler",
 )
 
 

@@ -5,7 +5,7 @@ The functional transforms of :mod:`.functional` (``jacobian``, ``hessian``, ``vj
 :func:`lucid.utils.checkpoint.checkpoint` (looked up on first use: the utils layer sits
 above this one)."""
 
-from . import functional
+from . import functional, profiler, profiler_util
 from .functional import hessian, hvp, jacobian, jvp, vhp, vjp
 from .anomaly_mode import (
     detect_anomaly,

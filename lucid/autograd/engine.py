@@ -169,14 +169,25 @@ def run_backward(
                     grads = _run_pre_hooks(node, grads, create_graph, dev)
                 if node.__class__ is AccumulateGrad:
                     g = None  # _leaf takes the gradient out of grads (see there)
-                    _leaf(node, grads, create_graph, targets, captured, accumulate)
+                    if STATE.profiler is None:
+                        _leaf(node, grads, create_graph, targets, captured, accumulate)
+                    else:
+                        STATE.profiler.call(
+                            "AccumulateGrad", "node", dev, _leaf,
+                            node, grads, create_graph, targets, captured, accumulate,
+                        )  # fmt: skip
                     continue
                 if targets is not None:
                     for nr, g in enumerate(grads):
                         for i in targets.get((node, nr), ()):
                             captured[i] = g
                 if needed is None or node in needed:
-                    if node._out_meta is None and node._hooks is None and not STATE.anomaly:
+                    if (
+                        node._out_meta is None
+                        and node._hooks is None
+                        and not STATE.anomaly
+                        and STATE.profiler is None
+                    ):
                         in_grads = (
                             node.apply_graph(grads) if create_graph else node.apply_eager(grads)
                         )
@@ -244,7 +255,11 @@ def _call_node(node, grads, create_graph):
                 z = be.full(shape, 0, dt.np)
                 grads[i] = _to_tensor(z, _dev(node)) if create_graph else z
     try:
-        out = node.apply_graph(grads) if create_graph else node.apply_eager(grads)
+        prof = STATE.profiler
+        if prof is None:
+            out = node.apply_graph(grads) if create_graph else node.apply_eager(grads)
+        else:
+            out = prof.node(node, grads, create_graph, _dev(node))
     except Exception as e:
         if STATE.anomaly and node._anomaly_trace:
             e.add_note(

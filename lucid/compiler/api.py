@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import weakref
 
+from .._state import STATE
 from .._tensor import Tensor
 from ..autograd.engine import run_backward
 from ..autograd.graph import AccumulateGrad
@@ -100,15 +101,21 @@ class CompiledFunction:
             STATS["eager_calls"] += 1
             return self.fn(*args, **kwargs)
         try:
-            if self.cudagraphs and entry.cuda is not None and entry.backward is None:
-                out = _graph_replay(entry, tensors)
+            prof = STATE.profiler
+            if prof is None:
+                out = self._play(entry, tensors)
             else:
-                out = _replay(entry, tensors)
+                out = prof.call("Compiled Region", "annotation", None, self._play, entry, tensors)
         except Stale:
             del self.cache[key]
             return self._record(key, tensors, objects, args, kwargs)
         STATS["replays"] += 1
         return out
+
+    def _play(self, prog, tensors):
+        if self.cudagraphs and prog.cuda is not None and prog.backward is None:
+            return _graph_replay(prog, tensors)
+        return _replay(prog, tensors)
 
     def _record(self, key, tensors, objects, args, kwargs):
         STATS["captures"] += 1

@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._hooks import RemovableHandle
+from .._state import STATE
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..errors import ArgumentError, ArgumentTypeError, ShapeError
@@ -77,7 +78,11 @@ def _with_hooks(step):
             return step(self, *args, **kwargs)
         self._in_step = True
         try:
-            return _hooked_step(step, self, args, kwargs)
+            prof = STATE.profiler
+            if prof is None:
+                return _hooked_step(step, self, args, kwargs)
+            name = f"Optimizer.step#{type(self).__name__}.step"
+            return prof.call(name, "annotation", None, _hooked_step, step, self, args, kwargs)
         finally:
             self._in_step = False
 
@@ -276,6 +281,14 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters: to None (default), or to zeros."""
+        prof = STATE.profiler
+        if prof is not None:
+            name = f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"
+            prof.call(name, "annotation", None, self._zero_grad, set_to_none)
+        else:
+            self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none):
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad

@@ -7,9 +7,10 @@ derived. The class is also the autograd node: a call that records a graph makes 
 instance holding the edges to its inputs and what the backward needs.
 
 :meth:`Op.apply` is the one call pipeline (wrapper -> policy -> backend -> Tensor -> node),
-the hot path. Each feature that is off costs one flag read: autocast (``STATE.autocast``),
-determinism, graph recording (``STATE.grad_enabled`` and an input's ``requires_grad``),
-anomaly mode, vmap (``STATE.vmap``: the ops' batching rules, :mod:`lucid.func.batching`).
+the hot path. Each feature that is off costs one flag read: the profiler
+(``STATE.profiler``), autocast (``STATE.autocast``), determinism, graph recording
+(``STATE.grad_enabled`` and an input's ``requires_grad``), anomaly mode, vmap
+(``STATE.vmap``: the ops' batching rules, :mod:`lucid.func.batching`).
 A complex input leaves the hot path through the same per-input dtype check: refused (a
 ``DTypeError`` naming the op) unless the schema declares ``complex_grad``; a holomorphic
 op's one formula then serves complex data too (:meth:`Op.grad_formula`). Views live here too:
@@ -180,6 +181,9 @@ class Op(Node):
         ``dispatch``, the outputs and, when some input requires grad and grad mode is on,
         the node. Under vmap an op with a batched input runs its batching rule instead.
         """
+        prof = STATE.profiler
+        if prof is not None and prof.idle:  # the call again, inside the op's timed range
+            return prof.op(cls, inputs, params)
         if STATE.vmap:
             out = _BATCHING[0](cls, inputs, params)
             if out is not NotImplemented:
