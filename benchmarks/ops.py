@@ -110,11 +110,36 @@ def case_hvp():
     return lucid_step, torch_step, numpy_step
 
 
+def case_profiled():
+    """Twenty steps of the chain recorded by each library's profiler, and the averages
+    table made from them (with no profiler, the chain case above: its time is the
+    profiler-off cost, one flag read per op)."""
+    xn = np.random.default_rng(0).standard_normal(16).astype(np.float32)
+    xl = lucid.tensor(xn, requires_grad=True)
+    xt = torch.tensor(xn, requires_grad=True)
+
+    def profiled(lib, x):
+        def step():
+            with lib.profiler.profile(activities=[lib.profiler.ProfilerActivity.CPU]) as p:
+                for _ in range(20):
+                    ((x * 2).exp() + 1).sum().backward()
+            return p.key_averages().table(row_limit=5)
+
+        return step
+
+    def numpy_step():
+        for _ in range(20):
+            np.exp(xn * 2).sum()
+
+    return profiled(lucid, xl), profiled(torch, xt), numpy_step
+
+
 CASES = [
     ("exp, 16 x float32, no grad", case_exp),
     ("((x*2).exp()+1).sum().backward(), 16 elems", case_chain),
     ("1024x1024 float32 matmul fwd+bwd", case_matmul),
     ("HVP by double backward, 256-dim tanh(W@x)**3", case_hvp),
+    ("20 x the chain under the profiler, + its table", case_profiled),
 ]
 
 

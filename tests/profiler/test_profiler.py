@@ -347,3 +347,13 @@ def test_off_costs_nothing_observable():
         inside = lucid.exp(lucid.tensor(x)).numpy()
     np.testing.assert_array_equal(before, inside)
     assert STATE.profiler is None
+
+
+def test_data_loader_batches_are_ranges():
+    ds = lucid.utils.data.TensorDataset(lucid.arange(10.0))
+    loader = lucid.utils.data.DataLoader(ds, batch_size=4)
+    with profile() as prof:
+        batches = [b for (b,) in loader]
+    assert [len(b) for b in batches] == [4, 4, 2]
+    rows = _avg(prof, "enumerate(DataLoader)#_SingleProcessIter.__next__")
+    assert rows[0].count == 4  # three batches and the StopIteration

@@ -21,6 +21,7 @@ import signal
 import time
 import weakref
 
+from ..._state import STATE
 from ..._tensor import Tensor
 from ...ops import randint
 from ...errors import ArgumentError
@@ -270,6 +271,13 @@ class _BaseIter:
     def __iter__(self):
         return self
 
+    def __next__(self):
+        prof = STATE.profiler
+        if prof is None:
+            return self._next()
+        name = f"enumerate(DataLoader)#{type(self).__name__}.__next__"
+        return prof.call(name, "annotation", None, self._next)
+
     def __len__(self):
         return len(self._loader)
 
@@ -287,7 +295,7 @@ class _SingleProcessIter(_BaseIter):
             loader.drop_last,
         )
 
-    def __next__(self):
+    def _next(self):
         data = self._fetcher.fetch(next(self._sampler_iter))
         return _pin(data) if self._pin else data
 
@@ -382,7 +390,7 @@ class _MultiProcessIter(_BaseIter):
         self._send_idx += 1
         return True
 
-    def __next__(self):
+    def _next(self):
         while True:
             if self._in_order:
                 while (
