@@ -35,7 +35,7 @@ from .._tensor import Tensor
 from ..errors import ProfilerError
 from .profiler_util import EventList, FunctionEvent, Interval
 
-__all__ = ["Collector", "record_function", "profile", "EventList", "FunctionEvent"]
+__all__ = ["Collector", "record_function", "profile", "emit_nvtx", "EventList", "FunctionEvent"]
 
 _now = time.perf_counter_ns
 _native_id = threading.get_native_id
@@ -341,6 +341,52 @@ class _GpuClock:
                 base_us + 1e3 * self.rt.elapsed_ms(self.base, r.events[0]),
                 base_us + 1e3 * self.rt.elapsed_ms(self.base, r.events[1]),
             ]
+
+
+class _NvtxCollector(Collector):
+    """A collector whose ranges are NVTX ranges: pushed when they begin, popped when
+    they end, kept nowhere (Nsight Systems records them)."""
+
+    def __init__(self, rt, record_shapes):
+        super().__init__(record_shapes)
+        self.rt = rt
+
+    def begin(self, name, kind="annotation"):
+        self.rt.nvtx_push(name)
+        return _Range(name, kind, 0, None)
+
+    def end(self, r):
+        self.rt.nvtx_pop()
+
+
+class emit_nvtx:
+    """Every op, backward node and ``record_function`` of the block as an NVTX range, for
+    NVIDIA's profilers (``nsys profile python train.py``); nothing is recorded here. Needs
+    the CUDA backend."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.record_shapes = record_shapes
+        self.collector = None
+
+    def __enter__(self):
+        if self.enabled:
+            from ..backend import cuda
+
+            if not cuda.AVAILABLE:
+                raise ProfilerError(
+                    "emit_nvtx: NVTX ranges need the CUDA backend (CuPy and a GPU), "
+                    "which is not available here"
+                )
+            self.collector = _NvtxCollector(cuda.runtime, self.record_shapes)
+            start(self.collector)
+        return self
+
+    def __exit__(self, *exc):
+        if self.collector is not None:
+            stop(self.collector)
+            self.collector = None
+        return False
 
 
 class record_function(contextlib.ContextDecorator):

@@ -41,6 +41,7 @@ from .random import (
     set_rng_state,
     set_rng_state_all,
 )
+from . import nvtx
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
 from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream
 from .._tensor.legacy_types import CUDA_TYPES as _LEGACY_TYPES

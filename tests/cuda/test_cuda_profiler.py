@@ -66,3 +66,18 @@ def test_capture_inside_a_profile(dev):
     assert lucid.allclose(y, lucid.exp(x))
     exps = [e for e in prof.events() if e.name == "exp"]
     assert len(exps) == 2 and exps[0].device_range is not None and exps[1].device_range is None
+
+
+@pytest.mark.skipif(not _GPU, reason="NVTX needs a GPU")
+def test_emit_nvtx_and_nvtx_ranges(dev):
+    x = lucid.randn(8, device=dev, requires_grad=True)
+    with lucid.autograd.profiler.emit_nvtx():
+        with lucid.profiler.record_function("block"):
+            x.exp().sum().backward()
+    assert x.grad is not None and lucid.allclose(x.grad, x.exp())
+    assert lucid.cuda.nvtx.range_push("outer") == 0
+    assert lucid.cuda.nvtx.range_push("inner") == 1
+    lucid.cuda.nvtx.mark("here")
+    assert lucid.cuda.nvtx.range_pop() == 1 and lucid.cuda.nvtx.range_pop() == 0
+    with lucid.cuda.nvtx.range("step {}", 3):
+        pass

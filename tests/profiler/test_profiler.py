@@ -357,3 +357,13 @@ def test_data_loader_batches_are_ranges():
     assert [len(b) for b in batches] == [4, 4, 2]
     rows = _avg(prof, "enumerate(DataLoader)#_SingleProcessIter.__next__")
     assert rows[0].count == 4  # three batches and the StopIteration
+
+
+@pytest.mark.skipif(lucid.cuda.is_available(), reason="the CPU-only refusal")
+def test_nvtx_needs_the_cuda_backend():
+    with pytest.raises(ProfilerError, match="emit_nvtx: NVTX ranges need the CUDA backend"):
+        with lucid.autograd.profiler.emit_nvtx():
+            pass
+    assert STATE.profiler is None
+    with pytest.raises(lucid.errors.DeviceError, match="nvtx.range_push"):
+        lucid.cuda.nvtx.range_push("x")

@@ -151,6 +151,21 @@ def elapsed_ms(start, end):
     return cupy.cuda.get_elapsed_time(start, end)
 
 
+# -- NVTX ranges (what Nsight Systems shows on the host's timeline) --------------------
+
+
+def nvtx_push(message):
+    cupy.cuda.nvtx.RangePush(message)
+
+
+def nvtx_pop():
+    cupy.cuda.nvtx.RangePop()
+
+
+def nvtx_mark(message):
+    cupy.cuda.nvtx.Mark(message)
+
+
 # -- page-locked host memory --------------------------------------------------------------
 
 
