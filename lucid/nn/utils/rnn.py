@@ -1,7 +1,7 @@
 """Packed sequences: pad_sequence, pack_padded_sequence, pad_packed_sequence, PackedSequence.
 
 A :class:`PackedSequence` holds a batch of variable-length sequences, sorted by decreasing
-length, time step after time step: ``data`` (sum of lengths, *) holds at step ``t`` the
+length, time step after time step: ``data`` ``(sum of lengths, *)`` holds at step ``t`` the
 ``batch_sizes[t]`` sequences still running. Packing and padding are one masked gather or
 scatter each (differentiable), not a loop over the batch.
 """
@@ -98,7 +98,7 @@ def _lengths_tensor(lengths, op):
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
-    """Pack a padded batch ``input`` (T, B, *) (``batch_first``: (B, T, *)) of sequences of
+    """Pack a padded batch ``input`` ``(T, B, *)`` (``batch_first``: ``(B, T, *)``) of sequences of
     ``lengths`` (a list or 1-D tensor). ``enforce_sorted``: the lengths must be decreasing;
     otherwise the batch is sorted here and the permutation kept in the result."""
     lengths = _lengths_tensor(lengths, "pack_padded_sequence")
@@ -142,7 +142,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
     """The inverse of :func:`pack_padded_sequence`: ``(padded, lengths)`` with padded
-    (T, B, *) (``batch_first``: (B, T, *)), T = the longest length or ``total_length``,
+    ``(T, B, *)`` (``batch_first``: ``(B, T, *)``), T = the longest length or ``total_length``,
     in the original batch order; ``lengths`` an int64 CPU tensor."""
     data, batch_sizes = sequence.data, sequence.batch_sizes
     t_max = batch_sizes.numel()
@@ -173,8 +173,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
-    """Stack tensors (L_i, *) into (L_max, B, *) (``batch_first``: (B, L_max, *)), padding
-    with ``padding_value`` after (``padding_side="right"``) or before (``"left"``) each."""
+    """Stack tensors ``(L_i, *)`` into ``(L_max, B, *)`` (``batch_first``:
+    ``(B, L_max, *)``), padding with ``padding_value`` after (``padding_side="right"``) or
+    before (``"left"``) each."""
     if padding_side not in ("left", "right"):
         raise ArgumentError(
             f"pad_sequence: padding_side must be 'left' or 'right', got {padding_side!r}"
@@ -215,7 +216,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 
 def pack_sequence(sequences, enforce_sorted=True):
-    """Pack a list of tensors (L_i, *): ``pack_padded_sequence(pad_sequence(...))``."""
+    """Pack a list of tensors ``(L_i, *)``: ``pack_padded_sequence(pad_sequence(...))``."""
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 

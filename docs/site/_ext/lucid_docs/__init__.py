@@ -1,0 +1,63 @@
+"""Lucid's Sphinx extension: the generated pages (ops, API) and the MathML renderer.
+
+At ``builder-inited`` it writes ``generated/ops/*.rst`` (one page per registered op) and
+``generated/api/*.rst`` (one page per public namespace) into the source directory, rewriting
+only the files whose text changed so an incremental build stays incremental; files of ops
+or namespaces that no longer exist are removed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import api, mathml, ops
+
+
+def _napoleon(app):
+    """NumPy-style docstring -> reStructuredText, with the site's napoleon settings."""
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+
+    def convert(doc: str, obj) -> str:
+        name = f"{obj.__module__}.{obj.__qualname__}"
+        return str(NumpyDocstring(doc, app.config, app, what="class", name=name, obj=obj))
+
+    return convert
+
+
+def _write(folder: Path, pages: dict[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in set(folder.glob("*.rst")) - {folder / f"{n}.rst" for n in pages}:
+        stale.unlink()
+    for name, text in pages.items():
+        path = folder / f"{name}.rst"
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+
+
+def generate(app) -> None:
+    """Write the op and API pages under ``<srcdir>/generated``."""
+    from lucid.ops.core.registry import all_ops
+
+    out = Path(app.srcdir) / "generated"
+    registry = all_ops()
+    convert = _napoleon(app)
+    wrappers = ops.wrapper_index()
+    documented = api.documented_names()
+    pages = {
+        name: ops.op_page(cls, convert, wrappers.get(cls, []), documented)
+        for name, cls in registry.items()
+    }
+    _write(out / "ops", pages)
+    _write(out, {"ops": ops.index_page(registry), "api": api.index_page()})
+    seen = api.Seen()
+    api_pages = {ns: api.namespace_page(ns, seen) for ns in api.NAMESPACES}
+    api_pages[api.TENSOR] = api.tensor_page()
+    _write(out / "api", api_pages)
+
+
+def setup(app):
+    """Sphinx entry point (``extensions = ["lucid_docs"]`` in conf.py)."""
+    app.setup_extension("sphinx.ext.napoleon")
+    mathml.setup(app)
+    app.connect("builder-inited", generate)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
