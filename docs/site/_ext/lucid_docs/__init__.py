@@ -14,12 +14,19 @@ from . import api, mathml, ops
 
 
 def _napoleon(app):
-    """NumPy-style docstring -> reStructuredText, with the site's napoleon settings."""
+    """NumPy-style docstring -> reStructuredText for the op pages: the site's napoleon
+    settings, except that Attributes become ``py:attribute`` entries of the node class
+    (``ExpBackward.schema_v1``), under an "Attributes" heading as on the reference page."""
+    from sphinx.ext.napoleon import Config
     from sphinx.ext.napoleon.docstring import NumpyDocstring
+
+    config = Config(
+        napoleon_use_ivar=False, napoleon_custom_sections=app.config.napoleon_custom_sections
+    )
 
     def convert(doc: str, obj) -> str:
         name = f"{obj.__module__}.{obj.__qualname__}"
-        return str(NumpyDocstring(doc, app.config, app, what="class", name=name, obj=obj))
+        return str(NumpyDocstring(doc, config, app, what="class", name=name, obj=obj))
 
     return convert
 

@@ -97,13 +97,13 @@ class Seen:
         self.objects: dict[int, str] = {}
 
 
-def _alias(group: str, full: str, first: str, value) -> str:
+def _alias(group: str, ns: str, name: str, first: str, value) -> str:
     role = "class" if group == "class" else "func"
     try:
         sig = str(inspect.signature(value)) if group == "function" else ""
     except (TypeError, ValueError):
         sig = "(*args, **kwargs)"
-    head = f".. py:{'class' if group == 'class' else 'function'}:: {full}{sig}"
+    head = f".. py:{'class' if group == 'class' else 'function'}:: {name}{sig}\n   :module: {ns}"
     return f"{head}\n\n   The same object as :py:{role}:`{first}`.\n"
 
 
@@ -142,7 +142,7 @@ def namespace_page(ns: str, seen: Seen) -> str:
             if group in ("class", "function"):
                 first = seen.objects.setdefault(id(value), full)
                 if first != full:
-                    parts.append(_alias(group, full, first, value))
+                    parts.append(_alias(group, ns, n, first, value))
                     continue
             if group == "class":
                 parts.append(f".. autoclass:: {full}\n   :members:\n   :show-inheritance:\n")

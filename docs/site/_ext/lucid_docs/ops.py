@@ -239,8 +239,8 @@ def dtype_rules(schema) -> str:
 def _impl_cell(impl) -> str:
     if impl is None:
         return "—"
-    where = f"``{impl.owner}`` (``{impl.path}:{impl.line}``)"
-    return where + (", shared NumPy/CuPy code" if impl.shared else "")
+    where = f"``{impl.owner}``" + (" (shared)" if impl.shared else "")
+    return f"{where}\n\n``{impl.path}:{impl.line}``"
 
 
 def dispatch_section(cls) -> str:
