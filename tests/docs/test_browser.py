@@ -148,6 +148,16 @@ def test_op_maths_rendered_as_mathml(server, page, op):
         assert tex not in prose, f"{op}: raw TeX {tex!r} left in the page"
 
 
+def test_screenshots(server, page):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for name, path in (("index", "index.html"), ("op_exp", "generated/ops/exp.html")):
+        page.goto(server + path)
+        page.wait_for_load_state("load")
+        out = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(out), full_page=True)
+        assert out.stat().st_size > 10_000, out
+
+
 def _search_hits(page, url: str) -> list[str]:
     page.goto(url)
     page.wait_for_selector("#search-results ul.search li a")
@@ -165,13 +175,3 @@ def test_search_works_from_file_urls(page, site):
     """The index is a script the page loads, so search needs no server."""
     hits = _search_hits(page, (site / "search.html").as_uri() + "?q=ExpBackward")
     assert any("generated/ops/exp.html" in h for h in hits), hits
-
-
-def test_screenshots(server, page):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for name, path in (("index", "index.html"), ("op_exp", "generated/ops/exp.html")):
-        page.goto(server + path)
-        page.wait_for_load_state("load")
-        out = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(out), full_page=True)
-        assert out.stat().st_size > 10_000, out

@@ -26,7 +26,9 @@ def _napoleon(app):
 
     def convert(doc: str, obj) -> str:
         name = f"{obj.__module__}.{obj.__qualname__}"
-        return str(NumpyDocstring(doc, config, app, what="class", name=name, obj=obj))
+        text = str(NumpyDocstring(doc, config, app, what="class", name=name, obj=obj))
+        first = text.find(".. attribute::")  # napoleon gives the entries no heading
+        return text if first < 0 else f"{text[:first]}.. rubric:: Attributes\n\n{text[first:]}"
 
     return convert
 
