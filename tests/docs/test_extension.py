@@ -20,6 +20,12 @@ def test_mathml_renders_inline_and_block():
     assert 'display="block"' in block and ("<munder>" in block or "<msub>" in block)
 
 
+def test_mathml_refuses_commands_it_would_leave_as_tex():
+    assert "\\arg" not in mathml.to_mathml(r"\arg\max_i x_i", "inline")  # rewritten
+    with pytest.raises(mathml.UnknownCommand, match=r"\\notacommand"):
+        mathml.to_mathml(r"x + \notacommand{y}", "inline")
+
+
 def test_plain_escapes_markup_but_keeps_literals():
     assert rst.plain("clip_grad_norm_, a *b") == r"clip\_grad\_norm\_, a \*b"
     assert rst.plain("see ``x_*`` and :func:`~lucid.exp`") == "see ``x_*`` and ``lucid.exp``"

@@ -4,14 +4,15 @@ Browsers render MathML natively, so the pages need no JavaScript and no network:
 reads the same from ``file://`` as from a server. Registered as the HTML maths renderer
 ``"mathml"`` (``html_math_renderer = "mathml"`` in conf.py).
 
-A formula latex2mathml cannot convert is reported as a Sphinx warning at its source
-location (an error under ``-W``) and shown as its TeX in a ``<code>`` element, never
-silently dropped.
+A formula latex2mathml cannot convert, or one with a command it does not know (which it
+would pass through as raw TeX), is reported as a Sphinx warning at its source location (an
+error under ``-W``) and shown as its TeX in a ``<code>`` element, never silently dropped.
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from docutils import nodes
 from latex2mathml.converter import convert
@@ -19,23 +20,26 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-# TeX that MathJax knows and latex2mathml does not, with an equivalent it renders. Each
-# entry is a spelling that our docstrings use: rewriting it keeps the docstrings standard
-# TeX while the pages still render without a script.
-_REWRITES = (
-    (r"\operatorname*", r"\operatorname"),
-    (r"\lvert", "|"),
-    (r"\rvert", "|"),
-    (r"\lVert", r"\|"),
-    (r"\rVert", r"\|"),
-)
+# TeX that MathJax knows and latex2mathml does not, with an equivalent it renders: each
+# entry is a spelling our docstrings use (``\arg`` would come out as the text "\arg").
+_REWRITES = ((re.compile(r"\\arg(?![A-Za-z])"), r"\\operatorname{arg}"),)
+# latex2mathml passes a command it does not know through as an identifier: ``<mi>\foo</mi>``
+_UNKNOWN = re.compile(r"<m[a-z]+>(\\[A-Za-z]+)")
+
+
+class UnknownCommand(ValueError):
+    """A TeX command that latex2mathml does not know (it would show as raw TeX)."""
 
 
 def to_mathml(tex: str, display: str) -> str:
     """The MathML of one formula ``tex``; ``display`` is ``"inline"`` or ``"block"``."""
-    for old, new in _REWRITES:
-        tex = tex.replace(old, new)
-    return convert(tex.strip(), display=display)
+    for pattern, new in _REWRITES:
+        tex = pattern.sub(new, tex)
+    out = convert(tex.strip(), display=display)
+    unknown = _UNKNOWN.search(out)
+    if unknown:
+        raise UnknownCommand(f"unknown command {unknown.group(1)}")
+    return out
 
 
 def _render(self, node, tex: str, display: str) -> str:
