@@ -59,3 +59,15 @@ def test_kernels_resolve_for_both_backends(name, cuda_owner, shared):
     assert k.cpu is not None and k.cpu.path.startswith("lucid/backend/") and k.cpu.line > 0
     assert k.cuda is not None and k.cuda.owner == cuda_owner  # read from the CUDA sources
     assert k.cuda.shared is shared and f"def {name}" in k.cuda.source
+
+
+def test_saved_inputs_are_named_after_dispatch_parameters():
+    from lucid_docs import ops
+
+    from lucid.ops.core.registry import get_op
+
+    layer_norm = ops.saved_section(get_op("layer_norm"))  # dispatch(be, x, *wb, ...)
+    assert "the gradient of ``x`` needs ``x``, ``wb[0]``" in layer_norm
+    assert "the gradient of ``wb[1]`` needs no input" in layer_norm
+    assert "``mean``, ``rstd``" in layer_norm  # its saves_extra
+    assert "**inputs**: none." in ops.saved_section(get_op("exp"))

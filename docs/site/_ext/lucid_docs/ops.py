@@ -71,6 +71,17 @@ def input_names(cls) -> list[str]:
     return names
 
 
+def input_label(names: list[str], i: int) -> str:
+    """The name of input ``i`` among ``dispatch``'s array parameters ``names``: its own
+    name, or ``wb[1]`` for the second array of a ``*wb`` parameter."""
+    for k, name in enumerate(names):
+        if name.startswith("*"):
+            return f"{name[1:]}[{i - k}]" if i >= k else names[i]
+        if k == i:
+            return name
+    return f"input {i}"
+
+
 def _source(fn) -> str:
     return textwrap.dedent(inspect.getsource(fn))
 
@@ -159,13 +170,11 @@ def saved_section(cls) -> str:
             "* **inputs**, per input whose gradient is wanted (only those needed "
             "by the gradients actually asked for are kept):"
         )
+        lines.append("")  # a nested list, after a blank line
         for i, needs in enumerate(want):
-            who = names[i] if i < len(names) else f"input {i}"
-            kept = ", ".join(names[j] if j < len(names) else f"input {j}" for j in needs)
-            lines.append(
-                f"  * the gradient of {rst.literal(who)} needs "
-                + (", ".join(rst.literal(k) for k in kept.split(", ")) if needs else "no input")
-            )
+            kept = ", ".join(rst.literal(input_label(names, j)) for j in needs) or "no input"
+            lines.append(f"  * the gradient of {rst.literal(input_label(names, i))} needs {kept}")
+        lines.append("")
     else:
         lines.append("* **inputs**: none.")
     lines.append(
