@@ -353,13 +353,13 @@ def gradient_section(cls) -> str:
         ]
         return "\n".join(out)
     out.append(
-        "This node writes its two backward forms by hand (it moves or scatters data "
-        "rather than computing a formula), as below.\n"
+        "This node writes its two backward forms by hand rather than one ``grad`` (the "
+        "op's Notes say why): the eager one on arrays, the graph-mode one on Tensors.\n"
     )
     for name in own_forms:
         fn = defining(cls, name).__dict__[name]
         sig = str(inspect.signature(fn)).replace("(self, ", "(", 1)
-        doc = inspect.getdoc(fn) or ""
+        doc = inspect.cleandoc(fn.__doc__) if fn.__doc__ else ""  # its own, not the base's
         out += [f".. py:method:: {cls.__name__}.{name}{sig}", ""]
         if doc:
             out += [rst.indent(doc), ""]
