@@ -27,6 +27,11 @@ NAMESPACES = (
     "lucid.distributed",
     "lucid.compiler",
     "lucid.profiler",
+    "lucid.linalg",
+    "lucid.fft",
+    "lucid.special",
+    "lucid.func",
+    "lucid.distributions",
 )
 
 # the ops of the package (a test elsewhere may register one of its own: not on the site)

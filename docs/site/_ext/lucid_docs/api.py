@@ -34,6 +34,11 @@ NAMESPACES = (
     "lucid.distributed",
     "lucid.compiler",
     "lucid.profiler",
+    "lucid.linalg",
+    "lucid.fft",
+    "lucid.special",
+    "lucid.func",
+    "lucid.distributions",
 )
 TENSOR = "lucid.Tensor"
 
