@@ -131,21 +131,28 @@ class Collector:
 
     # -- what the hot paths hand over -----------------------------------------------
 
+    def _run(self, r, dev, opaque, fn, /, *args, **kwargs):
+        """``fn(*args, **kwargs)`` inside the open range ``r``, device-timed when ``dev``
+        is a GPU; ``opaque``: the ops ``fn`` calls are part of ``r``, not ranges."""
+        gpu = self.gpu is not None and dev is not None and self.gpu.begin(r, dev)
+        if opaque:
+            self.idle = False
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if opaque:
+                self.idle = True
+            if gpu:
+                self.gpu.end(r)
+            self.end(r)
+
     def op(self, cls, inputs, params):
         """Run ``cls.apply`` on ``inputs`` inside the op's range."""
         r = self.begin(cls.schema_v1.name, "op")
         if self.record_shapes:
             r.shapes = [list(t._data.shape) if isinstance(t, Tensor) else [] for t in inputs]
         dev = next((t._device for t in inputs if isinstance(t, Tensor)), None)
-        gpu = self.gpu is not None and dev is not None and self.gpu.begin(r, dev)
-        self.idle = False
-        try:
-            out = cls.apply(*inputs, **params)
-        finally:
-            self.idle = True
-            if gpu:
-                self.gpu.end(r)
-            self.end(r)
+        out = self._run(r, dev, True, cls.apply, *inputs, **params)
         first = out[0] if out.__class__ is tuple and out else out
         if isinstance(first, Tensor):
             node = first._grad_fn
@@ -165,27 +172,11 @@ class Collector:
         if self.record_shapes:
             r.shapes = [list(self_t._data.shape)]
             r.shapes += [list(t._data.shape) if isinstance(t, Tensor) else [] for t in args]
-        dev = self_t._device
-        gpu = self.gpu is not None and self.gpu.begin(r, dev)
-        self.idle = False
-        try:
-            return apply_inplace(fn, self_t, *args, **kwargs)
-        finally:
-            self.idle = True
-            if gpu:
-                self.gpu.end(r)
-            self.end(r)
+        return self._run(r, self_t._device, True, apply_inplace, fn, self_t, *args, **kwargs)
 
     def call(self, name, kind, dev, fn, *args):
         """``fn(*args)`` inside a range named ``name`` (work on device ``dev``)."""
-        r = self.begin(name, kind)
-        gpu = self.gpu is not None and dev is not None and self.gpu.begin(r, dev)
-        try:
-            return fn(*args)
-        finally:
-            if gpu:
-                self.gpu.end(r)
-            self.end(r)
+        return self._run(self.begin(name, kind), dev, False, fn, *args)
 
     def node(self, node, grads, create_graph, dev):
         """A backward node's formula inside its range, with its forward's number."""
@@ -195,13 +186,8 @@ class Collector:
             r.seq, r.fwd_tid = s
         if self.record_shapes:
             r.shapes = [[] if g is None else list(g.shape) for g in grads]
-        gpu = self.gpu is not None and dev is not None and self.gpu.begin(r, dev)
-        try:
-            out = node.apply_graph(grads) if create_graph else node.apply_eager(grads)
-        finally:
-            if gpu:
-                self.gpu.end(r)
-            self.end(r)
+        fn = node.apply_graph if create_graph else node.apply_eager
+        out = self._run(r, dev, False, fn, grads)
         if self.profile_memory and out is not None:
             _count_memory(r, dev, [g for g in out if g is not None])
         return out
