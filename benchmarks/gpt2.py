@@ -19,6 +19,10 @@ configuration that fails prints its error and n/a cells; the others still run.
 
     python benchmarks/gpt2.py [--device cuda] [--only bf16-sdpa,...] [--steps 5]
         [--layers 12 --d 768 --heads 12 --seq 1024 --batch 8 --vocab 50304] [--json PATH]
+        [--compile [--mode reduce-overhead]]
+
+With ``--compile`` each library's whole step is compiled (``lucid.compile`` and
+``torch.compile``, both in ``--mode``) and the columns compare the compiled steps.
 
 A CPU smoke run: ``--device cpu --layers 2 --d 64 --heads 2 --seq 32 --batch 2 --vocab 512
 --steps 2``.
@@ -103,7 +107,17 @@ def build(lib, config, args, state, xy):
         opt.step()
         return loss
 
-    return step
+    if not args.compile:
+        return step
+    if lib is lucid:
+        return lucid.compile(step, mode=args.mode)
+    compiled = torch.compile(step, mode=args.mode)
+
+    def marked():  # a reduce-overhead replay may reuse the previous step's output memory
+        torch.compiler.cudagraph_mark_step_begin()
+        return compiled()
+
+    return marked
 
 
 def first_step(lib, config, args, state, xy):
@@ -166,6 +180,12 @@ def main():
     ]:
         ap.add_argument(f"--{name}", type=int, default=default)
     ap.add_argument("--json")
+    ap.add_argument(
+        "--compile",
+        action="store_true",
+        help="each step whole in lucid.compile and torch.compile (mode --mode)",
+    )
+    ap.add_argument("--mode", default="reduce-overhead", help="the compile mode of both")
     add_gc_option(ap)
     args = ap.parse_args()
     configs = args.only.split(",")
@@ -178,7 +198,8 @@ def main():
     print(
         f"GPT-2: {args.layers} layers, d={args.d}, {args.heads} heads, seq {args.seq}, "
         f"batch {args.batch}, vocab {args.vocab}: "
-        f"{sum(v.size for v in state.values()) / 1e6:.1f}M parameters; {args.device}",
+        f"{sum(v.size for v in state.values()) / 1e6:.1f}M parameters; {args.device}"
+        + (f"; both compiled (mode {args.mode})" if args.compile else ""),
         flush=True,
     )
     table = Table(

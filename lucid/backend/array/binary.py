@@ -32,6 +32,17 @@ def _int_scalar(value, dtype):
     return dtype.type(v)
 
 
+def _weak(a, b):
+    """``(a, b)`` with a Python scalar beside an ml_dtypes array (bfloat16, float8) made a
+    scalar of that array's dtype: NEP 50's weak scalar, which the maximum and minimum loops
+    of some ml_dtypes versions do not apply (they return float32)."""
+    if b.__class__ in (float, int) and getattr(a, "dtype", _np.dtype(bool)).kind == "V":
+        return a, a.dtype.type(b)
+    if a.__class__ in (float, int) and getattr(b, "dtype", _np.dtype(bool)).kind == "V":
+        return b.dtype.type(a), b
+    return a, b
+
+
 class _NumpyQuiet:
     """``np.errstate(all="ignore")`` at the cost of one context-variable set and reset."""
 
@@ -185,16 +196,16 @@ class XpBinary:
         return self.xp.hypot(a, b)
 
     def maximum(self, a, b):
-        return self.xp.maximum(a, b)
+        return self.xp.maximum(*_weak(a, b))
 
     def minimum(self, a, b):
-        return self.xp.minimum(a, b)
+        return self.xp.minimum(*_weak(a, b))
 
     def fmax(self, a, b):
-        return self.xp.fmax(a, b)
+        return self.xp.fmax(*_weak(a, b))
 
     def fmin(self, a, b):
-        return self.xp.fmin(a, b)
+        return self.xp.fmin(*_weak(a, b))
 
     def logaddexp(self, a, b):
         with _quiet(self.xp):

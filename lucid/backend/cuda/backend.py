@@ -28,7 +28,7 @@ from .loss import CudaLoss
 from .norm import CudaNorm
 from .optim import CudaOptim
 from .pooling import CudaPooling
-from .random import CudaRandom
+from .random import CudaRandom, DropoutKey
 from .softmax import CudaSoftmax
 from .xp import xp as _xp
 from ... import backends
@@ -51,7 +51,9 @@ class CudaCore:
     name = "cuda"
     xp = _xp
     ndarray = cupy.ndarray
-    value_types = (cupy.ndarray,)  # what a kernel may return as a value (lucid.compile)
+    # what a kernel may return as a value (lucid.compile records each as a buffer of its
+    # replay): arrays, and the dropout key a replay's forward makes afresh for its backward
+    value_types = (cupy.ndarray, DropoutKey)
 
     def __init__(self, ordinal=0):
         self.ordinal = ordinal
