@@ -4,7 +4,8 @@
 attribute read: whether ops record a graph, inference mode, autocast (``None`` when off,
 else ``{device type: dtype}`` of the enabled device types), anomaly mode, whether
 deterministic algorithms are required, the number of active ``lucid.func.vmap``
-levels, and the collector of a running profiler. The context managers that set them live
+levels, the collector of a running profiler, and the arrays a ``lucid.compile`` recording
+holds a reference to. The context managers that set them live
 in :mod:`lucid.autograd.grad_mode`, :mod:`lucid.amp` (vmap levels: :mod:`lucid.func.vmap`)
 and :mod:`lucid.autograd.profiler`.
 """
@@ -25,6 +26,7 @@ class _State:
         "deterministic_warn_only",
         "vmap",
         "profiler",
+        "compile_held",
     )
 
     def __init__(self):
@@ -37,6 +39,9 @@ class _State:
         self.deterministic_warn_only = False
         self.vmap = 0  # number of active vmap levels (lucid.func.vmap)
         self.profiler = None  # the collector of a running lucid.profiler, or None
+        # id(array) -> slot of every array a lucid.compile recording in progress holds one
+        # reference to (the engine discounts it when it asks who else holds a gradient)
+        self.compile_held = None
 
 
 STATE = _State()

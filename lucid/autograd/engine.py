@@ -388,8 +388,12 @@ def _leaf(node, grads, create_graph, targets, captured, accumulate):
             captured[i] = g
     if not accumulate:
         return
+    held = STATE.compile_held  # a recording's own reference is not another holder
     owned = (
-        not create_graph and _SOLE_REF is not None and sys.getrefcount(g) == _SOLE_REF and _whole(g)
+        not create_graph
+        and _SOLE_REF is not None
+        and sys.getrefcount(g) == _SOLE_REF + (held is not None and id(g) in held)
+        and _whole(g, held)
     )  # counted before g is pushed below
     node.accumulate(g, create_graph, owned)
     if meta is not None and meta.get("post_accumulate"):
@@ -397,9 +401,10 @@ def _leaf(node, grads, create_graph, targets, captured, accumulate):
             h(var)
 
 
-def _whole(g):
+def _whole(g, held):
     """Whether array ``g`` owns its memory, or is a view of the whole of an array that
-    nothing but ``g`` holds (a reshaped product): either way ``.grad`` may keep it."""
+    nothing but ``g`` (and a recording, ``held``) holds (a reshaped product): either way
+    ``.grad`` may keep it."""
     b = g.base
     if b is None:
         return True
@@ -407,7 +412,7 @@ def _whole(g):
         type(b) is type(g)
         and b.base is None
         and b.size == g.size
-        and sys.getrefcount(b) == _SOLE_REF + 1
+        and sys.getrefcount(b) == _SOLE_REF + 1 + (held is not None and id(b) in held)
     )  # the view's reference and ``b``'s
 
 

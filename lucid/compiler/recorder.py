@@ -27,6 +27,7 @@ import os
 import traceback
 
 from .._device import device as _device_cls
+from .._state import STATE
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.graph import Node
@@ -224,6 +225,7 @@ class Recorder:
 
     def __enter__(self):
         ACTIVE[0] = self
+        STATE.compile_held = self.slots  # (``keep`` holds each array of a slot once)
         self._patched = []
         self._devices = []
         for cls in _op_classes():
@@ -249,6 +251,7 @@ class Recorder:
             for name in names:
                 delattr(be, name)
         ACTIVE[0] = None
+        STATE.compile_held = None
         return False
 
 

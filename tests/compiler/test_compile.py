@@ -69,6 +69,28 @@ def test_whole_step_matches_eager_bitwise(opt, dropout, clip):
     assert st["replays"] >= 5  # the first two calls record (the first sets up Adam's state)
 
 
+def test_recording_takes_gradients_as_eager_does_without_copies():
+    """Eager's ``.grad`` keeps the array a backward made when nothing else holds it; the
+    recording's own reference to that array must not turn it into a copy unit."""
+    model = _mlp()
+    optim = lucid.optim.SGD(model.parameters(), lr=0.1)
+
+    @lucid.compile
+    def step(x, y):
+        optim.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        optim.step()
+
+    for x, y in _data(3):
+        step(x, y)
+    progs = list(step.cache.values())
+    assert progs and lucid.compiler.stats()["replays"] >= 1
+    for prog in progs:
+        names = [getattr(u[0], "__qualname__", "") for u in prog.units]
+        assert "LinearBackward.dispatch" in names
+        assert [n for n in names if n.endswith(".copy")] == []
+
+
 def test_replays_run_no_python_of_the_function():
     seen = []
     w = lucid.randn(4, requires_grad=False)
