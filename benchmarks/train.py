@@ -135,7 +135,8 @@ def workloads(only, attention):
 
 def _torch_compiled(build, args):
     """``torch.compile(step, mode=--mode)``, run three times here (a reduce-overhead
-    failure may show only at a replay) so that a compile failure costs only its own column; each call first marks a new CUDA-graph step (PyTorch's way to let a
+    failure may show only at a replay) so that a compile failure costs only its own
+    column; each call first marks a new CUDA-graph step (PyTorch's way to let a
     reduce-overhead replay reuse the memory of the previous step's outputs)."""
     compiled = torch.compile(step_fn(torch, build, args.device), mode=args.mode)
 

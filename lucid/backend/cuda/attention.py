@@ -32,6 +32,7 @@ import cupy
 import ml_dtypes
 import numpy as np
 
+from . import cudnn
 from .kernels import blocks, empty, kernel
 from .softmax import attention_softmax
 
@@ -933,6 +934,7 @@ class _Call:
                 m = _view4(cupy.asarray(m).astype(dt, copy=False), lead, heads, (self.L, self.S))
                 masks.append(m)
                 mstrides += _strides(m)
+        self.bias4 = None if bias is None else masks[0]
         self.args = (
             *rows,
             *masks,
@@ -1032,6 +1034,16 @@ class CudaAttention:
 
     def attention_forward(self, q, k, v, bias, allowed, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
+        if not c.empty:
+            n = c.n // c.heads
+
+            def alloc():
+                out = _heads_inner((n, c.heads), c.L, c.EV, q.dtype)
+                return out, empty((n, c.heads, c.L), np.float32)
+
+            got = cudnn.sdpa_forward(*c.rows, c.bias4, allowed, scale, causal, alloc)
+            if got is not None:
+                return got[0].reshape(c.batch + (c.L, c.EV)), got[1].reshape(c.batch + (c.L,))
         d = c.mma_dim() if _MMA_FORWARD else None
         # grid y: the heads of the plain kernel, the query tiles of the tensor-core one
         grid_y = c.n if d is None else -(-c.L // _TM)
@@ -1056,6 +1068,10 @@ class CudaAttention:
 
     def attention_backward(self, g, q, k, v, bias, allowed, out, lse, scale, causal, groups):
         c = _Call(q, k, v, bias, allowed, scale, causal, groups)
+        if not c.empty and np.dtype(c.dtype).itemsize == 2:
+            got = self._cudnn_backward(c, g, allowed, out, lse, scale, causal)
+            if got is not None:
+                return got
         d = c.mma_dim() if _MMA_BACKWARD else None
         grid_y = c.n // groups if d is None else -(-c.S // _TM)  # as in the forward
         if (
@@ -1118,3 +1134,28 @@ class CudaAttention:
             )
             dq = half
         return dq, dk, dv
+
+    @staticmethod
+    def _cudnn_backward(c, g, allowed, out, lse, scale, causal):
+        """:func:`.cudnn.sdpa_backward` into new gradients in the layouts of the own
+        kernels' (heads inner), or None where cuDNN does not take the call."""
+        n, kv = c.n // c.heads, c.heads // c.groups
+
+        def alloc():
+            return (
+                _heads_inner((n, c.heads), c.L, c.E, c.dtype),
+                _heads_inner((n, kv), c.S, c.E, c.dtype),
+                _heads_inner((n, kv), c.S, c.EV, c.dtype),
+            )
+
+        lse4 = cupy.ascontiguousarray(lse, np.float32).reshape(n, c.heads, c.L)
+        o4, g4 = c.four(out, c.EV), c.four(g, c.EV)
+        got = cudnn.sdpa_backward(*c.rows, c.bias4, allowed, o4, g4, lse4, scale, causal, alloc)
+        if got is None:
+            return None
+        dq, dk, dv = got
+        return (
+            dq.reshape(c.batch + (c.L, c.E)),
+            dk.reshape(c.kv_batch + (c.S, c.E)),
+            dv.reshape(c.kv_batch + (c.S, c.EV)),
+        )
