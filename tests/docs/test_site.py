@@ -32,6 +32,8 @@ NAMESPACES = (
     "lucid.special",
     "lucid.func",
     "lucid.distributions",
+    "lucid.models",
+    "lucid.models.gpt2",
 )
 
 # the ops of the package (a test elsewhere may register one of its own: not on the site)

@@ -39,6 +39,8 @@ NAMESPACES = (
     "lucid.special",
     "lucid.func",
     "lucid.distributions",
+    "lucid.models",
+    "lucid.models.gpt2",
 )
 TENSOR = "lucid.Tensor"
 
