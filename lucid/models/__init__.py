@@ -2,10 +2,22 @@
 names users know, built by name (:func:`create_model`) and loading the PyTorch
 ecosystem's checkpoints (Hugging Face's, by module name).
 
-- :mod:`.gpt2`: GPT-2 small and medium, with a key/value cache for generation.
+- :mod:`.gpt2`: GPT-2 small and medium;
+- :mod:`.llama`: the LLaMA-style decoder (RMSNorm, rotary embeddings, grouped-query
+  attention, SwiGLU), in SmolLM-135M's configuration;
+- :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import gpt2
+from . import generation, gpt2, llama
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
-__all__ = ["gpt2", "create_model", "list_models", "model_entry", "register_model", "ModelEntry"]
+__all__ = [
+    "generation",
+    "gpt2",
+    "llama",
+    "create_model",
+    "list_models",
+    "model_entry",
+    "register_model",
+    "ModelEntry",
+]

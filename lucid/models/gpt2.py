@@ -16,16 +16,14 @@ out)`` where Lucid's :class:`~lucid.nn.Linear` keeps ``(out, in)``, and
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from dataclasses import dataclass, fields
 from typing import Optional
 
 from .. import arange, nn, no_grad
 from ..errors import ArgumentError
 from ..nn import functional as F
-from ..serialization import load, load_safetensors
+from .checkpoint import read_hf_checkpoint
 from .generation import GenerationMixin, KVCache, causal_attention
 from .registry import register_model
 
@@ -198,17 +196,8 @@ def convert_hf_state_dict(sd):
 def from_pretrained(path, device="cpu"):
     """A :class:`GPT2LMHeadModel` from a Hugging Face checkpoint directory (``config.json``
     and ``model.safetensors`` or ``pytorch_model.bin``)."""
-    with open(os.path.join(path, "config.json")) as f:
-        cfg = GPT2Config.from_dict(json.load(f))
-    st, pt = (os.path.join(path, n) for n in ("model.safetensors", "pytorch_model.bin"))
-    if os.path.exists(st):
-        sd = load_safetensors(st)
-    elif os.path.exists(pt):
-        sd = load(pt, map_location="cpu", weights_only=True)
-    else:
-        raise ArgumentError(
-            f"gpt2.from_pretrained: {path!r} holds neither model.safetensors nor pytorch_model.bin"
-        )
+    config, sd = read_hf_checkpoint(path, "gpt2.from_pretrained")
+    cfg = GPT2Config.from_dict(config)
     model = GPT2LMHeadModel(cfg)
     model.load_state_dict(convert_hf_state_dict(sd))
     return model.to(device)
