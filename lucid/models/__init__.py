@@ -5,13 +5,15 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.gpt2`: GPT-2 small and medium;
 - :mod:`.llama`: the LLaMA-style decoder (RMSNorm, rotary embeddings, grouped-query
   attention, SwiGLU), in SmolLM-135M's configuration;
+- :mod:`.bert`: BERT-base, the encoder with its pooler;
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import generation, gpt2, llama
+from . import bert, generation, gpt2, llama
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
 __all__ = [
+    "bert",
     "generation",
     "gpt2",
     "llama",

@@ -34,6 +34,9 @@ NAMESPACES = (
     "lucid.distributions",
     "lucid.models",
     "lucid.models.gpt2",
+    "lucid.models.llama",
+    "lucid.models.bert",
+    "lucid.models.generation",
 )
 
 # the ops of the package (a test elsewhere may register one of its own: not on the site)

@@ -41,6 +41,9 @@ NAMESPACES = (
     "lucid.distributions",
     "lucid.models",
     "lucid.models.gpt2",
+    "lucid.models.llama",
+    "lucid.models.bert",
+    "lucid.models.generation",
 )
 TENSOR = "lucid.Tensor"
 
