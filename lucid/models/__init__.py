@@ -5,11 +5,12 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.gpt2`: GPT-2 small and medium;
 - :mod:`.llama`: the LLaMA-style decoder (RMSNorm, rotary embeddings, grouped-query
   attention, SwiGLU), in SmolLM-135M's configuration;
+- :mod:`.resnet`: ResNet-18/34/50/101/152, ResNeXt-50 32x4d, Wide ResNet-50-2;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import bert, generation, gpt2, llama
+from . import bert, generation, gpt2, llama, resnet
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "generation",
     "gpt2",
     "llama",
+    "resnet",
     "create_model",
     "list_models",
     "model_entry",

@@ -36,6 +36,7 @@ NAMESPACES = (
     "lucid.models.gpt2",
     "lucid.models.llama",
     "lucid.models.bert",
+    "lucid.models.resnet",
     "lucid.models.generation",
 )
 

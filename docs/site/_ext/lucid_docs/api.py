@@ -43,6 +43,7 @@ NAMESPACES = (
     "lucid.models.gpt2",
     "lucid.models.llama",
     "lucid.models.bert",
+    "lucid.models.resnet",
     "lucid.models.generation",
 )
 TENSOR = "lucid.Tensor"
