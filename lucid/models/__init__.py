@@ -6,11 +6,12 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.llama`: the LLaMA-style decoder (RMSNorm, rotary embeddings, grouped-query
   attention, SwiGLU), in SmolLM-135M's configuration;
 - :mod:`.resnet`: ResNet-18/34/50/101/152, ResNeXt-50 32x4d, Wide ResNet-50-2;
+- :mod:`.vit`: ViT-B/16;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import bert, generation, gpt2, llama, resnet
+from . import bert, generation, gpt2, llama, resnet, vit
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "gpt2",
     "llama",
     "resnet",
+    "vit",
     "create_model",
     "list_models",
     "model_entry",

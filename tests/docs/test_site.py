@@ -37,6 +37,7 @@ NAMESPACES = (
     "lucid.models.llama",
     "lucid.models.bert",
     "lucid.models.resnet",
+    "lucid.models.vit",
     "lucid.models.generation",
 )
 

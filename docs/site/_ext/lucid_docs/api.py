@@ -44,6 +44,7 @@ NAMESPACES = (
     "lucid.models.llama",
     "lucid.models.bert",
     "lucid.models.resnet",
+    "lucid.models.vit",
     "lucid.models.generation",
 )
 TENSOR = "lucid.Tensor"
