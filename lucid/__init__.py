@@ -71,6 +71,7 @@ from . import func  # noqa: E402
 from . import cuda, accelerator, onnx, profiler  # noqa: E402
 from . import einops  # noqa: E402
 from .serialization import *  # noqa: F401,F403
+from . import hub  # noqa: E402
 from .random import (
     Generator,
     default_generator,

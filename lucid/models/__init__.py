@@ -8,10 +8,11 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.resnet`: ResNet-18/34/50/101/152, ResNeXt-50 32x4d, Wide ResNet-50-2;
 - :mod:`.vit`: ViT-B/16;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
+- :mod:`.weights`: torchvision's checkpoints by name (``ResNet50_Weights.DEFAULT``);
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import bert, generation, gpt2, llama, resnet, vit
+from . import bert, generation, gpt2, llama, resnet, vit, weights
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "llama",
     "resnet",
     "vit",
+    "weights",
     "create_model",
     "list_models",
     "model_entry",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import ArgumentError
+from .weights import weights_for
 
 __all__ = ["ModelEntry", "register_model", "create_model", "list_models", "model_entry"]
 
@@ -60,18 +61,26 @@ def model_entry(name) -> ModelEntry:
     return entry
 
 
-def create_model(name, pretrained=False, **cfg):
+def create_model(name, pretrained=False, weights=None, progress=True, **cfg):
     """The model ``name`` with its configuration's defaults overridden by ``cfg`` (e.g.
-    ``n_layer=2`` for a small test model). ``pretrained=True`` is refused: weights load
-    from a file (the family's ``from_pretrained``), not by download."""
+    ``n_layer=2`` for a small test model), with ``weights`` (a member of its
+    :class:`~lucid.models.weights.WeightsEnum` or its name) loaded, or its ``DEFAULT``
+    weights with ``pretrained=True`` (fetched once into the hub cache). The language
+    models register no weights: they load Hugging Face checkpoints with their family's
+    ``from_pretrained(path)``."""
     entry = model_entry(name)
-    if pretrained:
-        raise ArgumentError(
-            f"create_model({name!r}, pretrained=True): Lucid downloads no weights; load a "
-            "checkpoint with the family's from_pretrained(path) (e.g. lucid.models.gpt2."
-            "from_pretrained) or model.load_state_dict"
-        )
-    return entry.build(**cfg)
+    if pretrained or weights is not None:
+        enum = weights_for(name)
+        if enum is None:
+            raise ArgumentError(
+                f"create_model({name!r}): no weights are registered for it; load a "
+                "checkpoint with its family's from_pretrained(path) or model.load_state_dict"
+            )
+        chosen = enum.verify(weights) or enum.DEFAULT
+    model = entry.build(**cfg)
+    if pretrained or weights is not None:
+        model.load_state_dict(chosen.get_state_dict(progress=progress))
+    return model
 
 
 def list_models(task=None, pattern=None):

@@ -152,7 +152,7 @@ def test_registry_and_errors():
     assert models.list_models(task="image-classification", pattern="gpt2*") == []
     with pytest.raises(ArgumentError, match="did you mean gpt2"):
         models.create_model("gpt2-tiny")
-    with pytest.raises(ArgumentError, match="downloads no weights"):
+    with pytest.raises(ArgumentError, match="no weights are registered"):
         models.create_model("gpt2", pretrained=True)
     with pytest.raises(ArgumentError, match="unknown configuration key"):
         models.create_model("gpt2", n_layers=2)

@@ -45,6 +45,8 @@ NAMESPACES = (
     "lucid.models.bert",
     "lucid.models.resnet",
     "lucid.models.vit",
+    "lucid.models.weights",
+    "lucid.hub",
     "lucid.models.generation",
 )
 TENSOR = "lucid.Tensor"
