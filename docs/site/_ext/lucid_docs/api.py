@@ -43,6 +43,8 @@ NAMESPACES = (
     "lucid.models.gpt2",
     "lucid.models.llama",
     "lucid.models.bert",
+    "lucid.models.classic",
+    "lucid.models.mobile",
     "lucid.models.resnet",
     "lucid.models.vit",
     "lucid.models.weights",

@@ -1,0 +1,171 @@
+r"""MobileNet v2 (Sandler et al., 2018, "MobileNetV2: Inverted Residuals and Linear
+Bottlenecks") and DenseNet-121 (Huang et al., 2017, "Densely Connected Convolutional
+Networks"): the compact ImageNet classifiers of torchvision, under its module names.
+
+MobileNet v2's inverted residual widens ``t``-fold with a 1x1 convolution, filters each
+channel with a 3x3 depthwise one, and projects back linearly (no activation), adding the
+input where the shape is kept; ReLU6 elsewhere. DenseNet's layer concatenates its
+``growth_rate`` new maps (BN-ReLU-1x1-BN-ReLU-3x3) to everything before it in its block;
+transitions halve the channels and the resolution.
+"""
+
+from __future__ import annotations
+
+from .. import cat, nn
+from .registry import register_model
+
+__all__ = ["MobileNetV2", "DenseNet"]
+
+
+def _divisible(v, d=8):
+    """``v`` rounded to a multiple of ``d``, never below 90% of ``v`` (torchvision's)."""
+    out = max(d, int(v + d / 2) // d * d)
+    return out + d if out < 0.9 * v else out
+
+
+def _conv_bn_relu6(cin, cout, k=3, stride=1, groups=1):
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU6(inplace=True),
+    )
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, cin, cout, stride, t):
+        super().__init__()
+        hidden = int(round(cin * t))
+        self.use_res_connect = stride == 1 and cin == cout
+        layers = [] if t == 1 else [_conv_bn_relu6(cin, hidden, 1)]
+        layers += [
+            _conv_bn_relu6(hidden, hidden, 3, stride, hidden),
+            nn.Conv2d(hidden, cout, 1, bias=False),
+            nn.BatchNorm2d(cout),
+        ]
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return x + y if self.use_res_connect else y
+
+
+class MobileNetV2(nn.Module):
+    """Logits ``(N, num_classes)``; ``width_mult`` scales every width (to multiples of
+    8)."""
+
+    # (expansion t, channels c, repeats n, first stride s)
+    SETTINGS = [
+        (1, 16, 1, 1),
+        (6, 24, 2, 2),
+        (6, 32, 3, 2),
+        (6, 64, 4, 2),
+        (6, 96, 3, 1),
+        (6, 160, 3, 2),
+        (6, 320, 1, 1),
+    ]
+
+    def __init__(self, num_classes=1000, width_mult=1.0, dropout=0.2):
+        super().__init__()
+        c = _divisible(32 * width_mult)
+        last = _divisible(1280 * max(1.0, width_mult))
+        feats = [_conv_bn_relu6(3, c, 3, 2)]
+        for t, ch, n, s in self.SETTINGS:
+            out = _divisible(ch * width_mult)
+            for i in range(n):
+                feats.append(InvertedResidual(c, out, s if i == 0 else 1, t))
+                c = out
+        feats.append(_conv_bn_relu6(c, last, 1))
+        self.features = nn.Sequential(*feats)
+        self.classifier = nn.Sequential(nn.Dropout(dropout), nn.Linear(last, num_classes))
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            elif isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, 0, 0.01)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
+        return self.classifier(x.flatten(1))
+
+
+class _DenseLayer(nn.Module):
+    def __init__(self, cin, growth, bn_size):
+        super().__init__()
+        self.norm1 = nn.BatchNorm2d(cin)
+        self.relu1 = nn.ReLU(inplace=True)
+        self.conv1 = nn.Conv2d(cin, bn_size * growth, 1, bias=False)
+        self.norm2 = nn.BatchNorm2d(bn_size * growth)
+        self.relu2 = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(bn_size * growth, growth, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        y = self.conv1(self.relu1(self.norm1(x)))
+        return cat([x, self.conv2(self.relu2(self.norm2(y)))], 1)
+
+
+class _Transition(nn.Sequential):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.add_module("norm", nn.BatchNorm2d(cin))
+        self.add_module("relu", nn.ReLU(inplace=True))
+        self.add_module("conv", nn.Conv2d(cin, cout, 1, bias=False))
+        self.add_module("pool", nn.AvgPool2d(2, 2))
+
+
+class DenseNet(nn.Module):
+    """Dense blocks of ``block_config`` layers each adding ``growth_rate`` maps, from a
+    7x7 stem of ``num_init_features``; logits ``(N, num_classes)``."""
+
+    def __init__(
+        self,
+        growth_rate=32,
+        block_config=(6, 12, 24, 16),
+        num_init_features=64,
+        bn_size=4,
+        num_classes=1000,
+    ):
+        super().__init__()
+        f = nn.Sequential()
+        f.add_module("conv0", nn.Conv2d(3, num_init_features, 7, 2, 3, bias=False))
+        f.add_module("norm0", nn.BatchNorm2d(num_init_features))
+        f.add_module("relu0", nn.ReLU(inplace=True))
+        f.add_module("pool0", nn.MaxPool2d(3, 2, 1))
+        c = num_init_features
+        for i, n in enumerate(block_config):
+            block = nn.Sequential()
+            for j in range(n):
+                block.add_module(
+                    f"denselayer{j + 1}", _DenseLayer(c + j * growth_rate, growth_rate, bn_size)
+                )
+            f.add_module(f"denseblock{i + 1}", block)
+            c += n * growth_rate
+            if i != len(block_config) - 1:
+                f.add_module(f"transition{i + 1}", _Transition(c, c // 2))
+                c //= 2
+        f.add_module("norm5", nn.BatchNorm2d(c))
+        self.features = f
+        self.classifier = nn.Linear(c, num_classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight)
+            elif isinstance(m, nn.Linear):
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        x = nn.functional.adaptive_avg_pool2d(self.features(x).relu(), (1, 1))
+        return self.classifier(x.flatten(1))
+
+
+register_model(
+    "mobilenet_v2",
+    "image-classification",
+    3_504_872,
+    "Sandler et al. 2018, MobileNetV2: Inverted Residuals and Linear Bottlenecks",
+)(MobileNetV2)
+register_model(
+    "densenet121",
+    "image-classification",
+    7_978_856,
+    "Huang et al. 2017, Densely Connected Convolutional Networks",
+)(DenseNet)

@@ -1,0 +1,74 @@
+"""The image classifiers of lucid.models: each configuration's declared parameter count
+(torchvision's published one) against the built model, logits of a small batch, and,
+where torchvision is installed, logits and gradients against torchvision's model on the
+same weights (the CPU test environment has no torchvision build for its torch; the GPU
+machine has one)."""
+
+import numpy as np
+import pytest
+
+import lucid
+import lucid.models as models
+
+IMAGE = models.list_models(task="image-classification")
+TORCHVISION = [
+    "alexnet",
+    "vgg11_bn",
+    "resnet18",
+    "resnet50",
+    "resnext50_32x4d",
+    "mobilenet_v2",
+    "densenet121",
+]
+
+
+@pytest.mark.parametrize("name", IMAGE)
+def test_declared_parameter_count(name):
+    model = models.create_model(name)
+    assert sum(p.numel() for p in model.parameters()) == models.model_entry(name).params
+
+
+@pytest.mark.parametrize("name", ["lenet5", "mobilenet_v2", "densenet121", "resnet18"])
+def test_logits_of_a_small_batch(name):
+    size, ch = (32, 1) if name == "lenet5" else (64, 3)
+    model = models.create_model(name, num_classes=7).eval()
+    with lucid.no_grad():
+        out = model(lucid.randn(2, ch, size, size))
+    assert tuple(out.shape) == (2, 7) and bool(out.isfinite().all())
+
+
+def _torchvision():
+    try:
+        import torch
+        import torchvision
+    except Exception:  # noqa: BLE001 (absent, or a build for another torch: skip)
+        pytest.skip("torchvision is not importable here")
+    return torch, torchvision
+
+
+@pytest.mark.parametrize("name", TORCHVISION)
+def test_logits_and_gradients_match_torchvision(name):
+    torch, tv = _torchvision()
+    torch.manual_seed(0)
+    ref = getattr(tv.models, name)(num_classes=7)
+    model = models.create_model(name, num_classes=7)
+    sd = {k: lucid.from_numpy(v.detach().numpy().copy()) for k, v in ref.state_dict().items()}
+    model.load_state_dict(sd)
+    x = np.random.default_rng(1).standard_normal((2, 3, 96, 96)).astype(np.float32)
+    ref.eval(), model.eval()
+    with torch.no_grad():
+        want = ref(torch.from_numpy(x)).numpy()
+    got = model(lucid.from_numpy(x)).detach().numpy()
+    assert np.abs(got - want).max() <= 1e-4 * np.abs(want).max()
+    for m in (ref, model):  # train mode without dropout: batch statistics, same draws
+        m.train()
+    for mod in list(ref.modules()) + list(model.modules()):
+        if type(mod).__name__ == "Dropout":
+            mod.p = 0.0
+    ref(torch.from_numpy(x)).square().sum().backward()
+    model(lucid.from_numpy(x)).square().sum().backward()
+    want_g = dict(ref.named_parameters())
+    scale = max(float(p.grad.abs().max()) for p in want_g.values())
+    for k, p in model.named_parameters():
+        w = want_g[k].grad.numpy()
+        assert np.abs(p.grad.numpy() - w).max() <= 1e-3 * max(np.abs(w).max(), 1e-3 * scale), k
