@@ -42,6 +42,7 @@ NAMESPACES = (
     "lucid.models.vit",
     "lucid.models.weights",
     "lucid.hub",
+    "lucid.transforms",
     "lucid.models.generation",
 )
 

@@ -49,6 +49,7 @@ NAMESPACES = (
     "lucid.models.vit",
     "lucid.models.weights",
     "lucid.hub",
+    "lucid.transforms",
     "lucid.models.generation",
 )
 TENSOR = "lucid.Tensor"
