@@ -19,6 +19,7 @@ TORCHVISION = [
     "resnext50_32x4d",
     "mobilenet_v2",
     "densenet121",
+    "convnext_tiny",
 ]
 
 
@@ -28,7 +29,9 @@ def test_declared_parameter_count(name):
     assert sum(p.numel() for p in model.parameters()) == models.model_entry(name).params
 
 
-@pytest.mark.parametrize("name", ["lenet5", "mobilenet_v2", "densenet121", "resnet18"])
+@pytest.mark.parametrize(
+    "name", ["lenet5", "mobilenet_v2", "densenet121", "resnet18", "convnext_tiny"]
+)
 def test_logits_of_a_small_batch(name):
     size, ch = (32, 1) if name == "lenet5" else (64, 3)
     model = models.create_model(name, num_classes=7).eval()
@@ -72,3 +75,15 @@ def test_logits_and_gradients_match_torchvision(name):
     for k, p in model.named_parameters():
         w = want_g[k].grad.numpy()
         assert np.abs(p.grad.numpy() - w).max() <= 1e-3 * max(np.abs(w).max(), 1e-3 * scale), k
+
+
+def test_stochastic_depth_drops_whole_samples_in_training_only():
+    sd = models.convnext.StochasticDepth(0.5)
+    x = lucid.ones(400, 3, 2, 2)
+    lucid.manual_seed(0)
+    y = sd(x).numpy()
+    per = y.reshape(400, -1)
+    assert set(np.unique(per)) <= {0.0, 2.0} and (per == per[:, :1]).all()
+    assert 0.35 < (per[:, 0] == 0).mean() < 0.65
+    sd.eval()
+    np.testing.assert_array_equal(sd(x).numpy(), x.numpy())

@@ -44,6 +44,7 @@ NAMESPACES = (
     "lucid.models.llama",
     "lucid.models.bert",
     "lucid.models.classic",
+    "lucid.models.convnext",
     "lucid.models.mobile",
     "lucid.models.resnet",
     "lucid.models.vit",
