@@ -62,7 +62,8 @@ def resnet50(args, train):
 def vit(args, train):
     import transformers
 
-    ref = transformers.ViTForImageClassification(transformers.ViTConfig()).eval().to(args.device)
+    cfg = transformers.ViTConfig(num_labels=1000)
+    ref = transformers.ViTForImageClassification(cfg).eval().to(args.device)
     model = models.create_model("vit_b_16")
     _copy_into(model, ref.state_dict(), models.vit.convert_hf_state_dict)
     model.eval().to(args.device)
