@@ -1,6 +1,8 @@
 r"""MobileNet v2 (Sandler et al., 2018, "MobileNetV2: Inverted Residuals and Linear
-Bottlenecks") and DenseNet-121 (Huang et al., 2017, "Densely Connected Convolutional
-Networks"): the compact ImageNet classifiers of torchvision, under its module names.
+Bottlenecks"), MobileNet v3 (Howard et al., 2019, "Searching for MobileNetV3": squeeze
+and excitation in the blocks, hard-swish, searched block lists) and DenseNet-121 (Huang
+et al., 2017, "Densely Connected Convolutional Networks"): the compact ImageNet
+classifiers of torchvision, under its module names.
 
 MobileNet v2's inverted residual widens ``t``-fold with a 1x1 convolution, filters each
 channel with a 3x3 depthwise one, and projects back linearly (no activation), adding the
@@ -14,7 +16,7 @@ from __future__ import annotations
 from .. import cat, nn
 from .registry import register_model
 
-__all__ = ["MobileNetV2", "DenseNet"]
+__all__ = ["MobileNetV2", "MobileNetV3", "DenseNet"]
 
 
 def _divisible(v, d=8):
@@ -87,6 +89,123 @@ class MobileNetV2(nn.Module):
     def forward(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
         return self.classifier(x.flatten(1))
+
+
+def _conv_bn_act(cin, cout, k, stride=1, groups=1, act=None):
+    """Convolution, batch norm (MobileNet v3's eps 0.001, momentum 0.01), activation."""
+    layers = [
+        nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(cout, eps=0.001, momentum=0.01),
+    ]
+    if act is not None:
+        layers.append(act(inplace=True))
+    return nn.Sequential(*layers)
+
+
+class SqueezeExcitation(nn.Module):
+    r"""Channel gates :math:`\mathrm{hsigmoid}(W_2\,\mathrm{ReLU}(W_1\,\bar x))` from the
+    spatial mean :math:`\bar x` (Hu et al., 2018), multiplying ``x``."""
+
+    def __init__(self, channels, squeeze):
+        super().__init__()
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Conv2d(channels, squeeze, 1)
+        self.fc2 = nn.Conv2d(squeeze, channels, 1)
+        self.activation = nn.ReLU()
+        self.scale_activation = nn.Hardsigmoid()
+
+    def forward(self, x):
+        s = self.fc2(self.activation(self.fc1(self.avgpool(x))))
+        return x * self.scale_activation(s)
+
+
+class InvertedResidualV3(nn.Module):
+    def __init__(self, cin, k, exp, cout, se, act, stride):
+        super().__init__()
+        self.use_res_connect = stride == 1 and cin == cout
+        layers = [] if exp == cin else [_conv_bn_act(cin, exp, 1, act=act)]
+        layers.append(_conv_bn_act(exp, exp, k, stride, exp, act))
+        if se:
+            layers.append(SqueezeExcitation(exp, _divisible(exp // 4)))
+        layers.append(_conv_bn_act(exp, cout, 1))
+        self.block = nn.Sequential(*layers)
+
+    def forward(self, x):
+        y = self.block(x)
+        return x + y if self.use_res_connect else y
+
+
+_RE, _HS = nn.ReLU, nn.Hardswish
+# (in, kernel, expanded, out, squeeze-excitation, activation, stride) per block
+_V3 = {
+    "large": (
+        [
+            (16, 3, 16, 16, False, _RE, 1),
+            (16, 3, 64, 24, False, _RE, 2),
+            (24, 3, 72, 24, False, _RE, 1),
+            (24, 5, 72, 40, True, _RE, 2),
+            (40, 5, 120, 40, True, _RE, 1),
+            (40, 5, 120, 40, True, _RE, 1),
+            (40, 3, 240, 80, False, _HS, 2),
+            (80, 3, 200, 80, False, _HS, 1),
+            (80, 3, 184, 80, False, _HS, 1),
+            (80, 3, 184, 80, False, _HS, 1),
+            (80, 3, 480, 112, True, _HS, 1),
+            (112, 3, 672, 112, True, _HS, 1),
+            (112, 5, 672, 160, True, _HS, 2),
+            (160, 5, 960, 160, True, _HS, 1),
+            (160, 5, 960, 160, True, _HS, 1),
+        ],
+        1280,
+    ),
+    "small": (
+        [
+            (16, 3, 16, 16, True, _RE, 2),
+            (16, 3, 72, 24, False, _RE, 2),
+            (24, 3, 88, 24, False, _RE, 1),
+            (24, 5, 96, 40, True, _HS, 2),
+            (40, 5, 240, 40, True, _HS, 1),
+            (40, 5, 240, 40, True, _HS, 1),
+            (40, 5, 120, 48, True, _HS, 1),
+            (48, 5, 144, 48, True, _HS, 1),
+            (48, 5, 288, 96, True, _HS, 2),
+            (96, 5, 576, 96, True, _HS, 1),
+            (96, 5, 576, 96, True, _HS, 1),
+        ],
+        1024,
+    ),
+}
+
+
+class MobileNetV3(nn.Module):
+    """The ``"large"`` or ``"small"`` block list; logits ``(N, num_classes)``."""
+
+    def __init__(self, arch="large", num_classes=1000, dropout=0.2):
+        super().__init__()
+        blocks, last = _V3[arch]
+        feats = [_conv_bn_act(3, 16, 3, 2, act=_HS)]
+        feats += [InvertedResidualV3(*b) for b in blocks]
+        c = blocks[-1][3]
+        feats.append(_conv_bn_act(c, 6 * c, 1, act=_HS))
+        self.features = nn.Sequential(*feats)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(
+            nn.Linear(6 * c, last),
+            nn.Hardswish(inplace=True),
+            nn.Dropout(dropout, inplace=True),
+            nn.Linear(last, num_classes),
+        )
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, 0, 0.01)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        return self.classifier(self.avgpool(self.features(x)).flatten(1))
 
 
 class _DenseLayer(nn.Module):
@@ -163,6 +282,13 @@ register_model(
     3_504_872,
     "Sandler et al. 2018, MobileNetV2: Inverted Residuals and Linear Bottlenecks",
 )(MobileNetV2)
+_HOWARD = "Howard et al. 2019, Searching for MobileNetV3"
+register_model("mobilenet_v3_large", "image-classification", 5_483_032, _HOWARD)(
+    lambda **kw: MobileNetV3("large", **kw)
+)
+register_model("mobilenet_v3_small", "image-classification", 2_542_856, _HOWARD)(
+    lambda **kw: MobileNetV3("small", **kw)
+)
 register_model(
     "densenet121",
     "image-classification",

@@ -18,6 +18,7 @@ TORCHVISION = [
     "resnet50",
     "resnext50_32x4d",
     "mobilenet_v2",
+    "mobilenet_v3_small",
     "densenet121",
     "convnext_tiny",
 ]
