@@ -6,7 +6,8 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.llama`: the LLaMA-style decoder (RMSNorm, rotary embeddings, grouped-query
   attention, SwiGLU), in SmolLM-135M's configuration;
 - :mod:`.classic`: LeNet-5, AlexNet, VGG-11/16 (with and without batch norm);
-- :mod:`.mobile`: MobileNet v2, MobileNet v3 (small, large), DenseNet-121;
+- :mod:`.mobile`: MobileNet v2, MobileNet v3 (small, large), EfficientNet-B0,
+  DenseNet-121;
 - :mod:`.resnet`: ResNet-18/34/50/101/152, ResNeXt-50 32x4d, Wide ResNet-50-2;
 - :mod:`.convnext`: ConvNeXt-Tiny;
 - :mod:`.vit`: ViT-B/16;

@@ -1,8 +1,8 @@
 r"""MobileNet v2 (Sandler et al., 2018, "MobileNetV2: Inverted Residuals and Linear
 Bottlenecks"), MobileNet v3 (Howard et al., 2019, "Searching for MobileNetV3": squeeze
-and excitation in the blocks, hard-swish, searched block lists) and DenseNet-121 (Huang
-et al., 2017, "Densely Connected Convolutional Networks"): the compact ImageNet
-classifiers of torchvision, under its module names.
+and excitation in the blocks, hard-swish, searched block lists), EfficientNet-B0 (Tan and
+Le, 2019) and DenseNet-121 (Huang et al., 2017, "Densely Connected Convolutional
+Networks"): the compact ImageNet classifiers of torchvision, under its module names.
 
 MobileNet v2's inverted residual widens ``t``-fold with a 1x1 convolution, filters each
 channel with a 3x3 depthwise one, and projects back linearly (no activation), adding the
@@ -14,9 +14,10 @@ transitions halve the channels and the resolution.
 from __future__ import annotations
 
 from .. import cat, nn
+from .convnext import StochasticDepth
 from .registry import register_model
 
-__all__ = ["MobileNetV2", "MobileNetV3", "DenseNet"]
+__all__ = ["MobileNetV2", "MobileNetV3", "EfficientNet", "DenseNet"]
 
 
 def _divisible(v, d=8):
@@ -91,11 +92,11 @@ class MobileNetV2(nn.Module):
         return self.classifier(x.flatten(1))
 
 
-def _conv_bn_act(cin, cout, k, stride=1, groups=1, act=None):
-    """Convolution, batch norm (MobileNet v3's eps 0.001, momentum 0.01), activation."""
+def _conv_bn_act(cin, cout, k, stride=1, groups=1, act=None, eps=0.001, momentum=0.01):
+    """Convolution, batch norm (MobileNet v3's eps and momentum by default), activation."""
     layers = [
         nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
-        nn.BatchNorm2d(cout, eps=0.001, momentum=0.01),
+        nn.BatchNorm2d(cout, eps=eps, momentum=momentum),
     ]
     if act is not None:
         layers.append(act(inplace=True))
@@ -103,16 +104,17 @@ def _conv_bn_act(cin, cout, k, stride=1, groups=1, act=None):
 
 
 class SqueezeExcitation(nn.Module):
-    r"""Channel gates :math:`\mathrm{hsigmoid}(W_2\,\mathrm{ReLU}(W_1\,\bar x))` from the
-    spatial mean :math:`\bar x` (Hu et al., 2018), multiplying ``x``."""
+    r"""Channel gates :math:`\sigma(W_2\,\phi(W_1\,\bar x))` from the spatial mean
+    :math:`\bar x` (Hu et al., 2018), multiplying ``x``: :math:`\phi` ReLU and
+    :math:`\sigma` the hard sigmoid in MobileNet v3, SiLU and the sigmoid in EfficientNet."""
 
-    def __init__(self, channels, squeeze):
+    def __init__(self, channels, squeeze, activation=nn.ReLU, scale_activation=nn.Hardsigmoid):
         super().__init__()
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.fc1 = nn.Conv2d(channels, squeeze, 1)
         self.fc2 = nn.Conv2d(squeeze, channels, 1)
-        self.activation = nn.ReLU()
-        self.scale_activation = nn.Hardsigmoid()
+        self.activation = activation()
+        self.scale_activation = scale_activation()
 
     def forward(self, x):
         s = self.fc2(self.activation(self.fc1(self.avgpool(x))))
@@ -208,6 +210,84 @@ class MobileNetV3(nn.Module):
         return self.classifier(self.avgpool(self.features(x)).flatten(1))
 
 
+def _silu_conv(cin, cout, k, stride=1, groups=1, act=True):
+    return _conv_bn_act(
+        cin, cout, k, stride, groups, nn.SiLU if act else None, eps=1e-5, momentum=0.1
+    )
+
+
+class MBConv(nn.Module):
+    """EfficientNet's block: MobileNet v2's inverted residual with SiLU, squeeze and
+    excitation, and stochastic depth on the residual branch."""
+
+    def __init__(self, cin, cout, k, stride, expand, sd_prob):
+        super().__init__()
+        exp = _divisible(cin * expand)
+        self.use_res_connect = stride == 1 and cin == cout
+        layers = [] if exp == cin else [_silu_conv(cin, exp, 1)]
+        layers += [
+            _silu_conv(exp, exp, k, stride, exp),
+            SqueezeExcitation(exp, max(1, cin // 4), nn.SiLU, nn.Sigmoid),
+            _silu_conv(exp, cout, 1, act=False),
+        ]
+        self.block = nn.Sequential(*layers)
+        self.stochastic_depth = StochasticDepth(sd_prob)
+
+    def forward(self, x):
+        y = self.block(x)
+        return x + self.stochastic_depth(y) if self.use_res_connect else y
+
+
+# (expansion, kernel, stride, in, out, layers) per stage of EfficientNet-B0
+_B0 = [
+    (1, 3, 1, 32, 16, 1),
+    (6, 3, 2, 16, 24, 2),
+    (6, 5, 2, 24, 40, 2),
+    (6, 3, 2, 40, 80, 3),
+    (6, 5, 1, 80, 112, 3),
+    (6, 5, 2, 112, 192, 4),
+    (6, 3, 1, 192, 320, 1),
+]
+
+
+class EfficientNet(nn.Module):
+    """EfficientNet-B0 (Tan and Le, 2019): a SiLU stem, the stages of MBConv blocks
+    (stochastic depth growing to ``stochastic_depth_prob``), a 1x1 convolution to 1280
+    channels, pooling and a linear classifier after dropout."""
+
+    def __init__(self, num_classes=1000, dropout=0.2, stochastic_depth_prob=0.2):
+        super().__init__()
+        total, k = sum(s[-1] for s in _B0), 0
+        feats = [_silu_conv(3, 32, 3, 2)]
+        for t, kern, stride, cin, cout, n in _B0:
+            stage = []
+            for i in range(n):
+                p = stochastic_depth_prob * k / total
+                stage.append(
+                    MBConv(cin if i == 0 else cout, cout, kern, stride if i == 0 else 1, t, p)
+                )
+                k += 1
+            feats.append(nn.Sequential(*stage))
+        feats.append(_silu_conv(320, 1280, 1))
+        self.features = nn.Sequential(*feats)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(
+            nn.Dropout(dropout, inplace=True), nn.Linear(1280, num_classes)
+        )
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.Linear):
+                r = 1.0 / m.out_features**0.5
+                nn.init.uniform_(m.weight, -r, r)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        return self.classifier(self.avgpool(self.features(x)).flatten(1))
+
+
 class _DenseLayer(nn.Module):
     def __init__(self, cin, growth, bn_size):
         super().__init__()
@@ -289,6 +369,12 @@ register_model("mobilenet_v3_large", "image-classification", 5_483_032, _HOWARD)
 register_model("mobilenet_v3_small", "image-classification", 2_542_856, _HOWARD)(
     lambda **kw: MobileNetV3("small", **kw)
 )
+register_model(
+    "efficientnet_b0",
+    "image-classification",
+    5_288_548,
+    "Tan and Le 2019, EfficientNet: Rethinking Model Scaling for Convolutional Neural Networks",
+)(EfficientNet)
 register_model(
     "densenet121",
     "image-classification",

@@ -19,6 +19,7 @@ TORCHVISION = [
     "resnext50_32x4d",
     "mobilenet_v2",
     "mobilenet_v3_small",
+    "efficientnet_b0",
     "densenet121",
     "convnext_tiny",
 ]
