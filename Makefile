@@ -18,8 +18,8 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.installed $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[test,docs]"
-	touch $(VENV)/.installed $(VENV)/.installed-docs $@
+	$(BIN)/python -m pip install -q -e ".[test,docs,demo]"
+	touch $(VENV)/.installed $(VENV)/.installed-docs $(VENV)/.installed-demo $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[docs]"
