@@ -10,13 +10,14 @@ ecosystem's checkpoints (Hugging Face's, by module name).
   DenseNet-121;
 - :mod:`.resnet`: ResNet-18/34/50/101/152, ResNeXt-50 32x4d, Wide ResNet-50-2;
 - :mod:`.convnext`: ConvNeXt-Tiny;
+- :mod:`.regnet`: RegNet-Y-400MF;
 - :mod:`.vit`: ViT-B/16;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
 - :mod:`.weights`: torchvision's checkpoints by name (``ResNet50_Weights.DEFAULT``);
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import bert, classic, convnext, generation, gpt2, llama, mobile, resnet, vit, weights
+from . import bert, classic, convnext, generation, gpt2, llama, mobile, regnet, resnet, vit, weights
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "gpt2",
     "llama",
     "mobile",
+    "regnet",
     "resnet",
     "vit",
     "weights",

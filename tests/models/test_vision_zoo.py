@@ -22,6 +22,7 @@ TORCHVISION = [
     "efficientnet_b0",
     "densenet121",
     "convnext_tiny",
+    "regnet_y_400mf",
 ]
 
 
@@ -32,7 +33,8 @@ def test_declared_parameter_count(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["lenet5", "mobilenet_v2", "densenet121", "resnet18", "convnext_tiny"]
+    "name",
+    ["lenet5", "mobilenet_v2", "densenet121", "resnet18", "convnext_tiny", "regnet_y_400mf"],
 )
 def test_logits_of_a_small_batch(name):
     size, ch = (32, 1) if name == "lenet5" else (64, 3)
@@ -89,3 +91,13 @@ def test_stochastic_depth_drops_whole_samples_in_training_only():
     assert 0.35 < (per[:, 0] == 0).mean() < 0.65
     sd.eval()
     np.testing.assert_array_equal(sd(x).numpy(), x.numpy())
+
+
+def test_regnet_widths_follow_the_quantised_linear_rule():
+    # RegNet-Y-400MF's stages as the paper's rule gives them (torchvision's too)
+    assert models.regnet.block_params(16, 48, 27.89, 2.09, 8) == [
+        (48, 1, 8),
+        (104, 3, 8),
+        (208, 6, 8),
+        (440, 6, 8),
+    ]

@@ -46,6 +46,7 @@ NAMESPACES = (
     "lucid.models.classic",
     "lucid.models.convnext",
     "lucid.models.mobile",
+    "lucid.models.regnet",
     "lucid.models.resnet",
     "lucid.models.vit",
     "lucid.models.weights",
