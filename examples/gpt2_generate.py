@@ -11,22 +11,11 @@ package). Greedy by default; ``--top-k``/``--top-p``/``--temperature`` sample in
 """
 
 import argparse
-import os
 import time
 
 import lucid
 from lucid.models import gpt2
-
-
-def load_tokenizer(path):
-    """The checkpoint's tokenizer: ``tokenizer.json``, else GPT-2's byte-level BPE from
-    ``vocab.json`` and ``merges.txt``."""
-    from tokenizers import ByteLevelBPETokenizer, Tokenizer
-
-    full = os.path.join(path, "tokenizer.json")
-    if os.path.exists(full):
-        return Tokenizer.from_file(full)
-    return ByteLevelBPETokenizer(os.path.join(path, "vocab.json"), os.path.join(path, "merges.txt"))
+from lucid.models.tokenizers import gpt2_tokenizer
 
 
 def main(argv=None):
@@ -41,7 +30,7 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     args = ap.parse_args(argv)
 
-    tok = load_tokenizer(args.checkpoint)
+    tok = gpt2_tokenizer(args.checkpoint)
     model = gpt2.from_pretrained(args.checkpoint, device=args.device)
     sample = args.top_k is not None or args.top_p is not None or args.temperature != 1.0
     ids = lucid.tensor([tok.encode(args.prompt).ids], device=args.device)

@@ -14,10 +14,24 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.vit`: ViT-B/16;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
 - :mod:`.weights`: torchvision's checkpoints by name (``ResNet50_Weights.DEFAULT``);
+- :mod:`.tokenizers`: GPT-2's BPE and BERT's WordPiece, through the tokenizers package;
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
 """
 
-from . import bert, classic, convnext, generation, gpt2, llama, mobile, regnet, resnet, vit, weights
+from . import (
+    bert,
+    classic,
+    convnext,
+    generation,
+    gpt2,
+    llama,
+    mobile,
+    regnet,
+    resnet,
+    tokenizers,
+    vit,
+    weights,
+)
 from .registry import ModelEntry, create_model, list_models, model_entry, register_model
 
 __all__ = [
@@ -30,6 +44,7 @@ __all__ = [
     "mobile",
     "regnet",
     "resnet",
+    "tokenizers",
     "vit",
     "weights",
     "create_model",
