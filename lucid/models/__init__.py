@@ -11,6 +11,7 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.resnet`: ResNet-18/34/50/101/152, ResNeXt-50 32x4d, Wide ResNet-50-2;
 - :mod:`.convnext`: ConvNeXt-Tiny;
 - :mod:`.regnet`: RegNet-Y-400MF;
+- :mod:`.swin`: Swin-T;
 - :mod:`.vit`: ViT-B/16;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
 - :mod:`.weights`: torchvision's checkpoints by name (``ResNet50_Weights.DEFAULT``);
@@ -28,6 +29,7 @@ from . import (
     mobile,
     regnet,
     resnet,
+    swin,
     tokenizers,
     vit,
     weights,
@@ -44,6 +46,7 @@ __all__ = [
     "mobile",
     "regnet",
     "resnet",
+    "swin",
     "tokenizers",
     "vit",
     "weights",

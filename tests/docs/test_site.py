@@ -41,6 +41,7 @@ NAMESPACES = (
     "lucid.models.mobile",
     "lucid.models.regnet",
     "lucid.models.resnet",
+    "lucid.models.swin",
     "lucid.models.tokenizers",
     "lucid.models.vit",
     "lucid.models.weights",

@@ -23,6 +23,7 @@ TORCHVISION = [
     "densenet121",
     "convnext_tiny",
     "regnet_y_400mf",
+    "swin_t",
 ]
 
 
@@ -34,7 +35,15 @@ def test_declared_parameter_count(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["lenet5", "mobilenet_v2", "densenet121", "resnet18", "convnext_tiny", "regnet_y_400mf"],
+    [
+        "lenet5",
+        "mobilenet_v2",
+        "densenet121",
+        "resnet18",
+        "convnext_tiny",
+        "regnet_y_400mf",
+        "swin_t",
+    ],
 )
 def test_logits_of_a_small_batch(name):
     size, ch = (32, 1) if name == "lenet5" else (64, 3)
@@ -101,3 +110,40 @@ def test_regnet_widths_follow_the_quantised_linear_rule():
         (208, 6, 8),
         (440, 6, 8),
     ]
+
+
+def test_swin_relative_position_index_is_the_offsets_row():
+    m = 7
+    idx = models.swin._relative_index([m, m]).numpy().reshape(m * m, m * m)
+    for a in range(m * m):
+        for b in range(m * m):
+            dy, dx = a // m - b // m, a % m - b % m
+            assert idx[a, b] == (dy + m - 1) * (2 * m - 1) + dx + m - 1
+
+
+def test_unshifted_window_attention_is_attention_with_the_position_bias():
+    lucid.manual_seed(0)
+    attn = models.swin.ShiftedWindowAttention(12, [4, 4], [0, 0], 3).eval()
+    x = lucid.randn(2, 4, 4, 12)  # one window: no padding, no shift
+    with lucid.no_grad():
+        got = attn(x).numpy()
+        q, k, v = attn.qkv(x.reshape(2, 16, 12)).reshape(2, 16, 3, 3, 4).permute(2, 0, 3, 1, 4)
+        bias = attn.relative_position_bias_table[attn.relative_position_index]
+        bias = bias.view(16, 16, 3).permute(2, 0, 1)
+        y = lucid.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        want = attn.proj(y.transpose(1, 2).reshape(2, 16, 12)).reshape(2, 4, 4, 12).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_shifted_windows_keep_rolled_regions_apart():
+    """With the shift, a position's output must not depend on a position that the roll
+    brought into its window from the far side of the map."""
+    lucid.manual_seed(1)
+    attn = models.swin.ShiftedWindowAttention(8, [4, 4], [2, 2], 2).eval()
+    x = lucid.randn(1, 8, 8, 8)
+    y = x.clone()
+    y[0, 0, 0] += 5.0  # top-left corner: after the roll it shares a window with (6..7, 6..7)
+    with lucid.no_grad():
+        a, b = attn(x).numpy(), attn(y).numpy()
+    np.testing.assert_allclose(a[0, 6:, 6:], b[0, 6:, 6:], rtol=1e-5, atol=1e-6)
+    assert np.abs(a[0, 0, 0] - b[0, 0, 0]).max() > 1e-3
