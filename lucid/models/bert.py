@@ -12,20 +12,21 @@ is Lucid's, so its checkpoints load as they are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from .. import arange, nn, no_grad, zeros_like
 from .. import bool as bool_
 from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
+from .config import ModelConfig
 from .registry import register_model
 
 __all__ = ["BertConfig", "BertModel", "from_pretrained"]
 
 
 @dataclass
-class BertConfig:
+class BertConfig(ModelConfig):
     """The hyperparameters, under Hugging Face's ``config.json`` names."""
 
     vocab_size: int = 30522
@@ -39,12 +40,6 @@ class BertConfig:
     hidden_dropout_prob: float = 0.1
     attention_probs_dropout_prob: float = 0.1
     initializer_range: float = 0.02
-
-    @classmethod
-    def from_dict(cls, d):
-        """The configuration from a ``config.json`` dict (other keys ignored)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
 
 
 class BertEmbeddings(nn.Module):
@@ -158,11 +153,7 @@ class BertModel(nn.Module):
 
     def __init__(self, cfg=None, add_pooling_layer=True, **overrides):
         super().__init__()
-        cfg = cfg or BertConfig()
-        for k, v in overrides.items():
-            if not hasattr(cfg, k):
-                raise ArgumentError(f"Bert: unknown configuration key {k!r}")
-            setattr(cfg, k, v)
+        cfg = (cfg or BertConfig()).updated("Bert", overrides)
         if cfg.hidden_size % cfg.num_attention_heads:
             raise ArgumentError(
                 f"Bert: hidden_size {cfg.hidden_size} is not a multiple of "

@@ -17,13 +17,14 @@ out)`` where Lucid's :class:`~lucid.nn.Linear` keeps ``(out, in)``, and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Optional
 
 from .. import arange, nn, no_grad
 from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
+from .config import ModelConfig
 from .generation import GenerationMixin, KVCache, causal_attention
 from .registry import register_model
 
@@ -38,7 +39,7 @@ __all__ = [
 
 
 @dataclass
-class GPT2Config:
+class GPT2Config(ModelConfig):
     """The hyperparameters, under Hugging Face's ``config.json`` names."""
 
     vocab_size: int = 50257
@@ -52,12 +53,6 @@ class GPT2Config:
     resid_pdrop: float = 0.1
     attn_pdrop: float = 0.1
     initializer_range: float = 0.02
-
-    @classmethod
-    def from_dict(cls, d):
-        """The configuration from a ``config.json`` dict (other keys ignored)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
 
 
 class GPT2Attention(nn.Module):
@@ -143,11 +138,7 @@ class GPT2LMHeadModel(GenerationMixin, nn.Module):
 
     def __init__(self, cfg=None, **overrides):
         super().__init__()
-        cfg = cfg or GPT2Config()
-        for k, v in overrides.items():
-            if not hasattr(cfg, k):
-                raise ArgumentError(f"GPT2: unknown configuration key {k!r}")
-            setattr(cfg, k, v)
+        cfg = (cfg or GPT2Config()).updated("GPT2", overrides)
         self.config = cfg
         self.transformer = GPT2Model(cfg)
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)

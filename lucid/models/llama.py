@@ -15,13 +15,14 @@ and its ``nn.Linear`` layout is Lucid's, so its checkpoints load as they are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Optional
 
 from .. import arange, cat, float32, nn, no_grad, outer
 from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
+from .config import ModelConfig
 from .generation import GenerationMixin, causal_attention
 from .registry import register_model
 
@@ -29,7 +30,7 @@ __all__ = ["LlamaConfig", "LlamaModel", "LlamaForCausalLM", "from_pretrained"]
 
 
 @dataclass
-class LlamaConfig:
+class LlamaConfig(ModelConfig):
     """The hyperparameters, under Hugging Face's ``config.json`` names."""
 
     vocab_size: int = 32000
@@ -59,8 +60,7 @@ class LlamaConfig:
     def from_dict(cls, d):
         """The configuration from a ``config.json`` dict (newer files keep the rotary base
         in ``rope_parameters``; other keys ignored)."""
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
+        kw = cls.known(d)
         rope = d.get("rope_parameters") or {}
         if "rope_theta" in rope:
             kw["rope_theta"] = rope["rope_theta"]
@@ -163,12 +163,7 @@ class LlamaForCausalLM(GenerationMixin, nn.Module):
 
     def __init__(self, cfg=None, **overrides):
         super().__init__()
-        cfg = cfg or LlamaConfig()
-        for k, v in overrides.items():
-            if not hasattr(cfg, k):
-                raise ArgumentError(f"Llama: unknown configuration key {k!r}")
-            setattr(cfg, k, v)
-        cfg.__post_init__()
+        cfg = (cfg or LlamaConfig()).updated("Llama", overrides)
         self.config = cfg
         self.model = LlamaModel(cfg)
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)

@@ -26,12 +26,33 @@ def _divisible(v, d=8):
     return out + d if out < 0.9 * v else out
 
 
-def _conv_bn_relu6(cin, cout, k=3, stride=1, groups=1):
-    return nn.Sequential(
+def conv_bn_act(cin, cout, k, stride=1, groups=1, act=None, eps=1e-5, momentum=0.1):
+    """A bias-free convolution (same padding), batch norm and the activation ``act`` (a
+    class, made in place; None: none), torchvision's ``Conv2dNormActivation``."""
+    layers = [
         nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU6(inplace=True),
-    )
+        nn.BatchNorm2d(cout, eps=eps, momentum=momentum),
+    ]
+    if act is not None:
+        layers.append(act(inplace=True))
+    return nn.Sequential(*layers)
+
+
+def _init_weights(model, linear):
+    """Kaiming-normal convolutions (fan out) with zero biases, ``linear`` for each
+    linear layer's weight and zero biases."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            linear(m)
+            nn.init.zeros_(m.bias)
+
+
+def _normal_001(m):
+    nn.init.normal_(m.weight, 0, 0.01)
 
 
 class InvertedResidual(nn.Module):
@@ -39,9 +60,9 @@ class InvertedResidual(nn.Module):
         super().__init__()
         hidden = int(round(cin * t))
         self.use_res_connect = stride == 1 and cin == cout
-        layers = [] if t == 1 else [_conv_bn_relu6(cin, hidden, 1)]
+        layers = [] if t == 1 else [conv_bn_act(cin, hidden, 1, act=nn.ReLU6)]
         layers += [
-            _conv_bn_relu6(hidden, hidden, 3, stride, hidden),
+            conv_bn_act(hidden, hidden, 3, stride, hidden, nn.ReLU6),
             nn.Conv2d(hidden, cout, 1, bias=False),
             nn.BatchNorm2d(cout),
         ]
@@ -71,36 +92,25 @@ class MobileNetV2(nn.Module):
         super().__init__()
         c = _divisible(32 * width_mult)
         last = _divisible(1280 * max(1.0, width_mult))
-        feats = [_conv_bn_relu6(3, c, 3, 2)]
+        feats = [conv_bn_act(3, c, 3, 2, act=nn.ReLU6)]
         for t, ch, n, s in self.SETTINGS:
             out = _divisible(ch * width_mult)
             for i in range(n):
                 feats.append(InvertedResidual(c, out, s if i == 0 else 1, t))
                 c = out
-        feats.append(_conv_bn_relu6(c, last, 1))
+        feats.append(conv_bn_act(c, last, 1, act=nn.ReLU6))
         self.features = nn.Sequential(*feats)
         self.classifier = nn.Sequential(nn.Dropout(dropout), nn.Linear(last, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        _init_weights(self, _normal_001)
 
     def forward(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
         return self.classifier(x.flatten(1))
 
 
-def _conv_bn_act(cin, cout, k, stride=1, groups=1, act=None, eps=0.001, momentum=0.01):
-    """Convolution, batch norm (MobileNet v3's eps and momentum by default), activation."""
-    layers = [
-        nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
-        nn.BatchNorm2d(cout, eps=eps, momentum=momentum),
-    ]
-    if act is not None:
-        layers.append(act(inplace=True))
-    return nn.Sequential(*layers)
+def _conv_bn_act(cin, cout, k, stride=1, groups=1, act=None):
+    """:func:`conv_bn_act` with MobileNet v3's batch norm (eps 0.001, momentum 0.01)."""
+    return conv_bn_act(cin, cout, k, stride, groups, act, eps=0.001, momentum=0.01)
 
 
 class SqueezeExcitation(nn.Module):
@@ -197,23 +207,14 @@ class MobileNetV3(nn.Module):
             nn.Dropout(dropout, inplace=True),
             nn.Linear(last, num_classes),
         )
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        _init_weights(self, _normal_001)
 
     def forward(self, x):
         return self.classifier(self.avgpool(self.features(x)).flatten(1))
 
 
 def _silu_conv(cin, cout, k, stride=1, groups=1, act=True):
-    return _conv_bn_act(
-        cin, cout, k, stride, groups, nn.SiLU if act else None, eps=1e-5, momentum=0.1
-    )
+    return conv_bn_act(cin, cout, k, stride, groups, nn.SiLU if act else None)
 
 
 class MBConv(nn.Module):
@@ -250,6 +251,11 @@ _B0 = [
 ]
 
 
+def _uniform_by_width(m):
+    r = 1.0 / m.out_features**0.5
+    nn.init.uniform_(m.weight, -r, r)
+
+
 class EfficientNet(nn.Module):
     """EfficientNet-B0 (Tan and Le, 2019): a SiLU stem, the stages of MBConv blocks
     (stochastic depth growing to ``stochastic_depth_prob``), a 1x1 convolution to 1280
@@ -274,15 +280,7 @@ class EfficientNet(nn.Module):
         self.classifier = nn.Sequential(
             nn.Dropout(dropout, inplace=True), nn.Linear(1280, num_classes)
         )
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                r = 1.0 / m.out_features**0.5
-                nn.init.uniform_(m.weight, -r, r)
-                nn.init.zeros_(m.bias)
+        _init_weights(self, _uniform_by_width)
 
     def forward(self, x):
         return self.classifier(self.avgpool(self.features(x)).flatten(1))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from .. import nn
-from .mobile import SqueezeExcitation
+from .mobile import SqueezeExcitation, conv_bn_act
 from .registry import register_model
 
 __all__ = ["RegNet", "block_params"]
@@ -41,13 +41,7 @@ def block_params(depth, w_0, w_a, w_m, group_width):
 
 
 def _cba(cin, cout, k, stride=1, groups=1, act=True):
-    layers = [
-        nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False),
-        nn.BatchNorm2d(cout, eps=1e-5, momentum=0.1),
-    ]
-    if act:
-        layers.append(nn.ReLU(inplace=True))
-    return nn.Sequential(*layers)
+    return conv_bn_act(cin, cout, k, stride, groups, nn.ReLU if act else None)
 
 
 class BottleneckTransform(nn.Sequential):

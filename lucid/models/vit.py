@@ -16,12 +16,13 @@ load as they are; the names transformers 5 gives its modules in memory (``vit.la
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from .. import cat, nn, no_grad, zeros
 from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
+from .config import ModelConfig
 from .registry import register_model
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 
 
 @dataclass
-class ViTConfig:
+class ViTConfig(ModelConfig):
     """The hyperparameters, under Hugging Face's ``config.json`` names."""
 
     image_size: int = 224
@@ -55,8 +56,7 @@ class ViTConfig:
     def from_dict(cls, d):
         """The configuration from a ``config.json`` dict (``id2label`` gives the number of
         classes; other keys ignored)."""
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
+        kw = cls.known(d)
         if "id2label" in d:
             kw["num_labels"] = len(d["id2label"])
         return cls(**kw)
@@ -195,11 +195,7 @@ class ViTForImageClassification(nn.Module):
 
     def __init__(self, cfg=None, **overrides):
         super().__init__()
-        cfg = cfg or ViTConfig()
-        for k, v in overrides.items():
-            if not hasattr(cfg, k):
-                raise ArgumentError(f"ViT: unknown configuration key {k!r}")
-            setattr(cfg, k, v)
+        cfg = (cfg or ViTConfig()).updated("ViT", overrides)
         self.config = cfg
         self.vit = ViTModel(cfg)
         self.classifier = nn.Linear(cfg.hidden_size, cfg.num_labels)

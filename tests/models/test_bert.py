@@ -10,6 +10,8 @@ import lucid.models as models
 from lucid.errors import ArgumentError
 from lucid.models import bert as lbert
 
+from .parity import close, lucid_state
+
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
@@ -32,11 +34,7 @@ def _hf(seed=0):
 
 def _lucid_from(hf):
     model = lbert.BertModel(lbert.BertConfig.from_dict(hf.config.to_dict()))
-    sd = {
-        k: lucid.from_numpy(v.detach().numpy().copy())
-        for k, v in hf.state_dict().items()
-        if not k.endswith("position_ids")
-    }
+    sd = lucid_state(hf, skip=("position_ids",))
     model.load_state_dict(sd)
     return model.eval()
 
@@ -49,13 +47,6 @@ def _batch(seed=1):
     mask[2, 3:] = 0
     types = (np.arange(10) >= 5).astype(np.int64)[None].repeat(3, 0)
     return ids, mask, types
-
-
-def _close(a, b, rtol=1e-4, floor=0.0):
-    """Within ``rtol`` of ``b``'s largest magnitude (or of ``floor``, for a gradient that
-    is zero but for rounding: a key bias's, as softmax ignores a shift of every score)."""
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    assert np.abs(a - b).max() <= rtol * max(np.abs(b).max(), floor), np.abs(a - b).max()
 
 
 def test_outputs_match_transformers_with_padding_and_segments():
@@ -71,8 +62,8 @@ def test_outputs_match_transformers_with_padding_and_segments():
         lucid.from_numpy(ids), lucid.from_numpy(mask), lucid.from_numpy(types)
     )
     keep = mask.astype(bool)  # (the states at padding positions are not compared)
-    _close(h.detach().numpy()[keep], out.last_hidden_state.numpy()[keep])
-    _close(pooled.detach().numpy(), out.pooler_output.numpy())
+    close(h.detach().numpy()[keep], out.last_hidden_state.numpy()[keep])
+    close(pooled.detach().numpy(), out.pooler_output.numpy())
 
 
 def test_one_training_step_gradients_match_transformers():
@@ -91,7 +82,7 @@ def test_one_training_step_gradients_match_transformers():
     assert set(got) == set(want)
     scale = max(float(p.grad.abs().max()) for p in want.values())
     for name, p in got.items():
-        _close(p.grad.numpy(), want[name].grad.numpy(), rtol=2e-4, floor=1e-3 * scale)
+        close(p.grad.numpy(), want[name].grad.numpy(), rtol=2e-4, floor=1e-3 * scale)
 
 
 def test_from_pretrained_takes_a_head_models_body(tmp_path):
@@ -105,7 +96,7 @@ def test_from_pretrained_takes_a_head_models_body(tmp_path):
         want = head.bert(torch.from_numpy(ids), attention_mask=torch.from_numpy(mask))
     h, _ = model(lucid.from_numpy(ids), lucid.from_numpy(mask))
     keep = mask.astype(bool)
-    _close(h.detach().numpy()[keep], want.last_hidden_state.numpy()[keep])
+    close(h.detach().numpy()[keep], want.last_hidden_state.numpy()[keep])
 
 
 def test_declared_parameter_count_and_errors():

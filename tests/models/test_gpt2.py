@@ -12,6 +12,8 @@ import lucid.nn.functional as F
 from lucid.errors import ArgumentError
 from lucid.models import gpt2 as lgpt2
 
+from .parity import close, hf_greedy, lucid_state
+
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
@@ -32,7 +34,7 @@ def _hf(dropout=0.0, seed=0):
 
 
 def _lucid_from(hf):
-    sd = {k: lucid.from_numpy(v.detach().numpy().copy()) for k, v in hf.state_dict().items()}
+    sd = lucid_state(hf)
     model = models.create_model("gpt2", **SMALL, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
     model.load_state_dict(lgpt2.convert_hf_state_dict(sd))
     return model.eval()
@@ -42,11 +44,6 @@ def _ids(b=3, t=11, seed=1):
     return np.random.default_rng(seed).integers(0, SMALL["vocab_size"], (b, t))
 
 
-def _close(a, b, rtol=1e-4):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    assert np.abs(a - b).max() <= rtol * np.abs(b).max(), np.abs(a - b).max()
-
-
 def test_logits_match_transformers():
     hf = _hf()
     ids = _ids()
@@ -54,7 +51,7 @@ def test_logits_match_transformers():
         want = hf(torch.from_numpy(ids)).logits.numpy()
     got = _lucid_from(hf)(lucid.from_numpy(ids)).detach().numpy()
     assert got.shape == want.shape == (3, 11, SMALL["vocab_size"])
-    _close(got, want)
+    close(got, want)
 
 
 def test_one_training_step_gradients_match_transformers():
@@ -77,7 +74,7 @@ def test_one_training_step_gradients_match_transformers():
         g = want[name].grad.numpy()
         if name.endswith(lgpt2._CONV1D):
             g = g.T
-        _close(p.grad.numpy(), g, rtol=2e-4)
+        close(p.grad.numpy(), g, rtol=2e-4)
 
 
 @pytest.mark.parametrize("safetensors", [True, False])
@@ -93,7 +90,7 @@ def test_from_pretrained_reads_both_checkpoint_files(tmp_path, safetensors):
     ids = _ids(2, 7)
     with torch.no_grad():
         want = hf(torch.from_numpy(ids)).logits.numpy()
-    _close(model(lucid.from_numpy(ids)).detach().numpy(), want)
+    close(model(lucid.from_numpy(ids)).detach().numpy(), want)
 
 
 def test_cache_gives_the_full_forward_and_greedy_generation_matches_transformers():
@@ -106,16 +103,9 @@ def test_cache_gives_the_full_forward_and_greedy_generation_matches_transformers
     parts.append(model(lucid.from_numpy(ids[:, 3:5]), cache))  # two new tokens at once
     parts.append(model(lucid.from_numpy(ids[:, 5:]), cache))
     assert len(cache) == 6
-    _close(np.concatenate([p.detach().numpy() for p in parts], 1), full)
+    close(np.concatenate([p.detach().numpy() for p in parts], 1), full)
     got = model.generate(lucid.from_numpy(ids), 8).numpy()
-    with torch.no_grad():
-        want = hf.generate(
-            torch.from_numpy(ids),
-            max_new_tokens=8,
-            do_sample=False,
-            pad_token_id=0,
-            attention_mask=torch.ones(ids.shape, dtype=torch.long),
-        ).numpy()
+    want = hf_greedy(hf, ids, 8)
     np.testing.assert_array_equal(got, want)
 
 

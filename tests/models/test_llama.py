@@ -12,6 +12,8 @@ import lucid.nn.functional as F
 from lucid.errors import ArgumentError
 from lucid.models import llama as lllama
 
+from .parity import close, hf_greedy, lucid_state
+
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
@@ -36,7 +38,7 @@ def _hf(seed=0, **kw):
 def _lucid_from(hf):
     cfg = lllama.LlamaConfig.from_dict(hf.config.to_dict())
     model = lllama.LlamaForCausalLM(cfg)
-    sd = {k: lucid.from_numpy(v.detach().numpy().copy()) for k, v in hf.state_dict().items()}
+    sd = lucid_state(hf)
     model.load_state_dict(sd)
     return model.eval()
 
@@ -45,18 +47,13 @@ def _ids(b=2, t=9, seed=1):
     return np.random.default_rng(seed).integers(0, SMALL["vocab_size"], (b, t))
 
 
-def _close(a, b, rtol=1e-4):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    assert np.abs(a - b).max() <= rtol * np.abs(b).max(), np.abs(a - b).max()
-
-
 @pytest.mark.parametrize("kv", [2, 4, 1], ids=["gqa", "mha", "mqa"])
 def test_logits_match_transformers(kv):
     hf = _hf(num_key_value_heads=kv)
     ids = _ids()
     with torch.no_grad():
         want = hf(torch.from_numpy(ids)).logits.numpy()
-    _close(_lucid_from(hf)(lucid.from_numpy(ids)).detach().numpy(), want)
+    close(_lucid_from(hf)(lucid.from_numpy(ids)).detach().numpy(), want)
 
 
 def test_one_training_step_gradients_match_transformers():
@@ -75,7 +72,7 @@ def test_one_training_step_gradients_match_transformers():
     got = dict(model.named_parameters())
     assert set(got) == set(want)
     for name, p in got.items():
-        _close(p.grad.numpy(), want[name].grad.numpy(), rtol=2e-4)
+        close(p.grad.numpy(), want[name].grad.numpy(), rtol=2e-4)
 
 
 def test_from_pretrained_and_tied_embeddings(tmp_path):
@@ -86,7 +83,7 @@ def test_from_pretrained_and_tied_embeddings(tmp_path):
     ids = _ids(2, 5)
     with torch.no_grad():
         want = hf(torch.from_numpy(ids)).logits.numpy()
-    _close(model(lucid.from_numpy(ids)).detach().numpy(), want)
+    close(model(lucid.from_numpy(ids)).detach().numpy(), want)
 
 
 def test_cache_gives_the_full_forward_and_greedy_generation_matches_transformers():
@@ -96,16 +93,9 @@ def test_cache_gives_the_full_forward_and_greedy_generation_matches_transformers
     full = model(lucid.from_numpy(ids)).detach().numpy()
     cache = models.generation.KVCache()
     parts = [model(lucid.from_numpy(ids[:, :2]), cache), model(lucid.from_numpy(ids[:, 2:]), cache)]
-    _close(np.concatenate([p.detach().numpy() for p in parts], 1), full)
+    close(np.concatenate([p.detach().numpy() for p in parts], 1), full)
     got = model.generate(lucid.from_numpy(ids), 7).numpy()
-    with torch.no_grad():
-        want = hf.generate(
-            torch.from_numpy(ids),
-            max_new_tokens=7,
-            do_sample=False,
-            pad_token_id=0,
-            attention_mask=torch.ones(ids.shape, dtype=torch.long),
-        ).numpy()
+    want = hf_greedy(hf, ids, 7)
     np.testing.assert_array_equal(got, want)
 
 

@@ -10,6 +10,8 @@ import pytest
 import lucid
 import lucid.models as models
 
+from .parity import lucid_state
+
 IMAGE = models.list_models(task="image-classification")
 TORCHVISION = [
     "alexnet",
@@ -68,8 +70,7 @@ def test_logits_and_gradients_match_torchvision(name):
     torch.manual_seed(0)
     ref = getattr(tv.models, name)(num_classes=7)
     model = models.create_model(name, num_classes=7)
-    sd = {k: lucid.from_numpy(v.detach().numpy().copy()) for k, v in ref.state_dict().items()}
-    model.load_state_dict(sd)
+    model.load_state_dict(lucid_state(ref))
     x = np.random.default_rng(1).standard_normal((2, 3, 96, 96)).astype(np.float32)
     ref.eval(), model.eval()
     with torch.no_grad():

@@ -11,6 +11,8 @@ import lucid.nn.functional as F
 from lucid.errors import ArgumentError
 from lucid.models import vit as lvit
 
+from .parity import close, lucid_state
+
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
@@ -32,7 +34,7 @@ def _hf(seed=0):
 
 def _lucid_from(hf):
     model = lvit.ViTForImageClassification(lvit.ViTConfig.from_dict(hf.config.to_dict()))
-    sd = {k: lucid.from_numpy(v.detach().numpy().copy()) for k, v in hf.state_dict().items()}
+    sd = lucid_state(hf)
     model.load_state_dict(lvit.convert_hf_state_dict(sd))
     return model.eval()
 
@@ -41,17 +43,12 @@ def _images(seed=1):
     return np.random.default_rng(seed).standard_normal((3, 3, 32, 32)).astype(np.float32)
 
 
-def _close(a, b, rtol=1e-4, floor=0.0):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    assert np.abs(a - b).max() <= rtol * max(np.abs(b).max(), floor), np.abs(a - b).max()
-
-
 def test_logits_match_transformers():
     hf = _hf()
     x = _images()
     with torch.no_grad():
         want = hf(torch.from_numpy(x)).logits.numpy()
-    _close(_lucid_from(hf)(lucid.from_numpy(x)).detach().numpy(), want)
+    close(_lucid_from(hf)(lucid.from_numpy(x)).detach().numpy(), want)
 
 
 def test_one_training_step_gradients_match_transformers():
@@ -67,7 +64,7 @@ def test_one_training_step_gradients_match_transformers():
     got = dict(model.named_parameters())
     assert set(got) == set(want)
     for name, p in got.items():  # (a key bias's gradient is zero but for rounding)
-        _close(p.grad.numpy(), want[name].grad.numpy(), rtol=2e-4, floor=1e-3 * scale)
+        close(p.grad.numpy(), want[name].grad.numpy(), rtol=2e-4, floor=1e-3 * scale)
 
 
 def test_from_pretrained(tmp_path):
@@ -77,7 +74,7 @@ def test_from_pretrained(tmp_path):
     x = _images(seed=5)
     with torch.no_grad():
         want = hf(torch.from_numpy(x)).logits.numpy()
-    _close(model(lucid.from_numpy(x)).detach().numpy(), want)
+    close(model(lucid.from_numpy(x)).detach().numpy(), want)
 
 
 def test_declared_parameter_count_and_errors():
