@@ -18,8 +18,13 @@ Both libraries use the same number of threads: PyTorch's intra-op threads are se
 intra-op threads Lucid runs with (``lucid.get_num_threads()``, its BLAS and
 element-wise threads; printed first).
 
+On ``--device cuda`` both run on the GPU (float32: cuDNN's TF32 convolutions where the
+switches allow them, PyTorch's default and Lucid's), the clock stopping after the device
+has finished; ``--dtype bfloat16`` runs both in bfloat16.
+
     python benchmarks/conv.py [--only conv,bn] [--cases NAME,...] [--steps 3]
         [--repeats 5] [--warmup 1] [--rounds 3] [--no-backward] [--json PATH]
+        [--device cpu|cuda] [--dtype float32|bfloat16]
 """
 
 from __future__ import annotations
@@ -57,11 +62,16 @@ NORMS = [
 ]
 
 
-def conv_call(lib, case, backward):
-    _, n, ci, co, hw, k, stride, pad = case
+def _input(lib, shape, backward, dev, dtype):
     rng = np.random.default_rng(0)
-    x = lib.tensor(rng.standard_normal((n, ci, hw, hw)).astype(np.float32), requires_grad=backward)
-    conv = lib.nn.Conv2d(ci, co, k, stride=stride, padding=pad)
+    x = lib.tensor(rng.standard_normal(shape).astype(np.float32)).to(dev, getattr(lib, dtype))
+    return x.requires_grad_(backward)
+
+
+def conv_call(lib, case, backward, dev, dtype):
+    _, n, ci, co, hw, k, stride, pad = case
+    x = _input(lib, (n, ci, hw, hw), backward, dev, dtype)
+    conv = lib.nn.Conv2d(ci, co, k, stride=stride, padding=pad).to(dev, getattr(lib, dtype))
     if not backward:
 
         def fwd():
@@ -77,11 +87,10 @@ def conv_call(lib, case, backward):
     return step
 
 
-def norm_call(lib, case, backward):
+def norm_call(lib, case, backward, dev, dtype):
     _, shape = case
-    rng = np.random.default_rng(0)
-    x = lib.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=backward)
-    bn = lib.nn.BatchNorm2d(shape[1])
+    x = _input(lib, shape, backward, dev, dtype)
+    bn = lib.nn.BatchNorm2d(shape[1]).to(dev, getattr(lib, dtype))
     if not backward:
 
         def fwd():
@@ -89,7 +98,7 @@ def norm_call(lib, case, backward):
                 return bn(x)
 
         return fwd
-    g = lib.tensor(rng.standard_normal(shape).astype(np.float32))
+    g = _input(lib, shape, False, dev, dtype)
 
     def step():
         bn(x).backward(g)
@@ -99,8 +108,12 @@ def norm_call(lib, case, backward):
 
 def compare(make, case, args):
     """Best ms of each library over the rounds and the min / max of the rounds' ratios."""
-    calls = {lib: make(lib, case, not args.no_backward) for lib in (lucid, torch)}
-    none = lambda: None  # noqa: E731 (no device to wait for on the CPU)
+    calls = {
+        lib: make(lib, case, not args.no_backward, args.device, args.dtype)
+        for lib in (lucid, torch)
+    }
+    cuda = args.device == "cuda"
+    syncs = {lib: lib.cuda.synchronize if cuda else (lambda: None) for lib in (lucid, torch)}
     best = {lucid: float("inf"), torch: float("inf")}
     ratios = []
     for r in range(args.rounds):
@@ -110,7 +123,7 @@ def compare(make, case, args):
                 order,
                 interleaved_ms(
                     [calls[lib] for lib in order],
-                    [none, none],
+                    [syncs[lib] for lib in order],
                     args.steps,
                     args.repeats,
                     args.warmup,
@@ -133,11 +146,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-backward", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     args = ap.parse_args()
     torch.set_num_threads(lucid.get_num_threads())
     print(
         f"threads: Lucid {lucid.get_num_threads()}, torch {torch.get_num_threads()}; "
-        f"{'forward' if args.no_backward else 'forward + backward'}, batch 32"
+        f"{'forward' if args.no_backward else 'forward + backward'}, batch 32, "
+        f"{args.device} {args.dtype}"
+        + (f" ({torch.cuda.get_device_name()})" if args.device == "cuda" else "")
     )
     wanted = None if args.cases is None else set(args.cases.split(","))
     table = Table(

@@ -24,3 +24,14 @@ def on_device():
     lucid.set_default_device(DEVICE)
     yield lucid.device(DEVICE)
     lucid.set_default_device(prev)
+
+
+@pytest.fixture(autouse=True)
+def _no_tf32_convolutions():
+    """float32 convolutions in full float32 precision, as the suites' tolerances assume:
+    cuDNN's TF32 engines (``lucid.backends.cudnn.allow_tf32``, on by default as in PyTorch)
+    round their inputs to 10 mantissa bits. test_cuda_cudnn_conv.py tests TF32 itself."""
+    prev = lucid.backends.cudnn.allow_tf32
+    lucid.backends.cudnn.allow_tf32 = False
+    yield
+    lucid.backends.cudnn.allow_tf32 = prev

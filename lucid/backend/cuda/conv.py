@@ -25,6 +25,10 @@ Spatial dims are padded to three (leading dims of extent 1); indices are 32-bit 
 every array has fewer than :math:`2^{31}` elements, else 64-bit. Non-contiguous inputs are
 copied once; other dtypes, empty arrays and non-contiguous columns (col2im of a broadcast)
 go to the generic kernels, as does every call while ``_FAST`` is off.
+
+Where cuDNN is installed and enabled, the three directions of float32, float16 and bfloat16
+convolutions go to cuDNN's graphs first (:mod:`.cudnn`); a call it does not take runs the
+kernels here (the bias is always added by ``conv_bias``).
 """
 
 import math
@@ -32,6 +36,7 @@ import math
 import numpy as np
 
 from ..array.conv import _out_size
+from . import cudnn
 from .kernels import CTYPES, blocks, empty, geometry, kernel as compiled
 from .norm import channel_sum
 
@@ -259,6 +264,25 @@ class CudaConv:
         out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
         if not _fits(x, w, b) or min(out) <= 0:
             return super().conv_forward(x, w, b, stride, padding, dilation, groups)
+        y = cudnn.conv_forward(x, w, out, stride, padding, dilation)
+        if y is None:
+            y = self._conv_forward_gemm(x, w, kernel, out, stride, padding, dilation, groups)
+        if b is not None:
+            compiled(_SOURCE, "conv_bias", y.dtype)(
+                blocks(y.size, _THREADS),
+                (_THREADS,),
+                (
+                    y,
+                    self.xp.ascontiguousarray(b),
+                    np.int64(y.size),
+                    np.int64(y.shape[1]),
+                    np.int64(math.prod(out)),
+                ),
+            )
+        return y
+
+    def _conv_forward_gemm(self, x, w, kernel, out, stride, padding, dilation, groups):
+        """im2col and one batched GEMM (module doc), ``(N, C_out, *O)`` without the bias."""
         x = self.xp.ascontiguousarray(x)
         n = x.shape[0]
         co, cg = w.shape[:2]
@@ -271,17 +295,14 @@ class CudaConv:
         y = self.matmul(
             _by_group(w, (), groups, (co // groups, ck)), _by_group(col, (n,), groups, (ck, p))
         )
-        if b is not None:
-            compiled(_SOURCE, "conv_bias", y.dtype)(
-                blocks(y.size, _THREADS),
-                (_THREADS,),
-                (y, self.xp.ascontiguousarray(b), np.int64(y.size), np.int64(co), np.int64(p)),
-            )
         return y.reshape((n, co) + tuple(out))
 
     def conv_backward_input(self, g, w, in_spatial, stride, padding, dilation, groups):
         if not _fits(g, w) or not math.prod(in_spatial):
             return super().conv_backward_input(g, w, in_spatial, stride, padding, dilation, groups)
+        got = cudnn.conv_backward_input(g, w, in_spatial, stride, padding, dilation, groups)
+        if got is not None:
+            return got
         n, co = g.shape[:2]
         out = g.shape[2:]
         cg = w.shape[1]
@@ -297,6 +318,9 @@ class CudaConv:
     def conv_backward_weight(self, g, x, kernel, stride, padding, dilation, groups):
         if not _fits(g, x):
             return super().conv_backward_weight(g, x, kernel, stride, padding, dilation, groups)
+        got = cudnn.conv_backward_weight(g, x, kernel, stride, padding, dilation, groups)
+        if got is not None:
+            return got
         co = g.shape[1]
         cg = x.shape[1] // groups
         ck, m = cg * math.prod(kernel), g.shape[0] * math.prod(g.shape[2:])

@@ -20,6 +20,17 @@ softmax, ``q (B, H, L, E)``, ``k (B, H_kv, S, E)``, ``v (B, H_kv, S, E_v)`` (gro
 ``(1|B, 1|H, L, S)``; the softmax statistics :math:`\ell_i = m_i + \log l_i` (float32,
 natural log) are what Lucid's flash kernels save, so either backward takes either
 forward's.
+
+Convolution (:func:`conv_forward`, :func:`conv_backward_input`,
+:func:`conv_backward_weight`: cuDNN's fprop, dgrad and wgrad graphs): float32, float16 and
+bfloat16 operands of 1, 2 or 3 spatial dims (one as two over a height of 1), PyTorch's
+geometry (per-dim stride, dilation and ``(lo, hi)`` padding as cuDNN's pre- and
+post-padding; groups from the channel counts), 16-byte aligned, computing in float32. The
+plan comes from cuDNN's heuristics, less the engines the switches rule out
+(:func:`_plans`: TF32 for float32 unless ``allow_tf32``; non-deterministic ones where
+deterministic algorithms are asked for; never those that round inputs below their dtype),
+or, with ``lucid.backends.cudnn.benchmark``, is the fastest of the candidates timed once on
+the first call of a shape (:func:`_fastest`).
 """
 
 from __future__ import annotations
@@ -33,7 +44,14 @@ from ..._state import STATE
 from . import graphs
 from .kernels import empty
 
-__all__ = ["usable", "sdpa_forward", "sdpa_backward"]
+__all__ = [
+    "usable",
+    "sdpa_forward",
+    "sdpa_backward",
+    "conv_forward",
+    "conv_backward_input",
+    "conv_backward_weight",
+]
 
 _HANDLES: dict = {}  # device ordinal -> cudnn.Handle
 _GRAPHS: dict = {}  # key -> _Graph, or None where cuDNN refused it
@@ -74,35 +92,128 @@ def _handle(mod):
 
 
 class _Graph:
-    """A built cuDNN graph: its tensors in the order a call passes its arrays, and the
-    workspace it needs."""
+    """A built cuDNN graph: its tensors in the order a call passes its arrays, the plan
+    that runs (the heuristics' first that builds, or the fastest where
+    ``lucid.backends.cudnn.benchmark`` timed them) and that plan's workspace.
 
-    __slots__ = ("graph", "tensors", "workspace")
+    A run hands the frontend's C++ graph the device pointers in its variant pack's
+    order (ascending tensor uid) where the plan is one of the cuDNN library's: the
+    frontend's Python ``execute`` re-reads the whole pack per call (tens of
+    microseconds, the same order as the kernels of a small step). Where that entry point
+    is missing (another frontend version) or the plan is one of the frontend's own
+    Python engines, ``execute`` runs."""
 
-    def __init__(self, graph, tensors):
-        self.graph, self.tensors = graph, tensors
-        self.workspace = graph.get_workspace_size()
+    __slots__ = ("graph", "tensors", "plan", "workspace", "_raw")
+
+    def __init__(self, graph, tensors, plan=None):
+        self.graph, self.tensors, self.plan = graph, tensors, plan
+        self.workspace = (
+            graph.get_workspace_size()
+            if plan is None
+            else graph.get_workspace_size_plan_at_index(plan)
+        )
+        self._raw = self._raw_entry()
+
+    def _raw_entry(self):
+        """``(run, order, plan)``: the C++ graph's raw-pointer execute, for each
+        variant-pack slot the index of its array in a call, and the C++ plan index (-1:
+        the selected one); None where there is none to use."""
+        g = self.graph
+        try:
+            at_plan = g._plan_index if self.plan is None else self.plan
+            if g._plans and g._engine_for(g._plans[at_plan]) is not None:
+                return None  # (one of the frontend's Python engines)
+            cfg = g._materialize_backend_plan(at_plan) if g._plans else None
+            index = -1 if cfg is None or cfg.cpp_index is None else cfg.cpp_index
+            at = {t.uid: i for i, t in enumerate(self.tensors) if t is not None}
+            order = [at[u] for u in g._variant_pack_uids()]
+            run = g._lowered_graph._execute_with_raw_ptrs
+        except Exception:  # noqa: BLE001 (a frontend without these internals)
+            return None
+        return run, order, index
 
     def __call__(self, mod, arrays):
         ws = empty((max(self.workspace, 1),), np.uint8)
+        handle = _handle(mod)
+        if self._raw is not None:
+            run, order, index = self._raw
+            ptrs = np.fromiter((arrays[i].data.ptr for i in order), np.int64, len(order))
+            run(ptrs.ctypes.data, len(order), ws.data.ptr, handle.backend_handle, index)
+            return
         pack = {t: a.data.ptr for t, a in zip(self.tensors, arrays) if t is not None}
-        self.graph.execute(pack, ws.data.ptr, handle=_handle(mod))
+        if self.plan is None:
+            self.graph.execute(pack, ws.data.ptr, handle=handle)
+        else:
+            self.graph.execute_plan_at_index(pack, ws.data.ptr, index=self.plan, handle=handle)
 
 
-def _graph(key, build):
-    """The cached graph of ``key``, built by ``build(mod, handle)`` on a miss (never inside
-    a capture); None where cuDNN refuses it (or a capture is in progress)."""
+def _graph(key, build, arrays=None):
+    """The cached graph of ``key``, built by ``build(mod, handle)`` into ``(pygraph,
+    tensors)`` on a miss (never inside a capture); None where cuDNN refuses it (or a
+    capture is in progress). With ``arrays`` and ``lucid.backends.cudnn.benchmark`` on, the
+    plan is chosen by timing the candidates on them (:func:`_fastest`)."""
     if key in _GRAPHS:
         return _GRAPHS[key]
     if graphs.stream_capturing():
         return None
     mod = frontend()
+    timed = arrays is not None and backends.cudnn.benchmark
     try:
-        g = _Graph(*build(mod, _handle(mod)))
+        g, tensors = build(mod, _handle(mod), timed)
+        entry = _Graph(g, tensors) if not timed else _fastest(mod, g, tensors, arrays)
     except Exception:  # noqa: BLE001 (cudnnGraphNotSupportedError, a refused layout: fall back)
-        g = None
-    _GRAPHS[key] = g
-    return g
+        entry = None
+    _GRAPHS[key] = entry
+    return entry
+
+
+def _plans(mod, g, heuristics, fp32, timed):
+    """Plan ``g`` under the switches: the candidates of ``heuristics``; without engines that
+    round float32 inputs to TF32 unless ``allow_tf32`` (``fp32`` operands), or that are not
+    run-to-run deterministic where ``deterministic`` (``lucid.backends.cudnn``'s or
+    ``lucid.use_deterministic_algorithms``'s); then the first that builds, or every one
+    (``timed``) for :func:`_fastest` to time."""
+    notes = mod.numerical_note
+    g.validate()
+    g.build_operation_graph()
+    g.create_execution_plans(heuristics)
+    drop = [notes.DOWN_CONVERT_INPUTS]
+    if fp32 and not backends.cudnn.allow_tf32:
+        drop.append(notes.TENSOR_CORE)
+    if backends.cudnn.deterministic or STATE.deterministic:
+        drop.append(notes.NONDETERMINISTIC)
+    g.deselect_numeric_notes(drop)
+    g.check_support()
+    if timed:
+        g.build_plans(mod.build_plan_policy.ALL)
+    else:
+        g.build_plans()
+
+
+def _fastest(mod, g, tensors, arrays, reps=3):
+    """The :class:`_Graph` of the built plan of ``g`` that runs ``arrays`` fastest (the
+    first ``lucid.backends.cudnn.benchmark_limit`` candidates, the best of ``reps`` runs
+    each, timed by CUDA events on the current stream)."""
+    best = None
+    for i in range(min(g.get_execution_plan_count(), max(1, backends.cudnn.benchmark_limit))):
+        try:
+            run = _Graph(g, tensors, i)
+            run(mod, arrays)
+        except Exception:  # noqa: BLE001 (a candidate that did not build or run)
+            continue
+        times = []
+        for _ in range(reps):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            run(mod, arrays)
+            end.record()
+            end.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, end))
+        if best is None or min(times) < best[0]:
+            best = (min(times), run)
+    if best is None:
+        raise RuntimeError("no cuDNN plan ran")
+    return best[1]
 
 
 def _new_graph(mod, handle, dt):
@@ -178,7 +289,7 @@ def sdpa_forward(q, k, v, bias, allowed, scale, causal, alloc):
         bool(causal),
     )
 
-    def build(mod, handle):
+    def build(mod, handle, timed):
         g = _new_graph(mod, handle, q.dtype)
         tq, tk, tv, tb = _inputs(g, ("q", "k", "v", "bias"), arrays[:4])
         o, st = g.sdpa(
@@ -228,7 +339,7 @@ def sdpa_backward(q, k, v, bias, allowed, out, go, lse, scale, causal, alloc):
         det,
     )
 
-    def build(mod, handle):
+    def build(mod, handle, timed):
         g = _new_graph(mod, handle, q.dtype)
         tq, tk, tv, to, tg, tb = _inputs(
             g, ("q", "k", "v", "o", "dO", "bias"), arrays[:5] + arrays[6:7]
@@ -263,3 +374,120 @@ def sdpa_backward(q, k, v, bias, allowed, out, go, lse, scale, causal, alloc):
     g(frontend(), arrays)
     CHOSEN["attention_backward"] = "cudnn"
     return dq, dk, dv
+
+
+_CONV_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_CONV_OPS = {
+    "conv_forward": ("conv_fprop", ("image", "weight")),
+    "conv_backward_input": ("conv_dgrad", ("loss", "filter")),
+    "conv_backward_weight": ("conv_wgrad", ("image", "loss")),
+}
+
+
+def _conv_check(a, b):
+    """Why cuDNN's convolution cannot take the two operands ``a``, ``b``, or None."""
+    if not usable():
+        return "no cuDNN frontend" if backends.cudnn.enabled else "lucid.backends.cudnn off"
+    if a.dtype not in _CONV_DTYPES or b.dtype != a.dtype:
+        return f"dtype {a.dtype}: cuDNN convolution takes float32, float16 and bfloat16"
+    if not a.size or not b.size:
+        return "an empty operand"
+    return None
+
+
+def _as4(a):
+    """``a`` with a leading spatial dim of 1 where it has one spatial dim (cuDNN's
+    convolutions take 2 or 3)."""
+    return a[:, :, None] if a.ndim == 3 else a
+
+
+def _conv(op, a, b, out_shape, stride, padding, dilation):
+    r"""Run cuDNN's ``op`` of :data:`_CONV_OPS` on ``a``, ``b`` into a new C-contiguous
+    array of ``out_shape`` (the operands' dtype), or None (the reason in ``CHOSEN``).
+
+    The geometry is PyTorch's: padding as ``(lo, hi)`` per dim (cuDNN's pre- and
+    post-padding), the window of output position :math:`o` reading input positions
+    :math:`o s + k d - lo`; a 1-d convolution runs as a 2-d one over a height of 1."""
+    why = _conv_check(a, b)
+    if why is not None:
+        return _refuse(op, why)
+    cp = cupy
+    a4, b4 = (_as4(cp.ascontiguousarray(t)) for t in (a, b))
+    out = empty(tuple(out_shape), a.dtype)
+    o4 = _as4(out)
+    one = len(out_shape) == 3
+    geo = tuple(
+        ((0,) if one else ()) + tuple(v)
+        for v in (
+            [lo for lo, _ in padding],
+            [hi for _, hi in padding],
+            stride,
+            dilation,
+        )
+    )
+    if any(t.data.ptr % 16 for t in (a4, b4, o4)):
+        return _refuse(op, "operands not 16-byte aligned")
+    fp32 = a.dtype == np.float32
+    det = bool(backends.cudnn.deterministic or STATE.deterministic)
+    arrays = (a4, b4, o4)
+    key = (
+        op,
+        tuple(_layout(t) for t in arrays),
+        a.dtype,
+        geo,
+        fp32 and backends.cudnn.allow_tf32,
+        det,
+    )
+    method, names = _CONV_OPS[op]
+
+    def build(mod, handle, timed):
+        g = _new_graph(mod, handle, a.dtype)
+        ta, tb = _inputs(g, names, arrays[:2])
+        pre, post, st, dil = (list(v) for v in geo)
+        to = getattr(g, method)(
+            **{names[0]: ta, names[1]: tb},
+            pre_padding=pre,
+            post_padding=post,
+            stride=st,
+            dilation=dil,
+            compute_data_type=mod.data_type.FLOAT,
+            name=op,
+        )
+        _output(to, o4)
+        _plans(mod, g, [mod.heur_mode.A, mod.heur_mode.FALLBACK], fp32, timed)
+        return g, (ta, tb, to)
+
+    g = _graph(key, build, arrays)
+    if g is None:
+        return _refuse(op, "cuDNN refused the graph")
+    g(frontend(), arrays)
+    CHOSEN[op] = "cudnn"
+    return out
+
+
+def conv_forward(x, w, out_spatial, stride, padding, dilation):
+    """The convolution of ``x (N, C, *S)`` with ``w (C_out, C/G, *K)`` (groups from the
+    channel counts), ``(N, C_out, *O)``; None where cuDNN does not take it."""
+    return _conv(
+        "conv_forward",
+        x,
+        w,
+        x.shape[:1] + w.shape[:1] + tuple(out_spatial),
+        stride,
+        padding,
+        dilation,
+    )
+
+
+def conv_backward_input(g, w, in_spatial, stride, padding, dilation, groups):
+    """The gradient of :func:`conv_forward` to ``x``, ``(N, C, *in_spatial)``, from the
+    output's gradient ``g``; None where cuDNN does not take it."""
+    shape = g.shape[:1] + (w.shape[1] * groups,) + tuple(in_spatial)
+    return _conv("conv_backward_input", g, w, shape, stride, padding, dilation)
+
+
+def conv_backward_weight(g, x, kernel, stride, padding, dilation, groups):
+    """The gradient of :func:`conv_forward` to ``w``, ``(C_out, C/G, *kernel)``; None
+    where cuDNN does not take it."""
+    shape = (g.shape[1], x.shape[1] // groups) + tuple(kernel)
+    return _conv("conv_backward_weight", x, g, shape, stride, padding, dilation)
