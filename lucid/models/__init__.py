@@ -14,6 +14,10 @@ ecosystem's checkpoints (Hugging Face's, by module name).
 - :mod:`.swin`: Swin-T;
 - :mod:`.vit`: ViT-B/16;
 - :mod:`.bert`: BERT-base, the encoder with its pooler;
+- :mod:`.unet`: U-Net, the segmentation network (padded form);
+- :mod:`.diffusion`: the DDPM noise-predicting U-Net in ``google/ddpm-cifar10-32``'s
+  configuration, and its linear noise schedule;
+- :mod:`.vae`: the KL autoencoder of Stable Diffusion (``AutoencoderKL``);
 - :mod:`.weights`: torchvision's checkpoints by name (``ResNet50_Weights.DEFAULT``);
 - :mod:`.tokenizers`: GPT-2's BPE and BERT's WordPiece, through the tokenizers package;
 - :mod:`.generation`: the key/value cache and sampling the decoders generate with.
@@ -23,6 +27,7 @@ from . import (
     bert,
     classic,
     convnext,
+    diffusion,
     generation,
     gpt2,
     llama,
@@ -31,6 +36,8 @@ from . import (
     resnet,
     swin,
     tokenizers,
+    unet,
+    vae,
     vit,
     weights,
 )
@@ -40,6 +47,7 @@ __all__ = [
     "bert",
     "classic",
     "convnext",
+    "diffusion",
     "generation",
     "gpt2",
     "llama",
@@ -48,6 +56,8 @@ __all__ = [
     "resnet",
     "swin",
     "tokenizers",
+    "unet",
+    "vae",
     "vit",
     "weights",
     "create_model",
