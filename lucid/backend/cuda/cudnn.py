@@ -138,8 +138,11 @@ class _Graph:
         if self._raw is not None:
             run, order, index = self._raw
             ptrs = np.fromiter((arrays[i].data.ptr for i in order), np.int64, len(order))
-            run(ptrs.ctypes.data, len(order), ws.data.ptr, handle.backend_handle, index)
-            return
+            try:
+                run(ptrs.ctypes.data, len(order), ws.data.ptr, handle.backend_handle, index)
+                return
+            except TypeError:  # (an entry point of another signature: the public one)
+                self._raw = None
         pack = {t: a.data.ptr for t, a in zip(self.tensors, arrays) if t is not None}
         if self.plan is None:
             self.graph.execute(pack, ws.data.ptr, handle=handle)
@@ -177,12 +180,12 @@ def _plans(mod, g, heuristics, fp32, timed):
     g.validate()
     g.build_operation_graph()
     g.create_execution_plans(heuristics)
-    drop = [notes.DOWN_CONVERT_INPUTS]
+    drop = ["DOWN_CONVERT_INPUTS"]
     if fp32 and not backends.cudnn.allow_tf32:
-        drop.append(notes.TENSOR_CORE)
+        drop.append("TENSOR_CORE")
     if backends.cudnn.deterministic or STATE.deterministic:
-        drop.append(notes.NONDETERMINISTIC)
-    g.deselect_numeric_notes(drop)
+        drop.append("NONDETERMINISTIC")
+    g.deselect_numeric_notes([getattr(notes, n) for n in drop])
     g.check_support()
     if timed:
         g.build_plans(mod.build_plan_policy.ALL)
@@ -417,12 +420,12 @@ def _conv(op, a, b, out_shape, stride, padding, dilation):
     o4 = _as4(out)
     one = len(out_shape) == 3
     geo = tuple(
-        ((0,) if one else ()) + tuple(v)
-        for v in (
-            [lo for lo, _ in padding],
-            [hi for _, hi in padding],
-            stride,
-            dilation,
+        ((fill,) if one else ()) + tuple(v)
+        for fill, v in (
+            (0, [lo for lo, _ in padding]),
+            (0, [hi for _, hi in padding]),
+            (1, stride),
+            (1, dilation),
         )
     )
     if any(t.data.ptr % 16 for t in (a4, b4, o4)):
@@ -437,6 +440,7 @@ def _conv(op, a, b, out_shape, stride, padding, dilation):
         geo,
         fp32 and backends.cudnn.allow_tf32,
         det,
+        bool(backends.cudnn.benchmark),
     )
     method, names = _CONV_OPS[op]
 
