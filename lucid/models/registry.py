@@ -77,9 +77,10 @@ def create_model(name, pretrained=False, weights=None, progress=True, **cfg):
                 "checkpoint with its family's from_pretrained(path) or model.load_state_dict"
             )
         chosen = enum.verify(weights) or enum.DEFAULT
+        cfg = {**chosen.config, **cfg}
     model = entry.build(**cfg)
     if pretrained or weights is not None:
-        model.load_state_dict(chosen.get_state_dict(progress=progress))
+        model.load_state_dict(chosen.lucid_state_dict(progress=progress))
     return model
 
 

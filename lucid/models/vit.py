@@ -10,7 +10,11 @@ front, pre-norm transformer blocks, and a classifier on the class token.
 Module names follow Hugging Face's ``ViTForImageClassification`` (``vit.embeddings``,
 ``vit.encoder.layer.0.attention.attention.query``, ``classifier``), so its checkpoints
 load as they are; the names transformers 5 gives its modules in memory (``vit.layers.0
-.attention.q_proj``, ``mlp.fc1``) map to them through :func:`convert_hf_state_dict`.
+.attention.q_proj``, ``mlp.fc1``) map to them through :func:`convert_hf_state_dict`, and
+torchvision's ``VisionTransformer`` (``encoder.layers.encoder_layer_0.self_attention
+.in_proj_weight``, one packed query/key/value projection) through
+:func:`convert_torchvision_state_dict` (its layer norms' epsilon is 1e-6: ``ViTConfig(
+layer_norm_eps=1e-6)``, as ``vit_b_16``'s torchvision weights set).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ __all__ = [
     "ViTModel",
     "ViTForImageClassification",
     "convert_hf_state_dict",
+    "convert_torchvision_state_dict",
     "from_pretrained",
 ]
 
@@ -236,6 +241,51 @@ def convert_hf_state_dict(sd):
                     rest = old + rest[len(new) :]
             k = f"vit.encoder.layer.{m.group(1)}.{rest}"
         out[k] = v
+    return out
+
+
+_TV_LAYER = re.compile(r"^encoder\.layers\.encoder_layer_(\d+)\.(.*)$")
+_TV_NAMES = {  # torchvision's names -> Lucid's (Hugging Face's), outside the packed QKV
+    "class_token": "vit.embeddings.cls_token",
+    "conv_proj": "vit.embeddings.patch_embeddings.projection",
+    "encoder.pos_embedding": "vit.embeddings.position_embeddings",
+    "encoder.ln": "vit.layernorm",
+    "heads.head": "classifier",
+    "ln_1": "layernorm_before",
+    "ln_2": "layernorm_after",
+    "self_attention.out_proj": "attention.output.dense",
+    "mlp.0": "intermediate.dense",
+    "mlp.3": "output.dense",
+}
+
+
+def _renamed(name):
+    stem, _, leaf = name.rpartition(".")
+    for key in (name, stem):
+        if key in _TV_NAMES:
+            return _TV_NAMES[key] + ("" if key == name else "." + leaf)
+    raise ArgumentError(f"vit.convert_torchvision_state_dict: unexpected key {name!r}")
+
+
+def convert_torchvision_state_dict(sd):
+    """A torchvision ``VisionTransformer`` state dict under this module's names: each
+    layer's packed ``in_proj_weight`` ``(3d, d)`` (and bias) split into the query, key and
+    value projections, the other keys renamed (:data:`_TV_NAMES`)."""
+    out = {}
+    for k, v in sd.items():
+        m = _TV_LAYER.match(k)
+        if m is None:
+            out[_renamed(k)] = v
+            continue
+        i, rest = m.groups()
+        at = f"vit.encoder.layer.{i}."
+        if rest.startswith("self_attention.in_proj_"):
+            kind = rest.rsplit("_", 1)[1]  # weight or bias
+            d = v.shape[0] // 3
+            for j, name in enumerate(("query", "key", "value")):
+                out[f"{at}attention.attention.{name}.{kind}"] = v[j * d : (j + 1) * d]
+        else:
+            out[at + _renamed(rest)] = v
     return out
 
 

@@ -1,9 +1,10 @@
 """Pretrained weights by name, as torchvision's ``*_Weights`` enums: each member holds the
 checkpoint's URL (torchvision's files, which load into :mod:`.resnet`'s models as they
-are) and its metadata (the parameter count, ImageNet-1k accuracy, the preprocessing the
-weights were trained with); ``DEFAULT`` is the best of them. ``get_state_dict`` fetches
-the file once into the hub cache (:mod:`lucid.hub`), refusing a download whose SHA-256
-does not start with the prefix in its name.
+are and into :mod:`.vit`'s through its key map and configuration) and its metadata (the
+parameter count, ImageNet-1k accuracy, the preprocessing the weights were trained with);
+``DEFAULT`` is the best of them. ``get_state_dict`` fetches the file once into the hub
+cache (:mod:`lucid.hub`), refusing a download whose SHA-256 does not start with the prefix
+in its name.
 
 The files are torchvision's (BSD-3-Clause, trained by PyTorch's team); the URLs and
 accuracies are as torchvision publishes them. ImageNet's category names are not bundled.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Callable, Optional
 
 from .. import hub
 from ..errors import ArgumentError
@@ -27,6 +29,7 @@ __all__ = [
     "ResNet152_Weights",
     "ResNeXt50_32X4D_Weights",
     "Wide_ResNet50_2_Weights",
+    "ViT_B_16_Weights",
     "weights_for",
 ]
 
@@ -37,10 +40,14 @@ _IMAGENET = dict(mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), crop_siz
 @dataclass(frozen=True)
 class Weights:
     """One checkpoint: its ``url`` and ``meta`` (``num_params``, ``acc@1``, ``acc@5``,
-    ``preprocessing``: resize, center crop, mean and std)."""
+    ``preprocessing``: resize, center crop, mean and std); for a model whose names or
+    defaults differ from the file's, the ``config`` overrides the model is built with and
+    the ``convert`` that renames the file's state dict."""
 
     url: str
     meta: dict = field(hash=False, compare=False)
+    config: dict = field(default_factory=dict, hash=False, compare=False)
+    convert: Optional[Callable] = field(default=None, hash=False, compare=False)
 
     @property
     def sha256_prefix(self):
@@ -59,9 +66,19 @@ class WeightsEnum(Enum):
     def meta(self):
         return self.value.meta
 
+    @property
+    def config(self):
+        return self.value.config
+
     def get_state_dict(self, progress=True, check_hash=True):
-        """The checkpoint's ``state_dict``, fetched into the hub cache on first use."""
+        """The checkpoint's ``state_dict`` as the file holds it (torchvision's names),
+        fetched into the hub cache on first use."""
         return hub.load_state_dict_from_url(self.url, progress=progress, check_hash=check_hash)
+
+    def lucid_state_dict(self, progress=True, check_hash=True):
+        """:meth:`get_state_dict` under the Lucid model's names."""
+        sd = self.get_state_dict(progress=progress, check_hash=check_hash)
+        return sd if self.value.convert is None else self.value.convert(sd)
 
     @classmethod
     def verify(cls, obj):
@@ -77,7 +94,7 @@ class WeightsEnum(Enum):
         )
 
 
-def _w(file, params, acc1, acc5, resize):
+def _w(file, params, acc1, acc5, resize, **kw):
     return Weights(
         _BASE + file,
         dict(
@@ -85,7 +102,16 @@ def _w(file, params, acc1, acc5, resize):
             **{"acc@1": acc1, "acc@5": acc5},
             preprocessing=dict(resize_size=resize, **_IMAGENET),
         ),
+        **kw,
     )
+
+
+def _from_torchvision_vit(sd):
+    from .vit import (
+        convert_torchvision_state_dict,
+    )  # (vit imports the registry, which imports this)
+
+    return convert_torchvision_state_dict(sd)
 
 
 class ResNet18_Weights(WeightsEnum):
@@ -128,6 +154,19 @@ class Wide_ResNet50_2_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V2
 
 
+class ViT_B_16_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _w(
+        "vit_b_16-c867db91.pth",
+        86_567_656,
+        81.072,
+        95.318,
+        256,
+        config=dict(layer_norm_eps=1e-6),
+        convert=_from_torchvision_vit,
+    )
+    DEFAULT = IMAGENET1K_V1
+
+
 _BY_MODEL = {
     "resnet18": ResNet18_Weights,
     "resnet34": ResNet34_Weights,
@@ -136,6 +175,7 @@ _BY_MODEL = {
     "resnet152": ResNet152_Weights,
     "resnext50_32x4d": ResNeXt50_32X4D_Weights,
     "wide_resnet50_2": Wide_ResNet50_2_Weights,
+    "vit_b_16": ViT_B_16_Weights,
 }
 
 
