@@ -7,10 +7,12 @@ cores.
 
 cuDNN comes through NVIDIA's cuDNN frontend (``pip install lucid[cuda]``: the
 ``nvidia-cudnn-frontend`` and ``nvidia-cudnn-cu13`` wheels), an optional dependency: where it
-is installed and loads, :func:`is_available` is True and half-precision
-``scaled_dot_product_attention`` runs on cuDNN's fused attention, forward and backward
-(``lucid/backend/cuda/cudnn.py``); elsewhere Lucid's own kernels run. :func:`chosen` says
-which path each op's last call took."""
+is installed and loads, :func:`is_available` is True, half-precision
+``scaled_dot_product_attention`` runs on cuDNN's fused attention, forward and backward,
+and float32/float16/bfloat16 convolutions (1-d to 3-d, forward, input and weight
+gradients; float32 with TF32 unless ``allow_tf32`` is off, as in PyTorch) on cuDNN's
+convolution graphs (``lucid/backend/cuda/cudnn.py``); elsewhere Lucid's own kernels run.
+:func:`chosen` says which path each op's last call took."""
 
 from __future__ import annotations
 
