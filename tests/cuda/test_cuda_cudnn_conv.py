@@ -115,8 +115,8 @@ def test_benchmark_autotunes_once_per_shape():
         lucid.backends.cudnn.benchmark = prev
     assert path == dict.fromkeys(OPS, "cudnn")
     _within(got, ref, TOL["float32"], "benchmark")
-    for a, b in zip(got, again):
-        np.testing.assert_array_equal(a, b)
+    _within(again, got, TOL["float32"], "benchmark, again")  # (the gradients' sums may
+    # be split across thread blocks in another order: not bit for bit)
 
 
 def test_deterministic_algorithms_repeat_bit_for_bit():
