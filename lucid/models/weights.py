@@ -12,9 +12,10 @@ accuracies are as torchvision publishes them. ImageNet's category names are not 
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Optional
+from typing import Optional
 
 from .. import hub
 from ..errors import ArgumentError
@@ -42,12 +43,13 @@ class Weights:
     """One checkpoint: its ``url`` and ``meta`` (``num_params``, ``acc@1``, ``acc@5``,
     ``preprocessing``: resize, center crop, mean and std); for a model whose names or
     defaults differ from the file's, the ``config`` overrides the model is built with and
-    the ``convert`` that renames the file's state dict."""
+    the ``convert`` that renames the file's state dict (``"module.function"`` of
+    :mod:`lucid.models`)."""
 
     url: str
     meta: dict = field(hash=False, compare=False)
     config: dict = field(default_factory=dict, hash=False, compare=False)
-    convert: Optional[Callable] = field(default=None, hash=False, compare=False)
+    convert: Optional[str] = field(default=None, hash=False, compare=False)
 
     @property
     def sha256_prefix(self):
@@ -78,7 +80,10 @@ class WeightsEnum(Enum):
     def lucid_state_dict(self, progress=True, check_hash=True):
         """:meth:`get_state_dict` under the Lucid model's names."""
         sd = self.get_state_dict(progress=progress, check_hash=check_hash)
-        return sd if self.value.convert is None else self.value.convert(sd)
+        if self.value.convert is None:
+            return sd
+        module, name = self.value.convert.rsplit(".", 1)  # (by name: the family imports us)
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(sd)
 
     @classmethod
     def verify(cls, obj):
@@ -104,14 +109,6 @@ def _w(file, params, acc1, acc5, resize, **kw):
         ),
         **kw,
     )
-
-
-def _from_torchvision_vit(sd):
-    from .vit import (
-        convert_torchvision_state_dict,
-    )  # (vit imports the registry, which imports this)
-
-    return convert_torchvision_state_dict(sd)
 
 
 class ResNet18_Weights(WeightsEnum):
@@ -162,7 +159,7 @@ class ViT_B_16_Weights(WeightsEnum):
         95.318,
         256,
         config=dict(layer_norm_eps=1e-6),
-        convert=_from_torchvision_vit,
+        convert="vit.convert_torchvision_state_dict",
     )
     DEFAULT = IMAGENET1K_V1
 
