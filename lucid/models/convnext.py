@@ -19,7 +19,7 @@ from __future__ import annotations
 from .. import bernoulli, full, nn
 from .registry import register_model
 
-__all__ = ["LayerNorm2d", "StochasticDepth", "CNBlock", "ConvNeXt"]
+__all__ = ["LayerNorm2d", "StochasticDepth", "Permute", "CNBlock", "ConvNeXt"]
 
 
 class LayerNorm2d(nn.LayerNorm):
@@ -48,7 +48,9 @@ class StochasticDepth(nn.Module):
         return f"p={self.p}"
 
 
-class _Permute(nn.Module):
+class Permute(nn.Module):
+    """``x.permute(*dims)`` as a module (torchvision's ``Permute``)."""
+
     def __init__(self, dims):
         super().__init__()
         self.dims = dims
@@ -62,12 +64,12 @@ class CNBlock(nn.Module):
         super().__init__()
         self.block = nn.Sequential(
             nn.Conv2d(dim, dim, 7, padding=3, groups=dim),
-            _Permute((0, 2, 3, 1)),
+            Permute((0, 2, 3, 1)),
             nn.LayerNorm(dim, eps=1e-6),
             nn.Linear(dim, 4 * dim),
             nn.GELU(),
             nn.Linear(4 * dim, dim),
-            _Permute((0, 3, 1, 2)),
+            Permute((0, 3, 1, 2)),
         )
         self.layer_scale = nn.Parameter(full((dim, 1, 1), layer_scale))
         self.stochastic_depth = StochasticDepth(sd_prob)

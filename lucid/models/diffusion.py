@@ -366,10 +366,16 @@ def _check(cfg):
                 raise NotSupportedError(
                     f"UNet2DModel: {key}_block_types has {t!r} (supported: {tuple(ok)})"
                 )
+    check_levels("UNet2DModel", cfg)
+
+
+def check_levels(who, cfg):
+    """An :class:`~lucid.errors.ArgumentError` unless ``cfg`` names one down block type and
+    one up block type per entry of ``block_out_channels``."""
     n = len(cfg.block_out_channels)
     if not (len(cfg.down_block_types) == len(cfg.up_block_types) == n):
         raise ArgumentError(
-            f"UNet2DModel: {len(cfg.down_block_types)} down_block_types, "
+            f"{who}: {len(cfg.down_block_types)} down_block_types, "
             f"{len(cfg.up_block_types)} up_block_types and {n} block_out_channels differ"
         )
 

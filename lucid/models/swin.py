@@ -17,19 +17,10 @@ from __future__ import annotations
 
 from .. import arange, cat, meshgrid, nn, stack, zeros
 from ..nn import functional as F
-from .convnext import StochasticDepth
+from .convnext import Permute, StochasticDepth
 from .registry import register_model
 
 __all__ = ["ShiftedWindowAttention", "SwinTransformerBlock", "PatchMerging", "SwinTransformer"]
-
-
-class _Permute(nn.Module):
-    def __init__(self, dims):
-        super().__init__()
-        self.dims = dims
-
-    def forward(self, x):
-        return x.permute(*self.dims)
 
 
 def _relative_index(ws):
@@ -151,7 +142,7 @@ class SwinTransformer(nn.Module):
         layers = [
             nn.Sequential(
                 nn.Conv2d(3, embed_dim, 4, 4),
-                _Permute((0, 2, 3, 1)),
+                Permute((0, 2, 3, 1)),
                 nn.LayerNorm(embed_dim, eps=1e-5),
             )
         ]
@@ -170,7 +161,7 @@ class SwinTransformer(nn.Module):
         self.features = nn.Sequential(*layers)
         width = embed_dim * 2 ** (len(depths) - 1)
         self.norm = nn.LayerNorm(width, eps=1e-5)
-        self.permute = _Permute((0, 3, 1, 2))
+        self.permute = Permute((0, 3, 1, 2))
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.flatten = nn.Flatten(1)
         self.head = nn.Linear(width, num_classes)

@@ -28,6 +28,7 @@ from .. import nn, randn
 from ..errors import ArgumentError, NotSupportedError
 from .config import ModelConfig
 from .diffusion import (
+    check_levels,
     AttentionBlock,
     Downsample2D,
     DownBlock2D,
@@ -194,12 +195,7 @@ def _check(cfg):
             raise NotSupportedError(f"AutoencoderKL: {key} {tuple(got)} (supported: {ok!r} only)")
     if cfg.act_fn not in ("silu", "swish"):
         raise NotSupportedError(f"AutoencoderKL: act_fn={cfg.act_fn!r} (supported: 'silu')")
-    n = len(cfg.block_out_channels)
-    if not (len(cfg.down_block_types) == len(cfg.up_block_types) == n):
-        raise ArgumentError(
-            f"AutoencoderKL: {len(cfg.down_block_types)} down_block_types, "
-            f"{len(cfg.up_block_types)} up_block_types and {n} block_out_channels differ"
-        )
+    check_levels("AutoencoderKL", cfg)
 
 
 class AutoencoderKL(nn.Module):

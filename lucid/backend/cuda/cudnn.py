@@ -64,6 +64,11 @@ def usable():
     return backends.cudnn.enabled and frontend() is not None
 
 
+def _unusable():
+    """Why :func:`usable` is False."""
+    return "no cuDNN frontend" if backends.cudnn.enabled else "lucid.backends.cudnn off"
+
+
 def _dtype(mod, dt):
     return {
         np.dtype(np.float16): mod.data_type.HALF,
@@ -250,7 +255,7 @@ def _refuse(op, why):
 def _check(q, k, v, bias, allowed):
     """Why cuDNN's attention cannot take these 4-D operands, or None."""
     if not usable():
-        return "no cuDNN frontend" if backends.cudnn.enabled else "lucid.backends.cudnn off"
+        return _unusable()
     if allowed is not None:  # (Lucid's kernels give a fully masked row PyTorch's result)
         return "a boolean mask"
     if q.dtype not in (np.float16, ml_dtypes.bfloat16):
@@ -390,7 +395,7 @@ _CONV_OPS = {
 def _conv_check(a, b):
     """Why cuDNN's convolution cannot take the two operands ``a``, ``b``, or None."""
     if not usable():
-        return "no cuDNN frontend" if backends.cudnn.enabled else "lucid.backends.cudnn off"
+        return _unusable()
     if a.dtype not in _CONV_DTYPES or b.dtype != a.dtype:
         return f"dtype {a.dtype}: cuDNN convolution takes float32, float16 and bfloat16"
     if not a.size or not b.size:
@@ -414,8 +419,7 @@ def _conv(op, a, b, out_shape, stride, padding, dilation):
     why = _conv_check(a, b)
     if why is not None:
         return _refuse(op, why)
-    cp = cupy
-    a4, b4 = (_as4(cp.ascontiguousarray(t)) for t in (a, b))
+    a4, b4 = (_as4(cupy.ascontiguousarray(t)) for t in (a, b))
     out = empty(tuple(out_shape), a.dtype)
     o4 = _as4(out)
     one = len(out_shape) == 3
