@@ -7,6 +7,7 @@ well as cuBLAS's) and the host functions by own time (cProfile).
 
     python benchmarks/profile_gpu.py mlp,cnn,gpt        # benchmarks/train.py's workloads
     python benchmarks/profile_gpu.py gpt2 --config bf16-sdpa
+    python benchmarks/profile_gpu.py sdpa               # one attention forward + backward
 """
 
 import argparse
@@ -52,6 +53,22 @@ def gpt2_step(config):
             loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
+
+    return step
+
+
+def sdpa_step(shape="8x12x1024x64"):
+    """One causal bf16 ``scaled_dot_product_attention`` forward + backward of ``shape``."""
+    b, h, s, d = (int(n) for n in shape.split("x"))
+    q, k, v = (
+        lucid.randn(b, h, s, d, device="cuda", dtype=lucid.bfloat16).requires_grad_()
+        for _ in range(3)
+    )
+    g = lucid.randn(b, h, s, d, device="cuda", dtype=lucid.bfloat16)
+
+    def step():
+        q.grad = k.grad = v.grad = None
+        lucid.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
 
     return step
 
@@ -109,6 +126,9 @@ def main():
     ap.add_argument("--rows", type=int, default=20)
     args = ap.parse_args()
     require_gpu(lucid)
+    if args.workloads == "sdpa":
+        profile("sdpa 8x12x1024x64 bf16 causal", sdpa_step(), args.steps, args.rows)
+        return
     if args.workloads == "gpt2":
         profile(f"gpt2 {args.config}", gpt2_step(args.config), args.steps, args.rows)
         return
