@@ -8,6 +8,8 @@ well as cuBLAS's) and the host functions by own time (cProfile).
     python benchmarks/profile_gpu.py mlp,cnn,gpt        # benchmarks/train.py's workloads
     python benchmarks/profile_gpu.py gpt2 --config bf16-sdpa
     python benchmarks/profile_gpu.py sdpa               # one attention forward + backward
+    python benchmarks/profile_gpu.py resnet50           # benchmarks/models.py's workloads
+    python benchmarks/profile_gpu.py gpt2-generate      # (its gpt2: generation)
 """
 
 import argparse
@@ -124,6 +126,7 @@ def main():
     ap.add_argument("--config", default="bf16-sdpa", help="gpt2: fp32|bf16 - math|sdpa")
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--rows", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=8, help="benchmarks/models.py's workloads")
     args = ap.parse_args()
     require_gpu(lucid)
     if args.workloads == "sdpa":
@@ -131,6 +134,14 @@ def main():
         return
     if args.workloads == "gpt2":
         profile(f"gpt2 {args.config}", gpt2_step(args.config), args.steps, args.rows)
+        return
+    import models
+
+    name = {"gpt2-generate": "gpt2"}.get(args.workloads, args.workloads)
+    if name in models.WORKLOADS:
+        shape = argparse.Namespace(device="cuda", batch=args.batch, new_tokens=32)
+        calls, _ = models.WORKLOADS[name](shape)
+        profile(args.workloads, calls[0], args.steps, args.rows)
         return
     import train
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 WORKER = pathlib.Path(__file__).with_name("worker.py")
+ROOT = WORKER.parents[2]  # the checkout: the ranks import this lucid, installed or not
 LIMIT_S = 120  # a launch that outlives this fails its test (a hang, not a slow run)
 
 
@@ -15,7 +16,10 @@ def launch(n, checks, out, worker_timeout=60, launcher=()):
     """Run ``checks`` on ``n`` ranks (``launcher``: more options of the launcher);
     returns the finished process and, per rank that wrote one, its results (check ->
     "ok" or the failure)."""
-    env = dict(os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1")
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    env = dict(
+        os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1", PYTHONPATH=path
+    )
     cmd = [
         sys.executable,
         "-m",
