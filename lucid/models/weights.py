@@ -7,12 +7,15 @@ cache (:mod:`lucid.hub`), refusing a download whose SHA-256 does not start with 
 in its name.
 
 The files are torchvision's (BSD-3-Clause, trained by PyTorch's team); the URLs and
-accuracies are as torchvision publishes them. ImageNet's category names are not bundled.
+accuracies are as torchvision publishes them. ``meta["categories"]`` holds ImageNet-1k's
+1000 class names in the order of the logits (``imagenet_categories.txt`` beside this file,
+one per line, as torchvision lists them).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional
@@ -36,12 +39,19 @@ __all__ = [
 
 _BASE = "https://download.pytorch.org/models/"
 _IMAGENET = dict(mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), crop_size=224)
+_CATEGORIES = tuple(
+    importlib.resources.files(__package__)
+    .joinpath("imagenet_categories.txt")
+    .read_text()
+    .split("\n")[:-1]
+)
 
 
 @dataclass(frozen=True)
 class Weights:
     """One checkpoint: its ``url`` and ``meta`` (``num_params``, ``acc@1``, ``acc@5``,
-    ``preprocessing``: resize, center crop, mean and std); for a model whose names or
+    ``categories``: the class of each logit, ``preprocessing``: resize, center crop, mean
+    and std); for a model whose names or
     defaults differ from the file's, the ``config`` overrides the model is built with and
     the ``convert`` that renames the file's state dict (``"module.function"`` of
     :mod:`lucid.models`)."""
@@ -104,6 +114,7 @@ def _w(file, params, acc1, acc5, resize, **kw):
         _BASE + file,
         dict(
             num_params=params,
+            categories=_CATEGORIES,
             **{"acc@1": acc1, "acc@5": acc5},
             preprocessing=dict(resize_size=resize, **_IMAGENET),
         ),

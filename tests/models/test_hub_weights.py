@@ -83,3 +83,16 @@ def test_every_registered_checkpoint_is_well_formed(name):
         assert len(member.value.sha256_prefix) >= 8
         assert member.meta["num_params"] == models.model_entry(name).params
         assert 60 < member.meta["acc@1"] < member.meta["acc@5"] < 100
+        cats = member.meta["categories"]
+        assert len(cats) == len(set(cats)) == 1000 and all(c and c.strip() == c for c in cats)
+
+
+def test_categories_are_imagenets_in_logit_order():
+    cats = W.ResNet50_Weights.DEFAULT.meta["categories"]
+    # class 0, the first dog (151) and the last (999) as ImageNet-1k indexes them
+    assert (cats[0], cats[1], cats[151], cats[999]) == (
+        "tench",
+        "goldfish",
+        "Chihuahua",
+        "toilet tissue",
+    )
