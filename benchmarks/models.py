@@ -4,8 +4,13 @@ imports), ViT-B/16 inference (transformers'), and GPT-2-small generation with th
 key/value cache (transformers'), in ms per call or tokens per second, and the ratios
 Lucid / PyTorch (below 1: Lucid is faster; for tokens/s, PyTorch / Lucid).
 
+With ``--compile`` the fixed-shape workloads (not generation, whose cache grows) are
+also timed with Lucid's call wrapped whole in ``lucid.compile(mode=--mode)``, against
+PyTorch eager (the ``compiled`` and ``c-ratio`` columns).
+
     python benchmarks/models.py [--device cpu|cuda] [--only resnet50,vit,gpt2]
         [--batch 8] [--calls 5] [--repeats 3] [--new-tokens 32]
+        [--compile [--mode reduce-overhead]]
 """
 
 from __future__ import annotations
@@ -125,6 +130,8 @@ def main():
     ap.add_argument("--calls", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--new-tokens", type=int, default=32)
+    ap.add_argument("--compile", action="store_true", help="also Lucid in lucid.compile")
+    ap.add_argument("--mode", default="reduce-overhead", help="lucid.compile's mode")
     args = ap.parse_args()
     if args.device.startswith("cuda"):
         require_gpu(lucid, torch)
@@ -134,23 +141,37 @@ def main():
         ("torch", 10, "{:.1f}"),
         ("unit", 6, "{}"),
         ("ratio", 7, "{:.2f}x"),
+        *((("compiled", 10, "{:.1f}"), ("c-ratio", 8, "{:.2f}x")) if args.compile else ()),
     )
+    blank = (None, None) if args.compile else ()
     for name in args.only.split(","):
         got = guarded(name, WORKLOADS[name], args)
         if got is None:
-            table.row(name, None, None, "", None)
+            table.row(name, None, None, "", None, *blank)
             continue
         calls, unit = got
         syncs = [syncer(lucid, args.device), syncer(torch, args.device)]
         ms = guarded(name, time_steps, calls, syncs, args.device, args.calls, args.repeats, 1)
         if ms is None:
-            table.row(name, None, None, unit, None)
+            table.row(name, None, None, unit, None, *blank)
             continue
         if unit == "tok/s":
             vals = [args.new_tokens * 1e3 / t for t in ms]
-            table.row(name, vals[0], vals[1], unit, ratio(vals[1], vals[0]))
-        else:
-            table.row(name, ms[0], ms[1], unit, ratio(ms[0], ms[1]))
+            table.row(name, vals[0], vals[1], unit, ratio(vals[1], vals[0]), *blank)
+            continue
+        more = blank
+        if args.compile:
+            compiled = guarded(name, _compiled_ms, calls, syncs, args)
+            more = (compiled, ratio(compiled, ms[1]))
+        table.row(name, ms[0], ms[1], unit, ratio(ms[0], ms[1]), *more)
+
+
+def _compiled_ms(calls, syncs, args):
+    """ms per call of Lucid's call in ``lucid.compile`` (timed in turns with PyTorch's,
+    which is timed again: the turns share the card's state)."""
+    step = lucid.compile(calls[0], mode=args.mode)
+    ms = time_steps([step, calls[1]], syncs, args.device, args.calls, args.repeats, 3)
+    return ms[0]
 
 
 if __name__ == "__main__":

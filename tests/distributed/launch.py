@@ -17,9 +17,7 @@ def launch(n, checks, out, worker_timeout=60, launcher=()):
     returns the finished process and, per rank that wrote one, its results (check ->
     "ok" or the failure)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = dict(
-        os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1", PYTHONPATH=path
-    )
+    env = dict(os.environ, WORKER_TIMEOUT=str(worker_timeout), OMP_NUM_THREADS="1", PYTHONPATH=path)
     cmd = [
         sys.executable,
         "-m",

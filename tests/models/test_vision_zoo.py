@@ -77,18 +77,22 @@ def test_logits_and_gradients_match_torchvision(name):
         want = ref(torch.from_numpy(x)).numpy()
     got = model(lucid.from_numpy(x)).detach().numpy()
     assert np.abs(got - want).max() <= 1e-4 * np.abs(want).max()
-    for m in (ref, model):  # train mode without dropout: batch statistics, same draws
-        m.train()
+    # One training step's gradients, in float64: with batch statistics over two samples a
+    # deep net's backward is too ill-conditioned for float32 to agree with itself (Lucid's
+    # own float32 and float64 gradients of ResNet-50's conv1 differ by 1%). Train mode
+    # without the random layers (dropout, stochastic depth).
+    ref.double().train(), model.double().train()
     for mod in list(ref.modules()) + list(model.modules()):
-        if type(mod).__name__ == "Dropout":
+        if type(mod).__name__ in ("Dropout", "StochasticDepth"):
             mod.p = 0.0
+    x = x.astype(np.float64)
     ref(torch.from_numpy(x)).square().sum().backward()
     model(lucid.from_numpy(x)).square().sum().backward()
     want_g = dict(ref.named_parameters())
     scale = max(float(p.grad.abs().max()) for p in want_g.values())
     for k, p in model.named_parameters():
         w = want_g[k].grad.numpy()
-        assert np.abs(p.grad.numpy() - w).max() <= 1e-3 * max(np.abs(w).max(), 1e-3 * scale), k
+        assert np.abs(p.grad.numpy() - w).max() <= 1e-7 * max(np.abs(w).max(), 1e-3 * scale), k
 
 
 def test_stochastic_depth_drops_whole_samples_in_training_only():

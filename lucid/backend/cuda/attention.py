@@ -1142,10 +1142,14 @@ class CudaAttention:
         n, kv = c.n // c.heads, c.heads // c.groups
 
         def alloc():
-            return (
-                _heads_inner((n, c.heads), c.L, c.E, c.dtype),
-                _heads_inner((n, kv), c.S, c.E, c.dtype),
-                _heads_inner((n, kv), c.S, c.EV, c.dtype),
+            # cuDNN writes any layout: a contiguous operand gets a contiguous gradient
+            # (which a leaf's ``.grad`` keeps without a copy), others the heads-inner one
+            shapes = ((c.heads, c.L, c.E), (kv, c.S, c.E), (kv, c.S, c.EV))
+            return tuple(
+                empty((n,) + shape, c.dtype)
+                if row.flags.c_contiguous
+                else _heads_inner((n, shape[0]), *shape[1:], c.dtype)
+                for row, shape in zip(c.rows, shapes)
             )
 
         lse4 = cupy.ascontiguousarray(lse, np.float32).reshape(n, c.heads, c.L)

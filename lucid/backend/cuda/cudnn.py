@@ -53,7 +53,7 @@ __all__ = [
     "conv_backward_weight",
 ]
 
-_HANDLES: dict = {}  # device ordinal -> cudnn.Handle
+_HANDLES: dict = {}  # device ordinal -> [cudnn.Handle, its raw handle, the bound stream]
 _GRAPHS: dict = {}  # key -> _Graph, or None where cuDNN refused it
 CHOSEN = backends.cudnn.CHOSEN
 frontend = backends.cudnn.frontend
@@ -88,12 +88,19 @@ def _layout(a):
 
 
 def _handle(mod):
+    """The device's cuDNN handle, bound to the current CuPy stream, and its raw
+    ``cudnnHandle_t`` (the raw-pointer execute's); the stream is rebound only when it
+    changed (a capture's side stream, a user's stream)."""
     dev = cupy.cuda.runtime.getDevice()
     h = _HANDLES.get(dev)
     if h is None:
-        h = _HANDLES[dev] = mod.create_handle()
-    mod.set_stream(h, cupy.cuda.get_current_stream().ptr)
-    return h
+        made = mod.create_handle()
+        h = _HANDLES[dev] = [made, made.backend_handle, None]
+    stream = cupy.cuda.get_current_stream().ptr
+    if h[2] != stream:
+        mod.set_stream(h[0], stream)
+        h[2] = stream
+    return h[0], h[1]
 
 
 class _Graph:
@@ -139,12 +146,12 @@ class _Graph:
 
     def __call__(self, mod, arrays):
         ws = empty((max(self.workspace, 1),), np.uint8)
-        handle = _handle(mod)
+        handle, raw_handle = _handle(mod)
         if self._raw is not None:
             run, order, index = self._raw
             ptrs = np.fromiter((arrays[i].data.ptr for i in order), np.int64, len(order))
             try:
-                run(ptrs.ctypes.data, len(order), ws.data.ptr, handle.backend_handle, index)
+                run(ptrs.ctypes.data, len(order), ws.data.ptr, raw_handle, index)
                 return
             except TypeError:  # (an entry point of another signature: the public one)
                 self._raw = None
@@ -167,7 +174,7 @@ def _graph(key, build, arrays=None):
     mod = frontend()
     timed = arrays is not None and backends.cudnn.benchmark
     try:
-        g, tensors = build(mod, _handle(mod), timed)
+        g, tensors = build(mod, _handle(mod)[0], timed)
         entry = _Graph(g, tensors) if not timed else _fastest(mod, g, tensors, arrays)
     except Exception:  # noqa: BLE001 (cudnnGraphNotSupportedError, a refused layout: fall back)
         entry = None

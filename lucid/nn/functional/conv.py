@@ -40,7 +40,11 @@ __all__ = [
 
 def _tuple(v, n, name, op, low=0):
     """``v`` (an int or a sequence of ``n`` ints) as a tuple of ``n`` ints ``>= low``."""
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+    if type(v) is int:  # (the common cases first: a module's int or tuple of ints)
+        t = (v,) * n
+    elif type(v) is tuple and len(v) == n and all(type(i) is int for i in v):
+        t = v
+    elif isinstance(v, numbers.Integral) and not isinstance(v, bool):
         t = (int(v),) * n
     else:
         try:
@@ -116,6 +120,8 @@ def _check_bias(op, b, channels):
 
 
 def _groups(op, groups):
+    if type(groups) is int and groups > 0:
+        return groups
     if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
         raise ArgumentTypeError(f"{op}: groups must be an int, got {type(groups).__name__}")
     if groups <= 0:
