@@ -20,6 +20,7 @@ gradient is differentiable again. The public wrappers are in
 
 from __future__ import annotations
 
+from ...autograd.grad_mode import STATE
 from ..core.base import Op
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
@@ -66,7 +67,10 @@ class _NormalizeBackward(Op):
         if use_input_stats:
             mean, var = be.norm_moments(xv, axes, center)
         else:
-            mean = be.copy(running[0]).reshape(wshape) if center else None
+            mean = running[0] if center else None
+            if mean is not None and STATE.grad_enabled:
+                mean = be.copy(mean)  # the backward's, which a training step may update
+            mean = None if mean is None else _shaped(mean, wshape)
             var = running[1].reshape(wshape)
         y, rstd = be.norm_normalize(xv, mean, var, w, b, eps)
         return _shaped(y, x.shape), mean, rstd

@@ -305,7 +305,8 @@ class AdaptiveAvgPoolBackward(UnaryOp):
     Backends: ``be.einsum`` with the matrices of ``be.adaptive_avg_matrix``
     (contractions by GEMM), in the input's dtype (float32 matrices and arithmetic for
     half inputs). Global pooling (``out_spatial`` all ones) is a mean over the spatial
-    dims. Graph mode: the einsum op, the matrices constants.
+    dims (float32 accumulation for half inputs) forward; its backward the same
+    contraction. Graph mode: the einsum op, the matrices constants.
     """
 
     __slots__ = ()
@@ -313,6 +314,8 @@ class AdaptiveAvgPoolBackward(UnaryOp):
 
     @staticmethod
     def dispatch(be, x, out_spatial):
+        if all(o == 1 for o in out_spatial) and all(x.shape[2:]):  # global: one mean
+            return be.mean(x, tuple(range(2, x.ndim)), True)
         mats = [be.adaptive_avg_matrix(s, o, x.dtype) for s, o in zip(x.shape[2:], out_spatial)]
         return be.einsum(_adaptive_equation(len(out_spatial), False), x, *mats)
 
