@@ -10,6 +10,7 @@ width and every address, so one source serves every dtype (booleans, integers, c
 included). Past eight pieces it launches once per eight, each filling its columns.
 """
 
+import itertools
 import math
 
 import cupy
@@ -93,7 +94,7 @@ def concatenate(arrays, axis):
     c0 = 0
     for s in range(0, len(pieces), _PIECES):
         group, ws = pieces[s : s + _PIECES], widths[s : s + _PIECES]
-        offsets = np.cumsum([w // unit for w in ws]).tolist()
+        offsets = list(itertools.accumulate(w // unit for w in ws))
         offsets += [offsets[-1]] * (_PIECES - len(offsets))
         ptrs = [a.data.ptr for a in group] + [0] * (_PIECES - len(group))
         fn(
