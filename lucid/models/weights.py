@@ -43,7 +43,7 @@ _CATEGORIES = tuple(
     importlib.resources.files(__package__)
     .joinpath("imagenet_categories.txt")
     .read_text()
-    .split("\n")[:-1]
+    .splitlines()
 )
 
 
@@ -51,10 +51,9 @@ _CATEGORIES = tuple(
 class Weights:
     """One checkpoint: its ``url`` and ``meta`` (``num_params``, ``acc@1``, ``acc@5``,
     ``categories``: the class of each logit, ``preprocessing``: resize, center crop, mean
-    and std); for a model whose names or
-    defaults differ from the file's, the ``config`` overrides the model is built with and
-    the ``convert`` that renames the file's state dict (``"module.function"`` of
-    :mod:`lucid.models`)."""
+    and std); for a model whose names or defaults differ from the file's, the ``config``
+    overrides the model is built with and the ``convert`` that renames the file's state
+    dict (``"module.function"`` of :mod:`lucid.models`)."""
 
     url: str
     meta: dict = field(hash=False, compare=False)

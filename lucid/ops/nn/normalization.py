@@ -67,10 +67,10 @@ class _NormalizeBackward(Op):
         if use_input_stats:
             mean, var = be.norm_moments(xv, axes, center)
         else:
-            mean = running[0] if center else None
-            if mean is not None and STATE.grad_enabled:
-                mean = be.copy(mean)  # the backward's, which a training step may update
-            mean = None if mean is None else _shaped(mean, wshape)
+            mean = None
+            if center:  # (a backward's copy: a training step may update the running one)
+                mean = be.copy(running[0]) if STATE.grad_enabled else running[0]
+                mean = _shaped(mean, wshape)
             var = running[1].reshape(wshape)
         y, rstd = be.norm_normalize(xv, mean, var, w, b, eps)
         return _shaped(y, x.shape), mean, rstd
