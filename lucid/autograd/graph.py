@@ -22,12 +22,29 @@ from .._state import STATE
 from .._tensor import Tensor
 from ..errors import AutogradError, VersionMismatchError
 
-__all__ = ["Node", "AccumulateGrad", "new_node", "accumulator_of"]
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "new_node",
+    "accumulator_of",
+    "SaveCopy",
+    "saved_copy",
+    "with_history",
+]
 
 #: The ops this layer's own functions call, installed by :mod:`lucid.ops` (the layer above)
 #: at import, as it installs the Tensor methods: ``OPS["stack"]`` stacks the rows of
 #: ``functional.jacobian`` and the results of batched gradients (``is_grads_batched``).
 OPS: dict = {}
+
+
+class SaveCopy(list):
+    """A version counter whose storage is about to be overwritten: that of
+    :func:`~lucid.ops.core.inplace.apply_inplace`'s alias of an in-place op's old value
+    (and of every view of it). A node that saves such a tensor saves a copy of it
+    (:func:`new_node`), so only an op whose backward reads the old value pays for one."""
+
+    __slots__ = ()
 
 
 class Node:
@@ -336,6 +353,8 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
             if keep is None or keep[k]:
                 if t._inf:
                     _inference_saved(cls)
+                if t._vc.__class__ is SaveCopy:
+                    t = saved_copy(t)
                 saved.append(t)
                 versions += (k, t._vc, t._vc[0])
             else:
@@ -355,6 +374,24 @@ def new_node(cls, be, inputs, params=None, out=None, out_tensors=(), extra=None)
     if STATE.anomaly:
         record_anomaly_trace(node)
     return node
+
+
+def with_history(t, data):
+    """A plain tensor (no view, a version counter of its own) around array ``data``, with
+    ``t``'s dtype, device and history."""
+    s = Tensor._wrap(data, t._dtype, t._device)
+    s._requires_grad = t._requires_grad
+    s._grad_fn = t._grad_fn
+    s._output_nr = t._output_nr
+    s._accum = t._accum
+    return s
+
+
+def saved_copy(t):
+    """A copy of ``t``'s value with ``t``'s history: what a node saves of a
+    :class:`SaveCopy` tensor, and an in-place op's old value where it is not known in
+    advance which of its nodes save it."""
+    return with_history(t, t._device._backend.copy(t._data))
 
 
 _PLANS: dict = {}

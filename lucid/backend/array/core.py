@@ -129,7 +129,11 @@ class XpCore:
         return flags is not None and not getattr(flags, "writeable", True)
 
     def has_internal_overlap(self, a):
-        return a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+        return (
+            0 in a.strides
+            and a.size > 1
+            and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+        )
 
     def partial_overlap(self, a, b):
         if a.size == 0 or b.size == 0 or self._root(a) is not self._root(b):

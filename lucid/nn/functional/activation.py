@@ -24,7 +24,7 @@ from ...ops.elementwise.activation import (
     SiluBackward,
 )
 from ...ops.core.base import norm_dim, to_tensor
-from ...ops.core.inplace import apply_inplace
+from ...ops.core.inplace import alias_safe, apply_inplace
 
 if TYPE_CHECKING:
     from ..._tensor import Tensor
@@ -88,6 +88,7 @@ def _maybe_inplace(fn, input, inplace, *args):
 # -- the relu family -----------------------------------------------------------------------
 
 
+@alias_safe
 def _relu(x):
     return _ops.relu(x)
 
@@ -102,6 +103,7 @@ def relu_(input):
     return relu(input, inplace=True)
 
 
+@alias_safe
 def _hardtanh(x, min_val, max_val):
     return HardtanhBackward.call(x, min_val=min_val, max_val=max_val)
 
@@ -126,6 +128,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@alias_safe
 def _leaky_relu(x, negative_slope):
     return LeakyReluBackward.call(x, negative_slope=negative_slope)
 
@@ -162,6 +165,7 @@ def prelu(input, weight):
     return _ops.where(x > 0, x, w * x)
 
 
+@alias_safe
 def _rrelu(x, lower, upper, training):
     if not training:
         return _leaky_relu(x, (lower + upper) / 2)
@@ -186,6 +190,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+@alias_safe
 def _elu(x, alpha, scale=1.0, input_scale=1.0):
     # the negative branch sees min(x, 0): no exp overflow behind the mask
     neg = _ops.expm1(_ops.clamp(x, max=0.0) * input_scale) * (alpha * scale)
@@ -226,6 +231,7 @@ def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
 
+@alias_safe
 def _threshold(x, threshold, value):
     # replaced where x <= threshold, so nan is kept (as PyTorch)
     return _ops.where(x <= threshold, _ops.full_like(x.detach(), value), x)
@@ -252,6 +258,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return GeluBackward.call(_float_input(input, "gelu"), approximate=approximate)
 
 
+@alias_safe
 def _silu(x):
     return SiluBackward.call(x)
 
@@ -275,6 +282,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     return _softplus(_float_input(input, "softplus"), beta, threshold)
 
 
+@alias_safe
 def _mish(x):
     return x * _ops.tanh(_softplus(x, 1.0, 20.0))
 
@@ -306,6 +314,7 @@ def logsigmoid(input):
     return -_ops.logaddexp(-x, _ops.zeros_like(x.detach()))
 
 
+@alias_safe
 def _hardsigmoid(x):
     return HardsigmoidBackward.call(x)
 
@@ -316,6 +325,7 @@ def hardsigmoid(input, inplace=False):
     return _maybe_inplace(_hardsigmoid, _float_input(input, "hardsigmoid"), inplace)
 
 
+@alias_safe
 def _hardswish(x):
     # composed with clamp, not hardsigmoid, whose gradient has no derivative (PyTorch's
     # hardswish has a second derivative); the mask makes the gradient 0 at +-3 like

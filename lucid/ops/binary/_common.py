@@ -8,7 +8,7 @@ from __future__ import annotations
 import numbers
 
 from ..._tensor import Tensor
-from ..core.inplace import apply_inplace
+from ..core.inplace import alias_safe, apply_inplace
 
 
 def _is_number(x):
@@ -18,6 +18,7 @@ def _is_number(x):
 
 def _inplace(fn, *names):
     """Install ``Tensor.<name>`` for each name as the in-place form of ``fn``."""
+    alias_safe(fn)
 
     def method(self, *args, **kwargs):
         return apply_inplace(fn, self, *args, **kwargs)

@@ -3,18 +3,37 @@ result into ``x`` (:func:`apply_inplace`), with PyTorch's checks (a leaf that re
 partial memory overlap, a result that cannot be cast to ``x``'s dtype or does not
 broadcast to its shape) and the history rebased: ``x`` takes the new node, and a view's base
 its view region replaced (the ``view_scatter`` op) so every alias reads the new history.
+
+A recorded call needs ``x``'s old value for the backward only where a node saves it
+(``mul_`` does, ``add_`` and ``relu_``, which saves its output, do not). The element-wise
+in-place functions (:func:`alias_safe`) read it through an alias of ``x``'s storage marked
+:class:`~lucid.autograd.graph.SaveCopy`, copied only when a node saves it; any other
+function reads a copy taken before it runs.
 """
 
 from __future__ import annotations
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...autograd.grad_mode import STATE, no_grad
+from ...autograd.grad_mode import STATE
+from ...autograd.graph import SaveCopy, saved_copy, with_history
 from ...errors import AutogradError, DTypeError, MemoryOverlapError, ShapeError
 from .registry import BATCHING as _BATCHING, get_op
-from .base import _multi_view_error, _no_grad_view_error, _refresh_view, _wrap, broadcast_shapes
+from .base import _multi_view_error, _no_grad_view_error, _refresh_view, broadcast_shapes
 
-__all__ = ["apply_inplace", "check_writable", "write_result"]
+__all__ = ["alias_safe", "apply_inplace", "check_writable", "write_result"]
+
+#: The functions :func:`apply_inplace` may hand an alias of the old value (see the module
+#: doc): each passes its first argument to ops and views only, and keeps no array of it.
+_ALIAS_SAFE: set = set()
+
+
+def alias_safe(fn):
+    """Mark ``fn`` as reading its first argument through ops and views only (the
+    element-wise functions' in-place installers mark theirs): a recorded in-place call
+    then copies the old value only where a node saves it. Returns ``fn``."""
+    _ALIAS_SAFE.add(fn)
+    return fn
 
 
 def apply_inplace(fn, self_t, *args, **kwargs):
@@ -43,9 +62,9 @@ def apply_inplace(fn, self_t, *args, **kwargs):
         )
     grad = STATE.grad_enabled
     others_grad = False
-    for a in args:
+    for a in (*args, *kwargs.values()) if kwargs else args:
         if isinstance(a, Tensor):
-            if a.requires_grad:
+            if a._requires_grad:
                 others_grad = True
             _check_overlap(name, self_t, a)
     if grad and self_t._requires_grad and self_t._grad_fn is None:
@@ -73,10 +92,13 @@ def apply_inplace(fn, self_t, *args, **kwargs):
             "used in an in-place operation."
         )
     record = grad and (self_t._requires_grad or others_grad)
-    src = self_t
     if record:
-        src = _snapshot(self_t)  # the old value with the old history, safe to save
-    res = fn(src, *args, **kwargs) if record else _no_grad_call(fn, self_t, args, kwargs)
+        src = _old_value(self_t, fn)  # the old value with the old history, safe to save
+        res = fn(src, *args, **kwargs)
+        if res._vc.__class__ is SaveCopy and res is not src:  # a view of the old value
+            res = saved_copy(res)
+    else:  # (no input requires grad, or grad mode is off: nothing is recorded)
+        res = fn(self_t, *args, **kwargs)
     write_result(self_t, res, name)
     if record:
         _saved_output_is_self(res, self_t)
@@ -111,11 +133,6 @@ def _check_overlap(name, dst, src):
             f"{name}_: unsupported operation: some elements of the input tensor and the "
             "written-to tensor refer to a single memory location; clone() the input first"
         )
-
-
-def _no_grad_call(fn, x, args, kwargs):
-    with no_grad():
-        return fn(x, *args, **kwargs)
 
 
 def write_result(self_t, res, name):
@@ -158,12 +175,13 @@ def check_writable(be, a, name):
         )
 
 
-def _snapshot(t):
-    s = _wrap(t._device._backend.copy(t._data), t._dtype, t._device)
-    s._requires_grad = t._requires_grad
-    s._grad_fn = t._grad_fn
-    s._output_nr = t._output_nr
-    s._accum = t._accum
+def _old_value(t, fn):
+    """``t``'s value and history before ``fn`` overwrites it: an alias marked
+    :class:`SaveCopy` for an :func:`alias_safe` ``fn``, else a copy."""
+    if fn not in _ALIAS_SAFE:
+        return saved_copy(t)
+    s = with_history(t, t._data)
+    s._vc = SaveCopy(s._vc)
     return s
 
 
@@ -176,8 +194,8 @@ def _rebase(self_t, res):
     base = self_t._base
     if base is not None:
         if base._requires_grad or res._requires_grad:
-            scattered = get_op("view_scatter").apply(
-                _snapshot_meta(base), res, chain=self_t._meta["view"]
+            scattered = get_op("view_scatter").apply(  # (base's data is never read)
+                with_history(base, base._data), res, chain=self_t._meta["view"]
             )
             base._grad_fn = scattered._grad_fn
             base._output_nr = 0
@@ -188,13 +206,3 @@ def _rebase(self_t, res):
     self_t._grad_fn = res._grad_fn
     self_t._output_nr = res._output_nr
     self_t._requires_grad = res._requires_grad
-
-
-def _snapshot_meta(t):
-    """A tensor with ``t``'s history and metadata (its data is never read by the scatter)."""
-    s = _wrap(t._data, t._dtype, t._device)
-    s._requires_grad = t._requires_grad
-    s._grad_fn = t._grad_fn
-    s._output_nr = t._output_nr
-    s._accum = t._accum
-    return s

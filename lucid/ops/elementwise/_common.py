@@ -15,7 +15,7 @@ from ..._tensor import Tensor
 from ...errors import DTypeError
 from ..core._bind import tensor_method
 from ..core.base import UnaryOp, to_tensor
-from ..core.inplace import apply_inplace
+from ..core.inplace import alias_safe, apply_inplace
 from ..core.schema import AmpPolicy, OpSchema
 
 _FP32 = AmpPolicy.FORCE_FP32
@@ -68,6 +68,8 @@ def _unary(cls, name, doc, need=0, aliases=()):
 
 def _inplace(fn, *aliases):
     """``fn_(input, ...)``: :func:`fn` written into ``input``, also as Tensor methods."""
+
+    alias_safe(fn)
 
     def op_(input, *args, **kwargs):
         return apply_inplace(fn, input, *args, **kwargs)

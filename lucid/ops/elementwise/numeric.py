@@ -17,7 +17,7 @@ from ...errors import DTypeError
 from ..core._bind import install, tensor_method
 from ..core._formula import array_of, const
 from ..core.base import BinaryOp, MultiOutputOp, to_tensor
-from ..core.inplace import apply_inplace
+from ..core.inplace import alias_safe, apply_inplace
 from ..reduction.extrema import return_types as _rt
 from ..core.registry import register
 from ..core.schema import AmpPolicy, OpSchema
@@ -416,6 +416,8 @@ def bitwise_right_shift(input, other):
 
 
 def _inplace(fn, name):
+    alias_safe(fn)
+
     def method(self, *args):
         return apply_inplace(fn, self, *args)
 
