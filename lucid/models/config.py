@@ -31,4 +31,11 @@ class ModelConfig:
         for k in overrides:
             if k not in names:
                 raise ArgumentError(f"{who}: unknown configuration key {k!r}")
-        return dataclasses.replace(self, **overrides)
+        # a field still at the value derived from others is derived again from the new ones
+        derived = {k: None for k, v in self.derived().items() if k not in overrides and v}
+        return dataclasses.replace(self, **{**derived, **overrides})
+
+    def derived(self):
+        """``{field: whether it holds the value its __post_init__ derives from others}``
+        for the fields given as None by default (none here; a family lists its own)."""
+        return {}

@@ -25,7 +25,7 @@ from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
 from .config import ModelConfig
-from .generation import GenerationMixin, KVCache, causal_attention
+from .generation import GenerationMixin, KVCache, attend
 from .registry import register_model
 
 __all__ = [
@@ -56,7 +56,7 @@ class GPT2Config(ModelConfig):
 
 
 class GPT2Attention(nn.Module):
-    """Causal multi-head self-attention (with a cache: :func:`.generation.causal_attention`)."""
+    """Causal multi-head self-attention (with a cache: the cache's, :func:`.generation.attend`)."""
 
     def __init__(self, cfg, layer):
         super().__init__()
@@ -76,7 +76,7 @@ class GPT2Attention(nn.Module):
         )
         if cache is not None:
             k, v = cache.update(self.layer, k, v)
-        y = causal_attention(q, k, v, self.p if self.training else 0.0)
+        y = attend(cache, q, k, v, self.p if self.training else 0.0)
         return self.resid_dropout(self.c_proj(y.transpose(1, 2).reshape(B, T, C)))
 
 
@@ -119,13 +119,14 @@ class GPT2Model(nn.Module):
 
     def forward(self, input_ids, cache=None):
         T = input_ids.shape[-1]
-        past = 0 if cache is None else len(cache)
-        if past + T > self.config.n_positions:
+        reach = T if cache is None else cache.extent(T)
+        if reach > self.config.n_positions:
             raise ArgumentError(
-                f"GPT2: {past + T} positions (cached {past} + new {T}) exceed n_positions "
+                f"GPT2: {reach} positions (with the cache's, {T} new) exceed n_positions "
                 f"{self.config.n_positions}"
             )
-        pos = arange(past, past + T, device=input_ids.device)
+        dev = input_ids.device
+        pos = arange(T, device=dev) if cache is None else cache.positions(T, dev)
         x = self.drop(self.wte(input_ids) + self.wpe(pos))
         for block in self.h:
             x = block(x, cache)

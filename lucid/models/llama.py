@@ -23,7 +23,7 @@ from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
 from .config import ModelConfig
-from .generation import GenerationMixin, causal_attention
+from .generation import GenerationMixin, attend
 from .registry import register_model
 
 __all__ = ["LlamaConfig", "LlamaModel", "LlamaForCausalLM", "from_pretrained"]
@@ -55,6 +55,12 @@ class LlamaConfig(ModelConfig):
                 f"Llama: num_attention_heads {self.num_attention_heads} is not a multiple of "
                 f"num_key_value_heads {self.num_key_value_heads}"
             )
+
+    def derived(self):
+        return {
+            "num_key_value_heads": self.num_key_value_heads == self.num_attention_heads,
+            "head_dim": self.head_dim == self.hidden_size // self.num_attention_heads,
+        }
 
     @classmethod
     def from_dict(cls, d):
@@ -100,7 +106,7 @@ class LlamaAttention(nn.Module):
         if cache is not None:
             k, v = cache.update(self.layer, k, v)
         p = self.p if self.training else 0.0
-        y = causal_attention(q, k, v, p, enable_gqa=self.kv_heads != self.heads)
+        y = attend(cache, q, k, v, p, enable_gqa=self.kv_heads != self.heads)
         return self.o_proj(y.transpose(1, 2).reshape(B, T, self.heads * self.hd))
 
 
@@ -139,19 +145,22 @@ class LlamaModel(nn.Module):
         self.layers = nn.ModuleList(LlamaDecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = nn.RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
 
-    def rotary(self, start, T, device):
-        """``(cos, sin)`` of the angles :math:`t\\,\\theta^{-2i/d}`, ``(T, d)``, for
-        positions ``start .. start + T - 1`` (float32, as Hugging Face's)."""
+    def rotary(self, positions):
+        """``(cos, sin)`` of the angles :math:`t\\,\\theta^{-2i/d}`, ``(T, d)``, for the
+        ``(T,)`` integer ``positions`` :math:`t` (float32, as Hugging Face's)."""
         hd = self.config.head_dim
-        inv = 1.0 / self.config.rope_theta ** (arange(0, hd, 2, dtype=float32) / hd)
-        angles = outer(arange(start, start + T, dtype=float32), inv)
-        angles = cat([angles, angles], -1).to(device)
+        inv = 1.0 / self.config.rope_theta ** (
+            arange(0, hd, 2, dtype=float32, device=positions.device) / hd
+        )
+        angles = outer(positions.to(float32), inv)
+        angles = cat([angles, angles], -1)
         return angles.cos(), angles.sin()
 
     def forward(self, input_ids, cache=None):
-        past = 0 if cache is None else len(cache)
         x = self.embed_tokens(input_ids)
-        cos, sin = self.rotary(past, input_ids.shape[-1], x.device)
+        T = input_ids.shape[-1]
+        pos = arange(T, device=x.device) if cache is None else cache.positions(T, x.device)
+        cos, sin = self.rotary(pos)
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
         for layer in self.layers:
             x = layer(x, cos, sin, cache)
