@@ -21,7 +21,14 @@ from ..compiler import compile as _compile
 from ..errors import ArgumentError
 from ..nn import functional as F
 
-__all__ = ["KVCache", "StaticKVCache", "GenerationMixin", "attend", "causal_attention"]
+__all__ = [
+    "KVCache",
+    "StaticKVCache",
+    "GenerationMixin",
+    "attend",
+    "causal_attention",
+    "positions",
+]
 
 
 class KVCache:
@@ -117,6 +124,12 @@ class StaticKVCache:
         )
 
 
+def positions(cache, T, device):
+    """The positions of a decoder's ``T`` new tokens, ``(T,)`` int64: ``0 .. T - 1``
+    without a cache, else the cache's own."""
+    return arange(T, device=device) if cache is None else cache.positions(T, device)
+
+
 def attend(cache, q, k, v, dropout_p=0.0, enable_gqa=False):
     """A decoder layer's attention: causal without a cache, else the cache's own."""
     if cache is None:
@@ -159,8 +172,8 @@ class GenerationMixin:
         largest and then to the smallest set whose probability reaches ``top_p``. Runs
         in eval mode without gradients; the training flag is restored after.
 
-        ``cache_implementation``: None (a :class:`KVCache`, grown each step) or
-        ``"static"`` (a :class:`StaticKVCache` of ``T + max_new_tokens`` positions). With
+        ``cache_implementation``: None or ``"dynamic"`` (a :class:`KVCache`, grown each
+        step) or ``"static"`` (a :class:`StaticKVCache` of ``T + max_new_tokens`` positions). With
         ``compile=True`` (which implies the static cache) each decoding step after the
         prompt runs through one :func:`lucid.compile` recording (``mode="reduce-overhead"``:
         a CUDA graph on a GPU); the tokens are those of the eager steps."""
@@ -181,11 +194,7 @@ class GenerationMixin:
                     cache, step, decode = self._compiled_decoding(input_ids, total)
                 else:
                     cache = StaticKVCache(total) if static else KVCache()
-
-                    def step(ids):
-                        return self(ids, cache)[:, -1]
-
-                    decode = step
+                    step = decode = _step(self, cache)
                 out = [input_ids]
                 logits = step(input_ids)
                 for i in range(max_new_tokens):
@@ -216,13 +225,19 @@ class GenerationMixin:
             kept[1].rewind()
             return kept[1:]
         cache = StaticKVCache(total)
-
-        def step(ids):
-            return self(ids, cache)[:, -1]
-
+        step = _step(self, cache)
         made = (cache, step, _compile(step, mode="reduce-overhead"))
         object.__setattr__(self, "_static_decoding", (key,) + made)
         return made
+
+
+def _step(model, cache):
+    """One step of generation: token ids ``(B, T)`` to the last position's logits."""
+
+    def step(ids):
+        return model(ids, cache)[:, -1]
+
+    return step
 
 
 def _pick(logits, do_sample, temperature, top_k, top_p, generator):

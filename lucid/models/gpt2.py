@@ -20,12 +20,12 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from .. import arange, nn, no_grad
+from .. import nn, no_grad
 from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
 from .config import ModelConfig
-from .generation import GenerationMixin, KVCache, attend
+from .generation import GenerationMixin, KVCache, attend, positions
 from .registry import register_model
 
 __all__ = [
@@ -125,9 +125,7 @@ class GPT2Model(nn.Module):
                 f"GPT2: {reach} positions (with the cache's, {T} new) exceed n_positions "
                 f"{self.config.n_positions}"
             )
-        dev = input_ids.device
-        pos = arange(T, device=dev) if cache is None else cache.positions(T, dev)
-        x = self.drop(self.wte(input_ids) + self.wpe(pos))
+        x = self.drop(self.wte(input_ids) + self.wpe(positions(cache, T, input_ids.device)))
         for block in self.h:
             x = block(x, cache)
         return self.ln_f(x)

@@ -23,7 +23,7 @@ from ..errors import ArgumentError
 from ..nn import functional as F
 from .checkpoint import read_hf_checkpoint
 from .config import ModelConfig
-from .generation import GenerationMixin, attend
+from .generation import GenerationMixin, attend, positions
 from .registry import register_model
 
 __all__ = ["LlamaConfig", "LlamaModel", "LlamaForCausalLM", "from_pretrained"]
@@ -158,9 +158,7 @@ class LlamaModel(nn.Module):
 
     def forward(self, input_ids, cache=None):
         x = self.embed_tokens(input_ids)
-        T = input_ids.shape[-1]
-        pos = arange(T, device=x.device) if cache is None else cache.positions(T, x.device)
-        cos, sin = self.rotary(pos)
+        cos, sin = self.rotary(positions(cache, input_ids.shape[-1], x.device))
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
         for layer in self.layers:
             x = layer(x, cos, sin, cache)
